@@ -1,0 +1,90 @@
+//! The [`Caller`] extractor: bearer token → verified user → [`Principal`] with its scope,
+//! and the permission the handler declares in its signature checked before it runs.
+//! Handlers never parse tokens or compare permissions themselves.
+
+use std::marker::PhantomData;
+use std::ops::Deref;
+
+use axum::extract::FromRequestParts;
+use axum::http::header;
+use axum::http::request::Parts;
+use switchboard_domain::{Permission, Principal};
+
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// A permission a handler requires, as a type: `Caller<ExtensionsWrite>`.
+pub trait Requires: Send + Sync + 'static {
+    /// The permission, or `None` when any authenticated caller will do.
+    const PERMISSION: Option<Permission>;
+}
+
+/// Any authenticated caller.
+pub struct Anyone;
+
+impl Requires for Anyone {
+    const PERMISSION: Option<Permission> = None;
+}
+
+macro_rules! requirements {
+    ($($name:ident),* $(,)?) => {$(
+        #[doc = concat!("Requires the `", stringify!($name), "` permission.")]
+        pub struct $name;
+        impl Requires for $name {
+            const PERMISSION: Option<Permission> = Some(Permission::$name);
+        }
+    )*};
+}
+
+requirements! {
+    PartnersRead, PartnersWrite, TenantsRead, TenantsWrite, BranchesRead, BranchesWrite,
+    UsersRead, UsersWrite, ExtensionsRead, ExtensionsWrite,
+}
+
+/// The authenticated caller, holding permission `P`.
+pub struct Caller<P: Requires = Anyone> {
+    principal: Principal,
+    _permission: PhantomData<P>,
+}
+
+impl<P: Requires> Deref for Caller<P> {
+    type Target = Principal;
+    fn deref(&self) -> &Principal {
+        &self.principal
+    }
+}
+
+fn bearer(parts: &Parts) -> Option<&str> {
+    let value = parts.headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+}
+
+impl<P: Requires> FromRequestParts<AppState> for Caller<P> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let token = bearer(parts)
+            .ok_or_else(|| ApiError::unauthorized("a bearer access token is required"))?;
+        let invalid = || ApiError::unauthorized("the access token is invalid or expired");
+        let user_id = state.tokens.verify(token).ok_or_else(invalid)?;
+        // The account is read on every request, so a deleted user or a changed role
+        // takes effect at once rather than when the token expires.
+        let user = switchboard_db::users::find(&state.db, user_id)
+            .await?
+            .ok_or_else(invalid)?;
+        let principal = user.principal().ok_or_else(invalid)?;
+        if let Some(permission) = P::PERMISSION
+            && !principal.can(permission)
+        {
+            return Err(ApiError::forbidden(format!(
+                "this operation needs the {} permission",
+                permission.name()
+            )));
+        }
+        Ok(Caller {
+            principal,
+            _permission: PhantomData,
+        })
+    }
+}

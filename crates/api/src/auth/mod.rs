@@ -1,0 +1,8 @@
+//! Authentication and authorization: passwords, access tokens, and the [`Caller`]
+//! extractor that is the one place a request becomes a permission-checked principal.
+
+pub mod caller;
+pub mod password;
+pub mod token;
+
+pub use caller::{Anyone, Caller, Requires};

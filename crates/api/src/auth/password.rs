@@ -1,0 +1,93 @@
+//! Password hashing with argon2id at OWASP's parameters (19 MiB, t=2, p=1), run on the
+//! blocking pool and capped to fewer threads than cores, so a burst of logins cannot take
+//! every core from the requests around it.
+
+use std::sync::Arc;
+
+use argon2::password_hash::phc::PasswordHash;
+use argon2::password_hash::{PasswordHasher as _, PasswordVerifier as _};
+use argon2::{Algorithm, Argon2, Params, Version};
+use tokio::sync::Semaphore;
+
+/// Hashes and verifies passwords.
+#[derive(Clone, Debug)]
+pub struct Passwords {
+    permits: Arc<Semaphore>,
+    /// A hash of a random password, verified against when the e-mail is unknown so that
+    /// both failures take the same time.
+    dummy_hash: Arc<str>,
+}
+
+fn argon2() -> Argon2<'static> {
+    Argon2::new(Algorithm::Argon2id, Version::V0x13, Params::DEFAULT)
+}
+
+/// Why hashing failed (never shown to clients).
+#[derive(Debug, thiserror::Error)]
+#[error("password hashing failed: {0}")]
+pub struct HashError(String);
+
+impl Passwords {
+    /// A hasher running at most `parallel` hashes at once.
+    pub fn new(parallel: usize) -> Result<Self, HashError> {
+        let dummy = uuid::Uuid::new_v4().to_string();
+        let dummy_hash = hash_now(&dummy)?;
+        Ok(Self {
+            permits: Arc::new(Semaphore::new(parallel.max(1))),
+            dummy_hash: dummy_hash.into(),
+        })
+    }
+
+    /// The default cap: one core left free for everything else.
+    pub fn default_parallelism() -> usize {
+        std::thread::available_parallelism()
+            .map(|n| n.get().saturating_sub(1))
+            .unwrap_or(1)
+            .max(1)
+    }
+
+    async fn run<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, HashError> {
+        let _permit = self
+            .permits
+            .acquire()
+            .await
+            .map_err(|e| HashError(e.to_string()))?;
+        tokio::task::spawn_blocking(work)
+            .await
+            .map_err(|e| HashError(e.to_string()))
+    }
+
+    /// The PHC string of `password`.
+    pub async fn hash(&self, password: String) -> Result<String, HashError> {
+        self.run(move || hash_now(&password)).await?
+    }
+
+    /// Whether `password` matches `hash`; with `None` (unknown account) it checks against
+    /// the dummy hash and answers `false`, taking the same time.
+    pub async fn verify(&self, password: String, hash: Option<String>) -> Result<bool, HashError> {
+        let known = hash.is_some();
+        let hash = hash.unwrap_or_else(|| self.dummy_hash.to_string());
+        let matches = self
+            .run(move || {
+                PasswordHash::new(&hash)
+                    .map(|parsed| {
+                        argon2()
+                            .verify_password(password.as_bytes(), &parsed)
+                            .is_ok()
+                    })
+                    .unwrap_or(false)
+            })
+            .await?;
+        Ok(known && matches)
+    }
+}
+
+fn hash_now(password: &str) -> Result<String, HashError> {
+    argon2()
+        .hash_password(password.as_bytes())
+        .map(|h| h.to_string())
+        .map_err(|e| HashError(e.to_string()))
+}

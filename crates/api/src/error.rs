@@ -1,0 +1,194 @@
+//! The one error type of the API and its one conversion to HTTP (CONTRACT §5): every
+//! rejection, from a malformed body to an unknown route, answers the Error body with
+//! `code` equal to the status. Details of a 500 go to the log, never to the client.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use switchboard_domain::Problems;
+use utoipa::ToSchema;
+
+/// The Error body of the spec.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorBody {
+    /// The error class: `ValidationError`, `NotFound`, …
+    pub name: String,
+    /// A human-readable sentence.
+    pub message: String,
+    /// The HTTP status.
+    pub code: u16,
+    /// Every broken rule, as `'<location>/<path>' <message>`; empty for other errors.
+    pub validation_errors: Vec<String>,
+}
+
+/// An error answer.
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    name: &'static str,
+    message: String,
+    validation_errors: Vec<String>,
+    retry_after: Option<u64>,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, name: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            name,
+            message: message.into(),
+            validation_errors: Vec::new(),
+            retry_after: None,
+        }
+    }
+
+    /// 400: values break rules; lists every one.
+    pub fn validation(problems: Problems) -> Self {
+        let mut error = Self::new(
+            StatusCode::BAD_REQUEST,
+            "ValidationError",
+            "the request breaks one or more rules",
+        );
+        error.validation_errors = problems.into_messages();
+        error
+    }
+
+    /// 400 with messages already formatted.
+    pub fn validation_messages(messages: Vec<String>) -> Self {
+        let mut error = Self::validation(Problems::new());
+        error.validation_errors = messages;
+        error
+    }
+
+    /// 400 for a single rule, at `location/path`.
+    pub fn invalid(location: switchboard_domain::Location, path: &str, message: &str) -> Self {
+        let mut problems = Problems::new();
+        problems.add(location, path, message);
+        Self::validation(problems)
+    }
+
+    /// 400: the request cannot be read (malformed JSON or multipart).
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, "BadRequest", message)
+    }
+
+    /// 401: no, a broken or an expired token; wrong credentials.
+    pub fn unauthorized(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::UNAUTHORIZED, "Unauthorized", message)
+    }
+
+    /// 403: the permission or the scope refuses.
+    pub fn forbidden(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::FORBIDDEN, "Forbidden", message)
+    }
+
+    /// 404: nothing there in the caller's scope.
+    pub fn not_found() -> Self {
+        Self::new(StatusCode::NOT_FOUND, "NotFound", "no such record")
+    }
+
+    /// 404 for a path no route serves.
+    pub fn no_route() -> Self {
+        Self::new(StatusCode::NOT_FOUND, "NotFound", "no such route")
+    }
+
+    /// 405: the path exists, the method does not.
+    pub fn method_not_allowed() -> Self {
+        Self::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "MethodNotAllowed",
+            "this method is not allowed on this path",
+        )
+    }
+
+    /// 409: a unique value is taken, or the record is still in use.
+    pub fn conflict(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::CONFLICT, "Conflict", message)
+    }
+
+    /// 413: a body or file over its limit.
+    pub fn payload_too_large(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::PAYLOAD_TOO_LARGE, "PayloadTooLarge", message)
+    }
+
+    /// 415: a content type the endpoint does not take.
+    pub fn unsupported_media_type(message: impl Into<String>) -> Self {
+        Self::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "UnsupportedMediaType",
+            message,
+        )
+    }
+
+    /// 429: slow down, and come back after `retry_after` seconds.
+    pub fn too_many_requests(retry_after: u64) -> Self {
+        let mut error = Self::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "TooManyRequests",
+            "too many requests; retry later",
+        );
+        error.retry_after = Some(retry_after);
+        error
+    }
+
+    /// 500, logging `cause` (with the request id the trace span carries).
+    pub fn internal(cause: impl std::fmt::Display) -> Self {
+        tracing::error!(%cause, "internal error");
+        Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "InternalServerError",
+            "an internal error occurred; it has been logged",
+        )
+    }
+
+    /// The status this error answers.
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    /// The broken rules, for tests and logs.
+    pub fn validation_errors(&self) -> &[String] {
+        &self.validation_errors
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = ErrorBody {
+            name: self.name.to_owned(),
+            message: self.message,
+            code: self.status.as_u16(),
+            validation_errors: self.validation_errors,
+        };
+        let mut response = (self.status, axum::Json(body)).into_response();
+        let headers = response.headers_mut();
+        if self.status == StatusCode::UNAUTHORIZED {
+            headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        if let Some(seconds) = self.retry_after {
+            headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        response
+    }
+}
+
+impl From<Problems> for ApiError {
+    fn from(problems: Problems) -> Self {
+        Self::validation(problems)
+    }
+}
+
+impl From<switchboard_db::Error> for ApiError {
+    fn from(error: switchboard_db::Error) -> Self {
+        use switchboard_db::Error;
+        match error {
+            Error::NotFound => Self::not_found(),
+            Error::Conflict(message) | Error::InUse(message) => Self::conflict(message),
+            other => Self::internal(other),
+        }
+    }
+}
+
+/// Results of handlers.
+pub type ApiResult<T> = Result<T, ApiError>;

@@ -1,0 +1,153 @@
+//! Extractors that turn a request into typed, validated values, answering the contract's
+//! errors for anything they refuse: JSON bodies, path ids and list queries.
+
+use std::collections::HashMap;
+use std::marker::PhantomData;
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request};
+use axum::http::request::Parts;
+use axum::http::{StatusCode, header};
+use serde_json::Value;
+use switchboard_domain::list::{ListFilter, ListQuery};
+use switchboard_domain::validation::{FromBody, FromQuery};
+use switchboard_domain::{Location, Problems};
+
+use crate::error::ApiError;
+
+/// A JSON request body read into `T`, with every broken rule reported.
+pub struct JsonBody<T>(pub T);
+
+fn is_json(parts_content_type: Option<&header::HeaderValue>) -> bool {
+    let Some(value) = parts_content_type.and_then(|v| v.to_str().ok()) else {
+        return false;
+    };
+    let essence = value
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
+}
+
+/// Maps a failure to read the body: over the limit is a 413, anything else a 400.
+pub fn body_rejection(rejection: BytesRejection) -> ApiError {
+    if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        ApiError::payload_too_large("the request body is larger than allowed")
+    } else {
+        ApiError::bad_request("the request body could not be read")
+    }
+}
+
+impl<S: Send + Sync, T: FromBody> FromRequest<S> for JsonBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        if !is_json(req.headers().get(header::CONTENT_TYPE)) {
+            return Err(ApiError::unsupported_media_type(
+                "the body must be sent as Content-Type: application/json",
+            ));
+        }
+        let bytes = Bytes::from_request(req, state)
+            .await
+            .map_err(body_rejection)?;
+        let value: Value = serde_json::from_slice(&bytes)
+            .map_err(|e| ApiError::bad_request(format!("malformed JSON: {e}")))?;
+        T::from_body(&value)
+            .map(JsonBody)
+            .map_err(ApiError::validation)
+    }
+}
+
+/// The pattern every path id must match.
+pub const ID_PATTERN: &str = "^[1-9][0-9]*$";
+
+/// A record id from the path's `{id}`: `^[1-9][0-9]*$` or a 400; beyond the id range, a 404.
+pub struct PathId<T>(pub T);
+
+impl<S: Send + Sync, T: From<i64>> FromRequestParts<S> for PathId<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let Path(raw) = Path::<String>::from_request_parts(parts, state)
+            .await
+            .map_err(|_| ApiError::bad_request("the path could not be read"))?;
+        parse_id(&raw).map(|id| PathId(T::from(id)))
+    }
+}
+
+/// Parses a path id by the contract's rules.
+pub fn parse_id(raw: &str) -> Result<i64, ApiError> {
+    let well_formed = raw
+        .as_bytes()
+        .first()
+        .is_some_and(|b| (b'1'..=b'9').contains(b))
+        && raw.bytes().all(|b| b.is_ascii_digit());
+    if !well_formed {
+        return Err(ApiError::invalid(
+            Location::Path,
+            "id",
+            &format!("must match pattern {ID_PATTERN}"),
+        ));
+    }
+    // Matches the pattern but does not fit: no record can have it.
+    raw.parse().map_err(|_| ApiError::not_found())
+}
+
+/// The query string as a map; the first of repeated parameters wins.
+async fn query_map(parts: &mut Parts) -> Result<HashMap<String, String>, ApiError> {
+    let Query(pairs) = Query::<Vec<(String, String)>>::from_request_parts(parts, &())
+        .await
+        .map_err(|_| ApiError::bad_request("the query string could not be read"))?;
+    let mut map = HashMap::with_capacity(pairs.len());
+    for (key, value) in pairs {
+        map.entry(key).or_insert(value);
+    }
+    Ok(map)
+}
+
+/// A list request: the shared list parameters of CONTRACT §6 and the filters `F` of one
+/// resource, with every broken parameter reported together.
+pub struct ListParams<F> {
+    /// Paging, sorting and search.
+    pub query: ListQuery,
+    /// The resource's filters.
+    pub filter: F,
+}
+
+impl<S: Send + Sync, F: ListFilter> FromRequestParts<S> for ListParams<F> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        let params = query_map(parts).await?;
+        let mut problems = Problems::new();
+        let query = ListQuery::read(F::SPEC, &params, F::PER_PAGE_ALIASES, &mut problems);
+        let filter = F::from_query(&params);
+        match filter {
+            Ok(filter) if problems.is_empty() => Ok(ListParams { query, filter }),
+            Ok(_) => Err(ApiError::validation(problems)),
+            Err(more) => {
+                let mut all = problems.into_messages();
+                all.extend(more.into_messages());
+                Err(ApiError::validation_messages(all))
+            }
+        }
+    }
+}
+
+/// Query parameters of a non-list operation read into `T`.
+pub struct QueryParams<T>(pub T, PhantomData<T>);
+
+impl<S: Send + Sync, T: FromQuery> FromRequestParts<S> for QueryParams<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        let params = query_map(parts).await?;
+        T::from_query(&params)
+            .map(|t| QueryParams(t, PhantomData))
+            .map_err(ApiError::validation)
+    }
+}

@@ -1,0 +1,173 @@
+//! Switchboard's HTTP layer: the axum router with its extractors, the one error type, the
+//! OpenAPI document generated from the handlers, and the server loop.
+
+pub mod auth;
+pub mod docs;
+pub mod error;
+pub mod extract;
+pub mod listing;
+pub mod openapi;
+pub mod routes;
+pub mod state;
+pub mod tenancy;
+
+use std::collections::HashSet;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, Request};
+use axum::http::{HeaderName, Uri};
+use axum::response::{IntoResponse, Response};
+use tokio::net::TcpListener;
+use tower::Layer;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::trace::TraceLayer;
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use utoipa_swagger_ui::SwaggerUi;
+
+use crate::error::ApiError;
+use crate::routes::{authentication, branches, extensions, operations, partners, tenants, users};
+pub use crate::state::{AppState, Settings};
+
+/// The request id header, taken from the client or made, echoed and logged.
+pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+/// The routes and the OpenAPI document they make.
+pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
+    let (router, mut openapi) = OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
+        .routes(routes!(operations::healthz))
+        .routes(routes!(operations::readyz))
+        .routes(routes!(authentication::login))
+        .routes(routes!(partners::list, partners::create))
+        .routes(routes!(partners::get, partners::update, partners::delete))
+        .routes(routes!(tenants::list, tenants::create))
+        .routes(routes!(tenants::get, tenants::update, tenants::delete))
+        .routes(routes!(branches::list, branches::create))
+        .routes(routes!(branches::get, branches::update, branches::delete))
+        .routes(routes!(users::list, users::create))
+        .routes(routes!(users::get, users::update, users::delete))
+        .routes(routes!(extensions::list, extensions::create))
+        .routes(routes!(
+            extensions::get,
+            extensions::update,
+            extensions::delete
+        ))
+        .split_for_parts();
+    openapi::finish(&mut openapi);
+    (router, openapi)
+}
+
+/// The OpenAPI document alone (for `switchboard openapi` and the snapshot test).
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    router().1
+}
+
+async fn no_route() -> Response {
+    ApiError::no_route().into_response()
+}
+
+async fn method_not_allowed() -> Response {
+    ApiError::method_not_allowed().into_response()
+}
+
+fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    ApiError::internal("a handler panicked").into_response()
+}
+
+/// The whole application as one service: routes, docs, fallbacks and middleware, with
+/// collection paths answering with and without their trailing slash (CONTRACT §5).
+pub fn app(
+    state: AppState,
+) -> impl tower::Service<
+    Request,
+    Response = Response,
+    Error = std::convert::Infallible,
+    Future = impl Send,
+> + Clone
++ Send
++ 'static {
+    let (router, openapi) = router();
+    let collections: Arc<HashSet<String>> = Arc::new(
+        openapi
+            .paths
+            .paths
+            .keys()
+            .filter(|p| p.len() > 1 && p.ends_with('/'))
+            .map(|p| p.trim_end_matches('/').to_owned())
+            .collect(),
+    );
+    let body_limit = state.settings.body_limit;
+    let router = router
+        .merge(SwaggerUi::new("/docs").url("/v2/openapi.json", openapi))
+        .fallback(no_route)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(body_limit))
+        .layer(CatchPanicLayer::custom(panic_response))
+        .layer(
+            TraceLayer::new_for_http().make_span_with(|request: &Request| {
+                let id = request
+                    .headers()
+                    .get(REQUEST_ID)
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("-");
+                tracing::info_span!("request", method = %request.method(), uri = %request.uri().path(), request_id = %id)
+            }),
+        )
+        .layer(PropagateRequestIdLayer::new(REQUEST_ID))
+        .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
+        .with_state(state);
+    tower::util::MapRequestLayer::new(move |request: Request| {
+        add_trailing_slash(request, &collections)
+    })
+    .layer(router)
+}
+
+/// Rewrites `/v2/admin/tenants` to `/v2/admin/tenants/` so both spellings reach the route.
+fn add_trailing_slash(mut request: Request, collections: &HashSet<String>) -> Request {
+    let path = request.uri().path();
+    if collections.contains(path) {
+        let rewritten = match request.uri().query() {
+            Some(q) => format!("{path}/?{q}"),
+            None => format!("{path}/"),
+        };
+        if let Ok(uri) = rewritten.parse::<Uri>() {
+            *request.uri_mut() = uri;
+        }
+    }
+    request
+}
+
+/// Serves `state` on `listener` until `shutdown` completes, then lets in-flight requests
+/// finish (for at most `grace`).
+pub async fn serve(
+    listener: TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+    grace: Duration,
+) -> std::io::Result<()> {
+    let service = app(state);
+    let (stopped_tx, stopped_rx) = tokio::sync::oneshot::channel::<()>();
+    let server = axum::serve(listener, axum::ServiceExt::into_make_service(service))
+        .with_graceful_shutdown(async move {
+            shutdown.await;
+            let _ = stopped_tx.send(());
+        });
+    let server = tokio::spawn(server.into_future());
+    tokio::pin!(server);
+    tokio::select! {
+        result = &mut server => return result.map_err(std::io::Error::other)?,
+        _ = stopped_rx => {}
+    }
+    match tokio::time::timeout(grace, &mut server).await {
+        Ok(result) => result.map_err(std::io::Error::other)?,
+        Err(_) => {
+            tracing::warn!("in-flight requests did not finish within the grace period");
+            Ok(())
+        }
+    }
+}

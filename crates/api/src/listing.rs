@@ -1,0 +1,64 @@
+//! Answers a list: one page as JSON, or (`paginated=0`) every record streamed from the
+//! database to the client in chunks, so memory stays flat however long the list.
+
+use axum::body::{Body, Bytes};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use futures::{Stream, StreamExt};
+use serde::Serialize;
+use switchboard_db::list::Listing;
+
+/// Bytes gathered before a chunk is sent.
+const CHUNK: usize = 64 * 1024;
+
+/// The response for `listing`, each record passed through `present` first.
+pub fn respond<T, U>(listing: Listing<T>, present: impl Fn(T) -> U + Send + 'static) -> Response
+where
+    T: Send + 'static,
+    U: Serialize + Send + 'static,
+{
+    match listing {
+        Listing::Page(page) => {
+            let page = switchboard_domain::list::Page {
+                records: page.records.into_iter().map(&present).collect::<Vec<_>>(),
+                total_records: page.total_records,
+                page: page.page,
+                max_page: page.max_page,
+            };
+            axum::Json(page).into_response()
+        }
+        Listing::Stream(rows) => (
+            [(header::CONTENT_TYPE, "application/json")],
+            Body::from_stream(envelope(rows.map(move |row| row.map(&present)))),
+        )
+            .into_response(),
+    }
+}
+
+/// `{"records":[…],"totalRecords":N,"page":1,"maxPage":1}`, written as the rows arrive.
+fn envelope<U: Serialize + Send + 'static>(
+    rows: impl Stream<Item = switchboard_db::Result<U>> + Send + Unpin + 'static,
+) -> impl Stream<Item = Result<Bytes, std::io::Error>> + Send + 'static {
+    async_stream::try_stream! {
+        let mut rows = rows;
+        let mut buffer = Vec::with_capacity(CHUNK + 1024);
+        buffer.extend_from_slice(b"{\"records\":[");
+        let mut count: u64 = 0;
+        while let Some(row) = rows.next().await {
+            let row = row.map_err(|e| {
+                tracing::error!(error = %e, "list stream failed; aborting the response");
+                std::io::Error::other("list stream failed")
+            })?;
+            if count > 0 {
+                buffer.push(b',');
+            }
+            serde_json::to_writer(&mut buffer, &row).map_err(std::io::Error::other)?;
+            count += 1;
+            if buffer.len() >= CHUNK {
+                yield Bytes::from(std::mem::replace(&mut buffer, Vec::with_capacity(CHUNK + 1024)));
+            }
+        }
+        buffer.extend_from_slice(format!("],\"totalRecords\":{count},\"page\":1,\"maxPage\":1}}").as_bytes());
+        yield Bytes::from(buffer);
+    }
+}

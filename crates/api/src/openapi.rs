@@ -1,0 +1,139 @@
+//! The OpenAPI 3.1 document: generated from the handlers' annotations, with the bearer
+//! scheme declared and the contract's error responses added to every operation here,
+//! once, rather than repeated on each handler.
+
+use utoipa::openapi::path::{HttpMethod, Operation};
+use utoipa::openapi::response::ResponseBuilder;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
+use utoipa::openapi::{ContentBuilder, Ref, RefOr};
+use utoipa::{Modify, OpenApi, PartialSchema, ToSchema};
+
+use crate::error::ErrorBody;
+
+/// The document's fixed parts; paths come from the router.
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Switchboard",
+        version = "2.0.0",
+        description = "HTTP administration API of a multi-tenant business telephony platform.\n\n\
+            Log in with `POST /v2/authentication/` and send the `accessToken` as \
+            `Authorization: Bearer <token>`. Every error answers the Error body with `code` \
+            equal to the HTTP status; `validationErrors` lists every broken rule as \
+            `'<location>/<path>' <message>`."
+    ),
+    modifiers(&Contract),
+    tags(
+        (name = "authentication", description = "Log in"),
+        (name = "partners", description = "Resellers owning tenants"),
+        (name = "tenants", description = "Customer businesses"),
+        (name = "branches", description = "Sites of a tenant"),
+        (name = "users", description = "Accounts"),
+        (name = "extensions", description = "Dialable endpoints of a tenant"),
+        (name = "operations", description = "Health probes"),
+    )
+)]
+pub struct ApiDoc;
+
+/// The name of the bearer security scheme.
+pub const BEARER: &str = "bearerAuth";
+
+/// The error statuses every operation may answer, with what they mean.
+const COMMON_ERRORS: &[(&str, &str)] = &[
+    (
+        "400",
+        "A path, query or body value breaks a rule, or the request cannot be read",
+    ),
+    ("401", "Missing, invalid or expired access token"),
+    ("403", "The permission or the tenant scope refuses"),
+    ("404", "No such record in the caller's scope"),
+    ("429", "Too many requests; see Retry-After"),
+    (
+        "500",
+        "An internal error; the details are logged with the request id",
+    ),
+];
+
+/// Further statuses of operations that take a body.
+const BODY_ERRORS: &[(&str, &str)] = &[
+    (
+        "409",
+        "A unique value is already taken, or the record is in use",
+    ),
+    ("413", "The body is larger than allowed"),
+    ("415", "The body is not application/json"),
+];
+
+/// Adds the security scheme and the error responses.
+struct Contract;
+
+fn error_response(description: &str) -> RefOr<utoipa::openapi::response::Response> {
+    ResponseBuilder::new()
+        .description(description)
+        .content(
+            "application/json",
+            ContentBuilder::new()
+                .schema(Some(Ref::from_schema_name(ErrorBody::name())))
+                .build(),
+        )
+        .into()
+}
+
+fn add_errors(operation: &mut Operation, errors: &[(&str, &str)]) {
+    for (status, description) in errors {
+        operation
+            .responses
+            .responses
+            .entry((*status).to_owned())
+            .or_insert_with(|| error_response(description));
+    }
+}
+
+impl Modify for Contract {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            BEARER,
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("JWT")
+                    .build(),
+            ),
+        );
+        components
+            .schemas
+            .insert(ErrorBody::name().into_owned(), ErrorBody::schema());
+        openapi.security = Some(vec![SecurityRequirement::new(BEARER, Vec::<String>::new())]);
+    }
+}
+
+/// Adds the error responses to every operation of the finished document (the router's
+/// paths are only known after it is built).
+pub fn finish(openapi: &mut utoipa::openapi::OpenApi) {
+    for (path, item) in openapi.paths.paths.iter_mut() {
+        let public = path == "/healthz" || path == "/readyz";
+        for (method, operation) in [
+            (HttpMethod::Get, item.get.as_mut()),
+            (HttpMethod::Post, item.post.as_mut()),
+            (HttpMethod::Patch, item.patch.as_mut()),
+            (HttpMethod::Put, item.put.as_mut()),
+            (HttpMethod::Delete, item.delete.as_mut()),
+        ] {
+            let Some(operation) = operation else { continue };
+            if public {
+                continue;
+            }
+            add_errors(operation, COMMON_ERRORS);
+            if matches!(
+                method,
+                HttpMethod::Post | HttpMethod::Patch | HttpMethod::Put
+            ) {
+                add_errors(operation, BODY_ERRORS);
+            }
+            if method == HttpMethod::Delete {
+                add_errors(operation, &BODY_ERRORS[..1]);
+            }
+        }
+    }
+}

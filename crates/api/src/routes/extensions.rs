@@ -1,0 +1,101 @@
+//! `/v2/admin/extensions`: the dialable endpoints of a tenant.
+
+use axum::Json;
+use axum::extract::State;
+use axum::response::Response;
+use switchboard_db::extensions;
+use switchboard_domain::ids::ExtensionId;
+use switchboard_domain::list::Page;
+use switchboard_domain::records::extension::{
+    CreateExtension, Extension, ExtensionFilter, UpdateExtension,
+};
+
+use crate::auth::caller::{Caller, ExtensionsRead, ExtensionsWrite};
+use crate::error::ApiResult;
+use crate::extract::{JsonBody, ListParams, PathId};
+use crate::state::AppState;
+use crate::{listing, tenancy};
+
+/// Lists the extensions in the caller's scope.
+#[utoipa::path(get, path = "/v2/admin/extensions/", tag = "extensions",
+    params(ListParams<ExtensionFilter>),
+    responses((status = 200, description = "A page of extensions", body = Page<Extension>)))]
+pub async fn list(
+    caller: Caller<ExtensionsRead>,
+    State(state): State<AppState>,
+    ListParams { query, filter }: ListParams<ExtensionFilter>,
+) -> ApiResult<Response> {
+    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id).await?;
+    let listing = extensions::list(&state.db, &caller.scope, &filter, &query).await?;
+    Ok(listing::respond(listing, std::convert::identity))
+}
+
+/// Creates an extension; its number must be free in the tenant.
+#[utoipa::path(post, path = "/v2/admin/extensions/", tag = "extensions",
+    request_body = CreateExtension,
+    responses((status = 200, description = "The new extension", body = Extension)))]
+pub async fn create(
+    caller: Caller<ExtensionsWrite>,
+    State(state): State<AppState>,
+    JsonBody(mut body): JsonBody<CreateExtension>,
+) -> ApiResult<Json<Extension>> {
+    let tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
+    body.branch_id = tenancy::branch_for_write(&state, &caller, tenant, body.branch_id).await?;
+    Ok(Json(extensions::create(&state.db, tenant, body).await?))
+}
+
+/// One extension.
+#[utoipa::path(get, path = "/v2/admin/extensions/{id}", tag = "extensions",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Extension id")),
+    responses((status = 200, description = "The extension", body = Extension)))]
+pub async fn get(
+    caller: Caller<ExtensionsRead>,
+    State(state): State<AppState>,
+    PathId(id): PathId<ExtensionId>,
+) -> ApiResult<Json<Extension>> {
+    Ok(Json(extensions::get(&state.db, &caller.scope, id).await?))
+}
+
+/// Changes an extension; fields not sent stay unchanged.
+#[utoipa::path(patch, path = "/v2/admin/extensions/{id}", tag = "extensions",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Extension id")),
+    request_body = UpdateExtension,
+    responses((status = 200, description = "The changed extension", body = Extension)))]
+pub async fn update(
+    caller: Caller<ExtensionsWrite>,
+    State(state): State<AppState>,
+    PathId(id): PathId<ExtensionId>,
+    JsonBody(mut body): JsonBody<UpdateExtension>,
+) -> ApiResult<Json<Extension>> {
+    let current = extensions::get(&state.db, &caller.scope, id).await?;
+    if let Some(branch) = body.branch_id {
+        body.branch_id = match branch {
+            Some(b) => {
+                Some(tenancy::branch_for_write(&state, &caller, current.tenant_id, Some(b)).await?)
+            }
+            None if caller.scope.own_branch().is_some() => {
+                return Err(crate::error::ApiError::forbidden(
+                    "branchId is outside your scope",
+                ));
+            }
+            None => Some(None),
+        };
+    }
+    Ok(Json(
+        extensions::update(&state.db, &caller.scope, id, body).await?,
+    ))
+}
+
+/// Deletes an extension, answering it as it was.
+#[utoipa::path(delete, path = "/v2/admin/extensions/{id}", tag = "extensions",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Extension id")),
+    responses((status = 200, description = "The deleted extension", body = Extension)))]
+pub async fn delete(
+    caller: Caller<ExtensionsWrite>,
+    State(state): State<AppState>,
+    PathId(id): PathId<ExtensionId>,
+) -> ApiResult<Json<Extension>> {
+    Ok(Json(
+        extensions::delete(&state.db, &caller.scope, id).await?,
+    ))
+}

@@ -1,0 +1,10 @@
+//! One module per resource; each handler declares the permission it needs in its
+//! `Caller<…>` argument and passes the caller's scope to every query.
+
+pub mod authentication;
+pub mod branches;
+pub mod extensions;
+pub mod operations;
+pub mod partners;
+pub mod tenants;
+pub mod users;

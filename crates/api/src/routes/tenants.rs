@@ -1,0 +1,118 @@
+//! `/v2/admin/tenants`: the customer businesses.
+
+use axum::Json;
+use axum::extract::State;
+use axum::response::Response;
+use switchboard_db::{partners, tenants};
+use switchboard_domain::ids::TenantId;
+use switchboard_domain::list::Page;
+use switchboard_domain::records::tenant::{CreateTenant, Tenant, TenantFilter, UpdateTenant};
+use switchboard_domain::{Location, Principal, Scope};
+
+use crate::auth::caller::{Caller, TenantsRead, TenantsWrite};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{JsonBody, ListParams, PathId};
+use crate::listing;
+use crate::state::AppState;
+
+/// Lists the tenants in the caller's scope.
+#[utoipa::path(get, path = "/v2/admin/tenants/", tag = "tenants",
+    params(ListParams<TenantFilter>),
+    responses((status = 200, description = "A page of tenants", body = Page<Tenant>)))]
+pub async fn list(
+    caller: Caller<TenantsRead>,
+    State(state): State<AppState>,
+    ListParams { query, filter }: ListParams<TenantFilter>,
+) -> ApiResult<Response> {
+    if let (Scope::Partner(own), Some(p)) = (caller.scope, filter.partner_id)
+        && own != p
+    {
+        return Err(ApiError::forbidden("partnerId is outside your scope"));
+    }
+    let listing = tenants::list(&state.db, &caller.scope, &filter, &query).await?;
+    Ok(listing::respond(listing, std::convert::identity))
+}
+
+/// Creates a tenant: platform admins name its partner, partner admins create in their own.
+#[utoipa::path(post, path = "/v2/admin/tenants/", tag = "tenants",
+    request_body = CreateTenant,
+    responses((status = 200, description = "The new tenant", body = Tenant)))]
+pub async fn create(
+    caller: Caller<TenantsWrite>,
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody<CreateTenant>,
+) -> ApiResult<Json<Tenant>> {
+    Ok(Json(create_tenant(&state, &caller, body).await?))
+}
+
+/// Creates a tenant on behalf of `caller`; the command line uses it too.
+pub async fn create_tenant(
+    state: &AppState,
+    caller: &Principal,
+    body: CreateTenant,
+) -> ApiResult<Tenant> {
+    let partner = match (caller.scope, body.partner_id) {
+        (Scope::Partner(own), None) => own,
+        (Scope::Partner(own), Some(p)) if p == own => own,
+        (Scope::Platform, Some(p)) => match partners::get(&state.db, &Scope::Platform, p).await {
+            Ok(_) => p,
+            Err(switchboard_db::Error::NotFound) => {
+                return Err(ApiError::invalid(
+                    Location::Body,
+                    "partnerId",
+                    "must name an existing partner",
+                ));
+            }
+            Err(e) => return Err(e.into()),
+        },
+        (Scope::Platform, None) => {
+            return Err(ApiError::invalid(
+                Location::Body,
+                "partnerId",
+                "is required",
+            ));
+        }
+        _ => return Err(ApiError::forbidden("partnerId is outside your scope")),
+    };
+    Ok(tenants::create(&state.db, partner, body).await?)
+}
+
+/// One tenant.
+#[utoipa::path(get, path = "/v2/admin/tenants/{id}", tag = "tenants",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Tenant id")),
+    responses((status = 200, description = "The tenant", body = Tenant)))]
+pub async fn get(
+    caller: Caller<TenantsRead>,
+    State(state): State<AppState>,
+    PathId(id): PathId<TenantId>,
+) -> ApiResult<Json<Tenant>> {
+    Ok(Json(tenants::get(&state.db, &caller.scope, id).await?))
+}
+
+/// Changes a tenant.
+#[utoipa::path(patch, path = "/v2/admin/tenants/{id}", tag = "tenants",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Tenant id")),
+    request_body = UpdateTenant,
+    responses((status = 200, description = "The changed tenant", body = Tenant)))]
+pub async fn update(
+    caller: Caller<TenantsWrite>,
+    State(state): State<AppState>,
+    PathId(id): PathId<TenantId>,
+    JsonBody(body): JsonBody<UpdateTenant>,
+) -> ApiResult<Json<Tenant>> {
+    Ok(Json(
+        tenants::update(&state.db, &caller.scope, id, body).await?,
+    ))
+}
+
+/// Deletes a tenant with nothing left in it (409 otherwise).
+#[utoipa::path(delete, path = "/v2/admin/tenants/{id}", tag = "tenants",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Tenant id")),
+    responses((status = 200, description = "The deleted tenant", body = Tenant)))]
+pub async fn delete(
+    caller: Caller<TenantsWrite>,
+    State(state): State<AppState>,
+    PathId(id): PathId<TenantId>,
+) -> ApiResult<Json<Tenant>> {
+    Ok(Json(tenants::delete(&state.db, &caller.scope, id).await?))
+}

@@ -1,0 +1,374 @@
+//! `/v2/admin/users`: accounts. Nobody grants a role or a permission beyond its own, and
+//! every account is placed where its role says: a partner for partner admins, a tenant
+//! (and its partner) for tenant roles, a branch for branch admins.
+
+use axum::Json;
+use axum::extract::State;
+use axum::response::Response;
+use switchboard_db::users::{self, UserWrite};
+use switchboard_db::{extensions, tenants};
+use switchboard_domain::ids::{BranchId, ExtensionId, PartnerId, TenantId, UserId};
+use switchboard_domain::list::Page;
+use switchboard_domain::records::user::{CreateUser, UpdateUser, User, UserAccount, UserFilter};
+use switchboard_domain::{Location, Permission, Principal, Role, Scope};
+
+use crate::auth::caller::{Caller, UsersRead, UsersWrite};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{JsonBody, ListParams, PathId};
+use crate::state::AppState;
+use crate::{listing, tenancy};
+
+/// Lists the users in the caller's scope.
+#[utoipa::path(get, path = "/v2/admin/users/", tag = "users",
+    params(ListParams<UserFilter>),
+    responses((status = 200, description = "A page of users", body = Page<User>)))]
+pub async fn list(
+    caller: Caller<UsersRead>,
+    State(state): State<AppState>,
+    ListParams { query, filter }: ListParams<UserFilter>,
+) -> ApiResult<Response> {
+    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id).await?;
+    let listing = users::list(&state.db, &caller.scope, &filter, &query).await?;
+    let viewer = caller.user_id;
+    Ok(listing::respond(listing, move |user: User| {
+        user.shown_to(viewer)
+    }))
+}
+
+/// Refuses roles above the caller's own.
+fn check_role(caller: &Principal, role: Role) -> ApiResult<()> {
+    if caller.role.may_manage(role) {
+        Ok(())
+    } else {
+        Err(ApiError::forbidden(
+            "you may not manage accounts of this role",
+        ))
+    }
+}
+
+/// Refuses permissions the caller does not hold itself.
+fn check_grants(caller: &Principal, granted: Option<&Vec<String>>) -> ApiResult<()> {
+    let beyond = granted
+        .into_iter()
+        .flatten()
+        .filter_map(|name| Permission::from_name(name))
+        .any(|p| !caller.can(p));
+    if beyond {
+        Err(ApiError::forbidden(
+            "you may not grant permissions you do not hold",
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// Where an account sits.
+struct Placement {
+    partner: Option<PartnerId>,
+    tenant: Option<TenantId>,
+    branch: Option<BranchId>,
+}
+
+async fn place(
+    state: &AppState,
+    caller: &Principal,
+    role: Role,
+    account: &UserAccount,
+) -> ApiResult<Placement> {
+    match role {
+        Role::PlatformAdmin => Ok(Placement {
+            partner: None,
+            tenant: None,
+            branch: None,
+        }),
+        Role::PartnerAdmin => {
+            let partner = match (caller.scope, account.partner_id) {
+                (Scope::Partner(own), None) => own,
+                (Scope::Partner(own), Some(p)) if p == own => own,
+                (Scope::Platform, Some(p)) => {
+                    switchboard_db::partners::get(&state.db, &Scope::Platform, p)
+                        .await
+                        .map_err(|_| {
+                            ApiError::invalid(
+                                Location::Body,
+                                "partnerId",
+                                "must name an existing partner",
+                            )
+                        })?;
+                    p
+                }
+                (Scope::Platform, None) => {
+                    return Err(ApiError::invalid(
+                        Location::Body,
+                        "partnerId",
+                        "is required",
+                    ));
+                }
+                _ => return Err(ApiError::forbidden("partnerId is outside your scope")),
+            };
+            Ok(Placement {
+                partner: Some(partner),
+                tenant: None,
+                branch: None,
+            })
+        }
+        Role::TenantAdmin | Role::BranchAdmin | Role::User => {
+            let tenant = tenancy::tenant_for_write(state, caller, account.tenant_id).await?;
+            let partner = tenants::get(&state.db, &Scope::Platform, tenant)
+                .await?
+                .partner_id;
+            let branch =
+                tenancy::branch_for_write(state, caller, tenant, account.branch_id.flatten())
+                    .await?;
+            if role == Role::BranchAdmin && branch.is_none() {
+                return Err(ApiError::invalid(
+                    Location::Body,
+                    "branchId",
+                    "is required for branch admins",
+                ));
+            }
+            Ok(Placement {
+                partner: Some(partner),
+                tenant: Some(tenant),
+                branch,
+            })
+        }
+    }
+}
+
+async fn check_extension(
+    state: &AppState,
+    tenant: Option<TenantId>,
+    ext: Option<ExtensionId>,
+) -> ApiResult<()> {
+    let Some(ext) = ext else { return Ok(()) };
+    match tenant {
+        Some(t) if extensions::of_tenant(&state.db, t, ext).await? => Ok(()),
+        _ => Err(ApiError::invalid(
+            Location::Body,
+            "extId",
+            "must name an extension of the user's tenant",
+        )),
+    }
+}
+
+/// Creates an account.
+#[utoipa::path(post, path = "/v2/admin/users/", tag = "users",
+    request_body = CreateUser,
+    responses((status = 200, description = "The new user", body = User)))]
+pub async fn create(
+    caller: Caller<UsersWrite>,
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody<CreateUser>,
+) -> ApiResult<Json<User>> {
+    Ok(Json(
+        create_account(&state, &caller, body)
+            .await?
+            .shown_to(caller.user_id),
+    ))
+}
+
+/// Creates an account on behalf of `caller`, with every rule of the create operation; the
+/// command line uses it too.
+pub async fn create_account(
+    state: &AppState,
+    caller: &Principal,
+    CreateUser { account, settings }: CreateUser,
+) -> ApiResult<User> {
+    let role = account
+        .user_role
+        .and_then(Role::from_number)
+        .unwrap_or(Role::User);
+    check_role(caller, role)?;
+    check_grants(caller, account.permissions.as_ref())?;
+    let placement = place(state, caller, role, &account).await?;
+    let ext = account.ext_id.flatten();
+    check_extension(state, placement.tenant, ext).await?;
+    let password_hash = match account.password {
+        Some(password) => Some(
+            state
+                .passwords
+                .hash(password)
+                .await
+                .map_err(ApiError::internal)?,
+        ),
+        None => None,
+    };
+    let write = UserWrite {
+        email: account.email,
+        password_hash,
+        role: Some(role.number()),
+        partner_id: Some(placement.partner),
+        tenant_id: Some(placement.tenant),
+        branch_id: Some(placement.branch),
+        ext_id: Some(ext),
+        extra_permissions: account.permissions,
+        settings,
+    };
+    Ok(users::create(&state.db, write).await?)
+}
+
+/// One user.
+#[utoipa::path(get, path = "/v2/admin/users/{id}", tag = "users",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "User id")),
+    responses((status = 200, description = "The user", body = User)))]
+pub async fn get(
+    caller: Caller<UsersRead>,
+    State(state): State<AppState>,
+    PathId(id): PathId<UserId>,
+) -> ApiResult<Json<User>> {
+    Ok(Json(
+        users::get(&state.db, &caller.scope, id)
+            .await?
+            .shown_to(caller.user_id),
+    ))
+}
+
+/// Tenant-level roles, between which an account may move.
+fn tenant_level(role: Role) -> bool {
+    role >= Role::TenantAdmin
+}
+
+/// Changes an account; fields not sent stay unchanged. Callers change their own settings,
+/// e-mail and password, never their own role, permissions or placement.
+#[utoipa::path(patch, path = "/v2/admin/users/{id}", tag = "users",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "User id")),
+    request_body = UpdateUser,
+    responses((status = 200, description = "The changed user", body = User)))]
+pub async fn update(
+    caller: Caller<UsersWrite>,
+    State(state): State<AppState>,
+    PathId(id): PathId<UserId>,
+    JsonBody(UpdateUser { account, settings }): JsonBody<UpdateUser>,
+) -> ApiResult<Json<User>> {
+    let target = users::get(&state.db, &caller.scope, id).await?;
+    let current_role = target
+        .role()
+        .ok_or_else(|| ApiError::internal("stored role out of range"))?;
+    let placement_changes = account.user_role.is_some()
+        || account.permissions.is_some()
+        || account.branch_id.is_some()
+        || account.ext_id.is_some();
+    if id == caller.user_id {
+        if placement_changes {
+            return Err(ApiError::forbidden(
+                "you may not change your own role, permissions, branch or extension",
+            ));
+        }
+    } else {
+        check_role(&caller, current_role)?;
+    }
+    let tenant = (target.tenant_id > 0).then_some(TenantId(target.tenant_id));
+    if account.tenant_id.is_some_and(|t| Some(t) != tenant) {
+        return Err(ApiError::invalid(
+            Location::Body,
+            "tenantId",
+            "cannot be changed",
+        ));
+    }
+    if account
+        .partner_id
+        .is_some_and(|p| p.get() != target.partner_id)
+    {
+        return Err(ApiError::invalid(
+            Location::Body,
+            "partnerId",
+            "cannot be changed",
+        ));
+    }
+    let role = match account.user_role.and_then(Role::from_number) {
+        Some(role) if role != current_role => {
+            check_role(&caller, role)?;
+            if !(tenant_level(role) && tenant_level(current_role)) {
+                return Err(ApiError::invalid(
+                    Location::Body,
+                    "userRole",
+                    "can only change between tenant admin, branch admin and user",
+                ));
+            }
+            Some(role)
+        }
+        _ => None,
+    };
+    check_grants(&caller, account.permissions.as_ref())?;
+    let branch = match account.branch_id {
+        Some(Some(b)) => match tenant {
+            Some(t) => Some(tenancy::branch_for_write(&state, &caller, t, Some(b)).await?),
+            None => {
+                return Err(ApiError::invalid(
+                    Location::Body,
+                    "branchId",
+                    "applies to tenant accounts only",
+                ));
+            }
+        },
+        Some(None) if caller.scope.own_branch().is_some() => {
+            return Err(ApiError::forbidden("branchId is outside your scope"));
+        }
+        other => other,
+    };
+    let final_branch =
+        branch.unwrap_or((target.branch_id > 0).then_some(BranchId(target.branch_id)));
+    if role.unwrap_or(current_role) == Role::BranchAdmin && final_branch.is_none() {
+        return Err(ApiError::invalid(
+            Location::Body,
+            "branchId",
+            "is required for branch admins",
+        ));
+    }
+    if let Some(ext) = account.ext_id {
+        check_extension(&state, tenant, ext).await?;
+    }
+    let password_hash = match account.password {
+        Some(password) => Some(
+            state
+                .passwords
+                .hash(password)
+                .await
+                .map_err(ApiError::internal)?,
+        ),
+        None => None,
+    };
+    let write = UserWrite {
+        email: account.email,
+        password_hash,
+        role: role.map(Role::number),
+        partner_id: None,
+        tenant_id: None,
+        branch_id: branch,
+        ext_id: account.ext_id,
+        extra_permissions: account.permissions,
+        settings,
+    };
+    Ok(Json(
+        users::update(&state.db, &caller.scope, id, write)
+            .await?
+            .shown_to(caller.user_id),
+    ))
+}
+
+/// Deletes an account other than the caller's own.
+#[utoipa::path(delete, path = "/v2/admin/users/{id}", tag = "users",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "User id")),
+    responses((status = 200, description = "The deleted user", body = User)))]
+pub async fn delete(
+    caller: Caller<UsersWrite>,
+    State(state): State<AppState>,
+    PathId(id): PathId<UserId>,
+) -> ApiResult<Json<User>> {
+    let target = users::get(&state.db, &caller.scope, id).await?;
+    if id == caller.user_id {
+        return Err(ApiError::conflict("you cannot delete your own account"));
+    }
+    check_role(
+        &caller,
+        target
+            .role()
+            .ok_or_else(|| ApiError::internal("stored role out of range"))?,
+    )?;
+    Ok(Json(
+        users::delete(&state.db, &caller.scope, id)
+            .await?
+            .shown_to(caller.user_id),
+    ))
+}

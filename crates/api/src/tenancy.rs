@@ -1,0 +1,91 @@
+//! Where a written record lands, decided once for every resource (CONTRACT §3): the
+//! caller's own tenant when it is bound to one, a `tenantId` it names when it spans
+//! several, and 403 for a tenant or branch outside its scope.
+
+use switchboard_db::{branches, tenants};
+use switchboard_domain::ids::{BranchId, TenantId};
+use switchboard_domain::{Location, Principal, Scope};
+
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+
+fn outside_scope() -> ApiError {
+    ApiError::forbidden("tenantId is outside your scope")
+}
+
+/// The tenant a new record belongs to, from the body's `tenantId` (if any).
+pub async fn tenant_for_write(
+    state: &AppState,
+    caller: &Principal,
+    requested: Option<TenantId>,
+) -> ApiResult<TenantId> {
+    match (caller.scope.own_tenant(), requested) {
+        (Some(own), None) => Ok(own),
+        (Some(own), Some(t)) if t == own => Ok(own),
+        (Some(_), Some(_)) => Err(outside_scope()),
+        (None, None) => Err(ApiError::invalid(Location::Body, "tenantId", "is required")),
+        (None, Some(t)) => {
+            if tenants::in_scope(&state.db, &caller.scope, t).await? {
+                Ok(t)
+            } else if caller.scope == Scope::Platform {
+                Err(ApiError::invalid(
+                    Location::Body,
+                    "tenantId",
+                    "must name an existing tenant",
+                ))
+            } else {
+                Err(outside_scope())
+            }
+        }
+    }
+}
+
+/// Checks a list's `tenantId` filter: naming a tenant outside the scope is a 403.
+pub async fn check_tenant_filter(
+    state: &AppState,
+    caller: &Principal,
+    requested: Option<TenantId>,
+) -> ApiResult<()> {
+    let Some(tenant) = requested else {
+        return Ok(());
+    };
+    let allowed = match caller.scope.own_tenant() {
+        Some(own) => own == tenant,
+        None => {
+            caller.scope == Scope::Platform
+                || tenants::in_scope(&state.db, &caller.scope, tenant).await?
+        }
+    };
+    if allowed {
+        Ok(())
+    } else {
+        Err(outside_scope())
+    }
+}
+
+/// The branch of a new or changed branch-bearing record in `tenant`: a branch admin's own
+/// (naming another is a 403), otherwise the one named, which must be of the tenant.
+pub async fn branch_for_write(
+    state: &AppState,
+    caller: &Principal,
+    tenant: TenantId,
+    requested: Option<BranchId>,
+) -> ApiResult<Option<BranchId>> {
+    if let Some(own) = caller.scope.own_branch() {
+        return match requested {
+            None => Ok(Some(own)),
+            Some(b) if b == own => Ok(Some(own)),
+            Some(_) => Err(ApiError::forbidden("branchId is outside your scope")),
+        };
+    }
+    match requested {
+        Some(branch) if !branches::of_tenant(&state.db, tenant, branch).await? => {
+            Err(ApiError::invalid(
+                Location::Body,
+                "branchId",
+                "must name a branch of the tenant",
+            ))
+        }
+        other => Ok(other),
+    }
+}

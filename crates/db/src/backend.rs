@@ -1,0 +1,327 @@
+//! The one place that knows which database is in use: connecting, migrating, and running
+//! a sea-query statement on SQLite or PostgreSQL, on the pool or inside a transaction.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use futures::stream::BoxStream;
+use futures::{StreamExt, TryStreamExt};
+use sea_query::{PostgresQueryBuilder, SqliteQueryBuilder};
+use sea_query_sqlx::SqlxBinder;
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions, PgRow};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow,
+    SqliteSynchronous,
+};
+use sqlx::{AssertSqlSafe, Decode, FromRow, Postgres, Sqlite, Transaction, Type};
+
+use crate::error::Result;
+
+/// A row type readable from both backends.
+pub trait Record:
+    for<'r> FromRow<'r, SqliteRow> + for<'r> FromRow<'r, PgRow> + Send + Unpin + 'static
+{
+}
+impl<T> Record for T where
+    T: for<'r> FromRow<'r, SqliteRow> + for<'r> FromRow<'r, PgRow> + Send + Unpin + 'static
+{
+}
+
+/// A single column value readable from both backends.
+pub trait Scalar:
+    for<'r> Decode<'r, Sqlite>
+    + Type<Sqlite>
+    + for<'r> Decode<'r, Postgres>
+    + Type<Postgres>
+    + Send
+    + Unpin
+    + 'static
+{
+}
+impl<T> Scalar for T where
+    T: for<'r> Decode<'r, Sqlite>
+        + Type<Sqlite>
+        + for<'r> Decode<'r, Postgres>
+        + Type<Postgres>
+        + Send
+        + Unpin
+        + 'static
+{
+}
+
+/// Which engine a database URL selects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// SQLite, the embedded default.
+    Sqlite,
+    /// PostgreSQL.
+    Postgres,
+}
+
+#[derive(Clone, Debug)]
+enum Pool {
+    Sqlite(SqlitePool),
+    Postgres(PgPool),
+}
+
+/// A connection pool to the configured database.
+#[derive(Clone, Debug)]
+pub struct Db {
+    pool: Pool,
+}
+
+/// An open transaction; dropped without [`Tx::commit`], it rolls back.
+pub struct Tx {
+    inner: TxInner,
+}
+
+enum TxInner {
+    Sqlite(Transaction<'static, Sqlite>),
+    Postgres(Transaction<'static, Postgres>),
+}
+
+/// Runs `$body` with `$q` bound to the statement rendered for the pool's backend and
+/// `$conn` to the executor.
+macro_rules! on_pool {
+    ($pool:expr, $stmt:expr, |$sql:ident, $values:ident, $conn:ident| $body:expr) => {
+        match $pool {
+            Pool::Sqlite($conn) => {
+                let ($sql, $values) = $stmt.build_sqlx(SqliteQueryBuilder);
+                $body
+            }
+            Pool::Postgres($conn) => {
+                let ($sql, $values) = $stmt.build_sqlx(PostgresQueryBuilder);
+                $body
+            }
+        }
+    };
+}
+
+macro_rules! on_tx {
+    ($tx:expr, $stmt:expr, |$sql:ident, $values:ident, $conn:ident| $body:expr) => {
+        match $tx {
+            TxInner::Sqlite(tx) => {
+                let ($sql, $values) = $stmt.build_sqlx(SqliteQueryBuilder);
+                let $conn = &mut **tx;
+                $body
+            }
+            TxInner::Postgres(tx) => {
+                let ($sql, $values) = $stmt.build_sqlx(PostgresQueryBuilder);
+                let $conn = &mut **tx;
+                $body
+            }
+        }
+    };
+}
+
+/// The statement-running methods, shared by the pool and a transaction.
+macro_rules! statement_methods {
+    ($on:ident, $target:ident) => {
+        /// Runs a statement, answering the rows it affected.
+        pub async fn execute(&mut self, stmt: &impl SqlxBinder) -> Result<u64> {
+            let n = $on!(self.$target(), stmt, |sql, values, conn| {
+                sqlx::query_with(AssertSqlSafe(sql), values)
+                    .execute(conn)
+                    .await?
+                    .rows_affected()
+            });
+            Ok(n)
+        }
+
+        /// Runs a query answering every row.
+        pub async fn fetch_all<T: Record>(&mut self, stmt: &impl SqlxBinder) -> Result<Vec<T>> {
+            Ok($on!(self.$target(), stmt, |sql, values, conn| {
+                sqlx::query_as_with(AssertSqlSafe(sql), values)
+                    .fetch_all(conn)
+                    .await?
+            }))
+        }
+
+        /// Runs a query answering at most one row.
+        pub async fn fetch_optional<T: Record>(
+            &mut self,
+            stmt: &impl SqlxBinder,
+        ) -> Result<Option<T>> {
+            Ok($on!(self.$target(), stmt, |sql, values, conn| {
+                sqlx::query_as_with(AssertSqlSafe(sql), values)
+                    .fetch_optional(conn)
+                    .await?
+            }))
+        }
+
+        /// Runs a query answering exactly one row; none is [`Error::NotFound`](crate::Error::NotFound).
+        pub async fn fetch_one<T: Record>(&mut self, stmt: &impl SqlxBinder) -> Result<T> {
+            self.fetch_optional(stmt)
+                .await?
+                .ok_or(crate::Error::NotFound)
+        }
+
+        /// Runs a query answering one value (a count, an inserted id).
+        pub async fn scalar<T: Scalar>(&mut self, stmt: &impl SqlxBinder) -> Result<T> {
+            Ok($on!(self.$target(), stmt, |sql, values, conn| {
+                sqlx::query_scalar_with(AssertSqlSafe(sql), values)
+                    .fetch_one(conn)
+                    .await?
+            }))
+        }
+    };
+}
+
+/// Settings for opening the database.
+#[derive(Clone, Debug)]
+pub struct ConnectOptions {
+    /// `sqlite://path` or `postgres://…`.
+    pub url: String,
+    /// Largest pool size.
+    pub max_connections: u32,
+}
+
+impl Db {
+    /// Opens a pool on `url`: `sqlite://…` (created if missing, WAL, busy timeout,
+    /// foreign keys on) or `postgres://…`.
+    pub async fn connect(options: &ConnectOptions) -> Result<Db> {
+        let pool = match Self::backend_of(&options.url) {
+            Backend::Postgres => {
+                let connect = PgConnectOptions::from_str(&options.url)?;
+                Pool::Postgres(
+                    PgPoolOptions::new()
+                        .max_connections(options.max_connections)
+                        .acquire_timeout(Duration::from_secs(10))
+                        .connect_with(connect)
+                        .await?,
+                )
+            }
+            Backend::Sqlite => {
+                let connect = SqliteConnectOptions::from_str(&options.url)?
+                    .create_if_missing(true)
+                    .journal_mode(SqliteJournalMode::Wal)
+                    .synchronous(SqliteSynchronous::Normal)
+                    .busy_timeout(Duration::from_secs(10))
+                    .foreign_keys(true);
+                Pool::Sqlite(
+                    SqlitePoolOptions::new()
+                        .max_connections(options.max_connections)
+                        .acquire_timeout(Duration::from_secs(10))
+                        .connect_with(connect)
+                        .await?,
+                )
+            }
+        };
+        Ok(Db { pool })
+    }
+
+    /// The backend a database URL selects.
+    pub fn backend_of(url: &str) -> Backend {
+        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Backend::Postgres
+        } else {
+            Backend::Sqlite
+        }
+    }
+
+    /// The backend in use.
+    pub fn backend(&self) -> Backend {
+        match self.pool {
+            Pool::Sqlite(_) => Backend::Sqlite,
+            Pool::Postgres(_) => Backend::Postgres,
+        }
+    }
+
+    /// Applies the migrations of the backend in use (plain SQL, one folder per backend).
+    pub async fn migrate(&self) -> Result<()> {
+        match &self.pool {
+            Pool::Sqlite(pool) => sqlx::migrate!("migrations/sqlite").run(pool).await?,
+            Pool::Postgres(pool) => sqlx::migrate!("migrations/postgres").run(pool).await?,
+        }
+        Ok(())
+    }
+
+    /// Whether the database answers a trivial query.
+    pub async fn ping(&self) -> bool {
+        match &self.pool {
+            Pool::Sqlite(pool) => sqlx::query("SELECT 1").execute(pool).await.is_ok(),
+            Pool::Postgres(pool) => sqlx::query("SELECT 1").execute(pool).await.is_ok(),
+        }
+    }
+
+    /// Closes every connection.
+    pub async fn close(&self) {
+        match &self.pool {
+            Pool::Sqlite(pool) => pool.close().await,
+            Pool::Postgres(pool) => pool.close().await,
+        }
+    }
+
+    /// Starts a transaction.
+    pub async fn begin(&self) -> Result<Tx> {
+        let inner = match &self.pool {
+            Pool::Sqlite(pool) => TxInner::Sqlite(pool.begin().await?),
+            Pool::Postgres(pool) => TxInner::Postgres(pool.begin().await?),
+        };
+        Ok(Tx { inner })
+    }
+
+    fn target(&self) -> &Pool {
+        &self.pool
+    }
+
+    /// A handle to run statements on the pool, one connection per statement.
+    pub fn conn(&self) -> PoolConn<'_> {
+        PoolConn { db: self }
+    }
+
+    /// Streams every row of a query without collecting them: the connection stays
+    /// checked out while the stream is read, and memory stays flat however long the list.
+    pub fn stream<T: Record>(&self, stmt: &impl SqlxBinder) -> BoxStream<'static, Result<T>> {
+        match self.pool.clone() {
+            Pool::Sqlite(pool) => {
+                let (sql, values) = stmt.build_sqlx(SqliteQueryBuilder);
+                async_stream::try_stream! {
+                    let mut rows = sqlx::query_as_with::<Sqlite, T, _>(AssertSqlSafe(sql), values).fetch(&pool);
+                    while let Some(row) = rows.try_next().await? {
+                        yield row;
+                    }
+                }
+                .boxed()
+            }
+            Pool::Postgres(pool) => {
+                let (sql, values) = stmt.build_sqlx(PostgresQueryBuilder);
+                async_stream::try_stream! {
+                    let mut rows = sqlx::query_as_with::<Postgres, T, _>(AssertSqlSafe(sql), values).fetch(&pool);
+                    while let Some(row) = rows.try_next().await? {
+                        yield row;
+                    }
+                }
+                .boxed()
+            }
+        }
+    }
+}
+
+/// Statements run straight on the pool (see [`Db::conn`]).
+pub struct PoolConn<'a> {
+    db: &'a Db,
+}
+
+impl PoolConn<'_> {
+    fn target(&self) -> &Pool {
+        self.db.target()
+    }
+    statement_methods!(on_pool, target);
+}
+
+impl Tx {
+    fn target(&mut self) -> &mut TxInner {
+        &mut self.inner
+    }
+    statement_methods!(on_tx, target);
+
+    /// Makes the transaction's writes permanent.
+    pub async fn commit(self) -> Result<()> {
+        match self.inner {
+            TxInner::Sqlite(tx) => tx.commit().await?,
+            TxInner::Postgres(tx) => tx.commit().await?,
+        }
+        Ok(())
+    }
+}

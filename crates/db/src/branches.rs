@@ -1,0 +1,80 @@
+//! Branches of a tenant; a branch admin reaches only its own.
+
+use sea_query::{Expr, ExprTrait, Query, SelectStatement};
+use switchboard_domain::Scope;
+use switchboard_domain::ids::{BranchId, TenantId};
+use switchboard_domain::list::ListQuery;
+use switchboard_domain::records::branch::{Branch, BranchFilter, CreateBranch, LIST, UpdateBranch};
+
+use crate::backend::Db;
+use crate::crud::{self, Changes};
+use crate::error::Result;
+use crate::list::{self, Listing};
+use crate::scope;
+
+fn select(scope: &Scope) -> SelectStatement {
+    Query::select()
+        .columns(["id", "tenant_id", "name"])
+        .from("branches")
+        .cond_where(scope::tenants(scope, Expr::col("tenant_id")))
+        .cond_where(scope::branch(scope, Expr::col("id")))
+        .take()
+}
+
+/// Lists the branches the caller reaches.
+pub async fn list(
+    db: &Db,
+    scope: &Scope,
+    filter: &BranchFilter,
+    query: &ListQuery,
+) -> Result<Listing<Branch>> {
+    let mut select = select(scope);
+    if let Some(tenant) = filter.tenant_id {
+        select.and_where(Expr::col("tenant_id").eq(tenant.get()));
+    }
+    list::run(db, select, &LIST, query).await
+}
+
+/// One branch.
+pub async fn get(db: &Db, scope: &Scope, id: BranchId) -> Result<Branch> {
+    crud::get(db, select(scope), "id", id.get()).await
+}
+
+/// Whether branch `id` belongs to `tenant`.
+pub async fn of_tenant(db: &Db, tenant: TenantId, id: BranchId) -> Result<bool> {
+    crud::exists(
+        db,
+        "branches",
+        id.get(),
+        Expr::col("tenant_id").eq(tenant.get()).into(),
+    )
+    .await
+}
+
+/// Creates a branch of `tenant`.
+pub async fn create(db: &Db, tenant: TenantId, body: CreateBranch) -> Result<Branch> {
+    let id = crud::insert(
+        db,
+        "branches",
+        vec![
+            ("tenant_id", tenant.get().into()),
+            ("name", body.name.into()),
+        ],
+    )
+    .await?;
+    get(db, &Scope::Platform, BranchId(id)).await
+}
+
+/// Changes a branch.
+pub async fn update(db: &Db, scope: &Scope, id: BranchId, body: UpdateBranch) -> Result<Branch> {
+    let mut changes: Changes = Vec::new();
+    if let Some(name) = body.name {
+        changes.push(("name", name.into()));
+    }
+    crud::update(db, select(scope), "id", "branches", id.get(), changes).await
+}
+
+/// Deletes a branch that no extension or user belongs to.
+pub async fn delete(db: &Db, scope: &Scope, id: BranchId) -> Result<Branch> {
+    crud::delete(db, select(scope), "id", "branches", id.get()).await
+}

@@ -1,0 +1,105 @@
+//! The shapes every record's create, read, update and delete share, so each repository
+//! states only its table, its columns and its scope.
+
+use sea_query::{Condition, Expr, ExprTrait, Query, SelectStatement};
+
+use crate::backend::{Db, Record};
+use crate::error::{Error, Result};
+use crate::scope::column;
+
+/// Column values to write.
+pub type Changes = Vec<(&'static str, Expr)>;
+
+/// Inserts a row into `table`, answering its new id.
+pub async fn insert(db: &Db, table: &'static str, changes: Changes) -> Result<i64> {
+    let (columns, values): (Vec<_>, Vec<_>) = changes.into_iter().unzip();
+    let mut insert = Query::insert();
+    insert.into_table(table).columns(columns);
+    // Columns and values come from the same pairs, so their counts always match.
+    insert.values_panic(values).returning_col("id");
+    db.conn().scalar(&insert).await
+}
+
+/// The record `id` from `select` (already confined to the caller's scope), or
+/// [`Error::NotFound`].
+pub async fn get<T: Record>(
+    db: &Db,
+    mut select: SelectStatement,
+    id_column: &'static str,
+    id: i64,
+) -> Result<T> {
+    select.and_where(column(id_column).eq(id));
+    db.conn().fetch_one(&select).await
+}
+
+/// Applies `changes` to row `id` of `table` when `select` (the scoped read) finds it, and
+/// answers the record as it now is.
+pub async fn update<T: Record>(
+    db: &Db,
+    select: SelectStatement,
+    id_column: &'static str,
+    table: &'static str,
+    id: i64,
+    changes: Changes,
+) -> Result<T> {
+    let mut tx = db.begin().await?;
+    let mut visible = select.clone();
+    visible.and_where(column(id_column).eq(id));
+    tx.fetch_one::<T>(&visible).await?;
+    if !changes.is_empty() {
+        let update = Query::update()
+            .table(table)
+            .values(changes)
+            .and_where(Expr::col("id").eq(id))
+            .take();
+        tx.execute(&update).await?;
+    }
+    let record = tx.fetch_one(&visible).await?;
+    tx.commit().await?;
+    Ok(record)
+}
+
+/// Deletes row `id` of `table` when `select` (the scoped read) finds it, answering the
+/// record as it was.
+pub async fn delete<T: Record>(
+    db: &Db,
+    mut select: SelectStatement,
+    id_column: &'static str,
+    table: &'static str,
+    id: i64,
+) -> Result<T> {
+    let mut tx = db.begin().await?;
+    select.and_where(column(id_column).eq(id));
+    let record = tx.fetch_one::<T>(&select).await?;
+    let delete = Query::delete()
+        .from_table(table)
+        .and_where(Expr::col("id").eq(id))
+        .take();
+    tx.execute(&delete).await.map_err(|e| match e {
+        Error::InUse(_) => Error::InUse(format!(
+            "the {} is still used by other records",
+            singular(table)
+        )),
+        other => other,
+    })?;
+    tx.commit().await?;
+    Ok(record)
+}
+
+/// Whether a row of `table` with `id` exists under `condition`.
+pub async fn exists(db: &Db, table: &'static str, id: i64, condition: Condition) -> Result<bool> {
+    let select = Query::select()
+        .expr(Expr::cust("COUNT(*)"))
+        .from(table)
+        .and_where(Expr::col("id").eq(id))
+        .cond_where(condition)
+        .take();
+    Ok(db.conn().scalar::<i64>(&select).await? > 0)
+}
+
+fn singular(table: &str) -> &str {
+    match table {
+        "branches" => "branch",
+        other => other.strip_suffix('s').unwrap_or(other),
+    }
+}

@@ -1,0 +1,63 @@
+//! Storage errors, converted from sqlx once, at this boundary.
+
+use thiserror::Error;
+
+/// What can go wrong in the store, in terms the API can answer.
+#[derive(Debug, Error)]
+pub enum Error {
+    /// No record with that id in the caller's scope.
+    #[error("not found")]
+    NotFound,
+    /// A unique value is already taken (the constraint says which).
+    #[error("conflict: {0}")]
+    Conflict(String),
+    /// The record is still referenced by others and cannot go.
+    #[error("in use: {0}")]
+    InUse(String),
+    /// The database failed; never shown to clients.
+    #[error(transparent)]
+    Database(sqlx::Error),
+    /// Migrations failed.
+    #[error(transparent)]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+}
+
+/// Results of store operations.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl From<sqlx::Error> for Error {
+    fn from(error: sqlx::Error) -> Self {
+        match &error {
+            sqlx::Error::RowNotFound => Error::NotFound,
+            sqlx::Error::Database(db) if db.is_unique_violation() => {
+                Error::Conflict(unique_message(db.constraint(), db.message()))
+            }
+            sqlx::Error::Database(db) if db.is_foreign_key_violation() => {
+                Error::InUse("the record is referenced by other records".into())
+            }
+            _ => Error::Database(error),
+        }
+    }
+}
+
+/// A client-safe message for a unique violation: named after the constraint (PostgreSQL)
+/// or the columns SQLite reports, never the database's own text.
+fn unique_message(constraint: Option<&str>, message: &str) -> String {
+    let known = [
+        (
+            "extensions_number_unique",
+            "extensions.number",
+            "an extension with this number already exists in the tenant",
+        ),
+        (
+            "users_email_unique",
+            "users.email_key",
+            "a user with this e-mail address already exists",
+        ),
+    ];
+    known
+        .iter()
+        .find(|(name, columns, _)| constraint == Some(*name) || message.contains(columns))
+        .map(|(_, _, text)| (*text).to_owned())
+        .unwrap_or_else(|| "a record with these values already exists".to_owned())
+}

@@ -1,0 +1,104 @@
+//! Extensions of a tenant; a branch admin reaches its branch's, a user only its own.
+
+use sea_query::{Condition, Expr, ExprTrait, Query, SelectStatement};
+use switchboard_domain::Scope;
+use switchboard_domain::ids::{BranchId, ExtensionId, TenantId};
+use switchboard_domain::list::ListQuery;
+use switchboard_domain::records::extension::{
+    CreateExtension, Extension, ExtensionFilter, LIST, UpdateExtension,
+};
+
+use crate::backend::Db;
+use crate::crud::{self, Changes};
+use crate::error::Result;
+use crate::list::{self, Listing};
+use crate::scope;
+
+fn select(scope: &Scope) -> SelectStatement {
+    let own = match *scope {
+        Scope::User(_, _, Some(ext)) => Condition::all().add(Expr::col("id").eq(ext.get())),
+        Scope::User(_, _, None) => Condition::all().add(Expr::cust("1 = 0")),
+        _ => Condition::all(),
+    };
+    Query::select()
+        .columns(["id", "tenant_id", "branch_id", "number", "name"])
+        .from("extensions")
+        .cond_where(scope::tenants(scope, Expr::col("tenant_id")))
+        .cond_where(scope::branch(scope, Expr::col("branch_id")))
+        .cond_where(own)
+        .take()
+}
+
+/// Lists the extensions the caller reaches.
+pub async fn list(
+    db: &Db,
+    scope: &Scope,
+    filter: &ExtensionFilter,
+    query: &ListQuery,
+) -> Result<Listing<Extension>> {
+    let mut select = select(scope);
+    if let Some(tenant) = filter.tenant_id {
+        select.and_where(Expr::col("tenant_id").eq(tenant.get()));
+    }
+    if let Some(branch) = filter.branch_id {
+        select.and_where(Expr::col("branch_id").eq(branch.get()));
+    }
+    list::run(db, select, &LIST, query).await
+}
+
+/// One extension.
+pub async fn get(db: &Db, scope: &Scope, id: ExtensionId) -> Result<Extension> {
+    crud::get(db, select(scope), "id", id.get()).await
+}
+
+/// Whether extension `id` belongs to `tenant`.
+pub async fn of_tenant(db: &Db, tenant: TenantId, id: ExtensionId) -> Result<bool> {
+    crud::exists(
+        db,
+        "extensions",
+        id.get(),
+        Expr::col("tenant_id").eq(tenant.get()).into(),
+    )
+    .await
+}
+
+/// Creates an extension of `tenant` (its branch already checked to be of that tenant).
+pub async fn create(db: &Db, tenant: TenantId, body: CreateExtension) -> Result<Extension> {
+    let id = crud::insert(
+        db,
+        "extensions",
+        vec![
+            ("tenant_id", tenant.get().into()),
+            ("branch_id", body.branch_id.map(BranchId::get).into()),
+            ("number", body.number.into()),
+            ("name", body.name.into()),
+        ],
+    )
+    .await?;
+    get(db, &Scope::Platform, ExtensionId(id)).await
+}
+
+/// Changes an extension.
+pub async fn update(
+    db: &Db,
+    scope: &Scope,
+    id: ExtensionId,
+    body: UpdateExtension,
+) -> Result<Extension> {
+    let mut changes: Changes = Vec::new();
+    if let Some(branch) = body.branch_id {
+        changes.push(("branch_id", branch.map(BranchId::get).into()));
+    }
+    if let Some(number) = body.number {
+        changes.push(("number", number.into()));
+    }
+    if let Some(name) = body.name {
+        changes.push(("name", name.into()));
+    }
+    crud::update(db, select(scope), "id", "extensions", id.get(), changes).await
+}
+
+/// Deletes an extension; users that had it as their own keep no extension.
+pub async fn delete(db: &Db, scope: &Scope, id: ExtensionId) -> Result<Extension> {
+    crud::delete(db, select(scope), "id", "extensions", id.get()).await
+}

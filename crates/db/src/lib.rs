@@ -1,0 +1,21 @@
+//! Switchboard's persistence: one code base of queries, built once with sea-query and
+//! rendered for SQLite (the embedded default) or PostgreSQL (for scale).
+//!
+//! The only `match` on the backend lives in [`backend`]; every repository module below
+//! builds statements and hands them to it. Every function that reads tenant data takes
+//! the caller's [`Scope`](switchboard_domain::Scope) first ([`scope`]).
+
+pub mod backend;
+pub mod crud;
+pub mod error;
+pub mod list;
+pub mod scope;
+
+pub mod branches;
+pub mod extensions;
+pub mod partners;
+pub mod tenants;
+pub mod users;
+
+pub use backend::{Db, Record, Tx};
+pub use error::{Error, Result};

@@ -1,0 +1,117 @@
+//! The list machinery of CONTRACT §6, written once: search, count, sort, page, or stream.
+
+use futures::stream::BoxStream;
+use sea_query::{Condition, Expr, ExprTrait, Func, LikeExpr, Order, Query, SelectStatement};
+use switchboard_domain::list::{Direction, ListQuery, ListSpec, Page};
+
+use crate::backend::{Db, Record};
+use crate::error::Result;
+use crate::scope::column;
+
+/// Escapes `%`, `_` and the escape character itself, for a literal substring match.
+fn like_pattern(search: &str) -> String {
+    let mut out = String::with_capacity(search.len() + 2);
+    out.push('%');
+    for c in search.to_lowercase().chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('%');
+    out
+}
+
+/// Adds the free-text search and the sort order of `query` to `select`.
+fn prepare(mut select: SelectStatement, spec: &ListSpec, query: &ListQuery) -> SelectStatement {
+    if let Some(search) = &query.search {
+        let pattern = like_pattern(search);
+        let any = spec
+            .search_columns
+            .iter()
+            .fold(Condition::any(), |any, name| {
+                any.add(
+                    Expr::expr(Func::lower(column(name)))
+                        .like(LikeExpr::new(pattern.clone()).escape('\\')),
+                )
+            });
+        select.cond_where(any);
+    }
+    let order = match query.direction {
+        Direction::Asc => Order::Asc,
+        Direction::Desc => Order::Desc,
+    };
+    select.order_by_expr(column(query.sort.column), order.clone());
+    // Ties broken by id, so pages never overlap or skip.
+    let id = spec.sort_fields[0].column;
+    if query.sort.column != id {
+        select.order_by_expr(column(id), order);
+    }
+    select
+}
+
+/// One page of `select` (a query already confined to the caller's scope and filters).
+pub async fn page<T: Record>(
+    db: &Db,
+    select: SelectStatement,
+    spec: &ListSpec,
+    query: &ListQuery,
+) -> Result<Page<T>> {
+    let mut select = prepare(select, spec, query);
+    let mut counted = select.clone();
+    counted.clear_order_by();
+    let count = Query::select()
+        .expr(Expr::cust("COUNT(*)"))
+        .from_subquery(counted, "matching")
+        .take();
+    let total: i64 = db.conn().scalar(&count).await?;
+    // Offsets are bounded by MAX_PAGE × MAX_PER_PAGE, far below u64's range.
+    select
+        .limit(query.per_page.unsigned_abs())
+        .offset(query.offset().unsigned_abs());
+    let records = db.conn().fetch_all(&select).await?;
+    Ok(Page::new(records, total, query))
+}
+
+/// Every row of `select`, sorted, as a stream (`paginated=0`).
+pub fn stream<T: Record>(
+    db: &Db,
+    select: SelectStatement,
+    spec: &ListSpec,
+    query: &ListQuery,
+) -> BoxStream<'static, Result<T>> {
+    db.stream(&prepare(select, spec, query))
+}
+
+/// A list request's answer: one page, or every row streamed.
+pub enum Listing<T> {
+    /// `paginated=1`.
+    Page(Page<T>),
+    /// `paginated=0`.
+    Stream(BoxStream<'static, Result<T>>),
+}
+
+/// Answers `query` over `select`: a page, or the stream of every row.
+pub async fn run<T: Record>(
+    db: &Db,
+    select: SelectStatement,
+    spec: &ListSpec,
+    query: &ListQuery,
+) -> Result<Listing<T>> {
+    if query.paginated {
+        page(db, select, spec, query).await.map(Listing::Page)
+    } else {
+        Ok(Listing::Stream(stream(db, select, spec, query)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::like_pattern;
+
+    #[test]
+    fn like_wildcards_are_escaped() {
+        assert_eq!(like_pattern("A_b%"), "%a\\_b\\%%");
+        assert_eq!(like_pattern("x\\y"), "%x\\\\y%");
+    }
+}

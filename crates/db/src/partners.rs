@@ -1,0 +1,54 @@
+//! Partners: visible to platform admins, and to a partner admin its own.
+
+use sea_query::{Condition, Expr, ExprTrait, Query, SelectStatement};
+use switchboard_domain::list::ListQuery;
+use switchboard_domain::records::partner::{CreatePartner, LIST, Partner, UpdatePartner};
+use switchboard_domain::{Scope, ids::PartnerId};
+
+use crate::backend::Db;
+use crate::crud::{self, Changes};
+use crate::error::Result;
+use crate::list::{self, Listing};
+
+fn select(scope: &Scope) -> SelectStatement {
+    let visible = match *scope {
+        Scope::Platform => Condition::all(),
+        Scope::Partner(partner) => Condition::all().add(Expr::col("id").eq(partner.get())),
+        _ => Condition::all().add(Expr::cust("1 = 0")),
+    };
+    Query::select()
+        .columns(["id", "name"])
+        .from("partners")
+        .cond_where(visible)
+        .take()
+}
+
+/// Lists the partners the caller reaches.
+pub async fn list(db: &Db, scope: &Scope, query: &ListQuery) -> Result<Listing<Partner>> {
+    list::run(db, select(scope), &LIST, query).await
+}
+
+/// One partner.
+pub async fn get(db: &Db, scope: &Scope, id: PartnerId) -> Result<Partner> {
+    crud::get(db, select(scope), "id", id.get()).await
+}
+
+/// Creates a partner.
+pub async fn create(db: &Db, body: CreatePartner) -> Result<Partner> {
+    let id = crud::insert(db, "partners", vec![("name", body.name.into())]).await?;
+    get(db, &Scope::Platform, PartnerId(id)).await
+}
+
+/// Changes a partner.
+pub async fn update(db: &Db, scope: &Scope, id: PartnerId, body: UpdatePartner) -> Result<Partner> {
+    let mut changes: Changes = Vec::new();
+    if let Some(name) = body.name {
+        changes.push(("name", name.into()));
+    }
+    crud::update(db, select(scope), "id", "partners", id.get(), changes).await
+}
+
+/// Deletes a partner that owns no tenants.
+pub async fn delete(db: &Db, scope: &Scope, id: PartnerId) -> Result<Partner> {
+    crud::delete(db, select(scope), "id", "partners", id.get()).await
+}

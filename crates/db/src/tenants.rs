@@ -1,0 +1,79 @@
+//! Tenants: a partner admin reaches its partner's, everyone below a tenant only its own.
+
+use sea_query::{Expr, ExprTrait, Query, SelectStatement};
+use switchboard_domain::Scope;
+use switchboard_domain::ids::{PartnerId, TenantId};
+use switchboard_domain::list::ListQuery;
+use switchboard_domain::records::tenant::{CreateTenant, LIST, Tenant, TenantFilter, UpdateTenant};
+
+use crate::backend::Db;
+use crate::crud::{self, Changes};
+use crate::error::Result;
+use crate::list::{self, Listing};
+use crate::scope;
+
+fn select(scope: &Scope) -> SelectStatement {
+    Query::select()
+        .columns(["id", "partner_id", "name"])
+        .from("tenants")
+        .cond_where(scope::tenants(scope, Expr::col("id")))
+        .take()
+}
+
+/// Lists the tenants the caller reaches.
+pub async fn list(
+    db: &Db,
+    scope: &Scope,
+    filter: &TenantFilter,
+    query: &ListQuery,
+) -> Result<Listing<Tenant>> {
+    let mut select = select(scope);
+    if let Some(partner) = filter.partner_id {
+        select.and_where(Expr::col("partner_id").eq(partner.get()));
+    }
+    list::run(db, select, &LIST, query).await
+}
+
+/// One tenant.
+pub async fn get(db: &Db, scope: &Scope, id: TenantId) -> Result<Tenant> {
+    crud::get(db, select(scope), "id", id.get()).await
+}
+
+/// Whether the caller's scope reaches tenant `id` (which must exist).
+pub async fn in_scope(db: &Db, scope: &Scope, id: TenantId) -> Result<bool> {
+    crud::exists(
+        db,
+        "tenants",
+        id.get(),
+        scope::tenants(scope, Expr::col("id")),
+    )
+    .await
+}
+
+/// Creates a tenant of `partner`.
+pub async fn create(db: &Db, partner: PartnerId, body: CreateTenant) -> Result<Tenant> {
+    let id = crud::insert(
+        db,
+        "tenants",
+        vec![
+            ("partner_id", partner.get().into()),
+            ("name", body.name.into()),
+        ],
+    )
+    .await?;
+    get(db, &Scope::Platform, TenantId(id)).await
+}
+
+/// Changes a tenant.
+pub async fn update(db: &Db, scope: &Scope, id: TenantId, body: UpdateTenant) -> Result<Tenant> {
+    let mut changes: Changes = Vec::new();
+    if let Some(name) = body.name {
+        changes.push(("name", name.into()));
+    }
+    crud::update(db, select(scope), "id", "tenants", id.get(), changes).await
+}
+
+/// Deletes a tenant that has no branches, extensions or users left.
+pub async fn delete(db: &Db, scope: &Scope, id: TenantId) -> Result<Tenant> {
+    crud::delete(db, select(scope), "id", "tenants", id.get()).await
+}

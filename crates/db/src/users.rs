@@ -1,0 +1,255 @@
+//! User accounts: credentials for login, the spec's User record with its resolved
+//! extension and branch names, and account management within the caller's scope.
+
+use sea_query::{Expr, ExprTrait, Func, Query, SelectStatement, TableRef};
+use switchboard_domain::Scope;
+use switchboard_domain::ids::{BranchId, ExtensionId, PartnerId, TenantId, UserId};
+use switchboard_domain::list::ListQuery;
+use switchboard_domain::records::user::{
+    Credentials, LIST, SettingValue, User, UserFilter, UserSettings,
+};
+
+use crate::backend::Db;
+use crate::crud::{self, Changes};
+use crate::error::Result;
+use crate::list::{self, Listing};
+
+/// Columns read as they are stored.
+const PLAIN: &[&str] = &[
+    "id",
+    "email",
+    "title",
+    "timezone",
+    "avatar_path",
+    "avatar_thumbnail_path",
+    "cover_photo",
+    "caller_id_number",
+    "peer_name",
+    "peer_secret",
+    "mfa_mode",
+    "mfa_phone_number",
+    "dnd",
+    "outbound_record",
+    "dark_mode",
+    "mobile_dark_mode",
+    "mfa_enabled",
+    "mfa_sms_verified",
+    "mfa_app_verified",
+    "mfa_email_verified",
+    "enable_call_notifications",
+    "enable_chat_notifications",
+    "enable_all_new_message_notifications",
+    "enable_direct_message_notifications",
+    "enable_text_notifications",
+    "enable_post_call_notifications",
+    "enable_mobile_text_notifications",
+    "enable_mobile_call_notifications",
+    "enable_mobile_chat_notifications",
+    "enable_busy_lights",
+    "is_google_calendar_authorized",
+    "is_outlook_calendar_authorized",
+    "enable_meetings",
+    "enable_transcription",
+    "extra_permissions",
+];
+
+fn zero_if_null(table: &'static str, column: &'static str) -> Expr {
+    Func::coalesce([Expr::col((table, column)), Expr::val(0i64)]).into()
+}
+
+fn empty_if_null(table: &'static str, column: &'static str) -> Expr {
+    Func::coalesce([Expr::col((table, column)), Expr::val("")]).into()
+}
+
+/// The User record, with the extension and branch names resolved, unconfined.
+fn select_all() -> SelectStatement {
+    let mut select = Query::select();
+    select.from_as("users", "u");
+    for column in PLAIN {
+        select.column(("u", *column));
+    }
+    select
+        .expr_as(Expr::col(("u", "role")), "user_role")
+        .expr_as(zero_if_null("u", "tenant_id"), "tenant_id")
+        .expr_as(zero_if_null("u", "partner_id"), "partner_id")
+        .expr_as(zero_if_null("u", "ext_id"), "ext_id")
+        .expr_as(zero_if_null("u", "branch_id"), "branch_id")
+        .expr_as(empty_if_null("e", "name"), "ext_name")
+        .expr_as(empty_if_null("e", "number"), "ext_num")
+        .expr_as(empty_if_null("b", "name"), "branch_name")
+        // One-time codes and TOTP secrets are never read back (CONTRACT §4).
+        .expr_as(Expr::val(""), "otp")
+        .expr_as(Expr::val(""), "mfa_app_secret")
+        .left_join(
+            TableRef::from("extensions").alias("e"),
+            Expr::col(("e", "id")).equals(("u", "ext_id")),
+        )
+        .left_join(
+            TableRef::from("branches").alias("b"),
+            Expr::col(("b", "id")).equals(("u", "branch_id")),
+        );
+    select
+}
+
+/// The User records the caller reaches.
+fn select(scope: &Scope) -> SelectStatement {
+    let mut select = select_all();
+    match *scope {
+        Scope::Platform => {}
+        Scope::Partner(partner) => {
+            select.and_where(Expr::col(("u", "partner_id")).eq(partner.get()));
+        }
+        Scope::Tenant(tenant) => {
+            select.and_where(Expr::col(("u", "tenant_id")).eq(tenant.get()));
+        }
+        Scope::Branch(tenant, branch) => {
+            select
+                .and_where(Expr::col(("u", "tenant_id")).eq(tenant.get()))
+                .and_where(Expr::col(("u", "branch_id")).eq(branch.get()));
+        }
+        Scope::User(_, user, _) => {
+            select.and_where(Expr::col(("u", "id")).eq(user.get()));
+        }
+    }
+    select
+}
+
+/// The credentials of the account with this e-mail address (compared case-insensitively).
+pub async fn credentials_by_email(db: &Db, email: &str) -> Result<Option<Credentials>> {
+    let select = Query::select()
+        .columns(["id", "password_hash"])
+        .from("users")
+        .and_where(Expr::col("email_key").eq(email.to_lowercase()))
+        .take();
+    db.conn().fetch_optional(&select).await
+}
+
+/// The user `id`, whatever the scope: for turning a verified token into a principal.
+pub async fn find(db: &Db, id: UserId) -> Result<Option<User>> {
+    let mut select = select_all();
+    select.and_where(Expr::col(("u", "id")).eq(id.get()));
+    db.conn().fetch_optional(&select).await
+}
+
+/// Lists the users the caller reaches.
+pub async fn list(
+    db: &Db,
+    scope: &Scope,
+    filter: &UserFilter,
+    query: &ListQuery,
+) -> Result<Listing<User>> {
+    let mut select = select(scope);
+    if let Some(tenant) = filter.tenant_id {
+        select.and_where(Expr::col(("u", "tenant_id")).eq(tenant.get()));
+    }
+    if let Some(branch) = filter.branch_id {
+        select.and_where(Expr::col(("u", "branch_id")).eq(branch.get()));
+    }
+    if let Some(role) = filter.user_role {
+        select.and_where(Expr::col(("u", "role")).eq(role));
+    }
+    list::run(db, select, &LIST, query).await
+}
+
+/// One user.
+pub async fn get(db: &Db, scope: &Scope, id: UserId) -> Result<User> {
+    crud::get(db, select(scope), "u.id", id.get()).await
+}
+
+/// What to store for a user: `None` leaves a field unchanged, `Some(None)` clears it.
+#[derive(Clone, Debug, Default)]
+pub struct UserWrite {
+    /// Login e-mail address.
+    pub email: Option<String>,
+    /// argon2id PHC string of the new password.
+    pub password_hash: Option<String>,
+    /// Role number.
+    pub role: Option<i64>,
+    /// Partner.
+    pub partner_id: Option<Option<PartnerId>>,
+    /// Tenant.
+    pub tenant_id: Option<Option<TenantId>>,
+    /// Branch.
+    pub branch_id: Option<Option<BranchId>>,
+    /// Own extension.
+    pub ext_id: Option<Option<ExtensionId>>,
+    /// Permissions beyond the role's.
+    pub extra_permissions: Option<Vec<String>>,
+    /// Personal settings.
+    pub settings: UserSettings,
+}
+
+impl UserWrite {
+    fn changes(self) -> Changes {
+        let mut changes: Changes = Vec::new();
+        if let Some(email) = self.email {
+            changes.push(("email_key", email.to_lowercase().into()));
+            changes.push(("email", email.into()));
+        }
+        if let Some(hash) = self.password_hash {
+            changes.push(("password_hash", hash.into()));
+        }
+        if let Some(role) = self.role {
+            changes.push(("role", role.into()));
+        }
+        if let Some(v) = self.partner_id {
+            changes.push(("partner_id", v.map(PartnerId::get).into()));
+        }
+        if let Some(v) = self.tenant_id {
+            changes.push(("tenant_id", v.map(TenantId::get).into()));
+        }
+        if let Some(v) = self.branch_id {
+            changes.push(("branch_id", v.map(BranchId::get).into()));
+        }
+        if let Some(v) = self.ext_id {
+            changes.push(("ext_id", v.map(ExtensionId::get).into()));
+        }
+        if let Some(permissions) = self.extra_permissions {
+            let json = serde_json::to_string(&permissions).unwrap_or_else(|_| "[]".into());
+            changes.push(("extra_permissions", json.into()));
+        }
+        for (column, value) in self.settings.columns() {
+            changes.push((
+                column,
+                match value {
+                    SettingValue::Int(n) => n.into(),
+                    SettingValue::Text(s) => s.into(),
+                },
+            ));
+        }
+        changes
+    }
+}
+
+/// Creates a user; `write` carries e-mail, password hash and role.
+pub async fn create(db: &Db, write: UserWrite) -> Result<User> {
+    let id = crud::insert(db, "users", write.changes()).await?;
+    get(db, &Scope::Platform, UserId(id)).await
+}
+
+/// Changes a user.
+pub async fn update(db: &Db, scope: &Scope, id: UserId, write: UserWrite) -> Result<User> {
+    crud::update(
+        db,
+        select(scope),
+        "u.id",
+        "users",
+        id.get(),
+        write.changes(),
+    )
+    .await
+}
+
+/// Deletes a user.
+pub async fn delete(db: &Db, scope: &Scope, id: UserId) -> Result<User> {
+    crud::delete(db, select(scope), "u.id", "users", id.get()).await
+}
+
+/// How many accounts exist.
+pub async fn count(db: &Db) -> Result<i64> {
+    let select = Query::select()
+        .expr(Expr::cust("COUNT(*)"))
+        .from("users")
+        .take();
+    db.conn().scalar(&select).await
+}

@@ -1,0 +1,235 @@
+//! Who the caller is and what it may reach: roles, permissions and the tenant scope.
+//!
+//! The HTTP layer turns a token into a [`Principal`] once; every query that reads
+//! tenant data takes the principal's [`Scope`] as a parameter (CONTRACT §3).
+
+use std::collections::BTreeSet;
+
+use crate::ids::{BranchId, ExtensionId, PartnerId, TenantId, UserId};
+
+/// The five roles of CONTRACT §3, numbered as the spec's `userRole`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Role {
+    /// Operates the platform: every partner and tenant.
+    PlatformAdmin = 1,
+    /// Manages the tenants of one partner.
+    PartnerAdmin = 2,
+    /// Manages one tenant.
+    TenantAdmin = 3,
+    /// Manages one branch of a tenant.
+    BranchAdmin = 4,
+    /// An end user: its own extension, mailbox and calls.
+    User = 5,
+}
+
+impl Role {
+    /// Every role, most powerful first.
+    pub const ALL: [Role; 5] = [
+        Role::PlatformAdmin,
+        Role::PartnerAdmin,
+        Role::TenantAdmin,
+        Role::BranchAdmin,
+        Role::User,
+    ];
+
+    /// The spec's integer `userRole`.
+    pub fn number(self) -> i64 {
+        self as i64
+    }
+
+    /// The role for a `userRole` integer.
+    pub fn from_number(n: i64) -> Option<Role> {
+        Role::ALL.into_iter().find(|r| r.number() == n)
+    }
+
+    /// The CLI name (`tenant-admin`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::PlatformAdmin => "platform-admin",
+            Role::PartnerAdmin => "partner-admin",
+            Role::TenantAdmin => "tenant-admin",
+            Role::BranchAdmin => "branch-admin",
+            Role::User => "user",
+        }
+    }
+
+    /// The role for a CLI name.
+    pub fn from_name(name: &str) -> Option<Role> {
+        Role::ALL.into_iter().find(|r| r.name() == name)
+    }
+
+    /// Whether a caller of this role may create or change an account of `other`'s role:
+    /// nobody hands out more power than they hold.
+    pub fn may_manage(self, other: Role) -> bool {
+        self <= other && self <= Role::BranchAdmin
+    }
+
+    /// The permissions the role grants by default.
+    pub fn default_permissions(self) -> &'static [Permission] {
+        use Permission::*;
+        match self {
+            Role::PlatformAdmin => Permission::ALL,
+            Role::PartnerAdmin => &[
+                PartnersRead,
+                TenantsRead,
+                TenantsWrite,
+                BranchesRead,
+                BranchesWrite,
+                UsersRead,
+                UsersWrite,
+                ExtensionsRead,
+                ExtensionsWrite,
+                AuditLogRead,
+            ],
+            Role::TenantAdmin => &[
+                TenantsRead,
+                BranchesRead,
+                BranchesWrite,
+                UsersRead,
+                UsersWrite,
+                ExtensionsRead,
+                ExtensionsWrite,
+                AuditLogRead,
+            ],
+            Role::BranchAdmin => &[
+                TenantsRead,
+                BranchesRead,
+                UsersRead,
+                UsersWrite,
+                ExtensionsRead,
+                ExtensionsWrite,
+            ],
+            Role::User => &[TenantsRead, BranchesRead, ExtensionsRead, UsersRead],
+        }
+    }
+}
+
+macro_rules! permissions {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal),* $(,)?) => {
+        /// A `resource:action` permission string (CONTRACT §3).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Permission {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl Permission {
+            /// Every permission the service knows.
+            pub const ALL: &'static [Permission] = &[$(Permission::$variant,)*];
+
+            /// The wire name, as listed in the login answer.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Permission::$variant => $name,)*
+                }
+            }
+
+            /// The permission of a wire name.
+            pub fn from_name(name: &str) -> Option<Permission> {
+                match name {
+                    $($name => Some(Permission::$variant),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+permissions! {
+    /// Read partners.
+    PartnersRead = "partners:read",
+    /// Create, change and delete partners.
+    PartnersWrite = "partners:write",
+    /// Read tenants.
+    TenantsRead = "tenants:read",
+    /// Create, change and delete tenants.
+    TenantsWrite = "tenants:write",
+    /// Read branches.
+    BranchesRead = "branches:read",
+    /// Create, change and delete branches.
+    BranchesWrite = "branches:write",
+    /// Read user accounts.
+    UsersRead = "users:read",
+    /// Create, change and delete user accounts.
+    UsersWrite = "users:write",
+    /// Read extensions.
+    ExtensionsRead = "extensions:read",
+    /// Create, change and delete extensions.
+    ExtensionsWrite = "extensions:write",
+    /// Read the audit log.
+    AuditLogRead = "audit-log:read",
+}
+
+/// Which tenants' records a caller reaches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Every tenant.
+    Platform,
+    /// The tenants of one partner.
+    Partner(PartnerId),
+    /// One tenant.
+    Tenant(TenantId),
+    /// One tenant, and within it the records of one branch.
+    Branch(TenantId, BranchId),
+    /// One tenant, and within it only the user's own records.
+    User(TenantId, UserId, Option<ExtensionId>),
+}
+
+impl Scope {
+    /// The single tenant a tenant-bound caller is confined to; `None` for platform and
+    /// partner admins, who span several.
+    pub fn own_tenant(&self) -> Option<TenantId> {
+        match *self {
+            Scope::Platform | Scope::Partner(_) => None,
+            Scope::Tenant(t) | Scope::Branch(t, _) | Scope::User(t, _, _) => Some(t),
+        }
+    }
+
+    /// The branch a branch admin is confined to.
+    pub fn own_branch(&self) -> Option<BranchId> {
+        match *self {
+            Scope::Branch(_, b) => Some(b),
+            _ => None,
+        }
+    }
+}
+
+/// The authenticated caller: who, with which role, reaching what, allowed to do what.
+#[derive(Clone, Debug)]
+pub struct Principal {
+    /// The caller's user id.
+    pub user_id: UserId,
+    /// The caller's role.
+    pub role: Role,
+    /// What the caller reaches.
+    pub scope: Scope,
+    /// Effective permissions: the role's defaults plus any granted to the user.
+    pub permissions: BTreeSet<Permission>,
+}
+
+impl Principal {
+    /// Whether the caller holds `permission`.
+    pub fn can(&self, permission: Permission) -> bool {
+        self.permissions.contains(&permission)
+    }
+}
+
+/// The effective permissions of a role with extra grants, as wire names in a stable order.
+pub fn effective_permissions(role: Role, extra: &[String]) -> BTreeSet<Permission> {
+    role.default_permissions()
+        .iter()
+        .copied()
+        .chain(extra.iter().filter_map(|p| Permission::from_name(p)))
+        .collect()
+}
+
+impl Principal {
+    /// The operator at the command line: a platform admin that is no account.
+    pub fn operator() -> Principal {
+        Principal {
+            user_id: UserId(0),
+            role: Role::PlatformAdmin,
+            scope: Scope::Platform,
+            permissions: Permission::ALL.iter().copied().collect(),
+        }
+    }
+}

@@ -1,0 +1,53 @@
+//! A newtype per record id, so a tenant id cannot be passed where a branch id belongs.
+
+use serde::{Deserialize, Serialize};
+
+macro_rules! ids {
+    ($($(#[$doc:meta])* $name:ident),* $(,)?) => {$(
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[cfg_attr(feature = "sqlx", derive(sqlx::Type), sqlx(transparent))]
+        #[serde(transparent)]
+        pub struct $name(pub i64);
+
+        impl $name {
+            /// The raw integer, for binding into queries and URLs.
+            pub fn get(self) -> i64 {
+                self.0
+            }
+        }
+
+        impl From<i64> for $name {
+            fn from(id: i64) -> Self {
+                Self(id)
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                i64::schema()
+            }
+        }
+
+        impl utoipa::ToSchema for $name {}
+    )*};
+}
+
+ids! {
+    /// Identifies a partner (a reseller owning tenants).
+    PartnerId,
+    /// Identifies a tenant (one customer business).
+    TenantId,
+    /// Identifies a branch (a site of a tenant).
+    BranchId,
+    /// Identifies a user account.
+    UserId,
+    /// Identifies an extension (a dialable endpoint inside a tenant).
+    ExtensionId,
+}

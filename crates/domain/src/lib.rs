@@ -1,0 +1,13 @@
+//! Switchboard's domain: the records, their ids, the rules a request must follow to
+//! create or change them, who may see what, and how lists are asked for.
+//!
+//! Nothing here knows about HTTP or SQL; the `api` and `db` crates translate.
+
+pub mod access;
+pub mod ids;
+pub mod list;
+pub mod records;
+pub mod validation;
+
+pub use access::{Permission, Principal, Role, Scope};
+pub use validation::{Location, Problems};

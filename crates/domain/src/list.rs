@@ -1,0 +1,265 @@
+//! How a list is asked for (CONTRACT §6): paging, sorting by a whitelisted field, free-text
+//! search; and the envelope it is answered in.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::validation::{FLAG, OneOf, Problems, QueryReader, int, text};
+
+/// Default page size.
+pub const DEFAULT_PER_PAGE: i64 = 25;
+/// Largest page size.
+pub const MAX_PER_PAGE: i64 = 1000;
+/// Highest page number accepted; keeps the offset arithmetic far from overflow.
+pub const MAX_PAGE: i64 = 1_000_000_000;
+/// Longest `sortBy` value.
+pub const MAX_SORT_LENGTH: usize = 50;
+/// Longest `query` value.
+pub const MAX_QUERY_LENGTH: usize = 255;
+
+/// A field a list may be sorted by: its API name and the column that holds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SortField {
+    /// The name clients send in `sortBy`.
+    pub name: &'static str,
+    /// The column (qualified where joins make it ambiguous) that sorts it.
+    pub column: &'static str,
+}
+
+/// What a resource's list allows: its sort whitelist and the columns `query` searches.
+#[derive(Clone, Copy, Debug)]
+pub struct ListSpec {
+    /// Fields accepted by `sortBy`; the first is the default.
+    pub sort_fields: &'static [SortField],
+    /// Columns matched, case-insensitively and as substrings, by `query`.
+    pub search_columns: &'static [&'static str],
+}
+
+impl ListSpec {
+    /// The sort field named `name`.
+    pub fn sort_field(&self, name: &str) -> Option<SortField> {
+        self.sort_fields.iter().copied().find(|f| f.name == name)
+    }
+
+    /// The names accepted by `sortBy`.
+    pub fn sort_names(&self) -> Vec<&'static str> {
+        self.sort_fields.iter().map(|f| f.name).collect()
+    }
+}
+
+/// The kind of value a list filter takes, for the API document.
+#[derive(Clone, Copy, Debug)]
+pub enum FilterKind {
+    /// A record id: a string matching `^[1-9][0-9]*$`.
+    Id,
+    /// An integer in a range.
+    Int(i64, i64),
+    /// A string of at most this many characters.
+    Text(usize),
+    /// One of a fixed set of strings.
+    OneOf(&'static [&'static str]),
+}
+
+/// A filter parameter of a list, as published in the API document.
+#[derive(Clone, Copy, Debug)]
+pub struct FilterDoc {
+    /// The query parameter's name.
+    pub name: &'static str,
+    /// What it does.
+    pub description: &'static str,
+    /// What it takes.
+    pub kind: FilterKind,
+}
+
+/// A resource's list filters, with the list rules they come with.
+pub trait ListFilter: crate::validation::FromQuery + Send + 'static {
+    /// Sorting and search of the list.
+    const SPEC: &'static ListSpec;
+    /// The filter parameters, for the API document.
+    const FILTERS: &'static [FilterDoc] = &[];
+    /// Further names accepted for `recordsPerPage`.
+    const PER_PAGE_ALIASES: &'static [&'static str] = &[];
+}
+
+/// Sort direction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// Smallest first.
+    Asc,
+    /// Largest first.
+    Desc,
+}
+
+/// A parsed list request.
+#[derive(Clone, Debug)]
+pub struct ListQuery {
+    /// `false` for `paginated=0`: every record, streamed.
+    pub paginated: bool,
+    /// Page number, from 1.
+    pub page: i64,
+    /// Page size.
+    pub per_page: i64,
+    /// The field to sort by.
+    pub sort: SortField,
+    /// The sort direction.
+    pub direction: Direction,
+    /// Free-text search, when given and not blank.
+    pub search: Option<String>,
+}
+
+impl ListQuery {
+    /// Reads the shared list parameters of `spec` from `params`, recording problems into
+    /// `problems`. `per_page_aliases` are further names accepted for `recordsPerPage`
+    /// (the phone-number list's `resultsPerPage`).
+    pub fn read(
+        spec: &ListSpec,
+        params: &HashMap<String, String>,
+        per_page_aliases: &[&str],
+        problems: &mut Problems,
+    ) -> ListQuery {
+        let mut q = QueryReader::new(params, problems);
+        let paginated = q.optional("paginated", &FLAG).unwrap_or(1) == 1;
+        let page = q.optional("page", &int(1, MAX_PAGE)).unwrap_or(1);
+        let mut per_page = q.optional("recordsPerPage", &int(1, MAX_PER_PAGE));
+        for alias in per_page_aliases {
+            if let Some(n) = q.optional(alias, &int(1, MAX_PER_PAGE)) {
+                per_page.get_or_insert(n);
+            }
+        }
+        let default_sort = spec.sort_fields[0];
+        let sort = match q.optional("sortBy", &text(1, MAX_SORT_LENGTH)) {
+            Some(name) => spec.sort_field(&name).unwrap_or_else(|| {
+                q.problem(
+                    "sortBy",
+                    format!("must be one of: {}", spec.sort_names().join(", ")),
+                );
+                default_sort
+            }),
+            None => default_sort,
+        };
+        let direction = match q.optional("sortDirection", &OneOf(&["asc", "desc"])) {
+            Some(d) if d == "desc" => Direction::Desc,
+            _ => Direction::Asc,
+        };
+        let search = q
+            .optional("query", &text(0, MAX_QUERY_LENGTH))
+            .filter(|s| !s.trim().is_empty());
+        ListQuery {
+            paginated,
+            page,
+            per_page: per_page.unwrap_or(DEFAULT_PER_PAGE),
+            sort,
+            direction,
+            search,
+        }
+    }
+
+    /// Rows to skip for this page.
+    pub fn offset(&self) -> i64 {
+        (self.page - 1).saturating_mul(self.per_page)
+    }
+}
+
+/// One page of a list: the envelope of CONTRACT §6.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Page<T> {
+    /// The records of this page.
+    pub records: Vec<T>,
+    /// How many records match the filter, over all pages.
+    pub total_records: i64,
+    /// This page's number.
+    pub page: i64,
+    /// The last page's number: `ceil(totalRecords / recordsPerPage)`, 0 when empty.
+    pub max_page: i64,
+}
+
+impl<T> Page<T> {
+    /// Builds the envelope for `records` of page `query.page` out of `total` matches.
+    pub fn new(records: Vec<T>, total: i64, query: &ListQuery) -> Self {
+        Page {
+            records,
+            total_records: total,
+            page: query.page,
+            max_page: max_page(total, query.per_page),
+        }
+    }
+}
+
+/// `ceil(total / per_page)`, 0 for an empty list.
+pub fn max_page(total: i64, per_page: i64) -> i64 {
+    if total <= 0 {
+        0
+    } else {
+        (total + per_page - 1) / per_page
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SPEC: ListSpec = ListSpec {
+        sort_fields: &[
+            SortField {
+                name: "id",
+                column: "id",
+            },
+            SortField {
+                name: "name",
+                column: "name",
+            },
+        ],
+        search_columns: &["name"],
+    };
+
+    fn read(pairs: &[(&str, &str)]) -> (ListQuery, Vec<String>) {
+        let params = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let mut problems = Problems::new();
+        let q = ListQuery::read(&SPEC, &params, &["resultsPerPage"], &mut problems);
+        (q, problems.into_messages())
+    }
+
+    #[test]
+    fn max_page_arithmetic() {
+        assert_eq!(max_page(0, 25), 0);
+        assert_eq!(max_page(1, 25), 1);
+        assert_eq!(max_page(25, 25), 1);
+        assert_eq!(max_page(26, 25), 2);
+    }
+
+    #[test]
+    fn defaults_and_aliases() {
+        let (q, problems) = read(&[("resultsPerPage", "7")]);
+        assert!(problems.is_empty());
+        assert_eq!((q.page, q.per_page, q.paginated), (1, 7, true));
+        assert_eq!(q.sort.name, "id");
+        assert_eq!(q.direction, Direction::Asc);
+    }
+
+    #[test]
+    fn every_broken_parameter_is_reported() {
+        let (_, problems) = read(&[
+            ("paginated", "2"),
+            ("page", "0"),
+            ("recordsPerPage", "1001"),
+            ("sortBy", "password"),
+            ("sortDirection", "up"),
+        ]);
+        assert_eq!(
+            problems,
+            vec![
+                "'query/paginated' must be at most 1",
+                "'query/page' must be at least 1",
+                "'query/recordsPerPage' must be at most 1000",
+                "'query/sortBy' must be one of: id, name",
+                "'query/sortDirection' must be one of: asc, desc",
+            ]
+        );
+    }
+}

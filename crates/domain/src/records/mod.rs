@@ -1,0 +1,13 @@
+//! The records of the catalogue: what each answers, what creating and changing it takes,
+//! and how its list may be filtered and sorted.
+
+pub mod branch;
+pub mod extension;
+pub mod partner;
+pub mod tenant;
+pub mod user;
+
+use crate::validation::{Text, text};
+
+/// A display name: 1 to 255 characters.
+pub const NAME: Text = text(1, 255);

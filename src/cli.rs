@@ -1,0 +1,205 @@
+//! The command line of CONTRACT §1. Writes go through the same rules as the HTTP API,
+//! acting as the platform operator.
+
+use std::io::Read;
+
+use anyhow::{Context, bail};
+use clap::{Parser, Subcommand};
+use serde_json::json;
+use switchboard_api::AppState;
+use switchboard_api::error::ApiError;
+use switchboard_api::routes::{tenants, users};
+use switchboard_db::list::Listing;
+use switchboard_domain::Principal;
+use switchboard_domain::Role;
+use switchboard_domain::ids::PartnerId;
+use switchboard_domain::list::{ListQuery, ListSpec};
+use switchboard_domain::records::partner::CreatePartner;
+use switchboard_domain::records::tenant::CreateTenant;
+use switchboard_domain::records::user::CreateUser;
+use switchboard_domain::validation::FromBody;
+
+/// Switchboard: the administration API of a multi-tenant business telephony platform.
+#[derive(Debug, Parser)]
+#[command(name = "switchboard", version, about)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run migrations, then serve HTTP.
+    Serve {
+        /// Seed demo records and accounts when the database is empty.
+        #[arg(long)]
+        demo: bool,
+    },
+    /// Run migrations and exit.
+    Migrate,
+    /// Manage tenants.
+    Tenant {
+        /// The tenant command.
+        #[command(subcommand)]
+        command: TenantCommand,
+    },
+    /// Manage user accounts.
+    User {
+        /// The user command.
+        #[command(subcommand)]
+        command: UserCommand,
+    },
+    /// Print the OpenAPI document.
+    Openapi,
+}
+
+/// Tenant commands.
+#[derive(Debug, Subcommand)]
+pub enum TenantCommand {
+    /// Create a tenant and print it as one line of JSON.
+    Create {
+        /// The tenant's name.
+        #[arg(long)]
+        name: String,
+        /// The owning partner; when omitted, the only partner (created if there is none).
+        #[arg(long)]
+        partner: Option<i64>,
+    },
+}
+
+/// User commands.
+#[derive(Debug, Subcommand)]
+pub enum UserCommand {
+    /// Create an account and print it as one line of JSON.
+    Create {
+        /// Login e-mail address.
+        #[arg(long)]
+        email: String,
+        /// The password (prefer --password-stdin: arguments are visible to other users).
+        #[arg(long, conflicts_with = "password_stdin")]
+        password: Option<String>,
+        /// Read the password from standard input.
+        #[arg(long)]
+        password_stdin: bool,
+        /// platform-admin, partner-admin, tenant-admin, branch-admin or user.
+        #[arg(long)]
+        role: String,
+        /// The tenant (tenant roles).
+        #[arg(long)]
+        tenant: Option<i64>,
+        /// The partner (partner admins).
+        #[arg(long)]
+        partner: Option<i64>,
+        /// The branch (branch admins; optional for others).
+        #[arg(long)]
+        branch: Option<i64>,
+    },
+}
+
+/// Turns an API refusal into a command-line error listing every broken rule.
+fn refused(error: ApiError) -> anyhow::Error {
+    let mut message = format!("refused ({})", error.status());
+    for problem in error.validation_errors() {
+        message.push_str(&format!("\n  {problem}"));
+    }
+    anyhow::anyhow!(message)
+}
+
+/// The partner a new tenant goes to when none is named: the only one, made if needed.
+async fn default_partner(state: &AppState) -> anyhow::Result<PartnerId> {
+    const FIRST_TWO: ListSpec = switchboard_domain::records::partner::LIST;
+    let mut problems = switchboard_domain::Problems::new();
+    let params = [("recordsPerPage".to_string(), "2".to_string())]
+        .into_iter()
+        .collect();
+    let query = ListQuery::read(&FIRST_TWO, &params, &[], &mut problems);
+    let Listing::Page(page) =
+        switchboard_db::partners::list(&state.db, &switchboard_domain::Scope::Platform, &query)
+            .await?
+    else {
+        bail!("unexpected streamed listing");
+    };
+    match page.records.as_slice() {
+        [] => Ok(switchboard_db::partners::create(
+            &state.db,
+            CreatePartner {
+                name: "Default partner".into(),
+            },
+        )
+        .await?
+        .id),
+        [only] => Ok(only.id),
+        _ => bail!("several partners exist: name one with --partner"),
+    }
+}
+
+/// `tenant create`.
+pub async fn create_tenant(
+    state: &AppState,
+    name: String,
+    partner: Option<i64>,
+) -> anyhow::Result<String> {
+    let partner = match partner {
+        Some(p) => PartnerId(p),
+        None => default_partner(state).await?,
+    };
+    let body = CreateTenant::from_body(&json!({"name": name, "partnerId": partner.get()}))
+        .map_err(|p| refused(ApiError::validation(p)))?;
+    let tenant = tenants::create_tenant(state, &Principal::operator(), body)
+        .await
+        .map_err(refused)?;
+    Ok(serde_json::to_string(&tenant)?)
+}
+
+/// The arguments of `user create`.
+#[derive(Debug)]
+pub struct NewUser {
+    /// E-mail address.
+    pub email: String,
+    /// Password.
+    pub password: String,
+    /// Role name.
+    pub role: String,
+    /// Tenant.
+    pub tenant: Option<i64>,
+    /// Partner.
+    pub partner: Option<i64>,
+    /// Branch.
+    pub branch: Option<i64>,
+}
+
+/// `user create`.
+pub async fn create_user(state: &AppState, user: NewUser) -> anyhow::Result<String> {
+    let role = Role::from_name(&user.role).with_context(|| {
+        format!(
+            "--role must be one of: {}",
+            Role::ALL.map(Role::name).join(", ")
+        )
+    })?;
+    let mut body =
+        json!({"email": user.email, "password": user.password, "userRole": role.number()});
+    for (key, value) in [
+        ("tenantId", user.tenant),
+        ("partnerId", user.partner),
+        ("branchId", user.branch),
+    ] {
+        if let Some(v) = value {
+            body[key] = json!(v);
+        }
+    }
+    let body = CreateUser::from_body(&body).map_err(|p| refused(ApiError::validation(p)))?;
+    let created = users::create_account(state, &Principal::operator(), body)
+        .await
+        .map_err(refused)?;
+    let id = switchboard_domain::ids::UserId(created.id);
+    Ok(serde_json::to_string(&created.shown_to(id))?)
+}
+
+/// Reads a password from standard input, without its line ending.
+pub fn password_from_stdin() -> anyhow::Result<String> {
+    let mut input = String::new();
+    std::io::stdin().read_to_string(&mut input)?;
+    Ok(input.trim_end_matches(['\r', '\n']).to_owned())
+}

@@ -1,0 +1,110 @@
+//! Configuration (CONTRACT §1): environment variables `SWITCHBOARD_*`, over an optional
+//! `switchboard.toml` with the same keys, over the defaults.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use figment::Figment;
+use figment::providers::{Env, Format, Toml};
+use serde::Deserialize;
+
+/// A value that never shows in `Debug` output or logs.
+#[derive(Clone, Deserialize)]
+#[serde(transparent)]
+pub struct Secret(pub String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(***)")
+    }
+}
+
+/// Log output format.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    /// Human-readable lines.
+    #[default]
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+/// Every setting of the service.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default)]
+pub struct Config {
+    /// Address to listen on.
+    pub listen: SocketAddr,
+    /// Folder for the embedded database, objects and the generated signing key.
+    pub data_dir: PathBuf,
+    /// `sqlite://…` or `postgres://…`; defaults to a SQLite file in the data folder.
+    pub database_url: Option<String>,
+    /// `file://…` or `s3://BUCKET`; defaults to a folder in the data folder.
+    pub storage_url: Option<String>,
+    /// The base URL handed out in links; defaults to `http://` + the listen address.
+    pub public_url: Option<String>,
+    /// The access-token signing key (at least 32 bytes); generated and kept in the data
+    /// folder when unset. Set it explicitly when several hosts serve one database.
+    pub jwt_secret: Option<Secret>,
+    /// Access token lifetime.
+    pub token_ttl_seconds: u64,
+    /// Whether webhooks may target loopback and private addresses.
+    pub webhook_allow_private: bool,
+    /// Log output format.
+    pub log_format: LogFormat,
+    /// Largest database pool.
+    pub db_max_connections: u32,
+    /// Largest request body, in bytes.
+    pub body_limit_bytes: usize,
+    /// How long in-flight requests may run after a shutdown signal.
+    pub shutdown_grace_seconds: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            data_dir: PathBuf::from("switchboard-data"),
+            database_url: None,
+            storage_url: None,
+            public_url: None,
+            jwt_secret: None,
+            token_ttl_seconds: 900,
+            webhook_allow_private: false,
+            log_format: LogFormat::Text,
+            db_max_connections: 10,
+            body_limit_bytes: 2 * 1024 * 1024,
+            shutdown_grace_seconds: 30,
+        }
+    }
+}
+
+impl Config {
+    /// Reads the configuration: defaults, then `switchboard.toml`, then `SWITCHBOARD_*`.
+    pub fn load() -> anyhow::Result<Config> {
+        Ok(Figment::new()
+            .merge(Toml::file("switchboard.toml"))
+            .merge(Env::prefixed("SWITCHBOARD_"))
+            .extract()?)
+    }
+
+    /// The database URL in effect.
+    pub fn database_url(&self) -> String {
+        self.database_url.clone().unwrap_or_else(|| {
+            format!(
+                "sqlite://{}",
+                self.data_dir.join("switchboard.db").display()
+            )
+        })
+    }
+
+    /// The public base URL in effect, without a trailing slash.
+    pub fn public_url(&self) -> String {
+        self.public_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{}", self.listen))
+            .trim_end_matches('/')
+            .to_owned()
+    }
+}

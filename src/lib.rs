@@ -1,0 +1,111 @@
+//! The `switchboard` binary's library: configuration, wiring of the database, tokens and
+//! passwords into the HTTP layer, the command line and the demo data.
+
+pub mod cli;
+pub mod config;
+pub mod demo;
+pub mod telemetry;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use rand::RngCore;
+use switchboard_api::auth::password::Passwords;
+use switchboard_api::auth::token::{MIN_KEY_BYTES, Tokens};
+use switchboard_api::{AppState, Settings};
+use switchboard_db::Db;
+use switchboard_db::backend::ConnectOptions;
+
+pub use config::Config;
+
+/// Opens the database, runs migrations and builds the application state.
+pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
+    let url = config.database_url();
+    if Db::backend_of(&url) == switchboard_db::backend::Backend::Sqlite {
+        std::fs::create_dir_all(&config.data_dir)
+            .with_context(|| format!("creating {}", config.data_dir.display()))?;
+    }
+    let db = Db::connect(&ConnectOptions {
+        url,
+        max_connections: config.db_max_connections,
+    })
+    .await
+    .context("opening the database")?;
+    db.migrate().await.context("running migrations")?;
+    let key = signing_key(config)?;
+    let tokens = Tokens::new(&key, Duration::from_secs(config.token_ttl_seconds));
+    let passwords = Passwords::new(Passwords::default_parallelism())?;
+    Ok(AppState {
+        db,
+        tokens,
+        passwords,
+        settings: Arc::new(Settings {
+            public_url: config.public_url(),
+            body_limit: config.body_limit_bytes,
+        }),
+    })
+}
+
+/// The token signing key: configured, or generated once and kept (mode 0600) in the data
+/// folder so that restarts keep tokens valid.
+fn signing_key(config: &Config) -> anyhow::Result<Vec<u8>> {
+    if let Some(secret) = &config.jwt_secret {
+        anyhow::ensure!(
+            secret.0.len() >= MIN_KEY_BYTES,
+            "SWITCHBOARD_JWT_SECRET must be at least {MIN_KEY_BYTES} bytes"
+        );
+        return Ok(secret.0.as_bytes().to_vec());
+    }
+    std::fs::create_dir_all(&config.data_dir)?;
+    let path = config.data_dir.join("jwt-secret");
+    if let Ok(existing) = std::fs::read_to_string(&path) {
+        let key = hex::decode(existing.trim()).context("reading the stored signing key")?;
+        anyhow::ensure!(
+            key.len() >= MIN_KEY_BYTES,
+            "the stored signing key is too short"
+        );
+        return Ok(key);
+    }
+    let mut key = vec![0u8; MIN_KEY_BYTES];
+    rand::rng().fill_bytes(&mut key);
+    write_private(&path, &hex::encode(&key))?;
+    Ok(key)
+}
+
+fn write_private(path: &Path, contents: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options
+        .open(path)
+        .with_context(|| format!("creating {}", path.display()))?;
+    file.write_all(contents.as_bytes())?;
+    Ok(())
+}
+
+/// Completes on SIGINT or SIGTERM.
+pub async fn shutdown_signal() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = interrupt => {},
+        _ = terminate => {},
+    }
+    tracing::info!("shutting down; letting in-flight requests finish");
+}

@@ -1,0 +1,105 @@
+//! The `switchboard` binary: see `switchboard --help`.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+use switchboard::cli::{Cli, Command, NewUser, TenantCommand, UserCommand};
+use switchboard::{Config, build_state, cli, demo, shutdown_signal, telemetry};
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("switchboard: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> anyhow::Result<()> {
+    let config = Config::load()?;
+    if let Command::Openapi = cli.command {
+        println!("{}", switchboard_api::openapi().to_pretty_json()?);
+        return Ok(());
+    }
+    telemetry::init(config.log_format);
+    let state = build_state(&config).await?;
+    match cli.command {
+        Command::Serve { demo: seed_demo } => {
+            if seed_demo && demo::is_empty(&state).await? {
+                demo::seed(&state).await?;
+            }
+            let listener = tokio::net::TcpListener::bind(config.listen).await?;
+            let address = listener.local_addr()?;
+            if seed_demo {
+                println!("Switchboard demo is serving on http://{address}");
+                println!("  API reference: {}/docs", config.public_url());
+                println!(
+                    "  tenant admin:   {} / {}",
+                    demo::ADMIN_EMAIL,
+                    demo::PASSWORD
+                );
+                println!(
+                    "  platform admin: {} / {}",
+                    demo::PLATFORM_EMAIL,
+                    demo::PASSWORD
+                );
+                println!(
+                    "  try: curl -s {}/v2/authentication/ -H 'content-type: application/json' -d '{{\"email\":\"{}\",\"password\":\"{}\"}}'",
+                    config.public_url(),
+                    demo::ADMIN_EMAIL,
+                    demo::PASSWORD
+                );
+            }
+            tracing::info!(%address, "serving");
+            switchboard_api::serve(
+                listener,
+                state.clone(),
+                shutdown_signal(),
+                Duration::from_secs(config.shutdown_grace_seconds),
+            )
+            .await?;
+            state.db.close().await;
+        }
+        Command::Migrate => {
+            println!("migrations applied");
+        }
+        Command::Tenant {
+            command: TenantCommand::Create { name, partner },
+        } => {
+            println!("{}", cli::create_tenant(&state, name, partner).await?);
+        }
+        Command::User {
+            command:
+                UserCommand::Create {
+                    email,
+                    password,
+                    password_stdin,
+                    role,
+                    tenant,
+                    partner,
+                    branch,
+                },
+        } => {
+            let password = match (password, password_stdin) {
+                (Some(p), false) => p,
+                (None, true) => cli::password_from_stdin()?,
+                _ => anyhow::bail!("give --password or --password-stdin"),
+            };
+            let user = NewUser {
+                email,
+                password,
+                role,
+                tenant,
+                partner,
+                branch,
+            };
+            println!("{}", cli::create_user(&state, user).await?);
+        }
+        Command::Openapi => {}
+    }
+    Ok(())
+}
