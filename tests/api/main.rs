@@ -1,1 +1,16 @@
-//! placeholder
+//! Black-box tests of the running service over HTTP. Every test runs twice: on a fresh
+//! SQLite database and on a fresh PostgreSQL database (skipped when PostgreSQL is
+//! unreachable, unless `SWITCHBOARD_TEST_REQUIRE_POSTGRES=1`, as CI sets).
+
+#![allow(missing_docs, clippy::unwrap_used)]
+
+mod support;
+mod fixture;
+
+mod authentication;
+mod errors;
+mod lists;
+mod openapi;
+mod operations;
+mod records;
+mod scope;

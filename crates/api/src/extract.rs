@@ -62,8 +62,7 @@ impl<S: Send + Sync, T: FromBody> FromRequest<S> for JsonBody<T> {
     }
 }
 
-/// The pattern every path id must match.
-pub const ID_PATTERN: &str = "^[1-9][0-9]*$";
+pub use switchboard_domain::validation::ID_PATTERN;
 
 /// A record id from the path's `{id}`: `^[1-9][0-9]*$` or a 400; beyond the id range, a 404.
 pub struct PathId<T>(pub T);

@@ -190,8 +190,34 @@ pub const fn int(min: i64, max: i64) -> Int {
     Int { min, max }
 }
 
-/// A record id: a positive integer.
-pub const ID: Int = int(1, i64::MAX);
+/// The pattern of a record id in a path or query string.
+pub const ID_PATTERN: &str = "^[1-9][0-9]*$";
+
+/// A record id: a positive integer in a body; in a query string, digits matching
+/// [`ID_PATTERN`] (beyond the id range they name no record, so they saturate).
+#[derive(Clone, Copy, Debug)]
+pub struct Id;
+
+/// The record id rule.
+pub const ID: Id = Id;
+
+impl Rule for Id {
+    type Output = i64;
+    fn check(&self, raw: Raw<'_>) -> Result<i64, String> {
+        match raw {
+            Raw::Json(_) => int(1, i64::MAX).check(raw),
+            Raw::Text(s) => {
+                let well_formed = s.as_bytes().first().is_some_and(|b| (b'1'..=b'9').contains(b))
+                    && s.bytes().all(|b| b.is_ascii_digit());
+                if well_formed {
+                    Ok(s.parse().unwrap_or(i64::MAX))
+                } else {
+                    Err(format!("must match pattern {ID_PATTERN}"))
+                }
+            }
+        }
+    }
+}
 
 /// A 0/1 flag.
 pub const FLAG: Int = int(0, 1);

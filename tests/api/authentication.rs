@@ -1,0 +1,173 @@
+//! Login and access tokens: the User record, wrong credentials, and every way a token can
+//! be forged, expired or otherwise refused.
+
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::fixture::World;
+use crate::on_both_backends;
+use crate::support::{JWT_SECRET, PASSWORD, TestApp};
+
+const INTEGER_FIELDS: &[&str] = &[
+    "id", "userRole", "tenantId", "partnerId", "extId", "branchId", "darkMode", "mobileDarkMode",
+    "mfaEnabled", "mfaSmsVerified", "mfaAppVerified", "mfaEmailVerified",
+    "enableCallNotifications", "enableChatNotifications", "enableAllNewMessageNotifications",
+    "enableDirectMessageNotifications", "enableTextNotifications", "enablePostCallNotifications",
+    "enableMobileTextNotifications", "enableMobileCallNotifications",
+    "enableMobileChatNotifications", "enableBusyLights", "isGoogleCalendarAuthorized",
+    "isOutlookCalendarAuthorized", "enableMeetings", "enableTranscription",
+];
+
+const STRING_FIELDS: &[&str] = &[
+    "email", "title", "timezone", "avatarPath", "avatarThumbnailPath", "coverPhoto", "extName",
+    "extNum", "callerIdNumber", "branchName", "peerName", "peerSecret", "otp", "mfaMode",
+    "mfaPhoneNumber", "mfaAppSecret", "dnd", "outboundRecord",
+];
+
+async fn login_answers_the_user_record_and_a_token(app: TestApp) {
+    let w = World::seed(&app).await;
+    let body = app.login_answer("Branch-A@Example.com", PASSWORD).await.expect(200);
+    let user = &body["user"];
+    for field in INTEGER_FIELDS {
+        assert!(user[field].is_i64(), "{field} is an integer: {user}");
+    }
+    for field in STRING_FIELDS {
+        assert!(user[field].is_string(), "{field} is a string: {user}");
+    }
+    assert_eq!(user["userRole"], 4);
+    assert_eq!(user["tenantId"], w.tenant_a);
+    assert_eq!(user["branchId"], w.branch_a);
+    assert_eq!(user["branchName"], "A main");
+    assert_eq!(user["mfaAppSecret"], "");
+    assert_eq!(user["otp"], "");
+    assert!(user.get("passwordHash").is_none() && user.get("password").is_none());
+    assert!(!body.to_string().contains("argon2"), "no hash anywhere: {body}");
+    let permissions: Vec<&str> = user["permissions"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect();
+    assert!(permissions.contains(&"extensions:write"), "{permissions:?}");
+    assert!(!permissions.contains(&"tenants:write"), "{permissions:?}");
+    assert_eq!(body["tokenType"], "Bearer");
+    assert_eq!(body["expiresIn"], 900);
+    let token = body["accessToken"].as_str().unwrap();
+    assert_eq!(token.split('.').count(), 3, "a JWT");
+    app.get("/v2/admin/extensions/", token).await.expect(200);
+}
+
+async fn wrong_password_and_unknown_email_answer_alike(app: TestApp) {
+    let w = World::seed(&app).await;
+    let started = Instant::now();
+    let wrong = app.login_answer(w.admin_a, "not the password").await;
+    let wrong_time = started.elapsed();
+    let started = Instant::now();
+    let unknown = app.login_answer("nobody@example.com", "not the password").await;
+    let unknown_time = started.elapsed();
+    assert_eq!(wrong.headers.get("www-authenticate").unwrap(), "Bearer");
+    let wrong = wrong.error(401, "Unauthorized");
+    let unknown_body = unknown.body.clone();
+    unknown.error(401, "Unauthorized");
+    assert_eq!(wrong, Vec::<String>::new());
+    assert_eq!(
+        app.login_answer(w.admin_a, "not the password").await.body,
+        unknown_body,
+        "the same body for both failures"
+    );
+    // The unknown e-mail still pays for a hash, so timing does not tell accounts apart.
+    assert!(
+        unknown_time * 3 > wrong_time && wrong_time * 3 > unknown_time,
+        "similar times: wrong password {wrong_time:?}, unknown e-mail {unknown_time:?}"
+    );
+}
+
+async fn login_body_is_validated(app: TestApp) {
+    let problems = app
+        .call(Method::POST, "/v2/authentication/", None, Some(json!({"email": 5})))
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(problems, ["'body/email' must be a string", "'body/password' is required"]);
+}
+
+fn now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs()
+}
+
+fn claims(sub: i64, exp: u64) -> Value {
+    json!({"sub": sub.to_string(), "iss": "switchboard", "aud": "switchboard-api", "iat": now(), "exp": exp, "tid": 0, "role": 1})
+}
+
+fn sign(claims: &Value, key: &str) -> String {
+    jsonwebtoken::encode(&Header::new(Algorithm::HS256), claims, &EncodingKey::from_secret(key.as_bytes())).unwrap()
+}
+
+async fn refused(app: &TestApp, token: &str) {
+    let answer = app.get("/v2/admin/extensions/", token).await;
+    assert_eq!(answer.headers.get("www-authenticate").unwrap(), "Bearer");
+    answer.error(401, "Unauthorized");
+}
+
+async fn tampered_tokens_are_refused(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let platform_id = app.login_answer(w.platform, PASSWORD).await.expect(200)["user"]["id"].as_i64().unwrap();
+
+    // A forged payload (claiming the platform admin) under the original signature.
+    let parts: Vec<&str> = token.split('.').collect();
+    let forged_payload = URL_SAFE_NO_PAD.encode(claims(platform_id, now() + 600).to_string());
+    refused(&app, &format!("{}.{}.{}", parts[0], forged_payload, parts[2])).await;
+    // Signed with another key.
+    refused(&app, &sign(&claims(platform_id, now() + 600), "another-key-that-is-32-bytes-long!!")).await;
+    // Expired beyond the leeway, with the right key.
+    refused(&app, &sign(&claims(platform_id, now() - 120), JWT_SECRET)).await;
+    // alg: none.
+    let header = URL_SAFE_NO_PAD.encode(r#"{"alg":"none","typ":"JWT"}"#);
+    let payload = URL_SAFE_NO_PAD.encode(claims(platform_id, now() + 600).to_string());
+    refused(&app, &format!("{header}.{payload}.")).await;
+    // Another algorithm with the same secret.
+    let hs512 = jsonwebtoken::encode(
+        &Header::new(Algorithm::HS512),
+        &claims(platform_id, now() + 600),
+        &EncodingKey::from_secret(JWT_SECRET.as_bytes()),
+    )
+    .unwrap();
+    refused(&app, &hs512).await;
+    // Wrong audience, wrong issuer, no expiry.
+    let mut wrong_aud = claims(platform_id, now() + 600);
+    wrong_aud["aud"] = json!("someone-else");
+    refused(&app, &sign(&wrong_aud, JWT_SECRET)).await;
+    let mut wrong_iss = claims(platform_id, now() + 600);
+    wrong_iss["iss"] = json!("someone-else");
+    refused(&app, &sign(&wrong_iss, JWT_SECRET)).await;
+    let mut no_exp = claims(platform_id, now() + 600);
+    no_exp.as_object_mut().unwrap().remove("exp");
+    refused(&app, &sign(&no_exp, JWT_SECRET)).await;
+    // Garbage, and no token at all.
+    refused(&app, "not-a-token").await;
+    app.call(Method::GET, "/v2/admin/extensions/", None, None).await.error(401, "Unauthorized");
+
+    // The genuine token still works, and a correctly signed one is honoured.
+    app.get("/v2/admin/extensions/", &token).await.expect(200);
+    let minted = sign(&claims(platform_id, now() + 600), JWT_SECRET);
+    app.get("/v2/admin/partners/", &minted).await.expect(200);
+}
+
+async fn a_deleted_users_token_stops_working(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let answer = app.login_answer(w.user_a, PASSWORD).await.expect(200);
+    let user_token = answer["accessToken"].as_str().unwrap().to_owned();
+    let user_id = answer["user"]["id"].as_i64().unwrap();
+    app.get("/v2/admin/extensions/", &user_token).await.expect(200);
+    app.delete(&format!("/v2/admin/users/{user_id}"), &admin).await.expect(200);
+    refused(&app, &user_token).await;
+}
+
+on_both_backends!(
+    login_answers_the_user_record_and_a_token,
+    wrong_password_and_unknown_email_answer_alike,
+    login_body_is_validated,
+    tampered_tokens_are_refused,
+    a_deleted_users_token_stops_working,
+);

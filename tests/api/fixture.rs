@@ -1,0 +1,117 @@
+//! A small world seeded through the library (fast), used over HTTP by the tests: two
+//! partners, a tenant under each, branches, extensions and an account of every role.
+
+use serde_json::Value;
+use switchboard::cli::{NewUser, create_tenant, create_user};
+use switchboard_db::{branches, extensions, partners};
+use switchboard_domain::ids::TenantId;
+use switchboard_domain::records::branch::CreateBranch;
+use switchboard_domain::records::extension::CreateExtension;
+use switchboard_domain::records::partner::CreatePartner;
+
+use crate::support::{PASSWORD, TestApp};
+
+/// Ids and logins of the seeded world.
+pub struct World {
+    pub partner_a: i64,
+    pub partner_b: i64,
+    pub tenant_a: i64,
+    pub tenant_b: i64,
+    pub branch_a: i64,
+    pub branch_a2: i64,
+    pub branch_b: i64,
+    pub ext_a: i64,
+    pub ext_a2: i64,
+    pub ext_b: i64,
+    pub platform: &'static str,
+    pub partner_admin_a: &'static str,
+    pub admin_a: &'static str,
+    pub admin_b: &'static str,
+    pub branch_admin_a: &'static str,
+    pub user_a: &'static str,
+}
+
+async fn user(app: &TestApp, email: &str, role: &str, tenant: Option<i64>, partner: Option<i64>, branch: Option<i64>) -> Value {
+    let json = create_user(
+        &app.state,
+        NewUser {
+            email: email.into(),
+            password: PASSWORD.into(),
+            role: role.into(),
+            tenant,
+            partner,
+            branch,
+        },
+    )
+    .await
+    .expect("a fixture user");
+    serde_json::from_str(&json).expect("JSON")
+}
+
+async fn extension(app: &TestApp, tenant: i64, branch: i64, number: &str, name: &str) -> i64 {
+    extensions::create(
+        &app.state.db,
+        TenantId(tenant),
+        CreateExtension {
+            tenant_id: None,
+            branch_id: Some(switchboard_domain::ids::BranchId(branch)),
+            number: number.into(),
+            name: name.into(),
+        },
+    )
+    .await
+    .expect("a fixture extension")
+    .id
+    .get()
+}
+
+async fn branch(app: &TestApp, tenant: i64, name: &str) -> i64 {
+    branches::create(&app.state.db, TenantId(tenant), CreateBranch { tenant_id: None, name: name.into() })
+        .await
+        .expect("a fixture branch")
+        .id
+        .get()
+}
+
+impl World {
+    /// Seeds the world into `app`.
+    pub async fn seed(app: &TestApp) -> World {
+        let db = &app.state.db;
+        let partner_a = partners::create(db, CreatePartner { name: "Partner A".into() }).await.expect("partner").id.get();
+        let partner_b = partners::create(db, CreatePartner { name: "Partner B".into() }).await.expect("partner").id.get();
+        let tenant = |json: String| serde_json::from_str::<Value>(&json).expect("JSON")["id"].as_i64().expect("an id");
+        let tenant_a = tenant(create_tenant(&app.state, "Tenant A".into(), Some(partner_a)).await.expect("tenant"));
+        let tenant_b = tenant(create_tenant(&app.state, "Tenant B".into(), Some(partner_b)).await.expect("tenant"));
+        let branch_a = branch(app, tenant_a, "A main").await;
+        let branch_a2 = branch(app, tenant_a, "A annex").await;
+        let branch_b = branch(app, tenant_b, "B main").await;
+        let ext_a = extension(app, tenant_a, branch_a, "101", "Front desk A").await;
+        let ext_a2 = extension(app, tenant_a, branch_a2, "201", "Annex A").await;
+        let ext_b = extension(app, tenant_b, branch_b, "101", "Front desk B").await;
+        let world = World {
+            partner_a,
+            partner_b,
+            tenant_a,
+            tenant_b,
+            branch_a,
+            branch_a2,
+            branch_b,
+            ext_a,
+            ext_a2,
+            ext_b,
+            platform: "platform@example.com",
+            partner_admin_a: "partner-a@example.com",
+            admin_a: "admin-a@example.com",
+            admin_b: "admin-b@example.com",
+            branch_admin_a: "branch-a@example.com",
+            user_a: "user-a@example.com",
+        };
+        user(app, world.platform, "platform-admin", None, None, None).await;
+        user(app, world.partner_admin_a, "partner-admin", None, Some(partner_a), None).await;
+        user(app, world.admin_a, "tenant-admin", Some(tenant_a), None, None).await;
+        user(app, world.admin_b, "tenant-admin", Some(tenant_b), None, None).await;
+        user(app, world.branch_admin_a, "branch-admin", Some(tenant_a), None, Some(branch_a)).await;
+        user(app, world.user_a, "user", Some(tenant_a), None, Some(branch_a)).await;
+        world
+    }
+}

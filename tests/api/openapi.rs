@@ -1,0 +1,53 @@
+//! The published contract: the OpenAPI document is what the handlers generate, it matches
+//! the committed snapshot (`docs/openapi.json`; `UPDATE_SNAPSHOTS=1` rewrites it), and
+//! every operation it names is served.
+
+use reqwest::Method;
+use serde_json::Value;
+
+use crate::support::{Backend, TestApp};
+
+const SNAPSHOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/openapi.json");
+
+#[tokio::test]
+async fn the_document_matches_its_snapshot() {
+    let app = TestApp::start(Backend::Sqlite).await.unwrap();
+    let served: Value = app.client.get(app.url("/v2/openapi.json")).send().await.unwrap().json().await.unwrap();
+    assert_eq!(served["openapi"], "3.1.0");
+    assert_eq!(served["info"]["version"], "2.0.0");
+    assert_eq!(served["components"]["securitySchemes"]["bearerAuth"]["scheme"], "bearer");
+    let pretty = serde_json::to_string_pretty(&served).unwrap() + "\n";
+    if std::env::var("UPDATE_SNAPSHOTS").is_ok_and(|v| v == "1") {
+        std::fs::write(SNAPSHOT, &pretty).unwrap();
+    }
+    let committed = std::fs::read_to_string(SNAPSHOT).unwrap_or_default();
+    assert!(
+        committed == pretty,
+        "docs/openapi.json is out of date: run `UPDATE_SNAPSHOTS=1 cargo test --test api openapi` and review the diff"
+    );
+}
+
+#[tokio::test]
+async fn every_documented_operation_is_served_and_documents_its_errors() {
+    let app = TestApp::start(Backend::Sqlite).await.unwrap();
+    let document = switchboard_api::openapi();
+    let document: Value = serde_json::to_value(&document).unwrap();
+    let paths = document["paths"].as_object().unwrap();
+    assert!(paths.len() >= 13, "{:?}", paths.keys());
+    for (path, item) in paths {
+        for (method, operation) in item.as_object().unwrap() {
+            let concrete = path.replace("{id}", "1");
+            let method = Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
+            let answer = app.call(method.clone(), &concrete, None, None).await;
+            let routed = !(answer.status == 405
+                || (answer.status == 404 && answer.body["message"] == "no such route"));
+            assert!(routed, "{method} {path} is documented but not served: {}", answer.body);
+            if path.starts_with("/v2/") {
+                let responses = operation["responses"].as_object().unwrap();
+                for status in ["200", "400", "401", "404", "500"] {
+                    assert!(responses.contains_key(status), "{method} {path} documents {status}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,304 @@
+//! The test harness: the real application on a random port, over a fresh database per
+//! test (a temporary SQLite file, or a new PostgreSQL database), spoken to over HTTP.
+
+use std::time::Duration;
+
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use sqlx::Connection;
+use switchboard::Config;
+use switchboard_api::AppState;
+use tokio::sync::oneshot;
+
+/// The signing key of test servers, so tests can forge tokens with it and without it.
+pub const JWT_SECRET: &str = "test-signing-key-of-at-least-32-bytes!!";
+
+/// The password of every fixture account.
+pub const PASSWORD: &str = "correct horse battery staple";
+
+/// Which database a test runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// A temporary SQLite file.
+    Sqlite,
+    /// A fresh PostgreSQL database.
+    Postgres,
+}
+
+/// A running application.
+pub struct TestApp {
+    /// Base URL, `http://127.0.0.1:PORT`.
+    pub base: String,
+    /// The HTTP client.
+    pub client: reqwest::Client,
+    /// The application state, for seeding through the library.
+    pub state: AppState,
+    shutdown: Option<oneshot::Sender<()>>,
+    server: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+    postgres_database: Option<(String, String)>,
+    _dir: tempfile::TempDir,
+}
+
+/// An HTTP answer: status, headers and JSON body (`Value::Null` when not JSON).
+pub struct Answer {
+    /// Status.
+    pub status: StatusCode,
+    /// Headers.
+    pub headers: reqwest::header::HeaderMap,
+    /// Body as JSON.
+    pub body: Value,
+}
+
+impl Answer {
+    /// Asserts the status and answers the body.
+    #[track_caller]
+    pub fn expect(self, status: u16) -> Value {
+        assert_eq!(self.status.as_u16(), status, "unexpected answer: {}", self.body);
+        self.body
+    }
+
+    /// Asserts an Error body of `status` and `name`, answering its validation errors.
+    #[track_caller]
+    pub fn error(self, status: u16, name: &str) -> Vec<String> {
+        let body = self.expect(status);
+        assert_eq!(body["name"], name, "{body}");
+        assert_eq!(body["code"], status, "{body}");
+        assert!(body["message"].as_str().is_some_and(|m| !m.is_empty()), "{body}");
+        let keys: Vec<_> = body.as_object().expect("an object").keys().cloned().collect();
+        assert_eq!(keys.len(), 4, "error body has exactly name, message, code, validationErrors: {body}");
+        body["validationErrors"]
+            .as_array()
+            .expect("validationErrors is an array")
+            .iter()
+            .map(|v| v.as_str().expect("strings").to_owned())
+            .collect()
+    }
+}
+
+fn postgres_admin_url() -> String {
+    std::env::var("SWITCHBOARD_TEST_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
+}
+
+fn postgres_required() -> bool {
+    std::env::var("SWITCHBOARD_TEST_REQUIRE_POSTGRES").is_ok_and(|v| v == "1" || v == "true")
+}
+
+/// `postgres://…/NAME` for `admin` with its database replaced by `name`.
+fn with_database(admin: &str, name: &str) -> String {
+    let (base, query) = match admin.split_once('?') {
+        Some((b, q)) => (b, Some(q)),
+        None => (admin, None),
+    };
+    let prefix = match base.rfind('/') {
+        Some(i) if i > "postgres://".len() => &base[..i],
+        _ => base,
+    };
+    match query {
+        Some(q) => format!("{prefix}/{name}?{q}"),
+        None => format!("{prefix}/{name}"),
+    }
+}
+
+async fn create_postgres_database() -> Option<(String, String)> {
+    let admin = postgres_admin_url();
+    let mut conn = match sqlx::PgConnection::connect(&admin).await {
+        Ok(conn) => conn,
+        Err(e) if postgres_required() => panic!("PostgreSQL is required but unreachable at {admin}: {e}"),
+        Err(e) => {
+            eprintln!("skipping: PostgreSQL unreachable at {admin}: {e}");
+            return None;
+        }
+    };
+    let name = format!("switchboard_test_{}", uuid::Uuid::new_v4().simple());
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .execute(&mut conn)
+        .await
+        .expect("creating the test database");
+    Some((admin, name))
+}
+
+impl TestApp {
+    /// Starts the application on `backend`; `None` when PostgreSQL is wanted but not
+    /// reachable and not required.
+    pub async fn start(backend: Backend) -> Option<TestApp> {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let postgres_database = match backend {
+            Backend::Sqlite => None,
+            Backend::Postgres => Some(create_postgres_database().await?),
+        };
+        let config = Config {
+            data_dir: dir.path().join("data"),
+            database_url: Some(match &postgres_database {
+                Some((admin, name)) => with_database(admin, name),
+                None => format!("sqlite://{}", dir.path().join("test.db").display()),
+            }),
+            jwt_secret: Some(switchboard::config::Secret(JWT_SECRET.into())),
+            db_max_connections: 5,
+            ..Config::default()
+        };
+        let state = switchboard::build_state(&config).await.expect("application state");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port");
+        let base = format!("http://{}", listener.local_addr().expect("an address"));
+        let (shutdown, stop) = oneshot::channel::<()>();
+        let server = tokio::spawn(switchboard_api::serve(
+            listener,
+            state.clone(),
+            async move {
+                let _ = stop.await;
+            },
+            Duration::from_secs(10),
+        ));
+        Some(TestApp {
+            base,
+            client: reqwest::Client::new(),
+            state,
+            shutdown: Some(shutdown),
+            server: Some(server),
+            postgres_database,
+            _dir: dir,
+        })
+    }
+
+    /// The full URL of `path`.
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base, path)
+    }
+
+    /// Sends a request with an optional bearer token and JSON body.
+    pub async fn call(&self, method: Method, path: &str, token: Option<&str>, body: Option<Value>) -> Answer {
+        let mut request = self.client.request(method, self.url(path));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        Self::answer(request.send().await.expect("the server answers")).await
+    }
+
+    /// Reads an answer.
+    pub async fn answer(response: reqwest::Response) -> Answer {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let bytes = response.bytes().await.expect("a body");
+        let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        Answer { status, headers, body }
+    }
+
+    /// GET with a token.
+    pub async fn get(&self, path: &str, token: &str) -> Answer {
+        self.call(Method::GET, path, Some(token), None).await
+    }
+
+    /// POST JSON with a token.
+    pub async fn post(&self, path: &str, token: &str, body: Value) -> Answer {
+        self.call(Method::POST, path, Some(token), Some(body)).await
+    }
+
+    /// PATCH JSON with a token.
+    pub async fn patch(&self, path: &str, token: &str, body: Value) -> Answer {
+        self.call(Method::PATCH, path, Some(token), Some(body)).await
+    }
+
+    /// DELETE with a token.
+    pub async fn delete(&self, path: &str, token: &str) -> Answer {
+        self.call(Method::DELETE, path, Some(token), None).await
+    }
+
+    /// Logs in, answering the whole login result.
+    pub async fn login_answer(&self, email: &str, password: &str) -> Answer {
+        self.call(
+            Method::POST,
+            "/v2/authentication/",
+            None,
+            Some(json!({"email": email, "password": password})),
+        )
+        .await
+    }
+
+    /// Logs in, answering the access token.
+    pub async fn login(&self, email: &str) -> String {
+        let body = self.login_answer(email, PASSWORD).await.expect(200);
+        body["accessToken"].as_str().expect("a token").to_owned()
+    }
+
+    /// Sends the shutdown signal without waiting.
+    pub fn signal_shutdown(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+    }
+
+    /// Waits for the server to finish.
+    pub async fn join(&mut self) -> std::io::Result<()> {
+        match self.server.take() {
+            Some(server) => server.await.expect("the server task"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+        if let Some((admin, name)) = self.postgres_database.take() {
+            // Dropped from inside a runtime: do the async clean-up on a thread of its own.
+            let cleanup = std::thread::spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
+                if let Ok(runtime) = runtime {
+                    runtime.block_on(async {
+                        if let Ok(mut conn) = sqlx::PgConnection::connect(&admin).await {
+                            let _ = sqlx::query(sqlx::AssertSqlSafe(format!(
+                                "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+                            )))
+                            .execute(&mut conn)
+                            .await;
+                        }
+                    });
+                }
+            });
+            let _ = cleanup.join();
+        }
+    }
+}
+
+/// Generates, for each named `async fn(TestApp)`, one test on SQLite and one on PostgreSQL.
+#[macro_export]
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    if let Some(app) = $crate::support::TestApp::start($crate::support::Backend::Sqlite).await {
+                        super::$name(app).await;
+                    }
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    if let Some(app) = $crate::support::TestApp::start($crate::support::Backend::Postgres).await {
+                        super::$name(app).await;
+                    }
+                }
+            )*
+        }
+    };
+}
+
+impl TestApp {
+    /// A login request that owns its inputs, to run on another task.
+    pub fn login_answer_owned(&self, email: String, password: String) -> impl std::future::Future<Output = Answer> + Send + 'static {
+        let request = self
+            .client
+            .post(self.url("/v2/authentication/"))
+            .json(&serde_json::json!({"email": email, "password": password}));
+        async move { TestApp::answer(request.send().await.expect("the server answers")).await }
+    }
+}
