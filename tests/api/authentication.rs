@@ -14,24 +14,61 @@ use crate::on_both_backends;
 use crate::support::{JWT_SECRET, PASSWORD, TestApp};
 
 const INTEGER_FIELDS: &[&str] = &[
-    "id", "userRole", "tenantId", "partnerId", "extId", "branchId", "darkMode", "mobileDarkMode",
-    "mfaEnabled", "mfaSmsVerified", "mfaAppVerified", "mfaEmailVerified",
-    "enableCallNotifications", "enableChatNotifications", "enableAllNewMessageNotifications",
-    "enableDirectMessageNotifications", "enableTextNotifications", "enablePostCallNotifications",
-    "enableMobileTextNotifications", "enableMobileCallNotifications",
-    "enableMobileChatNotifications", "enableBusyLights", "isGoogleCalendarAuthorized",
-    "isOutlookCalendarAuthorized", "enableMeetings", "enableTranscription",
+    "id",
+    "userRole",
+    "tenantId",
+    "partnerId",
+    "extId",
+    "branchId",
+    "darkMode",
+    "mobileDarkMode",
+    "mfaEnabled",
+    "mfaSmsVerified",
+    "mfaAppVerified",
+    "mfaEmailVerified",
+    "enableCallNotifications",
+    "enableChatNotifications",
+    "enableAllNewMessageNotifications",
+    "enableDirectMessageNotifications",
+    "enableTextNotifications",
+    "enablePostCallNotifications",
+    "enableMobileTextNotifications",
+    "enableMobileCallNotifications",
+    "enableMobileChatNotifications",
+    "enableBusyLights",
+    "isGoogleCalendarAuthorized",
+    "isOutlookCalendarAuthorized",
+    "enableMeetings",
+    "enableTranscription",
 ];
 
 const STRING_FIELDS: &[&str] = &[
-    "email", "title", "timezone", "avatarPath", "avatarThumbnailPath", "coverPhoto", "extName",
-    "extNum", "callerIdNumber", "branchName", "peerName", "peerSecret", "otp", "mfaMode",
-    "mfaPhoneNumber", "mfaAppSecret", "dnd", "outboundRecord",
+    "email",
+    "title",
+    "timezone",
+    "avatarPath",
+    "avatarThumbnailPath",
+    "coverPhoto",
+    "extName",
+    "extNum",
+    "callerIdNumber",
+    "branchName",
+    "peerName",
+    "peerSecret",
+    "otp",
+    "mfaMode",
+    "mfaPhoneNumber",
+    "mfaAppSecret",
+    "dnd",
+    "outboundRecord",
 ];
 
 async fn login_answers_the_user_record_and_a_token(app: TestApp) {
     let w = World::seed(&app).await;
-    let body = app.login_answer("Branch-A@Example.com", PASSWORD).await.expect(200);
+    let body = app
+        .login_answer("Branch-A@Example.com", PASSWORD)
+        .await
+        .expect(200);
     let user = &body["user"];
     for field in INTEGER_FIELDS {
         assert!(user[field].is_i64(), "{field} is an integer: {user}");
@@ -46,8 +83,16 @@ async fn login_answers_the_user_record_and_a_token(app: TestApp) {
     assert_eq!(user["mfaAppSecret"], "");
     assert_eq!(user["otp"], "");
     assert!(user.get("passwordHash").is_none() && user.get("password").is_none());
-    assert!(!body.to_string().contains("argon2"), "no hash anywhere: {body}");
-    let permissions: Vec<&str> = user["permissions"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect();
+    assert!(
+        !body.to_string().contains("argon2"),
+        "no hash anywhere: {body}"
+    );
+    let permissions: Vec<&str> = user["permissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
     assert!(permissions.contains(&"extensions:write"), "{permissions:?}");
     assert!(!permissions.contains(&"tenants:write"), "{permissions:?}");
     assert_eq!(body["tokenType"], "Bearer");
@@ -63,7 +108,9 @@ async fn wrong_password_and_unknown_email_answer_alike(app: TestApp) {
     let wrong = app.login_answer(w.admin_a, "not the password").await;
     let wrong_time = started.elapsed();
     let started = Instant::now();
-    let unknown = app.login_answer("nobody@example.com", "not the password").await;
+    let unknown = app
+        .login_answer("nobody@example.com", "not the password")
+        .await;
     let unknown_time = started.elapsed();
     assert_eq!(wrong.headers.get("www-authenticate").unwrap(), "Bearer");
     let wrong = wrong.error(401, "Unauthorized");
@@ -84,14 +131,28 @@ async fn wrong_password_and_unknown_email_answer_alike(app: TestApp) {
 
 async fn login_body_is_validated(app: TestApp) {
     let problems = app
-        .call(Method::POST, "/v2/authentication/", None, Some(json!({"email": 5})))
+        .call(
+            Method::POST,
+            "/v2/authentication/",
+            None,
+            Some(json!({"email": 5})),
+        )
         .await
         .error(400, "ValidationError");
-    assert_eq!(problems, ["'body/email' must be a string", "'body/password' is required"]);
+    assert_eq!(
+        problems,
+        [
+            "'body/email' must be a string",
+            "'body/password' is required"
+        ]
+    );
 }
 
 fn now() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs()
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
 }
 
 fn claims(sub: i64, exp: u64) -> Value {
@@ -99,7 +160,12 @@ fn claims(sub: i64, exp: u64) -> Value {
 }
 
 fn sign(claims: &Value, key: &str) -> String {
-    jsonwebtoken::encode(&Header::new(Algorithm::HS256), claims, &EncodingKey::from_secret(key.as_bytes())).unwrap()
+    jsonwebtoken::encode(
+        &Header::new(Algorithm::HS256),
+        claims,
+        &EncodingKey::from_secret(key.as_bytes()),
+    )
+    .unwrap()
 }
 
 async fn refused(app: &TestApp, token: &str) {
@@ -111,14 +177,27 @@ async fn refused(app: &TestApp, token: &str) {
 async fn tampered_tokens_are_refused(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
-    let platform_id = app.login_answer(w.platform, PASSWORD).await.expect(200)["user"]["id"].as_i64().unwrap();
+    let platform_id = app.login_answer(w.platform, PASSWORD).await.expect(200)["user"]["id"]
+        .as_i64()
+        .unwrap();
 
     // A forged payload (claiming the platform admin) under the original signature.
     let parts: Vec<&str> = token.split('.').collect();
     let forged_payload = URL_SAFE_NO_PAD.encode(claims(platform_id, now() + 600).to_string());
-    refused(&app, &format!("{}.{}.{}", parts[0], forged_payload, parts[2])).await;
+    refused(
+        &app,
+        &format!("{}.{}.{}", parts[0], forged_payload, parts[2]),
+    )
+    .await;
     // Signed with another key.
-    refused(&app, &sign(&claims(platform_id, now() + 600), "another-key-that-is-32-bytes-long!!")).await;
+    refused(
+        &app,
+        &sign(
+            &claims(platform_id, now() + 600),
+            "another-key-that-is-32-bytes-long!!",
+        ),
+    )
+    .await;
     // Expired beyond the leeway, with the right key.
     refused(&app, &sign(&claims(platform_id, now() - 120), JWT_SECRET)).await;
     // alg: none.
@@ -145,7 +224,9 @@ async fn tampered_tokens_are_refused(app: TestApp) {
     refused(&app, &sign(&no_exp, JWT_SECRET)).await;
     // Garbage, and no token at all.
     refused(&app, "not-a-token").await;
-    app.call(Method::GET, "/v2/admin/extensions/", None, None).await.error(401, "Unauthorized");
+    app.call(Method::GET, "/v2/admin/extensions/", None, None)
+        .await
+        .error(401, "Unauthorized");
 
     // The genuine token still works, and a correctly signed one is honoured.
     app.get("/v2/admin/extensions/", &token).await.expect(200);
@@ -159,8 +240,12 @@ async fn a_deleted_users_token_stops_working(app: TestApp) {
     let answer = app.login_answer(w.user_a, PASSWORD).await.expect(200);
     let user_token = answer["accessToken"].as_str().unwrap().to_owned();
     let user_id = answer["user"]["id"].as_i64().unwrap();
-    app.get("/v2/admin/extensions/", &user_token).await.expect(200);
-    app.delete(&format!("/v2/admin/users/{user_id}"), &admin).await.expect(200);
+    app.get("/v2/admin/extensions/", &user_token)
+        .await
+        .expect(200);
+    app.delete(&format!("/v2/admin/users/{user_id}"), &admin)
+        .await
+        .expect(200);
     refused(&app, &user_token).await;
 }
 

@@ -19,15 +19,33 @@ async fn malformed_json_and_wrong_content_type(app: TestApp) {
             .body(body)
             .send()
     };
-    TestApp::answer(send("application/json", "{\"number\":").await.unwrap()).await.error(400, "BadRequest");
-    TestApp::answer(send("application/json", "").await.unwrap()).await.error(400, "BadRequest");
-    TestApp::answer(send("text/plain", "{\"number\":\"5\",\"name\":\"x\"}").await.unwrap())
+    TestApp::answer(send("application/json", "{\"number\":").await.unwrap())
         .await
-        .error(415, "UnsupportedMediaType");
-    TestApp::answer(send("application/json; charset=utf-8", "{\"number\":\"555\",\"name\":\"ok\"}").await.unwrap())
+        .error(400, "BadRequest");
+    TestApp::answer(send("application/json", "").await.unwrap())
         .await
-        .expect(200);
-    let problems = app.post("/v2/admin/extensions/", &token, json!([1, 2])).await.error(400, "ValidationError");
+        .error(400, "BadRequest");
+    TestApp::answer(
+        send("text/plain", "{\"number\":\"5\",\"name\":\"x\"}")
+            .await
+            .unwrap(),
+    )
+    .await
+    .error(415, "UnsupportedMediaType");
+    TestApp::answer(
+        send(
+            "application/json; charset=utf-8",
+            "{\"number\":\"555\",\"name\":\"ok\"}",
+        )
+        .await
+        .unwrap(),
+    )
+    .await
+    .expect(200);
+    let problems = app
+        .post("/v2/admin/extensions/", &token, json!([1, 2]))
+        .await
+        .error(400, "ValidationError");
     assert_eq!(problems, ["'body' must be an object"]);
 }
 
@@ -51,7 +69,12 @@ async fn every_broken_rule_is_listed(app: TestApp) {
             "'body/name' must be at least 1 character",
         ]
     );
-    let problems = app.post("/v2/admin/users/", &token, json!({"permissions": ["x", 3], "darkMode": 2, "timezone": "Mars/Base"}))
+    let problems = app
+        .post(
+            "/v2/admin/users/",
+            &token,
+            json!({"permissions": ["x", 3], "darkMode": 2, "timezone": "Mars/Base"}),
+        )
         .await
         .error(400, "ValidationError");
     assert_eq!(
@@ -67,37 +90,85 @@ async fn every_broken_rule_is_listed(app: TestApp) {
         ]
     );
     // Nothing was written.
-    let list = app.get("/v2/admin/users/?recordsPerPage=100", &token).await.expect(200);
-    assert!(list["records"].as_array().unwrap().iter().all(|u| u["email"] != ""));
+    let list = app
+        .get("/v2/admin/users/?recordsPerPage=100", &token)
+        .await
+        .expect(200);
+    assert!(
+        list["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|u| u["email"] != "")
+    );
 }
 
 async fn path_ids_routes_and_methods(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
     for bad in ["0", "01", "-1", "abc", "1.5"] {
-        let problems = app.get(&format!("/v2/admin/extensions/{bad}"), &token).await.error(400, "ValidationError");
-        assert_eq!(problems, ["'path/id' must match pattern ^[1-9][0-9]*$"], "{bad}");
+        let problems = app
+            .get(&format!("/v2/admin/extensions/{bad}"), &token)
+            .await
+            .error(400, "ValidationError");
+        assert_eq!(
+            problems,
+            ["'path/id' must match pattern ^[1-9][0-9]*$"],
+            "{bad}"
+        );
     }
-    app.get("/v2/admin/extensions/99999999999999999999", &token).await.error(404, "NotFound");
-    app.get("/v2/admin/extensions/424242", &token).await.error(404, "NotFound");
-    app.get("/v2/admin/nothing-here", &token).await.error(404, "NotFound");
-    app.call(Method::GET, "/no/such/route", None, None).await.error(404, "NotFound");
-    app.call(Method::PUT, &format!("/v2/admin/extensions/{}", w.ext_a), Some(&token), None)
+    app.get("/v2/admin/extensions/99999999999999999999", &token)
+        .await
+        .error(404, "NotFound");
+    app.get("/v2/admin/extensions/424242", &token)
+        .await
+        .error(404, "NotFound");
+    app.get("/v2/admin/nothing-here", &token)
+        .await
+        .error(404, "NotFound");
+    app.call(Method::GET, "/no/such/route", None, None)
+        .await
+        .error(404, "NotFound");
+    app.call(
+        Method::PUT,
+        &format!("/v2/admin/extensions/{}", w.ext_a),
+        Some(&token),
+        None,
+    )
+    .await
+    .error(405, "MethodNotAllowed");
+    app.call(Method::DELETE, "/v2/admin/extensions/", Some(&token), None)
         .await
         .error(405, "MethodNotAllowed");
-    app.call(Method::DELETE, "/v2/admin/extensions/", Some(&token), None).await.error(405, "MethodNotAllowed");
 }
 
 async fn collections_answer_with_and_without_trailing_slash(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
-    let with = app.get("/v2/admin/extensions/?sortBy=number", &token).await.expect(200);
-    let without = app.get("/v2/admin/extensions?sortBy=number", &token).await.expect(200);
-    assert_eq!(with, without);
-    app.post("/v2/admin/extensions", &token, json!({"number": "300", "name": "No slash"})).await.expect(200);
-    app.call(Method::POST, "/v2/authentication", None, Some(json!({"email": w.admin_a, "password": "x"})))
+    let with = app
+        .get("/v2/admin/extensions/?sortBy=number", &token)
         .await
-        .error(401, "Unauthorized");
+        .expect(200);
+    let without = app
+        .get("/v2/admin/extensions?sortBy=number", &token)
+        .await
+        .expect(200);
+    assert_eq!(with, without);
+    app.post(
+        "/v2/admin/extensions",
+        &token,
+        json!({"number": "300", "name": "No slash"}),
+    )
+    .await
+    .expect(200);
+    app.call(
+        Method::POST,
+        "/v2/authentication",
+        None,
+        Some(json!({"email": w.admin_a, "password": "x"})),
+    )
+    .await
+    .error(401, "Unauthorized");
 }
 
 async fn bad_query_strings_list_every_problem(app: TestApp) {
@@ -119,17 +190,26 @@ async fn bad_query_strings_list_every_problem(app: TestApp) {
         ]
     );
     let long = "x".repeat(256);
-    let problems = app.get(&format!("/v2/admin/extensions/?query={long}"), &token).await.error(400, "ValidationError");
+    let problems = app
+        .get(&format!("/v2/admin/extensions/?query={long}"), &token)
+        .await
+        .error(400, "ValidationError");
     assert_eq!(problems, ["'query/query' must be at most 255 characters"]);
     let long = "x".repeat(51);
-    let problems = app.get(&format!("/v2/admin/extensions/?sortBy={long}"), &token).await.error(400, "ValidationError");
+    let problems = app
+        .get(&format!("/v2/admin/extensions/?sortBy={long}"), &token)
+        .await
+        .error(400, "ValidationError");
     assert_eq!(problems, ["'query/sortBy' must be at most 50 characters"]);
 }
 
 async fn oversized_bodies_are_refused(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
-    let huge = format!("{{\"number\":\"1\",\"name\":\"{}\"}}", "x".repeat(3 * 1024 * 1024));
+    let huge = format!(
+        "{{\"number\":\"1\",\"name\":\"{}\"}}",
+        "x".repeat(3 * 1024 * 1024)
+    );
     let answer = app
         .client
         .post(app.url("/v2/admin/extensions/"))
@@ -147,25 +227,52 @@ async fn delete_accepts_empty_and_empty_json_bodies(app: TestApp) {
     let token = app.login(w.admin_a).await;
     let mut ids = Vec::new();
     for number in ["801", "802", "803"] {
-        ids.push(app.post("/v2/admin/extensions/", &token, json!({"number": number, "name": "Temp"})).await.expect(200)["id"].clone());
+        ids.push(
+            app.post(
+                "/v2/admin/extensions/",
+                &token,
+                json!({"number": number, "name": "Temp"}),
+            )
+            .await
+            .expect(200)["id"]
+                .clone(),
+        );
     }
     let bodies: [Option<&str>; 3] = [None, Some(""), Some("{}")];
     for (id, body) in ids.iter().zip(bodies) {
-        let mut request = app.client.delete(app.url(&format!("/v2/admin/extensions/{id}"))).bearer_auth(&token);
+        let mut request = app
+            .client
+            .delete(app.url(&format!("/v2/admin/extensions/{id}")))
+            .bearer_auth(&token);
         if let Some(body) = body {
-            request = request.header("content-type", "application/json").body(body);
+            request = request
+                .header("content-type", "application/json")
+                .body(body);
         }
-        let deleted = TestApp::answer(request.send().await.unwrap()).await.expect(200);
+        let deleted = TestApp::answer(request.send().await.unwrap())
+            .await
+            .expect(200);
         assert_eq!(&deleted["id"], id);
-        app.get(&format!("/v2/admin/extensions/{id}"), &token).await.error(404, "NotFound");
+        app.get(&format!("/v2/admin/extensions/{id}"), &token)
+            .await
+            .error(404, "NotFound");
     }
 }
 
 async fn request_ids_are_echoed_or_made(app: TestApp) {
-    let answer = app.client.get(app.url("/healthz")).header("x-request-id", "trace-me-42").send().await.unwrap();
+    let answer = app
+        .client
+        .get(app.url("/healthz"))
+        .header("x-request-id", "trace-me-42")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(answer.headers()["x-request-id"], "trace-me-42");
     let answer = app.client.get(app.url("/no/route")).send().await.unwrap();
-    let made = answer.headers()["x-request-id"].to_str().unwrap().to_owned();
+    let made = answer.headers()["x-request-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
     assert_eq!(made.len(), 36, "a UUID: {made}");
 }
 

@@ -31,7 +31,14 @@ pub struct World {
     pub user_a: &'static str,
 }
 
-async fn user(app: &TestApp, email: &str, role: &str, tenant: Option<i64>, partner: Option<i64>, branch: Option<i64>) -> Value {
+async fn user(
+    app: &TestApp,
+    email: &str,
+    role: &str,
+    tenant: Option<i64>,
+    partner: Option<i64>,
+    branch: Option<i64>,
+) -> Value {
     let json = create_user(
         &app.state,
         NewUser {
@@ -66,22 +73,59 @@ async fn extension(app: &TestApp, tenant: i64, branch: i64, number: &str, name: 
 }
 
 async fn branch(app: &TestApp, tenant: i64, name: &str) -> i64 {
-    branches::create(&app.state.db, TenantId(tenant), CreateBranch { tenant_id: None, name: name.into() })
-        .await
-        .expect("a fixture branch")
-        .id
-        .get()
+    branches::create(
+        &app.state.db,
+        TenantId(tenant),
+        CreateBranch {
+            tenant_id: None,
+            name: name.into(),
+        },
+    )
+    .await
+    .expect("a fixture branch")
+    .id
+    .get()
 }
 
 impl World {
     /// Seeds the world into `app`.
     pub async fn seed(app: &TestApp) -> World {
         let db = &app.state.db;
-        let partner_a = partners::create(db, CreatePartner { name: "Partner A".into() }).await.expect("partner").id.get();
-        let partner_b = partners::create(db, CreatePartner { name: "Partner B".into() }).await.expect("partner").id.get();
-        let tenant = |json: String| serde_json::from_str::<Value>(&json).expect("JSON")["id"].as_i64().expect("an id");
-        let tenant_a = tenant(create_tenant(&app.state, "Tenant A".into(), Some(partner_a)).await.expect("tenant"));
-        let tenant_b = tenant(create_tenant(&app.state, "Tenant B".into(), Some(partner_b)).await.expect("tenant"));
+        let partner_a = partners::create(
+            db,
+            CreatePartner {
+                name: "Partner A".into(),
+            },
+        )
+        .await
+        .expect("partner")
+        .id
+        .get();
+        let partner_b = partners::create(
+            db,
+            CreatePartner {
+                name: "Partner B".into(),
+            },
+        )
+        .await
+        .expect("partner")
+        .id
+        .get();
+        let tenant = |json: String| {
+            serde_json::from_str::<Value>(&json).expect("JSON")["id"]
+                .as_i64()
+                .expect("an id")
+        };
+        let tenant_a = tenant(
+            create_tenant(&app.state, "Tenant A".into(), Some(partner_a))
+                .await
+                .expect("tenant"),
+        );
+        let tenant_b = tenant(
+            create_tenant(&app.state, "Tenant B".into(), Some(partner_b))
+                .await
+                .expect("tenant"),
+        );
         let branch_a = branch(app, tenant_a, "A main").await;
         let branch_a2 = branch(app, tenant_a, "A annex").await;
         let branch_b = branch(app, tenant_b, "B main").await;
@@ -107,11 +151,51 @@ impl World {
             user_a: "user-a@example.com",
         };
         user(app, world.platform, "platform-admin", None, None, None).await;
-        user(app, world.partner_admin_a, "partner-admin", None, Some(partner_a), None).await;
-        user(app, world.admin_a, "tenant-admin", Some(tenant_a), None, None).await;
-        user(app, world.admin_b, "tenant-admin", Some(tenant_b), None, None).await;
-        user(app, world.branch_admin_a, "branch-admin", Some(tenant_a), None, Some(branch_a)).await;
-        user(app, world.user_a, "user", Some(tenant_a), None, Some(branch_a)).await;
+        user(
+            app,
+            world.partner_admin_a,
+            "partner-admin",
+            None,
+            Some(partner_a),
+            None,
+        )
+        .await;
+        user(
+            app,
+            world.admin_a,
+            "tenant-admin",
+            Some(tenant_a),
+            None,
+            None,
+        )
+        .await;
+        user(
+            app,
+            world.admin_b,
+            "tenant-admin",
+            Some(tenant_b),
+            None,
+            None,
+        )
+        .await;
+        user(
+            app,
+            world.branch_admin_a,
+            "branch-admin",
+            Some(tenant_a),
+            None,
+            Some(branch_a),
+        )
+        .await;
+        user(
+            app,
+            world.user_a,
+            "user",
+            Some(tenant_a),
+            None,
+            Some(branch_a),
+        )
+        .await;
         world
     }
 }

@@ -4,8 +4,8 @@
 
 #![allow(missing_docs, clippy::unwrap_used)]
 
-mod support;
 mod fixture;
+mod support;
 
 mod authentication;
 mod errors;

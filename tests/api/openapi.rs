@@ -12,10 +12,21 @@ const SNAPSHOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/openapi.json")
 #[tokio::test]
 async fn the_document_matches_its_snapshot() {
     let app = TestApp::start(Backend::Sqlite).await.unwrap();
-    let served: Value = app.client.get(app.url("/v2/openapi.json")).send().await.unwrap().json().await.unwrap();
+    let served: Value = app
+        .client
+        .get(app.url("/v2/openapi.json"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     assert_eq!(served["openapi"], "3.1.0");
     assert_eq!(served["info"]["version"], "2.0.0");
-    assert_eq!(served["components"]["securitySchemes"]["bearerAuth"]["scheme"], "bearer");
+    assert_eq!(
+        served["components"]["securitySchemes"]["bearerAuth"]["scheme"],
+        "bearer"
+    );
     let pretty = serde_json::to_string_pretty(&served).unwrap() + "\n";
     if std::env::var("UPDATE_SNAPSHOTS").is_ok_and(|v| v == "1") {
         std::fs::write(SNAPSHOT, &pretty).unwrap();
@@ -41,11 +52,18 @@ async fn every_documented_operation_is_served_and_documents_its_errors() {
             let answer = app.call(method.clone(), &concrete, None, None).await;
             let routed = !(answer.status == 405
                 || (answer.status == 404 && answer.body["message"] == "no such route"));
-            assert!(routed, "{method} {path} is documented but not served: {}", answer.body);
+            assert!(
+                routed,
+                "{method} {path} is documented but not served: {}",
+                answer.body
+            );
             if path.starts_with("/v2/") {
                 let responses = operation["responses"].as_object().unwrap();
                 for status in ["200", "400", "401", "404", "500"] {
-                    assert!(responses.contains_key(status), "{method} {path} documents {status}");
+                    assert!(
+                        responses.contains_key(status),
+                        "{method} {path} documents {status}"
+                    );
                 }
             }
         }

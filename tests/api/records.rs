@@ -10,76 +10,204 @@ async fn extensions_round_trip(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
     let created = app
-        .post("/v2/admin/extensions/", &token, json!({"number": "*77#", "name": "Voicemail access", "branchId": w.branch_a2}))
+        .post(
+            "/v2/admin/extensions/",
+            &token,
+            json!({"number": "*77#", "name": "Voicemail access", "branchId": w.branch_a2}),
+        )
         .await
         .expect(200);
     let id = created["id"].as_i64().unwrap();
-    assert_eq!(created, json!({"id": id, "tenantId": w.tenant_a, "branchId": w.branch_a2, "number": "*77#", "name": "Voicemail access"}));
-    assert_eq!(app.get(&format!("/v2/admin/extensions/{id}"), &token).await.expect(200), created);
-    let patched = app.patch(&format!("/v2/admin/extensions/{id}"), &token, json!({"name": "VM"})).await.expect(200);
+    assert_eq!(
+        created,
+        json!({"id": id, "tenantId": w.tenant_a, "branchId": w.branch_a2, "number": "*77#", "name": "Voicemail access"})
+    );
+    assert_eq!(
+        app.get(&format!("/v2/admin/extensions/{id}"), &token)
+            .await
+            .expect(200),
+        created
+    );
+    let patched = app
+        .patch(
+            &format!("/v2/admin/extensions/{id}"),
+            &token,
+            json!({"name": "VM"}),
+        )
+        .await
+        .expect(200);
     assert_eq!(patched["name"], "VM");
     assert_eq!(patched["number"], "*77#", "fields not sent stay unchanged");
-    let detached = app.patch(&format!("/v2/admin/extensions/{id}"), &token, json!({"branchId": null})).await.expect(200);
+    let detached = app
+        .patch(
+            &format!("/v2/admin/extensions/{id}"),
+            &token,
+            json!({"branchId": null}),
+        )
+        .await
+        .expect(200);
     assert_eq!(detached["branchId"], json!(null));
-    let unchanged = app.patch(&format!("/v2/admin/extensions/{id}"), &token, json!({})).await.expect(200);
+    let unchanged = app
+        .patch(&format!("/v2/admin/extensions/{id}"), &token, json!({}))
+        .await
+        .expect(200);
     assert_eq!(unchanged, detached);
-    let deleted = app.delete(&format!("/v2/admin/extensions/{id}"), &token).await.expect(200);
+    let deleted = app
+        .delete(&format!("/v2/admin/extensions/{id}"), &token)
+        .await
+        .expect(200);
     assert_eq!(deleted, detached);
-    app.get(&format!("/v2/admin/extensions/{id}"), &token).await.error(404, "NotFound");
-    app.delete(&format!("/v2/admin/extensions/{id}"), &token).await.error(404, "NotFound");
+    app.get(&format!("/v2/admin/extensions/{id}"), &token)
+        .await
+        .error(404, "NotFound");
+    app.delete(&format!("/v2/admin/extensions/{id}"), &token)
+        .await
+        .error(404, "NotFound");
 }
 
 async fn extension_numbers_are_unique_per_tenant(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
-    let conflict = app.post("/v2/admin/extensions/", &token, json!({"number": "101", "name": "Again"})).await;
-    assert_eq!(conflict.body["message"], "an extension with this number already exists in the tenant");
+    let conflict = app
+        .post(
+            "/v2/admin/extensions/",
+            &token,
+            json!({"number": "101", "name": "Again"}),
+        )
+        .await;
+    assert_eq!(
+        conflict.body["message"],
+        "an extension with this number already exists in the tenant"
+    );
     conflict.error(409, "Conflict");
-    let other = app.post("/v2/admin/extensions/", &token, json!({"number": "102", "name": "Free"})).await.expect(200);
-    app.patch(&format!("/v2/admin/extensions/{}", other["id"]), &token, json!({"number": "101"}))
+    let other = app
+        .post(
+            "/v2/admin/extensions/",
+            &token,
+            json!({"number": "102", "name": "Free"}),
+        )
         .await
-        .error(409, "Conflict");
+        .expect(200);
+    app.patch(
+        &format!("/v2/admin/extensions/{}", other["id"]),
+        &token,
+        json!({"number": "101"}),
+    )
+    .await
+    .error(409, "Conflict");
     // Tenant B's 101 is unaffected by tenant A's.
     let b = app.login(w.admin_b).await;
-    app.post("/v2/admin/extensions/", &b, json!({"number": "102", "name": "B's own"})).await.expect(200);
+    app.post(
+        "/v2/admin/extensions/",
+        &b,
+        json!({"number": "102", "name": "B's own"}),
+    )
+    .await
+    .expect(200);
 }
 
 async fn branches_round_trip_and_in_use(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
-    let branch = app.post("/v2/admin/branches/", &token, json!({"name": "Warehouse"})).await.expect(200);
+    let branch = app
+        .post("/v2/admin/branches/", &token, json!({"name": "Warehouse"}))
+        .await
+        .expect(200);
     assert_eq!(branch["tenantId"], w.tenant_a);
     let id = branch["id"].as_i64().unwrap();
-    app.patch(&format!("/v2/admin/branches/{id}"), &token, json!({"name": "Depot"})).await.expect(200);
-    app.post("/v2/admin/extensions/", &token, json!({"number": "900", "name": "Depot", "branchId": id})).await.expect(200);
-    let in_use = app.delete(&format!("/v2/admin/branches/{id}"), &token).await.error(409, "Conflict");
+    app.patch(
+        &format!("/v2/admin/branches/{id}"),
+        &token,
+        json!({"name": "Depot"}),
+    )
+    .await
+    .expect(200);
+    app.post(
+        "/v2/admin/extensions/",
+        &token,
+        json!({"number": "900", "name": "Depot", "branchId": id}),
+    )
+    .await
+    .expect(200);
+    let in_use = app
+        .delete(&format!("/v2/admin/branches/{id}"), &token)
+        .await
+        .error(409, "Conflict");
     assert!(in_use.is_empty());
-    assert_eq!(app.get(&format!("/v2/admin/branches/{id}"), &token).await.expect(200)["name"], "Depot", "nothing lost");
-    let problems = app.post("/v2/admin/extensions/", &token, json!({"number": "901", "name": "X", "branchId": w.branch_b}))
+    assert_eq!(
+        app.get(&format!("/v2/admin/branches/{id}"), &token)
+            .await
+            .expect(200)["name"],
+        "Depot",
+        "nothing lost"
+    );
+    let problems = app
+        .post(
+            "/v2/admin/extensions/",
+            &token,
+            json!({"number": "901", "name": "X", "branchId": w.branch_b}),
+        )
         .await
         .error(400, "ValidationError");
-    assert_eq!(problems, ["'body/branchId' must name a branch of the tenant"]);
+    assert_eq!(
+        problems,
+        ["'body/branchId' must name a branch of the tenant"]
+    );
 }
 
 async fn tenants_and_partners_round_trip(app: TestApp) {
     let w = World::seed(&app).await;
     let platform = app.login(w.platform).await;
-    let partner = app.post("/v2/admin/partners/", &platform, json!({"name": "Partner C"})).await.expect(200);
+    let partner = app
+        .post(
+            "/v2/admin/partners/",
+            &platform,
+            json!({"name": "Partner C"}),
+        )
+        .await
+        .expect(200);
     let tenant = app
-        .post("/v2/admin/tenants/", &platform, json!({"name": "Tenant C", "partnerId": partner["id"]}))
+        .post(
+            "/v2/admin/tenants/",
+            &platform,
+            json!({"name": "Tenant C", "partnerId": partner["id"]}),
+        )
         .await
         .expect(200);
     assert_eq!(tenant["partnerId"], partner["id"]);
-    let problems = app.post("/v2/admin/tenants/", &platform, json!({"name": "Orphan"})).await.error(400, "ValidationError");
+    let problems = app
+        .post("/v2/admin/tenants/", &platform, json!({"name": "Orphan"}))
+        .await
+        .error(400, "ValidationError");
     assert_eq!(problems, ["'body/partnerId' is required"]);
-    app.delete(&format!("/v2/admin/partners/{}", partner["id"]), &platform).await.error(409, "Conflict");
-    app.patch(&format!("/v2/admin/tenants/{}", tenant["id"]), &platform, json!({"name": "Tenant Sea"})).await.expect(200);
-    let deleted = app.delete(&format!("/v2/admin/tenants/{}", tenant["id"]), &platform).await.expect(200);
+    app.delete(&format!("/v2/admin/partners/{}", partner["id"]), &platform)
+        .await
+        .error(409, "Conflict");
+    app.patch(
+        &format!("/v2/admin/tenants/{}", tenant["id"]),
+        &platform,
+        json!({"name": "Tenant Sea"}),
+    )
+    .await
+    .expect(200);
+    let deleted = app
+        .delete(&format!("/v2/admin/tenants/{}", tenant["id"]), &platform)
+        .await
+        .expect(200);
     assert_eq!(deleted["name"], "Tenant Sea");
-    app.delete(&format!("/v2/admin/partners/{}", partner["id"]), &platform).await.expect(200);
+    app.delete(&format!("/v2/admin/partners/{}", partner["id"]), &platform)
+        .await
+        .expect(200);
     // A partner admin creates tenants under its own partner without naming it.
     let partner_admin = app.login(w.partner_admin_a).await;
-    let own = app.post("/v2/admin/tenants/", &partner_admin, json!({"name": "Partner A's new tenant"})).await.expect(200);
+    let own = app
+        .post(
+            "/v2/admin/tenants/",
+            &partner_admin,
+            json!({"name": "Partner A's new tenant"}),
+        )
+        .await
+        .expect(200);
     assert_eq!(own["partnerId"], w.partner_a);
 }
 
@@ -104,22 +232,64 @@ async fn users_round_trip(app: TestApp) {
     assert_eq!(created["extName"], "Front desk A");
     assert_eq!(created["darkMode"], 1);
     assert_eq!(created["timezone"], "Europe/London");
-    assert_eq!(created["peerSecret"], "", "the SIP secret is shown to its owner only");
-    let own = app.login_answer("new.agent@example.com", "a long enough password").await.expect(200);
+    assert_eq!(
+        created["peerSecret"], "",
+        "the SIP secret is shown to its owner only"
+    );
+    let own = app
+        .login_answer("new.agent@example.com", "a long enough password")
+        .await
+        .expect(200);
     assert_eq!(own["user"]["peerSecret"], "sip-secret");
     assert_eq!(own["user"]["email"], "New.Agent@Example.com");
-    app.post("/v2/admin/users/", &token, json!({"email": "NEW.AGENT@example.com", "password": "another password", "userRole": 5}))
+    app.post(
+        "/v2/admin/users/",
+        &token,
+        json!({"email": "NEW.AGENT@example.com", "password": "another password", "userRole": 5}),
+    )
+    .await
+    .error(409, "Conflict");
+    let patched = app
+        .patch(
+            &format!("/v2/admin/users/{id}"),
+            &token,
+            json!({"title": "Lead", "extId": null, "userRole": 4}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(
+        (
+            patched["title"].as_str(),
+            patched["extId"].as_i64(),
+            patched["userRole"].as_i64()
+        ),
+        (Some("Lead"), Some(0), Some(4))
+    );
+    app.patch(
+        &format!("/v2/admin/users/{id}"),
+        &token,
+        json!({"password": "a brand new password"}),
+    )
+    .await
+    .expect(200);
+    app.login_answer("new.agent@example.com", "a long enough password")
+        .await
+        .error(401, "Unauthorized");
+    app.login_answer("new.agent@example.com", "a brand new password")
+        .await
+        .expect(200);
+    app.delete(&format!("/v2/admin/users/{id}"), &token)
+        .await
+        .expect(200);
+    app.login_answer("new.agent@example.com", "a brand new password")
+        .await
+        .error(401, "Unauthorized");
+    let me = app.login_answer(w.admin_a, PASSWORD).await.expect(200)["user"]["id"]
+        .as_i64()
+        .unwrap();
+    app.delete(&format!("/v2/admin/users/{me}"), &token)
         .await
         .error(409, "Conflict");
-    let patched = app.patch(&format!("/v2/admin/users/{id}"), &token, json!({"title": "Lead", "extId": null, "userRole": 4})).await.expect(200);
-    assert_eq!((patched["title"].as_str(), patched["extId"].as_i64(), patched["userRole"].as_i64()), (Some("Lead"), Some(0), Some(4)));
-    app.patch(&format!("/v2/admin/users/{id}"), &token, json!({"password": "a brand new password"})).await.expect(200);
-    app.login_answer("new.agent@example.com", "a long enough password").await.error(401, "Unauthorized");
-    app.login_answer("new.agent@example.com", "a brand new password").await.expect(200);
-    app.delete(&format!("/v2/admin/users/{id}"), &token).await.expect(200);
-    app.login_answer("new.agent@example.com", "a brand new password").await.error(401, "Unauthorized");
-    let me = app.login_answer(w.admin_a, PASSWORD).await.expect(200)["user"]["id"].as_i64().unwrap();
-    app.delete(&format!("/v2/admin/users/{me}"), &token).await.error(409, "Conflict");
 }
 
 on_both_backends!(

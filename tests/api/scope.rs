@@ -12,37 +12,98 @@ async fn other_tenants_records_are_not_found(app: TestApp) {
     let a = app.login(w.admin_a).await;
     let path = format!("/v2/admin/extensions/{}", w.ext_b);
     let missing = app.get("/v2/admin/extensions/987654", &a).await.expect(404);
-    assert_eq!(app.get(&path, &a).await.expect(404), missing, "indistinguishable from a missing record");
-    app.patch(&path, &a, json!({"name": "hijacked"})).await.error(404, "NotFound");
+    assert_eq!(
+        app.get(&path, &a).await.expect(404),
+        missing,
+        "indistinguishable from a missing record"
+    );
+    app.patch(&path, &a, json!({"name": "hijacked"}))
+        .await
+        .error(404, "NotFound");
     app.delete(&path, &a).await.error(404, "NotFound");
-    app.get(&format!("/v2/admin/branches/{}", w.branch_b), &a).await.error(404, "NotFound");
-    app.get(&format!("/v2/admin/tenants/{}", w.tenant_b), &a).await.error(404, "NotFound");
+    app.get(&format!("/v2/admin/branches/{}", w.branch_b), &a)
+        .await
+        .error(404, "NotFound");
+    app.get(&format!("/v2/admin/tenants/{}", w.tenant_b), &a)
+        .await
+        .error(404, "NotFound");
     let b = app.login(w.admin_b).await;
     let untouched = app.get(&path, &b).await.expect(200);
     assert_eq!(untouched["name"], "Front desk B");
-    let listed = app.get("/v2/admin/extensions/?paginated=0", &a).await.expect(200);
-    assert!(listed["records"].as_array().unwrap().iter().all(|e| e["tenantId"] == w.tenant_a));
-    let users = app.get("/v2/admin/users/?paginated=0", &a).await.expect(200);
-    assert!(users["records"].as_array().unwrap().iter().all(|u| u["tenantId"] == w.tenant_a));
+    let listed = app
+        .get("/v2/admin/extensions/?paginated=0", &a)
+        .await
+        .expect(200);
+    assert!(
+        listed["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["tenantId"] == w.tenant_a)
+    );
+    let users = app
+        .get("/v2/admin/users/?paginated=0", &a)
+        .await
+        .expect(200);
+    assert!(
+        users["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|u| u["tenantId"] == w.tenant_a)
+    );
 }
 
 async fn foreign_tenant_ids_are_forbidden(app: TestApp) {
     let w = World::seed(&app).await;
     let a = app.login(w.admin_a).await;
-    app.get(&format!("/v2/admin/extensions/?tenantId={}", w.tenant_b), &a).await.error(403, "Forbidden");
-    app.post("/v2/admin/extensions/", &a, json!({"tenantId": w.tenant_b, "number": "555", "name": "x"}))
-        .await
-        .error(403, "Forbidden");
+    app.get(
+        &format!("/v2/admin/extensions/?tenantId={}", w.tenant_b),
+        &a,
+    )
+    .await
+    .error(403, "Forbidden");
+    app.post(
+        "/v2/admin/extensions/",
+        &a,
+        json!({"tenantId": w.tenant_b, "number": "555", "name": "x"}),
+    )
+    .await
+    .error(403, "Forbidden");
     app.post("/v2/admin/users/", &a, json!({"tenantId": w.tenant_b, "email": "x@y.zz", "password": "long enough pw", "userRole": 5}))
         .await
         .error(403, "Forbidden");
     // Naming one's own tenant is fine.
-    app.get(&format!("/v2/admin/extensions/?tenantId={}", w.tenant_a), &a).await.expect(200);
+    app.get(
+        &format!("/v2/admin/extensions/?tenantId={}", w.tenant_a),
+        &a,
+    )
+    .await
+    .expect(200);
     let partner = app.login(w.partner_admin_a).await;
-    app.get(&format!("/v2/admin/extensions/?tenantId={}", w.tenant_b), &partner).await.error(403, "Forbidden");
-    app.post("/v2/admin/branches/", &partner, json!({"tenantId": w.tenant_b, "name": "x"})).await.error(403, "Forbidden");
-    app.post("/v2/admin/branches/", &partner, json!({"name": "x"})).await.error(400, "ValidationError");
-    app.post("/v2/admin/branches/", &partner, json!({"tenantId": w.tenant_a, "name": "Partner-made"})).await.expect(200);
+    app.get(
+        &format!("/v2/admin/extensions/?tenantId={}", w.tenant_b),
+        &partner,
+    )
+    .await
+    .error(403, "Forbidden");
+    app.post(
+        "/v2/admin/branches/",
+        &partner,
+        json!({"tenantId": w.tenant_b, "name": "x"}),
+    )
+    .await
+    .error(403, "Forbidden");
+    app.post("/v2/admin/branches/", &partner, json!({"name": "x"}))
+        .await
+        .error(400, "ValidationError");
+    app.post(
+        "/v2/admin/branches/",
+        &partner,
+        json!({"tenantId": w.tenant_a, "name": "Partner-made"}),
+    )
+    .await
+    .expect(200);
 }
 
 async fn partner_admins_reach_their_partners_tenants(app: TestApp) {
@@ -51,34 +112,75 @@ async fn partner_admins_reach_their_partners_tenants(app: TestApp) {
     let tenants = app.get("/v2/admin/tenants/", &partner).await.expect(200);
     assert_eq!(tenants["totalRecords"], 1);
     assert_eq!(tenants["records"][0]["id"], w.tenant_a);
-    app.get(&format!("/v2/admin/tenants/{}", w.tenant_b), &partner).await.error(404, "NotFound");
+    app.get(&format!("/v2/admin/tenants/{}", w.tenant_b), &partner)
+        .await
+        .error(404, "NotFound");
     let partners = app.get("/v2/admin/partners/", &partner).await.expect(200);
     assert_eq!(partners["totalRecords"], 1);
-    app.get(&format!("/v2/admin/partners/{}", w.partner_b), &partner).await.error(404, "NotFound");
-    app.post("/v2/admin/partners/", &partner, json!({"name": "Mine"})).await.error(403, "Forbidden");
-    let extensions = app.get("/v2/admin/extensions/?paginated=0", &partner).await.expect(200);
+    app.get(&format!("/v2/admin/partners/{}", w.partner_b), &partner)
+        .await
+        .error(404, "NotFound");
+    app.post("/v2/admin/partners/", &partner, json!({"name": "Mine"}))
+        .await
+        .error(403, "Forbidden");
+    let extensions = app
+        .get("/v2/admin/extensions/?paginated=0", &partner)
+        .await
+        .expect(200);
     assert_eq!(extensions["totalRecords"], 2);
 }
 
 async fn branch_admins_and_users_are_confined(app: TestApp) {
     let w = World::seed(&app).await;
     let branch_admin = app.login(w.branch_admin_a).await;
-    let listed = app.get("/v2/admin/extensions/", &branch_admin).await.expect(200);
-    assert_eq!(listed["totalRecords"], 1, "only its branch's extensions: {listed}");
-    app.get(&format!("/v2/admin/extensions/{}", w.ext_a2), &branch_admin).await.error(404, "NotFound");
-    let created = app.post("/v2/admin/extensions/", &branch_admin, json!({"number": "150", "name": "Branch made"})).await.expect(200);
+    let listed = app
+        .get("/v2/admin/extensions/", &branch_admin)
+        .await
+        .expect(200);
+    assert_eq!(
+        listed["totalRecords"], 1,
+        "only its branch's extensions: {listed}"
+    );
+    app.get(&format!("/v2/admin/extensions/{}", w.ext_a2), &branch_admin)
+        .await
+        .error(404, "NotFound");
+    let created = app
+        .post(
+            "/v2/admin/extensions/",
+            &branch_admin,
+            json!({"number": "150", "name": "Branch made"}),
+        )
+        .await
+        .expect(200);
     assert_eq!(created["branchId"], w.branch_a, "lands in its own branch");
-    app.post("/v2/admin/extensions/", &branch_admin, json!({"number": "151", "name": "x", "branchId": w.branch_a2}))
+    app.post(
+        "/v2/admin/extensions/",
+        &branch_admin,
+        json!({"number": "151", "name": "x", "branchId": w.branch_a2}),
+    )
+    .await
+    .error(403, "Forbidden");
+    app.patch(
+        &format!("/v2/admin/extensions/{}", created["id"]),
+        &branch_admin,
+        json!({"branchId": null}),
+    )
+    .await
+    .error(403, "Forbidden");
+    app.post("/v2/admin/branches/", &branch_admin, json!({"name": "x"}))
         .await
         .error(403, "Forbidden");
-    app.patch(&format!("/v2/admin/extensions/{}", created["id"]), &branch_admin, json!({"branchId": null}))
-        .await
-        .error(403, "Forbidden");
-    app.post("/v2/admin/branches/", &branch_admin, json!({"name": "x"})).await.error(403, "Forbidden");
 
     let user = app.login(w.user_a).await;
     app.get("/v2/admin/extensions/", &user).await.expect(200);
-    let problems = app.post("/v2/admin/extensions/", &user, json!({"number": "160", "name": "x"})).await.error(403, "Forbidden");
+    let problems = app
+        .post(
+            "/v2/admin/extensions/",
+            &user,
+            json!({"number": "160", "name": "x"}),
+        )
+        .await
+        .error(403, "Forbidden");
     assert!(problems.is_empty());
     let me = app.get("/v2/admin/users/", &user).await.expect(200);
     assert_eq!(me["totalRecords"], 1, "a user sees only itself");
@@ -99,16 +201,47 @@ async fn nobody_grants_more_than_it_holds(app: TestApp) {
         .post("/v2/admin/users/", &a, json!({"email": "g@x.io", "password": "long enough pw", "userRole": 5, "permissions": ["extensions:write"]}))
         .await
         .expect(200);
-    assert!(granted["permissions"].as_array().unwrap().contains(&json!("extensions:write")));
+    assert!(
+        granted["permissions"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("extensions:write"))
+    );
     let branch_admin = app.login(w.branch_admin_a).await;
-    let me = app.get("/v2/admin/users/?userRole=4", &branch_admin).await.expect(200)["records"][0]["id"].clone();
-    app.patch(&format!("/v2/admin/users/{me}"), &branch_admin, json!({"userRole": 3})).await.error(403, "Forbidden");
-    let admin_a_id = app.get("/v2/admin/users/?userRole=3", &a).await.expect(200)["records"][0]["id"].clone();
-    app.patch(&format!("/v2/admin/users/{admin_a_id}"), &branch_admin, json!({"title": "x"})).await.error(404, "NotFound");
+    let me = app
+        .get("/v2/admin/users/?userRole=4", &branch_admin)
+        .await
+        .expect(200)["records"][0]["id"]
+        .clone();
+    app.patch(
+        &format!("/v2/admin/users/{me}"),
+        &branch_admin,
+        json!({"userRole": 3}),
+    )
+    .await
+    .error(403, "Forbidden");
+    let admin_a_id =
+        app.get("/v2/admin/users/?userRole=3", &a).await.expect(200)["records"][0]["id"].clone();
+    app.patch(
+        &format!("/v2/admin/users/{admin_a_id}"),
+        &branch_admin,
+        json!({"title": "x"}),
+    )
+    .await
+    .error(404, "NotFound");
     // The granted permission takes effect.
-    let granted = app.login_answer("g@x.io", "long enough pw").await.expect(200);
+    let granted = app
+        .login_answer("g@x.io", "long enough pw")
+        .await
+        .expect(200);
     let token = granted["accessToken"].as_str().unwrap();
-    app.post("/v2/admin/extensions/", token, json!({"number": "170", "name": "Granted"})).await.expect(200);
+    app.post(
+        "/v2/admin/extensions/",
+        token,
+        json!({"number": "170", "name": "Granted"}),
+    )
+    .await
+    .expect(200);
 }
 
 on_both_backends!(

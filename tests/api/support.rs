@@ -53,7 +53,12 @@ impl Answer {
     /// Asserts the status and answers the body.
     #[track_caller]
     pub fn expect(self, status: u16) -> Value {
-        assert_eq!(self.status.as_u16(), status, "unexpected answer: {}", self.body);
+        assert_eq!(
+            self.status.as_u16(),
+            status,
+            "unexpected answer: {}",
+            self.body
+        );
         self.body
     }
 
@@ -63,9 +68,21 @@ impl Answer {
         let body = self.expect(status);
         assert_eq!(body["name"], name, "{body}");
         assert_eq!(body["code"], status, "{body}");
-        assert!(body["message"].as_str().is_some_and(|m| !m.is_empty()), "{body}");
-        let keys: Vec<_> = body.as_object().expect("an object").keys().cloned().collect();
-        assert_eq!(keys.len(), 4, "error body has exactly name, message, code, validationErrors: {body}");
+        assert!(
+            body["message"].as_str().is_some_and(|m| !m.is_empty()),
+            "{body}"
+        );
+        let keys: Vec<_> = body
+            .as_object()
+            .expect("an object")
+            .keys()
+            .cloned()
+            .collect();
+        assert_eq!(
+            keys.len(),
+            4,
+            "error body has exactly name, message, code, validationErrors: {body}"
+        );
         body["validationErrors"]
             .as_array()
             .expect("validationErrors is an array")
@@ -104,7 +121,9 @@ async fn create_postgres_database() -> Option<(String, String)> {
     let admin = postgres_admin_url();
     let mut conn = match sqlx::PgConnection::connect(&admin).await {
         Ok(conn) => conn,
-        Err(e) if postgres_required() => panic!("PostgreSQL is required but unreachable at {admin}: {e}"),
+        Err(e) if postgres_required() => {
+            panic!("PostgreSQL is required but unreachable at {admin}: {e}")
+        }
         Err(e) => {
             eprintln!("skipping: PostgreSQL unreachable at {admin}: {e}");
             return None;
@@ -137,8 +156,12 @@ impl TestApp {
             db_max_connections: 5,
             ..Config::default()
         };
-        let state = switchboard::build_state(&config).await.expect("application state");
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port");
+        let state = switchboard::build_state(&config)
+            .await
+            .expect("application state");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("a port");
         let base = format!("http://{}", listener.local_addr().expect("an address"));
         let (shutdown, stop) = oneshot::channel::<()>();
         let server = tokio::spawn(switchboard_api::serve(
@@ -166,7 +189,13 @@ impl TestApp {
     }
 
     /// Sends a request with an optional bearer token and JSON body.
-    pub async fn call(&self, method: Method, path: &str, token: Option<&str>, body: Option<Value>) -> Answer {
+    pub async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> Answer {
         let mut request = self.client.request(method, self.url(path));
         if let Some(token) = token {
             request = request.bearer_auth(token);
@@ -183,7 +212,11 @@ impl TestApp {
         let headers = response.headers().clone();
         let bytes = response.bytes().await.expect("a body");
         let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-        Answer { status, headers, body }
+        Answer {
+            status,
+            headers,
+            body,
+        }
     }
 
     /// GET with a token.
@@ -198,7 +231,8 @@ impl TestApp {
 
     /// PATCH JSON with a token.
     pub async fn patch(&self, path: &str, token: &str, body: Value) -> Answer {
-        self.call(Method::PATCH, path, Some(token), Some(body)).await
+        self.call(Method::PATCH, path, Some(token), Some(body))
+            .await
     }
 
     /// DELETE with a token.
@@ -247,7 +281,9 @@ impl Drop for TestApp {
         if let Some((admin, name)) = self.postgres_database.take() {
             // Dropped from inside a runtime: do the async clean-up on a thread of its own.
             let cleanup = std::thread::spawn(move || {
-                let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build();
                 if let Ok(runtime) = runtime {
                     runtime.block_on(async {
                         if let Ok(mut conn) = sqlx::PgConnection::connect(&admin).await {
@@ -294,7 +330,11 @@ macro_rules! on_both_backends {
 
 impl TestApp {
     /// A login request that owns its inputs, to run on another task.
-    pub fn login_answer_owned(&self, email: String, password: String) -> impl std::future::Future<Output = Answer> + Send + 'static {
+    pub fn login_answer_owned(
+        &self,
+        email: String,
+        password: String,
+    ) -> impl std::future::Future<Output = Answer> + Send + 'static {
         let request = self
             .client
             .post(self.url("/v2/authentication/"))

@@ -207,7 +207,10 @@ impl Rule for Id {
         match raw {
             Raw::Json(_) => int(1, i64::MAX).check(raw),
             Raw::Text(s) => {
-                let well_formed = s.as_bytes().first().is_some_and(|b| (b'1'..=b'9').contains(b))
+                let well_formed = s
+                    .as_bytes()
+                    .first()
+                    .is_some_and(|b| (b'1'..=b'9').contains(b))
                     && s.bytes().all(|b| b.is_ascii_digit());
                 if well_formed {
                     Ok(s.parse().unwrap_or(i64::MAX))
@@ -328,6 +331,10 @@ impl Rule for TimeZone {
     }
 }
 
+/// A field was broken; what is wrong with it is already in the [`Problems`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Broken;
+
 /// A JSON object read field by field; every problem goes into the shared [`Problems`].
 pub struct ObjectReader<'a> {
     location: Location,
@@ -385,16 +392,16 @@ impl<'a> ObjectReader<'a> {
     }
 
     /// A field that may be absent but, when present, must not be null.
-    /// Answers `Ok(None)` when absent, `Err(())` when present and broken.
-    pub fn optional<R: Rule>(&mut self, key: &str, rule: &R) -> Result<Option<R::Output>, ()> {
+    /// Answers `Ok(None)` when absent, `Err(Broken)` when present and broken.
+    pub fn optional<R: Rule>(&mut self, key: &str, rule: &R) -> Result<Option<R::Output>, Broken> {
         match self.object.get(key) {
             None => Ok(None),
             Some(Value::Null) => {
                 let path = self.path(key);
                 self.problems.add(self.location, &path, "must not be null");
-                Err(())
+                Err(Broken)
             }
-            Some(v) => self.apply(key, v, rule).map(Some).ok_or(()),
+            Some(v) => self.apply(key, v, rule).map(Some).ok_or(Broken),
         }
     }
 
@@ -403,11 +410,14 @@ impl<'a> ObjectReader<'a> {
         &mut self,
         key: &str,
         rule: &R,
-    ) -> Result<Option<Option<R::Output>>, ()> {
+    ) -> Result<Option<Option<R::Output>>, Broken> {
         match self.object.get(key) {
             None => Ok(None),
             Some(Value::Null) => Ok(Some(None)),
-            Some(v) => self.apply(key, v, rule).map(|v| Some(Some(v))).ok_or(()),
+            Some(v) => self
+                .apply(key, v, rule)
+                .map(|v| Some(Some(v)))
+                .ok_or(Broken),
         }
     }
 
@@ -416,14 +426,14 @@ impl<'a> ObjectReader<'a> {
         &mut self,
         key: &str,
         mut item: impl FnMut(&mut ObjectReader<'_>) -> Option<T>,
-    ) -> Result<Option<Vec<T>>, ()> {
+    ) -> Result<Option<Vec<T>>, Broken> {
         let path = self.path(key);
         let items = match self.object.get(key) {
             None => return Ok(None),
             Some(Value::Array(items)) => items,
             Some(_) => {
                 self.problems.add(self.location, &path, "must be an array");
-                return Err(());
+                return Err(Broken);
             }
         };
         let mut out = Vec::with_capacity(items.len());
@@ -447,18 +457,22 @@ impl<'a> ObjectReader<'a> {
                 None => broken = true,
             }
         }
-        if broken { Err(()) } else { Ok(Some(out)) }
+        if broken { Err(Broken) } else { Ok(Some(out)) }
     }
 
     /// An optional array of strings, each checked by `rule`.
-    pub fn strings<R: Rule>(&mut self, key: &str, rule: &R) -> Result<Option<Vec<R::Output>>, ()> {
+    pub fn strings<R: Rule>(
+        &mut self,
+        key: &str,
+        rule: &R,
+    ) -> Result<Option<Vec<R::Output>>, Broken> {
         let path = self.path(key);
         let items = match self.object.get(key) {
             None => return Ok(None),
             Some(Value::Array(items)) => items,
             Some(_) => {
                 self.problems.add(self.location, &path, "must be an array");
-                return Err(());
+                return Err(Broken);
             }
         };
         let mut out = Vec::with_capacity(items.len());
@@ -473,7 +487,7 @@ impl<'a> ObjectReader<'a> {
                 }
             }
         }
-        if broken { Err(()) } else { Ok(Some(out)) }
+        if broken { Err(Broken) } else { Ok(Some(out)) }
     }
 
     /// Records a problem found by a rule that spans fields (say, `to` after `from`).

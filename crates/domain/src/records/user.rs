@@ -13,7 +13,7 @@ use crate::access::Role;
 use crate::ids::{BranchId, ExtensionId, PartnerId, TenantId, UserId};
 use crate::list::{FilterDoc, FilterKind, ListSpec, SortField};
 use crate::validation::{
-    Email, FLAG, FromBody, FromQuery, ID, ObjectReader, OneOf, Problems, QueryReader, Text,
+    Broken, Email, FLAG, FromBody, FromQuery, ID, ObjectReader, OneOf, Problems, QueryReader, Text,
     TimeZone, dial, int, text,
 };
 
@@ -303,9 +303,9 @@ pub struct UpdateUser {
 fn read_account(r: &mut ObjectReader<'_>, create: bool) -> Option<UserAccount> {
     let (email, password, user_role) = if create {
         (
-            r.required("email", &Email).map(Some).ok_or(()),
-            r.required("password", &PASSWORD).map(Some).ok_or(()),
-            r.required("userRole", &int(1, 5)).map(Some).ok_or(()),
+            r.required("email", &Email).map(Some).ok_or(Broken),
+            r.required("password", &PASSWORD).map(Some).ok_or(Broken),
+            r.required("userRole", &int(1, 5)).map(Some).ok_or(Broken),
         )
     } else {
         (
