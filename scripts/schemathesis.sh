@@ -8,22 +8,26 @@
 # as the demo platform admin and runs `st run` against /v2/openapi.json with that token.
 # Exits non-zero when schemathesis reports any finding (or cannot run).
 #
-# Tunables (environment): SCHEMATHESIS_MAX_EXAMPLES (default 50), SCHEMATHESIS_SEED
-# (default 20260101), SCHEMATHESIS_WORKERS (default 2). Reports (JUnit + NDJSON) are written
-# to target/schemathesis-report/.
+# Tunables (environment): SCHEMATHESIS_MAX_EXAMPLES (examples per operation, default 200:
+# about 2 minutes on 2 cores), SCHEMATHESIS_SEED (default 20260101), SCHEMATHESIS_WORKERS
+# (default 2; concurrent requests also exercise the store's locking, so with 2 a run is
+# not bit-for-bit reproducible; 1 is). Reports (JUnit + NDJSON) and the server log are
+# written to target/schemathesis-report/.
 set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$repo_root"
 
-binary="${1:-target/debug/switchboard}"
-if [[ ! -x "$binary" ]]; then
+# A binary given as $1 is taken relative to the caller's directory; the default one
+# relative to the repository.
+binary="${1:-$repo_root/target/debug/switchboard}"
+if [[ ! -f "$binary" || ! -x "$binary" ]]; then
     echo "schemathesis.sh: no executable switchboard binary at '$binary' (run cargo build first)" >&2
     exit 2
 fi
 binary="$(cd "$(dirname "$binary")" && pwd)/$(basename "$binary")"
+cd "$repo_root"
 
-max_examples="${SCHEMATHESIS_MAX_EXAMPLES:-50}"
+max_examples="${SCHEMATHESIS_MAX_EXAMPLES:-200}"
 seed="${SCHEMATHESIS_SEED:-20260101}"
 workers="${SCHEMATHESIS_WORKERS:-2}"
 

@@ -292,7 +292,35 @@ async fn users_round_trip(app: TestApp) {
         .error(409, "Conflict");
 }
 
+async fn concurrent_writes_all_succeed(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let path = format!("/v2/admin/extensions/{}", w.ext_a);
+    let patches = (0..24).map(|i| app.patch(&path, &token, json!({"name": format!("Desk {i}")})));
+    let deletes_and_creates = (0..8).map(|i| {
+        app.post(
+            "/v2/admin/extensions/",
+            &token,
+            json!({"number": format!("77{i}"), "name": "Burst"}),
+        )
+    });
+    let (patched, created) = futures::future::join(
+        futures::future::join_all(patches),
+        futures::future::join_all(deletes_and_creates),
+    )
+    .await;
+    for answer in patched.into_iter().chain(created) {
+        answer.expect(200);
+    }
+    let name = app.get(&path, &token).await.expect(200)["name"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(name.starts_with("Desk "), "{name}");
+}
+
 on_both_backends!(
+    concurrent_writes_all_succeed,
     extensions_round_trip,
     extension_numbers_are_unique_per_tenant,
     branches_round_trip_and_in_use,

@@ -102,6 +102,13 @@ async fn query_map(parts: &mut Parts) -> Result<HashMap<String, String>, ApiErro
         .await
         .map_err(|_| ApiError::bad_request("the query string could not be read"))?;
     let mut map = HashMap::with_capacity(pairs.len());
+    if pairs.iter().any(|(key, _)| key.is_empty()) {
+        return Err(ApiError::invalid(
+            Location::Query,
+            "",
+            "must not have a parameter without a name",
+        ));
+    }
     for (key, value) in pairs {
         map.entry(key).or_insert(value);
     }

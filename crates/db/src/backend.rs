@@ -252,10 +252,13 @@ impl Db {
         }
     }
 
-    /// Starts a transaction.
+    /// Starts a transaction that will write. On SQLite it takes the write lock up front
+    /// (`BEGIN IMMEDIATE`): a deferred transaction that reads and then writes fails at
+    /// once with SQLITE_BUSY when another writer got in between, whereas waiting for the
+    /// lock at the start is covered by the busy timeout.
     pub async fn begin(&self) -> Result<Tx> {
         let inner = match &self.pool {
-            Pool::Sqlite(pool) => TxInner::Sqlite(pool.begin().await?),
+            Pool::Sqlite(pool) => TxInner::Sqlite(pool.begin_with("BEGIN IMMEDIATE").await?),
             Pool::Postgres(pool) => TxInner::Postgres(pool.begin().await?),
         };
         Ok(Tx { inner })

@@ -229,13 +229,14 @@ impl Rule for Int {
     type Output = i64;
     fn check(&self, raw: Raw<'_>) -> Result<i64, String> {
         let n = match raw {
-            Raw::Json(Value::Number(n)) => n.as_i64().ok_or_else(|| {
-                if n.is_f64() {
-                    "must be an integer".to_owned()
-                } else {
-                    format!("must be at most {}", self.max)
-                }
-            })?,
+            Raw::Json(Value::Number(n)) => match (n.as_i64(), n.as_f64()) {
+                (Some(i), _) => i,
+                // JSON Schema counts 2.0 as an integer; so do we, within range.
+                (None, Some(f)) if f.fract() == 0.0 && f.abs() < 9.0e15 => f as i64,
+                (None, Some(f)) if f.fract() != 0.0 => return Err("must be an integer".into()),
+                (None, Some(f)) if f < 0.0 => return Err(format!("must be at least {}", self.min)),
+                _ => return Err(format!("must be at most {}", self.max)),
+            },
             Raw::Json(_) => return Err("must be an integer".into()),
             Raw::Text(s) => parse_query_int(s).ok_or("must be an integer")?,
         };

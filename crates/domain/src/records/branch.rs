@@ -29,7 +29,7 @@ pub struct Branch {
 #[schema(rename_all = "camelCase")]
 pub struct CreateBranch {
     /// The owning tenant; tenant-scoped callers may omit it.
-    #[schema(minimum = 1)]
+    #[schema(nullable = false, minimum = 1)]
     pub tenant_id: Option<TenantId>,
     /// The branch's name.
     #[schema(min_length = 1, max_length = 255)]
@@ -56,7 +56,7 @@ impl FromBody for CreateBranch {
 #[schema(rename_all = "camelCase")]
 pub struct UpdateBranch {
     /// The branch's name.
-    #[schema(min_length = 1, max_length = 255)]
+    #[schema(nullable = false, min_length = 1, max_length = 255)]
     pub name: Option<String>,
 }
 

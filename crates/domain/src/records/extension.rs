@@ -38,9 +38,9 @@ pub struct Extension {
 #[schema(rename_all = "camelCase")]
 pub struct CreateExtension {
     /// The owning tenant; tenant-scoped callers may omit it.
-    #[schema(minimum = 1)]
+    #[schema(nullable = false, minimum = 1)]
     pub tenant_id: Option<TenantId>,
-    /// The branch, of the same tenant; branch admins get their own.
+    /// The branch, of the same tenant, or `null`; branch admins get their own.
     #[schema(minimum = 1)]
     pub branch_id: Option<BranchId>,
     /// The number, unique in the tenant.
@@ -82,10 +82,15 @@ pub struct UpdateExtension {
     #[schema(minimum = 1)]
     pub branch_id: Option<Option<BranchId>>,
     /// The number, unique in the tenant.
-    #[schema(min_length = 1, max_length = 32, pattern = "^[0-9*#+]+$")]
+    #[schema(
+        nullable = false,
+        min_length = 1,
+        max_length = 32,
+        pattern = "^[0-9*#+]+$"
+    )]
     pub number: Option<String>,
     /// The display name.
-    #[schema(min_length = 1, max_length = 255)]
+    #[schema(nullable = false, min_length = 1, max_length = 255)]
     pub name: Option<String>,
 }
 

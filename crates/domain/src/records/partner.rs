@@ -45,7 +45,7 @@ impl FromBody for CreatePartner {
 #[schema(rename_all = "camelCase")]
 pub struct UpdatePartner {
     /// The partner's name.
-    #[schema(min_length = 1, max_length = 255)]
+    #[schema(nullable = false, min_length = 1, max_length = 255)]
     pub name: Option<String>,
 }
 

@@ -32,7 +32,7 @@ pub struct CreateTenant {
     #[schema(min_length = 1, max_length = 255)]
     pub name: String,
     /// The owning partner; partner admins may omit it (their own is used).
-    #[schema(minimum = 1)]
+    #[schema(nullable = false, minimum = 1)]
     pub partner_id: Option<PartnerId>,
 }
 
@@ -56,7 +56,7 @@ impl FromBody for CreateTenant {
 #[schema(rename_all = "camelCase")]
 pub struct UpdateTenant {
     /// The tenant's name.
-    #[schema(min_length = 1, max_length = 255)]
+    #[schema(nullable = false, min_length = 1, max_length = 255)]
     pub name: Option<String>,
 }
 

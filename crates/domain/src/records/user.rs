@@ -155,7 +155,7 @@ macro_rules! user_settings {
         #[derive(Clone, Debug, Default, ToSchema)]
         #[schema(rename_all = "camelCase")]
         pub struct UserSettings {
-            $( $(#[$attr])* pub $field: Option<$ty>, )*
+            $( $(#[$attr])* #[schema(nullable = false)] pub $field: Option<$ty>, )*
         }
 
         impl UserSettings {
@@ -259,18 +259,19 @@ pub struct UserAccount {
         max_length = 254,
         pattern = "^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$"
     )]
+    #[schema(nullable = false)]
     pub email: Option<String>,
     /// The password (8 to 128 characters); stored only as an argon2id hash.
-    #[schema(min_length = 8, max_length = 128)]
+    #[schema(nullable = false, min_length = 8, max_length = 128)]
     pub password: Option<String>,
     /// Role number, 1 (platform admin) to 5 (user); no caller grants a role above its own.
-    #[schema(minimum = 1, maximum = 5)]
+    #[schema(nullable = false, minimum = 1, maximum = 5)]
     pub user_role: Option<i64>,
     /// The tenant (roles 3 to 5); tenant-scoped callers may omit it on create.
-    #[schema(minimum = 1)]
+    #[schema(nullable = false, minimum = 1)]
     pub tenant_id: Option<TenantId>,
     /// The partner (role 2); taken from the tenant for roles 3 to 5.
-    #[schema(minimum = 1)]
+    #[schema(nullable = false, minimum = 1)]
     pub partner_id: Option<PartnerId>,
     /// The user's branch, of its tenant; `null` for none.
     #[schema(minimum = 1)]
@@ -279,6 +280,7 @@ pub struct UserAccount {
     #[schema(minimum = 1)]
     pub ext_id: Option<Option<ExtensionId>>,
     /// Permissions granted beyond the role's defaults.
+    #[schema(nullable = false)]
     pub permissions: Option<Vec<String>>,
 }
 
