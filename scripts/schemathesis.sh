@@ -37,7 +37,7 @@ if [[ ! -x "$venv/bin/st" ]]; then
     echo "schemathesis.sh: installing schemathesis into $venv"
     rm -rf "$venv"
     python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet 'schemathesis>=4'
+    "$venv/bin/pip" install --quiet 'schemathesis==4.32.5'
 fi
 echo "schemathesis.sh: $("$venv/bin/st" --version)"
 

@@ -12,5 +12,6 @@ mod errors;
 mod lists;
 mod openapi;
 mod operations;
+mod paging_groups;
 mod records;
 mod scope;

@@ -31,7 +31,9 @@ use utoipa_axum::routes;
 use utoipa_swagger_ui::SwaggerUi;
 
 use crate::error::ApiError;
-use crate::routes::{authentication, branches, extensions, operations, partners, tenants, users};
+use crate::routes::{
+    authentication, branches, extensions, ivrs, operations, paging_groups, partners, tenants, users,
+};
 pub use crate::state::{AppState, Settings};
 
 /// The request id header, taken from the client or made, echoed and logged.
@@ -56,6 +58,14 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
             extensions::get,
             extensions::update,
             extensions::delete
+        ))
+        .routes(routes!(ivrs::list, ivrs::create))
+        .routes(routes!(ivrs::get, ivrs::update, ivrs::delete))
+        .routes(routes!(paging_groups::list, paging_groups::create))
+        .routes(routes!(
+            paging_groups::get,
+            paging_groups::update,
+            paging_groups::delete
         ))
         .split_for_parts();
     openapi::finish(&mut openapi);

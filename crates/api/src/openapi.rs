@@ -30,6 +30,8 @@ use crate::error::ErrorBody;
         (name = "branches", description = "Sites of a tenant"),
         (name = "users", description = "Accounts"),
         (name = "extensions", description = "Dialable endpoints of a tenant"),
+        (name = "ivrs", description = "Voice menus"),
+        (name = "paging-groups", description = "Numbers that page a set of extensions at once"),
         (name = "operations", description = "Health probes"),
     )
 )]

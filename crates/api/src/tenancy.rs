@@ -89,3 +89,44 @@ pub async fn branch_for_write(
         other => Ok(other),
     }
 }
+
+/// Checks that every destination of a list at body `field` names a record of `tenant`,
+/// answering one validation error per foreign or missing target.
+pub async fn check_destinations(
+    state: &AppState,
+    tenant: TenantId,
+    field: &str,
+    items: &[switchboard_domain::records::destination::DestinationInput],
+) -> ApiResult<()> {
+    let foreign = switchboard_db::destinations::foreign_targets(&state.db, tenant, items).await?;
+    if foreign.is_empty() {
+        return Ok(());
+    }
+    let mut problems = switchboard_domain::Problems::new();
+    for (index, message) in foreign {
+        problems.add(Location::Body, &format!("{field}/{index}/id"), message);
+    }
+    Err(ApiError::validation(problems))
+}
+
+/// Checks that media file `id` (when not 0/absent) belongs to `tenant`.
+pub async fn check_media_file(
+    state: &AppState,
+    tenant: TenantId,
+    field: &str,
+    id: Option<i64>,
+) -> ApiResult<()> {
+    let Some(id) = id.filter(|id| *id > 0) else {
+        return Ok(());
+    };
+    let condition = switchboard_db::scope::of_tenant(tenant);
+    if switchboard_db::crud::exists(&state.db, "media_files", id, condition).await? {
+        Ok(())
+    } else {
+        Err(ApiError::invalid(
+            Location::Body,
+            field,
+            "must name a media file of the tenant",
+        ))
+    }
+}

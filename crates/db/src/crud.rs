@@ -3,21 +3,44 @@
 
 use sea_query::{Condition, Expr, ExprTrait, Query, SelectStatement};
 
-use crate::backend::{Db, Record};
+use crate::backend::{Db, Record, Tx};
 use crate::error::{Error, Result};
 use crate::scope::column;
 
 /// Column values to write.
 pub type Changes = Vec<(&'static str, Expr)>;
 
-/// Inserts a row into `table`, answering its new id.
-pub async fn insert(db: &Db, table: &'static str, changes: Changes) -> Result<i64> {
+fn insert_statement(table: &'static str, changes: Changes) -> sea_query::InsertStatement {
     let (columns, values): (Vec<_>, Vec<_>) = changes.into_iter().unzip();
     let mut insert = Query::insert();
     insert.into_table(table).columns(columns);
     // Columns and values come from the same pairs, so their counts always match.
     insert.values_panic(values).returning_col("id");
-    db.conn().scalar(&insert).await
+    insert
+}
+
+/// Inserts a row into `table`, answering its new id.
+pub async fn insert(db: &Db, table: &'static str, changes: Changes) -> Result<i64> {
+    db.conn().scalar(&insert_statement(table, changes)).await
+}
+
+/// Inserts a row into `table` inside a transaction, answering its new id.
+pub async fn insert_in(tx: &mut Tx, table: &'static str, changes: Changes) -> Result<i64> {
+    tx.scalar(&insert_statement(table, changes)).await
+}
+
+/// Changes row `id` of `table` inside a transaction (nothing when `changes` is empty).
+pub async fn update_in(tx: &mut Tx, table: &'static str, id: i64, changes: Changes) -> Result<()> {
+    if changes.is_empty() {
+        return Ok(());
+    }
+    let update = Query::update()
+        .table(table)
+        .values(changes)
+        .and_where(Expr::col("id").eq(id))
+        .take();
+    tx.execute(&update).await?;
+    Ok(())
 }
 
 /// The record `id` from `select` (already confined to the caller's scope), or

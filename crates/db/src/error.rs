@@ -54,6 +54,16 @@ fn unique_message(constraint: Option<&str>, message: &str) -> String {
             "users.email_key",
             "a user with this e-mail address already exists",
         ),
+        (
+            "paging_groups_number_unique",
+            "paging_groups.number",
+            "a paging group with this number already exists in the tenant",
+        ),
+        (
+            "ivrs_number_unique",
+            "ivrs.number",
+            "an IVR with this number already exists in the tenant",
+        ),
     ];
     known
         .iter()

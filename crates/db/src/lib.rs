@@ -12,7 +12,10 @@ pub mod list;
 pub mod scope;
 
 pub mod branches;
+pub mod destinations;
 pub mod extensions;
+pub mod ivrs;
+pub mod paging_groups;
 pub mod partners;
 pub mod tenants;
 pub mod users;

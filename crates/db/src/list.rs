@@ -105,6 +105,63 @@ pub async fn run<T: Record>(
     }
 }
 
+/// Rows read per round when records are completed in batches (child lists loaded with one
+/// query per batch rather than one per record).
+pub const BATCH: usize = 200;
+
+/// Like [`run`], for records completed from their rows by `complete`, which loads what the
+/// rows lack (destination lists, members) for a whole batch at once: the page in one
+/// call, the streamed list in batches of [`BATCH`].
+pub async fn run_completed<R, T, F, Fut>(
+    db: &Db,
+    select: SelectStatement,
+    spec: &ListSpec,
+    query: &ListQuery,
+    complete: F,
+) -> Result<Listing<T>>
+where
+    R: Record,
+    T: Send + 'static,
+    F: Fn(Db, Vec<R>) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = Result<Vec<T>>> + Send + 'static,
+{
+    use futures::StreamExt;
+    if query.paginated {
+        let page: Page<R> = page(db, select, spec, query).await?;
+        let records = complete(db.clone(), page.records).await?;
+        return Ok(Listing::Page(Page {
+            records,
+            total_records: page.total_records,
+            page: page.page,
+            max_page: page.max_page,
+        }));
+    }
+    let db = db.clone();
+    let rows = stream::<R>(&db, select, spec, query).chunks(BATCH);
+    let complete = std::sync::Arc::new(complete);
+    let records = rows
+        .then(move |batch| {
+            let db = db.clone();
+            let complete = complete.clone();
+            async move {
+                let batch: Result<Vec<R>> = batch.into_iter().collect();
+                match batch {
+                    Ok(rows) => complete(db, rows).await,
+                    Err(e) => Err(e),
+                }
+            }
+        })
+        .flat_map(|batch| {
+            let items: Vec<Result<T>> = match batch {
+                Ok(records) => records.into_iter().map(Ok).collect(),
+                Err(e) => vec![Err(e)],
+            };
+            futures::stream::iter(items)
+        })
+        .boxed();
+    Ok(Listing::Stream(records))
+}
+
 #[cfg(test)]
 mod tests {
     use super::like_pattern;

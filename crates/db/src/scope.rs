@@ -38,3 +38,8 @@ pub fn column(name: &'static str) -> Expr {
         None => Expr::col(name),
     }
 }
+
+/// Confines a table's rows to one tenant (for checks of ids named in a body).
+pub fn of_tenant(tenant: switchboard_domain::ids::TenantId) -> Condition {
+    Condition::all().add(Expr::col("tenant_id").eq(tenant.get()))
+}

@@ -79,6 +79,16 @@ impl Role {
                 UsersWrite,
                 ExtensionsRead,
                 ExtensionsWrite,
+                IvrsRead,
+                IvrsWrite,
+                PagingGroupsRead,
+                PagingGroupsWrite,
+                BusinessHoursRead,
+                BusinessHoursWrite,
+                AnnouncementsRead,
+                AnnouncementsWrite,
+                MediaFilesRead,
+                MediaFilesWrite,
                 AuditLogRead,
             ],
             Role::TenantAdmin => &[
@@ -89,8 +99,20 @@ impl Role {
                 UsersWrite,
                 ExtensionsRead,
                 ExtensionsWrite,
+                IvrsRead,
+                IvrsWrite,
+                PagingGroupsRead,
+                PagingGroupsWrite,
+                BusinessHoursRead,
+                BusinessHoursWrite,
+                AnnouncementsRead,
+                AnnouncementsWrite,
+                MediaFilesRead,
+                MediaFilesWrite,
                 AuditLogRead,
             ],
+            // Branch admins run their branch's call handling; tenant-wide routing (IVRs,
+            // paging groups) they may read but not change.
             Role::BranchAdmin => &[
                 TenantsRead,
                 BranchesRead,
@@ -98,6 +120,14 @@ impl Role {
                 UsersWrite,
                 ExtensionsRead,
                 ExtensionsWrite,
+                IvrsRead,
+                PagingGroupsRead,
+                BusinessHoursRead,
+                BusinessHoursWrite,
+                AnnouncementsRead,
+                AnnouncementsWrite,
+                MediaFilesRead,
+                MediaFilesWrite,
             ],
             Role::User => &[TenantsRead, BranchesRead, ExtensionsRead, UsersRead],
         }
@@ -155,6 +185,26 @@ permissions! {
     ExtensionsRead = "extensions:read",
     /// Create, change and delete extensions.
     ExtensionsWrite = "extensions:write",
+    /// Read IVRs.
+    IvrsRead = "ivrs:read",
+    /// Create, change and delete IVRs.
+    IvrsWrite = "ivrs:write",
+    /// Read paging groups.
+    PagingGroupsRead = "paging-groups:read",
+    /// Create, change and delete paging groups.
+    PagingGroupsWrite = "paging-groups:write",
+    /// Read business hours and their open-now status.
+    BusinessHoursRead = "business-hours:read",
+    /// Create, change and delete business hours and holidays.
+    BusinessHoursWrite = "business-hours:write",
+    /// Read announcements.
+    AnnouncementsRead = "announcements:read",
+    /// Create, change and delete announcements.
+    AnnouncementsWrite = "announcements:write",
+    /// Read media files and fetch their audio.
+    MediaFilesRead = "media-files:read",
+    /// Upload, change and delete media files.
+    MediaFilesWrite = "media-files:write",
     /// Read the audit log.
     AuditLogRead = "audit-log:read",
 }

@@ -56,4 +56,16 @@ ids! {
     UserId,
     /// Identifies an extension (a dialable endpoint inside a tenant).
     ExtensionId,
+    /// Identifies an IVR.
+    IvrId,
+    /// Identifies a paging group.
+    PagingGroupId,
+    /// Identifies a media file.
+    MediaFileId,
+    /// Identifies a business-hours record.
+    BusinessHourId,
+    /// Identifies a holiday of a business-hours record.
+    HolidayId,
+    /// Identifies an announcement.
+    AnnouncementId,
 }

@@ -7,6 +7,7 @@ pub mod access;
 pub mod ids;
 pub mod list;
 pub mod records;
+pub mod schedule;
 pub mod validation;
 
 pub use access::{Permission, Principal, Role, Scope};

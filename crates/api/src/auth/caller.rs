@@ -38,7 +38,9 @@ macro_rules! requirements {
 
 requirements! {
     PartnersRead, PartnersWrite, TenantsRead, TenantsWrite, BranchesRead, BranchesWrite,
-    UsersRead, UsersWrite, ExtensionsRead, ExtensionsWrite,
+    UsersRead, UsersWrite, ExtensionsRead, ExtensionsWrite, IvrsRead, IvrsWrite,
+    PagingGroupsRead, PagingGroupsWrite, BusinessHoursRead, BusinessHoursWrite,
+    AnnouncementsRead, AnnouncementsWrite, MediaFilesRead, MediaFilesWrite,
 }
 
 /// The authenticated caller, holding permission `P`.

@@ -4,7 +4,9 @@
 pub mod authentication;
 pub mod branches;
 pub mod extensions;
+pub mod ivrs;
 pub mod operations;
+pub mod paging_groups;
 pub mod partners;
 pub mod tenants;
 pub mod users;

@@ -2,7 +2,10 @@
 //! and how its list may be filtered and sorted.
 
 pub mod branch;
+pub mod destination;
 pub mod extension;
+pub mod ivr;
+pub mod paging_group;
 pub mod partner;
 pub mod tenant;
 pub mod user;

@@ -1,0 +1,114 @@
+//! `/v2/admin/paging-groups`: numbers that page an ordered set of extensions at once.
+
+use axum::Json;
+use axum::extract::State;
+use axum::response::Response;
+use switchboard_db::paging_groups;
+use switchboard_domain::ids::PagingGroupId;
+use switchboard_domain::list::Page;
+use switchboard_domain::records::paging_group::{
+    CreatePagingGroup, PagingGroup, PagingGroupFilter, UpdatePagingGroup,
+};
+
+use crate::auth::caller::{Caller, PagingGroupsRead, PagingGroupsWrite};
+use crate::error::ApiResult;
+use crate::extract::{JsonBody, ListParams, PathId};
+use crate::state::AppState;
+use crate::{listing, tenancy};
+
+/// Lists the paging groups in the caller's scope, with their members.
+#[utoipa::path(get, path = "/v2/admin/paging-groups/", tag = "paging-groups",
+    params(ListParams<PagingGroupFilter>),
+    responses((status = 200, description = "A page of paging groups", body = Page<PagingGroup>)))]
+pub async fn list(
+    caller: Caller<PagingGroupsRead>,
+    State(state): State<AppState>,
+    ListParams { query, filter }: ListParams<PagingGroupFilter>,
+) -> ApiResult<Response> {
+    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id).await?;
+    let listing = paging_groups::list(&state.db, &caller.scope, &filter, &query).await?;
+    Ok(listing::respond(listing, std::convert::identity))
+}
+
+/// Creates a paging group and its EXT members; the number must be free in the tenant.
+#[utoipa::path(post, path = "/v2/admin/paging-groups/", tag = "paging-groups",
+    request_body = CreatePagingGroup,
+    responses((status = 200, description = "The new paging group", body = PagingGroup)))]
+pub async fn create(
+    caller: Caller<PagingGroupsWrite>,
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody<CreatePagingGroup>,
+) -> ApiResult<Json<PagingGroup>> {
+    let tenant = tenancy::tenant_for_write(&state, &caller, Some(body.tenant_id)).await?;
+    tenancy::check_destinations(
+        &state,
+        tenant,
+        "routingDestinations",
+        &body.routing_destinations,
+    )
+    .await?;
+    tenancy::check_media_file(
+        &state,
+        tenant,
+        "introMessageMediaFileId",
+        body.intro_message_media_file_id,
+    )
+    .await?;
+    Ok(Json(paging_groups::create(&state.db, tenant, body).await?))
+}
+
+/// One paging group with its members.
+#[utoipa::path(get, path = "/v2/admin/paging-groups/{id}", tag = "paging-groups",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Paging group id")),
+    responses((status = 200, description = "The paging group", body = PagingGroup)))]
+pub async fn get(
+    caller: Caller<PagingGroupsRead>,
+    State(state): State<AppState>,
+    PathId(id): PathId<PagingGroupId>,
+) -> ApiResult<Json<PagingGroup>> {
+    Ok(Json(
+        paging_groups::get(&state.db, &caller.scope, id).await?,
+    ))
+}
+
+/// Changes a paging group; a sent `routingDestinations` replaces the members.
+#[utoipa::path(patch, path = "/v2/admin/paging-groups/{id}", tag = "paging-groups",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Paging group id")),
+    request_body = UpdatePagingGroup,
+    responses((status = 200, description = "The changed paging group", body = PagingGroup)))]
+pub async fn update(
+    caller: Caller<PagingGroupsWrite>,
+    State(state): State<AppState>,
+    PathId(id): PathId<PagingGroupId>,
+    JsonBody(body): JsonBody<UpdatePagingGroup>,
+) -> ApiResult<Json<PagingGroup>> {
+    let current = paging_groups::get(&state.db, &caller.scope, id).await?;
+    if let Some(members) = &body.routing_destinations {
+        tenancy::check_destinations(&state, current.tenant_id, "routingDestinations", members)
+            .await?;
+    }
+    tenancy::check_media_file(
+        &state,
+        current.tenant_id,
+        "introMessageMediaFileId",
+        body.intro_message_media_file_id,
+    )
+    .await?;
+    Ok(Json(
+        paging_groups::update(&state.db, &caller.scope, id, body).await?,
+    ))
+}
+
+/// Deletes a paging group with its members, answering it as it was.
+#[utoipa::path(delete, path = "/v2/admin/paging-groups/{id}", tag = "paging-groups",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Paging group id")),
+    responses((status = 200, description = "The deleted paging group", body = PagingGroup)))]
+pub async fn delete(
+    caller: Caller<PagingGroupsWrite>,
+    State(state): State<AppState>,
+    PathId(id): PathId<PagingGroupId>,
+) -> ApiResult<Json<PagingGroup>> {
+    Ok(Json(
+        paging_groups::delete(&state.db, &caller.scope, id).await?,
+    ))
+}

@@ -1,0 +1,228 @@
+//! Destination lists (CONTRACT §2), shared by every record that routes calls: stored in one
+//! table keyed by owner, checked against the tenant's records on write, and answered with
+//! their targets' names and numbers resolved.
+
+use std::collections::HashMap;
+
+use sea_query::{Expr, ExprTrait, Func, Query};
+use switchboard_domain::ids::TenantId;
+use switchboard_domain::records::destination::{DestType, Destination, DestinationInput};
+
+use crate::backend::{Db, Tx};
+use crate::error::Result;
+
+/// Who owns a destination list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Owner {
+    /// A paging group's members.
+    PagingGroup,
+    /// A business-hours record's lists.
+    BusinessHour,
+}
+
+impl Owner {
+    fn name(self) -> &'static str {
+        match self {
+            Owner::PagingGroup => "paging_group",
+            Owner::BusinessHour => "business_hour",
+        }
+    }
+}
+
+/// The table holding records of a destination type, for existence checks.
+fn target_table(dest_type: DestType) -> Option<&'static str> {
+    match dest_type {
+        DestType::Ext | DestType::Voicemail => Some("extensions"),
+        DestType::Ivr => Some("ivrs"),
+        DestType::PagingGroup => Some("paging_groups"),
+        DestType::External | DestType::Hangup => None,
+    }
+}
+
+/// The positions (in `items`) of destinations whose target is not a record of `tenant`,
+/// with what was expected.
+pub async fn foreign_targets(
+    db: &Db,
+    tenant: TenantId,
+    items: &[DestinationInput],
+) -> Result<Vec<(usize, String)>> {
+    let mut problems = Vec::new();
+    for (index, item) in items.iter().enumerate() {
+        let Some(table) = target_table(item.dest_type) else {
+            continue;
+        };
+        let condition = Expr::col("tenant_id").eq(tenant.get()).into();
+        if !crate::crud::exists(db, table, item.id, condition).await? {
+            let what = match item.dest_type {
+                DestType::Ext | DestType::Voicemail => "an extension",
+                DestType::Ivr => "an IVR",
+                _ => "a paging group",
+            };
+            problems.push((index, format!("must name {what} of the tenant")));
+        }
+    }
+    Ok(problems)
+}
+
+/// Replaces the `list` of `owner_id` with `items`.
+pub async fn replace(
+    tx: &mut Tx,
+    tenant: TenantId,
+    owner: Owner,
+    owner_id: i64,
+    list: &'static str,
+    items: &[DestinationInput],
+) -> Result<()> {
+    let delete = Query::delete()
+        .from_table("destinations")
+        .and_where(Expr::col("owner_type").eq(owner.name()))
+        .and_where(Expr::col("owner_id").eq(owner_id))
+        .and_where(Expr::col("list").eq(list))
+        .take();
+    tx.execute(&delete).await?;
+    for (position, item) in items.iter().enumerate() {
+        let insert = Query::insert()
+            .into_table("destinations")
+            .columns([
+                "tenant_id",
+                "owner_type",
+                "owner_id",
+                "list",
+                "position",
+                "sort_order",
+                "dest_type",
+                "target_id",
+                "number",
+                "type_src",
+            ])
+            .values_panic([
+                tenant.get().into(),
+                owner.name().into(),
+                owner_id.into(),
+                list.into(),
+                (position as i64).into(),
+                item.order.into(),
+                item.dest_type.name().into(),
+                item.id.into(),
+                item.number.clone().into(),
+                item.type_src.clone().into(),
+            ])
+            .take();
+        tx.execute(&insert).await?;
+    }
+    Ok(())
+}
+
+/// Deletes every list of `owner_id`.
+pub async fn delete_all(tx: &mut Tx, owner: Owner, owner_id: i64) -> Result<()> {
+    let delete = Query::delete()
+        .from_table("destinations")
+        .and_where(Expr::col("owner_type").eq(owner.name()))
+        .and_where(Expr::col("owner_id").eq(owner_id))
+        .take();
+    tx.execute(&delete).await?;
+    Ok(())
+}
+
+#[derive(sqlx::FromRow)]
+struct Row {
+    owner_id: i64,
+    list: String,
+    #[sqlx(flatten)]
+    destination: Destination,
+}
+
+/// The lists of the owners `ids`, keyed by (owner id, list name), each in order.
+pub async fn load(
+    db: &Db,
+    owner: Owner,
+    ids: &[i64],
+) -> Result<HashMap<(i64, String), Vec<Destination>>> {
+    let mut lists: HashMap<(i64, String), Vec<Destination>> = HashMap::new();
+    if ids.is_empty() {
+        return Ok(lists);
+    }
+    let dest_type = || Expr::col(("d", "dest_type"));
+    let select = Query::select()
+        .expr_as(Expr::col(("d", "owner_id")), "owner_id")
+        .expr_as(Expr::col(("d", "list")), "list")
+        .expr_as(Expr::col(("d", "target_id")), "id")
+        .expr_as(Expr::col(("d", "dest_type")), "dest_type")
+        .expr_as(Expr::col(("d", "sort_order")), "order")
+        .expr_as(Expr::col(("d", "type_src")), "type_src")
+        .expr_as(
+            Func::coalesce([
+                Expr::col(("e", "name")),
+                Expr::col(("i", "name")),
+                Expr::col(("p", "name")),
+            ]),
+            "name",
+        )
+        .expr_as(
+            Func::coalesce([
+                Expr::col(("d", "number")),
+                Expr::col(("e", "number")),
+                Expr::col(("i", "number")),
+                Expr::col(("p", "number")),
+            ]),
+            "number",
+        )
+        .from_as("destinations", "d")
+        .left_join(
+            sea_query::TableRef::from("extensions").alias("e"),
+            Expr::col(("e", "id"))
+                .equals(("d", "target_id"))
+                .and(dest_type().is_in(["EXT", "VOICEMAIL"])),
+        )
+        .left_join(
+            sea_query::TableRef::from("ivrs").alias("i"),
+            Expr::col(("i", "id"))
+                .equals(("d", "target_id"))
+                .and(dest_type().eq("IVR")),
+        )
+        .left_join(
+            sea_query::TableRef::from("paging_groups").alias("p"),
+            Expr::col(("p", "id"))
+                .equals(("d", "target_id"))
+                .and(dest_type().eq("PAGING_GROUP")),
+        )
+        .and_where(Expr::col(("d", "owner_type")).eq(owner.name()))
+        .and_where(Expr::col(("d", "owner_id")).is_in(ids.iter().copied()))
+        .order_by(("d", "owner_id"), sea_query::Order::Asc)
+        .order_by(("d", "list"), sea_query::Order::Asc)
+        .order_by(("d", "sort_order"), sea_query::Order::Asc)
+        .order_by(("d", "position"), sea_query::Order::Asc)
+        .take();
+    let rows: Vec<Row> = db.conn().fetch_all(&select).await?;
+    for row in rows {
+        lists
+            .entry((row.owner_id, row.list))
+            .or_default()
+            .push(row.destination);
+    }
+    Ok(lists)
+}
+
+/// Descriptions of the records whose destination lists point at `target_id` of one of
+/// `dest_types`, for "still in use" answers.
+pub async fn users_of(db: &Db, dest_types: &[&'static str], target_id: i64) -> Result<Vec<String>> {
+    #[derive(sqlx::FromRow)]
+    struct Use {
+        owner_type: String,
+        owner_id: i64,
+    }
+    let select = Query::select()
+        .distinct()
+        .columns(["owner_type", "owner_id"])
+        .from("destinations")
+        .and_where(Expr::col("dest_type").is_in(dest_types.iter().copied()))
+        .and_where(Expr::col("target_id").eq(target_id))
+        .order_by("owner_type", sea_query::Order::Asc)
+        .order_by("owner_id", sea_query::Order::Asc)
+        .take();
+    let uses: Vec<Use> = db.conn().fetch_all(&select).await?;
+    Ok(uses
+        .into_iter()
+        .map(|u| format!("{} {}", u.owner_type.replace('_', " "), u.owner_id))
+        .collect())
+}

@@ -1,0 +1,204 @@
+//! Paging groups with their ordered extension members and intro media file.
+
+use sea_query::{Expr, ExprTrait, Func, Query, SelectStatement, TableRef};
+use switchboard_domain::Scope;
+use switchboard_domain::ids::{PagingGroupId, TenantId};
+use switchboard_domain::list::ListQuery;
+use switchboard_domain::records::paging_group::{
+    CreatePagingGroup, IntroMessageMediaFile, LIST, PagingGroup, PagingGroupFilter,
+    UpdatePagingGroup,
+};
+
+use crate::backend::Db;
+use crate::crud::{self, Changes};
+use crate::destinations::{self, Owner};
+use crate::error::{Error, Result};
+use crate::list::{self, Listing};
+use crate::scope;
+
+/// The members' list name.
+const MEMBERS: &str = "members";
+
+/// A paging group row before its members are attached.
+#[derive(sqlx::FromRow)]
+pub struct Row {
+    id: i64,
+    tenant_id: i64,
+    number: String,
+    name: String,
+    check_in_use: Option<String>,
+    two_way_audio: Option<String>,
+    intro_message_media_file_id: i64,
+    intro_media_name: Option<String>,
+}
+
+fn select(scope: &Scope) -> SelectStatement {
+    Query::select()
+        .column(("g", "id"))
+        .column(("g", "tenant_id"))
+        .column(("g", "number"))
+        .column(("g", "name"))
+        .column(("g", "check_in_use"))
+        .column(("g", "two_way_audio"))
+        .expr_as(
+            Func::coalesce([Expr::col(("g", "intro_media_file_id")), Expr::val(0i64)]),
+            "intro_message_media_file_id",
+        )
+        .expr_as(Expr::col(("m", "name")), "intro_media_name")
+        .from_as("paging_groups", "g")
+        .left_join(
+            TableRef::from("media_files").alias("m"),
+            Expr::col(("m", "id")).equals(("g", "intro_media_file_id")),
+        )
+        .cond_where(scope::tenants(scope, Expr::col(("g", "tenant_id"))))
+        .take()
+}
+
+/// Attaches the members of every group in `rows`, with one query.
+async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<PagingGroup>> {
+    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+    let mut members = destinations::load(&db, Owner::PagingGroup, &ids).await?;
+    Ok(rows
+        .into_iter()
+        .map(|row| PagingGroup {
+            id: PagingGroupId(row.id),
+            tenant_id: TenantId(row.tenant_id),
+            number: Some(row.number),
+            name: row.name,
+            check_in_use: row.check_in_use,
+            two_way_audio: row.two_way_audio,
+            intro_message_media_file_id: row.intro_message_media_file_id,
+            intro_message_media_file: (row.intro_message_media_file_id > 0).then_some({
+                IntroMessageMediaFile {
+                    id: Some(row.intro_message_media_file_id),
+                    name: row.intro_media_name,
+                }
+            }),
+            routing_destinations: members
+                .remove(&(row.id, MEMBERS.to_owned()))
+                .unwrap_or_default(),
+        })
+        .collect())
+}
+
+/// Lists the paging groups the caller reaches.
+pub async fn list(
+    db: &Db,
+    scope: &Scope,
+    filter: &PagingGroupFilter,
+    query: &ListQuery,
+) -> Result<Listing<PagingGroup>> {
+    let mut select = select(scope);
+    if let Some(tenant) = filter.tenant_id {
+        select.and_where(Expr::col(("g", "tenant_id")).eq(tenant.get()));
+    }
+    list::run_completed(db, select, &LIST, query, complete).await
+}
+
+/// One paging group with its members.
+pub async fn get(db: &Db, scope: &Scope, id: PagingGroupId) -> Result<PagingGroup> {
+    let row: Row = crud::get(db, select(scope), "g.id", id.get()).await?;
+    complete(db.clone(), vec![row])
+        .await?
+        .pop()
+        .ok_or(Error::NotFound)
+}
+
+fn intro(id: i64) -> sea_query::Expr {
+    (id > 0).then_some(id).into()
+}
+
+/// Creates a paging group of `tenant` with its members (checked by the caller to be the
+/// tenant's extensions).
+pub async fn create(db: &Db, tenant: TenantId, body: CreatePagingGroup) -> Result<PagingGroup> {
+    let mut tx = db.begin().await?;
+    let id = crud::insert_in(
+        &mut tx,
+        "paging_groups",
+        vec![
+            ("tenant_id", tenant.get().into()),
+            ("number", body.number.into()),
+            ("name", body.name.into()),
+            ("check_in_use", body.check_in_use.into()),
+            ("two_way_audio", body.two_way_audio.into()),
+            (
+                "intro_media_file_id",
+                intro(body.intro_message_media_file_id.unwrap_or(0)),
+            ),
+        ],
+    )
+    .await?;
+    destinations::replace(
+        &mut tx,
+        tenant,
+        Owner::PagingGroup,
+        id,
+        MEMBERS,
+        &body.routing_destinations,
+    )
+    .await?;
+    tx.commit().await?;
+    get(db, &Scope::Platform, PagingGroupId(id)).await
+}
+
+/// Changes a paging group; a sent member list replaces the current one.
+pub async fn update(
+    db: &Db,
+    scope: &Scope,
+    id: PagingGroupId,
+    body: UpdatePagingGroup,
+) -> Result<PagingGroup> {
+    let current = get(db, scope, id).await?;
+    let mut changes: Changes = Vec::new();
+    if let Some(number) = body.number {
+        changes.push(("number", number.into()));
+    }
+    if let Some(name) = body.name {
+        changes.push(("name", name.into()));
+    }
+    if let Some(check) = body.check_in_use {
+        changes.push(("check_in_use", check.into()));
+    }
+    if let Some(two_way) = body.two_way_audio {
+        changes.push(("two_way_audio", two_way.into()));
+    }
+    if let Some(media) = body.intro_message_media_file_id {
+        changes.push(("intro_media_file_id", intro(media)));
+    }
+    let mut tx = db.begin().await?;
+    crud::update_in(&mut tx, "paging_groups", id.get(), changes).await?;
+    if let Some(members) = &body.routing_destinations {
+        destinations::replace(
+            &mut tx,
+            current.tenant_id,
+            Owner::PagingGroup,
+            id.get(),
+            MEMBERS,
+            members,
+        )
+        .await?;
+    }
+    tx.commit().await?;
+    get(db, scope, id).await
+}
+
+/// Deletes a paging group and its member list, unless another destination list routes to it.
+pub async fn delete(db: &Db, scope: &Scope, id: PagingGroupId) -> Result<PagingGroup> {
+    let current = get(db, scope, id).await?;
+    let users = destinations::users_of(db, &["PAGING_GROUP"], id.get()).await?;
+    if !users.is_empty() {
+        return Err(Error::InUse(format!(
+            "the paging group is used by {}",
+            users.join(", ")
+        )));
+    }
+    let mut tx = db.begin().await?;
+    destinations::delete_all(&mut tx, Owner::PagingGroup, id.get()).await?;
+    let delete = Query::delete()
+        .from_table("paging_groups")
+        .and_where(Expr::col("id").eq(id.get()))
+        .take();
+    tx.execute(&delete).await?;
+    tx.commit().await?;
+    Ok(current)
+}

@@ -1,0 +1,95 @@
+//! Inspection of uploaded audio: which container the bytes hold (never trusting a file name) and how long
+//! the audio plays, measured from the audio itself. Every parser is bounds-checked and answers `None` for
+//! anything it does not understand, so hostile uploads cannot panic it.
+
+mod mp3;
+mod ogg;
+mod wav;
+
+#[cfg(test)]
+mod tests;
+
+/// Audio container kinds accepted for media files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AudioFormat {
+    /// RIFF/WAVE.
+    Wav,
+    /// MPEG audio Layer III (MPEG 1, 2 or 2.5), optionally behind ID3v2 tags.
+    Mp3,
+    /// Ogg holding Vorbis or Opus.
+    Ogg,
+}
+
+impl AudioFormat {
+    /// MIME type: audio/wav, audio/mpeg, audio/ogg.
+    pub fn content_type(self) -> &'static str {
+        match self {
+            AudioFormat::Wav => "audio/wav",
+            AudioFormat::Mp3 => "audio/mpeg",
+            AudioFormat::Ogg => "audio/ogg",
+        }
+    }
+
+    /// File extension: wav, mp3, ogg.
+    pub fn extension(self) -> &'static str {
+        match self {
+            AudioFormat::Wav => "wav",
+            AudioFormat::Mp3 => "mp3",
+            AudioFormat::Ogg => "ogg",
+        }
+    }
+}
+
+/// Decides the format from the bytes alone (never the name): RIFF....WAVE; ID3v2 tags followed by, or
+/// directly, an MPEG Layer III frame whose successor frame also parses (or which ends the data); an Ogg
+/// page carrying a Vorbis or Opus identification header.
+pub fn sniff(bytes: &[u8]) -> Option<AudioFormat> {
+    if wav::sniff(bytes) {
+        Some(AudioFormat::Wav)
+    } else if ogg::sniff(bytes) {
+        Some(AudioFormat::Ogg)
+    } else if mp3::sniff(bytes) {
+        Some(AudioFormat::Mp3)
+    } else {
+        None
+    }
+}
+
+/// The playing time in seconds, measured from the audio itself: WAV from the fmt chunk's byte rate and
+/// the data chunk size; MP3 from a Xing/Info header (less the LAME encoder delay and padding when
+/// recorded) or a VBRI header, else by summing every frame; Ogg from the last page's granule position
+/// (Vorbis: over the sample rate; Opus: less the pre-skip, over 48 kHz).
+/// None when the bytes are not a valid file of that format.
+pub fn duration_seconds(format: AudioFormat, bytes: &[u8]) -> Option<f64> {
+    let seconds = match format {
+        AudioFormat::Wav => wav::duration(bytes),
+        AudioFormat::Mp3 => mp3::duration(bytes),
+        AudioFormat::Ogg => ogg::duration(bytes),
+    }?;
+    seconds.is_finite().then_some(seconds)
+}
+
+/// Bounds-checked little- and big-endian reads; `None` past the end.
+fn array<const N: usize>(bytes: &[u8], at: usize) -> Option<[u8; N]> {
+    bytes.get(at..at.checked_add(N)?)?.try_into().ok()
+}
+
+fn u16_le(bytes: &[u8], at: usize) -> Option<u16> {
+    array(bytes, at).map(u16::from_le_bytes)
+}
+
+fn u32_le(bytes: &[u8], at: usize) -> Option<u32> {
+    array(bytes, at).map(u32::from_le_bytes)
+}
+
+fn u64_le(bytes: &[u8], at: usize) -> Option<u64> {
+    array(bytes, at).map(u64::from_le_bytes)
+}
+
+fn u16_be(bytes: &[u8], at: usize) -> Option<u16> {
+    array(bytes, at).map(u16::from_be_bytes)
+}
+
+fn u32_be(bytes: &[u8], at: usize) -> Option<u32> {
+    array(bytes, at).map(u32::from_be_bytes)
+}

@@ -1,0 +1,8 @@
+//! Switchboard's object storage: media and MMS files in a local folder or an S3 bucket, signed download
+//! URLs for them, and inspection of uploaded audio (format and playing time).
+
+pub mod audio;
+pub mod signing;
+mod store;
+
+pub use store::{ObjectRange, Storage, StorageError, StoredObject};

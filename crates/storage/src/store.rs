@@ -1,0 +1,711 @@
+//! The object store itself: a local folder or an S3 bucket behind one API, byte ranges, and download URLs.
+
+use std::fmt;
+use std::ops::Range;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures::stream::BoxStream;
+use futures::{Stream, StreamExt, TryStreamExt};
+use object_store::aws::{AmazonS3, AmazonS3Builder, AmazonS3ConfigKey};
+use object_store::buffered::BufWriter;
+use object_store::local::LocalFileSystem;
+use object_store::path::Path;
+use object_store::signer::{Method, Signer};
+use object_store::{
+    Attribute, Attributes, GetOptions, GetRange, ObjectStore, ObjectStoreExt, PutOptions,
+    PutPayload,
+};
+
+use crate::signing::UrlSigner;
+
+/// Folder (under a local store's root) holding each object's content type, mirroring the key layout.
+/// Object keys may not have segments starting with '.', so it never collides with an object.
+const CONTENT_TYPE_DIR: &str = ".content-type";
+
+/// Longest object key accepted, in bytes (S3 allows 1024 including the prefix).
+const MAX_KEY_LEN: usize = 900;
+
+/// Why a storage operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StorageError {
+    /// No object is stored under the key.
+    #[error("object not found")]
+    NotFound,
+    /// The asked byte range lies outside the object (HTTP 416).
+    #[error("requested range not satisfiable")]
+    RangeNotSatisfiable,
+    /// The storage URL or the rest of the storage configuration (signing key, S3 options) is unusable.
+    #[error("invalid storage configuration: {0}")]
+    InvalidUrl(String),
+    /// The backend failed, or the caller passed an invalid key or content type.
+    #[error("storage backend error: {0}")]
+    Backend(String),
+}
+
+impl From<object_store::Error> for StorageError {
+    fn from(error: object_store::Error) -> Self {
+        match error {
+            object_store::Error::NotFound { .. } => StorageError::NotFound,
+            other => StorageError::Backend(other.to_string()),
+        }
+    }
+}
+
+/// A single byte range as asked by an HTTP `Range` header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObjectRange {
+    /// `bytes=a-b`: from `a` to `b`, `b` inclusive.
+    FromTo(u64, u64),
+    /// `bytes=a-`: from `a` to the end.
+    From(u64),
+    /// `bytes=-n`: the last `n` bytes.
+    Suffix(u64),
+}
+
+impl ObjectRange {
+    /// Parses a single-range `Range` header value ("bytes=0-99"); None for anything else.
+    pub fn parse_header(value: &str) -> Option<ObjectRange> {
+        let (unit, spec) = value.trim().split_once('=')?;
+        if !unit.trim().eq_ignore_ascii_case("bytes") {
+            return None;
+        }
+        let (first, last) = spec.trim().split_once('-')?;
+        match (parse_decimal(first), parse_decimal(last)) {
+            (Some(a), Some(b)) if a <= b => Some(ObjectRange::FromTo(a, b)),
+            (Some(a), None) if last.is_empty() => Some(ObjectRange::From(a)),
+            (None, Some(n)) if first.is_empty() => Some(ObjectRange::Suffix(n)),
+            _ => None,
+        }
+    }
+
+    /// The bytes this range serves of an object of `size` bytes (HTTP semantics: an end past the object
+    /// is clipped); None when unsatisfiable (starts at or past the end, empty suffix, empty object).
+    pub fn resolve(self, size: u64) -> Option<Range<u64>> {
+        match self {
+            ObjectRange::FromTo(a, b) if a <= b && a < size => {
+                Some(a..b.saturating_add(1).min(size))
+            }
+            ObjectRange::From(a) if a < size => Some(a..size),
+            ObjectRange::Suffix(n) if n > 0 && size > 0 => Some(size.saturating_sub(n)..size),
+            _ => None,
+        }
+    }
+}
+
+/// Parses a plain run of ASCII digits (no sign, no spaces).
+fn parse_decimal(text: &str) -> Option<u64> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
+/// An object being read.
+pub struct StoredObject {
+    /// Size of the whole object in bytes.
+    pub size: u64,
+    /// The bytes of the object served by `body` (the whole object when no range was asked).
+    pub range: Range<u64>,
+    /// The content type given when the object was stored, when the backend kept it.
+    pub content_type: Option<String>,
+    /// The served bytes, in order.
+    pub body: BoxStream<'static, Result<Bytes, StorageError>>,
+}
+
+impl StoredObject {
+    /// Collects the whole body into memory (for small objects and tests).
+    pub async fn into_bytes(self) -> Result<Bytes, StorageError> {
+        let parts: Vec<Bytes> = self.body.try_collect().await?;
+        Ok(parts.concat().into())
+    }
+}
+
+impl fmt::Debug for StoredObject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StoredObject")
+            .field("size", &self.size)
+            .field("range", &self.range)
+            .field("content_type", &self.content_type)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Object storage over a local folder (default) or an S3-compatible bucket.
+#[derive(Clone)]
+pub struct Storage {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    backend: Backend,
+    signer: UrlSigner,
+    /// Base of local download URLs, without a trailing slash.
+    public_url: String,
+}
+
+enum Backend {
+    Local {
+        store: Arc<LocalFileSystem>,
+        root: PathBuf,
+    },
+    S3 {
+        store: Arc<AmazonS3>,
+        bucket: String,
+        /// Prepended to every key, without slashes at either end; empty for none.
+        prefix: String,
+    },
+}
+
+impl fmt::Debug for Storage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Hand-written so that neither the signing key nor S3 credentials can end up in logs.
+        let mut out = f.debug_struct("Storage");
+        match &self.inner.backend {
+            Backend::Local { root, .. } => out.field("root", root),
+            Backend::S3 { bucket, prefix, .. } => {
+                out.field("bucket", bucket).field("prefix", prefix)
+            }
+        };
+        out.field("public_url", &self.inner.public_url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Storage {
+    /// Opens `url`: `file://relative/or/absolute/path` (folder created if missing) or `s3://bucket[/prefix]`
+    /// (credentials, region and endpoint from the usual `AWS_*` environment variables, including
+    /// `AWS_ENDPOINT_URL` and `AWS_ALLOW_HTTP`). `signing_key` (at least 32 bytes) signs local download
+    /// URLs; `public_url` (e.g. "http://127.0.0.1:8080") is the base of those URLs.
+    pub fn open(url: &str, signing_key: &[u8], public_url: &str) -> Result<Storage, StorageError> {
+        Self::open_with_s3_options(url, signing_key, public_url, &[])
+    }
+
+    /// Like [`Storage::open`], with S3 settings that override the environment's: pairs of an
+    /// object_store `AmazonS3ConfigKey` name and its value, e.g. `("aws_endpoint", "http://127.0.0.1:9000")`,
+    /// `("aws_access_key_id", …)`, `("aws_secret_access_key", …)`, `("aws_region", …)`, `("aws_allow_http", "true")`.
+    /// Ignored for `file://` URLs.
+    pub fn open_with_s3_options(
+        url: &str,
+        signing_key: &[u8],
+        public_url: &str,
+        s3_options: &[(&str, &str)],
+    ) -> Result<Storage, StorageError> {
+        let signer = UrlSigner::new(signing_key).ok_or_else(|| {
+            StorageError::InvalidUrl(format!(
+                "the signing key must be at least {} bytes",
+                UrlSigner::MIN_KEY_LEN
+            ))
+        })?;
+        let public_url = public_url.trim_end_matches('/').to_owned();
+        let backend = if let Some(folder) = url.strip_prefix("file://") {
+            open_local(folder)?
+        } else if url.starts_with("s3://") {
+            open_s3(url, s3_options)?
+        } else {
+            return Err(StorageError::InvalidUrl(format!(
+                "{url:?}: expected file://path or s3://bucket[/prefix]"
+            )));
+        };
+        Ok(Storage {
+            inner: Arc::new(Inner {
+                backend,
+                signer,
+                public_url,
+            }),
+        })
+    }
+
+    /// Whether objects live in S3 (presigned URLs) rather than the local folder (URLs served by switchboard).
+    pub fn is_s3(&self) -> bool {
+        matches!(self.inner.backend, Backend::S3 { .. })
+    }
+
+    /// Stores `bytes` under `key` (keys are generated by the caller, e.g. "tenants/7/media/<uuid>.wav").
+    pub async fn put(
+        &self,
+        key: &str,
+        bytes: Bytes,
+        content_type: &str,
+    ) -> Result<(), StorageError> {
+        let path = self.path(key)?;
+        check_content_type(content_type)?;
+        match &self.inner.backend {
+            Backend::Local { store, .. } => {
+                store.put(&path, PutPayload::from(bytes)).await?;
+                self.put_local_content_type(store, key, content_type).await
+            }
+            Backend::S3 { store, .. } => {
+                let options = PutOptions {
+                    attributes: content_type_attributes(content_type),
+                    ..PutOptions::default()
+                };
+                store
+                    .put_opts(&path, PutPayload::from(bytes), options)
+                    .await?;
+                Ok(())
+            }
+        }
+    }
+
+    /// Stores a stream of chunks under `key` without holding it whole in memory (buffered, then a
+    /// multipart upload once past 10 MiB); answers the total size. A failing stream stores nothing.
+    pub async fn put_stream(
+        &self,
+        key: &str,
+        mut chunks: impl Stream<Item = Result<Bytes, std::io::Error>> + Send + Unpin,
+        content_type: &str,
+    ) -> Result<u64, StorageError> {
+        let path = self.path(key)?;
+        check_content_type(content_type)?;
+        let store: Arc<dyn ObjectStore> = match &self.inner.backend {
+            Backend::Local { store, .. } => store.clone(),
+            Backend::S3 { store, .. } => store.clone(),
+        };
+        let mut writer = BufWriter::new(store, path);
+        if self.is_s3() {
+            // The local store keeps no attributes (it refuses them); its content type goes beside the object.
+            writer = writer.with_attributes(content_type_attributes(content_type));
+        }
+        let mut total: u64 = 0;
+        while let Some(chunk) = chunks.next().await {
+            let written = match chunk {
+                Ok(chunk) => {
+                    total += chunk.len() as u64;
+                    writer.put(chunk).await.map_err(StorageError::from)
+                }
+                Err(error) => Err(StorageError::Backend(format!(
+                    "reading the upload: {error}"
+                ))),
+            };
+            if let Err(error) = written {
+                if let Err(abort_error) = writer.abort().await {
+                    tracing::warn!(key, error = %abort_error, "aborting a failed upload");
+                }
+                return Err(error);
+            }
+        }
+        std::future::poll_fn(|cx| tokio::io::AsyncWrite::poll_shutdown(Pin::new(&mut writer), cx))
+            .await
+            .map_err(|error| StorageError::Backend(format!("finishing the upload: {error}")))?;
+        if let Backend::Local { store, .. } = &self.inner.backend {
+            self.put_local_content_type(store, key, content_type)
+                .await?;
+        }
+        Ok(total)
+    }
+
+    /// Reads `key`, whole or a byte range; answers the bytes stream, the total size and the range served.
+    pub async fn get(
+        &self,
+        key: &str,
+        range: Option<ObjectRange>,
+    ) -> Result<StoredObject, StorageError> {
+        let path = self.path(key)?;
+        let store = self.dyn_store();
+        let mut options = GetOptions::default();
+        if let Some(range) = range {
+            // Resolved here rather than by the backend so both backends answer 416 alike.
+            let size = store.head(&path).await?.size;
+            let served = range
+                .resolve(size)
+                .ok_or(StorageError::RangeNotSatisfiable)?;
+            options.range = Some(GetRange::Bounded(served));
+        }
+        let result = store.get_opts(&path, options).await?;
+        let size = result.meta.size;
+        let served = result.range.clone();
+        let content_type = match &self.inner.backend {
+            Backend::Local { store, .. } => self.local_content_type(store, key).await,
+            Backend::S3 { .. } => result
+                .attributes
+                .get(&Attribute::ContentType)
+                .map(|value| value.to_string()),
+        };
+        let body = result.into_stream().map_err(StorageError::from).boxed();
+        Ok(StoredObject {
+            size,
+            range: served,
+            content_type,
+            body,
+        })
+    }
+
+    /// Deletes `key`; deleting a missing object is not an error.
+    pub async fn delete(&self, key: &str) -> Result<(), StorageError> {
+        let path = self.path(key)?;
+        ignore_missing(self.dyn_store().delete(&path).await)?;
+        if let Backend::Local { store, .. } = &self.inner.backend {
+            ignore_missing(store.delete(&content_type_path(key)?).await)?;
+        }
+        Ok(())
+    }
+
+    /// A URL that fetches `key` until `ttl` has passed: an S3 presigned GET URL when the store is S3,
+    /// else `{public_url}/v2/objects/{key}?expires=<unix secs>&signature=<hex HMAC-SHA256>`.
+    pub async fn download_url(&self, key: &str, ttl: Duration) -> Result<String, StorageError> {
+        let path = self.path(key)?;
+        match &self.inner.backend {
+            Backend::S3 { store, .. } => {
+                let url = store.signed_url(Method::GET, &path, ttl).await?;
+                Ok(url.to_string())
+            }
+            Backend::Local { .. } => {
+                let ttl_secs = i64::try_from(ttl.as_secs()).unwrap_or(i64::MAX);
+                // Rounded up so that a sub-second remainder never shortens the link's life.
+                let ttl_secs = ttl_secs.saturating_add(i64::from(ttl.subsec_nanos() > 0));
+                let expires = chrono::Utc::now().timestamp().saturating_add(ttl_secs);
+                Ok(self.local_download_url(key, expires))
+            }
+        }
+    }
+
+    /// The local download URL of `key` valid until `expires_unix` (whatever the backend; mostly for tests).
+    pub fn local_download_url(&self, key: &str, expires_unix: i64) -> String {
+        let signature = self.inner.signer.sign(key, expires_unix);
+        format!(
+            "{}/v2/objects/{}?expires={expires_unix}&signature={signature}",
+            self.inner.public_url,
+            encode_key(key)
+        )
+    }
+
+    /// Checks a local download URL's `expires` and `signature` for `key` at time `now_unix` (constant-time
+    /// compare); false when expired, tampered, or for another key.
+    pub fn verify_download(
+        &self,
+        key: &str,
+        expires: &str,
+        signature: &str,
+        now_unix: i64,
+    ) -> bool {
+        check_key(key).is_ok() && self.inner.signer.verify(key, expires, signature, now_unix)
+    }
+
+    fn dyn_store(&self) -> Arc<dyn ObjectStore> {
+        match &self.inner.backend {
+            Backend::Local { store, .. } => store.clone(),
+            Backend::S3 { store, .. } => store.clone(),
+        }
+    }
+
+    /// The backend path of `key` (with the S3 prefix), after checking the key.
+    fn path(&self, key: &str) -> Result<Path, StorageError> {
+        check_key(key)?;
+        let full = match &self.inner.backend {
+            Backend::S3 { prefix, .. } if !prefix.is_empty() => format!("{prefix}/{key}"),
+            _ => key.to_owned(),
+        };
+        Path::parse(full)
+            .map_err(|error| StorageError::Backend(format!("invalid object key: {error}")))
+    }
+
+    async fn put_local_content_type(
+        &self,
+        store: &LocalFileSystem,
+        key: &str,
+        content_type: &str,
+    ) -> Result<(), StorageError> {
+        let payload = PutPayload::from(Bytes::copy_from_slice(content_type.as_bytes()));
+        store.put(&content_type_path(key)?, payload).await?;
+        Ok(())
+    }
+
+    async fn local_content_type(&self, store: &LocalFileSystem, key: &str) -> Option<String> {
+        let path = content_type_path(key).ok()?;
+        let bytes = store.get(&path).await.ok()?.bytes().await.ok()?;
+        String::from_utf8(bytes.to_vec()).ok()
+    }
+}
+
+fn open_local(folder: &str) -> Result<Backend, StorageError> {
+    if folder.is_empty() {
+        return Err(StorageError::InvalidUrl(
+            "file:// needs a folder path".into(),
+        ));
+    }
+    let root = PathBuf::from(folder);
+    std::fs::create_dir_all(&root).map_err(|error| {
+        StorageError::InvalidUrl(format!("cannot create storage folder {folder:?}: {error}"))
+    })?;
+    let store = LocalFileSystem::new_with_prefix(&root).map_err(|error| {
+        StorageError::InvalidUrl(format!("cannot open storage folder {folder:?}: {error}"))
+    })?;
+    Ok(Backend::Local {
+        store: Arc::new(store),
+        root,
+    })
+}
+
+fn open_s3(url: &str, options: &[(&str, &str)]) -> Result<Backend, StorageError> {
+    let parsed = url::Url::parse(url)
+        .map_err(|error| StorageError::InvalidUrl(format!("{url:?}: {error}")))?;
+    let bucket = parsed
+        .host_str()
+        .filter(|bucket| !bucket.is_empty())
+        .ok_or_else(|| StorageError::InvalidUrl(format!("{url:?}: no bucket name")))?
+        .to_owned();
+    if parsed.query().is_some() || parsed.fragment().is_some() || parsed.port().is_some() {
+        return Err(StorageError::InvalidUrl(format!(
+            "{url:?}: expected s3://bucket[/prefix]"
+        )));
+    }
+    let prefix = parsed.path().trim_matches('/').to_owned();
+    if !prefix.is_empty() {
+        check_key(&prefix)
+            .map_err(|_| StorageError::InvalidUrl(format!("{url:?}: invalid prefix")))?;
+    }
+    let mut builder = AmazonS3Builder::from_env().with_bucket_name(&bucket);
+    for (name, value) in options {
+        let key: AmazonS3ConfigKey = name
+            .parse()
+            .map_err(|_| StorageError::InvalidUrl(format!("unknown S3 option {name:?}")))?;
+        builder = builder.with_config(key, *value);
+    }
+    let store = builder
+        .build()
+        .map_err(|error| StorageError::InvalidUrl(format!("{url:?}: {error}")))?;
+    Ok(Backend::S3 {
+        store: Arc::new(store),
+        bucket,
+        prefix,
+    })
+}
+
+/// Checks that `key` is a relative path of safe segments: ASCII letters, digits and `-_.~=+,@`, no empty
+/// segment, no segment starting with '.'. This keeps keys identical on disk, in S3 and in URLs, and
+/// keeps them out of hidden files (where the local store keeps content types and staging files).
+fn check_key(key: &str) -> Result<(), StorageError> {
+    let invalid = || StorageError::Backend(format!("invalid object key {key:?}"));
+    if key.is_empty() || key.len() > MAX_KEY_LEN {
+        return Err(invalid());
+    }
+    for segment in key.split('/') {
+        if segment.is_empty() || segment.starts_with('.') {
+            return Err(invalid());
+        }
+        let safe = |b: u8| b.is_ascii_alphanumeric() || b"-_.~=+,@".contains(&b);
+        if !segment.bytes().all(safe) {
+            return Err(invalid());
+        }
+    }
+    Ok(())
+}
+
+fn check_content_type(content_type: &str) -> Result<(), StorageError> {
+    // It becomes an HTTP header value later: printable ASCII only.
+    let printable = content_type.bytes().all(|b| (0x20..0x7f).contains(&b));
+    if content_type.is_empty() || content_type.len() > 255 || !printable {
+        return Err(StorageError::Backend(format!(
+            "invalid content type {content_type:?}"
+        )));
+    }
+    Ok(())
+}
+
+fn content_type_attributes(content_type: &str) -> Attributes {
+    let mut attributes = Attributes::new();
+    attributes.insert(Attribute::ContentType, content_type.to_owned().into());
+    attributes
+}
+
+fn content_type_path(key: &str) -> Result<Path, StorageError> {
+    Path::parse(format!("{CONTENT_TYPE_DIR}/{key}"))
+        .map_err(|error| StorageError::Backend(format!("invalid object key: {error}")))
+}
+
+fn ignore_missing(result: object_store::Result<()>) -> Result<(), StorageError> {
+    match result {
+        Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+        Err(error) => Err(error.into()),
+    }
+}
+
+/// Percent-encodes every byte of `key` outside RFC 3986 "unreserved", keeping the '/' separators.
+fn encode_key(key: &str) -> String {
+    let mut out = String::with_capacity(key.len());
+    for b in key.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn range_headers_parse() {
+        use ObjectRange::*;
+        assert_eq!(ObjectRange::parse_header("bytes=0-99"), Some(FromTo(0, 99)));
+        assert_eq!(ObjectRange::parse_header("bytes=5-5"), Some(FromTo(5, 5)));
+        assert_eq!(ObjectRange::parse_header("bytes=100-"), Some(From(100)));
+        assert_eq!(ObjectRange::parse_header("bytes=-500"), Some(Suffix(500)));
+        assert_eq!(
+            ObjectRange::parse_header(" Bytes = 1-2 "),
+            Some(FromTo(1, 2))
+        );
+        assert_eq!(ObjectRange::parse_header("bytes=-0"), Some(Suffix(0)));
+        for bad in [
+            "",
+            "bytes",
+            "bytes=",
+            "bytes=-",
+            "bytes=9-1",
+            "bytes=0-1,5-6",
+            "bytes=a-b",
+            "bytes=+1-2",
+            "bytes=1--2",
+            "bytes=1-2-3",
+            "items=0-1",
+            "bytes=99999999999999999999-",
+            "bytes 0-1",
+        ] {
+            assert_eq!(ObjectRange::parse_header(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn ranges_resolve_like_http() {
+        use ObjectRange::*;
+        assert_eq!(FromTo(0, 99).resolve(1000), Some(0..100));
+        assert_eq!(FromTo(990, 2000).resolve(1000), Some(990..1000));
+        assert_eq!(FromTo(1000, 2000).resolve(1000), None);
+        assert_eq!(FromTo(0, u64::MAX).resolve(10), Some(0..10));
+        assert_eq!(From(0).resolve(10), Some(0..10));
+        assert_eq!(From(9).resolve(10), Some(9..10));
+        assert_eq!(From(10).resolve(10), None);
+        assert_eq!(Suffix(3).resolve(10), Some(7..10));
+        assert_eq!(Suffix(30).resolve(10), Some(0..10));
+        assert_eq!(Suffix(0).resolve(10), None);
+        assert_eq!(Suffix(5).resolve(0), None);
+        assert_eq!(From(0).resolve(0), None);
+    }
+
+    #[test]
+    fn keys_are_checked() {
+        for good in ["a", "tenants/7/media/0190-ab_c.wav", "x/y.z~=+,@"] {
+            assert!(check_key(good).is_ok(), "{good:?}");
+        }
+        for bad in [
+            "",
+            "/a",
+            "a/",
+            "a//b",
+            "../a",
+            "a/./b",
+            ".content-type/a",
+            "a/.hidden",
+            "a b",
+            "a\nb",
+            "a%20b",
+            "a\\b",
+            "ä",
+            "a#1",
+            "a?b",
+        ] {
+            assert!(check_key(bad).is_err(), "{bad:?}");
+        }
+        assert!(check_key(&"a".repeat(MAX_KEY_LEN + 1)).is_err());
+    }
+
+    #[test]
+    fn keys_are_percent_encoded_in_urls() {
+        assert_eq!(encode_key("tenants/7/a-b_c.~.wav"), "tenants/7/a-b_c.~.wav");
+        assert_eq!(encode_key("a/x=1+2,@"), "a/x%3D1%2B2%2C%40");
+    }
+
+    #[test]
+    fn open_refuses_bad_configuration() {
+        let key = [7u8; 32];
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("file://{}", dir.path().display());
+        assert!(matches!(
+            Storage::open(&url, &key[..31], "http://x"),
+            Err(StorageError::InvalidUrl(_))
+        ));
+        for bad in [
+            "",
+            "file://",
+            "http://bucket",
+            "s3://",
+            "s3:///prefix",
+            "/tmp/x",
+        ] {
+            assert!(
+                matches!(
+                    Storage::open(bad, &key, "http://x"),
+                    Err(StorageError::InvalidUrl(_))
+                ),
+                "{bad:?}"
+            );
+        }
+        assert!(matches!(
+            Storage::open_with_s3_options("s3://b", &key, "http://x", &[("no_such_option", "1")]),
+            Err(StorageError::InvalidUrl(_))
+        ));
+        let local = Storage::open(&url, &key, "http://x/").unwrap();
+        assert!(!local.is_s3());
+        assert!(!format!("{local:?}").contains("7, 7"));
+    }
+
+    fn s3_storage(url: &str) -> Storage {
+        Storage::open_with_s3_options(
+            url,
+            &[9u8; 32],
+            "http://127.0.0.1:8080",
+            &[
+                ("aws_access_key_id", "AKIDEXAMPLE"),
+                (
+                    "aws_secret_access_key",
+                    "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+                ),
+                ("aws_region", "us-east-1"),
+                ("aws_endpoint", "http://127.0.0.1:9000"),
+                ("aws_allow_http", "true"),
+                ("aws_virtual_hosted_style_request", "false"),
+            ],
+        )
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn s3_download_urls_are_presigned_offline() {
+        let storage = s3_storage("s3://media-bucket/switchboard/prod");
+        assert!(storage.is_s3());
+        let url = storage
+            .download_url("tenants/7/media/abc.wav", Duration::from_secs(300))
+            .await
+            .unwrap();
+        assert!(
+            url.starts_with(
+                "http://127.0.0.1:9000/media-bucket/switchboard/prod/tenants/7/media/abc.wav?"
+            ),
+            "{url}"
+        );
+        assert!(url.contains("X-Amz-Signature="), "{url}");
+        assert!(url.contains("X-Amz-Expires=300"), "{url}");
+        assert!(url.contains("X-Amz-Credential=AKIDEXAMPLE"), "{url}");
+        assert!(!format!("{storage:?}").contains("wJalrXUtnFEMI"));
+
+        let no_prefix = s3_storage("s3://media-bucket");
+        let url = no_prefix
+            .download_url("a/b.mp3", Duration::from_secs(60))
+            .await
+            .unwrap();
+        assert!(
+            url.starts_with("http://127.0.0.1:9000/media-bucket/a/b.mp3?"),
+            "{url}"
+        );
+        assert!(url.contains("X-Amz-Signature="), "{url}");
+    }
+}
