@@ -59,6 +59,8 @@ pub struct Config {
     pub body_limit_bytes: usize,
     /// How long in-flight requests may run after a shutdown signal.
     pub shutdown_grace_seconds: u64,
+    /// How long a signed media download URL stays valid.
+    pub media_url_ttl_seconds: u64,
 }
 
 impl Default for Config {
@@ -76,6 +78,7 @@ impl Default for Config {
             db_max_connections: 10,
             body_limit_bytes: 2 * 1024 * 1024,
             shutdown_grace_seconds: 30,
+            media_url_ttl_seconds: 900,
         }
     }
 }
@@ -97,6 +100,13 @@ impl Config {
                 self.data_dir.join("switchboard.db").display()
             )
         })
+    }
+
+    /// The object storage URL in effect.
+    pub fn storage_url(&self) -> String {
+        self.storage_url
+            .clone()
+            .unwrap_or_else(|| format!("file://{}", self.data_dir.join("objects").display()))
     }
 
     /// The public base URL in effect, without a trailing slash.

@@ -36,14 +36,22 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
     db.migrate().await.context("running migrations")?;
     let key = signing_key(config)?;
     let tokens = Tokens::new(&key, Duration::from_secs(config.token_ttl_seconds));
+    let storage = switchboard_storage::Storage::open(
+        &config.storage_url(),
+        &derive_key(&key, "object download URLs"),
+        &config.public_url(),
+    )
+    .context("opening object storage")?;
     let passwords = Passwords::new(Passwords::default_parallelism())?;
     Ok(AppState {
         db,
         tokens,
         passwords,
+        storage,
         settings: Arc::new(Settings {
             public_url: config.public_url(),
             body_limit: config.body_limit_bytes,
+            media_url_ttl: Duration::from_secs(config.media_url_ttl_seconds),
         }),
     })
 }
@@ -72,6 +80,17 @@ fn signing_key(config: &Config) -> anyhow::Result<Vec<u8>> {
     rand::rng().fill_bytes(&mut key);
     write_private(&path, &hex::encode(&key))?;
     Ok(key)
+}
+
+/// A key for one purpose derived from the master key, so that a URL signature can never
+/// be replayed as a token signature or the other way round.
+fn derive_key(master: &[u8], purpose: &str) -> Vec<u8> {
+    use sha2::Digest;
+    let mut hasher = sha2::Sha256::new();
+    hasher.update(purpose.as_bytes());
+    hasher.update([0]);
+    hasher.update(master);
+    hasher.finalize().to_vec()
 }
 
 fn write_private(path: &Path, contents: &str) -> anyhow::Result<()> {

@@ -121,6 +121,15 @@ impl ApiError {
         )
     }
 
+    /// 416: the byte range asked for is not in the object.
+    pub fn range_not_satisfiable() -> Self {
+        Self::new(
+            StatusCode::RANGE_NOT_SATISFIABLE,
+            "RangeNotSatisfiable",
+            "the requested range is not satisfiable",
+        )
+    }
+
     /// 429: slow down, and come back after `retry_after` seconds.
     pub fn too_many_requests(retry_after: u64) -> Self {
         let mut error = Self::new(

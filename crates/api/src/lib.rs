@@ -32,7 +32,8 @@ use utoipa_swagger_ui::SwaggerUi;
 
 use crate::error::ApiError;
 use crate::routes::{
-    authentication, branches, extensions, ivrs, operations, paging_groups, partners, tenants, users,
+    authentication, branches, extensions, ivrs, media_files, objects, operations, paging_groups,
+    partners, tenants, users,
 };
 pub use crate::state::{AppState, Settings};
 
@@ -59,6 +60,20 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
             extensions::update,
             extensions::delete
         ))
+        .merge(
+            // Uploads carry audio: a larger body limit than JSON requests, for these routes only.
+            OpenApiRouter::new()
+                .routes(routes!(media_files::list, media_files::create))
+                .layer(DefaultBodyLimit::max(
+                    media_files::MAX_MEDIA_BYTES + 256 * 1024,
+                )),
+        )
+        .routes(routes!(
+            media_files::get,
+            media_files::update,
+            media_files::delete
+        ))
+        .routes(routes!(objects::download))
         .routes(routes!(ivrs::list, ivrs::create))
         .routes(routes!(ivrs::get, ivrs::update, ivrs::delete))
         .routes(routes!(paging_groups::list, paging_groups::create))

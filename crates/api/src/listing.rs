@@ -62,3 +62,43 @@ fn envelope<U: Serialize + Send + 'static>(
         yield Bytes::from(buffer);
     }
 }
+
+/// Turns a listing of rows into a listing of answers through an asynchronous step (signing
+/// URLs, say): the page all at once, the stream row by row as it is read.
+pub async fn map_async<T, U, F, Fut>(
+    listing: Listing<T>,
+    present: F,
+) -> Result<Listing<U>, crate::error::ApiError>
+where
+    T: Send + 'static,
+    U: Send + 'static,
+    F: Fn(T) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = Result<U, crate::error::ApiError>> + Send + 'static,
+{
+    match listing {
+        Listing::Page(page) => {
+            let records =
+                futures::future::try_join_all(page.records.into_iter().map(&present)).await?;
+            Ok(Listing::Page(switchboard_domain::list::Page {
+                records,
+                total_records: page.total_records,
+                page: page.page,
+                max_page: page.max_page,
+            }))
+        }
+        Listing::Stream(rows) => Ok(Listing::Stream(
+            rows.then(move |row| {
+                let presented = row.map(&present);
+                async move {
+                    match presented {
+                        Ok(future) => future
+                            .await
+                            .map_err(|e| switchboard_db::Error::Presenting(format!("{e:?}"))),
+                        Err(e) => Err(e),
+                    }
+                }
+            })
+            .boxed(),
+        )),
+    }
+}

@@ -31,6 +31,7 @@ use crate::error::ErrorBody;
         (name = "users", description = "Accounts"),
         (name = "extensions", description = "Dialable endpoints of a tenant"),
         (name = "ivrs", description = "Voice menus"),
+        (name = "media-files", description = "Uploaded audio and its signed download links"),
         (name = "paging-groups", description = "Numbers that page a set of extensions at once"),
         (name = "operations", description = "Health probes"),
     )

@@ -14,6 +14,8 @@ pub struct Settings {
     pub public_url: String,
     /// Largest accepted request body, in bytes.
     pub body_limit: usize,
+    /// How long a signed media URL stays valid.
+    pub media_url_ttl: std::time::Duration,
 }
 
 /// Shared state of the application.
@@ -25,6 +27,8 @@ pub struct AppState {
     pub tokens: Tokens,
     /// Password hashing.
     pub passwords: Passwords,
+    /// Object storage for audio and media.
+    pub storage: switchboard_storage::Storage,
     /// Settings.
     pub settings: Arc<Settings>,
 }

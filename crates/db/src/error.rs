@@ -17,6 +17,10 @@ pub enum Error {
     /// The database failed; never shown to clients.
     #[error(transparent)]
     Database(sqlx::Error),
+    /// A streamed record could not be turned into its answer (a URL could not be signed,
+    /// say); the stream ends there.
+    #[error("presenting a record failed: {0}")]
+    Presenting(String),
     /// Migrations failed.
     #[error(transparent)]
     Migrate(#[from] sqlx::migrate::MigrateError),

@@ -15,6 +15,7 @@ pub mod branches;
 pub mod destinations;
 pub mod extensions;
 pub mod ivrs;
+pub mod media_files;
 pub mod paging_groups;
 pub mod partners;
 pub mod tenants;

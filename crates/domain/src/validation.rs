@@ -496,6 +496,11 @@ impl<'a> ObjectReader<'a> {
         let path = self.path(key);
         self.problems.add(self.location, &path, message);
     }
+
+    /// Whether `key` is present and `null`.
+    pub fn is_null(&self, key: &str) -> bool {
+        matches!(self.object.get(key), Some(Value::Null))
+    }
 }
 
 /// A query string read parameter by parameter; unknown parameters are ignored.

@@ -345,7 +345,8 @@ impl Storage {
     }
 
     /// A URL that fetches `key` until `ttl` has passed: an S3 presigned GET URL when the store is S3,
-    /// else `{public_url}/v2/objects/{key}?expires=<unix secs>&signature=<hex HMAC-SHA256>`.
+    /// else `{public_url}/v2/objects/{key}?expires=<unix secs>&signature=<hex HMAC-SHA256>`
+    /// with the key percent-encoded into one path segment.
     pub async fn download_url(&self, key: &str, ttl: Duration) -> Result<String, StorageError> {
         let path = self.path(key)?;
         match &self.inner.backend {
@@ -524,11 +525,12 @@ fn ignore_missing(result: object_store::Result<()>) -> Result<(), StorageError> 
     }
 }
 
-/// Percent-encodes every byte of `key` outside RFC 3986 "unreserved", keeping the '/' separators.
+/// Percent-encodes every byte of `key` outside RFC 3986 "unreserved", the '/' separators
+/// included, so the whole key is one path segment of the download route.
 fn encode_key(key: &str) -> String {
     let mut out = String::with_capacity(key.len());
     for b in key.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
             out.push(char::from(b));
         } else {
             out.push_str(&format!("%{b:02X}"));
@@ -620,8 +622,11 @@ mod tests {
 
     #[test]
     fn keys_are_percent_encoded_in_urls() {
-        assert_eq!(encode_key("tenants/7/a-b_c.~.wav"), "tenants/7/a-b_c.~.wav");
-        assert_eq!(encode_key("a/x=1+2,@"), "a/x%3D1%2B2%2C%40");
+        assert_eq!(
+            encode_key("tenants/7/a-b_c.~.wav"),
+            "tenants%2F7%2Fa-b_c.~.wav"
+        );
+        assert_eq!(encode_key("a/x=1+2,@"), "a%2Fx%3D1%2B2%2C%40");
     }
 
     #[test]

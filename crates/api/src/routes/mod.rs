@@ -5,6 +5,8 @@ pub mod authentication;
 pub mod branches;
 pub mod extensions;
 pub mod ivrs;
+pub mod media_files;
+pub mod objects;
 pub mod operations;
 pub mod paging_groups;
 pub mod partners;

@@ -5,6 +5,7 @@ pub mod branch;
 pub mod destination;
 pub mod extension;
 pub mod ivr;
+pub mod media_file;
 pub mod paging_group;
 pub mod partner;
 pub mod tenant;

@@ -1,0 +1,281 @@
+//! `/v2/admin/media-files`: uploaded audio. The type comes from the bytes, the duration is
+//! measured from the audio, the file goes to object storage under a generated key, and
+//! every answer carries a short-lived signed URL to fetch it.
+
+use axum::Json;
+use axum::extract::State;
+use axum::extract::multipart::{Field, Multipart, MultipartRejection};
+use axum::http::{HeaderMap, header};
+use axum::response::Response;
+use chrono::{SecondsFormat, Utc};
+use switchboard_db::media_files::{self, MediaFileRow, NewMediaFile};
+use switchboard_domain::ids::{MediaFileId, TenantId};
+use switchboard_domain::list::Page;
+use switchboard_domain::records::NAME;
+use switchboard_domain::records::media_file::{
+    LANGUAGE, MediaFile, MediaFileFields, MediaFileFilter, MediaFileUpload, TEXT, UpdateMediaFile,
+    check_exclusive, parse_multilingual_form,
+};
+use switchboard_domain::validation::{ID, Raw, Rule};
+use switchboard_domain::{Location, Problems};
+use switchboard_storage::audio;
+
+use crate::auth::caller::{Caller, MediaFilesRead, MediaFilesWrite};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{JsonBody, ListParams, PathId};
+use crate::state::AppState;
+use crate::{listing, tenancy};
+
+/// Largest media file accepted, in bytes (20 MiB: several minutes of telephone audio).
+pub const MAX_MEDIA_BYTES: usize = 20 * 1024 * 1024;
+
+/// A stored row as answered: with a fresh signed URL.
+pub async fn present(state: &AppState, row: MediaFileRow) -> ApiResult<MediaFile> {
+    let ttl = state.settings.media_url_ttl;
+    let url = state
+        .storage
+        .download_url(&row.object_key, ttl)
+        .await
+        .map_err(ApiError::internal)?;
+    let expires = Utc::now() + chrono::Duration::from_std(ttl).unwrap_or_default();
+    Ok(MediaFile {
+        id: MediaFileId(row.id),
+        tenant_id: TenantId(row.tenant_id),
+        multilingual_text: row.multilingual(),
+        name: row.name,
+        content_type: row.content_type,
+        size: row.size_bytes,
+        duration: (row.duration_seconds * 1000.0).round() / 1000.0,
+        language: row.language,
+        text: row.text,
+        voice_id: None,
+        url,
+        url_expires_at: expires.to_rfc3339_opts(SecondsFormat::Secs, true),
+    })
+}
+
+/// Lists the media files in the caller's scope.
+#[utoipa::path(get, path = "/v2/admin/media-files/", tag = "media-files",
+    params(ListParams<MediaFileFilter>),
+    responses((status = 200, description = "A page of media files", body = Page<MediaFile>)))]
+pub async fn list(
+    caller: Caller<MediaFilesRead>,
+    State(state): State<AppState>,
+    ListParams { query, filter }: ListParams<MediaFileFilter>,
+) -> ApiResult<Response> {
+    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id).await?;
+    let listing = media_files::list(&state.db, &caller.scope, &filter, &query).await?;
+    let presented = listing::map_async(listing, move |row| {
+        let state = state.clone();
+        async move { present(&state, row).await }
+    })
+    .await?;
+    Ok(listing::respond(presented, std::convert::identity))
+}
+
+fn field_text(
+    value: &str,
+    location_key: &str,
+    rule: &impl Rule<Output = String>,
+    problems: &mut Problems,
+) -> Option<String> {
+    match rule.check(Raw::Text(value)) {
+        Ok(v) => Some(v),
+        Err(message) => {
+            problems.add(Location::Body, location_key, message);
+            None
+        }
+    }
+}
+
+async fn read_limited(mut field: Field<'_>, limit: usize) -> ApiResult<Vec<u8>> {
+    let mut bytes = Vec::new();
+    while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {
+        if bytes.len() + chunk.len() > limit {
+            return Err(ApiError::payload_too_large(format!(
+                "the file is larger than {limit} bytes"
+            )));
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(bytes)
+}
+
+fn multipart_error(error: axum::extract::multipart::MultipartError) -> ApiError {
+    if error.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+        ApiError::payload_too_large("the request body is larger than allowed")
+    } else {
+        ApiError::bad_request(format!("malformed multipart body: {}", error.body_text()))
+    }
+}
+
+/// Refuses a body that is not `multipart/form-data` with 415.
+pub fn require_multipart(headers: &HeaderMap) -> ApiResult<()> {
+    let is_multipart = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.to_ascii_lowercase().starts_with("multipart/form-data"));
+    if is_multipart {
+        Ok(())
+    } else {
+        Err(ApiError::unsupported_media_type(
+            "the body must be sent as multipart/form-data",
+        ))
+    }
+}
+
+/// Maps a multipart extractor refusal (no boundary, wrong type) to the contract's errors.
+pub fn multipart_rejection(rejection: MultipartRejection) -> ApiError {
+    ApiError::bad_request(format!(
+        "malformed multipart body: {}",
+        rejection.body_text()
+    ))
+}
+
+/// Uploads an audio file (multipart: `file`, `name`, optional `tenantId`, `language`,
+/// `text` or `multilingualText`).
+#[utoipa::path(post, path = "/v2/admin/media-files/", tag = "media-files",
+    request_body(content = MediaFileUpload, content_type = "multipart/form-data"),
+    responses((status = 200, description = "The new media file", body = MediaFile)))]
+pub async fn create(
+    caller: Caller<MediaFilesWrite>,
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    multipart: Result<Multipart, MultipartRejection>,
+) -> ApiResult<Json<MediaFile>> {
+    require_multipart(&headers)?;
+    let mut multipart = multipart.map_err(multipart_rejection)?;
+    let mut problems = Problems::new();
+    let mut file = None;
+    let mut fields = MediaFileFields::default();
+    let mut tenant_id = None;
+    let mut name_seen = false;
+    while let Some(field) = multipart.next_field().await.map_err(multipart_error)? {
+        let name = field.name().unwrap_or_default().to_owned();
+        if name == "file" {
+            file = Some(read_limited(field, MAX_MEDIA_BYTES).await?);
+            continue;
+        }
+        let value = String::from_utf8(read_limited(field, 64 * 1024).await?)
+            .map_err(|_| ApiError::invalid(Location::Body, &name, "must be UTF-8 text"))?;
+        match name.as_str() {
+            "name" => {
+                name_seen = true;
+                fields.name = field_text(&value, "name", &NAME, &mut problems);
+            }
+            "language" => {
+                fields.language = Some(field_text(&value, "language", &LANGUAGE, &mut problems))
+            }
+            "text" => fields.text = Some(field_text(&value, "text", &TEXT, &mut problems)),
+            "multilingualText" => {
+                fields.multilingual_text = Some(parse_multilingual_form(&value, &mut problems))
+            }
+            "tenantId" => {
+                tenant_id = match ID.check(Raw::Text(&value)) {
+                    Ok(id) => Some(TenantId(id)),
+                    Err(message) => {
+                        problems.add(Location::Body, "tenantId", message);
+                        None
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if file.is_none() {
+        problems.add(Location::Body, "file", "is required");
+    }
+    if !name_seen {
+        problems.add(Location::Body, "name", "is required");
+    }
+    check_exclusive(&fields, &mut problems, Location::Body);
+    if !problems.is_empty() {
+        return Err(ApiError::validation(problems));
+    }
+    let bytes = file.unwrap_or_default();
+    let format = audio::sniff(&bytes).ok_or_else(|| {
+        ApiError::unsupported_media_type("the file is not WAV, MP3 or OGG (Vorbis or Opus) audio")
+    })?;
+    let duration = audio::duration_seconds(format, &bytes).ok_or_else(|| {
+        ApiError::invalid(
+            Location::Body,
+            "file",
+            &format!("is not a readable {} file", format.extension()),
+        )
+    })?;
+    let tenant = tenancy::tenant_for_write(&state, &caller, tenant_id).await?;
+    let key = format!(
+        "tenants/{}/media/{}.{}",
+        tenant.get(),
+        uuid::Uuid::now_v7(),
+        format.extension()
+    );
+    let size = i64::try_from(bytes.len()).unwrap_or(i64::MAX);
+    state
+        .storage
+        .put(&key, bytes.into(), format.content_type())
+        .await
+        .map_err(ApiError::internal)?;
+    let new = NewMediaFile {
+        name: fields.name.clone().unwrap_or_default(),
+        object_key: key.clone(),
+        content_type: format.content_type().to_owned(),
+        size_bytes: size,
+        duration_seconds: duration,
+        fields,
+    };
+    match media_files::create(&state.db, tenant, new).await {
+        Ok(row) => Ok(Json(present(&state, row).await?)),
+        Err(error) => {
+            // No orphaned audio: the row was not written, so the object goes too.
+            if let Err(cleanup) = state.storage.delete(&key).await {
+                tracing::warn!(%cleanup, key, "could not remove the audio of a failed upload");
+            }
+            Err(error.into())
+        }
+    }
+}
+
+/// One media file, with a fresh signed URL.
+#[utoipa::path(get, path = "/v2/admin/media-files/{id}", tag = "media-files",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Media file id")),
+    responses((status = 200, description = "The media file", body = MediaFile)))]
+pub async fn get(
+    caller: Caller<MediaFilesRead>,
+    State(state): State<AppState>,
+    PathId(id): PathId<MediaFileId>,
+) -> ApiResult<Json<MediaFile>> {
+    let row = media_files::get(&state.db, &caller.scope, id).await?;
+    Ok(Json(present(&state, row).await?))
+}
+
+/// Changes a media file's name and texts.
+#[utoipa::path(patch, path = "/v2/admin/media-files/{id}", tag = "media-files",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Media file id")),
+    request_body = UpdateMediaFile,
+    responses((status = 200, description = "The changed media file", body = MediaFile)))]
+pub async fn update(
+    caller: Caller<MediaFilesWrite>,
+    State(state): State<AppState>,
+    PathId(id): PathId<MediaFileId>,
+    JsonBody(UpdateMediaFile(fields)): JsonBody<UpdateMediaFile>,
+) -> ApiResult<Json<MediaFile>> {
+    let row = media_files::update(&state.db, &caller.scope, id, fields).await?;
+    Ok(Json(present(&state, row).await?))
+}
+
+/// Deletes a media file nothing uses (409 naming the users otherwise), with its audio.
+#[utoipa::path(delete, path = "/v2/admin/media-files/{id}", tag = "media-files",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Media file id")),
+    responses((status = 200, description = "The deleted media file", body = MediaFile)))]
+pub async fn delete(
+    caller: Caller<MediaFilesWrite>,
+    State(state): State<AppState>,
+    PathId(id): PathId<MediaFileId>,
+) -> ApiResult<Json<MediaFile>> {
+    let row = media_files::delete(&state.db, &caller.scope, id).await?;
+    if let Err(error) = state.storage.delete(&row.object_key).await {
+        tracing::warn!(%error, key = row.object_key, "could not remove a deleted media file's audio");
+    }
+    Ok(Json(present(&state, row).await?))
+}

@@ -1,0 +1,100 @@
+//! `GET /v2/objects/{key}`: the local object store's signed, expiring download links,
+//! with `Range` support for players that seek. The signature is the credential; S3
+//! deployments hand out S3's own presigned URLs instead.
+
+use std::collections::HashMap;
+
+use axum::body::Body;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
+use switchboard_storage::{ObjectRange, StorageError};
+
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+
+/// Fetches a stored object through a signed link.
+#[utoipa::path(get, path = "/v2/objects/{key}", tag = "media-files", security(()),
+    params(
+        ("key" = String, Path, description = "The object's key, as in the signed link"),
+        ("expires" = String, Query, pattern = "^[0-9]+$", description = "Expiry, seconds since the epoch"),
+        ("signature" = String, Query, pattern = "^[0-9a-f]{64}$", description = "HMAC-SHA256 of key and expiry"),
+        ("Range" = Option<String>, Header, description = "One byte range, `bytes=a-b`"),
+    ),
+    responses(
+        (status = 200, description = "The object", content_type = "application/octet-stream", body = Vec<u8>),
+        (status = 206, description = "The requested byte range", content_type = "application/octet-stream", body = Vec<u8>),
+        (status = 403, description = "The link is invalid or has expired", body = crate::error::ErrorBody),
+        (status = 404, description = "No such object", body = crate::error::ErrorBody),
+        (status = 416, description = "The range is outside the object", body = crate::error::ErrorBody),
+    ))]
+pub async fn download(
+    State(state): State<AppState>,
+    Path(key): Path<String>,
+    Query(params): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
+    let expires = params
+        .get("expires")
+        .map(String::as_str)
+        .unwrap_or_default();
+    let signature = params
+        .get("signature")
+        .map(String::as_str)
+        .unwrap_or_default();
+    let now = chrono::Utc::now().timestamp();
+    if !state.storage.verify_download(&key, expires, signature, now) {
+        return Err(ApiError::forbidden("the link is invalid or has expired"));
+    }
+    let range = match headers.get(header::RANGE).and_then(|v| v.to_str().ok()) {
+        Some(value) => {
+            Some(ObjectRange::parse_header(value).ok_or_else(ApiError::range_not_satisfiable)?)
+        }
+        None => None,
+    };
+    let object = match state.storage.get(&key, range).await {
+        Ok(object) => object,
+        Err(StorageError::NotFound) => return Err(ApiError::not_found()),
+        Err(StorageError::RangeNotSatisfiable) => return Err(ApiError::range_not_satisfiable()),
+        Err(other) => return Err(ApiError::internal(other)),
+    };
+    let partial = range.is_some();
+    let length = object.range.end - object.range.start;
+    let mut response = Body::from_stream(
+        object
+            .body
+            .map(|chunk| chunk.map_err(std::io::Error::other)),
+    )
+    .into_response();
+    *response.status_mut() = if partial {
+        StatusCode::PARTIAL_CONTENT
+    } else {
+        StatusCode::OK
+    };
+    let headers = response.headers_mut();
+    let content_type = object
+        .content_type
+        .unwrap_or_else(|| "application/octet-stream".into());
+    if let Ok(value) = HeaderValue::from_str(&content_type) {
+        headers.insert(header::CONTENT_TYPE, value);
+    }
+    headers.insert(header::CONTENT_LENGTH, HeaderValue::from(length));
+    headers.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, no-transform"),
+    );
+    if partial && length > 0 {
+        let value = format!(
+            "bytes {}-{}/{}",
+            object.range.start,
+            object.range.end - 1,
+            object.size
+        );
+        if let Ok(value) = HeaderValue::from_str(&value) {
+            headers.insert(header::CONTENT_RANGE, value);
+        }
+    }
+    Ok(response)
+}

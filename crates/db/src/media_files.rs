@@ -1,0 +1,185 @@
+//! Media files: their rows (the audio itself lives in object storage under `object_key`)
+//! and what uses them.
+
+use sea_query::{Expr, ExprTrait, Query, SelectStatement};
+use switchboard_domain::Scope;
+use switchboard_domain::ids::{MediaFileId, TenantId};
+use switchboard_domain::list::ListQuery;
+use switchboard_domain::records::media_file::{
+    LIST, LanguageText, MediaFileFields, MediaFileFilter,
+};
+
+use crate::backend::Db;
+use crate::crud::{self, Changes};
+use crate::error::{Error, Result};
+use crate::list::{self, Listing};
+use crate::scope;
+
+/// A media file as stored.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct MediaFileRow {
+    /// Id.
+    pub id: i64,
+    /// Tenant.
+    pub tenant_id: i64,
+    /// Display name.
+    pub name: String,
+    /// Where the audio is in object storage.
+    pub object_key: String,
+    /// MIME type decided from the bytes.
+    pub content_type: String,
+    /// Size in bytes.
+    pub size_bytes: i64,
+    /// Playing time in seconds.
+    pub duration_seconds: f64,
+    /// Language tag.
+    pub language: Option<String>,
+    /// Spoken text.
+    pub text: Option<String>,
+    /// Spoken text per language, as JSON.
+    pub multilingual_text: Option<String>,
+}
+
+impl MediaFileRow {
+    /// The per-language texts.
+    pub fn multilingual(&self) -> Option<Vec<LanguageText>> {
+        self.multilingual_text
+            .as_deref()
+            .and_then(|json| serde_json::from_str(json).ok())
+    }
+}
+
+/// What a new media file stores.
+#[derive(Clone, Debug)]
+pub struct NewMediaFile {
+    /// Display name.
+    pub name: String,
+    /// Object key of the stored audio.
+    pub object_key: String,
+    /// MIME type.
+    pub content_type: String,
+    /// Size in bytes.
+    pub size_bytes: i64,
+    /// Playing time in seconds.
+    pub duration_seconds: f64,
+    /// Texts.
+    pub fields: MediaFileFields,
+}
+
+fn select(scope: &Scope) -> SelectStatement {
+    Query::select()
+        .columns([
+            "id",
+            "tenant_id",
+            "name",
+            "object_key",
+            "content_type",
+            "size_bytes",
+            "duration_seconds",
+            "language",
+            "text",
+            "multilingual_text",
+        ])
+        .from("media_files")
+        .cond_where(scope::tenants(scope, Expr::col("tenant_id")))
+        .take()
+}
+
+/// Lists the media files the caller reaches.
+pub async fn list(
+    db: &Db,
+    scope: &Scope,
+    filter: &MediaFileFilter,
+    query: &ListQuery,
+) -> Result<Listing<MediaFileRow>> {
+    let mut select = select(scope);
+    if let Some(tenant) = filter.tenant_id {
+        select.and_where(Expr::col("tenant_id").eq(tenant.get()));
+    }
+    list::run(db, select, &LIST, query).await
+}
+
+/// One media file.
+pub async fn get(db: &Db, scope: &Scope, id: MediaFileId) -> Result<MediaFileRow> {
+    crud::get(db, select(scope), "id", id.get()).await
+}
+
+fn text_changes(fields: MediaFileFields, changes: &mut Changes) {
+    if let Some(name) = fields.name {
+        changes.push(("name", name.into()));
+    }
+    if let Some(language) = fields.language {
+        changes.push(("language", language.into()));
+    }
+    if let Some(text) = fields.text {
+        changes.push(("text", text.into()));
+    }
+    if let Some(multi) = fields.multilingual_text {
+        let json = multi.map(|list| serde_json::to_string(&list).unwrap_or_else(|_| "[]".into()));
+        changes.push(("multilingual_text", json.into()));
+    }
+}
+
+/// Records a media file of `tenant` whose audio is already stored.
+pub async fn create(db: &Db, tenant: TenantId, new: NewMediaFile) -> Result<MediaFileRow> {
+    let mut changes: Changes = vec![
+        ("tenant_id", tenant.get().into()),
+        ("object_key", new.object_key.into()),
+        ("content_type", new.content_type.into()),
+        ("size_bytes", new.size_bytes.into()),
+        ("duration_seconds", new.duration_seconds.into()),
+    ];
+    text_changes(new.fields, &mut changes);
+    let id = crud::insert(db, "media_files", changes).await?;
+    get(db, &Scope::Platform, MediaFileId(id)).await
+}
+
+/// Changes a media file's name and texts.
+pub async fn update(
+    db: &Db,
+    scope: &Scope,
+    id: MediaFileId,
+    fields: MediaFileFields,
+) -> Result<MediaFileRow> {
+    let mut changes: Changes = Vec::new();
+    text_changes(fields, &mut changes);
+    crud::update(db, select(scope), "id", "media_files", id.get(), changes).await
+}
+
+/// What uses media file `id`: paging groups, announcements and holidays, described.
+pub async fn users_of(db: &Db, id: MediaFileId) -> Result<Vec<String>> {
+    let mut users = Vec::new();
+    for (table, column, what) in [
+        ("paging_groups", "intro_media_file_id", "paging group"),
+        ("announcements", "media_file_id", "announcement"),
+        ("holidays", "media_file_id", "holiday"),
+    ] {
+        let select = Query::select()
+            .column("id")
+            .from(table)
+            .and_where(Expr::col(column).eq(id.get()))
+            .order_by("id", sea_query::Order::Asc)
+            .take();
+        #[derive(sqlx::FromRow)]
+        struct Id {
+            id: i64,
+        }
+        let ids: Vec<Id> = db.conn().fetch_all(&select).await?;
+        users.extend(ids.into_iter().map(|row| format!("{what} {}", row.id)));
+    }
+    Ok(users)
+}
+
+/// Deletes a media file's row unless something uses it (409 naming the users); the
+/// caller removes the stored audio after.
+pub async fn delete(db: &Db, scope: &Scope, id: MediaFileId) -> Result<MediaFileRow> {
+    get(db, scope, id).await?;
+    let users = users_of(db, id).await?;
+    if !users.is_empty() {
+        return Err(Error::InUse(format!(
+            "the media file is used by {}",
+            users.join(", ")
+        )));
+    }
+    crud::delete(db, select(scope), "id", "media_files", id.get()).await
+}
