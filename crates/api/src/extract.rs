@@ -2,7 +2,6 @@
 //! errors for anything they refuse: JSON bodies, path ids and list queries.
 
 use std::collections::HashMap;
-use std::marker::PhantomData;
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -145,7 +144,7 @@ impl<S: Send + Sync, F: ListFilter> FromRequestParts<S> for ListParams<F> {
 }
 
 /// Query parameters of a non-list operation read into `T`.
-pub struct QueryParams<T>(pub T, PhantomData<T>);
+pub struct QueryParams<T>(pub T);
 
 impl<S: Send + Sync, T: FromQuery> FromRequestParts<S> for QueryParams<T> {
     type Rejection = ApiError;
@@ -153,7 +152,7 @@ impl<S: Send + Sync, T: FromQuery> FromRequestParts<S> for QueryParams<T> {
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
         let params = query_map(parts).await?;
         T::from_query(&params)
-            .map(|t| QueryParams(t, PhantomData))
+            .map(QueryParams)
             .map_err(ApiError::validation)
     }
 }

@@ -32,8 +32,8 @@ use utoipa_swagger_ui::SwaggerUi;
 
 use crate::error::ApiError;
 use crate::routes::{
-    authentication, branches, extensions, ivrs, media_files, objects, operations, paging_groups,
-    partners, tenants, users,
+    announcements, authentication, branches, business_hours, extensions, ivrs, media_files,
+    objects, operations, paging_groups, partners, tenants, users,
 };
 pub use crate::state::{AppState, Settings};
 
@@ -74,6 +74,28 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
             media_files::delete
         ))
         .routes(routes!(objects::download))
+        .routes(routes!(announcements::list, announcements::create))
+        .routes(routes!(
+            announcements::get,
+            announcements::update,
+            announcements::delete
+        ))
+        .routes(routes!(business_hours::list, business_hours::create))
+        .routes(routes!(
+            business_hours::get,
+            business_hours::update,
+            business_hours::delete
+        ))
+        .routes(routes!(business_hours::status))
+        .routes(routes!(
+            business_hours::list_holidays,
+            business_hours::add_holiday
+        ))
+        .routes(routes!(
+            business_hours::get_holiday,
+            business_hours::update_holiday,
+            business_hours::delete_holiday
+        ))
         .routes(routes!(ivrs::list, ivrs::create))
         .routes(routes!(ivrs::get, ivrs::update, ivrs::delete))
         .routes(routes!(paging_groups::list, paging_groups::create))

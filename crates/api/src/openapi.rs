@@ -30,6 +30,8 @@ use crate::error::ErrorBody;
         (name = "branches", description = "Sites of a tenant"),
         (name = "users", description = "Accounts"),
         (name = "extensions", description = "Dialable endpoints of a tenant"),
+        (name = "announcements", description = "Media played on IVRs between two dates"),
+        (name = "business-hours", description = "Opening hours, holidays, and whether a business is open now"),
         (name = "ivrs", description = "Voice menus"),
         (name = "media-files", description = "Uploaded audio and its signed download links"),
         (name = "paging-groups", description = "Numbers that page a set of extensions at once"),

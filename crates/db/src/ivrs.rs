@@ -69,7 +69,8 @@ pub async fn update(db: &Db, scope: &Scope, id: IvrId, body: UpdateIvr) -> Resul
 /// Deletes an IVR that no destination list or announcement uses.
 pub async fn delete(db: &Db, scope: &Scope, id: IvrId) -> Result<Ivr> {
     get(db, scope, id).await?;
-    let users = crate::destinations::users_of(db, &["IVR"], id.get()).await?;
+    let mut users = crate::destinations::users_of(db, &["IVR"], id.get()).await?;
+    users.extend(crate::announcements::using_ivr(db, id.get()).await?);
     if !users.is_empty() {
         return Err(Error::InUse(format!(
             "the IVR is used by {}",

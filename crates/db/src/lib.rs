@@ -11,7 +11,9 @@ pub mod error;
 pub mod list;
 pub mod scope;
 
+pub mod announcements;
 pub mod branches;
+pub mod business_hours;
 pub mod destinations;
 pub mod extensions;
 pub mod ivrs;

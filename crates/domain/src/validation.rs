@@ -497,6 +497,18 @@ impl<'a> ObjectReader<'a> {
         self.problems.add(self.location, &path, message);
     }
 
+    /// Records a problem at `path`, a JSON pointer below this object (`hours/1/0/from`)
+    /// whose segments are already escaped.
+    pub fn problem_at(&mut self, path: &str, message: impl fmt::Display) {
+        let path = format!("{}{}", self.prefix, path);
+        self.problems.add(self.location, &path, message);
+    }
+
+    /// Whether `key` is present (null or not).
+    pub fn has(&self, key: &str) -> bool {
+        self.object.contains_key(key)
+    }
+
     /// Whether `key` is present and `null`.
     pub fn is_null(&self, key: &str) -> bool {
         matches!(self.object.get(key), Some(Value::Null))

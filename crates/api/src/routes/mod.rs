@@ -1,8 +1,10 @@
 //! One module per resource; each handler declares the permission it needs in its
 //! `Caller<…>` argument and passes the caller's scope to every query.
 
+pub mod announcements;
 pub mod authentication;
 pub mod branches;
+pub mod business_hours;
 pub mod extensions;
 pub mod ivrs;
 pub mod media_files;

@@ -1,7 +1,9 @@
 //! The records of the catalogue: what each answers, what creating and changing it takes,
 //! and how its list may be filtered and sorted.
 
+pub mod announcement;
 pub mod branch;
+pub mod business_hour;
 pub mod destination;
 pub mod extension;
 pub mod ivr;

@@ -1,0 +1,143 @@
+//! `/v2/admin/announcements`: a media file played on IVRs between two dates.
+
+use axum::Json;
+use axum::extract::State;
+use axum::response::Response;
+use switchboard_db::announcements;
+use switchboard_domain::ids::{AnnouncementId, TenantId};
+use switchboard_domain::list::Page;
+use switchboard_domain::records::announcement::{
+    Announcement, AnnouncementFields, AnnouncementFilter, CreateAnnouncement, UpdateAnnouncement,
+};
+use switchboard_domain::{Location, Problems};
+
+use crate::auth::caller::{AnnouncementsRead, AnnouncementsWrite, Caller};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{JsonBody, ListParams, PathId};
+use crate::state::AppState;
+use crate::{listing, tenancy};
+
+/// Lists the announcements in the caller's scope.
+#[utoipa::path(get, path = "/v2/admin/announcements/", tag = "announcements",
+    params(ListParams<AnnouncementFilter>),
+    responses((status = 200, description = "A page of announcements", body = Page<Announcement>)))]
+pub async fn list(
+    caller: Caller<AnnouncementsRead>,
+    State(state): State<AppState>,
+    ListParams { query, filter }: ListParams<AnnouncementFilter>,
+) -> ApiResult<Response> {
+    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id).await?;
+    let listing = announcements::list(&state.db, &caller.scope, &filter, &query).await?;
+    Ok(listing::respond(listing, std::convert::identity))
+}
+
+/// Checks that the media file and IVRs named by `fields` belong to `tenant`.
+async fn check_references(
+    state: &AppState,
+    tenant: TenantId,
+    fields: &AnnouncementFields,
+) -> ApiResult<()> {
+    tenancy::check_media_file(
+        state,
+        tenant,
+        "mediaFileId",
+        fields.media_file_id.map(|m| m.get()),
+    )
+    .await?;
+    let mut problems = Problems::new();
+    for (index, link) in fields.ivrs.iter().flatten().enumerate() {
+        let condition = switchboard_db::scope::of_tenant(tenant);
+        if !switchboard_db::crud::exists(&state.db, "ivrs", link.id, condition).await? {
+            problems.add(
+                Location::Body,
+                &format!("ivrs/{index}/id"),
+                "must name an IVR of the tenant",
+            );
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiError::validation(problems))
+    }
+}
+
+/// Creates an announcement attached to IVRs.
+#[utoipa::path(post, path = "/v2/admin/announcements/", tag = "announcements",
+    request_body = CreateAnnouncement,
+    responses((status = 200, description = "The new announcement", body = Announcement)))]
+pub async fn create(
+    caller: Caller<AnnouncementsWrite>,
+    State(state): State<AppState>,
+    JsonBody(CreateAnnouncement(fields)): JsonBody<CreateAnnouncement>,
+) -> ApiResult<Json<Announcement>> {
+    let tenant = tenancy::tenant_for_write(&state, &caller, fields.tenant_id).await?;
+    let branch = tenancy::branch_for_write(&state, &caller, tenant, fields.branch_id)
+        .await?
+        .ok_or_else(|| ApiError::invalid(Location::Body, "branchId", "is required"))?;
+    check_references(&state, tenant, &fields).await?;
+    Ok(Json(
+        announcements::create(&state.db, tenant, branch, fields).await?,
+    ))
+}
+
+/// One announcement.
+#[utoipa::path(get, path = "/v2/admin/announcements/{id}", tag = "announcements",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Announcement id")),
+    responses((status = 200, description = "The announcement", body = Announcement)))]
+pub async fn get(
+    caller: Caller<AnnouncementsRead>,
+    State(state): State<AppState>,
+    PathId(id): PathId<AnnouncementId>,
+) -> ApiResult<Json<Announcement>> {
+    Ok(Json(
+        announcements::get(&state.db, &caller.scope, id).await?,
+    ))
+}
+
+/// Changes an announcement; a sent `ivrs` list replaces the current one.
+#[utoipa::path(patch, path = "/v2/admin/announcements/{id}", tag = "announcements",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Announcement id")),
+    request_body = UpdateAnnouncement,
+    responses((status = 200, description = "The changed announcement", body = Announcement)))]
+pub async fn update(
+    caller: Caller<AnnouncementsWrite>,
+    State(state): State<AppState>,
+    PathId(id): PathId<AnnouncementId>,
+    JsonBody(UpdateAnnouncement(mut fields)): JsonBody<UpdateAnnouncement>,
+) -> ApiResult<Json<Announcement>> {
+    let current = announcements::get(&state.db, &caller.scope, id).await?;
+    if fields.branch_id.is_some() {
+        fields.branch_id =
+            tenancy::branch_for_write(&state, &caller, current.tenant_id, fields.branch_id).await?;
+    }
+    check_references(&state, current.tenant_id, &fields).await?;
+    // A new start or end must still leave the end after the start.
+    let start = fields.start_date.clone().unwrap_or(current.start_date);
+    let end = fields.end_date.clone().unwrap_or(current.end_date);
+    use switchboard_domain::records::announcement::IsoDate;
+    if IsoDate::instant(&end) <= IsoDate::instant(&start) {
+        return Err(ApiError::invalid(
+            Location::Body,
+            "endDate",
+            "must be after startDate",
+        ));
+    }
+    Ok(Json(
+        announcements::update(&state.db, &caller.scope, id, fields).await?,
+    ))
+}
+
+/// Deletes an announcement, answering it as it was.
+#[utoipa::path(delete, path = "/v2/admin/announcements/{id}", tag = "announcements",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Announcement id")),
+    responses((status = 200, description = "The deleted announcement", body = Announcement)))]
+pub async fn delete(
+    caller: Caller<AnnouncementsWrite>,
+    State(state): State<AppState>,
+    PathId(id): PathId<AnnouncementId>,
+) -> ApiResult<Json<Announcement>> {
+    Ok(Json(
+        announcements::delete(&state.db, &caller.scope, id).await?,
+    ))
+}

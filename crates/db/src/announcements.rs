@@ -1,0 +1,261 @@
+//! Announcements with their media file, branch and ordered IVRs.
+
+use std::collections::HashMap;
+
+use sea_query::{Expr, ExprTrait, Query, SelectStatement, TableRef};
+use switchboard_domain::Scope;
+use switchboard_domain::ids::{AnnouncementId, BranchId, TenantId};
+use switchboard_domain::list::ListQuery;
+use switchboard_domain::records::announcement::{
+    Announcement, AnnouncementFields, AnnouncementFilter, AnnouncementIvr, AnnouncementMediaFile,
+    IvrLink, LIST,
+};
+use switchboard_domain::records::business_hour::BranchRef;
+
+use crate::backend::{Db, Tx};
+use crate::crud::{self, Changes};
+use crate::error::{Error, Result};
+use crate::list::{self, Listing};
+use crate::scope;
+
+/// An announcement row before its IVRs are attached.
+#[derive(sqlx::FromRow)]
+pub struct Row {
+    id: i64,
+    tenant_id: i64,
+    name: String,
+    description: String,
+    media_file_id: i64,
+    media_file_name: String,
+    media_file_tenant_id: i64,
+    active: i64,
+    start_date: String,
+    end_date: String,
+    branch_id: i64,
+    branch_name: String,
+}
+
+fn select(scope: &Scope) -> SelectStatement {
+    Query::select()
+        .column(("a", "id"))
+        .column(("a", "tenant_id"))
+        .column(("a", "name"))
+        .column(("a", "description"))
+        .column(("a", "media_file_id"))
+        .expr_as(Expr::col(("m", "name")), "media_file_name")
+        .expr_as(Expr::col(("m", "tenant_id")), "media_file_tenant_id")
+        .column(("a", "active"))
+        .column(("a", "start_date"))
+        .column(("a", "end_date"))
+        .column(("a", "branch_id"))
+        .expr_as(Expr::col(("b", "name")), "branch_name")
+        .from_as("announcements", "a")
+        .inner_join(
+            TableRef::from("media_files").alias("m"),
+            Expr::col(("m", "id")).equals(("a", "media_file_id")),
+        )
+        .inner_join(
+            TableRef::from("branches").alias("b"),
+            Expr::col(("b", "id")).equals(("a", "branch_id")),
+        )
+        .cond_where(scope::tenants(scope, Expr::col(("a", "tenant_id"))))
+        .cond_where(scope::branch(scope, Expr::col(("a", "branch_id"))))
+        .take()
+}
+
+#[derive(sqlx::FromRow)]
+struct IvrRow {
+    announcement_id: i64,
+    #[sqlx(flatten)]
+    ivr: AnnouncementIvr,
+}
+
+async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<Announcement>> {
+    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+    let mut ivrs: HashMap<i64, Vec<AnnouncementIvr>> = HashMap::new();
+    if !ids.is_empty() {
+        let select = Query::select()
+            .column(("l", "announcement_id"))
+            .column(("i", "id"))
+            .column(("i", "name"))
+            .column(("i", "tenant_id"))
+            .expr_as(Expr::col(("l", "position")), "order")
+            .from_as("announcement_ivrs", "l")
+            .inner_join(
+                TableRef::from("ivrs").alias("i"),
+                Expr::col(("i", "id")).equals(("l", "ivr_id")),
+            )
+            .and_where(Expr::col(("l", "announcement_id")).is_in(ids.iter().copied()))
+            .order_by(("l", "announcement_id"), sea_query::Order::Asc)
+            .order_by(("l", "position"), sea_query::Order::Asc)
+            .order_by(("i", "id"), sea_query::Order::Asc)
+            .take();
+        let rows: Vec<IvrRow> = db.conn().fetch_all(&select).await?;
+        for row in rows {
+            ivrs.entry(row.announcement_id).or_default().push(row.ivr);
+        }
+    }
+    Ok(rows
+        .into_iter()
+        .map(|row| Announcement {
+            id: AnnouncementId(row.id),
+            tenant_id: TenantId(row.tenant_id),
+            name: row.name,
+            description: row.description,
+            media_file: AnnouncementMediaFile {
+                id: row.media_file_id,
+                name: row.media_file_name,
+                tenant_id: row.media_file_tenant_id,
+            },
+            active: row.active,
+            start_date: row.start_date,
+            end_date: row.end_date,
+            ivrs: ivrs.remove(&row.id).unwrap_or_default(),
+            branch: BranchRef {
+                id: row.branch_id,
+                name: row.branch_name,
+            },
+        })
+        .collect())
+}
+
+/// Lists the announcements the caller reaches.
+pub async fn list(
+    db: &Db,
+    scope: &Scope,
+    filter: &AnnouncementFilter,
+    query: &ListQuery,
+) -> Result<Listing<Announcement>> {
+    let mut select = select(scope);
+    if let Some(tenant) = filter.tenant_id {
+        select.and_where(Expr::col(("a", "tenant_id")).eq(tenant.get()));
+    }
+    if let Some(branch) = filter.branch_id {
+        select.and_where(Expr::col(("a", "branch_id")).eq(branch.get()));
+    }
+    if let Some(active) = filter.active {
+        select.and_where(Expr::col(("a", "active")).eq(active));
+    }
+    list::run_completed(db, select, &LIST, query, complete).await
+}
+
+/// One announcement.
+pub async fn get(db: &Db, scope: &Scope, id: AnnouncementId) -> Result<Announcement> {
+    let row: Row = crud::get(db, select(scope), "a.id", id.get()).await?;
+    complete(db.clone(), vec![row])
+        .await?
+        .pop()
+        .ok_or(Error::NotFound)
+}
+
+async fn replace_ivrs(tx: &mut Tx, id: i64, links: &[IvrLink]) -> Result<()> {
+    let delete = Query::delete()
+        .from_table("announcement_ivrs")
+        .and_where(Expr::col("announcement_id").eq(id))
+        .take();
+    tx.execute(&delete).await?;
+    for link in links {
+        let insert = Query::insert()
+            .into_table("announcement_ivrs")
+            .columns(["announcement_id", "ivr_id", "position"])
+            .values_panic([id.into(), link.id.into(), link.order.into()])
+            .take();
+        tx.execute(&insert).await?;
+    }
+    Ok(())
+}
+
+fn changes(fields: &AnnouncementFields) -> Changes {
+    let mut changes: Changes = Vec::new();
+    if let Some(name) = &fields.name {
+        changes.push(("name", name.clone().into()));
+    }
+    if let Some(description) = &fields.description {
+        changes.push(("description", description.clone().into()));
+    }
+    if let Some(media) = fields.media_file_id {
+        changes.push(("media_file_id", media.get().into()));
+    }
+    if let Some(active) = fields.active {
+        changes.push(("active", active.into()));
+    }
+    if let Some(start) = &fields.start_date {
+        changes.push(("start_date", start.clone().into()));
+    }
+    if let Some(end) = &fields.end_date {
+        changes.push(("end_date", end.clone().into()));
+    }
+    if let Some(branch) = fields.branch_id {
+        changes.push(("branch_id", branch.get().into()));
+    }
+    changes
+}
+
+/// Creates an announcement of `tenant` in `branch` (media file and IVRs checked by the caller).
+pub async fn create(
+    db: &Db,
+    tenant: TenantId,
+    branch: BranchId,
+    mut fields: AnnouncementFields,
+) -> Result<Announcement> {
+    fields.branch_id = Some(branch);
+    fields.description.get_or_insert_with(String::new);
+    fields.active.get_or_insert(1);
+    let mut values = changes(&fields);
+    values.push(("tenant_id", tenant.get().into()));
+    let mut tx = db.begin().await?;
+    let id = crud::insert_in(&mut tx, "announcements", values).await?;
+    replace_ivrs(&mut tx, id, fields.ivrs.as_deref().unwrap_or_default()).await?;
+    tx.commit().await?;
+    get(db, &Scope::Platform, AnnouncementId(id)).await
+}
+
+/// Changes an announcement; a sent `ivrs` list replaces the current one.
+pub async fn update(
+    db: &Db,
+    scope: &Scope,
+    id: AnnouncementId,
+    fields: AnnouncementFields,
+) -> Result<Announcement> {
+    get(db, scope, id).await?;
+    let mut tx = db.begin().await?;
+    crud::update_in(&mut tx, "announcements", id.get(), changes(&fields)).await?;
+    if let Some(links) = &fields.ivrs {
+        replace_ivrs(&mut tx, id.get(), links).await?;
+    }
+    tx.commit().await?;
+    get(db, scope, id).await
+}
+
+/// Deletes an announcement and its IVR links, answering it as it was.
+pub async fn delete(db: &Db, scope: &Scope, id: AnnouncementId) -> Result<Announcement> {
+    let current = get(db, scope, id).await?;
+    let mut tx = db.begin().await?;
+    replace_ivrs(&mut tx, id.get(), &[]).await?;
+    let delete = Query::delete()
+        .from_table("announcements")
+        .and_where(Expr::col("id").eq(id.get()))
+        .take();
+    tx.execute(&delete).await?;
+    tx.commit().await?;
+    Ok(current)
+}
+
+/// The announcements an IVR is attached to, described.
+pub async fn using_ivr(db: &Db, ivr: i64) -> Result<Vec<String>> {
+    #[derive(sqlx::FromRow)]
+    struct Use {
+        announcement_id: i64,
+    }
+    let select = Query::select()
+        .column("announcement_id")
+        .from("announcement_ivrs")
+        .and_where(Expr::col("ivr_id").eq(ivr))
+        .order_by("announcement_id", sea_query::Order::Asc)
+        .take();
+    let uses: Vec<Use> = db.conn().fetch_all(&select).await?;
+    Ok(uses
+        .into_iter()
+        .map(|u| format!("announcement {}", u.announcement_id))
+        .collect())
+}

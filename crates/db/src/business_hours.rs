@@ -1,0 +1,395 @@
+//! Business hours with their destination lists and holidays. A record and everything it
+//! owns is written and deleted in one transaction.
+
+use std::collections::{BTreeMap, HashMap};
+
+use sea_query::{Expr, ExprTrait, Func, Query, SelectStatement, TableRef};
+use switchboard_domain::Scope;
+use switchboard_domain::ids::{BranchId, BusinessHourId, HolidayId, TenantId};
+use switchboard_domain::list::ListQuery;
+use switchboard_domain::records::business_hour::{
+    BranchRef, BusinessHour, BusinessHourFilter, CreateBusinessHour, Holiday, HolidayInput,
+    HolidayPatch, HoursInterval, LIST, UpdateBusinessHour, When,
+};
+
+use crate::backend::{Db, Tx};
+use crate::crud::{self, Changes};
+use crate::destinations::{self, Owner};
+use crate::error::{Error, Result};
+use crate::list::{self, Listing};
+use crate::scope;
+
+const MATCH: &str = "match";
+const NOT_MATCH: &str = "notMatch";
+
+/// A business-hours row before its lists and holidays are attached.
+#[derive(sqlx::FromRow)]
+pub struct Row {
+    id: i64,
+    tenant_id: i64,
+    branch_id: i64,
+    branch_name: String,
+    name: String,
+    timezone: String,
+    hours: String,
+}
+
+#[derive(sqlx::FromRow)]
+struct HolidayRow {
+    id: i64,
+    business_hour_id: i64,
+    name: String,
+    date: Option<String>,
+    starts: Option<String>,
+    ends: Option<String>,
+    media_file_id: i64,
+}
+
+impl From<HolidayRow> for Holiday {
+    fn from(row: HolidayRow) -> Holiday {
+        Holiday {
+            id: HolidayId(row.id),
+            name: row.name,
+            date: row.date,
+            from: row.starts,
+            to: row.ends,
+            media_file_id: row.media_file_id,
+        }
+    }
+}
+
+fn select(scope: &Scope) -> SelectStatement {
+    Query::select()
+        .column(("h", "id"))
+        .column(("h", "tenant_id"))
+        .column(("h", "branch_id"))
+        .expr_as(Expr::col(("b", "name")), "branch_name")
+        .column(("h", "name"))
+        .column(("h", "timezone"))
+        .column(("h", "hours"))
+        .from_as("business_hours", "h")
+        .inner_join(
+            TableRef::from("branches").alias("b"),
+            Expr::col(("b", "id")).equals(("h", "branch_id")),
+        )
+        .cond_where(scope::tenants(scope, Expr::col(("h", "tenant_id"))))
+        .cond_where(scope::branch(scope, Expr::col(("h", "branch_id"))))
+        .take()
+}
+
+fn holidays_select() -> SelectStatement {
+    Query::select()
+        .columns(["id", "business_hour_id", "name", "date", "starts", "ends"])
+        .expr_as(
+            Func::coalesce([Expr::col("media_file_id"), Expr::val(0i64)]),
+            "media_file_id",
+        )
+        .from("holidays")
+        .take()
+}
+
+async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<BusinessHour>> {
+    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+    let mut lists = destinations::load(&db, Owner::BusinessHour, &ids).await?;
+    let mut holidays: HashMap<i64, Vec<Holiday>> = HashMap::new();
+    if !ids.is_empty() {
+        let mut select = holidays_select();
+        select
+            .and_where(Expr::col("business_hour_id").is_in(ids.iter().copied()))
+            .order_by("id", sea_query::Order::Asc);
+        let rows: Vec<HolidayRow> = db.conn().fetch_all(&select).await?;
+        for row in rows {
+            holidays
+                .entry(row.business_hour_id)
+                .or_default()
+                .push(row.into());
+        }
+    }
+    Ok(rows
+        .into_iter()
+        .map(|row| BusinessHour {
+            id: BusinessHourId(row.id),
+            name: row.name,
+            tenant_id: TenantId(row.tenant_id),
+            timezone: row.timezone,
+            hours: serde_json::from_str::<BTreeMap<String, Vec<HoursInterval>>>(&row.hours)
+                .unwrap_or_default(),
+            match_destinations: lists
+                .remove(&(row.id, MATCH.to_owned()))
+                .unwrap_or_default(),
+            not_match_destinations: lists
+                .remove(&(row.id, NOT_MATCH.to_owned()))
+                .unwrap_or_default(),
+            branch: BranchRef {
+                id: row.branch_id,
+                name: row.branch_name,
+            },
+            holidays: holidays.remove(&row.id).unwrap_or_default(),
+        })
+        .collect())
+}
+
+/// Lists the business hours the caller reaches.
+pub async fn list(
+    db: &Db,
+    scope: &Scope,
+    filter: &BusinessHourFilter,
+    query: &ListQuery,
+) -> Result<Listing<BusinessHour>> {
+    let mut select = select(scope);
+    if let Some(tenant) = filter.tenant_id {
+        select.and_where(Expr::col(("h", "tenant_id")).eq(tenant.get()));
+    }
+    if let Some(branch) = filter.branch_id {
+        select.and_where(Expr::col(("h", "branch_id")).eq(branch.get()));
+    }
+    list::run_completed(db, select, &LIST, query, complete).await
+}
+
+/// One business-hours record with its lists and holidays.
+pub async fn get(db: &Db, scope: &Scope, id: BusinessHourId) -> Result<BusinessHour> {
+    let row: Row = crud::get(db, select(scope), "h.id", id.get()).await?;
+    complete(db.clone(), vec![row])
+        .await?
+        .pop()
+        .ok_or(Error::NotFound)
+}
+
+fn hours_json(hours: &BTreeMap<String, Vec<HoursInterval>>) -> String {
+    serde_json::to_string(hours).unwrap_or_else(|_| "{}".into())
+}
+
+fn media(id: i64) -> Expr {
+    (id > 0).then_some(id).into()
+}
+
+async fn insert_holiday(
+    tx: &mut Tx,
+    tenant: TenantId,
+    owner: i64,
+    holiday: &HolidayInput,
+) -> Result<i64> {
+    crud::insert_in(
+        tx,
+        "holidays",
+        vec![
+            ("business_hour_id", owner.into()),
+            ("tenant_id", tenant.get().into()),
+            ("name", holiday.name.clone().into()),
+            ("date", holiday.date.clone().into()),
+            ("starts", holiday.from.clone().into()),
+            ("ends", holiday.to.clone().into()),
+            ("media_file_id", media(holiday.media_file_id)),
+        ],
+    )
+    .await
+}
+
+async fn replace_holidays(
+    tx: &mut Tx,
+    tenant: TenantId,
+    owner: i64,
+    holidays: &[HolidayInput],
+) -> Result<()> {
+    let delete = Query::delete()
+        .from_table("holidays")
+        .and_where(Expr::col("business_hour_id").eq(owner))
+        .take();
+    tx.execute(&delete).await?;
+    for holiday in holidays {
+        insert_holiday(tx, tenant, owner, holiday).await?;
+    }
+    Ok(())
+}
+
+/// Creates a business-hours record of `tenant` in `branch`, with its lists and holidays
+/// (targets and media checked by the caller).
+pub async fn create(
+    db: &Db,
+    tenant: TenantId,
+    branch: BranchId,
+    body: CreateBusinessHour,
+) -> Result<BusinessHour> {
+    let mut tx = db.begin().await?;
+    let id = crud::insert_in(
+        &mut tx,
+        "business_hours",
+        vec![
+            ("tenant_id", tenant.get().into()),
+            ("branch_id", branch.get().into()),
+            ("name", body.name.into()),
+            ("timezone", body.timezone.into()),
+            ("hours", hours_json(&body.hours).into()),
+        ],
+    )
+    .await?;
+    destinations::replace(
+        &mut tx,
+        tenant,
+        Owner::BusinessHour,
+        id,
+        MATCH,
+        &body.match_destinations,
+    )
+    .await?;
+    destinations::replace(
+        &mut tx,
+        tenant,
+        Owner::BusinessHour,
+        id,
+        NOT_MATCH,
+        &body.not_match_destinations,
+    )
+    .await?;
+    replace_holidays(&mut tx, tenant, id, &body.holidays).await?;
+    tx.commit().await?;
+    get(db, &Scope::Platform, BusinessHourId(id)).await
+}
+
+/// Changes a business-hours record; sent lists and holidays replace the current ones.
+pub async fn update(
+    db: &Db,
+    scope: &Scope,
+    id: BusinessHourId,
+    body: UpdateBusinessHour,
+) -> Result<BusinessHour> {
+    let current = get(db, scope, id).await?;
+    let tenant = current.tenant_id;
+    let mut changes: Changes = Vec::new();
+    if let Some(branch) = body.branch_id {
+        changes.push(("branch_id", branch.get().into()));
+    }
+    if let Some(name) = body.name {
+        changes.push(("name", name.into()));
+    }
+    if let Some(timezone) = body.timezone {
+        changes.push(("timezone", timezone.into()));
+    }
+    if let Some(hours) = &body.hours {
+        changes.push(("hours", hours_json(hours).into()));
+    }
+    let mut tx = db.begin().await?;
+    crud::update_in(&mut tx, "business_hours", id.get(), changes).await?;
+    if let Some(list) = &body.match_destinations {
+        destinations::replace(&mut tx, tenant, Owner::BusinessHour, id.get(), MATCH, list).await?;
+    }
+    if let Some(list) = &body.not_match_destinations {
+        destinations::replace(
+            &mut tx,
+            tenant,
+            Owner::BusinessHour,
+            id.get(),
+            NOT_MATCH,
+            list,
+        )
+        .await?;
+    }
+    if let Some(holidays) = &body.holidays {
+        replace_holidays(&mut tx, tenant, id.get(), holidays).await?;
+    }
+    tx.commit().await?;
+    get(db, scope, id).await
+}
+
+/// Deletes a business-hours record with its destinations and holidays in one transaction,
+/// answering it as it was.
+pub async fn delete(db: &Db, scope: &Scope, id: BusinessHourId) -> Result<BusinessHour> {
+    let current = get(db, scope, id).await?;
+    let mut tx = db.begin().await?;
+    destinations::delete_all(&mut tx, Owner::BusinessHour, id.get()).await?;
+    let holidays = Query::delete()
+        .from_table("holidays")
+        .and_where(Expr::col("business_hour_id").eq(id.get()))
+        .take();
+    tx.execute(&holidays).await?;
+    let record = Query::delete()
+        .from_table("business_hours")
+        .and_where(Expr::col("id").eq(id.get()))
+        .take();
+    tx.execute(&record).await?;
+    tx.commit().await?;
+    Ok(current)
+}
+
+/// One holiday of a business-hours record the caller reaches.
+pub async fn holiday(
+    db: &Db,
+    scope: &Scope,
+    owner: BusinessHourId,
+    id: HolidayId,
+) -> Result<Holiday> {
+    get(db, scope, owner).await?;
+    let mut select = holidays_select();
+    select
+        .and_where(Expr::col("business_hour_id").eq(owner.get()))
+        .and_where(Expr::col("id").eq(id.get()));
+    let row: HolidayRow = db.conn().fetch_one(&select).await?;
+    Ok(row.into())
+}
+
+/// Adds a holiday.
+pub async fn add_holiday(
+    db: &Db,
+    scope: &Scope,
+    owner: BusinessHourId,
+    holiday: HolidayInput,
+) -> Result<Holiday> {
+    let current = get(db, scope, owner).await?;
+    let mut tx = db.begin().await?;
+    let id = insert_holiday(&mut tx, current.tenant_id, owner.get(), &holiday).await?;
+    tx.commit().await?;
+    self::holiday(db, scope, owner, HolidayId(id)).await
+}
+
+/// Changes a holiday.
+pub async fn update_holiday(
+    db: &Db,
+    scope: &Scope,
+    owner: BusinessHourId,
+    id: HolidayId,
+    patch: HolidayPatch,
+) -> Result<Holiday> {
+    holiday(db, scope, owner, id).await?;
+    let mut changes: Changes = Vec::new();
+    if let Some(name) = patch.name {
+        changes.push(("name", name.into()));
+    }
+    match patch.when {
+        Some(When::Day(date)) => {
+            changes.push(("date", Some(date).into()));
+            changes.push(("starts", Option::<String>::None.into()));
+            changes.push(("ends", Option::<String>::None.into()));
+        }
+        Some(When::Range(from, to)) => {
+            changes.push(("date", Option::<String>::None.into()));
+            changes.push(("starts", Some(from).into()));
+            changes.push(("ends", Some(to).into()));
+        }
+        None => {}
+    }
+    if let Some(media_file) = patch.media_file_id {
+        changes.push(("media_file_id", media(media_file)));
+    }
+    let mut tx = db.begin().await?;
+    crud::update_in(&mut tx, "holidays", id.get(), changes).await?;
+    tx.commit().await?;
+    holiday(db, scope, owner, id).await
+}
+
+/// Deletes a holiday, answering it as it was.
+pub async fn delete_holiday(
+    db: &Db,
+    scope: &Scope,
+    owner: BusinessHourId,
+    id: HolidayId,
+) -> Result<Holiday> {
+    let current = holiday(db, scope, owner, id).await?;
+    let delete = Query::delete()
+        .from_table("holidays")
+        .and_where(Expr::col("id").eq(id.get()))
+        .take();
+    let mut tx = db.begin().await?;
+    tx.execute(&delete).await?;
+    tx.commit().await?;
+    Ok(current)
+}
