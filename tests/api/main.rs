@@ -7,9 +7,12 @@
 mod fixture;
 mod support;
 
+mod announcements;
 mod authentication;
+mod business_hours;
 mod errors;
 mod lists;
+mod media_files;
 mod openapi;
 mod operations;
 mod paging_groups;

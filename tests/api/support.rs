@@ -146,6 +146,10 @@ impl TestApp {
             Backend::Sqlite => None,
             Backend::Postgres => Some(create_postgres_database().await?),
         };
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("a port");
+        let base = format!("http://{}", listener.local_addr().expect("an address"));
         let config = Config {
             data_dir: dir.path().join("data"),
             database_url: Some(match &postgres_database {
@@ -154,15 +158,12 @@ impl TestApp {
             }),
             jwt_secret: Some(switchboard::config::Secret(JWT_SECRET.into())),
             db_max_connections: 5,
+            public_url: Some(base.clone()),
             ..Config::default()
         };
         let state = switchboard::build_state(&config)
             .await
             .expect("application state");
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("a port");
-        let base = format!("http://{}", listener.local_addr().expect("an address"));
         let (shutdown, stop) = oneshot::channel::<()>();
         let server = tokio::spawn(switchboard_api::serve(
             listener,
@@ -340,5 +341,45 @@ impl TestApp {
             .post(self.url("/v2/authentication/"))
             .json(&serde_json::json!({"email": email, "password": password}));
         async move { TestApp::answer(request.send().await.expect("the server answers")).await }
+    }
+}
+
+/// Reads an audio fixture of `tests/fixtures/audio/`.
+pub fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(format!(
+        "{}/tests/fixtures/audio/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .expect("a fixture")
+}
+
+impl TestApp {
+    /// Uploads a media file: `fields` as text parts, then `file` (if any) named `filename`.
+    pub async fn upload(
+        &self,
+        token: &str,
+        fields: &[(&str, &str)],
+        file: Option<(&str, Vec<u8>)>,
+    ) -> Answer {
+        let mut form = reqwest::multipart::Form::new();
+        for (name, value) in fields {
+            form = form.text(name.to_string(), value.to_string());
+        }
+        if let Some((filename, bytes)) = file {
+            let part = reqwest::multipart::Part::bytes(bytes)
+                .file_name(filename.to_owned())
+                .mime_str("application/octet-stream")
+                .expect("a MIME type");
+            form = form.part("file", part);
+        }
+        let response = self
+            .client
+            .post(self.url("/v2/admin/media-files/"))
+            .bearer_auth(token)
+            .multipart(form)
+            .send()
+            .await
+            .expect("the server answers");
+        TestApp::answer(response).await
     }
 }

@@ -406,6 +406,20 @@ impl<'a> ObjectReader<'a> {
         }
     }
 
+    /// A field required on create and optional on patch: one reader for both bodies.
+    pub fn required_if<R: Rule>(
+        &mut self,
+        required: bool,
+        key: &str,
+        rule: &R,
+    ) -> Result<Option<R::Output>, Broken> {
+        if required {
+            self.required(key, rule).map(Some).ok_or(Broken)
+        } else {
+            self.optional(key, rule)
+        }
+    }
+
     /// A nullable field: absent is `None`, `null` is `Some(None)`.
     pub fn nullable<R: Rule>(
         &mut self,

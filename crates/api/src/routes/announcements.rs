@@ -7,7 +7,8 @@ use switchboard_db::announcements;
 use switchboard_domain::ids::{AnnouncementId, TenantId};
 use switchboard_domain::list::Page;
 use switchboard_domain::records::announcement::{
-    Announcement, AnnouncementFields, AnnouncementFilter, CreateAnnouncement, UpdateAnnouncement,
+    Announcement, AnnouncementFields, AnnouncementFilter, CreateAnnouncement, IsoDate,
+    UpdateAnnouncement,
 };
 use switchboard_domain::{Location, Problems};
 
@@ -115,7 +116,6 @@ pub async fn update(
     // A new start or end must still leave the end after the start.
     let start = fields.start_date.clone().unwrap_or(current.start_date);
     let end = fields.end_date.clone().unwrap_or(current.end_date);
-    use switchboard_domain::records::announcement::IsoDate;
     if IsoDate::instant(&end) <= IsoDate::instant(&start) {
         return Err(ApiError::invalid(
             Location::Body,

@@ -13,8 +13,7 @@ use super::business_hour::BranchRef;
 use crate::ids::{AnnouncementId, BranchId, MediaFileId, TenantId};
 use crate::list::{FilterDoc, FilterKind, ListSpec, SortField};
 use crate::validation::{
-    Broken, FLAG, FromBody, FromQuery, ID, ObjectReader, Problems, QueryReader, Raw, Rule, int,
-    text,
+    FLAG, FromBody, FromQuery, ID, ObjectReader, Problems, QueryReader, Raw, Rule, int, text,
 };
 
 /// The attached media file, resolved.
@@ -189,31 +188,14 @@ pub struct AnnouncementFields {
 fn read(body: &Value, create: bool) -> Result<AnnouncementFields, Problems> {
     let mut problems = Problems::new();
     let fields = ObjectReader::body(body, &mut problems).and_then(|mut r| {
-        let required = |r: &mut ObjectReader<'_>,
-                        key: &str,
-                        rule: &dyn Fn(
-            &mut ObjectReader<'_>,
-            &str,
-        ) -> Result<Option<String>, Broken>| {
-            if create && !r.has(key) {
-                r.problem(key, "is required");
-                return Err(Broken);
-            }
-            rule(r, key)
-        };
         let tenant = r.optional("tenantId", &ID);
         let branch = r.optional("branchId", &ID);
-        let name = required(&mut r, "name", &|r, k| r.optional(k, &NAME));
+        let name = r.required_if(create, "name", &NAME);
         let description = r.optional("description", &text(0, 2000));
-        let media = if create && !r.has("mediaFileId") {
-            r.problem("mediaFileId", "is required");
-            Err(Broken)
-        } else {
-            r.optional("mediaFileId", &ID)
-        };
+        let media = r.required_if(create, "mediaFileId", &ID);
         let active = r.optional("active", &FLAG);
-        let start = required(&mut r, "startDate", &|r, k| r.optional(k, &IsoDate));
-        let end = required(&mut r, "endDate", &|r, k| r.optional(k, &IsoDate));
+        let start = r.required_if(create, "startDate", &IsoDate);
+        let end = r.required_if(create, "endDate", &IsoDate);
         let ivrs = {
             let mut position = 0;
             r.objects("ivrs", |item| {

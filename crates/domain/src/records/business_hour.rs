@@ -506,16 +506,8 @@ fn read_business_hour(body: &Value, create: bool) -> Result<UpdateBusinessHour, 
     let parsed = ObjectReader::body(body, &mut problems).map(|mut r| {
         let tenant = r.optional("tenantId", &ID);
         let branch = r.optional("branchId", &ID);
-        let name = if create {
-            r.required("name", &NAME).map(Some).ok_or(Broken)
-        } else {
-            r.optional("name", &NAME)
-        };
-        let timezone = if create {
-            r.required("timezone", &TimeZone).map(Some).ok_or(Broken)
-        } else {
-            r.optional("timezone", &TimeZone)
-        };
+        let name = r.required_if(create, "name", &NAME);
+        let timezone = r.required_if(create, "timezone", &TimeZone);
         let hours = if create && hours_value.is_none() {
             r.problem("hours", "is required");
             Err(Broken)

@@ -13,7 +13,7 @@ use crate::access::Role;
 use crate::ids::{BranchId, ExtensionId, PartnerId, TenantId, UserId};
 use crate::list::{FilterDoc, FilterKind, ListSpec, SortField};
 use crate::validation::{
-    Broken, Email, FLAG, FromBody, FromQuery, ID, ObjectReader, OneOf, Problems, QueryReader, Text,
+    Email, FLAG, FromBody, FromQuery, ID, ObjectReader, OneOf, Problems, QueryReader, Text,
     TimeZone, dial, int, text,
 };
 
@@ -303,19 +303,9 @@ pub struct UpdateUser {
 }
 
 fn read_account(r: &mut ObjectReader<'_>, create: bool) -> Option<UserAccount> {
-    let (email, password, user_role) = if create {
-        (
-            r.required("email", &Email).map(Some).ok_or(Broken),
-            r.required("password", &PASSWORD).map(Some).ok_or(Broken),
-            r.required("userRole", &int(1, 5)).map(Some).ok_or(Broken),
-        )
-    } else {
-        (
-            r.optional("email", &Email),
-            r.optional("password", &PASSWORD),
-            r.optional("userRole", &int(1, 5)),
-        )
-    };
+    let email = r.required_if(create, "email", &Email);
+    let password = r.required_if(create, "password", &PASSWORD);
+    let user_role = r.required_if(create, "userRole", &int(1, 5));
     let tenant_id = r.optional("tenantId", &ID);
     let partner_id = r.optional("partnerId", &ID);
     let branch_id = r.nullable("branchId", &ID);
