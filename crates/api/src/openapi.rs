@@ -23,6 +23,18 @@ use crate::error::ErrorBody;
             `'<location>/<path>' <message>`."
     ),
     modifiers(&Contract),
+    // Schemas referenced only from hand-written request schemas, which utoipa cannot
+    // collect on its own.
+    components(schemas(
+        switchboard_domain::records::destination::DestinationBody,
+        switchboard_domain::records::destination::MemberBody,
+        switchboard_domain::records::announcement::IvrLinkBody,
+        switchboard_domain::records::business_hour::HolidayBody,
+        switchboard_domain::records::business_hour::HoursInterval,
+        switchboard_domain::records::media_file::LanguageText,
+        switchboard_domain::records::user::UserAccount,
+        switchboard_domain::records::user::UserSettings,
+    )),
     tags(
         (name = "authentication", description = "Log in"),
         (name = "partners", description = "Resellers owning tenants"),
