@@ -6,6 +6,7 @@ use switchboard_api::AppState;
 use switchboard_api::routes::{tenants, users};
 use switchboard_db::{branches, extensions, partners};
 use switchboard_domain::Principal;
+use switchboard_domain::ids::{BranchId, TenantId};
 use switchboard_domain::records::branch::CreateBranch;
 use switchboard_domain::records::extension::CreateExtension;
 use switchboard_domain::records::partner::CreatePartner;
@@ -69,6 +70,7 @@ pub async fn seed(state: &AppState) -> anyhow::Result<()> {
     )
     .await?;
     let mut front_desk = None;
+    let mut extension_ids = Vec::new();
     for (number, name) in [
         ("101", "Front desk"),
         ("102", "Pharmacist"),
@@ -84,7 +86,9 @@ pub async fn seed(state: &AppState) -> anyhow::Result<()> {
         )
         .await?;
         front_desk.get_or_insert(extension.id);
+        extension_ids.push(extension.id.get());
     }
+    seed_call_handling(state, tenant.id, branch.id, &extension_ids).await?;
     users::create_account(
         state,
         &operator,
@@ -103,5 +107,101 @@ pub async fn seed(state: &AppState) -> anyhow::Result<()> {
     )
     .await
     .map_err(refused)?;
+    Ok(())
+}
+
+/// A short greeting for the demo media file (1.5 s of tone, 8 kHz WAV).
+const GREETING: &[u8] = include_bytes!("../assets/demo-greeting.wav");
+
+/// Seeds a greeting, an IVR, a paging group, business hours with a holiday and an
+/// announcement, so every call-handling endpoint has something to show.
+async fn seed_call_handling(
+    state: &AppState,
+    tenant: TenantId,
+    branch: BranchId,
+    extensions: &[i64],
+) -> anyhow::Result<()> {
+    use switchboard_db::{announcements, business_hours, ivrs, media_files, paging_groups};
+    use switchboard_domain::records::announcement::CreateAnnouncement;
+    use switchboard_domain::records::business_hour::CreateBusinessHour;
+    use switchboard_domain::records::ivr::CreateIvr;
+    use switchboard_domain::records::paging_group::CreatePagingGroup;
+    use switchboard_storage::audio;
+
+    let format =
+        audio::sniff(GREETING).ok_or_else(|| anyhow::anyhow!("demo greeting is not audio"))?;
+    let key = format!(
+        "tenants/{}/media/demo-greeting.{}",
+        tenant.get(),
+        format.extension()
+    );
+    state
+        .storage
+        .put(&key, GREETING.to_vec().into(), format.content_type())
+        .await?;
+    let greeting = media_files::create(
+        &state.db,
+        tenant,
+        media_files::NewMediaFile {
+            name: "Welcome greeting".into(),
+            object_key: key,
+            content_type: format.content_type().into(),
+            size_bytes: i64::try_from(GREETING.len())?,
+            duration_seconds: audio::duration_seconds(format, GREETING).unwrap_or_default(),
+            fields: switchboard_domain::records::media_file::MediaFileFields {
+                name: Some("Welcome greeting".into()),
+                language: Some(Some("en".into())),
+                text: Some(Some("Thank you for calling Riverside Pharmacy.".into())),
+                multilingual_text: None,
+            },
+        },
+    )
+    .await?;
+    let menu = ivrs::create(
+        &state.db,
+        tenant,
+        body::<CreateIvr>(json!({"name": "Main menu", "number": "500"}))?,
+    )
+    .await?;
+    let members: Vec<_> = extensions
+        .iter()
+        .take(3)
+        .map(|id| json!({"id": id, "destType": "EXT"}))
+        .collect();
+    paging_groups::create(
+        &state.db,
+        tenant,
+        body::<CreatePagingGroup>(json!({
+            "tenantId": tenant, "number": "*50", "name": "Whole store", "checkInUse": "on",
+            "introMessageMediaFileId": greeting.id, "routingDestinations": members,
+        }))?,
+    )
+    .await?;
+    let weekday = json!([{"from": "09:00", "to": "18:00"}]);
+    business_hours::create(
+        &state.db,
+        tenant,
+        branch,
+        body::<CreateBusinessHour>(json!({
+            "name": "Store hours", "branchId": branch, "timezone": "America/New_York",
+            "hours": {"1": weekday, "2": weekday, "3": weekday, "4": weekday, "5": weekday,
+                      "6": [{"from": "09:00", "to": "13:00"}]},
+            "matchDestinations": [{"id": menu.id, "destType": "IVR"}],
+            "notMatchDestinations": [{"id": extensions.first(), "destType": "VOICEMAIL"}],
+            "holidays": [{"name": "Christmas Day", "date": "2026-12-25", "mediaFileId": greeting.id}],
+        }))?,
+    )
+    .await?;
+    announcements::create(
+        &state.db,
+        tenant,
+        branch,
+        body::<CreateAnnouncement>(json!({
+            "name": "Flu shots", "description": "Walk-in flu shots this season", "mediaFileId": greeting.id,
+            "active": 1, "startDate": "2026-10-01", "endDate": "2027-03-31", "ivrs": [{"id": menu.id}],
+        }))?
+        .0,
+    )
+    .await?;
     Ok(())
 }

@@ -31,8 +31,14 @@ async fn the_document_matches_its_snapshot() {
     let text = served.to_string();
     let schemas = served["components"]["schemas"].as_object().unwrap();
     for reference in text.split("#/components/schemas/").skip(1) {
-        let name: String = reference.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-        assert!(schemas.contains_key(&name), "unresolvable reference to {name}");
+        let name: String = reference
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        assert!(
+            schemas.contains_key(&name),
+            "unresolvable reference to {name}"
+        );
     }
     let pretty = serde_json::to_string_pretty(&served).unwrap() + "\n";
     if std::env::var("UPDATE_SNAPSHOTS").is_ok_and(|v| v == "1") {

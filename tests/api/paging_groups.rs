@@ -330,7 +330,24 @@ async fn ivrs_round_trip(app: TestApp) {
     );
     let b = app.login(w.admin_b).await;
     app.get(&path, &b).await.error(404, "NotFound");
+    app.patch(&path, &b, json!({"name": "taken"}))
+        .await
+        .error(404, "NotFound");
     app.delete(&path, &b).await.error(404, "NotFound");
+    app.post(
+        "/v2/admin/ivrs/",
+        &b,
+        json!({"tenantId": w.tenant_a, "name": "x", "number": "9"}),
+    )
+    .await
+    .error(403, "Forbidden");
+    app.get(&format!("/v2/admin/ivrs/?tenantId={}", w.tenant_a), &b)
+        .await
+        .error(403, "Forbidden");
+    assert_eq!(
+        app.get("/v2/admin/ivrs/", &b).await.expect(200)["totalRecords"],
+        0
+    );
     app.delete(&path, &token).await.expect(200);
 }
 
