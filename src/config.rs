@@ -61,6 +61,19 @@ pub struct Config {
     pub shutdown_grace_seconds: u64,
     /// How long a signed media download URL stays valid.
     pub media_url_ttl_seconds: u64,
+    /// How long a session's refresh tokens live (without a new login).
+    pub refresh_ttl_seconds: u64,
+    /// Requests per minute per access token.
+    pub rate_limit_per_minute: u64,
+    /// Requests per minute per client address.
+    pub rate_limit_per_minute_per_address: u64,
+    /// Redis for rate limits shared by several `serve` processes; in-process when unset.
+    pub redis_url: Option<String>,
+    /// Prefix of rate-limit keys in Redis, to share one Redis among deployments.
+    pub rate_limit_namespace: String,
+    /// The first lock after too many failed logins; each further failure doubles it (up
+    /// to 15 minutes).
+    pub lockout_base_seconds: u64,
 }
 
 impl Default for Config {
@@ -79,6 +92,12 @@ impl Default for Config {
             body_limit_bytes: 2 * 1024 * 1024,
             shutdown_grace_seconds: 30,
             media_url_ttl_seconds: 900,
+            refresh_ttl_seconds: 30 * 24 * 3600,
+            lockout_base_seconds: 30,
+            rate_limit_per_minute: 1200,
+            rate_limit_per_minute_per_address: 6000,
+            redis_url: None,
+            rate_limit_namespace: String::new(),
         }
     }
 }

@@ -13,7 +13,9 @@ use std::time::Duration;
 use anyhow::Context;
 use rand::RngCore;
 use switchboard_api::auth::password::Passwords;
+use switchboard_api::auth::seal::Sealer;
 use switchboard_api::auth::token::{MIN_KEY_BYTES, Tokens};
+use switchboard_api::limits::Limiter;
 use switchboard_api::{AppState, Settings};
 use switchboard_db::Db;
 use switchboard_db::backend::ConnectOptions;
@@ -48,10 +50,22 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
         tokens,
         passwords,
         storage,
+        sealer: Sealer::new(&derive_key32(&key, "sealed secrets")),
+        limiter: match &config.redis_url {
+            Some(url) => Limiter::redis(url)
+                .await
+                .context("connecting to Redis for rate limits")?,
+            None => Limiter::local(),
+        },
         settings: Arc::new(Settings {
-            public_url: config.public_url(),
             body_limit: config.body_limit_bytes,
             media_url_ttl: Duration::from_secs(config.media_url_ttl_seconds),
+            refresh_ttl: Duration::from_secs(config.refresh_ttl_seconds),
+            lockout_base: Duration::from_secs(config.lockout_base_seconds),
+            rate_limit_per_token: config.rate_limit_per_minute,
+            rate_limit_per_address: config.rate_limit_per_minute_per_address,
+            rate_limit_namespace: config.rate_limit_namespace.clone(),
+            ..Settings::new(config.public_url())
         }),
     })
 }
@@ -91,6 +105,12 @@ fn derive_key(master: &[u8], purpose: &str) -> Vec<u8> {
     hasher.update([0]);
     hasher.update(master);
     hasher.finalize().to_vec()
+}
+
+fn derive_key32(master: &[u8], purpose: &str) -> [u8; 32] {
+    let mut key = [0u8; 32];
+    key.copy_from_slice(&derive_key(master, purpose));
+    key
 }
 
 fn write_private(path: &Path, contents: &str) -> anyhow::Result<()> {

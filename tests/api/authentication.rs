@@ -164,7 +164,13 @@ fn now() -> u64 {
 }
 
 fn claims(sub: i64, exp: u64) -> Value {
-    json!({"sub": sub.to_string(), "iss": "switchboard", "aud": "switchboard-api", "iat": now(), "exp": exp, "tid": 0, "role": 1})
+    json!({"sub": sub.to_string(), "iss": "switchboard", "aud": "switchboard-api", "iat": now(), "exp": exp, "tid": 0, "role": 1, "sid": "none"})
+}
+
+/// The claims of a genuine token.
+fn claims_of(token: &str) -> Value {
+    let payload = token.split('.').nth(1).unwrap();
+    serde_json::from_slice(&URL_SAFE_NO_PAD.decode(payload).unwrap()).unwrap()
 }
 
 fn sign(claims: &Value, key: &str) -> String {
@@ -236,10 +242,16 @@ async fn tampered_tokens_are_refused(app: TestApp) {
         .await
         .error(401, "Unauthorized");
 
-    // The genuine token still works, and a correctly signed one is honoured.
+    // The genuine token still works, and a correctly signed one for a live session is
+    // honoured; the same claims naming another user's session are not.
     app.get("/v2/admin/extensions/", &token).await.expect(200);
-    let minted = sign(&claims(platform_id, now() + 600), JWT_SECRET);
-    app.get("/v2/admin/partners/", &minted).await.expect(200);
+    let mut genuine = claims_of(&token);
+    genuine["exp"] = json!(now() + 600);
+    app.get("/v2/admin/extensions/", &sign(&genuine, JWT_SECRET))
+        .await
+        .expect(200);
+    genuine["sub"] = json!(platform_id.to_string());
+    refused(&app, &sign(&genuine, JWT_SECRET)).await;
 }
 
 async fn a_deleted_users_token_stops_working(app: TestApp) {

@@ -18,3 +18,4 @@ mod operations;
 mod paging_groups;
 mod records;
 mod scope;
+mod security;

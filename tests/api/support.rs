@@ -141,6 +141,14 @@ impl TestApp {
     /// Starts the application on `backend`; `None` when PostgreSQL is wanted but not
     /// reachable and not required.
     pub async fn start(backend: Backend) -> Option<TestApp> {
+        Self::start_with(backend, |_| {}).await
+    }
+
+    /// Starts the application on `backend` with `configure` applied to its configuration.
+    pub async fn start_with(
+        backend: Backend,
+        configure: impl FnOnce(&mut Config),
+    ) -> Option<TestApp> {
         let dir = tempfile::tempdir().expect("a temporary folder");
         let postgres_database = match backend {
             Backend::Sqlite => None,
@@ -150,7 +158,7 @@ impl TestApp {
             .await
             .expect("a port");
         let base = format!("http://{}", listener.local_addr().expect("an address"));
-        let config = Config {
+        let mut config = Config {
             data_dir: dir.path().join("data"),
             database_url: Some(match &postgres_database {
                 Some((admin, name)) => with_database(admin, name),
@@ -159,8 +167,11 @@ impl TestApp {
             jwt_secret: Some(switchboard::config::Secret(JWT_SECRET.into())),
             db_max_connections: 5,
             public_url: Some(base.clone()),
+            // Short locks, so a test can see one end.
+            lockout_base_seconds: 1,
             ..Config::default()
         };
+        configure(&mut config);
         let state = switchboard::build_state(&config)
             .await
             .expect("application state");

@@ -78,6 +78,12 @@ impl ApiError {
         Self::new(StatusCode::UNAUTHORIZED, "Unauthorized", message)
     }
 
+    /// 401 with a more specific name than `Unauthorized`, such as `MfaRequired`: the
+    /// credentials were right, and a second factor is needed.
+    pub fn unauthorized_as(name: &'static str, message: impl Into<String>) -> Self {
+        Self::new(StatusCode::UNAUTHORIZED, name, message)
+    }
+
     /// 403: the permission or the scope refuses.
     pub fn forbidden(message: impl Into<String>) -> Self {
         Self::new(StatusCode::FORBIDDEN, "Forbidden", message)

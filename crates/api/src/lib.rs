@@ -1,12 +1,16 @@
 //! Switchboard's HTTP layer: the axum router with its extractors, the one error type, the
 //! OpenAPI document generated from the handlers, and the server loop.
 
+pub mod audit;
 pub mod auth;
+pub mod client;
 pub mod docs;
 pub mod error;
 pub mod extract;
+pub mod limits;
 pub mod listing;
 pub mod openapi;
+pub mod rate_limit;
 pub mod routes;
 pub mod state;
 pub mod tenancy;
@@ -32,8 +36,8 @@ use utoipa_swagger_ui::SwaggerUi;
 
 use crate::error::ApiError;
 use crate::routes::{
-    announcements, authentication, branches, business_hours, extensions, ivrs, media_files,
-    objects, operations, paging_groups, partners, tenants, users,
+    announcements, audit_log, authentication, branches, business_hours, extensions, ivrs, me,
+    media_files, objects, operations, paging_groups, partners, tenants, users,
 };
 pub use crate::state::{AppState, Settings};
 
@@ -46,6 +50,14 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(operations::healthz))
         .routes(routes!(operations::readyz))
         .routes(routes!(authentication::login))
+        .routes(routes!(authentication::refresh))
+        .routes(routes!(authentication::logout))
+        .routes(routes!(me::change_password))
+        .routes(routes!(me::enrol_totp))
+        .routes(routes!(me::confirm_totp))
+        .routes(routes!(me::disable_totp))
+        .routes(routes!(audit_log::list))
+        .routes(routes!(audit_log::list_unversioned))
         .routes(routes!(partners::list, partners::create))
         .routes(routes!(partners::get, partners::update, partners::delete))
         .routes(routes!(tenants::list, tenants::create))
@@ -154,6 +166,7 @@ pub fn app(
         .fallback(no_route)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(body_limit))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), rate_limit::enforce))
         .layer(CatchPanicLayer::custom(panic_response))
         .layer(
             TraceLayer::new_for_http().make_span_with(|request: &Request| {
@@ -199,11 +212,14 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let service = app(state);
     let (stopped_tx, stopped_rx) = tokio::sync::oneshot::channel::<()>();
-    let server = axum::serve(listener, axum::ServiceExt::into_make_service(service))
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            let _ = stopped_tx.send(());
-        });
+    let server = axum::serve(
+        listener,
+        axum::ServiceExt::into_make_service_with_connect_info::<std::net::SocketAddr>(service),
+    )
+    .with_graceful_shutdown(async move {
+        shutdown.await;
+        let _ = stopped_tx.send(());
+    });
     let server = tokio::spawn(server.into_future());
     tokio::pin!(server);
     tokio::select! {

@@ -36,7 +36,9 @@ use crate::error::ErrorBody;
         switchboard_domain::records::user::UserSettings,
     )),
     tags(
-        (name = "authentication", description = "Log in"),
+        (name = "authentication", description = "Log in, refresh, log out"),
+        (name = "account", description = "The caller's own password and multi-factor login"),
+        (name = "audit-log", description = "Who did what, when, from where"),
         (name = "partners", description = "Resellers owning tenants"),
         (name = "tenants", description = "Customer businesses"),
         (name = "branches", description = "Sites of a tenant"),

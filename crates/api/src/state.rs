@@ -16,6 +16,46 @@ pub struct Settings {
     pub body_limit: usize,
     /// How long a signed media URL stays valid.
     pub media_url_ttl: std::time::Duration,
+    /// How long a session (and its refresh tokens) lives without a new login.
+    pub refresh_ttl: std::time::Duration,
+    /// Failed logins of one account within [`Settings::failure_window`] before it is
+    /// locked.
+    pub lockout_threshold: i64,
+    /// The window failed logins are counted in.
+    pub failure_window: std::time::Duration,
+    /// The first lock's length; each further failure doubles it, up to
+    /// [`Settings::lockout_max`].
+    pub lockout_base: std::time::Duration,
+    /// The longest lock, so an attacker cannot lock a user out for long.
+    pub lockout_max: std::time::Duration,
+    /// Failed logins from one client address within the window before it is refused.
+    pub address_threshold: i64,
+    /// Requests per minute per access token.
+    pub rate_limit_per_token: u64,
+    /// Requests per minute per client address.
+    pub rate_limit_per_address: u64,
+    /// Prefix of rate-limit keys, to share one Redis among several deployments.
+    pub rate_limit_namespace: String,
+}
+
+impl Settings {
+    /// Settings for `public_url` with every security default.
+    pub fn new(public_url: String) -> Settings {
+        Settings {
+            public_url,
+            body_limit: 2 * 1024 * 1024,
+            media_url_ttl: std::time::Duration::from_secs(900),
+            refresh_ttl: std::time::Duration::from_secs(30 * 24 * 3600),
+            lockout_threshold: 5,
+            failure_window: std::time::Duration::from_secs(15 * 60),
+            lockout_base: std::time::Duration::from_secs(30),
+            lockout_max: std::time::Duration::from_secs(15 * 60),
+            address_threshold: 50,
+            rate_limit_per_token: 1200,
+            rate_limit_per_address: 6000,
+            rate_limit_namespace: String::new(),
+        }
+    }
 }
 
 /// Shared state of the application.
@@ -29,6 +69,10 @@ pub struct AppState {
     pub passwords: Passwords,
     /// Object storage for audio and media.
     pub storage: switchboard_storage::Storage,
+    /// Seals secrets kept at rest (TOTP secrets).
+    pub sealer: crate::auth::seal::Sealer,
+    /// Rate limits: in-process, or shared through Redis.
+    pub limiter: crate::limits::Limiter,
     /// Settings.
     pub settings: Arc<Settings>,
 }

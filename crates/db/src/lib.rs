@@ -12,6 +12,7 @@ pub mod list;
 pub mod scope;
 
 pub mod announcements;
+pub mod audit;
 pub mod branches;
 pub mod business_hours;
 pub mod destinations;
@@ -20,6 +21,8 @@ pub mod ivrs;
 pub mod media_files;
 pub mod paging_groups;
 pub mod partners;
+pub mod security;
+pub mod sessions;
 pub mod tenants;
 pub mod users;
 

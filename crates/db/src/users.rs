@@ -51,6 +51,7 @@ const PLAIN: &[&str] = &[
     "enable_meetings",
     "enable_transcription",
     "extra_permissions",
+    "disabled",
 ];
 
 fn zero_if_null(table: &'static str, column: &'static str) -> Expr {
@@ -175,6 +176,8 @@ pub struct UserWrite {
     pub ext_id: Option<Option<ExtensionId>>,
     /// Permissions beyond the role's.
     pub extra_permissions: Option<Vec<String>>,
+    /// Disabled flag.
+    pub disabled: Option<i64>,
     /// Personal settings.
     pub settings: UserSettings,
 }
@@ -207,6 +210,9 @@ impl UserWrite {
         if let Some(permissions) = self.extra_permissions {
             let json = serde_json::to_string(&permissions).unwrap_or_else(|_| "[]".into());
             changes.push(("extra_permissions", json.into()));
+        }
+        if let Some(disabled) = self.disabled {
+            changes.push(("disabled", disabled.into()));
         }
         for (column, value) in self.settings.columns() {
             changes.push((

@@ -40,12 +40,14 @@ requirements! {
     PartnersRead, PartnersWrite, TenantsRead, TenantsWrite, BranchesRead, BranchesWrite,
     UsersRead, UsersWrite, ExtensionsRead, ExtensionsWrite, IvrsRead, IvrsWrite,
     PagingGroupsRead, PagingGroupsWrite, BusinessHoursRead, BusinessHoursWrite,
-    AnnouncementsRead, AnnouncementsWrite, MediaFilesRead, MediaFilesWrite,
+    AnnouncementsRead, AnnouncementsWrite, MediaFilesRead, MediaFilesWrite, AuditLogRead,
 }
 
 /// The authenticated caller, holding permission `P`.
 pub struct Caller<P: Requires = Anyone> {
     principal: Principal,
+    /// The session the caller's token belongs to.
+    pub session: String,
     _permission: PhantomData<P>,
 }
 
@@ -69,12 +71,20 @@ impl<P: Requires> FromRequestParts<AppState> for Caller<P> {
         let token = bearer(parts)
             .ok_or_else(|| ApiError::unauthorized("a bearer access token is required"))?;
         let invalid = || ApiError::unauthorized("the access token is invalid or expired");
-        let user_id = state.tokens.verify(token).ok_or_else(invalid)?;
-        // The account is read on every request, so a deleted user or a changed role
-        // takes effect at once rather than when the token expires.
-        let user = switchboard_db::users::find(&state.db, user_id)
+        let verified = state.tokens.verify(token).ok_or_else(invalid)?;
+        // The account and the session are read on every request, so a deleted or disabled
+        // user, a changed role, a logout or a password change take effect at once rather
+        // than when the token expires.
+        let user = switchboard_db::users::find(&state.db, verified.user)
             .await?
+            .filter(|user| user.disabled == 0)
             .ok_or_else(invalid)?;
+        let now = crate::audit::now();
+        if !switchboard_db::sessions::is_active(&state.db, &verified.session, verified.user, now)
+            .await?
+        {
+            return Err(invalid());
+        }
         let principal = user.principal().ok_or_else(invalid)?;
         if let Some(permission) = P::PERMISSION
             && !principal.can(permission)
@@ -86,6 +96,7 @@ impl<P: Requires> FromRequestParts<AppState> for Caller<P> {
         }
         Ok(Caller {
             principal,
+            session: verified.session,
             _permission: PhantomData,
         })
     }

@@ -3,6 +3,8 @@
 
 pub mod caller;
 pub mod password;
+pub mod seal;
 pub mod token;
+pub mod totp;
 
 pub use caller::{Anyone, Caller, Requires};

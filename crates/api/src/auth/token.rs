@@ -32,6 +32,17 @@ pub struct Claims {
     pub tid: i64,
     /// The user's role number (informational).
     pub role: i64,
+    /// The session (login) the token belongs to; revoking it ends the token at once.
+    pub sid: String,
+}
+
+/// What a verified token names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verified {
+    /// The user.
+    pub user: UserId,
+    /// The session.
+    pub session: String,
 }
 
 /// Signs and verifies access tokens.
@@ -77,10 +88,11 @@ impl Tokens {
         self.ttl
     }
 
-    /// A signed token for `user`.
+    /// A signed token for `user` in `session`.
     pub fn issue(
         &self,
         user: UserId,
+        session: &str,
         tenant: i64,
         role: i64,
     ) -> Result<String, jsonwebtoken::errors::Error> {
@@ -96,18 +108,25 @@ impl Tokens {
             iat: now,
             tid: tenant,
             role,
+            sid: session.to_owned(),
         };
         jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
     }
 
-    /// The user a valid token names; `None` for anything forged, expired or malformed.
-    pub fn verify(&self, token: &str) -> Option<UserId> {
+    /// The user and session a valid token names; `None` for anything forged, expired or
+    /// malformed.
+    pub fn verify(&self, token: &str) -> Option<Verified> {
         let data = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation).ok()?;
-        data.claims
+        let user = data
+            .claims
             .sub
             .parse()
             .ok()
             .filter(|id| *id > 0)
-            .map(UserId)
+            .map(UserId)?;
+        Some(Verified {
+            user,
+            session: data.claims.sid,
+        })
     }
 }

@@ -1,14 +1,27 @@
-//! `POST /v2/authentication/`: e-mail and password for the User record and an access token.
+//! `/v2/authentication/`: log in (with a second factor when the account has one), refresh
+//! and log out. Failed logins are counted per account and per client address; past the
+//! threshold the account answers 429 with a lock that doubles with each further failure
+//! but never lasts long.
 
 use axum::Json;
 use axum::extract::State;
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use rand::RngCore;
 use serde::Serialize;
-use serde_json::Value;
-use switchboard_db::users;
+use serde_json::{Value, json};
+use sha2::Digest;
+use switchboard_db::audit::NewEntry;
+use switchboard_db::sessions::{self, Rotation};
+use switchboard_db::{security, users};
+use switchboard_domain::ids::{TenantId, UserId};
 use switchboard_domain::records::user::User;
 use switchboard_domain::validation::{FromBody, ObjectReader, Problems, text};
 use utoipa::ToSchema;
 
+use crate::audit::{self, now};
+use crate::auth::totp;
+use crate::client::ClientAddress;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::JsonBody;
 use crate::state::AppState;
@@ -22,6 +35,10 @@ pub struct LoginRequest {
     /// The account's password.
     #[schema(min_length = 1, max_length = 1024)]
     pub password: String,
+    /// For accounts with multi-factor login: the current 6-digit code of the
+    /// authenticator app, or one of the recovery codes.
+    #[schema(nullable = false, min_length = 1, max_length = 64)]
+    pub otp: Option<String>,
 }
 
 impl FromBody for LoginRequest {
@@ -31,19 +48,21 @@ impl FromBody for LoginRequest {
             (
                 r.required("email", &text(1, 254)),
                 r.required("password", &text(1, 1024)),
+                r.optional("otp", &text(1, 64)),
             )
         });
         problems.finish(|| {
-            let (email, password) = fields?;
+            let (email, password, otp) = fields?;
             Some(LoginRequest {
                 email: email?,
                 password: password?,
+                otp: otp.ok()?,
             })
         })
     }
 }
 
-/// The login answer: the User record and a bearer access token.
+/// The login answer: the User record, a bearer access token and a refresh token.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LoginResult {
@@ -55,21 +74,205 @@ pub struct LoginResult {
     pub token_type: String,
     /// Seconds until the access token expires.
     pub expires_in: u64,
+    /// An opaque token for `POST /v2/authentication/refresh`; each is used once.
+    pub refresh_token: String,
+    /// Seconds until the session (and so every refresh token of it) expires.
+    pub refresh_expires_in: u64,
+}
+
+/// A new access token and the refresh token that replaces the one used.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RefreshResult {
+    /// A JWT to send as `Authorization: Bearer <accessToken>`.
+    pub access_token: String,
+    /// Always `Bearer`.
+    pub token_type: String,
+    /// Seconds until the access token expires.
+    pub expires_in: u64,
+    /// The next refresh token; the one sent is now spent.
+    pub refresh_token: String,
+}
+
+/// A body carrying a refresh token.
+#[derive(Debug, ToSchema)]
+#[schema(rename_all = "camelCase")]
+pub struct RefreshRequest {
+    /// The refresh token from the login or the last refresh.
+    #[schema(min_length = 1, max_length = 512)]
+    pub refresh_token: String,
+}
+
+impl FromBody for RefreshRequest {
+    fn from_body(body: &Value) -> Result<Self, Problems> {
+        let mut problems = Problems::new();
+        let token = ObjectReader::body(body, &mut problems)
+            .and_then(|mut r| r.required("refreshToken", &text(1, 512)));
+        problems.finish(|| {
+            Some(RefreshRequest {
+                refresh_token: token?,
+            })
+        })
+    }
+}
+
+/// The logout answer.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LogoutResult {
+    /// Always true: the session is over (or was already).
+    pub logged_out: bool,
 }
 
 fn wrong_credentials() -> ApiError {
     ApiError::unauthorized("the e-mail address or password is wrong")
 }
 
-/// Logs in. A wrong password and an unknown e-mail answer the same 401 in the same time.
+/// A new opaque refresh token and the hash it is stored as.
+fn new_refresh_token() -> (String, String) {
+    let mut bytes = [0u8; 32];
+    rand::rng().fill_bytes(&mut bytes);
+    let token = format!("sbr_{}", URL_SAFE_NO_PAD.encode(bytes));
+    let hash = token_hash(&token);
+    (token, hash)
+}
+
+/// How refresh tokens are stored: SHA-256 (they are random, so a slow hash adds nothing).
+fn token_hash(token: &str) -> String {
+    hex::encode(sha2::Sha256::digest(token.as_bytes()))
+}
+
+fn entry(action: &'static str, entity: &'static str, email: &str, address: &str) -> NewEntry {
+    NewEntry {
+        action,
+        entity,
+        user_email: email.to_owned(),
+        client_address: address.to_owned(),
+        details: Value::Null,
+        ..NewEntry::default()
+    }
+}
+
+fn tenant_of(user: &User) -> Option<TenantId> {
+    (user.tenant_id > 0).then_some(TenantId(user.tenant_id))
+}
+
+/// The lock in force for failures `(count, latest)` past `threshold`: seconds left, if any.
+fn lock_left(
+    state: &AppState,
+    (count, latest): (i64, i64),
+    threshold: i64,
+    now: i64,
+) -> Option<u64> {
+    if count < threshold {
+        return None;
+    }
+    let base = state.settings.lockout_base.as_secs().max(1);
+    let doubled = base.saturating_mul(1u64 << (count - threshold).clamp(0, 30));
+    let lock = doubled.min(state.settings.lockout_max.as_secs().max(base));
+    let until = latest.saturating_add(i64::try_from(lock).unwrap_or(i64::MAX));
+    (now < until).then(|| u64::try_from(until - now).unwrap_or(1).max(1))
+}
+
+/// Refuses a login while the account or the client address is locked.
+async fn check_lock(state: &AppState, account: &str, address: &str, now: i64) -> ApiResult<()> {
+    let since = now - i64::try_from(state.settings.failure_window.as_secs()).unwrap_or(i64::MAX);
+    let by_account = security::account_failures(&state.db, account, since).await?;
+    let by_address = security::address_failures(&state.db, address, since).await?;
+    let left = [
+        lock_left(state, by_account, state.settings.lockout_threshold, now),
+        lock_left(state, by_address, state.settings.address_threshold, now),
+    ]
+    .into_iter()
+    .flatten()
+    .max();
+    if let Some(seconds) = left {
+        let mut locked = entry("login.locked", "authentication", account, address);
+        locked.details = json!({"retryAfterSeconds": seconds, "accountFailures": by_account.0, "addressFailures": by_address.0});
+        audit::record(state, locked).await;
+        return Err(ApiError::too_many_requests(seconds));
+    }
+    Ok(())
+}
+
+/// Counts a failed login and records it.
+async fn fail(
+    state: &AppState,
+    account: &str,
+    address: &str,
+    user: Option<&User>,
+    why: &str,
+    now: i64,
+) -> ApiResult<()> {
+    security::record_failure(&state.db, account, address, now).await?;
+    let mut failure = entry("login.failure", "authentication", account, address);
+    failure.user_id = user.map(|u| UserId(u.id));
+    failure.tenant_id = user.and_then(tenant_of);
+    failure.details = json!({"reason": why});
+    audit::record(state, failure).await;
+    Ok(())
+}
+
+/// Checks a second factor: a TOTP code (each step accepted once) or an unused recovery code.
+async fn second_factor(state: &AppState, user: UserId, code: &str, now: i64) -> ApiResult<bool> {
+    let mfa = security::mfa_state(&state.db, user).await?;
+    let secret = mfa
+        .mfa_secret
+        .as_deref()
+        .and_then(|sealed| state.sealer.open(sealed));
+    if let Some(secret) = secret
+        && let Some(step) = totp::verify(&secret, code.trim(), u64::try_from(now).unwrap_or(0))
+    {
+        return Ok(
+            security::accept_step(&state.db, user, i64::try_from(step).unwrap_or(i64::MAX)).await?,
+        );
+    }
+    Ok(security::use_recovery_code(&state.db, user, &totp::recovery_hash(code), now).await?)
+}
+
+/// Opens a session and answers its tokens.
+pub async fn open_session(
+    state: &AppState,
+    user: &User,
+    address: &str,
+) -> ApiResult<(String, String, u64)> {
+    let now = now();
+    let session = uuid::Uuid::new_v4().to_string();
+    let (refresh, hash) = new_refresh_token();
+    let ttl = state.settings.refresh_ttl.as_secs();
+    let expires = now.saturating_add(i64::try_from(ttl).unwrap_or(i64::MAX));
+    sessions::open(
+        &state.db,
+        UserId(user.id),
+        &session,
+        &hash,
+        address,
+        now,
+        expires,
+    )
+    .await?;
+    let access = state
+        .tokens
+        .issue(UserId(user.id), &session, user.tenant_id, user.user_role)
+        .map_err(ApiError::internal)?;
+    Ok((access, refresh, ttl))
+}
+
+/// Logs in. A wrong password and an unknown e-mail answer the same 401 in the same time;
+/// an account with multi-factor login answers 401 `MfaRequired` until a valid `otp` comes
+/// with the credentials; too many failures answer 429 with `Retry-After`.
 #[utoipa::path(post, path = "/v2/authentication/", tag = "authentication",
     security(()),
     request_body = LoginRequest,
     responses((status = 200, description = "Logged in", body = LoginResult)))]
 pub async fn login(
     State(state): State<AppState>,
+    ClientAddress(address): ClientAddress,
     JsonBody(body): JsonBody<LoginRequest>,
 ) -> ApiResult<Json<LoginResult>> {
+    let account = body.email.to_lowercase();
+    let now = now();
+    check_lock(&state, &account, &address, now).await?;
     let credentials = users::credentials_by_email(&state.db, &body.email).await?;
     let (id, hash) = match credentials {
         Some(c) => (Some(c.id), Some(c.password_hash)),
@@ -80,22 +283,140 @@ pub async fn login(
         .verify(body.password, hash)
         .await
         .map_err(ApiError::internal)?;
-    let Some(id) = id.filter(|_| valid) else {
+    let user = match id {
+        Some(id) => users::find(&state.db, id).await?,
+        None => None,
+    };
+    // A disabled account, or one whose placement does not fit its role, cannot log in;
+    // it answers exactly like wrong credentials. The failure is attributed to the account
+    // when there is one, so its tenant sees it in the audit trail.
+    let usable = user
+        .as_ref()
+        .is_some_and(|u| u.disabled == 0 && u.principal().is_some());
+    let Some(user) = user.clone().filter(|_| valid && usable) else {
+        let why = if valid {
+            "account unusable"
+        } else {
+            "wrong credentials"
+        };
+        fail(&state, &account, &address, user.as_ref(), why, now).await?;
         return Err(wrong_credentials());
     };
-    let user = users::find(&state.db, id)
-        .await?
-        .ok_or_else(wrong_credentials)?;
-    // An account whose placement does not fit its role could not use a token.
-    user.principal().ok_or_else(wrong_credentials)?;
-    let access_token = state
-        .tokens
-        .issue(id, user.tenant_id, user.user_role)
-        .map_err(ApiError::internal)?;
+    if user.mfa_enabled == 1 {
+        let Some(code) = body.otp.as_deref() else {
+            return Err(ApiError::unauthorized_as(
+                "MfaRequired",
+                "this account uses multi-factor login: send the authenticator code (or a recovery code) as otp",
+            ));
+        };
+        if !second_factor(&state, UserId(user.id), code, now).await? {
+            fail(
+                &state,
+                &account,
+                &address,
+                Some(&user),
+                "wrong one-time code",
+                now,
+            )
+            .await?;
+            return Err(ApiError::unauthorized_as(
+                "MfaRequired",
+                "the one-time code is wrong, expired or already used",
+            ));
+        }
+    }
+    let window = i64::try_from(state.settings.failure_window.as_secs()).unwrap_or(i64::MAX);
+    security::clear_failures(&state.db, &account, now.saturating_sub(window)).await?;
+    let (access_token, refresh_token, refresh_ttl) = open_session(&state, &user, &address).await?;
+    let mut success = entry("login.success", "authentication", &user.email, &address);
+    success.user_id = Some(UserId(user.id));
+    success.tenant_id = tenant_of(&user);
+    success.details = json!({"mfa": user.mfa_enabled == 1});
+    audit::record(&state, success).await;
+    let id = UserId(user.id);
     Ok(Json(LoginResult {
         user: user.shown_to(id),
         access_token,
         token_type: "Bearer".into(),
         expires_in: state.tokens.ttl().as_secs(),
+        refresh_token,
+        refresh_expires_in: refresh_ttl,
     }))
+}
+
+/// Trades a refresh token for a new access token and a new refresh token. Each refresh
+/// token works once: presenting a spent one revokes its whole session.
+#[utoipa::path(post, path = "/v2/authentication/refresh", tag = "authentication",
+    security(()),
+    request_body = RefreshRequest,
+    responses((status = 200, description = "New tokens", body = RefreshResult)))]
+pub async fn refresh(
+    State(state): State<AppState>,
+    ClientAddress(address): ClientAddress,
+    JsonBody(body): JsonBody<RefreshRequest>,
+) -> ApiResult<Json<RefreshResult>> {
+    let now = now();
+    let (next, next_hash) = new_refresh_token();
+    let invalid = || ApiError::unauthorized("the refresh token is invalid, expired or revoked");
+    let issued =
+        match sessions::rotate(&state.db, &token_hash(&body.refresh_token), &next_hash, now).await?
+        {
+            Rotation::Rotated(issued) => issued,
+            Rotation::Reused(issued) => {
+                let mut reuse = entry("token.reuse", "session", "", &address);
+                reuse.user_id = Some(issued.user_id);
+                reuse.entity_id = Some(issued.session_id);
+                reuse.details = json!({"revoked": true});
+                audit::record(&state, reuse).await;
+                return Err(ApiError::unauthorized(
+                    "the refresh token was already used: the session is revoked, log in again",
+                ));
+            }
+            Rotation::Invalid => return Err(invalid()),
+        };
+    let user = users::find(&state.db, issued.user_id)
+        .await?
+        .filter(|u| u.disabled == 0)
+        .ok_or_else(invalid)?;
+    let access_token = state
+        .tokens
+        .issue(
+            issued.user_id,
+            &issued.session_id,
+            user.tenant_id,
+            user.user_role,
+        )
+        .map_err(ApiError::internal)?;
+    let mut refreshed = entry("token.refresh", "session", &user.email, &address);
+    refreshed.user_id = Some(issued.user_id);
+    refreshed.tenant_id = tenant_of(&user);
+    refreshed.entity_id = Some(issued.session_id);
+    audit::record(&state, refreshed).await;
+    Ok(Json(RefreshResult {
+        access_token,
+        token_type: "Bearer".into(),
+        expires_in: state.tokens.ttl().as_secs(),
+        refresh_token: next,
+    }))
+}
+
+/// Ends the session of a refresh token: it and every access token of the session stop
+/// working at once. Answers the same whether or not the token was known.
+#[utoipa::path(post, path = "/v2/authentication/logout", tag = "authentication",
+    security(()),
+    request_body = RefreshRequest,
+    responses((status = 200, description = "Logged out", body = LogoutResult)))]
+pub async fn logout(
+    State(state): State<AppState>,
+    ClientAddress(address): ClientAddress,
+    JsonBody(body): JsonBody<RefreshRequest>,
+) -> ApiResult<Json<LogoutResult>> {
+    if let Some(session) = sessions::of_token(&state.db, &token_hash(&body.refresh_token)).await?
+        && sessions::revoke(&state.db, &session, "logout", now()).await? > 0
+    {
+        let mut out = entry("logout", "session", "", &address);
+        out.entity_id = Some(session);
+        audit::record(&state, out).await;
+    }
+    Ok(Json(LogoutResult { logged_out: true }))
 }

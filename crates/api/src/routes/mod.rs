@@ -2,11 +2,13 @@
 //! `Caller<…>` argument and passes the caller's scope to every query.
 
 pub mod announcements;
+pub mod audit_log;
 pub mod authentication;
 pub mod branches;
 pub mod business_hours;
 pub mod extensions;
 pub mod ivrs;
+pub mod me;
 pub mod media_files;
 pub mod objects;
 pub mod operations;

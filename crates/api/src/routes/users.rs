@@ -203,6 +203,7 @@ pub async fn create_account(
         branch_id: Some(placement.branch),
         ext_id: Some(ext),
         extra_permissions: account.permissions,
+        disabled: account.disabled,
         settings,
     };
     Ok(users::create(&state.db, write).await?)
@@ -248,11 +249,12 @@ pub async fn update(
     let placement_changes = account.user_role.is_some()
         || account.permissions.is_some()
         || account.branch_id.is_some()
-        || account.ext_id.is_some();
+        || account.ext_id.is_some()
+        || account.disabled.is_some();
     if id == caller.user_id {
         if placement_changes {
             return Err(ApiError::forbidden(
-                "you may not change your own role, permissions, branch or extension",
+                "you may not change your own role, permissions, branch, extension or disabled state",
             ));
         }
     } else {
@@ -329,9 +331,11 @@ pub async fn update(
         ),
         None => None,
     };
+    let ends_sessions = password_hash.is_some() || account.disabled == Some(1);
     let write = UserWrite {
         email: account.email,
         password_hash,
+        disabled: account.disabled,
         role: role.map(Role::number),
         partner_id: None,
         tenant_id: None,
@@ -340,11 +344,17 @@ pub async fn update(
         extra_permissions: account.permissions,
         settings,
     };
-    Ok(Json(
-        users::update(&state.db, &caller.scope, id, write)
-            .await?
-            .shown_to(caller.user_id),
-    ))
+    let updated = users::update(&state.db, &caller.scope, id, write).await?;
+    if ends_sessions {
+        // A new password or a disabled account ends every session of the account at once.
+        let reason = if updated.disabled == 1 {
+            "account disabled"
+        } else {
+            "password changed"
+        };
+        switchboard_db::sessions::revoke_all(&state.db, id, reason, crate::audit::now()).await?;
+    }
+    Ok(Json(updated.shown_to(caller.user_id)))
 }
 
 /// Deletes an account other than the caller's own.

@@ -2,6 +2,7 @@
 //! and how its list may be filtered and sorted.
 
 pub mod announcement;
+pub mod audit;
 pub mod branch;
 pub mod business_hour;
 pub mod destination;

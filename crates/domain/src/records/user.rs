@@ -13,16 +13,102 @@ use crate::access::Role;
 use crate::ids::{BranchId, ExtensionId, PartnerId, TenantId, UserId};
 use crate::list::{FilterDoc, FilterKind, ListSpec, SortField};
 use crate::validation::{
-    Email, FLAG, FromBody, FromQuery, ID, ObjectReader, OneOf, Problems, QueryReader, Text,
+    Email, FLAG, FromBody, FromQuery, ID, ObjectReader, OneOf, Problems, QueryReader, Raw, Rule,
     TimeZone, dial, int, text,
 };
 
-/// Shortest accepted password.
-pub const PASSWORD_MIN: usize = 8;
+/// Shortest accepted password (NIST SP 800-63B asks at least 8; we ask 12).
+pub const PASSWORD_MIN: usize = 12;
 /// Longest accepted password; argon2 takes any length, but unbounded input is a DoS lever.
 pub const PASSWORD_MAX: usize = 128;
-/// The password rule.
-pub const PASSWORD: Text = text(PASSWORD_MIN, PASSWORD_MAX);
+/// The password rule: 12 to 128 characters, and not a common or trivially guessed one.
+pub const PASSWORD: Password = Password;
+
+/// Passwords of 12 characters or more that appear near the top of breached-password lists
+/// (shorter ones are refused by length already). Compared case-insensitively.
+const COMMON_PASSWORDS: &[&str] = &[
+    "123456789012",
+    "1234567890123",
+    "12345678901234",
+    "123456789123",
+    "1234567891011",
+    "111111111111",
+    "000000000000",
+    "123123123123",
+    "qwertyuiopas",
+    "qwerty123456",
+    "qwertyuiop123",
+    "1q2w3e4r5t6y",
+    "1qaz2wsx3edc",
+    "q1w2e3r4t5y6",
+    "zaq12wsxcde3",
+    "passwordpassword",
+    "password1234",
+    "password12345",
+    "password123456",
+    "password123!",
+    "p@ssw0rd1234",
+    "passw0rd1234",
+    "iloveyou1234",
+    "iloveyou12345",
+    "welcome12345",
+    "welcome123456",
+    "letmein12345",
+    "administrator",
+    "administrator1",
+    "changeme1234",
+    "football1234",
+    "baseball1234",
+    "superman1234",
+    "sunshine1234",
+    "princess1234",
+    "abcdefghijkl",
+    "abcdefghijklmnop",
+    "abcd1234abcd",
+    "asdfghjklasd",
+    "asdfasdfasdf",
+    "qwerasdfzxcv",
+    "1234qwerasdf",
+    "monkey123456",
+    "dragon123456",
+    "master123456",
+    "trustno1trustno1",
+    "whatever1234",
+    "starwars1234",
+    "computer1234",
+    "internet1234",
+    "correcthorsebatterystaple",
+    "thequickbrownfox",
+    "myspace12345",
+    "michael12345",
+    "jennifer1234",
+    "1234567890qwerty",
+    "qwerty1234567890",
+    "987654321098",
+    "098765432109",
+];
+
+/// The password rule (see [`PASSWORD`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Password;
+
+impl Rule for Password {
+    type Output = String;
+    fn check(&self, raw: Raw<'_>) -> Result<String, String> {
+        let password = text(PASSWORD_MIN, PASSWORD_MAX).check(raw)?;
+        let lower = password.to_lowercase();
+        let distinct = {
+            let mut chars: Vec<char> = lower.chars().collect();
+            chars.sort_unstable();
+            chars.dedup();
+            chars.len()
+        };
+        if COMMON_PASSWORDS.contains(&lower.as_str()) || distinct < 4 {
+            return Err("is too common or too easy to guess; choose another".into());
+        }
+        Ok(password)
+    }
+}
 
 /// A user, as the spec's User record. Ids that do not apply (a platform admin's tenant,
 /// a user without extension) are 0; strings that do not apply are empty.
@@ -118,6 +204,8 @@ pub struct User {
     pub enable_meetings: i64,
     /// 1 when call transcription is enabled.
     pub enable_transcription: i64,
+    /// 1 when the account is disabled (it cannot log in, its tokens stop working).
+    pub disabled: i64,
     /// The user's effective permissions (`resource:action`).
     #[cfg_attr(feature = "sqlx", sqlx(skip))]
     pub permissions: Vec<String>,
@@ -261,8 +349,8 @@ pub struct UserAccount {
     )]
     #[schema(nullable = false)]
     pub email: Option<String>,
-    /// The password (8 to 128 characters); stored only as an argon2id hash.
-    #[schema(nullable = false, min_length = 8, max_length = 128)]
+    /// The password: 12 to 128 characters, not a common one; stored only as an argon2id hash.
+    #[schema(nullable = false, min_length = 12, max_length = 128)]
     pub password: Option<String>,
     /// Role number, 1 (platform admin) to 5 (user); no caller grants a role above its own.
     #[schema(nullable = false, minimum = 1, maximum = 5)]
@@ -282,6 +370,9 @@ pub struct UserAccount {
     /// Permissions granted beyond the role's defaults.
     #[schema(nullable = false)]
     pub permissions: Option<Vec<String>>,
+    /// 1 to disable the account (its sessions end at once), 0 to enable it.
+    #[schema(nullable = false, minimum = 0, maximum = 1)]
+    pub disabled: Option<i64>,
 }
 
 /// The body of `POST /v2/admin/users/`: `email`, `password` and `userRole` are required.
@@ -311,6 +402,7 @@ fn read_account(r: &mut ObjectReader<'_>, create: bool) -> Option<UserAccount> {
     let branch_id = r.nullable("branchId", &ID);
     let ext_id = r.nullable("extId", &ID);
     let permissions = r.strings("permissions", &crate::validation::KnownPermission);
+    let disabled = r.optional("disabled", &FLAG);
     Some(UserAccount {
         email: email.ok()?,
         password: password.ok()?,
@@ -320,6 +412,7 @@ fn read_account(r: &mut ObjectReader<'_>, create: bool) -> Option<UserAccount> {
         branch_id: branch_id.ok()?.map(|b| b.map(BranchId)),
         ext_id: ext_id.ok()?.map(|e| e.map(ExtensionId)),
         permissions: permissions.ok()?,
+        disabled: disabled.ok()?,
     })
 }
 

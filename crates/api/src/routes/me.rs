@@ -1,0 +1,290 @@
+//! `/v2/users/me`: what callers do to their own account — change the password, and turn
+//! multi-factor login (TOTP) on and off.
+
+use axum::Json;
+use axum::extract::State;
+use serde::Serialize;
+use serde_json::{Value, json};
+use switchboard_db::audit::NewEntry;
+use switchboard_db::{security, sessions, users};
+use switchboard_domain::ids::{TenantId, UserId};
+use switchboard_domain::records::user::{PASSWORD, User};
+use switchboard_domain::validation::{FromBody, ObjectReader, Problems, text};
+use switchboard_domain::{Location, Principal};
+use utoipa::ToSchema;
+
+use crate::audit::{self, now};
+use crate::auth::caller::Caller;
+use crate::auth::totp;
+use crate::client::ClientAddress;
+use crate::error::{ApiError, ApiResult};
+use crate::extract::JsonBody;
+use crate::state::AppState;
+
+/// The body of `PATCH /v2/users/me/password`.
+#[derive(Debug, ToSchema)]
+#[schema(rename_all = "camelCase")]
+pub struct ChangePassword {
+    /// The current password.
+    #[schema(min_length = 1, max_length = 1024)]
+    pub old_password: String,
+    /// The new password: 12 to 128 characters, not a common one, not the current one.
+    #[schema(min_length = 12, max_length = 128)]
+    pub new_password: String,
+}
+
+impl FromBody for ChangePassword {
+    fn from_body(body: &Value) -> Result<Self, Problems> {
+        let mut problems = Problems::new();
+        let fields = ObjectReader::body(body, &mut problems).map(|mut r| {
+            (
+                r.required("oldPassword", &text(1, 1024)),
+                r.required("newPassword", &PASSWORD),
+            )
+        });
+        problems.finish(|| {
+            let (old, new) = fields?;
+            Some(ChangePassword {
+                old_password: old?,
+                new_password: new?,
+            })
+        })
+    }
+}
+
+/// The answer to a password change.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PasswordChanged {
+    /// Always true.
+    pub password_changed: bool,
+    /// How many sessions (logins) ended with it: all of them, this one included.
+    pub sessions_revoked: u64,
+}
+
+/// A body carrying the account's password, to confirm a sensitive change.
+#[derive(Debug, ToSchema)]
+pub struct ConfirmPassword {
+    /// The account's current password.
+    #[schema(min_length = 1, max_length = 1024)]
+    pub password: String,
+}
+
+impl FromBody for ConfirmPassword {
+    fn from_body(body: &Value) -> Result<Self, Problems> {
+        let mut problems = Problems::new();
+        let password = ObjectReader::body(body, &mut problems)
+            .and_then(|mut r| r.required("password", &text(1, 1024)));
+        problems.finish(|| {
+            Some(ConfirmPassword {
+                password: password?,
+            })
+        })
+    }
+}
+
+/// A body carrying a one-time code.
+#[derive(Debug, ToSchema)]
+pub struct ConfirmCode {
+    /// The 6-digit code the authenticator app shows now.
+    #[schema(pattern = "^[0-9]{6}$")]
+    pub code: String,
+}
+
+impl FromBody for ConfirmCode {
+    fn from_body(body: &Value) -> Result<Self, Problems> {
+        let mut problems = Problems::new();
+        let code = ObjectReader::body(body, &mut problems)
+            .and_then(|mut r| r.required("code", &text(1, 16)));
+        problems.finish(|| Some(ConfirmCode { code: code? }))
+    }
+}
+
+/// A TOTP enrolment: shown once.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TotpEnrolment {
+    /// The `otpauth://` URI to show as a QR code to the authenticator app.
+    pub otpauth_uri: String,
+    /// The same secret in base32, for typing in by hand.
+    pub secret: String,
+}
+
+/// The answer when multi-factor login turns on.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MfaEnabled {
+    /// 1: multi-factor login is on.
+    pub mfa_enabled: i64,
+    /// Ten single-use recovery codes, shown once: each logs in (as `otp`) without the app.
+    pub recovery_codes: Vec<String>,
+}
+
+/// The answer when multi-factor login turns off.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MfaDisabled {
+    /// 0: multi-factor login is off.
+    pub mfa_enabled: i64,
+}
+
+async fn me(state: &AppState, caller: &Principal) -> ApiResult<User> {
+    users::find(&state.db, caller.user_id)
+        .await?
+        .ok_or_else(ApiError::not_found)
+}
+
+fn entry(action: &'static str, entity: &'static str, user: &User, address: &str) -> NewEntry {
+    NewEntry {
+        action,
+        entity,
+        user_id: Some(UserId(user.id)),
+        tenant_id: (user.tenant_id > 0).then_some(TenantId(user.tenant_id)),
+        user_email: user.email.clone(),
+        client_address: address.to_owned(),
+        details: Value::Null,
+        ..NewEntry::default()
+    }
+}
+
+async fn check_password(
+    state: &AppState,
+    user: &User,
+    password: String,
+    field: &str,
+) -> ApiResult<()> {
+    let credentials = users::credentials_by_email(&state.db, &user.email).await?;
+    let valid = state
+        .passwords
+        .verify(password, credentials.map(|c| c.password_hash))
+        .await
+        .map_err(ApiError::internal)?;
+    if valid {
+        Ok(())
+    } else {
+        Err(ApiError::invalid(
+            Location::Body,
+            field,
+            "does not match the current password",
+        ))
+    }
+}
+
+/// Changes the caller's password. Every session of the account ends, this one included.
+#[utoipa::path(patch, path = "/v2/users/me/password", tag = "account",
+    request_body = ChangePassword,
+    responses((status = 200, description = "Changed; log in again", body = PasswordChanged)))]
+pub async fn change_password(
+    caller: Caller,
+    State(state): State<AppState>,
+    ClientAddress(address): ClientAddress,
+    JsonBody(body): JsonBody<ChangePassword>,
+) -> ApiResult<Json<PasswordChanged>> {
+    let user = me(&state, &caller).await?;
+    if body.old_password == body.new_password {
+        return Err(ApiError::invalid(
+            Location::Body,
+            "newPassword",
+            "must differ from the current password",
+        ));
+    }
+    check_password(&state, &user, body.old_password, "oldPassword").await?;
+    let hash = state
+        .passwords
+        .hash(body.new_password)
+        .await
+        .map_err(ApiError::internal)?;
+    security::set_password(&state.db, caller.user_id, &hash).await?;
+    let revoked =
+        sessions::revoke_all(&state.db, caller.user_id, "password changed", now()).await?;
+    let mut changed = entry("password.change", "password", &user, &address);
+    changed.details = json!({"sessionsRevoked": revoked});
+    audit::record(&state, changed).await;
+    Ok(Json(PasswordChanged {
+        password_changed: true,
+        sessions_revoked: revoked,
+    }))
+}
+
+/// Starts TOTP enrolment: answers a new secret once. It takes effect when confirmed with
+/// a code from the app.
+#[utoipa::path(post, path = "/v2/users/me/mfa/totp", tag = "account",
+    responses((status = 200, description = "Scan this into the authenticator app", body = TotpEnrolment)))]
+pub async fn enrol_totp(
+    caller: Caller,
+    State(state): State<AppState>,
+    ClientAddress(address): ClientAddress,
+) -> ApiResult<Json<TotpEnrolment>> {
+    let user = me(&state, &caller).await?;
+    if user.mfa_enabled == 1 {
+        return Err(ApiError::conflict(
+            "multi-factor login is already on; turn it off first",
+        ));
+    }
+    let secret = totp::new_secret();
+    security::set_pending_secret(&state.db, caller.user_id, &state.sealer.seal(&secret)).await?;
+    audit::record(&state, entry("mfa.enrol", "mfa", &user, &address)).await;
+    Ok(Json(TotpEnrolment {
+        otpauth_uri: totp::otpauth_uri("Switchboard", &user.email, &secret),
+        secret: totp::base32(&secret),
+    }))
+}
+
+/// Confirms TOTP enrolment with a current code: multi-factor login is on from now, and the
+/// recovery codes are answered, once.
+#[utoipa::path(post, path = "/v2/users/me/mfa/totp/confirm", tag = "account",
+    request_body = ConfirmCode,
+    responses((status = 200, description = "Multi-factor login is on", body = MfaEnabled)))]
+pub async fn confirm_totp(
+    caller: Caller,
+    State(state): State<AppState>,
+    ClientAddress(address): ClientAddress,
+    JsonBody(body): JsonBody<ConfirmCode>,
+) -> ApiResult<Json<MfaEnabled>> {
+    let user = me(&state, &caller).await?;
+    let mfa = security::mfa_state(&state.db, caller.user_id).await?;
+    let Some(secret) = mfa
+        .mfa_pending_secret
+        .as_deref()
+        .and_then(|s| state.sealer.open(s))
+    else {
+        return Err(ApiError::conflict(
+            "no enrolment is pending: start one with POST /v2/users/me/mfa/totp",
+        ));
+    };
+    let step = totp::verify(&secret, body.code.trim(), u64::try_from(now()).unwrap_or(0))
+        .ok_or_else(|| ApiError::invalid(Location::Body, "code", "is wrong or expired"))?;
+    let codes = totp::recovery_codes();
+    let hashes: Vec<String> = codes.iter().map(|c| totp::recovery_hash(c)).collect();
+    let step = i64::try_from(step).unwrap_or(i64::MAX);
+    security::enable_mfa(
+        &state.db,
+        caller.user_id,
+        &state.sealer.seal(&secret),
+        step,
+        &hashes,
+    )
+    .await?;
+    audit::record(&state, entry("mfa.enable", "mfa", &user, &address)).await;
+    Ok(Json(MfaEnabled {
+        mfa_enabled: 1,
+        recovery_codes: codes,
+    }))
+}
+
+/// Turns multi-factor login off, confirmed with the account's password.
+#[utoipa::path(post, path = "/v2/users/me/mfa/totp/disable", tag = "account",
+    request_body = ConfirmPassword,
+    responses((status = 200, description = "Multi-factor login is off", body = MfaDisabled)))]
+pub async fn disable_totp(
+    caller: Caller,
+    State(state): State<AppState>,
+    ClientAddress(address): ClientAddress,
+    JsonBody(body): JsonBody<ConfirmPassword>,
+) -> ApiResult<Json<MfaDisabled>> {
+    let user = me(&state, &caller).await?;
+    check_password(&state, &user, body.password, "password").await?;
+    security::disable_mfa(&state.db, caller.user_id).await?;
+    audit::record(&state, entry("mfa.disable", "mfa", &user, &address)).await;
+    Ok(Json(MfaDisabled { mfa_enabled: 0 }))
+}

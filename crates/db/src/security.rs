@@ -1,0 +1,200 @@
+//! Account-security state kept in the database, so several `serve` processes agree:
+//! failed logins, multi-factor secrets and recovery codes, disabled accounts.
+
+use sea_query::{Expr, ExprTrait, Query};
+use switchboard_domain::ids::UserId;
+
+use crate::backend::Db;
+use crate::error::Result;
+
+/// Records a failed login of `account` (a lowercased e-mail) from `address`.
+pub async fn record_failure(db: &Db, account: &str, address: &str, now: i64) -> Result<()> {
+    let insert = Query::insert()
+        .into_table("login_failures")
+        .columns(["account_key", "client_address", "at"])
+        .values_panic([account.into(), address.into(), now.into()])
+        .take();
+    db.conn().execute(&insert).await?;
+    Ok(())
+}
+
+/// Failures since `since`: how many, and the latest, for `column` = `value`.
+async fn failures(db: &Db, column: &'static str, value: &str, since: i64) -> Result<(i64, i64)> {
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        count: i64,
+        latest: Option<i64>,
+    }
+    let select = Query::select()
+        .expr_as(Expr::cust("COUNT(*)"), "count")
+        .expr_as(Expr::col("at").max(), "latest")
+        .from("login_failures")
+        .and_where(Expr::col(column).eq(value))
+        .and_where(Expr::col("at").gte(since))
+        .take();
+    let row: Row = db.conn().fetch_one(&select).await?;
+    Ok((row.count, row.latest.unwrap_or(0)))
+}
+
+/// Failures of `account` since `since`: how many, and when the last was.
+pub async fn account_failures(db: &Db, account: &str, since: i64) -> Result<(i64, i64)> {
+    failures(db, "account_key", account, since).await
+}
+
+/// Failures from `address` since `since`: how many, and when the last was.
+pub async fn address_failures(db: &Db, address: &str, since: i64) -> Result<(i64, i64)> {
+    failures(db, "client_address", address, since).await
+}
+
+/// Forgets the failures of `account` (after a successful login) and those older than
+/// `before` of everyone (so the table does not grow).
+pub async fn clear_failures(db: &Db, account: &str, before: i64) -> Result<()> {
+    let delete = Query::delete()
+        .from_table("login_failures")
+        .cond_where(
+            sea_query::Condition::any()
+                .add(Expr::col("account_key").eq(account))
+                .add(Expr::col("at").lt(before)),
+        )
+        .take();
+    db.conn().execute(&delete).await?;
+    Ok(())
+}
+
+/// The multi-factor state of a user.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct MfaState {
+    /// Whether TOTP is on.
+    pub mfa_enabled: i64,
+    /// The sealed TOTP secret, when on.
+    pub mfa_secret: Option<String>,
+    /// The sealed secret awaiting confirmation.
+    pub mfa_pending_secret: Option<String>,
+    /// The last accepted TOTP step.
+    pub mfa_last_step: i64,
+    /// Whether the account is disabled.
+    pub disabled: i64,
+}
+
+/// The multi-factor state of `user`.
+pub async fn mfa_state(db: &Db, user: UserId) -> Result<MfaState> {
+    let select = Query::select()
+        .columns([
+            "mfa_enabled",
+            "mfa_secret",
+            "mfa_pending_secret",
+            "mfa_last_step",
+            "disabled",
+        ])
+        .from("users")
+        .and_where(Expr::col("id").eq(user.get()))
+        .take();
+    db.conn().fetch_one(&select).await
+}
+
+/// Stores a sealed secret awaiting confirmation.
+pub async fn set_pending_secret(db: &Db, user: UserId, sealed: &str) -> Result<()> {
+    let update = Query::update()
+        .table("users")
+        .value("mfa_pending_secret", sealed)
+        .and_where(Expr::col("id").eq(user.get()))
+        .take();
+    db.conn().execute(&update).await?;
+    Ok(())
+}
+
+/// Turns TOTP on with the pending secret, replacing the recovery codes with `code_hashes`.
+pub async fn enable_mfa(
+    db: &Db,
+    user: UserId,
+    sealed: &str,
+    step: i64,
+    code_hashes: &[String],
+) -> Result<()> {
+    let mut tx = db.begin().await?;
+    let update = Query::update()
+        .table("users")
+        .values([
+            ("mfa_secret", sealed.into()),
+            ("mfa_pending_secret", Option::<String>::None.into()),
+            ("mfa_enabled", 1i64.into()),
+            ("mfa_app_verified", 1i64.into()),
+            ("mfa_mode", "app".into()),
+            ("mfa_last_step", step.into()),
+        ])
+        .and_where(Expr::col("id").eq(user.get()))
+        .take();
+    tx.execute(&update).await?;
+    let delete = Query::delete()
+        .from_table("recovery_codes")
+        .and_where(Expr::col("user_id").eq(user.get()))
+        .take();
+    tx.execute(&delete).await?;
+    for hash in code_hashes {
+        let insert = Query::insert()
+            .into_table("recovery_codes")
+            .columns(["user_id", "code_hash"])
+            .values_panic([user.get().into(), hash.clone().into()])
+            .take();
+        tx.execute(&insert).await?;
+    }
+    tx.commit().await
+}
+
+/// Turns TOTP off and drops the recovery codes.
+pub async fn disable_mfa(db: &Db, user: UserId) -> Result<()> {
+    let mut tx = db.begin().await?;
+    let update = Query::update()
+        .table("users")
+        .values([
+            ("mfa_secret", Option::<String>::None.into()),
+            ("mfa_pending_secret", Option::<String>::None.into()),
+            ("mfa_enabled", 0i64.into()),
+            ("mfa_app_verified", 0i64.into()),
+            ("mfa_mode", "".into()),
+        ])
+        .and_where(Expr::col("id").eq(user.get()))
+        .take();
+    tx.execute(&update).await?;
+    let delete = Query::delete()
+        .from_table("recovery_codes")
+        .and_where(Expr::col("user_id").eq(user.get()))
+        .take();
+    tx.execute(&delete).await?;
+    tx.commit().await
+}
+
+/// Accepts TOTP `step` for `user` once: true when it is later than every step accepted
+/// before (one conditional UPDATE, so a code cannot be replayed, even concurrently).
+pub async fn accept_step(db: &Db, user: UserId, step: i64) -> Result<bool> {
+    let update = Query::update()
+        .table("users")
+        .value("mfa_last_step", step)
+        .and_where(Expr::col("id").eq(user.get()))
+        .and_where(Expr::col("mfa_last_step").lt(step))
+        .take();
+    Ok(db.conn().execute(&update).await? == 1)
+}
+
+/// Uses the recovery code with `code_hash` of `user`, once: true when it was unused.
+pub async fn use_recovery_code(db: &Db, user: UserId, code_hash: &str, now: i64) -> Result<bool> {
+    let update = Query::update()
+        .table("recovery_codes")
+        .value("used_at", now)
+        .and_where(Expr::col("user_id").eq(user.get()))
+        .and_where(Expr::col("code_hash").eq(code_hash))
+        .and_where(Expr::col("used_at").is_null())
+        .take();
+    Ok(db.conn().execute(&update).await? == 1)
+}
+
+/// Sets a new password hash.
+pub async fn set_password(db: &Db, user: UserId, hash: &str) -> Result<()> {
+    let update = Query::update()
+        .table("users")
+        .value("password_hash", hash)
+        .and_where(Expr::col("id").eq(user.get()))
+        .take();
+    db.conn().execute(&update).await?;
+    Ok(())
+}

@@ -1,0 +1,564 @@
+//! Account security (issue 6): refresh rotation and reuse detection, logout, revocation on
+//! password change and disabling, TOTP with a one-step skew window and recovery codes,
+//! lockout and its end, the password rules, rate limits, and the audit trail.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use reqwest::Method;
+use serde_json::{Value, json};
+use switchboard_api::auth::totp;
+
+use crate::fixture::World;
+use crate::on_both_backends;
+use crate::support::{Backend, PASSWORD, TestApp};
+
+async fn post_anonymous(app: &TestApp, path: &str, body: Value) -> crate::support::Answer {
+    app.call(Method::POST, path, None, Some(body)).await
+}
+
+async fn refresh_tokens_rotate_and_reuse_revokes_the_session(app: TestApp) {
+    let w = World::seed(&app).await;
+    let login = app.login_answer(w.admin_a, PASSWORD).await.expect(200);
+    let (access, first) = (
+        login["accessToken"].as_str().unwrap(),
+        login["refreshToken"].as_str().unwrap(),
+    );
+    assert!(first.starts_with("sbr_"));
+    assert_eq!(login["refreshExpiresIn"], 30 * 24 * 3600);
+    let rotated = post_anonymous(
+        &app,
+        "/v2/authentication/refresh",
+        json!({"refreshToken": first}),
+    )
+    .await
+    .expect(200);
+    let second = rotated["refreshToken"].as_str().unwrap();
+    assert_ne!(second, first, "rotated on every use");
+    app.get(
+        "/v2/admin/extensions/",
+        rotated["accessToken"].as_str().unwrap(),
+    )
+    .await
+    .expect(200);
+    // The spent token comes back: the whole session is revoked.
+    let reuse = post_anonymous(
+        &app,
+        "/v2/authentication/refresh",
+        json!({"refreshToken": first}),
+    )
+    .await;
+    reuse.error(401, "Unauthorized");
+    post_anonymous(
+        &app,
+        "/v2/authentication/refresh",
+        json!({"refreshToken": second}),
+    )
+    .await
+    .error(401, "Unauthorized");
+    app.get("/v2/admin/extensions/", access)
+        .await
+        .error(401, "Unauthorized");
+    app.get(
+        "/v2/admin/extensions/",
+        rotated["accessToken"].as_str().unwrap(),
+    )
+    .await
+    .error(401, "Unauthorized");
+    post_anonymous(
+        &app,
+        "/v2/authentication/refresh",
+        json!({"refreshToken": "sbr_unknown"}),
+    )
+    .await
+    .error(401, "Unauthorized");
+    let problems = post_anonymous(&app, "/v2/authentication/refresh", json!({}))
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(problems, ["'body/refreshToken' is required"]);
+    // Another login is a separate session, untouched.
+    let other = app.login(w.admin_a).await;
+    app.get("/v2/admin/extensions/", &other).await.expect(200);
+}
+
+async fn logout_ends_the_session(app: TestApp) {
+    let w = World::seed(&app).await;
+    let login = app.login_answer(w.admin_a, PASSWORD).await.expect(200);
+    let other = app.login(w.admin_a).await;
+    let body = json!({"refreshToken": login["refreshToken"]});
+    assert_eq!(
+        post_anonymous(&app, "/v2/authentication/logout", body.clone())
+            .await
+            .expect(200),
+        json!({"loggedOut": true})
+    );
+    app.get(
+        "/v2/admin/extensions/",
+        login["accessToken"].as_str().unwrap(),
+    )
+    .await
+    .error(401, "Unauthorized");
+    post_anonymous(&app, "/v2/authentication/refresh", body.clone())
+        .await
+        .error(401, "Unauthorized");
+    post_anonymous(&app, "/v2/authentication/logout", body)
+        .await
+        .expect(200);
+    app.get("/v2/admin/extensions/", &other).await.expect(200);
+}
+
+async fn password_change_and_disabling_revoke_every_token(app: TestApp) {
+    let w = World::seed(&app).await;
+    let first = app.login(w.user_a).await;
+    let second = app.login_answer(w.user_a, PASSWORD).await.expect(200);
+    let change = |old: &str, new: &str| json!({"oldPassword": old, "newPassword": new});
+    let problems = app
+        .patch(
+            "/v2/users/me/password",
+            &first,
+            change("wrong", "a fresh long secret"),
+        )
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(
+        problems,
+        ["'body/oldPassword' does not match the current password"]
+    );
+    let problems = app
+        .patch("/v2/users/me/password", &first, change(PASSWORD, "short"))
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(
+        problems,
+        ["'body/newPassword' must be at least 12 characters"]
+    );
+    let problems = app
+        .patch(
+            "/v2/users/me/password",
+            &first,
+            change(PASSWORD, "qwerty123456"),
+        )
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(
+        problems,
+        ["'body/newPassword' is too common or too easy to guess; choose another"]
+    );
+    let changed = app
+        .patch(
+            "/v2/users/me/password",
+            &first,
+            change(PASSWORD, "violet kettle sunrise 42"),
+        )
+        .await
+        .expect(200);
+    assert_eq!(
+        changed,
+        json!({"passwordChanged": true, "sessionsRevoked": 2})
+    );
+    app.get("/v2/admin/extensions/", &first)
+        .await
+        .error(401, "Unauthorized");
+    app.get(
+        "/v2/admin/extensions/",
+        second["accessToken"].as_str().unwrap(),
+    )
+    .await
+    .error(401, "Unauthorized");
+    post_anonymous(
+        &app,
+        "/v2/authentication/refresh",
+        json!({"refreshToken": second["refreshToken"]}),
+    )
+    .await
+    .error(401, "Unauthorized");
+    app.login_answer(w.user_a, PASSWORD)
+        .await
+        .error(401, "Unauthorized");
+    let fresh = app
+        .login_answer(w.user_a, "violet kettle sunrise 42")
+        .await
+        .expect(200);
+    // An admin disables the account: its tokens stop at once and it cannot log in.
+    let admin = app.login(w.admin_a).await;
+    let id = fresh["user"]["id"].as_i64().unwrap();
+    let disabled = app
+        .patch(
+            &format!("/v2/admin/users/{id}"),
+            &admin,
+            json!({"disabled": 1}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(disabled["disabled"], 1);
+    app.get(
+        "/v2/admin/extensions/",
+        fresh["accessToken"].as_str().unwrap(),
+    )
+    .await
+    .error(401, "Unauthorized");
+    app.login_answer(w.user_a, "violet kettle sunrise 42")
+        .await
+        .error(401, "Unauthorized");
+    app.patch(
+        &format!("/v2/admin/users/{id}"),
+        &admin,
+        json!({"disabled": 0}),
+    )
+    .await
+    .expect(200);
+    app.login_answer(w.user_a, "violet kettle sunrise 42")
+        .await
+        .expect(200);
+    // An admin setting a new password also ends the user's sessions.
+    let before = app
+        .login_answer(w.user_a, "violet kettle sunrise 42")
+        .await
+        .expect(200);
+    app.patch(
+        &format!("/v2/admin/users/{id}"),
+        &admin,
+        json!({"password": "admin chosen passphrase"}),
+    )
+    .await
+    .expect(200);
+    app.get(
+        "/v2/admin/extensions/",
+        before["accessToken"].as_str().unwrap(),
+    )
+    .await
+    .error(401, "Unauthorized");
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+fn code(secret: &[u8], step_offset: i64) -> String {
+    let step = (unix_now() / totp::STEP) as i64 + step_offset;
+    format!("{:06}", totp::code_at(secret, step as u64))
+}
+
+async fn totp_enrolment_login_and_recovery_codes(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let enrolment = app
+        .post("/v2/users/me/mfa/totp", &token, json!({}))
+        .await
+        .expect(200);
+    let uri = enrolment["otpauthUri"].as_str().unwrap();
+    assert!(
+        uri.starts_with("otpauth://totp/Switchboard:admin-a@example.com?secret="),
+        "{uri}"
+    );
+    let secret = totp::from_base32(enrolment["secret"].as_str().unwrap()).unwrap();
+    assert_eq!(secret.len(), 20);
+    let problems = app
+        .post(
+            "/v2/users/me/mfa/totp/confirm",
+            &token,
+            json!({"code": "000000"}),
+        )
+        .await;
+    if problems.status.as_u16() == 400 {
+        assert_eq!(
+            problems.error(400, "ValidationError"),
+            ["'body/code' is wrong or expired"]
+        );
+    }
+    let enabled = app
+        .post(
+            "/v2/users/me/mfa/totp/confirm",
+            &token,
+            json!({"code": code(&secret, 0)}),
+        )
+        .await
+        .expect(200);
+    let recovery: Vec<String> = enabled["recoveryCodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(recovery.len(), 10);
+    app.post("/v2/users/me/mfa/totp", &token, json!({}))
+        .await
+        .error(409, "Conflict");
+
+    // Password alone is not enough any more, and the answer names what is missing.
+    let answer = app.login_answer(w.admin_a, PASSWORD).await;
+    assert_eq!(answer.body["name"], "MfaRequired");
+    assert_eq!(answer.status.as_u16(), 401);
+    let with = |otp: &str| json!({"email": w.admin_a, "password": PASSWORD, "otp": otp});
+    let wrong = post_anonymous(&app, "/v2/authentication/", with("123456")).await;
+    assert_eq!(
+        (wrong.status.as_u16(), wrong.body["name"].as_str()),
+        (401, Some("MfaRequired"))
+    );
+    // One step of clock skew is accepted (the next step's code), and a code works once.
+    let next = code(&secret, 1);
+    let logged_in = post_anonymous(&app, "/v2/authentication/", with(&next))
+        .await
+        .expect(200);
+    assert_eq!(logged_in["user"]["mfaEnabled"], 1);
+    assert_eq!(
+        logged_in["user"]["mfaAppSecret"], "",
+        "the secret is never answered"
+    );
+    assert!(
+        !logged_in
+            .to_string()
+            .contains(enrolment["secret"].as_str().unwrap())
+    );
+    let replay = post_anonymous(&app, "/v2/authentication/", with(&next)).await;
+    assert_eq!(
+        (replay.status.as_u16(), replay.body["name"].as_str()),
+        (401, Some("MfaRequired"))
+    );
+    // Two steps away is outside the window.
+    let far = post_anonymous(&app, "/v2/authentication/", with(&code(&secret, 3))).await;
+    assert_eq!(far.status.as_u16(), 401);
+    // A recovery code logs in once.
+    post_anonymous(
+        &app,
+        "/v2/authentication/",
+        with(&recovery[0].to_uppercase()),
+    )
+    .await
+    .expect(200);
+    let again = post_anonymous(&app, "/v2/authentication/", with(&recovery[0])).await;
+    assert_eq!(again.status.as_u16(), 401);
+    // Turning it off needs the password.
+    let token = app
+        .call(
+            Method::POST,
+            "/v2/authentication/",
+            None,
+            Some(with(&recovery[1])),
+        )
+        .await
+        .expect(200)["accessToken"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    app.post(
+        "/v2/users/me/mfa/totp/disable",
+        &token,
+        json!({"password": "nope"}),
+    )
+    .await
+    .error(400, "ValidationError");
+    assert_eq!(
+        app.post(
+            "/v2/users/me/mfa/totp/disable",
+            &token,
+            json!({"password": PASSWORD})
+        )
+        .await
+        .expect(200),
+        json!({"mfaEnabled": 0})
+    );
+    app.login_answer(w.admin_a, PASSWORD).await.expect(200);
+}
+
+async fn lockout_after_five_failures_ends_by_itself(app: TestApp) {
+    let w = World::seed(&app).await;
+    for _ in 0..5 {
+        app.login_answer(w.user_a, "not the password")
+            .await
+            .error(401, "Unauthorized");
+    }
+    // Locked: even the right password answers 429 with Retry-After.
+    let locked = app.login_answer(w.user_a, PASSWORD).await;
+    let retry: u64 = locked.headers["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=2).contains(&retry), "a short first lock: {retry}");
+    locked.error(429, "TooManyRequests");
+    // Other accounts are not affected.
+    app.login_answer(w.admin_a, PASSWORD).await.expect(200);
+    tokio::time::sleep(Duration::from_millis(retry * 1000 + 1100)).await;
+    app.login_answer(w.user_a, PASSWORD).await.expect(200);
+    // Success reset the count: one more failure does not lock.
+    app.login_answer(w.user_a, "not the password")
+        .await
+        .error(401, "Unauthorized");
+    app.login_answer(w.user_a, PASSWORD).await.expect(200);
+    // Failures keep doubling the lock while they go on.
+    for _ in 0..6 {
+        let _ = app.login_answer(w.user_a, "not the password").await;
+        tokio::time::sleep(Duration::from_millis(1100)).await;
+    }
+    let locked = app.login_answer(w.user_a, PASSWORD).await;
+    assert_eq!(locked.status.as_u16(), 429);
+}
+
+async fn the_audit_trail_records_who_did_what_from_where(app: TestApp) {
+    let w = World::seed(&app).await;
+    app.login_answer(w.admin_a, "wrong password!")
+        .await
+        .error(401, "Unauthorized");
+    let login = app.login_answer(w.admin_a, PASSWORD).await.expect(200);
+    post_anonymous(
+        &app,
+        "/v2/authentication/refresh",
+        json!({"refreshToken": login["refreshToken"]}),
+    )
+    .await
+    .expect(200);
+    app.login(w.admin_b).await;
+    let token = login["accessToken"].as_str().unwrap();
+    // The token was refreshed but the old access token still lives until it expires.
+    let trail = app
+        .get("/v2/admin/audit-log/?sortBy=id", token)
+        .await
+        .expect(200);
+    let actions: Vec<&str> = trail["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        actions,
+        ["login.failure", "login.success", "token.refresh"],
+        "tenant A's entries only"
+    );
+    let success = &trail["records"][1];
+    assert_eq!(success["userEmail"], w.admin_a);
+    assert_eq!(success["tenantId"], w.tenant_a);
+    assert_eq!(success["tenantName"], "Tenant A");
+    assert_eq!(success["clientAddress"], "127.0.0.1");
+    assert!(success["at"].as_str().unwrap().ends_with('Z'));
+    let only_sessions = app
+        .get("/admin/audit-log?entities=session", token)
+        .await
+        .expect(200);
+    assert_eq!(only_sessions["totalRecords"], 1);
+    let problems = app
+        .get("/v2/admin/audit-log?entities=nope", token)
+        .await
+        .error(400, "ValidationError");
+    assert!(problems[0].starts_with("'query/entities' must list only:"));
+    app.get(
+        &format!(
+            "/v2/admin/audit-log?tenantIds={},{}",
+            w.tenant_a, w.tenant_b
+        ),
+        token,
+    )
+    .await
+    .error(403, "Forbidden");
+    let platform = app.login(w.platform).await;
+    let all = app
+        .get(
+            &format!(
+                "/v2/admin/audit-log?tenantIds={},{}&action=login.success",
+                w.tenant_a, w.tenant_b
+            ),
+            &platform,
+        )
+        .await
+        .expect(200);
+    assert_eq!(all["totalRecords"], 2);
+    let user = app.login(w.user_a).await;
+    app.get("/v2/admin/audit-log", &user)
+        .await
+        .error(403, "Forbidden");
+}
+
+on_both_backends!(
+    refresh_tokens_rotate_and_reuse_revokes_the_session,
+    logout_ends_the_session,
+    password_change_and_disabling_revoke_every_token,
+    totp_enrolment_login_and_recovery_codes,
+    lockout_after_five_failures_ends_by_itself,
+    the_audit_trail_records_who_did_what_from_where,
+);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rate_limits_answer_429_with_headers() {
+    let app = TestApp::start_with(Backend::Sqlite, |config| {
+        config.rate_limit_per_minute = 5;
+        config.rate_limit_per_minute_per_address = 8;
+    })
+    .await
+    .unwrap();
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await; // the address's first request
+    for remaining in (0..5).rev() {
+        let answer = app.get("/v2/admin/extensions/", &token).await;
+        assert_eq!(answer.headers["ratelimit-limit"], "5");
+        assert_eq!(
+            answer.headers["ratelimit-remaining"],
+            remaining.to_string().as_str()
+        );
+        answer.expect(200);
+    }
+    let refused = app.get("/v2/admin/extensions/", &token).await;
+    let reset: u64 = refused.headers["ratelimit-reset"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let retry: u64 = refused.headers["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        (1..=60).contains(&retry) && reset == retry,
+        "{reset} {retry}"
+    );
+    refused.error(429, "TooManyRequests");
+    // The address has its own, larger limit: anonymous requests still pass until it too is spent.
+    app.call(Method::GET, "/v2/admin/extensions/", None, None)
+        .await
+        .error(401, "Unauthorized");
+    app.call(Method::GET, "/v2/admin/extensions/", None, None)
+        .await
+        .error(429, "TooManyRequests");
+    // Probes are never limited.
+    assert!(
+        app.client
+            .get(app.url("/healthz"))
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .is_success()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_processes_share_limits_through_redis() {
+    let namespace = format!("test-{}:", uuid::Uuid::new_v4().simple());
+    let configure = |config: &mut switchboard::Config| {
+        config.redis_url = Some("redis://127.0.0.1:6379".into());
+        config.rate_limit_namespace = namespace.clone();
+        config.rate_limit_per_minute_per_address = 6;
+    };
+    let first = TestApp::start_with(Backend::Sqlite, configure)
+        .await
+        .unwrap();
+    let second = TestApp::start_with(Backend::Sqlite, configure)
+        .await
+        .unwrap();
+    for app in [&first, &second, &first, &second, &first, &second] {
+        app.call(Method::GET, "/v2/admin/extensions/", None, None)
+            .await
+            .error(401, "Unauthorized");
+    }
+    first
+        .call(Method::GET, "/v2/admin/extensions/", None, None)
+        .await
+        .error(429, "TooManyRequests");
+    second
+        .call(Method::GET, "/v2/admin/extensions/", None, None)
+        .await
+        .error(429, "TooManyRequests");
+}
