@@ -239,6 +239,7 @@ fn tenant_level(role: Role) -> bool {
 pub async fn update(
     caller: Caller<UsersWrite>,
     State(state): State<AppState>,
+    crate::client::ClientAddress(address): crate::client::ClientAddress,
     PathId(id): PathId<UserId>,
     JsonBody(UpdateUser { account, settings }): JsonBody<UpdateUser>,
 ) -> ApiResult<Json<User>> {
@@ -352,7 +353,28 @@ pub async fn update(
         } else {
             "password changed"
         };
-        switchboard_db::sessions::revoke_all(&state.db, id, reason, crate::audit::now()).await?;
+        let revoked =
+            switchboard_db::sessions::revoke_all(&state.db, id, reason, crate::audit::now())
+                .await?;
+        let action = if updated.disabled == 1 {
+            "user.disable"
+        } else {
+            "password.reset"
+        };
+        crate::audit::record(
+            &state,
+            switchboard_db::audit::NewEntry {
+                action,
+                entity: if updated.disabled == 1 { "user" } else { "password" },
+                entity_id: Some(id.get().to_string()),
+                tenant_id: (updated.tenant_id > 0).then_some(TenantId(updated.tenant_id)),
+                user_id: Some(caller.user_id),
+                user_email: updated.email.clone(),
+                client_address: address,
+                details: serde_json::json!({"by": caller.user_id.get(), "sessionsRevoked": revoked}),
+            },
+        )
+        .await;
     }
     Ok(Json(updated.shown_to(caller.user_id)))
 }
