@@ -13,6 +13,7 @@ mod business_hours;
 mod errors;
 mod lists;
 mod media_files;
+mod messaging;
 mod openapi;
 mod operations;
 mod paging_groups;

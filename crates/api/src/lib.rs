@@ -37,7 +37,7 @@ use utoipa_swagger_ui::SwaggerUi;
 use crate::error::ApiError;
 use crate::routes::{
     announcements, audit_log, authentication, branches, business_hours, extensions, ivrs, me,
-    media_files, objects, operations, paging_groups, partners, tenants, users,
+    media_files, messaging, objects, operations, paging_groups, partners, tenants, users,
 };
 pub use crate::state::{AppState, Settings};
 
@@ -85,6 +85,14 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
             media_files::update,
             media_files::delete
         ))
+        .merge(
+            // Several files of up to 3 MB each; the per-file limit is enforced as they stream.
+            OpenApiRouter::new()
+                .routes(routes!(messaging::upload_media))
+                .layer(DefaultBodyLimit::max(
+                    messaging::MAX_FILES * (messaging::MAX_FILE_BYTES + 64 * 1024),
+                )),
+        )
         .routes(routes!(objects::download))
         .routes(routes!(announcements::list, announcements::create))
         .routes(routes!(

@@ -49,6 +49,7 @@ use crate::error::ErrorBody;
         (name = "ivrs", description = "Voice menus"),
         (name = "media-files", description = "Uploaded audio and its signed download links"),
         (name = "paging-groups", description = "Numbers that page a set of extensions at once"),
+        (name = "messaging", description = "Media for MMS messages"),
         (name = "operations", description = "Health probes"),
     )
 )]

@@ -16,6 +16,9 @@ pub struct Settings {
     pub body_limit: usize,
     /// How long a signed media URL stays valid.
     pub media_url_ttl: std::time::Duration,
+    /// How long an MMS media URL stays valid: carriers fetch it when the message goes out,
+    /// which may be a while after the upload.
+    pub mms_url_ttl: std::time::Duration,
     /// How long a session (and its refresh tokens) lives without a new login.
     pub refresh_ttl: std::time::Duration,
     /// Failed logins of one account within [`Settings::failure_window`] before it is
@@ -45,6 +48,7 @@ impl Settings {
             public_url,
             body_limit: 2 * 1024 * 1024,
             media_url_ttl: std::time::Duration::from_secs(900),
+            mms_url_ttl: std::time::Duration::from_secs(7 * 24 * 3600),
             refresh_ttl: std::time::Duration::from_secs(30 * 24 * 3600),
             lockout_threshold: 5,
             failure_window: std::time::Duration::from_secs(15 * 60),

@@ -89,6 +89,7 @@ impl Role {
                 AnnouncementsWrite,
                 MediaFilesRead,
                 MediaFilesWrite,
+                MessagingSend,
                 AuditLogRead,
             ],
             Role::TenantAdmin => &[
@@ -109,6 +110,7 @@ impl Role {
                 AnnouncementsWrite,
                 MediaFilesRead,
                 MediaFilesWrite,
+                MessagingSend,
                 AuditLogRead,
             ],
             // Branch admins run their branch's call handling; tenant-wide routing (IVRs,
@@ -128,8 +130,15 @@ impl Role {
                 AnnouncementsWrite,
                 MediaFilesRead,
                 MediaFilesWrite,
+                MessagingSend,
             ],
-            Role::User => &[TenantsRead, BranchesRead, ExtensionsRead, UsersRead],
+            Role::User => &[
+                TenantsRead,
+                BranchesRead,
+                ExtensionsRead,
+                UsersRead,
+                MessagingSend,
+            ],
         }
     }
 }
@@ -205,6 +214,8 @@ permissions! {
     MediaFilesRead = "media-files:read",
     /// Upload, change and delete media files.
     MediaFilesWrite = "media-files:write",
+    /// Send messages (and upload their media).
+    MessagingSend = "messaging:send",
     /// Read the audit log.
     AuditLogRead = "audit-log:read",
 }

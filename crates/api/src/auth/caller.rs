@@ -41,6 +41,7 @@ requirements! {
     UsersRead, UsersWrite, ExtensionsRead, ExtensionsWrite, IvrsRead, IvrsWrite,
     PagingGroupsRead, PagingGroupsWrite, BusinessHoursRead, BusinessHoursWrite,
     AnnouncementsRead, AnnouncementsWrite, MediaFilesRead, MediaFilesWrite, AuditLogRead,
+    MessagingSend,
 }
 
 /// The authenticated caller, holding permission `P`.

@@ -10,6 +10,7 @@ pub mod extensions;
 pub mod ivrs;
 pub mod me;
 pub mod media_files;
+pub mod messaging;
 pub mod objects;
 pub mod operations;
 pub mod paging_groups;
