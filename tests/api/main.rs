@@ -20,3 +20,4 @@ mod paging_groups;
 mod records;
 mod scope;
 mod security;
+mod webhooks;

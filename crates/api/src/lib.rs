@@ -37,7 +37,7 @@ use utoipa_swagger_ui::SwaggerUi;
 use crate::error::ApiError;
 use crate::routes::{
     announcements, audit_log, authentication, branches, business_hours, extensions, ivrs, me,
-    media_files, messaging, objects, operations, paging_groups, partners, tenants, users,
+    media_files, messaging, objects, operations, paging_groups, partners, tenants, users, webhooks,
 };
 pub use crate::state::{AppState, Settings};
 
@@ -94,6 +94,11 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
                 )),
         )
         .routes(routes!(objects::download))
+        .routes(routes!(webhooks::list_types))
+        .routes(routes!(webhooks::list, webhooks::create))
+        .routes(routes!(webhooks::get, webhooks::update, webhooks::delete))
+        .routes(routes!(webhooks::signing_secret))
+        .routes(routes!(webhooks::rotate_secret))
         .routes(routes!(announcements::list, announcements::create))
         .routes(routes!(
             announcements::get,

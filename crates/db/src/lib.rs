@@ -25,6 +25,7 @@ pub mod security;
 pub mod sessions;
 pub mod tenants;
 pub mod users;
+pub mod webhooks;
 
 pub use backend::{Db, Record, Tx};
 pub use error::{Error, Result};

@@ -90,6 +90,8 @@ impl Role {
                 MediaFilesRead,
                 MediaFilesWrite,
                 MessagingSend,
+                WebhooksRead,
+                WebhooksWrite,
                 AuditLogRead,
             ],
             Role::TenantAdmin => &[
@@ -111,6 +113,8 @@ impl Role {
                 MediaFilesRead,
                 MediaFilesWrite,
                 MessagingSend,
+                WebhooksRead,
+                WebhooksWrite,
                 AuditLogRead,
             ],
             // Branch admins run their branch's call handling; tenant-wide routing (IVRs,
@@ -214,6 +218,10 @@ permissions! {
     MediaFilesRead = "media-files:read",
     /// Upload, change and delete media files.
     MediaFilesWrite = "media-files:write",
+    /// Read webhooks.
+    WebhooksRead = "webhooks:read",
+    /// Create, change, rotate and delete webhooks.
+    WebhooksWrite = "webhooks:write",
     /// Send messages (and upload their media).
     MessagingSend = "messaging:send",
     /// Read the audit log.

@@ -41,7 +41,7 @@ requirements! {
     UsersRead, UsersWrite, ExtensionsRead, ExtensionsWrite, IvrsRead, IvrsWrite,
     PagingGroupsRead, PagingGroupsWrite, BusinessHoursRead, BusinessHoursWrite,
     AnnouncementsRead, AnnouncementsWrite, MediaFilesRead, MediaFilesWrite, AuditLogRead,
-    MessagingSend,
+    MessagingSend, WebhooksRead, WebhooksWrite,
 }
 
 /// The authenticated caller, holding permission `P`.

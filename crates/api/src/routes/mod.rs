@@ -17,3 +17,4 @@ pub mod paging_groups;
 pub mod partners;
 pub mod tenants;
 pub mod users;
+pub mod webhooks;

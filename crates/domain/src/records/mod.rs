@@ -13,6 +13,7 @@ pub mod paging_group;
 pub mod partner;
 pub mod tenant;
 pub mod user;
+pub mod webhook;
 
 use crate::validation::{Text, text};
 

@@ -1,0 +1,226 @@
+//! `/v2/webhooks`: where a tenant's events are posted. Credentials are sealed at rest and
+//! answered masked; the Standard Webhooks signing secret is answered on create and by
+//! `/{id}/signing-secret`, and `/{id}/rotate-secret` replaces it while the old one keeps
+//! signing for 24 hours.
+
+use axum::Json;
+use axum::extract::State;
+use axum::response::Response;
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use chrono::SecondsFormat;
+use rand::RngCore;
+use switchboard_db::webhooks::{self, WebhookRow, WebhookWrite};
+use switchboard_domain::list::Page;
+use switchboard_domain::records::webhook::{
+    CreateWebhook, MASK, SigningSecret, TYPES, UpdateWebhook, Webhook, WebhookCreated,
+    WebhookFields, WebhookFilter, WebhookType,
+};
+
+use crate::audit::now;
+use crate::auth::caller::{Caller, WebhooksRead, WebhooksWrite};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{JsonBody, ListParams, PathId};
+use crate::state::AppState;
+use crate::{listing, tenancy};
+
+/// How long the secret before a rotation keeps signing.
+pub const ROTATION_OVERLAP_SECONDS: i64 = 24 * 3600;
+
+/// A webhook's id in a path (webhooks have no newtype of their own outside this module).
+pub struct WebhookId(pub i64);
+
+impl From<i64> for WebhookId {
+    fn from(id: i64) -> Self {
+        WebhookId(id)
+    }
+}
+
+fn new_secret() -> String {
+    let mut bytes = [0u8; 32];
+    rand::rng().fill_bytes(&mut bytes);
+    format!("whsec_{}", STANDARD.encode(bytes))
+}
+
+fn mask(sealed: &Option<String>) -> String {
+    if sealed.is_some() {
+        MASK.to_owned()
+    } else {
+        String::new()
+    }
+}
+
+/// A stored webhook as answered: credentials masked.
+fn present(row: WebhookRow) -> Webhook {
+    Webhook {
+        id: row.id,
+        tenant_id: row.tenant_id,
+        password: mask(&row.password_sealed),
+        authtoken: mask(&row.authtoken_sealed),
+        kind: row.kind,
+        url: row.url,
+        username: row.username,
+    }
+}
+
+fn secrets(state: &AppState, row: &WebhookRow) -> ApiResult<SigningSecret> {
+    let open = |sealed: &str| {
+        state
+            .sealer
+            .open(sealed)
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .ok_or_else(|| ApiError::internal("a sealed webhook secret does not open"))
+    };
+    let live_previous = row.previous_secret_expires_at.filter(|at| *at > now());
+    let previous = match (&row.previous_secret_sealed, live_previous) {
+        (Some(sealed), Some(_)) => Some(open(sealed)?),
+        _ => None,
+    };
+    Ok(SigningSecret {
+        signing_secret: open(&row.signing_secret_sealed)?,
+        previous_signing_secret: previous,
+        previous_expires_at: live_previous
+            .and_then(|at| chrono::DateTime::from_timestamp(at, 0))
+            .map(|at| at.to_rfc3339_opts(SecondsFormat::Secs, true)),
+    })
+}
+
+/// Seals the credentials of a body: an empty string clears one.
+fn write_of(state: &AppState, fields: WebhookFields) -> WebhookWrite {
+    let seal = |value: Option<String>| {
+        value.map(|v| (!v.is_empty()).then(|| state.sealer.seal(v.as_bytes())))
+    };
+    WebhookWrite {
+        kind: fields.kind,
+        url: fields.url,
+        username: fields.username,
+        password_sealed: seal(fields.password),
+        authtoken_sealed: seal(fields.authtoken),
+    }
+}
+
+/// The 11 webhook types.
+#[utoipa::path(get, path = "/v2/webhooks/list-types", tag = "webhooks",
+    responses((status = 200, description = "Every webhook type", body = Vec<WebhookType>)))]
+pub async fn list_types(_caller: Caller) -> Json<Vec<WebhookType>> {
+    Json(
+        TYPES
+            .iter()
+            .map(|(kind, description)| WebhookType {
+                kind: (*kind).into(),
+                description: (*description).into(),
+            })
+            .collect(),
+    )
+}
+
+/// Lists the webhooks in the caller's scope.
+#[utoipa::path(get, path = "/v2/webhooks/", tag = "webhooks",
+    params(ListParams<WebhookFilter>),
+    responses((status = 200, description = "A page of webhooks", body = Page<Webhook>)))]
+pub async fn list(
+    caller: Caller<WebhooksRead>,
+    State(state): State<AppState>,
+    ListParams { query, filter }: ListParams<WebhookFilter>,
+) -> ApiResult<Response> {
+    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id).await?;
+    let listing = webhooks::list(&state.db, &caller.scope, &filter, &query).await?;
+    Ok(listing::respond(listing, present))
+}
+
+/// Creates a webhook; the answer carries its signing secret.
+#[utoipa::path(post, path = "/v2/webhooks/", tag = "webhooks",
+    request_body = CreateWebhook,
+    responses((status = 200, description = "The new webhook and its signing secret", body = WebhookCreated)))]
+pub async fn create(
+    caller: Caller<WebhooksWrite>,
+    State(state): State<AppState>,
+    JsonBody(CreateWebhook(fields)): JsonBody<CreateWebhook>,
+) -> ApiResult<Json<WebhookCreated>> {
+    let tenant = tenancy::tenant_for_write(&state, &caller, fields.tenant_id).await?;
+    let secret = new_secret();
+    let sealed = state.sealer.seal(secret.as_bytes());
+    let row = webhooks::create(&state.db, tenant, write_of(&state, fields), sealed, now()).await?;
+    Ok(Json(WebhookCreated {
+        webhook: present(row),
+        signing_secret: secret,
+    }))
+}
+
+/// One webhook.
+#[utoipa::path(get, path = "/v2/webhooks/{id}", tag = "webhooks",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Webhook id")),
+    responses((status = 200, description = "The webhook", body = Webhook)))]
+pub async fn get(
+    caller: Caller<WebhooksRead>,
+    State(state): State<AppState>,
+    PathId(WebhookId(id)): PathId<WebhookId>,
+) -> ApiResult<Json<Webhook>> {
+    Ok(Json(present(
+        webhooks::get(&state.db, &caller.scope, id).await?,
+    )))
+}
+
+/// Changes a webhook; an empty `password` or `authtoken` clears it.
+#[utoipa::path(patch, path = "/v2/webhooks/{id}", tag = "webhooks",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Webhook id")),
+    request_body = UpdateWebhook,
+    responses((status = 200, description = "The changed webhook", body = Webhook)))]
+pub async fn update(
+    caller: Caller<WebhooksWrite>,
+    State(state): State<AppState>,
+    PathId(WebhookId(id)): PathId<WebhookId>,
+    JsonBody(UpdateWebhook(fields)): JsonBody<UpdateWebhook>,
+) -> ApiResult<Json<Webhook>> {
+    let row = webhooks::update(&state.db, &caller.scope, id, write_of(&state, fields)).await?;
+    Ok(Json(present(row)))
+}
+
+/// Deletes a webhook, answering it as it was.
+#[utoipa::path(delete, path = "/v2/webhooks/{id}", tag = "webhooks",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Webhook id")),
+    responses((status = 200, description = "The deleted webhook", body = Webhook)))]
+pub async fn delete(
+    caller: Caller<WebhooksWrite>,
+    State(state): State<AppState>,
+    PathId(WebhookId(id)): PathId<WebhookId>,
+) -> ApiResult<Json<Webhook>> {
+    Ok(Json(present(
+        webhooks::delete(&state.db, &caller.scope, id).await?,
+    )))
+}
+
+/// The webhook's signing secret (and the previous one while it still signs).
+#[utoipa::path(get, path = "/v2/webhooks/{id}/signing-secret", tag = "webhooks",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Webhook id")),
+    responses((status = 200, description = "The signing secrets", body = SigningSecret)))]
+pub async fn signing_secret(
+    caller: Caller<WebhooksWrite>,
+    State(state): State<AppState>,
+    PathId(WebhookId(id)): PathId<WebhookId>,
+) -> ApiResult<Json<SigningSecret>> {
+    let row = webhooks::get(&state.db, &caller.scope, id).await?;
+    Ok(Json(secrets(&state, &row)?))
+}
+
+/// Replaces the signing secret; deliveries are signed with both for 24 hours, so receivers
+/// can switch without losing events.
+#[utoipa::path(post, path = "/v2/webhooks/{id}/rotate-secret", tag = "webhooks",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Webhook id")),
+    responses((status = 200, description = "The new secret, and the old one until it stops", body = SigningSecret)))]
+pub async fn rotate_secret(
+    caller: Caller<WebhooksWrite>,
+    State(state): State<AppState>,
+    PathId(WebhookId(id)): PathId<WebhookId>,
+) -> ApiResult<Json<SigningSecret>> {
+    let sealed = state.sealer.seal(new_secret().as_bytes());
+    let row = webhooks::rotate(
+        &state.db,
+        &caller.scope,
+        id,
+        sealed,
+        now() + ROTATION_OVERLAP_SECONDS,
+    )
+    .await?;
+    Ok(Json(secrets(&state, &row)?))
+}
