@@ -17,6 +17,7 @@ mod messaging;
 mod openapi;
 mod operations;
 mod paging_groups;
+mod phone_numbers;
 mod records;
 mod scope;
 mod security;

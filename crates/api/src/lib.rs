@@ -37,7 +37,8 @@ use utoipa_swagger_ui::SwaggerUi;
 use crate::error::ApiError;
 use crate::routes::{
     announcements, audit_log, authentication, branches, business_hours, extensions, ivrs, me,
-    media_files, messaging, objects, operations, paging_groups, partners, tenants, users, webhooks,
+    media_files, messaging, objects, operations, paging_groups, partners, phone_numbers, tenants,
+    users, webhooks,
 };
 pub use crate::state::{AppState, Settings};
 
@@ -94,6 +95,12 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
                 )),
         )
         .routes(routes!(objects::download))
+        .routes(routes!(phone_numbers::list, phone_numbers::create))
+        .routes(routes!(
+            phone_numbers::get,
+            phone_numbers::update,
+            phone_numbers::delete
+        ))
         .routes(routes!(webhooks::list_types))
         .routes(routes!(webhooks::list, webhooks::create))
         .routes(routes!(webhooks::get, webhooks::update, webhooks::delete))

@@ -50,6 +50,7 @@ use crate::error::ErrorBody;
         (name = "media-files", description = "Uploaded audio and its signed download links"),
         (name = "paging-groups", description = "Numbers that page a set of extensions at once"),
         (name = "messaging", description = "Media for MMS messages"),
+        (name = "phone-numbers", description = "Numbers provisioned to tenants, and their settings"),
         (name = "webhooks", description = "Where a tenant's events are posted"),
         (name = "operations", description = "Health probes"),
     )

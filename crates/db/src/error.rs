@@ -64,6 +64,11 @@ fn unique_message(constraint: Option<&str>, message: &str) -> String {
             "a paging group with this number already exists in the tenant",
         ),
         (
+            "phone_numbers_number_unique",
+            "phone_numbers.number",
+            "this phone number is already provisioned",
+        ),
+        (
             "ivrs_number_unique",
             "ivrs.number",
             "an IVR with this number already exists in the tenant",

@@ -21,6 +21,7 @@ pub mod ivrs;
 pub mod media_files;
 pub mod paging_groups;
 pub mod partners;
+pub mod phone_numbers;
 pub mod security;
 pub mod sessions;
 pub mod tenants;

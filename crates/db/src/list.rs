@@ -22,18 +22,20 @@ fn like_pattern(search: &str) -> String {
     out
 }
 
+/// `column` contains `text`, case-insensitively and literally (no wildcards).
+pub fn contains(column_name: &'static str, text: &str) -> Expr {
+    Expr::expr(Func::lower(column(column_name)))
+        .like(LikeExpr::new(like_pattern(text)).escape('\\'))
+}
+
 /// Adds the free-text search and the sort order of `query` to `select`.
 fn prepare(mut select: SelectStatement, spec: &ListSpec, query: &ListQuery) -> SelectStatement {
     if let Some(search) = &query.search {
-        let pattern = like_pattern(search);
         let any = spec
             .search_columns
             .iter()
             .fold(Condition::any(), |any, name| {
-                any.add(
-                    Expr::expr(Func::lower(column(name)))
-                        .like(LikeExpr::new(pattern.clone()).escape('\\')),
-                )
+                any.add(contains(name, search))
             });
         select.cond_where(any);
     }

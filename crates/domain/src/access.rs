@@ -71,6 +71,9 @@ impl Role {
             Role::PlatformAdmin => Permission::ALL,
             Role::PartnerAdmin => &[
                 PartnersRead,
+                PhoneNumbersRead,
+                PhoneNumbersWrite,
+                PhoneNumbersProvision,
                 TenantsRead,
                 TenantsWrite,
                 BranchesRead,
@@ -96,6 +99,8 @@ impl Role {
             ],
             Role::TenantAdmin => &[
                 TenantsRead,
+                PhoneNumbersRead,
+                PhoneNumbersWrite,
                 BranchesRead,
                 BranchesWrite,
                 UsersRead,
@@ -121,6 +126,7 @@ impl Role {
             // paging groups) they may read but not change.
             Role::BranchAdmin => &[
                 TenantsRead,
+                PhoneNumbersRead,
                 BranchesRead,
                 UsersRead,
                 UsersWrite,
@@ -218,6 +224,12 @@ permissions! {
     MediaFilesRead = "media-files:read",
     /// Upload, change and delete media files.
     MediaFilesWrite = "media-files:write",
+    /// Read phone numbers.
+    PhoneNumbersRead = "phone-numbers:read",
+    /// Change the settings of phone numbers.
+    PhoneNumbersWrite = "phone-numbers:write",
+    /// Provision (create) and release (delete) phone numbers.
+    PhoneNumbersProvision = "phone-numbers:provision",
     /// Read webhooks.
     WebhooksRead = "webhooks:read",
     /// Create, change, rotate and delete webhooks.

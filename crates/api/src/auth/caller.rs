@@ -41,7 +41,8 @@ requirements! {
     UsersRead, UsersWrite, ExtensionsRead, ExtensionsWrite, IvrsRead, IvrsWrite,
     PagingGroupsRead, PagingGroupsWrite, BusinessHoursRead, BusinessHoursWrite,
     AnnouncementsRead, AnnouncementsWrite, MediaFilesRead, MediaFilesWrite, AuditLogRead,
-    MessagingSend, WebhooksRead, WebhooksWrite,
+    MessagingSend, WebhooksRead, WebhooksWrite, PhoneNumbersRead, PhoneNumbersWrite,
+    PhoneNumbersProvision,
 }
 
 /// The authenticated caller, holding permission `P`.

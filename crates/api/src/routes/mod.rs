@@ -15,6 +15,7 @@ pub mod objects;
 pub mod operations;
 pub mod paging_groups;
 pub mod partners;
+pub mod phone_numbers;
 pub mod tenants;
 pub mod users;
 pub mod webhooks;

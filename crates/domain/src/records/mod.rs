@@ -11,6 +11,7 @@ pub mod ivr;
 pub mod media_file;
 pub mod paging_group;
 pub mod partner;
+pub mod phone_number;
 pub mod tenant;
 pub mod user;
 pub mod webhook;

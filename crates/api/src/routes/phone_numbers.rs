@@ -1,0 +1,129 @@
+//! `/v2/admin/phone-numbers`: numbers provisioned to a tenant (by platform and partner
+//! admins) and their settings (edited by the tenant).
+
+use axum::Json;
+use axum::extract::State;
+use axum::response::Response;
+use switchboard_db::phone_numbers;
+use switchboard_domain::Location;
+use switchboard_domain::ids::TenantId;
+use switchboard_domain::list::Page;
+use switchboard_domain::records::phone_number::{
+    CreatePhoneNumber, PhoneNumber, PhoneNumberFilter, PhoneNumberSettings, UpdatePhoneNumber,
+};
+
+use crate::audit::now;
+use crate::auth::caller::{Caller, PhoneNumbersProvision, PhoneNumbersRead, PhoneNumbersWrite};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{JsonBody, ListParams, PathId};
+use crate::state::AppState;
+use crate::{listing, tenancy};
+
+/// A phone number's id in a path.
+pub struct PhoneNumberId(pub i64);
+
+impl From<i64> for PhoneNumberId {
+    fn from(id: i64) -> Self {
+        PhoneNumberId(id)
+    }
+}
+
+/// Checks the branch and SMS extension named by `settings` belong to `tenant`.
+async fn check_references(
+    state: &AppState,
+    caller: &switchboard_domain::Principal,
+    tenant: TenantId,
+    settings: &mut PhoneNumberSettings,
+) -> ApiResult<()> {
+    if let Some(Some(branch)) = settings.branch_id {
+        settings.branch_id =
+            Some(tenancy::branch_for_write(state, caller, tenant, Some(branch)).await?);
+    }
+    if let Some(Some(ext)) = settings.sms_ext_id
+        && !switchboard_db::extensions::of_tenant(&state.db, tenant, ext).await?
+    {
+        return Err(ApiError::invalid(
+            Location::Body,
+            "smsExtId",
+            "must name an extension of the tenant",
+        ));
+    }
+    Ok(())
+}
+
+/// Lists phone numbers with the filters of CONTRACT §6 (`resultsPerPage` is an alias of
+/// `recordsPerPage`); `query` searches number, comment name and CNAM.
+#[utoipa::path(get, path = "/v2/admin/phone-numbers/", tag = "phone-numbers",
+    params(ListParams<PhoneNumberFilter>),
+    responses((status = 200, description = "A page of phone numbers", body = Page<PhoneNumber>)))]
+pub async fn list(
+    caller: Caller<PhoneNumbersRead>,
+    State(state): State<AppState>,
+    ListParams { query, filter }: ListParams<PhoneNumberFilter>,
+) -> ApiResult<Response> {
+    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id).await?;
+    let listing = phone_numbers::list(&state.db, &caller.scope, &filter, &query).await?;
+    Ok(listing::respond(listing, std::convert::identity))
+}
+
+/// Provisions a number to a tenant (platform and partner admins).
+#[utoipa::path(post, path = "/v2/admin/phone-numbers/", tag = "phone-numbers",
+    request_body = CreatePhoneNumber,
+    responses((status = 200, description = "The provisioned number", body = PhoneNumber)))]
+pub async fn create(
+    caller: Caller<PhoneNumbersProvision>,
+    State(state): State<AppState>,
+    JsonBody(mut body): JsonBody<CreatePhoneNumber>,
+) -> ApiResult<Json<PhoneNumber>> {
+    let tenant = tenancy::tenant_for_write(&state, &caller, Some(body.tenant_id)).await?;
+    check_references(&state, &caller, tenant, &mut body.settings).await?;
+    Ok(Json(
+        phone_numbers::create(&state.db, tenant, body.number, body.settings, now()).await?,
+    ))
+}
+
+/// One phone number.
+#[utoipa::path(get, path = "/v2/admin/phone-numbers/{id}", tag = "phone-numbers",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Phone number id")),
+    responses((status = 200, description = "The phone number", body = PhoneNumber)))]
+pub async fn get(
+    caller: Caller<PhoneNumbersRead>,
+    State(state): State<AppState>,
+    PathId(PhoneNumberId(id)): PathId<PhoneNumberId>,
+) -> ApiResult<Json<PhoneNumber>> {
+    Ok(Json(
+        phone_numbers::get(&state.db, &caller.scope, id).await?,
+    ))
+}
+
+/// Changes a number's settings; `tenantId` and `number` do not change.
+#[utoipa::path(patch, path = "/v2/admin/phone-numbers/{id}", tag = "phone-numbers",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Phone number id")),
+    request_body = UpdatePhoneNumber,
+    responses((status = 200, description = "The changed phone number", body = PhoneNumber)))]
+pub async fn update(
+    caller: Caller<PhoneNumbersWrite>,
+    State(state): State<AppState>,
+    PathId(PhoneNumberId(id)): PathId<PhoneNumberId>,
+    JsonBody(UpdatePhoneNumber(mut settings)): JsonBody<UpdatePhoneNumber>,
+) -> ApiResult<Json<PhoneNumber>> {
+    let current = phone_numbers::get(&state.db, &caller.scope, id).await?;
+    check_references(&state, &caller, TenantId(current.tenant_id), &mut settings).await?;
+    Ok(Json(
+        phone_numbers::update(&state.db, &caller.scope, id, settings).await?,
+    ))
+}
+
+/// Releases a number (platform and partner admins), answering it as it was.
+#[utoipa::path(delete, path = "/v2/admin/phone-numbers/{id}", tag = "phone-numbers",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Phone number id")),
+    responses((status = 200, description = "The released phone number", body = PhoneNumber)))]
+pub async fn delete(
+    caller: Caller<PhoneNumbersProvision>,
+    State(state): State<AppState>,
+    PathId(PhoneNumberId(id)): PathId<PhoneNumberId>,
+) -> ApiResult<Json<PhoneNumber>> {
+    Ok(Json(
+        phone_numbers::delete(&state.db, &caller.scope, id).await?,
+    ))
+}
