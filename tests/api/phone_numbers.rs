@@ -9,24 +9,50 @@ use crate::support::TestApp;
 
 const INTEGERS: &[&str] = &["id", "tenantId", "branchId", "smsExtId", "inUse"];
 const STRINGS: &[&str] = &[
-    "number", "registeredCNAM", "diCommentName", "recording", "fax", "faxEmail", "faxStore", "namePrefix",
-    "unconditionalStatus", "emailRecording", "storeAndForwardNumber", "tenantName",
+    "number",
+    "registeredCNAM",
+    "diCommentName",
+    "recording",
+    "fax",
+    "faxEmail",
+    "faxStore",
+    "namePrefix",
+    "unconditionalStatus",
+    "emailRecording",
+    "storeAndForwardNumber",
+    "tenantName",
 ];
 
 async fn provision(app: &TestApp, token: &str, tenant: i64, number: &str, extra: Value) -> Value {
     let mut body = json!({"tenantId": tenant, "number": number});
-    body.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
-    app.post("/v2/admin/phone-numbers/", token, body).await.expect(200)
+    body.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    app.post("/v2/admin/phone-numbers/", token, body)
+        .await
+        .expect(200)
 }
 
 fn numbers(page: &Value) -> Vec<&str> {
-    page["records"].as_array().unwrap().iter().map(|r| r["number"].as_str().unwrap()).collect()
+    page["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["number"].as_str().unwrap())
+        .collect()
 }
 
 async fn provisioning_and_settings(app: TestApp) {
     let w = World::seed(&app).await;
     let partner = app.login(w.partner_admin_a).await;
-    let created = provision(&app, &partner, w.tenant_a, "15550001111", json!({"registeredCNAM": "RIVERSIDE", "fax": "yes", "branchId": w.branch_a})).await;
+    let created = provision(
+        &app,
+        &partner,
+        w.tenant_a,
+        "15550001111",
+        json!({"registeredCNAM": "RIVERSIDE", "fax": "yes", "branchId": w.branch_a}),
+    )
+    .await;
     for field in INTEGERS {
         assert!(created[field].is_i64(), "{field}: {created}");
     }
@@ -34,22 +60,40 @@ async fn provisioning_and_settings(app: TestApp) {
         assert!(created[field].is_string(), "{field}: {created}");
     }
     assert_eq!(created["tenantName"], "Tenant A");
-    assert_eq!((created["branchId"].as_i64(), created["smsExtId"].as_i64()), (Some(w.branch_a), Some(0)));
+    assert_eq!(
+        (created["branchId"].as_i64(), created["smsExtId"].as_i64()),
+        (Some(w.branch_a), Some(0))
+    );
     assert_eq!(created["recording"], "no");
-    app.post("/v2/admin/phone-numbers/", &partner, json!({"tenantId": w.tenant_a, "number": "15550001111"}))
-        .await
-        .error(409, "Conflict");
-    app.post("/v2/admin/phone-numbers/", &partner, json!({"tenantId": w.tenant_b, "number": "15550002222"}))
-        .await
-        .error(403, "Forbidden");
+    app.post(
+        "/v2/admin/phone-numbers/",
+        &partner,
+        json!({"tenantId": w.tenant_a, "number": "15550001111"}),
+    )
+    .await
+    .error(409, "Conflict");
+    app.post(
+        "/v2/admin/phone-numbers/",
+        &partner,
+        json!({"tenantId": w.tenant_b, "number": "15550002222"}),
+    )
+    .await
+    .error(403, "Forbidden");
     // The tenant edits its number's settings but cannot provision or release numbers.
     let admin = app.login(w.admin_a).await;
     let id = created["id"].as_i64().unwrap();
     let patched = app
-        .patch(&format!("/v2/admin/phone-numbers/{id}"), &admin, json!({"recording": "yes", "smsExtId": w.ext_a, "faxEmail": "fax@riverside.example"}))
+        .patch(
+            &format!("/v2/admin/phone-numbers/{id}"),
+            &admin,
+            json!({"recording": "yes", "smsExtId": w.ext_a, "faxEmail": "fax@riverside.example"}),
+        )
         .await
         .expect(200);
-    assert_eq!((patched["recording"].as_str(), patched["smsExtId"].as_i64()), (Some("yes"), Some(w.ext_a)));
+    assert_eq!(
+        (patched["recording"].as_str(), patched["smsExtId"].as_i64()),
+        (Some("yes"), Some(w.ext_a))
+    );
     let problems = app
         .patch(&format!("/v2/admin/phone-numbers/{id}"), &admin, json!({"recording": "maybe", "number": "1", "smsExtId": w.ext_b, "registeredCNAM": "A NAME TOO LONG FOR CNAM"}))
         .await
@@ -62,41 +106,152 @@ async fn provisioning_and_settings(app: TestApp) {
             "'body/recording' must be one of: yes, no",
         ]
     );
-    let problems = app.patch(&format!("/v2/admin/phone-numbers/{id}"), &admin, json!({"smsExtId": w.ext_b})).await.error(400, "ValidationError");
-    assert_eq!(problems, ["'body/smsExtId' must name an extension of the tenant"]);
-    app.post("/v2/admin/phone-numbers/", &admin, json!({"tenantId": w.tenant_a, "number": "15550003333"})).await.error(403, "Forbidden");
-    app.delete(&format!("/v2/admin/phone-numbers/{id}"), &admin).await.error(403, "Forbidden");
+    let problems = app
+        .patch(
+            &format!("/v2/admin/phone-numbers/{id}"),
+            &admin,
+            json!({"smsExtId": w.ext_b}),
+        )
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(
+        problems,
+        ["'body/smsExtId' must name an extension of the tenant"]
+    );
+    app.post(
+        "/v2/admin/phone-numbers/",
+        &admin,
+        json!({"tenantId": w.tenant_a, "number": "15550003333"}),
+    )
+    .await
+    .error(403, "Forbidden");
+    app.delete(&format!("/v2/admin/phone-numbers/{id}"), &admin)
+        .await
+        .error(403, "Forbidden");
     let b = app.login(w.admin_b).await;
-    app.get(&format!("/v2/admin/phone-numbers/{id}"), &b).await.error(404, "NotFound");
-    app.patch(&format!("/v2/admin/phone-numbers/{id}"), &b, json!({"recording": "yes"})).await.error(404, "NotFound");
-    assert_eq!(app.delete(&format!("/v2/admin/phone-numbers/{id}"), &partner).await.expect(200)["number"], "15550001111");
+    app.get(&format!("/v2/admin/phone-numbers/{id}"), &b)
+        .await
+        .error(404, "NotFound");
+    app.patch(
+        &format!("/v2/admin/phone-numbers/{id}"),
+        &b,
+        json!({"recording": "yes"}),
+    )
+    .await
+    .error(404, "NotFound");
+    assert_eq!(
+        app.delete(&format!("/v2/admin/phone-numbers/{id}"), &partner)
+            .await
+            .expect(200)["number"],
+        "15550001111"
+    );
 }
 
 async fn every_filter_limit_and_sort(app: TestApp) {
     let w = World::seed(&app).await;
     let platform = app.login(w.platform).await;
-    provision(&app, &platform, w.tenant_a, "15550000001", json!({"diCommentName": "Main Line", "inUse": 1, "branchId": w.branch_a})).await;
-    provision(&app, &platform, w.tenant_a, "15550000002", json!({"registeredCNAM": "PHARMACY", "fax": "yes"})).await;
-    provision(&app, &platform, w.tenant_a, "15550000003", json!({"diCommentName": "Drive-thru", "branchId": w.branch_a2})).await;
-    provision(&app, &platform, w.tenant_b, "15559990001", json!({"diCommentName": "B main line"})).await;
+    provision(
+        &app,
+        &platform,
+        w.tenant_a,
+        "15550000001",
+        json!({"diCommentName": "Main Line", "inUse": 1, "branchId": w.branch_a}),
+    )
+    .await;
+    provision(
+        &app,
+        &platform,
+        w.tenant_a,
+        "15550000002",
+        json!({"registeredCNAM": "PHARMACY", "fax": "yes"}),
+    )
+    .await;
+    provision(
+        &app,
+        &platform,
+        w.tenant_a,
+        "15550000003",
+        json!({"diCommentName": "Drive-thru", "branchId": w.branch_a2}),
+    )
+    .await;
+    provision(
+        &app,
+        &platform,
+        w.tenant_b,
+        "15559990001",
+        json!({"diCommentName": "B main line"}),
+    )
+    .await;
     let admin = app.login(w.admin_a).await;
     let list = |query: &str| format!("/v2/admin/phone-numbers/{query}");
     let all = app.get(&list(""), &admin).await.expect(200);
     assert_eq!(all["totalRecords"], 3, "tenant A's numbers only");
-    assert_eq!(numbers(&app.get(&list("?query=main line"), &admin).await.expect(200)), ["15550000001"]);
-    assert_eq!(numbers(&app.get(&list("?query=pharm"), &admin).await.expect(200)), ["15550000002"], "CNAM, case-insensitive");
-    assert_eq!(numbers(&app.get(&list("?query=0003"), &admin).await.expect(200)), ["15550000003"]);
-    assert_eq!(numbers(&app.get(&list("?number=0000002"), &admin).await.expect(200)), ["15550000002"]);
-    assert_eq!(numbers(&app.get(&list("?fax=1"), &admin).await.expect(200)), ["15550000002"]);
-    assert_eq!(app.get(&list("?fax=0"), &admin).await.expect(200)["totalRecords"], 2);
-    assert_eq!(numbers(&app.get(&list("?inUse=1"), &admin).await.expect(200)), ["15550000001"]);
-    assert_eq!(numbers(&app.get(&list(&format!("?branchId={}", w.branch_a2)), &admin).await.expect(200)), ["15550000003"]);
-    let paged = app.get(&list("?resultsPerPage=2&page=2&sortBy=number&sortDirection=desc"), &admin).await.expect(200);
-    assert_eq!((paged["maxPage"].as_i64(), numbers(&paged)), (Some(2), vec!["15550000001"]));
-    let sorted = app.get(&list("?sortBy=diCommentName"), &admin).await.expect(200);
-    assert_eq!(numbers(&sorted), ["15550000002", "15550000003", "15550000001"], "'' < Drive-thru < Main Line");
+    assert_eq!(
+        numbers(&app.get(&list("?query=main line"), &admin).await.expect(200)),
+        ["15550000001"]
+    );
+    assert_eq!(
+        numbers(&app.get(&list("?query=pharm"), &admin).await.expect(200)),
+        ["15550000002"],
+        "CNAM, case-insensitive"
+    );
+    assert_eq!(
+        numbers(&app.get(&list("?query=0003"), &admin).await.expect(200)),
+        ["15550000003"]
+    );
+    assert_eq!(
+        numbers(&app.get(&list("?number=0000002"), &admin).await.expect(200)),
+        ["15550000002"]
+    );
+    assert_eq!(
+        numbers(&app.get(&list("?fax=1"), &admin).await.expect(200)),
+        ["15550000002"]
+    );
+    assert_eq!(
+        app.get(&list("?fax=0"), &admin).await.expect(200)["totalRecords"],
+        2
+    );
+    assert_eq!(
+        numbers(&app.get(&list("?inUse=1"), &admin).await.expect(200)),
+        ["15550000001"]
+    );
+    assert_eq!(
+        numbers(
+            &app.get(&list(&format!("?branchId={}", w.branch_a2)), &admin)
+                .await
+                .expect(200)
+        ),
+        ["15550000003"]
+    );
+    let paged = app
+        .get(
+            &list("?resultsPerPage=2&page=2&sortBy=number&sortDirection=desc"),
+            &admin,
+        )
+        .await
+        .expect(200);
+    assert_eq!(
+        (paged["maxPage"].as_i64(), numbers(&paged)),
+        (Some(2), vec!["15550000001"])
+    );
+    let sorted = app
+        .get(&list("?sortBy=diCommentName"), &admin)
+        .await
+        .expect(200);
+    assert_eq!(
+        numbers(&sorted),
+        ["15550000002", "15550000003", "15550000001"],
+        "'' < Drive-thru < Main Line"
+    );
     let problems = app
-        .get(&list(&format!("?number=155500000011&query={}&sortBy={}&resultsPerPage=0&fax=2&inUse=x&tenantId=0", "q".repeat(256), "s".repeat(51))), &admin)
+        .get(
+            &list(&format!(
+                "?number=155500000011&query={}&sortBy={}&resultsPerPage=0&fax=2&inUse=x&tenantId=0",
+                "q".repeat(256),
+                "s".repeat(51)
+            )),
+            &admin,
+        )
         .await
         .error(400, "ValidationError");
     assert_eq!(
@@ -111,10 +266,15 @@ async fn every_filter_limit_and_sort(app: TestApp) {
             "'query/inUse' must be an integer",
         ]
     );
-    app.get(&list(&format!("?tenantId={}", w.tenant_b)), &admin).await.error(403, "Forbidden");
+    app.get(&list(&format!("?tenantId={}", w.tenant_b)), &admin)
+        .await
+        .error(403, "Forbidden");
     let everything = app.get(&list("?paginated=0"), &platform).await.expect(200);
     assert_eq!(everything["totalRecords"], 4);
-    let b_only = app.get(&list(&format!("?tenantId={}", w.tenant_b)), &platform).await.expect(200);
+    let b_only = app
+        .get(&list(&format!("?tenantId={}", w.tenant_b)), &platform)
+        .await
+        .expect(200);
     assert_eq!(b_only["records"][0]["tenantName"], "Tenant B");
 }
 

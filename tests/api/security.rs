@@ -245,7 +245,7 @@ async fn totp_enrolment_login_and_recovery_codes(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
     let enrolment = app
-        .post("/v2/users/me/mfa/totp", &token, json!({}))
+        .post("/v2/users/me/mfa/totp", &token, json!({"password": PASSWORD}))
         .await
         .expect(200);
     let uri = enrolment["otpauthUri"].as_str().unwrap();
@@ -283,7 +283,7 @@ async fn totp_enrolment_login_and_recovery_codes(app: TestApp) {
         .map(|c| c.as_str().unwrap().to_owned())
         .collect();
     assert_eq!(recovery.len(), 10);
-    app.post("/v2/users/me/mfa/totp", &token, json!({}))
+    app.post("/v2/users/me/mfa/totp", &token, json!({"password": PASSWORD}))
         .await
         .error(409, "Conflict");
 
@@ -471,7 +471,107 @@ async fn the_audit_trail_records_who_did_what_from_where(app: TestApp) {
         .error(403, "Forbidden");
 }
 
+async fn nobody_takes_over_an_account_holding_more(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let strong = app
+        .post(
+            "/v2/admin/users/",
+            &admin,
+            json!({"email": "strong@example.com", "password": "a long enough passphrase", "userRole": 5,
+                   "branchId": w.branch_a, "permissions": ["webhooks:write"]}),
+        )
+        .await
+        .expect(200);
+    // The branch admin manages users of its branch, but not one holding more than it does.
+    let branch_admin = app.login(w.branch_admin_a).await;
+    let path = format!("/v2/admin/users/{}", strong["id"]);
+    app.patch(
+        &path,
+        &branch_admin,
+        json!({"password": "taken over now!!"}),
+    )
+    .await
+    .error(403, "Forbidden");
+    app.delete(&path, &branch_admin)
+        .await
+        .error(403, "Forbidden");
+    // Nobody changes their own password or e-mail through the admin edit.
+    let me = app.login_answer(w.admin_a, PASSWORD).await.expect(200)["user"]["id"].clone();
+    app.patch(
+        &format!("/v2/admin/users/{me}"),
+        &admin,
+        json!({"password": "no old password given"}),
+    )
+    .await
+    .error(403, "Forbidden");
+    app.patch(
+        &format!("/v2/admin/users/{me}"),
+        &admin,
+        json!({"title": "Still fine"}),
+    )
+    .await
+    .expect(200);
+    // A wrong current password counts like a failed login: five lock the account.
+    for _ in 0..5 {
+        app.patch(
+            "/v2/users/me/password",
+            &admin,
+            json!({"oldPassword": "guess", "newPassword": "a brand new passphrase"}),
+        )
+        .await
+        .error(400, "ValidationError");
+    }
+    app.login_answer(w.admin_a, PASSWORD)
+        .await
+        .error(429, "TooManyRequests");
+}
+
+async fn hostile_input_is_refused_not_stored(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let problems = post_anonymous(
+        &app,
+        "/v2/authentication/",
+        json!({"email": "a\u{0}b@x.io", "password": "x"}),
+    )
+    .await;
+    assert_eq!(
+        problems.error(400, "ValidationError"),
+        ["'body/email' must not contain NUL characters"]
+    );
+    let problems = app
+        .get("/v2/admin/extensions/?query=%00", &token)
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(problems, ["'query/query' must not contain NUL characters"]);
+    let problems = app
+        .post("/v2/webhooks/", &token, json!({"tenantId": w.tenant_a, "type": "SMS_SENT", "url": "https://user:pass@example.com/x"}))
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(
+        problems,
+        ["'body/url' must not carry credentials: use username and password"]
+    );
+    let ivr = app
+        .post(
+            "/v2/admin/ivrs/",
+            &token,
+            json!({"name": "Menu", "number": "800"}),
+        )
+        .await
+        .expect(200);
+    let problems = app
+        .post("/v2/admin/announcements/", &token, json!({"name": "x", "mediaFileId": 1, "startDate": "2026-01-01", "endDate": "2026-02-01",
+               "ivrs": [{"id": ivr["id"]}, {"id": ivr["id"]}]}))
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(problems, ["'body/ivrs/1/id' is listed twice"]);
+}
+
 on_both_backends!(
+    nobody_takes_over_an_account_holding_more,
+    hostile_input_is_refused_not_stored,
     refresh_tokens_rotate_and_reuse_revokes_the_session,
     logout_ends_the_session,
     password_change_and_disabling_revoke_every_token,

@@ -143,22 +143,28 @@ pub async fn rotate(db: &Db, token_hash: &str, next_hash: &str, now: i64) -> Res
     Ok(Rotation::Rotated(issued))
 }
 
-/// The session a refresh token belongs to, if the token is known.
-pub async fn of_token(db: &Db, token_hash: &str) -> Result<Option<String>> {
+/// The session a refresh token belongs to, and its user, if the token is known.
+pub async fn of_token(db: &Db, token_hash: &str) -> Result<Option<Issued>> {
     #[derive(sqlx::FromRow)]
     struct Row {
         session_id: String,
+        user_id: i64,
     }
     let select = Query::select()
-        .column("session_id")
-        .from("refresh_tokens")
-        .and_where(Expr::col("token_hash").eq(token_hash))
+        .column(("t", "session_id"))
+        .column(("s", "user_id"))
+        .from_as("refresh_tokens", "t")
+        .inner_join(
+            sea_query::TableRef::from("sessions").alias("s"),
+            Expr::col(("s", "id")).equals(("t", "session_id")),
+        )
+        .and_where(Expr::col(("t", "token_hash")).eq(token_hash))
         .take();
-    Ok(db
-        .conn()
-        .fetch_optional::<Row>(&select)
-        .await?
-        .map(|r| r.session_id))
+    let row = db.conn().fetch_optional::<Row>(&select).await?;
+    Ok(row.map(|r| Issued {
+        session_id: r.session_id,
+        user_id: UserId(r.user_id),
+    }))
 }
 
 /// Whether session `id` of `user` is open (not revoked, not expired).

@@ -92,11 +92,16 @@ pub trait Rule {
 }
 
 fn as_str<'a>(raw: Raw<'a>) -> Result<&'a str, String> {
-    match raw {
-        Raw::Json(Value::String(s)) => Ok(s),
-        Raw::Text(s) => Ok(s),
-        Raw::Json(_) => Err("must be a string".into()),
+    let s = match raw {
+        Raw::Json(Value::String(s)) => s.as_str(),
+        Raw::Text(s) => s,
+        Raw::Json(_) => return Err("must be a string".into()),
+    };
+    // PostgreSQL text cannot hold NUL; refuse it here rather than fail in the database.
+    if s.contains('\0') {
+        return Err("must not contain NUL characters".into());
     }
+    Ok(s)
 }
 
 fn check_length(s: &str, min: usize, max: usize) -> Result<(), String> {
@@ -303,7 +308,7 @@ impl Rule for Email {
             Some((local, domain)) => {
                 !local.is_empty()
                     && !domain.contains('@')
-                    && !s.chars().any(char::is_whitespace)
+                    && !s.chars().any(|c| c.is_whitespace() || c.is_control())
                     && domain
                         .rsplit_once('.')
                         .is_some_and(|(host, tld)| !host.is_empty() && !tld.is_empty())

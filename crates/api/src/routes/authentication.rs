@@ -213,6 +213,16 @@ async fn fail(
     Ok(())
 }
 
+/// Fills in the user, e-mail and tenant of an entry about `user`'s session, so its
+/// tenant sees it.
+async fn attribute(state: &AppState, entry: &mut NewEntry, user: UserId) {
+    entry.user_id = Some(user);
+    if let Ok(Some(found)) = users::find(&state.db, user).await {
+        entry.user_email = found.email.clone();
+        entry.tenant_id = tenant_of(&found);
+    }
+}
+
 /// Checks a second factor: a TOTP code (each step accepted once) or an unused recovery code.
 async fn second_factor(state: &AppState, user: UserId, code: &str, now: i64) -> ApiResult<bool> {
     let mfa = security::mfa_state(&state.db, user).await?;
@@ -364,7 +374,7 @@ pub async fn refresh(
             Rotation::Rotated(issued) => issued,
             Rotation::Reused(issued) => {
                 let mut reuse = entry("token.reuse", "session", "", &address);
-                reuse.user_id = Some(issued.user_id);
+                attribute(&state, &mut reuse, issued.user_id).await;
                 reuse.entity_id = Some(issued.session_id);
                 reuse.details = json!({"revoked": true});
                 audit::record(&state, reuse).await;
@@ -411,11 +421,12 @@ pub async fn logout(
     ClientAddress(address): ClientAddress,
     JsonBody(body): JsonBody<RefreshRequest>,
 ) -> ApiResult<Json<LogoutResult>> {
-    if let Some(session) = sessions::of_token(&state.db, &token_hash(&body.refresh_token)).await?
-        && sessions::revoke(&state.db, &session, "logout", now()).await? > 0
+    if let Some(issued) = sessions::of_token(&state.db, &token_hash(&body.refresh_token)).await?
+        && sessions::revoke(&state.db, &issued.session_id, "logout", now()).await? > 0
     {
         let mut out = entry("logout", "session", "", &address);
-        out.entity_id = Some(session);
+        attribute(&state, &mut out, issued.user_id).await;
+        out.entity_id = Some(issued.session_id);
         audit::record(&state, out).await;
     }
     Ok(Json(LogoutResult { logged_out: true }))

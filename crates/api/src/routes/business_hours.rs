@@ -242,7 +242,11 @@ pub async fn add_holiday(
 }
 
 /// The `{id}` and `{holidayId}` of a holiday path, both by the path-id rules.
-fn holiday_path((id, holiday): (String, String)) -> ApiResult<(BusinessHourId, HolidayId)> {
+fn holiday_path(
+    path: Result<Path<(String, String)>, axum::extract::rejection::PathRejection>,
+) -> ApiResult<(BusinessHourId, HolidayId)> {
+    let Path((id, holiday)) =
+        path.map_err(|_| ApiError::bad_request("the path could not be read"))?;
     let owner = parse_id(&id)?;
     let holiday = parse_id(&holiday).map_err(|e| {
         if e.status() == axum::http::StatusCode::BAD_REQUEST {
@@ -268,7 +272,7 @@ fn holiday_path((id, holiday): (String, String)) -> ApiResult<(BusinessHourId, H
 pub async fn get_holiday(
     caller: Caller<BusinessHoursRead>,
     State(state): State<AppState>,
-    Path(path): Path<(String, String)>,
+    path: Result<Path<(String, String)>, axum::extract::rejection::PathRejection>,
 ) -> ApiResult<Json<Holiday>> {
     let (owner, id) = holiday_path(path)?;
     Ok(Json(
@@ -287,7 +291,7 @@ pub async fn get_holiday(
 pub async fn update_holiday(
     caller: Caller<BusinessHoursWrite>,
     State(state): State<AppState>,
-    Path(path): Path<(String, String)>,
+    path: Result<Path<(String, String)>, axum::extract::rejection::PathRejection>,
     JsonBody(UpdateHoliday(patch)): JsonBody<UpdateHoliday>,
 ) -> ApiResult<Json<Holiday>> {
     let (owner, id) = holiday_path(path)?;
@@ -308,7 +312,7 @@ pub async fn update_holiday(
 pub async fn delete_holiday(
     caller: Caller<BusinessHoursWrite>,
     State(state): State<AppState>,
-    Path(path): Path<(String, String)>,
+    path: Result<Path<(String, String)>, axum::extract::rejection::PathRejection>,
 ) -> ApiResult<Json<Holiday>> {
     let (owner, id) = holiday_path(path)?;
     Ok(Json(

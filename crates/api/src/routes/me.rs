@@ -9,7 +9,7 @@ use switchboard_db::audit::NewEntry;
 use switchboard_db::{security, sessions, users};
 use switchboard_domain::ids::{TenantId, UserId};
 use switchboard_domain::records::user::{PASSWORD, User};
-use switchboard_domain::validation::{FromBody, ObjectReader, Problems, text};
+use switchboard_domain::validation::{Chars, FromBody, ObjectReader, Problems, text};
 use switchboard_domain::{Location, Principal};
 use utoipa::ToSchema;
 
@@ -91,11 +91,19 @@ pub struct ConfirmCode {
     pub code: String,
 }
 
+/// A TOTP code: exactly six digits.
+const SIX_DIGITS: Chars = Chars {
+    min: 6,
+    max: 6,
+    pattern: "^[0-9]{6}$",
+    allowed: |c| c.is_ascii_digit(),
+};
+
 impl FromBody for ConfirmCode {
     fn from_body(body: &Value) -> Result<Self, Problems> {
         let mut problems = Problems::new();
         let code = ObjectReader::body(body, &mut problems)
-            .and_then(|mut r| r.required("code", &text(1, 16)));
+            .and_then(|mut r| r.required("code", &SIX_DIGITS));
         problems.finish(|| Some(ConfirmCode { code: code? }))
     }
 }
@@ -162,6 +170,15 @@ async fn check_password(
     if valid {
         Ok(())
     } else {
+        // A wrong password here counts like a failed login, so a stolen token is no
+        // unlimited password oracle; the lockout then applies to logins.
+        security::record_failure(
+            &state.db,
+            &user.email.to_lowercase(),
+            "account-settings",
+            now(),
+        )
+        .await?;
         Err(ApiError::invalid(
             Location::Body,
             field,
@@ -206,16 +223,19 @@ pub async fn change_password(
     }))
 }
 
-/// Starts TOTP enrolment: answers a new secret once. It takes effect when confirmed with
-/// a code from the app.
+/// Starts TOTP enrolment, confirmed with the account's password: answers a new secret
+/// once. It takes effect when confirmed with a code from the app.
 #[utoipa::path(post, path = "/v2/users/me/mfa/totp", tag = "account",
+    request_body = ConfirmPassword,
     responses((status = 200, description = "Scan this into the authenticator app", body = TotpEnrolment)))]
 pub async fn enrol_totp(
     caller: Caller,
     State(state): State<AppState>,
     ClientAddress(address): ClientAddress,
+    JsonBody(body): JsonBody<ConfirmPassword>,
 ) -> ApiResult<Json<TotpEnrolment>> {
     let user = me(&state, &caller).await?;
+    check_password(&state, &user, body.password, "password").await?;
     if user.mfa_enabled == 1 {
         return Err(ApiError::conflict(
             "multi-factor login is already on; turn it off first",

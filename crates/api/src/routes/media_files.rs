@@ -258,8 +258,15 @@ pub async fn update(
     caller: Caller<MediaFilesWrite>,
     State(state): State<AppState>,
     PathId(id): PathId<MediaFileId>,
-    JsonBody(UpdateMediaFile(fields)): JsonBody<UpdateMediaFile>,
+    JsonBody(UpdateMediaFile(mut fields)): JsonBody<UpdateMediaFile>,
 ) -> ApiResult<Json<MediaFile>> {
+    // `text` and `multilingualText` exclude each other: setting one clears the other.
+    if matches!(fields.text, Some(Some(_))) && fields.multilingual_text.is_none() {
+        fields.multilingual_text = Some(None);
+    }
+    if matches!(fields.multilingual_text, Some(Some(_))) && fields.text.is_none() {
+        fields.text = Some(None);
+    }
     let row = media_files::update(&state.db, &caller.scope, id, fields).await?;
     Ok(Json(present(&state, row).await?))
 }

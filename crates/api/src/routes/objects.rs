@@ -31,10 +31,13 @@ use crate::state::AppState;
     ))]
 pub async fn download(
     State(state): State<AppState>,
-    Path(key): Path<String>,
-    Query(params): Query<HashMap<String, String>>,
+    key: Result<Path<String>, axum::extract::rejection::PathRejection>,
+    params: Result<Query<HashMap<String, String>>, axum::extract::rejection::QueryRejection>,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
+    let Path(key) = key.map_err(|_| ApiError::bad_request("the path could not be read"))?;
+    let Query(params) =
+        params.map_err(|_| ApiError::bad_request("the query string could not be read"))?;
     let expires = params
         .get("expires")
         .map(String::as_str)

@@ -46,6 +46,21 @@ fn check_role(caller: &Principal, role: Role) -> ApiResult<()> {
     }
 }
 
+/// Refuses managing an account that holds permissions the caller does not: resetting its
+/// password would hand them over.
+fn check_target(caller: &Principal, target: &User) -> ApiResult<()> {
+    let holds_more = target
+        .principal()
+        .is_some_and(|t| t.permissions.iter().any(|p| !caller.can(*p)));
+    if holds_more {
+        Err(ApiError::forbidden(
+            "this account holds permissions you do not",
+        ))
+    } else {
+        Ok(())
+    }
+}
+
 /// Refuses permissions the caller does not hold itself.
 fn check_grants(caller: &Principal, granted: Option<&Vec<String>>) -> ApiResult<()> {
     let beyond = granted
@@ -136,6 +151,29 @@ async fn place(
     }
 }
 
+async fn check_extension_scoped(
+    state: &AppState,
+    caller: &Principal,
+    tenant: Option<TenantId>,
+    ext: Option<ExtensionId>,
+) -> ApiResult<()> {
+    check_extension(state, tenant, ext).await?;
+    if let Some(ext) = ext
+        && caller.scope.own_branch().is_some()
+        && switchboard_db::extensions::get(&state.db, &caller.scope, ext)
+            .await
+            .is_err()
+    {
+        // A branch admin may hand out only its own branch's extensions.
+        return Err(ApiError::invalid(
+            Location::Body,
+            "extId",
+            "must name an extension of the user's tenant",
+        ));
+    }
+    Ok(())
+}
+
 async fn check_extension(
     state: &AppState,
     tenant: Option<TenantId>,
@@ -183,7 +221,7 @@ pub async fn create_account(
     check_grants(caller, account.permissions.as_ref())?;
     let placement = place(state, caller, role, &account).await?;
     let ext = account.ext_id.flatten();
-    check_extension(state, placement.tenant, ext).await?;
+    check_extension_scoped(state, caller, placement.tenant, ext).await?;
     let password_hash = match account.password {
         Some(password) => Some(
             state
@@ -258,8 +296,16 @@ pub async fn update(
                 "you may not change your own role, permissions, branch, extension or disabled state",
             ));
         }
+        // Changing one's own credentials needs the current password: that is
+        // PATCH /v2/users/me/password, not an admin edit.
+        if account.password.is_some() || account.email.is_some() {
+            return Err(ApiError::forbidden(
+                "change your own password with PATCH /v2/users/me/password; your e-mail only through another admin",
+            ));
+        }
     } else {
         check_role(&caller, current_role)?;
+        check_target(&caller, &target)?;
     }
     let tenant = (target.tenant_id > 0).then_some(TenantId(target.tenant_id));
     if account.tenant_id.is_some_and(|t| Some(t) != tenant) {
@@ -320,7 +366,7 @@ pub async fn update(
         ));
     }
     if let Some(ext) = account.ext_id {
-        check_extension(&state, tenant, ext).await?;
+        check_extension_scoped(&state, &caller, tenant, ext).await?;
     }
     let password_hash = match account.password {
         Some(password) => Some(
@@ -392,6 +438,7 @@ pub async fn delete(
     if id == caller.user_id {
         return Err(ApiError::conflict("you cannot delete your own account"));
     }
+    check_target(&caller, &target)?;
     check_role(
         &caller,
         target

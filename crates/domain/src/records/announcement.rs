@@ -198,12 +198,18 @@ fn read(body: &Value, create: bool) -> Result<AnnouncementFields, Problems> {
         let end = r.required_if(create, "endDate", &IsoDate);
         let ivrs = {
             let mut position = 0;
+            let mut seen = std::collections::HashSet::new();
             r.objects("ivrs", |item| {
                 position += 1;
                 let id = item.required("id", &ID);
                 let order = item.optional("order", &int(0, 1_000_000));
+                let id = id?;
+                if !seen.insert(id) {
+                    item.problem("id", "is listed twice");
+                    return None;
+                }
                 Some(IvrLink {
-                    id: id?,
+                    id,
                     order: order.ok()?.unwrap_or(position),
                 })
             })

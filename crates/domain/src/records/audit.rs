@@ -74,13 +74,21 @@ impl Rule for IdList {
         let Raw::Text(text) = raw else {
             return Err("must be a comma-separated list of ids".into());
         };
-        text.split(',')
+        // Bounded, so a huge list cannot exceed the database's parameter limit.
+        if text.chars().count() > 2000 {
+            return Err("must be at most 2000 characters".into());
+        }
+        let mut ids: Vec<i64> = text
+            .split(',')
             .map(|part| {
                 ID.check(Raw::Text(part.trim())).map_err(|_| {
                     format!("must be a comma-separated list of ids matching {ID_PATTERN}")
                 })
             })
-            .collect()
+            .collect::<Result<_, _>>()?;
+        ids.sort_unstable();
+        ids.dedup();
+        Ok(ids)
     }
 }
 
@@ -94,6 +102,9 @@ impl Rule for EntityList {
         let Raw::Text(text) = raw else {
             return Err("must be a comma-separated list".into());
         };
+        if text.chars().count() > 500 {
+            return Err("must be at most 500 characters".into());
+        }
         text.split(',')
             .map(|part| {
                 let part = part.trim();

@@ -549,7 +549,11 @@ fn read_business_hour(body: &Value, create: bool) -> Result<UpdateBusinessHour, 
 impl FromBody for CreateBusinessHour {
     fn from_body(body: &Value) -> Result<Self, Problems> {
         let parsed = read_business_hour(body, true)?;
-        let tenant_id = body.get("tenantId").and_then(Value::as_i64).map(TenantId);
+        // Read again through the id rule, so `2.0` means tenant 2 here as it did there.
+        let tenant_id = body
+            .get("tenantId")
+            .and_then(|v| ID.check(Raw::Json(v)).ok())
+            .map(TenantId);
         Ok(CreateBusinessHour {
             tenant_id,
             branch_id: parsed.branch_id,

@@ -120,7 +120,10 @@ impl Rule for CallbackUrl {
             .or_else(|| url.strip_prefix("http://"))
             .ok_or("must be an http:// or https:// URL")?;
         let host = rest.split(['/', '?', '#']).next().unwrap_or("");
-        let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+        if host.contains('@') {
+            // Credentials in the URL would be answered in clear; they go in username/password.
+            return Err("must not carry credentials: use username and password".into());
+        }
         if host.is_empty() || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
             return Err("must be an http:// or https:// URL with a host".into());
         }
