@@ -245,7 +245,11 @@ async fn totp_enrolment_login_and_recovery_codes(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
     let enrolment = app
-        .post("/v2/users/me/mfa/totp", &token, json!({"password": PASSWORD}))
+        .post(
+            "/v2/users/me/mfa/totp",
+            &token,
+            json!({"password": PASSWORD}),
+        )
         .await
         .expect(200);
     let uri = enrolment["otpauthUri"].as_str().unwrap();
@@ -283,9 +287,13 @@ async fn totp_enrolment_login_and_recovery_codes(app: TestApp) {
         .map(|c| c.as_str().unwrap().to_owned())
         .collect();
     assert_eq!(recovery.len(), 10);
-    app.post("/v2/users/me/mfa/totp", &token, json!({"password": PASSWORD}))
-        .await
-        .error(409, "Conflict");
+    app.post(
+        "/v2/users/me/mfa/totp",
+        &token,
+        json!({"password": PASSWORD}),
+    )
+    .await
+    .error(409, "Conflict");
 
     // Password alone is not enough any more, and the answer names what is missing.
     let answer = app.login_answer(w.admin_a, PASSWORD).await;
