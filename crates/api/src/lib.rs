@@ -15,7 +15,6 @@ pub mod routes;
 pub mod state;
 pub mod tenancy;
 
-use std::collections::HashSet;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
@@ -171,15 +170,7 @@ pub fn app(
 + Send
 + 'static {
     let (router, openapi) = router();
-    let collections: Arc<HashSet<String>> = Arc::new(
-        openapi
-            .paths
-            .paths
-            .keys()
-            .filter(|p| p.len() > 1 && p.ends_with('/'))
-            .map(|p| p.trim_end_matches('/').to_owned())
-            .collect(),
-    );
+    let spellings = Arc::new(PathSpellings::new(openapi.paths.paths.keys()));
     let body_limit = state.settings.body_limit;
     let router = router
         .merge(SwaggerUi::new("/docs").url("/v2/openapi.json", openapi))
@@ -201,25 +192,71 @@ pub fn app(
         .layer(PropagateRequestIdLayer::new(REQUEST_ID))
         .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
         .with_state(state);
-    tower::util::MapRequestLayer::new(move |request: Request| {
-        add_trailing_slash(request, &collections)
-    })
-    .layer(router)
+    tower::util::MapRequestLayer::new(move |request: Request| spellings.normalise(request))
+        .layer(router)
 }
 
-/// Rewrites `/v2/admin/tenants` to `/v2/admin/tenants/` so both spellings reach the route.
-fn add_trailing_slash(mut request: Request, collections: &HashSet<String>) -> Request {
-    let path = request.uri().path();
-    if collections.contains(path) {
-        let rewritten = match request.uri().query() {
-            Some(q) => format!("{path}/?{q}"),
-            None => format!("{path}/"),
+/// The documented path templates, so a request may add or drop the trailing slash of any
+/// of them (`/v2/admin/tenants` reaches `/v2/admin/tenants/`, and
+/// `/v2/admin/business-hours/1/holidays/` reaches `…/holidays`).
+struct PathSpellings {
+    templates: Vec<(Vec<String>, bool)>,
+}
+
+impl PathSpellings {
+    fn new<'a>(paths: impl Iterator<Item = &'a String>) -> Self {
+        let templates = paths
+            .map(|p| {
+                (
+                    segments(p.trim_end_matches('/')),
+                    p.len() > 1 && p.ends_with('/'),
+                )
+            })
+            .collect();
+        PathSpellings { templates }
+    }
+
+    /// The spelling of `path` a route has, when `path` itself has none.
+    fn respell(&self, path: &str) -> Option<String> {
+        let trailing = path.len() > 1 && path.ends_with('/');
+        let bare = segments(path.trim_end_matches('/'));
+        let matches = |slash: bool| {
+            self.templates.iter().any(|(template, with_slash)| {
+                *with_slash == slash
+                    && template.len() == bare.len()
+                    && template
+                        .iter()
+                        .zip(&bare)
+                        .all(|(t, s)| t == s || (t.starts_with('{') && !s.is_empty()))
+            })
         };
-        if let Ok(uri) = rewritten.parse::<Uri>() {
-            *request.uri_mut() = uri;
+        if matches(trailing) {
+            return None;
+        }
+        let other = path.trim_end_matches('/');
+        match (trailing, matches(!trailing)) {
+            (true, true) => Some(other.to_owned()),
+            (false, true) => Some(format!("{other}/")),
+            _ => None,
         }
     }
-    request
+
+    fn normalise(&self, mut request: Request) -> Request {
+        if let Some(path) = self.respell(request.uri().path()) {
+            let rewritten = match request.uri().query() {
+                Some(q) => format!("{path}?{q}"),
+                None => path,
+            };
+            if let Ok(uri) = rewritten.parse::<Uri>() {
+                *request.uri_mut() = uri;
+            }
+        }
+        request
+    }
+}
+
+fn segments(path: &str) -> Vec<String> {
+    path.split('/').map(str::to_owned).collect()
 }
 
 /// Serves `state` on `listener` until `shutdown` completes, then lets in-flight requests

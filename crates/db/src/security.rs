@@ -188,13 +188,17 @@ pub async fn use_recovery_code(db: &Db, user: UserId, code_hash: &str, now: i64)
     Ok(db.conn().execute(&update).await? == 1)
 }
 
-/// Sets a new password hash.
-pub async fn set_password(db: &Db, user: UserId, hash: &str) -> Result<()> {
+/// Sets a new password hash and ends every session of the account, in one transaction;
+/// answers how many sessions ended.
+pub async fn set_password(db: &Db, user: UserId, hash: &str, now: i64) -> Result<u64> {
     let update = Query::update()
         .table("users")
         .value("password_hash", hash)
         .and_where(Expr::col("id").eq(user.get()))
         .take();
-    db.conn().execute(&update).await?;
-    Ok(())
+    let mut tx = db.begin().await?;
+    tx.execute(&update).await?;
+    let revoked = crate::sessions::revoke_all_in(&mut tx, user, "password changed", now).await?;
+    tx.commit().await?;
+    Ok(revoked)
 }

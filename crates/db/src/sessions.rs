@@ -196,6 +196,20 @@ pub async fn revoke(db: &Db, id: &str, reason: &str, now: i64) -> Result<u64> {
 
 /// Revokes every open session of `user`, answering how many.
 pub async fn revoke_all(db: &Db, user: UserId, reason: &str, now: i64) -> Result<u64> {
+    let mut tx = db.begin().await?;
+    let revoked = revoke_all_in(&mut tx, user, reason, now).await?;
+    tx.commit().await?;
+    Ok(revoked)
+}
+
+/// Revokes every open session of `user` inside a transaction that also changes what made
+/// them invalid (a new password, a disabled account), so neither happens without the other.
+pub async fn revoke_all_in(
+    tx: &mut crate::Tx,
+    user: UserId,
+    reason: &str,
+    now: i64,
+) -> Result<u64> {
     let update = Query::update()
         .table("sessions")
         .values([
@@ -205,5 +219,5 @@ pub async fn revoke_all(db: &Db, user: UserId, reason: &str, now: i64) -> Result
         .and_where(Expr::col("user_id").eq(user.get()))
         .and_where(Expr::col("revoked_at").is_null())
         .take();
-    db.conn().execute(&update).await
+    tx.execute(&update).await
 }

@@ -233,17 +233,28 @@ pub async fn create(db: &Db, write: UserWrite) -> Result<User> {
     get(db, &Scope::Platform, UserId(id)).await
 }
 
-/// Changes a user.
-pub async fn update(db: &Db, scope: &Scope, id: UserId, write: UserWrite) -> Result<User> {
-    crud::update(
-        db,
-        select(scope),
-        "u.id",
-        "users",
-        id.get(),
-        write.changes(),
-    )
-    .await
+/// Changes a user and, when `end_sessions` names a reason, ends every session of the
+/// account in the same transaction; answers the user and how many sessions ended.
+pub async fn update_ending_sessions(
+    db: &Db,
+    scope: &Scope,
+    id: UserId,
+    write: UserWrite,
+    end_sessions: Option<&str>,
+    now: i64,
+) -> Result<(User, u64)> {
+    let mut visible = select(scope);
+    visible.and_where(Expr::col(("u", "id")).eq(id.get()));
+    let mut tx = db.begin().await?;
+    tx.fetch_one::<User>(&visible).await?;
+    crud::update_in(&mut tx, "users", id.get(), write.changes()).await?;
+    let revoked = match end_sessions {
+        Some(reason) => crate::sessions::revoke_all_in(&mut tx, id, reason, now).await?,
+        None => 0,
+    };
+    let user = tx.fetch_one(&visible).await?;
+    tx.commit().await?;
+    Ok((user, revoked))
 }
 
 /// Deletes a user.

@@ -6,7 +6,7 @@ use axum::extract::State;
 use serde::Serialize;
 use serde_json::{Value, json};
 use switchboard_db::audit::NewEntry;
-use switchboard_db::{security, sessions, users};
+use switchboard_db::{security, users};
 use switchboard_domain::ids::{TenantId, UserId};
 use switchboard_domain::records::user::{PASSWORD, User};
 use switchboard_domain::validation::{Chars, FromBody, ObjectReader, Problems, text};
@@ -211,9 +211,8 @@ pub async fn change_password(
         .hash(body.new_password)
         .await
         .map_err(ApiError::internal)?;
-    security::set_password(&state.db, caller.user_id, &hash).await?;
-    let revoked =
-        sessions::revoke_all(&state.db, caller.user_id, "password changed", now()).await?;
+    // The new password and the end of every session land together.
+    let revoked = security::set_password(&state.db, caller.user_id, &hash, now()).await?;
     let mut changed = entry("password.change", "password", &user, &address);
     changed.details = json!({"sessionsRevoked": revoked});
     audit::record(&state, changed).await;

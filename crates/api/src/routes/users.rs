@@ -378,7 +378,15 @@ pub async fn update(
         ),
         None => None,
     };
-    let ends_sessions = password_hash.is_some() || account.disabled == Some(1);
+    // A new password or a disabled account ends every session of the account at once, in
+    // the same transaction as the change.
+    let end_sessions = if account.disabled == Some(1) {
+        Some("account disabled")
+    } else if password_hash.is_some() {
+        Some("password changed")
+    } else {
+        None
+    };
     let write = UserWrite {
         email: account.email,
         password_hash,
@@ -391,17 +399,16 @@ pub async fn update(
         extra_permissions: account.permissions,
         settings,
     };
-    let updated = users::update(&state.db, &caller.scope, id, write).await?;
-    if ends_sessions {
-        // A new password or a disabled account ends every session of the account at once.
-        let reason = if updated.disabled == 1 {
-            "account disabled"
-        } else {
-            "password changed"
-        };
-        let revoked =
-            switchboard_db::sessions::revoke_all(&state.db, id, reason, crate::audit::now())
-                .await?;
+    let (updated, revoked) = users::update_ending_sessions(
+        &state.db,
+        &caller.scope,
+        id,
+        write,
+        end_sessions,
+        crate::audit::now(),
+    )
+    .await?;
+    if end_sessions.is_some() {
         let action = if updated.disabled == 1 {
             "user.disable"
         } else {
