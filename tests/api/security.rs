@@ -385,7 +385,10 @@ async fn lockout_after_five_failures_ends_by_itself(app: TestApp) {
         .unwrap()
         .parse()
         .unwrap();
-    assert!((1..=2).contains(&retry), "a short first lock: {retry}");
+    assert!(
+        (1..=2).contains(&retry),
+        "a short first lock (2 s in tests): {retry}"
+    );
     locked.error(429, "TooManyRequests");
     // Other accounts are not affected.
     app.login_answer(w.admin_a, PASSWORD).await.expect(200);
@@ -396,13 +399,6 @@ async fn lockout_after_five_failures_ends_by_itself(app: TestApp) {
         .await
         .error(401, "Unauthorized");
     app.login_answer(w.user_a, PASSWORD).await.expect(200);
-    // Failures keep doubling the lock while they go on.
-    for _ in 0..6 {
-        let _ = app.login_answer(w.user_a, "not the password").await;
-        tokio::time::sleep(Duration::from_millis(1100)).await;
-    }
-    let locked = app.login_answer(w.user_a, PASSWORD).await;
-    assert_eq!(locked.status.as_u16(), 429);
 }
 
 async fn the_audit_trail_records_who_did_what_from_where(app: TestApp) {

@@ -167,8 +167,9 @@ impl TestApp {
             jwt_secret: Some(switchboard::config::Secret(JWT_SECRET.into())),
             db_max_connections: 5,
             public_url: Some(base.clone()),
-            // Short locks, so a test can see one end.
-            lockout_base_seconds: 1,
+            // Short locks, so a test can see one end; 2 s so that whole-second clocks
+            // never end a lock in the instant it starts.
+            lockout_base_seconds: 2,
             ..Config::default()
         };
         configure(&mut config);

@@ -164,14 +164,21 @@ fn lock_left(
     threshold: i64,
     now: i64,
 ) -> Option<u64> {
+    let base = state.settings.lockout_base.as_secs();
+    let lock = lock_length(base, state.settings.lockout_max.as_secs(), count, threshold)?;
+    let until = latest.saturating_add(i64::try_from(lock).unwrap_or(i64::MAX));
+    (now < until).then(|| u64::try_from(until - now).unwrap_or(1).max(1))
+}
+
+/// The lock, in seconds, after `count` failures against `threshold`: none below it, then
+/// `base` doubling with each further failure, never more than `max`.
+fn lock_length(base: u64, max: u64, count: i64, threshold: i64) -> Option<u64> {
     if count < threshold {
         return None;
     }
-    let base = state.settings.lockout_base.as_secs().max(1);
+    let base = base.max(1);
     let doubled = base.saturating_mul(1u64 << (count - threshold).clamp(0, 30));
-    let lock = doubled.min(state.settings.lockout_max.as_secs().max(base));
-    let until = latest.saturating_add(i64::try_from(lock).unwrap_or(i64::MAX));
-    (now < until).then(|| u64::try_from(until - now).unwrap_or(1).max(1))
+    Some(doubled.min(max.max(base)))
 }
 
 /// Refuses a login while the account or the client address is locked.
@@ -430,4 +437,35 @@ pub async fn logout(
         audit::record(&state, out).await;
     }
     Ok(Json(LogoutResult { logged_out: true }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lock_length;
+
+    #[test]
+    fn locks_double_and_stop_at_the_cap() {
+        let lengths: Vec<_> = (4..=12)
+            .map(|count| lock_length(30, 900, count, 5))
+            .collect();
+        assert_eq!(
+            lengths,
+            [
+                None,
+                Some(30),
+                Some(60),
+                Some(120),
+                Some(240),
+                Some(480),
+                Some(900),
+                Some(900),
+                Some(900)
+            ]
+        );
+        assert_eq!(
+            lock_length(30, 900, 1000, 5),
+            Some(900),
+            "no overflow however long it goes on"
+        );
+    }
 }
