@@ -259,22 +259,7 @@ impl FromBody for UpdateAnnouncement {
     }
 }
 
-macro_rules! documented_as_body {
-    ($($name:ident),*) => {$(
-        impl utoipa::PartialSchema for $name {
-            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-                AnnouncementBody::schema()
-            }
-        }
-        impl ToSchema for $name {
-            fn name() -> std::borrow::Cow<'static, str> {
-                stringify!($name).into()
-            }
-        }
-    )*};
-}
-
-documented_as_body!(CreateAnnouncement, UpdateAnnouncement);
+documented_as!(AnnouncementBody => CreateAnnouncement, UpdateAnnouncement);
 
 /// Filters of the announcement list.
 #[derive(Clone, Debug, Default)]

@@ -304,20 +304,11 @@ impl FromBody for CreateHoliday {
     }
 }
 
-impl utoipa::PartialSchema for CreateHoliday {
-    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        HolidayBody::schema()
-    }
-}
-impl ToSchema for CreateHoliday {
-    fn name() -> std::borrow::Cow<'static, str> {
-        "CreateHoliday".into()
-    }
-}
-
 /// The body of `PATCH /v2/admin/business-hours/{id}/holidays/{holidayId}`.
 #[derive(Clone, Debug)]
 pub struct UpdateHoliday(pub HolidayPatch);
+
+documented_as!(HolidayBody => CreateHoliday);
 
 impl FromBody for UpdateHoliday {
     fn from_body(body: &Value) -> Result<Self, Problems> {
@@ -328,16 +319,7 @@ impl FromBody for UpdateHoliday {
     }
 }
 
-impl utoipa::PartialSchema for UpdateHoliday {
-    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        HolidayBody::schema()
-    }
-}
-impl ToSchema for UpdateHoliday {
-    fn name() -> std::borrow::Cow<'static, str> {
-        "UpdateHoliday".into()
-    }
-}
+documented_as!(HolidayBody => UpdateHoliday);
 
 /// All destination types are allowed in business-hours lists.
 const ANY_DESTINATION: &[&str] = super::destination::DestType::NAMES;
@@ -578,22 +560,7 @@ impl FromBody for UpdateBusinessHour {
     }
 }
 
-macro_rules! documented_as_body {
-    ($($name:ident),*) => {$(
-        impl utoipa::PartialSchema for $name {
-            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-                BusinessHourBody::schema()
-            }
-        }
-        impl ToSchema for $name {
-            fn name() -> std::borrow::Cow<'static, str> {
-                stringify!($name).into()
-            }
-        }
-    )*};
-}
-
-documented_as_body!(CreateBusinessHour, UpdateBusinessHour);
+documented_as!(BusinessHourBody => CreateBusinessHour, UpdateBusinessHour);
 
 /// The open-now answer of `GET /v2/admin/business-hours/{id}/status`.
 #[derive(Clone, Debug, Serialize, ToSchema)]

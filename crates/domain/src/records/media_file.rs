@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use utoipa::{PartialSchema, ToSchema};
+use utoipa::ToSchema;
 
 use super::NAME;
 use crate::ids::{MediaFileId, TenantId};
@@ -133,17 +133,7 @@ pub struct UpdateMediaFileBody {
 #[derive(Clone, Debug, Default)]
 pub struct UpdateMediaFile(pub MediaFileFields);
 
-impl PartialSchema for UpdateMediaFile {
-    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        UpdateMediaFileBody::schema()
-    }
-}
-
-impl ToSchema for UpdateMediaFile {
-    fn name() -> std::borrow::Cow<'static, str> {
-        "UpdateMediaFile".into()
-    }
-}
+documented_as!(UpdateMediaFileBody => UpdateMediaFile);
 
 /// Reads `multilingualText` items: each `{language, text}`.
 fn read_languages(

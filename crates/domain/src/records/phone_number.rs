@@ -249,22 +249,7 @@ pub struct PhoneNumberBody {
     pub store_and_forward_number: Option<String>,
 }
 
-macro_rules! documented_as_body {
-    ($($name:ident),*) => {$(
-        impl utoipa::PartialSchema for $name {
-            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-                PhoneNumberBody::schema()
-            }
-        }
-        impl ToSchema for $name {
-            fn name() -> std::borrow::Cow<'static, str> {
-                stringify!($name).into()
-            }
-        }
-    )*};
-}
-
-documented_as_body!(CreatePhoneNumber, UpdatePhoneNumber);
+documented_as!(PhoneNumberBody => CreatePhoneNumber, UpdatePhoneNumber);
 
 /// Filters of the phone-number list (CONTRACT §6).
 #[derive(Clone, Debug, Default)]

@@ -222,22 +222,7 @@ impl FromBody for UpdateWebhook {
     }
 }
 
-macro_rules! documented_as_body {
-    ($($name:ident),*) => {$(
-        impl utoipa::PartialSchema for $name {
-            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-                WebhookBody::schema()
-            }
-        }
-        impl ToSchema for $name {
-            fn name() -> std::borrow::Cow<'static, str> {
-                stringify!($name).into()
-            }
-        }
-    )*};
-}
-
-documented_as_body!(CreateWebhook, UpdateWebhook);
+documented_as!(WebhookBody => CreateWebhook, UpdateWebhook);
 
 /// Filters of the webhook list.
 #[derive(Clone, Debug, Default)]
