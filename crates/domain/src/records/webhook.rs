@@ -46,6 +46,17 @@ pub const TYPE_NAMES: &[&str] = &[
     "FAX_SENT",
 ];
 
+/// The CRM type: call records in HubSpot's calls-object shape, not raw events.
+pub const HUBSPOT: &str = "HubSpotCRM";
+
+/// The events a HubSpot webhook receives: each finished call, answered or not.
+pub const HUBSPOT_EVENTS: &[&str] = &["CALL_ENDED", "CALL_MISSED"];
+
+/// Whether a webhook of type `webhook_type` receives events of type `event`.
+pub fn subscribes(webhook_type: &str, event: &str) -> bool {
+    webhook_type == event || (webhook_type == HUBSPOT && HUBSPOT_EVENTS.contains(&event))
+}
+
 /// A webhook type, as `GET /v2/webhooks/list-types` answers.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct WebhookType {
