@@ -71,6 +71,9 @@ pub struct Config {
     pub redis_url: Option<String>,
     /// Prefix of rate-limit keys in Redis, to share one Redis among deployments.
     pub rate_limit_namespace: String,
+    /// The bearer token the telephony engine pushes calls and voicemail with
+    /// (`/v2/ingest/…`); only platform admins may push when unset.
+    pub ingest_token: Option<Secret>,
     /// The first lock after too many failed logins; each further failure doubles it (up
     /// to 15 minutes).
     pub lockout_base_seconds: u64,
@@ -94,6 +97,7 @@ impl Default for Config {
             media_url_ttl_seconds: 900,
             refresh_ttl_seconds: 30 * 24 * 3600,
             lockout_base_seconds: 30,
+            ingest_token: None,
             rate_limit_per_minute: 1200,
             rate_limit_per_minute_per_address: 6000,
             redis_url: None,

@@ -65,6 +65,7 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
             rate_limit_per_token: config.rate_limit_per_minute,
             rate_limit_per_address: config.rate_limit_per_minute_per_address,
             rate_limit_namespace: config.rate_limit_namespace.clone(),
+            ingest_token: config.ingest_token.as_ref().map(|t| t.0.clone()),
             ..Settings::new(config.public_url())
         }),
     })

@@ -395,3 +395,76 @@ impl TestApp {
         TestApp::answer(response).await
     }
 }
+
+impl TestApp {
+    /// Pushes a record to an ingest path as multipart: `fields` as the JSON part named
+    /// `fields_part`, then `audio` (if any) as the part named `audio_part`.
+    pub async fn push(
+        &self,
+        token: &str,
+        path: &str,
+        (fields_part, fields): (&str, Value),
+        audio: Option<(&str, Vec<u8>)>,
+    ) -> Answer {
+        let mut form =
+            reqwest::multipart::Form::new().text(fields_part.to_owned(), fields.to_string());
+        if let Some((name, bytes)) = audio {
+            let part = reqwest::multipart::Part::bytes(bytes)
+                .file_name("audio")
+                .mime_str("application/octet-stream")
+                .expect("a MIME type");
+            form = form.part(name.to_owned(), part);
+        }
+        let response = self
+            .client
+            .post(self.url(path))
+            .bearer_auth(token)
+            .multipart(form)
+            .send()
+            .await
+            .expect("the server answers");
+        TestApp::answer(response).await
+    }
+
+    /// Fetches a URL handed out by the service (a signed media link), with an optional
+    /// `Range` header, answering status, headers and bytes.
+    pub async fn fetch(
+        &self,
+        url: &str,
+        range: Option<&str>,
+    ) -> (StatusCode, reqwest::header::HeaderMap, Vec<u8>) {
+        let mut request = self.client.get(url);
+        if let Some(range) = range {
+            request = request.header(reqwest::header::RANGE, range);
+        }
+        let response = request.send().await.expect("the server answers");
+        let status = response.status();
+        let headers = response.headers().clone();
+        let bytes = response.bytes().await.expect("a body").to_vec();
+        (status, headers, bytes)
+    }
+}
+
+impl TestApp {
+    /// Rows of `table`, all or those whose `column` equals a value: for checking what
+    /// the service wrote where no endpoint shows it (the webhook outbox).
+    pub async fn count(&self, table: &'static str, equal: Option<(&'static str, &str)>) -> i64 {
+        use sea_query::{Expr, ExprTrait, Query};
+        let mut select = Query::select()
+            .expr(Expr::cust("COUNT(*)"))
+            .from(table)
+            .take();
+        if let Some((column, value)) = equal {
+            select.and_where(Expr::col(column).eq(value));
+        }
+        self.state.db.conn().scalar(&select).await.expect("a count")
+    }
+}
+
+/// A signed link with the last character of its signature changed.
+pub fn tamper(url: &str) -> String {
+    let at = url.find("signature=").expect("a signed link") + "signature=".len();
+    let end = url[at..].find('&').map_or(url.len(), |i| at + i);
+    let last = if url[..end].ends_with('0') { "1" } else { "0" };
+    format!("{}{last}{}", &url[..end - 1], &url[end..])
+}

@@ -5,6 +5,7 @@ pub mod audit;
 pub mod auth;
 pub mod client;
 pub mod docs;
+pub mod engine;
 pub mod error;
 pub mod extract;
 pub mod limits;
@@ -35,9 +36,9 @@ use utoipa_swagger_ui::SwaggerUi;
 
 use crate::error::ApiError;
 use crate::routes::{
-    announcements, audit_log, authentication, branches, business_hours, extensions, ivrs, me,
-    media_files, messaging, objects, operations, paging_groups, partners, phone_numbers, tenants,
-    users, webhooks,
+    announcements, audit_log, authentication, branches, business_hours, call_recordings,
+    extensions, ingest, ivrs, me, media_files, messaging, objects, operations, paging_groups,
+    partners, phone_numbers, tenants, users, voicemail, webhooks,
 };
 pub use crate::state::{AppState, Settings};
 
@@ -100,6 +101,23 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
             phone_numbers::update,
             phone_numbers::delete
         ))
+        .routes(routes!(voicemail::list))
+        .routes(routes!(
+            voicemail::get,
+            voicemail::update,
+            voicemail::delete
+        ))
+        .routes(routes!(call_recordings::list))
+        .routes(routes!(call_recordings::get, call_recordings::delete))
+        .merge(
+            // The engine pushes audio: recordings up to their own limit, for these routes only.
+            OpenApiRouter::new()
+                .routes(routes!(ingest::voicemail))
+                .routes(routes!(ingest::call))
+                .layer(DefaultBodyLimit::max(
+                    switchboard_domain::records::call::MAX_RECORDING_BYTES + 1024 * 1024,
+                )),
+        )
         .routes(routes!(webhooks::list_types))
         .routes(routes!(webhooks::list, webhooks::create))
         .routes(routes!(webhooks::get, webhooks::update, webhooks::delete))

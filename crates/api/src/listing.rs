@@ -6,6 +6,7 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use futures::{Stream, StreamExt};
 use serde::Serialize;
+use serde_json::{Map, Value};
 use switchboard_db::list::Listing;
 
 /// Bytes gathered before a chunk is sent.
@@ -13,6 +14,20 @@ const CHUNK: usize = 64 * 1024;
 
 /// The response for `listing`, each record passed through `present` first.
 pub fn respond<T, U>(listing: Listing<T>, present: impl Fn(T) -> U + Send + 'static) -> Response
+where
+    T: Send + 'static,
+    U: Serialize + Send + 'static,
+{
+    respond_with(listing, present, Map::new())
+}
+
+/// Like [`respond`], with `extra` members added to the envelope (the voicemail list's
+/// `stats`).
+pub fn respond_with<T, U>(
+    listing: Listing<T>,
+    present: impl Fn(T) -> U + Send + 'static,
+    extra: Map<String, Value>,
+) -> Response
 where
     T: Send + 'static,
     U: Serialize + Send + 'static,
@@ -25,19 +40,37 @@ where
                 page: page.page,
                 max_page: page.max_page,
             };
-            axum::Json(page).into_response()
+            if extra.is_empty() {
+                return axum::Json(page).into_response();
+            }
+            match serde_json::to_value(page) {
+                Ok(Value::Object(mut envelope)) => {
+                    envelope.extend(extra);
+                    axum::Json(envelope).into_response()
+                }
+                _ => crate::error::ApiError::internal("a page could not be serialised")
+                    .into_response(),
+            }
         }
-        Listing::Stream(rows) => (
-            [(header::CONTENT_TYPE, "application/json")],
-            Body::from_stream(envelope(rows.map(move |row| row.map(&present)))),
-        )
-            .into_response(),
+        Listing::Stream(rows) => {
+            let tail = extra
+                .into_iter()
+                .map(|(key, value)| format!(",{}:{value}", Value::String(key)))
+                .collect::<String>();
+            (
+                [(header::CONTENT_TYPE, "application/json")],
+                Body::from_stream(envelope(rows.map(move |row| row.map(&present)), tail)),
+            )
+                .into_response()
+        }
     }
 }
 
-/// `{"records":[…],"totalRecords":N,"page":1,"maxPage":1}`, written as the rows arrive.
+/// `{"records":[…],"totalRecords":N,"page":1,"maxPage":1}`, written as the rows arrive;
+/// `tail` (`,"key":value…`) closes the envelope.
 fn envelope<U: Serialize + Send + 'static>(
     rows: impl Stream<Item = switchboard_db::Result<U>> + Send + Unpin + 'static,
+    tail: String,
 ) -> impl Stream<Item = Result<Bytes, std::io::Error>> + Send + 'static {
     async_stream::try_stream! {
         let mut rows = rows;
@@ -58,7 +91,7 @@ fn envelope<U: Serialize + Send + 'static>(
                 yield Bytes::from(std::mem::replace(&mut buffer, Vec::with_capacity(CHUNK + 1024)));
             }
         }
-        buffer.extend_from_slice(format!("],\"totalRecords\":{count},\"page\":1,\"maxPage\":1}}").as_bytes());
+        buffer.extend_from_slice(format!("],\"totalRecords\":{count},\"page\":1,\"maxPage\":1{tail}}}").as_bytes());
         yield Bytes::from(buffer);
     }
 }

@@ -39,6 +39,8 @@ pub struct Settings {
     pub rate_limit_per_address: u64,
     /// Prefix of rate-limit keys, to share one Redis among several deployments.
     pub rate_limit_namespace: String,
+    /// The telephony engine's bearer token for `/v2/ingest/…`, when configured.
+    pub ingest_token: Option<String>,
 }
 
 impl Settings {
@@ -58,6 +60,7 @@ impl Settings {
             rate_limit_per_token: 1200,
             rate_limit_per_address: 6000,
             rate_limit_namespace: String::new(),
+            ingest_token: None,
         }
     }
 }

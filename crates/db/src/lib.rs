@@ -15,6 +15,7 @@ pub mod announcements;
 pub mod audit;
 pub mod branches;
 pub mod business_hours;
+pub mod calls;
 pub mod destinations;
 pub mod events;
 pub mod extensions;
@@ -27,6 +28,7 @@ pub mod security;
 pub mod sessions;
 pub mod tenants;
 pub mod users;
+pub mod voicemail;
 pub mod webhooks;
 
 pub use backend::{Db, Record, Tx};

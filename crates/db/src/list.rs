@@ -28,16 +28,22 @@ pub fn contains(column_name: &'static str, text: &str) -> Expr {
         .like(LikeExpr::new(like_pattern(text)).escape('\\'))
 }
 
-/// Adds the free-text search and the sort order of `query` to `select`.
-fn prepare(mut select: SelectStatement, spec: &ListSpec, query: &ListQuery) -> SelectStatement {
-    if let Some(search) = &query.search {
-        let any = spec
-            .search_columns
+/// The free-text search of `query` over the columns of `spec`, when there is one.
+pub fn search(spec: &ListSpec, query: &ListQuery) -> Option<Condition> {
+    let search = query.search.as_deref()?;
+    Some(
+        spec.search_columns
             .iter()
             .fold(Condition::any(), |any, name| {
                 any.add(contains(name, search))
-            });
-        select.cond_where(any);
+            }),
+    )
+}
+
+/// Adds the free-text search and the sort order of `query` to `select`.
+fn prepare(mut select: SelectStatement, spec: &ListSpec, query: &ListQuery) -> SelectStatement {
+    if let Some(search) = search(spec, query) {
+        select.cond_where(search);
     }
     let order = match query.direction {
         Direction::Asc => Order::Asc,

@@ -31,6 +31,30 @@ pub fn branch(scope: &Scope, branch_column: Expr) -> Condition {
     }
 }
 
+/// Further confines records that belong to a phone extension by number (a mailbox, a
+/// call's parties) to the extensions a branch admin or a user reaches: a branch admin,
+/// its branch's extensions; a user, its own extension (nothing when it has none).
+pub fn own_numbers(scope: &Scope, number_columns: &[&'static str]) -> Condition {
+    let numbers = match *scope {
+        Scope::Branch(tenant, branch) => Query::select()
+            .column("number")
+            .from("extensions")
+            .and_where(Expr::col("tenant_id").eq(tenant.get()))
+            .and_where(Expr::col("branch_id").eq(branch.get()))
+            .take(),
+        Scope::User(_, _, Some(extension)) => Query::select()
+            .column("number")
+            .from("extensions")
+            .and_where(Expr::col("id").eq(extension.get()))
+            .take(),
+        Scope::User(_, _, None) => return Condition::all().add(Expr::cust("1 = 0")),
+        _ => return Condition::all(),
+    };
+    number_columns.iter().fold(Condition::any(), |any, name| {
+        any.add(column(name).in_subquery(numbers.clone()))
+    })
+}
+
 /// A column reference from `table.column` or `column` notation.
 pub fn column(name: &'static str) -> Expr {
     match name.split_once('.') {

@@ -96,6 +96,10 @@ impl Role {
                 WebhooksRead,
                 WebhooksWrite,
                 AuditLogRead,
+                VoicemailRead,
+                VoicemailWrite,
+                CallRecordingsRead,
+                CallRecordingsWrite,
             ],
             Role::TenantAdmin => &[
                 TenantsRead,
@@ -121,6 +125,10 @@ impl Role {
                 WebhooksRead,
                 WebhooksWrite,
                 AuditLogRead,
+                VoicemailRead,
+                VoicemailWrite,
+                CallRecordingsRead,
+                CallRecordingsWrite,
             ],
             // Branch admins run their branch's call handling; tenant-wide routing (IVRs,
             // paging groups) they may read but not change.
@@ -141,13 +149,20 @@ impl Role {
                 MediaFilesRead,
                 MediaFilesWrite,
                 MessagingSend,
+                VoicemailRead,
+                VoicemailWrite,
+                CallRecordingsRead,
             ],
+            // A user reaches its own mailbox and calls only (the scope sees to that).
             Role::User => &[
                 TenantsRead,
                 BranchesRead,
                 ExtensionsRead,
                 UsersRead,
                 MessagingSend,
+                VoicemailRead,
+                VoicemailWrite,
+                CallRecordingsRead,
             ],
         }
     }
@@ -238,6 +253,16 @@ permissions! {
     MessagingSend = "messaging:send",
     /// Read the audit log.
     AuditLogRead = "audit-log:read",
+    /// Read voicemail messages and fetch their audio.
+    VoicemailRead = "voicemail:read",
+    /// File, mark and delete voicemail messages.
+    VoicemailWrite = "voicemail:write",
+    /// Read call recordings and fetch their audio.
+    CallRecordingsRead = "call-recordings:read",
+    /// Delete call recordings.
+    CallRecordingsWrite = "call-recordings:write",
+    /// Push calls and voicemail messages from the telephony engine.
+    IngestWrite = "ingest:write",
 }
 
 /// Which tenants' records a caller reaches.
@@ -304,6 +329,17 @@ pub fn effective_permissions(role: Role, extra: &[String]) -> BTreeSet<Permissio
 }
 
 impl Principal {
+    /// The telephony engine, authenticated by the configured service token: it may push
+    /// records for any tenant and do nothing else.
+    pub fn engine() -> Principal {
+        Principal {
+            user_id: UserId(0),
+            role: Role::PlatformAdmin,
+            scope: Scope::Platform,
+            permissions: [Permission::IngestWrite].into_iter().collect(),
+        }
+    }
+
     /// The operator at the command line: a platform admin that is no account.
     pub fn operator() -> Principal {
         Principal {

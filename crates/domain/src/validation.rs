@@ -630,6 +630,22 @@ mod tests {
     }
 }
 
+/// A JSON boolean.
+#[derive(Clone, Copy, Debug)]
+pub struct Bool;
+
+impl Rule for Bool {
+    type Output = bool;
+    fn check(&self, raw: Raw<'_>) -> Result<bool, String> {
+        match raw {
+            Raw::Json(Value::Bool(b)) => Ok(*b),
+            Raw::Text("true") => Ok(true),
+            Raw::Text("false") => Ok(false),
+            _ => Err("must be true or false".into()),
+        }
+    }
+}
+
 /// A permission name the service knows (`extensions:write`, …).
 #[derive(Clone, Copy, Debug)]
 pub struct KnownPermission;

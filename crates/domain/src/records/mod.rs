@@ -23,6 +23,7 @@ pub mod announcement;
 pub mod audit;
 pub mod branch;
 pub mod business_hour;
+pub mod call;
 pub mod destination;
 pub mod extension;
 pub mod ivr;
@@ -32,6 +33,7 @@ pub mod partner;
 pub mod phone_number;
 pub mod tenant;
 pub mod user;
+pub mod voicemail;
 pub mod webhook;
 
 use crate::validation::{Text, text};

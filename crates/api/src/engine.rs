@@ -1,0 +1,130 @@
+//! Recording what the telephony engine produces — voicemail messages, calls and their
+//! recordings — the one way, shared by the ingest API (`/v2/ingest/…`) and the Asterisk
+//! importers: audio first to object storage under a key derived from the record's
+//! identity (so a repeat overwrites rather than duplicates), then the record with its
+//! event in one transaction.
+
+use bytes::Bytes;
+use sha2::{Digest, Sha256};
+use switchboard_db::Tx;
+use switchboard_db::calls::{self, CallRow};
+use switchboard_domain::ids::TenantId;
+use switchboard_domain::records::call::CallReport;
+use switchboard_domain::records::voicemail::NewVoicemail;
+use switchboard_storage::{Storage, StorageError};
+
+/// A short, key-safe digest of an identity made of parts that may hold any character.
+fn digest(parts: &[&str]) -> String {
+    let mut hasher = Sha256::new();
+    for part in parts {
+        hasher.update(part.as_bytes());
+        hasher.update([0]);
+    }
+    hex::encode(&hasher.finalize()[..16])
+}
+
+/// The object key of a voicemail message's audio.
+pub fn voicemail_key(message: &NewVoicemail, extension: &str) -> String {
+    format!(
+        "tenants/{}/voicemail/{}.{extension}",
+        message.tenant.get(),
+        digest(&[
+            &message.mailbox_context,
+            &message.mailbox_user,
+            &message.msg_id
+        ])
+    )
+}
+
+/// The object key of a call's recording.
+pub fn recording_key(tenant: TenantId, unique_id: &str) -> String {
+    format!(
+        "tenants/{}/recordings/{}.mp3",
+        tenant.get(),
+        digest(&[unique_id])
+    )
+}
+
+/// Audio to store with a voicemail message: its bytes, content type and file extension.
+#[derive(Clone, Debug)]
+pub struct MessageAudio {
+    /// The audio.
+    pub bytes: Bytes,
+    /// Its content type (`audio/wav`, `audio/x-gsm`, …).
+    pub content_type: &'static str,
+    /// The extension its key ends in.
+    pub extension: &'static str,
+}
+
+/// Stores a message's audio and notes its key in `message`.
+pub async fn store_voicemail_audio(
+    storage: &Storage,
+    message: &mut NewVoicemail,
+    audio: MessageAudio,
+) -> Result<(), StorageError> {
+    let key = voicemail_key(message, audio.extension);
+    storage.put(&key, audio.bytes, audio.content_type).await?;
+    message.audio = Some((key, audio.content_type.to_owned()));
+    Ok(())
+}
+
+/// Stores a call's recording (already MP3), answering its key.
+pub async fn store_recording(
+    storage: &Storage,
+    tenant: TenantId,
+    unique_id: &str,
+    mp3: Bytes,
+) -> Result<String, StorageError> {
+    let key = recording_key(tenant, unique_id);
+    storage.put(&key, mp3, "audio/mpeg").await?;
+    Ok(key)
+}
+
+/// What recording a call report did.
+#[derive(Clone, Debug)]
+pub struct CallOutcome {
+    /// The call as it now is, when the report moved it forward.
+    pub call: Option<CallRow>,
+    /// Whether a recording was attached.
+    pub recording_attached: bool,
+}
+
+impl CallOutcome {
+    /// Whether the report changed anything.
+    pub fn recorded(&self) -> bool {
+        self.call.is_some() || self.recording_attached
+    }
+}
+
+/// A recording as MP3: MP3 is kept as sent; anything else is refused with what was found.
+pub fn recording_to_mp3(bytes: &[u8]) -> Result<Bytes, String> {
+    match switchboard_storage::audio::sniff(bytes) {
+        Some(switchboard_storage::audio::AudioFormat::Mp3) => Ok(Bytes::copy_from_slice(bytes)),
+        Some(other) => Err(format!(
+            "a recording must be MP3; {} recordings are not accepted yet",
+            other.extension()
+        )),
+        None => Err("a recording must be MP3 audio".into()),
+    }
+}
+
+/// Records a call report in `tx` and, when given, attaches its recording (already stored
+/// under `recording`: key and size).
+pub async fn record_call(
+    tx: &mut Tx,
+    report: &CallReport,
+    recording: Option<(&str, i64)>,
+    now: i64,
+) -> switchboard_db::Result<CallOutcome> {
+    let call = calls::record(tx, report, now).await?;
+    let recording_attached = match recording {
+        Some((key, size)) => {
+            calls::attach_recording(tx, report.tenant, &report.unique_id, key, size, now).await?
+        }
+        None => false,
+    };
+    Ok(CallOutcome {
+        call,
+        recording_attached,
+    })
+}

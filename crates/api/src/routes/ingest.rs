@@ -1,0 +1,267 @@
+//! `/v2/ingest/…`: the telephony engine pushes what it produces — voicemail messages and
+//! call progress with recordings — as it happens. Platform admins, or the engine with the
+//! configured service token (`SWITCHBOARD_INGEST_TOKEN`), may push; the importers record
+//! through the same code ([`crate::engine`]).
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Multipart, Request, State};
+use axum::http::header;
+use serde::Serialize;
+use serde_json::Value;
+use switchboard_db::{calls, voicemail};
+use switchboard_domain::Location;
+use switchboard_domain::records::call::{IngestCall, MAX_RECORDING_BYTES};
+use switchboard_domain::records::voicemail::{IngestVoicemail, IngestVoicemailBody};
+use switchboard_domain::validation::FromBody;
+use switchboard_storage::audio;
+use utoipa::ToSchema;
+
+use crate::audit::now;
+use crate::auth::caller::{Caller, IngestWrite};
+use crate::engine::{self, MessageAudio};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::body_rejection;
+use crate::routes::media_files::multipart_rejection;
+use crate::state::AppState;
+use crate::tenancy;
+
+/// Largest voicemail audio accepted, in bytes (an hour of 8 kHz 16-bit WAV).
+pub const MAX_VOICEMAIL_AUDIO_BYTES: usize = 64 * 1024 * 1024;
+
+/// A pushed record: its JSON description and, in a multipart body, its audio.
+struct Pushed {
+    fields: Value,
+    audio: Option<Bytes>,
+}
+
+fn is_multipart(request: &Request) -> Option<bool> {
+    let value = request.headers().get(header::CONTENT_TYPE)?.to_str().ok()?;
+    let essence = value.split(';').next()?.trim().to_ascii_lowercase();
+    match essence.as_str() {
+        "application/json" => Some(false),
+        "multipart/form-data" => Some(true),
+        _ => None,
+    }
+}
+
+fn malformed(error: impl std::fmt::Display) -> ApiError {
+    ApiError::bad_request(format!("malformed JSON: {error}"))
+}
+
+/// Reads a JSON body, or a multipart body with the JSON in part `fields_part` and the
+/// audio in part `audio_part` (at most `limit` bytes).
+async fn read_pushed(
+    request: Request,
+    state: &AppState,
+    fields_part: &str,
+    audio_part: &str,
+    limit: usize,
+) -> ApiResult<Pushed> {
+    match is_multipart(&request) {
+        Some(false) => {
+            let bytes = Bytes::from_request(request, state)
+                .await
+                .map_err(body_rejection)?;
+            let fields = serde_json::from_slice(&bytes).map_err(malformed)?;
+            Ok(Pushed {
+                fields,
+                audio: None,
+            })
+        }
+        Some(true) => {
+            let mut multipart = Multipart::from_request(request, state)
+                .await
+                .map_err(multipart_rejection)?;
+            let mut fields = None;
+            let mut audio = None;
+            while let Some(mut field) = multipart.next_field().await.map_err(multipart_error)? {
+                let name = field.name().unwrap_or_default().to_owned();
+                let mut bytes = Vec::new();
+                while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {
+                    if bytes.len() + chunk.len() > limit {
+                        return Err(ApiError::payload_too_large(format!(
+                            "part {name} is larger than {limit} bytes"
+                        )));
+                    }
+                    bytes.extend_from_slice(&chunk);
+                }
+                if name == fields_part {
+                    fields = Some(serde_json::from_slice(&bytes).map_err(malformed)?);
+                } else if name == audio_part {
+                    audio = Some(Bytes::from(bytes));
+                } else {
+                    return Err(ApiError::invalid(
+                        Location::Body,
+                        &name,
+                        &format!(
+                            "is not a part of this body (expected {fields_part} and {audio_part})"
+                        ),
+                    ));
+                }
+            }
+            let fields = fields
+                .ok_or_else(|| ApiError::invalid(Location::Body, fields_part, "is required"))?;
+            Ok(Pushed { fields, audio })
+        }
+        None => Err(ApiError::unsupported_media_type(
+            "the body must be application/json or multipart/form-data",
+        )),
+    }
+}
+
+fn multipart_error(error: axum::extract::multipart::MultipartError) -> ApiError {
+    if error.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+        ApiError::payload_too_large("the request body is larger than allowed")
+    } else {
+        ApiError::bad_request(format!("malformed multipart body: {}", error.body_text()))
+    }
+}
+
+/// What a push recorded.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct IngestResult {
+    /// Whether the push changed anything (`false` for a repeat: pushing twice is safe).
+    pub recorded: bool,
+    /// The record's id.
+    pub id: i64,
+    /// Calls: the call's status after the push (`started`, `answered`, `ended`, `missed`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// Calls: whether a recording was attached by this push.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recording_attached: Option<bool>,
+}
+
+/// The multipart form of a voicemail push, for the API document.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+struct VoicemailPush {
+    /// The message's fields (JSON).
+    message: IngestVoicemailBody,
+    /// Its audio: WAV, MP3 or Ogg.
+    #[schema(format = Binary, content_media_type = "application/octet-stream")]
+    audio: Option<Vec<u8>>,
+}
+
+/// The multipart form of a call push, for the API document.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+struct CallPush {
+    /// The call report (JSON).
+    call: switchboard_domain::records::call::IngestCallBody,
+    /// Its recording: WAV (transcoded to MP3) or MP3.
+    #[schema(format = Binary, content_media_type = "application/octet-stream")]
+    recording: Option<Vec<u8>>,
+}
+
+/// Records a voicemail message left on the engine (JSON, or multipart with parts
+/// `message` and `audio`); emits VOICEMAIL_RECEIVED. A message already recorded (same
+/// tenant, context, mailbox and msgId) is answered with `recorded: false`.
+#[utoipa::path(post, path = "/v2/ingest/voicemail-messages", tag = "ingest",
+    request_body(content(
+        (IngestVoicemail = "application/json"),
+        (VoicemailPush = "multipart/form-data"),
+    )),
+    responses((status = 200, description = "What was recorded", body = IngestResult)))]
+pub async fn voicemail(
+    caller: Caller<IngestWrite>,
+    State(state): State<AppState>,
+    request: Request,
+) -> ApiResult<Json<IngestResult>> {
+    let pushed = read_pushed(
+        request,
+        &state,
+        "message",
+        "audio",
+        MAX_VOICEMAIL_AUDIO_BYTES,
+    )
+    .await?;
+    let IngestVoicemail(mut message) =
+        IngestVoicemail::from_body(&pushed.fields).map_err(ApiError::validation)?;
+    message.tenant = tenancy::tenant_for_write(&state, &caller, Some(message.tenant)).await?;
+    let known = voicemail::exists(
+        &state.db,
+        message.tenant,
+        &message.mailbox_context,
+        &message.mailbox_user,
+        &message.msg_id,
+    )
+    .await?;
+    if !known && let Some(bytes) = pushed.audio {
+        let format = audio::sniff(&bytes)
+            .ok_or_else(|| ApiError::unsupported_media_type("the audio must be WAV, MP3 or Ogg"))?;
+        let audio = MessageAudio {
+            bytes,
+            content_type: format.content_type(),
+            extension: format.extension(),
+        };
+        engine::store_voicemail_audio(&state.storage, &mut message, audio)
+            .await
+            .map_err(ApiError::internal)?;
+    }
+    let mut tx = state.db.begin().await?;
+    let recorded = voicemail::record(&mut tx, message, now()).await?;
+    tx.commit().await?;
+    Ok(Json(IngestResult {
+        recorded: recorded.new,
+        id: recorded.id,
+        status: None,
+        recording_attached: None,
+    }))
+}
+
+/// Records a step of a call (JSON, or multipart with parts `call` and `recording`):
+/// `started`, `answered` or `ended` emit CALL_STARTED, CALL_ANSWERED and CALL_ENDED (or
+/// CALL_MISSED when it was never answered); a report that does not move the call forward
+/// changes nothing. A recording (WAV or MP3, stored as MP3) emits RECORDING_READY.
+#[utoipa::path(post, path = "/v2/ingest/calls", tag = "ingest",
+    request_body(content(
+        (IngestCall = "application/json"),
+        (CallPush = "multipart/form-data"),
+    )),
+    responses((status = 200, description = "What was recorded", body = IngestResult)))]
+pub async fn call(
+    caller: Caller<IngestWrite>,
+    State(state): State<AppState>,
+    request: Request,
+) -> ApiResult<Json<IngestResult>> {
+    let pushed = read_pushed(request, &state, "call", "recording", MAX_RECORDING_BYTES).await?;
+    let IngestCall { mut report, .. } =
+        IngestCall::from_body(&pushed.fields).map_err(ApiError::validation)?;
+    report.tenant = tenancy::tenant_for_write(&state, &caller, Some(report.tenant)).await?;
+    let known = calls::find(&state.db, report.tenant, &report.unique_id).await?;
+    let has_recording = known.as_ref().is_some_and(|c| c.recording_key.is_some());
+    let mut recording = None;
+    if !has_recording && let Some(bytes) = pushed.audio {
+        let mp3 = engine::recording_to_mp3(&bytes).map_err(ApiError::unsupported_media_type)?;
+        let size = i64::try_from(mp3.len()).unwrap_or(i64::MAX);
+        let key = engine::store_recording(&state.storage, report.tenant, &report.unique_id, mp3)
+            .await
+            .map_err(ApiError::internal)?;
+        recording = Some((key, size));
+    }
+    let mut tx = state.db.begin().await?;
+    let outcome = engine::record_call(
+        &mut tx,
+        &report,
+        recording.as_ref().map(|(key, size)| (key.as_str(), *size)),
+        now(),
+    )
+    .await?;
+    tx.commit().await?;
+    let recorded = outcome.recorded();
+    let call = match outcome.call {
+        Some(call) => call,
+        None => calls::find(&state.db, report.tenant, &report.unique_id)
+            .await?
+            .ok_or_else(|| ApiError::internal("a recorded call vanished"))?,
+    };
+    Ok(Json(IngestResult {
+        recorded,
+        id: call.id,
+        status: Some(call.status),
+        recording_attached: Some(outcome.recording_attached),
+    }))
+}

@@ -1,0 +1,160 @@
+//! `/v2/admin/voicemail-messages`: a tenant's voicemail, a user's own mailbox; listed
+//! with optional stats, filed or marked read, deleted with its audio. Every answer
+//! carries a short-lived signed URL of the audio.
+
+use axum::Json;
+use axum::extract::State;
+use axum::response::Response;
+use serde_json::Map;
+use switchboard_db::voicemail::{self, VoicemailRow};
+use switchboard_domain::records::voicemail::{
+    UpdateVoicemail, VoicemailFilter, VoicemailMessage, VoicemailStats,
+};
+
+use crate::auth::caller::{Caller, VoicemailRead, VoicemailWrite};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{JsonBody, ListParams, PathId};
+use crate::state::AppState;
+use crate::{listing, tenancy};
+
+/// A voicemail message's id in a path.
+pub struct VoicemailId(pub i64);
+
+impl From<i64> for VoicemailId {
+    fn from(id: i64) -> Self {
+        VoicemailId(id)
+    }
+}
+
+/// A short-lived signed URL of `key`, or empty for no audio.
+pub async fn media_url(state: &AppState, key: Option<&str>) -> ApiResult<String> {
+    match key {
+        Some(key) => state
+            .storage
+            .download_url(key, state.settings.media_url_ttl)
+            .await
+            .map_err(ApiError::internal),
+        None => Ok(String::new()),
+    }
+}
+
+/// A stored message as answered: with a fresh signed URL of its audio.
+pub async fn present(state: &AppState, row: VoicemailRow) -> ApiResult<VoicemailMessage> {
+    let media_url = media_url(state, row.audio_key.as_deref()).await?;
+    Ok(VoicemailMessage {
+        id: row.id,
+        message_number: row.message_number,
+        date_unix: row.date_unix,
+        duration: row.duration,
+        mailbox_user: row.mailbox_user,
+        mailbox_context: row.mailbox_context,
+        caller_id: row.caller_id,
+        date: row.date,
+        ext_num: row.ext_num,
+        transcript: row.transcript,
+        media_url,
+        dir: row.dir,
+        read: row.is_read == 1,
+    })
+}
+
+/// The voicemail list's envelope, as documented: the page with optional stats.
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "camelCase")]
+#[allow(dead_code)]
+struct VoicemailPage {
+    /// The page's messages.
+    records: Vec<VoicemailMessage>,
+    /// Messages matching the filter.
+    total_records: i64,
+    /// This page's number.
+    page: i64,
+    /// The last page's number.
+    max_page: i64,
+    /// With `stats=1`: counts over the whole filter.
+    stats: Option<VoicemailStats>,
+}
+
+/// Lists voicemail messages (a user sees its own mailbox only), with the filters of
+/// CONTRACT §6; `query` searches caller id and message id; `stats=1` adds counts over the
+/// whole filter.
+#[utoipa::path(get, path = "/v2/admin/voicemail-messages/", tag = "voicemail",
+    params(ListParams<VoicemailFilter>),
+    responses((status = 200, description = "A page of voicemail messages", body = VoicemailPage)))]
+pub async fn list(
+    caller: Caller<VoicemailRead>,
+    State(state): State<AppState>,
+    ListParams { query, filter }: ListParams<VoicemailFilter>,
+) -> ApiResult<Response> {
+    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id).await?;
+    let mut extra = Map::new();
+    if filter.stats {
+        let stats = voicemail::stats(&state.db, &caller.scope, &filter, &query).await?;
+        extra.insert("stats".into(), serde_json::json!(stats));
+    }
+    let listing = voicemail::list(&state.db, &caller.scope, &filter, &query).await?;
+    let presented = listing::map_async(listing, move |row| {
+        let state = state.clone();
+        async move { present(&state, row).await }
+    })
+    .await?;
+    Ok(listing::respond_with(
+        presented,
+        std::convert::identity,
+        extra,
+    ))
+}
+
+/// One voicemail message.
+#[utoipa::path(get, path = "/v2/admin/voicemail-messages/{id}", tag = "voicemail",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Voicemail message id")),
+    responses((status = 200, description = "The message", body = VoicemailMessage)))]
+pub async fn get(
+    caller: Caller<VoicemailRead>,
+    State(state): State<AppState>,
+    PathId(VoicemailId(id)): PathId<VoicemailId>,
+) -> ApiResult<Json<VoicemailMessage>> {
+    let row = voicemail::get(&state.db, &caller.scope, id).await?;
+    Ok(Json(present(&state, row).await?))
+}
+
+/// Marks a message read or unread, or files it in another folder (`read` follows the
+/// folder, as in Asterisk: INBOX and Urgent hold the unread ones).
+#[utoipa::path(patch, path = "/v2/admin/voicemail-messages/{id}", tag = "voicemail",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Voicemail message id")),
+    request_body = UpdateVoicemail,
+    responses((status = 200, description = "The message as it now is", body = VoicemailMessage)))]
+pub async fn update(
+    caller: Caller<VoicemailWrite>,
+    State(state): State<AppState>,
+    PathId(VoicemailId(id)): PathId<VoicemailId>,
+    JsonBody(update): JsonBody<UpdateVoicemail>,
+) -> ApiResult<Json<VoicemailMessage>> {
+    let row = voicemail::update(&state.db, &caller.scope, id, &update).await?;
+    Ok(Json(present(&state, row).await?))
+}
+
+/// Deletes a message and its audio, answering it as it was (its URL no longer fetches).
+#[utoipa::path(delete, path = "/v2/admin/voicemail-messages/{id}", tag = "voicemail",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Voicemail message id")),
+    responses((status = 200, description = "The deleted message", body = VoicemailMessage)))]
+pub async fn delete(
+    caller: Caller<VoicemailWrite>,
+    State(state): State<AppState>,
+    PathId(VoicemailId(id)): PathId<VoicemailId>,
+) -> ApiResult<Json<VoicemailMessage>> {
+    let row = voicemail::delete(&state.db, &caller.scope, id).await?;
+    if let Some(key) = &row.audio_key {
+        state
+            .storage
+            .delete(key)
+            .await
+            .map_err(ApiError::internal)?;
+    }
+    // Its audio is gone: answered without a URL.
+    let row = VoicemailRow {
+        audio_key: None,
+        ..row
+    };
+    Ok(Json(present(&state, row).await?))
+}

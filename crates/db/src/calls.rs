@@ -1,0 +1,314 @@
+//! Calls and their recordings: each report of a call only moves it forward (started →
+//! answered → ended or missed) and emits the event of the step it makes, in the same
+//! transaction; a recording is attached once, with RECORDING_READY.
+
+use chrono::DateTime;
+use sea_query::{Expr, ExprTrait, Query, SelectStatement};
+use serde_json::{Value, json};
+use switchboard_domain::Scope;
+use switchboard_domain::ids::TenantId;
+use switchboard_domain::list::ListQuery;
+use switchboard_domain::records::call::{CallPhase, CallRecordingFilter, CallReport, LIST, iso};
+
+use crate::backend::{Db, Tx};
+use crate::crud::{self, Changes};
+use crate::error::Result;
+use crate::events;
+use crate::list::{self, Listing};
+use crate::scope;
+
+/// A call as stored.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct CallRow {
+    /// Id.
+    pub id: i64,
+    /// Tenant.
+    pub tenant_id: i64,
+    /// Asterisk's uniqueid.
+    pub unique_id: String,
+    /// inbound, outbound or internal.
+    pub direction: String,
+    /// started, answered, ended or missed.
+    pub status: String,
+    /// Caller's number.
+    pub caller_id_num: String,
+    /// Caller's name.
+    pub caller_id_name: String,
+    /// Number dialled.
+    pub dialed_num: String,
+    /// Start, ISO 8601.
+    pub time: String,
+    /// Start, Unix seconds.
+    pub start_unix: i64,
+    /// Answer, Unix seconds.
+    pub answer_unix: Option<i64>,
+    /// End, Unix seconds.
+    pub end_unix: Option<i64>,
+    /// Seconds from start to end.
+    pub duration: i64,
+    /// Seconds from answer to end.
+    pub billsec: i64,
+    /// CDR disposition.
+    pub disposition: String,
+    /// Object key of the recording's MP3.
+    pub recording_key: Option<String>,
+    /// Size of the recording.
+    pub recording_bytes: Option<i64>,
+}
+
+const COLUMNS: &[&str] = &[
+    "id",
+    "tenant_id",
+    "unique_id",
+    "direction",
+    "status",
+    "caller_id_num",
+    "caller_id_name",
+    "dialed_num",
+    "time",
+    "start_unix",
+    "answer_unix",
+    "end_unix",
+    "duration",
+    "billsec",
+    "disposition",
+    "recording_key",
+    "recording_bytes",
+];
+
+fn select(scope: &Scope) -> SelectStatement {
+    let mut select = Query::select();
+    select.from_as("calls", "c");
+    for column in COLUMNS {
+        select.column(("c", *column));
+    }
+    select
+        .cond_where(scope::tenants(scope, Expr::col(("c", "tenant_id"))))
+        .cond_where(scope::own_numbers(
+            scope,
+            &["c.caller_id_num", "c.dialed_num"],
+        ))
+        .take()
+}
+
+fn recordings(scope: &Scope) -> SelectStatement {
+    select(scope)
+        .and_where(Expr::col(("c", "recording_key")).is_not_null())
+        .take()
+}
+
+/// Lists the recorded calls the caller reaches.
+pub async fn list_recordings(
+    db: &Db,
+    scope: &Scope,
+    filter: &CallRecordingFilter,
+    query: &ListQuery,
+) -> Result<Listing<CallRow>> {
+    let mut select = recordings(scope);
+    if let Some(tenant) = filter.tenant_id {
+        select.and_where(Expr::col(("c", "tenant_id")).eq(tenant.get()));
+    }
+    if let Some(direction) = &filter.direction {
+        select.and_where(Expr::col(("c", "direction")).eq(direction.as_str()));
+    }
+    list::run(db, select, &LIST, query).await
+}
+
+/// The recorded call `unique_id` in the caller's reach (the oldest, should two tenants
+/// of a platform admin's reach share one).
+pub async fn recording(db: &Db, scope: &Scope, unique_id: &str) -> Result<CallRow> {
+    let select = recordings(scope)
+        .and_where(Expr::col(("c", "unique_id")).eq(unique_id))
+        .order_by(("c", "id"), sea_query::Order::Asc)
+        .limit(1)
+        .take();
+    db.conn().fetch_one(&select).await
+}
+
+/// Detaches the recording of call `unique_id`, answering the call as it was (its object
+/// is the caller's to remove).
+pub async fn delete_recording(db: &Db, scope: &Scope, unique_id: &str) -> Result<CallRow> {
+    let mut tx = db.begin().await?;
+    let select = recordings(scope)
+        .and_where(Expr::col(("c", "unique_id")).eq(unique_id))
+        .order_by(("c", "id"), sea_query::Order::Asc)
+        .limit(1)
+        .take();
+    let row: CallRow = tx.fetch_one(&select).await?;
+    crud::update_in(
+        &mut tx,
+        "calls",
+        row.id,
+        vec![
+            ("recording_key", Option::<String>::None.into()),
+            ("recording_bytes", Option::<i64>::None.into()),
+        ],
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(row)
+}
+
+fn identity(tenant: TenantId, unique_id: &str) -> SelectStatement {
+    let mut select = select(&Scope::Platform);
+    select
+        .and_where(Expr::col(("c", "tenant_id")).eq(tenant.get()))
+        .and_where(Expr::col(("c", "unique_id")).eq(unique_id));
+    select
+}
+
+/// The call `unique_id` of `tenant`, if recorded.
+pub async fn find(db: &Db, tenant: TenantId, unique_id: &str) -> Result<Option<CallRow>> {
+    db.conn().fetch_optional(&identity(tenant, unique_id)).await
+}
+
+fn rank(status: &str) -> u8 {
+    match status {
+        "started" => 1,
+        "answered" => 2,
+        _ => 3,
+    }
+}
+
+/// The status a report leaves the call in.
+fn status_of(report: &CallReport) -> &'static str {
+    match report.phase {
+        CallPhase::Started => "started",
+        CallPhase::Answered => "answered",
+        CallPhase::Ended if report.answered() => "ended",
+        CallPhase::Ended => "missed",
+    }
+}
+
+/// The event a call's status is announced by.
+fn event_of(status: &str) -> &'static str {
+    match status {
+        "started" => "CALL_STARTED",
+        "answered" => "CALL_ANSWERED",
+        "ended" => "CALL_ENDED",
+        _ => "CALL_MISSED",
+    }
+}
+
+fn report_changes(report: &CallReport, status: &str) -> Changes {
+    let mut changes: Changes = vec![
+        ("status", status.into()),
+        ("direction", report.direction.clone().into()),
+        ("time", report.time().into()),
+        ("start_unix", report.start.timestamp().into()),
+        ("duration", report.duration.into()),
+        ("billsec", report.billsec.into()),
+    ];
+    if let Some(answer) = report.answer {
+        changes.push(("answer_unix", answer.timestamp().into()));
+    }
+    if let Some(end) = report.end {
+        changes.push(("end_unix", end.timestamp().into()));
+    }
+    // Later reports may know less (an "answered" push without the caller's name): a
+    // value once known is not blanked.
+    for (column, value) in [
+        ("caller_id_num", &report.caller_id_num),
+        ("caller_id_name", &report.caller_id_name),
+        ("dialed_num", &report.dialed_num),
+        ("disposition", &report.disposition),
+        ("channel", &report.channel),
+        ("dst_channel", &report.dst_channel),
+        ("last_app", &report.last_app),
+        ("account_code", &report.account_code),
+        ("userfield", &report.userfield),
+    ] {
+        if !value.is_empty() {
+            changes.push((column, value.clone().into()));
+        }
+    }
+    changes
+}
+
+/// Records `report` in `tx` when it moves the call forward (a new call, or a later step
+/// than recorded), emitting that step's event; answers the call as it now is, or `None`
+/// when the report changed nothing (a repeat, or news older than what is known).
+pub async fn record(tx: &mut Tx, report: &CallReport, now: i64) -> Result<Option<CallRow>> {
+    let existing: Option<CallRow> = tx
+        .fetch_optional(&identity(report.tenant, &report.unique_id))
+        .await?;
+    let status = status_of(report);
+    match &existing {
+        Some(call) if rank(status) <= rank(&call.status) => return Ok(None),
+        Some(call) => {
+            crud::update_in(tx, "calls", call.id, report_changes(report, status)).await?;
+        }
+        None => {
+            let mut values = report_changes(report, status);
+            values.push(("tenant_id", report.tenant.get().into()));
+            values.push(("unique_id", report.unique_id.clone().into()));
+            values.push(("created_at", now.into()));
+            crud::insert_in(tx, "calls", values).await?;
+        }
+    }
+    let call: CallRow = tx
+        .fetch_one(&identity(report.tenant, &report.unique_id))
+        .await?;
+    events::emit(tx, report.tenant, event_of(status), event_data(&call), now).await?;
+    Ok(Some(call))
+}
+
+/// Attaches the recording stored under `key` to call `unique_id` of `tenant` in `tx`,
+/// emitting RECORDING_READY; answers `false` (and changes nothing) when the call already
+/// has one. The call must exist.
+pub async fn attach_recording(
+    tx: &mut Tx,
+    tenant: TenantId,
+    unique_id: &str,
+    key: &str,
+    bytes: i64,
+    now: i64,
+) -> Result<bool> {
+    let call: CallRow = tx.fetch_one(&identity(tenant, unique_id)).await?;
+    if call.recording_key.is_some() {
+        return Ok(false);
+    }
+    crud::update_in(
+        tx,
+        "calls",
+        call.id,
+        vec![
+            ("recording_key", key.into()),
+            ("recording_bytes", bytes.into()),
+        ],
+    )
+    .await?;
+    let call: CallRow = tx.fetch_one(&identity(tenant, unique_id)).await?;
+    let mut data = event_data(&call);
+    data["recording"] = json!({
+        "bytes": bytes,
+        "path": format!("/v2/admin/call-recordings/{}", call.unique_id),
+    });
+    events::emit(tx, tenant, "RECORDING_READY", data, now).await?;
+    Ok(true)
+}
+
+fn iso_of(unix: Option<i64>) -> Value {
+    unix.and_then(|u| DateTime::from_timestamp(u, 0))
+        .map(|t| Value::String(iso(t)))
+        .unwrap_or(Value::Null)
+}
+
+/// What call events carry: the call record.
+pub fn event_data(call: &CallRow) -> Value {
+    json!({
+        "uniqueId": call.unique_id,
+        "tenantId": call.tenant_id,
+        "direction": call.direction,
+        "status": call.status,
+        "callerIdNum": call.caller_id_num,
+        "callerIdName": call.caller_id_name,
+        "dialedNum": call.dialed_num,
+        "time": call.time,
+        "answerTime": iso_of(call.answer_unix),
+        "endTime": iso_of(call.end_unix),
+        "duration": call.duration,
+        "billsec": call.billsec,
+        "disposition": call.disposition,
+    })
+}

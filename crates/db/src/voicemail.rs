@@ -1,0 +1,289 @@
+//! Voicemail messages: listed with their stats, filed, deleted, and recorded once from
+//! the engine or an import (with their VOICEMAIL_RECEIVED event, in one transaction).
+
+use sea_query::{Expr, ExprTrait, Query, SelectStatement};
+use serde_json::json;
+use switchboard_domain::Scope;
+use switchboard_domain::ids::TenantId;
+use switchboard_domain::list::ListQuery;
+use switchboard_domain::records::voicemail::{
+    LIST, NewVoicemail, UpdateVoicemail, VoicemailFilter, VoicemailStats, is_read_folder,
+};
+
+use crate::backend::{Db, Tx};
+use crate::crud;
+use crate::error::Result;
+use crate::events;
+use crate::list::{self, Listing};
+use crate::scope;
+
+/// A voicemail message as stored.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct VoicemailRow {
+    /// Id.
+    pub id: i64,
+    /// Tenant.
+    pub tenant_id: i64,
+    /// Voicemail context.
+    pub mailbox_context: String,
+    /// Mailbox number.
+    pub mailbox_user: String,
+    /// Asterisk's msg_id.
+    pub msg_id: String,
+    /// Number within its folder.
+    pub message_number: i64,
+    /// Folder.
+    pub dir: String,
+    /// 1 when read.
+    pub is_read: i64,
+    /// Caller id.
+    pub caller_id: String,
+    /// Date as Asterisk wrote it.
+    pub date: String,
+    /// Date, Unix seconds.
+    pub date_unix: i64,
+    /// Seconds.
+    pub duration: i64,
+    /// Dialled extension.
+    pub ext_num: String,
+    /// Transcription.
+    pub transcript: String,
+    /// Object key of the audio.
+    pub audio_key: Option<String>,
+    /// Content type of the audio.
+    pub audio_type: Option<String>,
+}
+
+const COLUMNS: &[&str] = &[
+    "id",
+    "tenant_id",
+    "mailbox_context",
+    "mailbox_user",
+    "msg_id",
+    "message_number",
+    "dir",
+    "is_read",
+    "caller_id",
+    "date",
+    "date_unix",
+    "duration",
+    "ext_num",
+    "transcript",
+    "audio_key",
+    "audio_type",
+];
+
+fn select(scope: &Scope) -> SelectStatement {
+    let mut select = Query::select();
+    select.from_as("voicemail_messages", "v");
+    for column in COLUMNS {
+        select.column(("v", *column));
+    }
+    select
+        .cond_where(scope::tenants(scope, Expr::col(("v", "tenant_id"))))
+        .cond_where(scope::own_numbers(scope, &["v.mailbox_user"]))
+        .take()
+}
+
+fn filtered(scope: &Scope, filter: &VoicemailFilter) -> SelectStatement {
+    let mut select = select(scope);
+    if let Some(tenant) = filter.tenant_id {
+        select.and_where(Expr::col(("v", "tenant_id")).eq(tenant.get()));
+    }
+    if let Some(mailbox) = &filter.mailbox {
+        select.and_where(Expr::col(("v", "mailbox_user")).eq(mailbox.as_str()));
+    }
+    if let Some(read) = filter.read {
+        select.and_where(Expr::col(("v", "is_read")).eq(read));
+    }
+    if let Some(dir) = &filter.dir {
+        select.and_where(Expr::col(("v", "dir")).eq(dir.as_str()));
+    }
+    select
+}
+
+/// Lists the messages the caller reaches.
+pub async fn list(
+    db: &Db,
+    scope: &Scope,
+    filter: &VoicemailFilter,
+    query: &ListQuery,
+) -> Result<Listing<VoicemailRow>> {
+    list::run(db, filtered(scope, filter), &LIST, query).await
+}
+
+#[derive(sqlx::FromRow)]
+struct Counts {
+    total: i64,
+    read: i64,
+}
+
+/// Counts of the messages matching the filter and search, read and unread.
+pub async fn stats(
+    db: &Db,
+    scope: &Scope,
+    filter: &VoicemailFilter,
+    query: &ListQuery,
+) -> Result<VoicemailStats> {
+    let mut matching = filtered(scope, filter);
+    if let Some(search) = list::search(&LIST, query) {
+        matching.cond_where(search);
+    }
+    let counts = Query::select()
+        .expr_as(Expr::cust("COUNT(*)"), "total")
+        .expr_as(
+            Expr::cust("CAST(COALESCE(SUM(is_read), 0) AS BIGINT)"),
+            "read",
+        )
+        .from_subquery(matching, "matching")
+        .take();
+    let counts: Counts = db.conn().fetch_one(&counts).await?;
+    Ok(VoicemailStats {
+        total: counts.total,
+        unread: counts.total - counts.read,
+        read: counts.read,
+    })
+}
+
+/// One message.
+pub async fn get(db: &Db, scope: &Scope, id: i64) -> Result<VoicemailRow> {
+    crud::get(db, select(scope), "v.id", id).await
+}
+
+/// Files or marks a message as `update` says, answering it as it now is.
+pub async fn update(
+    db: &Db,
+    scope: &Scope,
+    id: i64,
+    update: &UpdateVoicemail,
+) -> Result<VoicemailRow> {
+    let mut tx = db.begin().await?;
+    let mut visible = select(scope);
+    visible.and_where(Expr::col(("v", "id")).eq(id));
+    let current: VoicemailRow = tx.fetch_one(&visible).await?;
+    let dir = update.folder_after(&current.dir);
+    let read = i64::from(is_read_folder(&dir));
+    crud::update_in(
+        &mut tx,
+        "voicemail_messages",
+        id,
+        vec![("dir", dir.into()), ("is_read", read.into())],
+    )
+    .await?;
+    let row = tx.fetch_one(&visible).await?;
+    tx.commit().await?;
+    Ok(row)
+}
+
+/// Deletes a message, answering it as it was (its audio is the caller's to remove).
+pub async fn delete(db: &Db, scope: &Scope, id: i64) -> Result<VoicemailRow> {
+    crud::delete(db, select(scope), "v.id", "voicemail_messages", id).await
+}
+
+fn identity(tenant: TenantId, context: &str, mailbox: &str, msg_id: &str) -> SelectStatement {
+    Query::select()
+        .column("id")
+        .from("voicemail_messages")
+        .and_where(Expr::col("tenant_id").eq(tenant.get()))
+        .and_where(Expr::col("mailbox_context").eq(context))
+        .and_where(Expr::col("mailbox_user").eq(mailbox))
+        .and_where(Expr::col("msg_id").eq(msg_id))
+        .take()
+}
+
+/// Whether the message with this identity is already recorded.
+pub async fn exists(
+    db: &Db,
+    tenant: TenantId,
+    context: &str,
+    mailbox: &str,
+    msg_id: &str,
+) -> Result<bool> {
+    let found: Option<(i64,)> = db
+        .conn()
+        .fetch_optional(&identity(tenant, context, mailbox, msg_id))
+        .await?;
+    Ok(found.is_some())
+}
+
+/// What recording a message did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Recorded {
+    /// The message's id.
+    pub id: i64,
+    /// Whether it is new (`false`: it was recorded before and nothing changed).
+    pub new: bool,
+}
+
+/// Records `message` in `tx` unless a message with its identity (tenant, context,
+/// mailbox, msg_id) exists, emitting VOICEMAIL_RECEIVED for a new one; recording twice
+/// changes nothing.
+pub async fn record(tx: &mut Tx, message: NewVoicemail, now: i64) -> Result<Recorded> {
+    let existing: Option<(i64,)> = tx
+        .fetch_optional(&identity(
+            message.tenant,
+            &message.mailbox_context,
+            &message.mailbox_user,
+            &message.msg_id,
+        ))
+        .await?;
+    if let Some((id,)) = existing {
+        return Ok(Recorded { id, new: false });
+    }
+    let (audio_key, audio_type) = message.audio.clone().unzip();
+    let read = i64::from(is_read_folder(&message.dir));
+    let id = crud::insert_in(
+        tx,
+        "voicemail_messages",
+        vec![
+            ("tenant_id", message.tenant.get().into()),
+            ("mailbox_context", message.mailbox_context.into()),
+            ("mailbox_user", message.mailbox_user.into()),
+            ("msg_id", message.msg_id.into()),
+            ("message_number", message.message_number.into()),
+            ("dir", message.dir.into()),
+            ("is_read", read.into()),
+            ("caller_id", message.caller_id.into()),
+            ("date", message.date.into()),
+            ("date_unix", message.date_unix.into()),
+            ("duration", message.duration.into()),
+            ("ext_num", message.ext_num.into()),
+            ("transcript", message.transcript.into()),
+            ("audio_key", audio_key.into()),
+            ("audio_type", audio_type.into()),
+            ("created_at", now.into()),
+        ],
+    )
+    .await?;
+    let mut inserted = select(&Scope::Platform);
+    inserted.and_where(Expr::col(("v", "id")).eq(id));
+    let row: VoicemailRow = tx.fetch_one(&inserted).await?;
+    events::emit(
+        tx,
+        message.tenant,
+        "VOICEMAIL_RECEIVED",
+        event_data(&row),
+        now,
+    )
+    .await?;
+    Ok(Recorded { id, new: true })
+}
+
+/// What a VOICEMAIL_RECEIVED event carries: the message without a media URL (links
+/// expire; receivers fetch the message through the API for a fresh one).
+pub fn event_data(row: &VoicemailRow) -> serde_json::Value {
+    json!({
+        "id": row.id,
+        "mailboxContext": row.mailbox_context,
+        "mailboxUser": row.mailbox_user,
+        "messageNumber": row.message_number,
+        "msgId": row.msg_id,
+        "callerId": row.caller_id,
+        "date": row.date,
+        "dateUnix": row.date_unix,
+        "duration": row.duration,
+        "extNum": row.ext_num,
+        "dir": row.dir,
+        "read": row.is_read == 1,
+    })
+}
