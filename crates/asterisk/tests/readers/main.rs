@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 mod cdr;
 mod recordings;
+mod transcode;
 mod voicemail;
 
 /// `tests/fixtures/asterisk/<relative>` at the root of the repository.

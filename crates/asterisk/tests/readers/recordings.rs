@@ -1,6 +1,7 @@
 use std::fs;
 
 use switchboard_asterisk::recordings::RecordingIndex;
+use switchboard_asterisk::transcode::to_mp3;
 
 use crate::fixture;
 
@@ -42,7 +43,7 @@ fn several_recordings_of_a_call_prefer_wav_then_mp3() {
         "recordings/in-5551234567-101-20231113-091502-1699884902.1.wav",
     ))
     .unwrap();
-    let mp3 = b"ID3".to_vec();
+    let mp3 = to_mp3(&wav).unwrap().bytes;
     fs::create_dir_all(root.join("2023/11")).unwrap();
     fs::write(root.join("1700000000.5.mp3"), &mp3).unwrap();
     fs::write(root.join("1700000000.5.WAV"), b"wav49").unwrap();
