@@ -346,23 +346,39 @@ impl Storage {
 
     /// A URL that fetches `key` until `ttl` has passed: an S3 presigned GET URL when the store is S3,
     /// else `{public_url}/v2/objects/{key}?expires=<unix secs>&signature=<hex HMAC-SHA256>`
-    /// with the key percent-encoded into one path segment.
+    /// with the key percent-encoded into one path segment. `ttl` counts in whole seconds, rounded up
+    /// (so a sub-second remainder never shortens the link's life); S3 refuses presigned URLs that live
+    /// longer than [`Storage::MAX_S3_URL_TTL`], so a longer `ttl` is an error on S3.
     pub async fn download_url(&self, key: &str, ttl: Duration) -> Result<String, StorageError> {
         let path = self.path(key)?;
+        let ttl_secs = ttl
+            .as_secs()
+            .saturating_add(u64::from(ttl.subsec_nanos() > 0));
         match &self.inner.backend {
             Backend::S3 { store, .. } => {
+                // object_store signs `ttl.as_secs()` as given: a sub-second ttl became
+                // X-Amz-Expires=0 and more than 7 days a URL S3 answers with
+                // AuthorizationQueryParametersError.
+                if ttl_secs > Self::MAX_S3_URL_TTL.as_secs() {
+                    return Err(StorageError::InvalidUrl(format!(
+                        "S3 presigned URLs live at most {} seconds (7 days), not {ttl_secs}",
+                        Self::MAX_S3_URL_TTL.as_secs()
+                    )));
+                }
+                let ttl = Duration::from_secs(ttl_secs.max(1));
                 let url = store.signed_url(Method::GET, &path, ttl).await?;
                 Ok(url.to_string())
             }
             Backend::Local { .. } => {
-                let ttl_secs = i64::try_from(ttl.as_secs()).unwrap_or(i64::MAX);
-                // Rounded up so that a sub-second remainder never shortens the link's life.
-                let ttl_secs = ttl_secs.saturating_add(i64::from(ttl.subsec_nanos() > 0));
+                let ttl_secs = i64::try_from(ttl_secs).unwrap_or(i64::MAX);
                 let expires = chrono::Utc::now().timestamp().saturating_add(ttl_secs);
                 Ok(self.local_download_url(key, expires))
             }
         }
     }
+
+    /// The longest life S3 allows a presigned URL (SigV4 `X-Amz-Expires` of at most 604800 seconds).
+    pub const MAX_S3_URL_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
 
     /// The local download URL of `key` valid until `expires_unix` (whatever the backend; mostly for tests).
     pub fn local_download_url(&self, key: &str, expires_unix: i64) -> String {
@@ -712,5 +728,29 @@ mod tests {
             "{url}"
         );
         assert!(url.contains("X-Amz-Signature="), "{url}");
+
+        // Whole seconds, rounded up, at least one; at most the 7 days S3 accepts.
+        for (ttl, expires) in [
+            (Duration::from_millis(1500), "X-Amz-Expires=2&"),
+            (Duration::from_millis(10), "X-Amz-Expires=1&"),
+            (Duration::ZERO, "X-Amz-Expires=1&"),
+            (Storage::MAX_S3_URL_TTL, "X-Amz-Expires=604800&"),
+        ] {
+            let url = no_prefix.download_url("a/b.mp3", ttl).await.unwrap();
+            assert!(url.contains(expires), "{ttl:?}: {url}");
+        }
+        for ttl in [
+            Storage::MAX_S3_URL_TTL + Duration::from_millis(1),
+            Duration::from_secs(30 * 24 * 3600),
+            Duration::MAX,
+        ] {
+            assert!(
+                matches!(
+                    no_prefix.download_url("a/b.mp3", ttl).await,
+                    Err(StorageError::InvalidUrl(_))
+                ),
+                "{ttl:?}"
+            );
+        }
     }
 }

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the tools the test suite starts besides cargo's own: moto's S3-compatible server,
+# which crates/storage/tests/s3_store.rs runs as `python3 -m moto.server` on a loopback port.
+#
+#   scripts/install-test-tools.sh
+#
+# Idempotent and quiet: does nothing when the pinned version is already importable by the
+# python3 on PATH (the one the tests start), else installs it with that python's pip.
+set -euo pipefail
+
+MOTO_VERSION="5.2.1"
+
+have_moto() {
+    python3 - "$MOTO_VERSION" <<'PY' 2>/dev/null
+import importlib.metadata, sys
+import flask, flask_cors, moto.server  # the [server] extra
+sys.exit(importlib.metadata.version("moto") != sys.argv[1])
+PY
+}
+
+if have_moto; then
+    exit 0
+fi
+pip_install() {
+    python3 -m pip install --quiet --disable-pip-version-check "$@" "moto[server]==${MOTO_VERSION}"
+}
+# A Debian-managed python3 refuses installs into itself (PEP 668): fall back to the user site.
+pip_install || pip_install --user --break-system-packages
+if ! have_moto; then
+    echo "install-test-tools.sh: moto[server]==${MOTO_VERSION} is still not importable by $(command -v python3)" >&2
+    exit 1
+fi
