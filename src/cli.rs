@@ -51,8 +51,44 @@ pub enum Command {
         #[command(subcommand)]
         command: UserCommand,
     },
+    /// Import Asterisk's voicemail spool or CDRs.
+    Import {
+        /// The import command.
+        #[command(subcommand)]
+        command: ImportCommand,
+    },
     /// Print the OpenAPI document.
     Openapi,
+}
+
+/// Import commands: each prints what it did as one line of JSON, and imports nothing
+/// from a malformed file.
+#[derive(Debug, Subcommand)]
+pub enum ImportCommand {
+    /// Import an `app_voicemail` spool (`DIR/<context>/<mailbox>/<folder>/msgNNNN.txt`).
+    AsteriskVoicemail {
+        /// The spool folder (usually /var/spool/asterisk/voicemail).
+        dir: std::path::PathBuf,
+        /// The tenant the mailboxes belong to.
+        #[arg(long)]
+        tenant: i64,
+    },
+    /// Import `cdr_csv` rows (with the uniqueid and userfield columns) as call records.
+    AsteriskCdr {
+        /// The CSV file (usually /var/log/asterisk/cdr-csv/Master.csv).
+        file: std::path::PathBuf,
+        /// The tenant the calls belong to.
+        #[arg(long)]
+        tenant: i64,
+        /// A folder of recordings whose file names hold the calls' uniqueids (searched
+        /// recursively); attached as MP3.
+        #[arg(long)]
+        recordings: Option<std::path::PathBuf>,
+        /// The time zone the CSV's times are in (cdr_csv writes local time unless
+        /// `usegmtime` is set).
+        #[arg(long, default_value = "UTC")]
+        timezone: chrono_tz::Tz,
+    },
 }
 
 /// Tenant commands.

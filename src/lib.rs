@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod config;
 pub mod demo;
+pub mod import;
 pub mod telemetry;
 
 use std::path::Path;

@@ -4,8 +4,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
-use switchboard::cli::{Cli, Command, NewUser, TenantCommand, UserCommand};
-use switchboard::{Config, build_state, cli, demo, shutdown_signal, telemetry};
+use switchboard::cli::{Cli, Command, ImportCommand, NewUser, TenantCommand, UserCommand};
+use switchboard::{Config, build_state, cli, demo, import, shutdown_signal, telemetry};
+use switchboard_domain::ids::TenantId;
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -98,6 +99,29 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 branch,
             };
             println!("{}", cli::create_user(&state, user).await?);
+        }
+        Command::Import { command } => {
+            let report = match command {
+                ImportCommand::AsteriskVoicemail { dir, tenant } => {
+                    import::asterisk_voicemail(&state, &dir, TenantId(tenant)).await?
+                }
+                ImportCommand::AsteriskCdr {
+                    file,
+                    tenant,
+                    recordings,
+                    timezone,
+                } => {
+                    import::asterisk_cdr(
+                        &state,
+                        &file,
+                        TenantId(tenant),
+                        recordings.as_deref(),
+                        timezone,
+                    )
+                    .await?
+                }
+            };
+            println!("{}", serde_json::to_string(&report)?);
         }
         Command::Openapi => {}
     }

@@ -12,6 +12,7 @@ mod authentication;
 mod business_hours;
 mod call_recordings;
 mod errors;
+mod importers;
 mod lists;
 mod media_files;
 mod messaging;

@@ -33,6 +33,8 @@ pub struct TestApp {
     pub client: reqwest::Client,
     /// The application state, for seeding through the library.
     pub state: AppState,
+    /// The configuration it runs with (to run the binary on the same database).
+    pub config: Config,
     shutdown: Option<oneshot::Sender<()>>,
     server: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
     postgres_database: Option<(String, String)>,
@@ -189,6 +191,7 @@ impl TestApp {
             base,
             client: reqwest::Client::new(),
             state,
+            config,
             shutdown: Some(shutdown),
             server: Some(server),
             postgres_database,

@@ -96,16 +96,17 @@ impl CallOutcome {
     }
 }
 
-/// A recording as MP3: MP3 is kept as sent; anything else is refused with what was found.
-pub fn recording_to_mp3(bytes: &[u8]) -> Result<Bytes, String> {
-    match switchboard_storage::audio::sniff(bytes) {
-        Some(switchboard_storage::audio::AudioFormat::Mp3) => Ok(Bytes::copy_from_slice(bytes)),
-        Some(other) => Err(format!(
-            "a recording must be MP3; {} recordings are not accepted yet",
-            other.extension()
-        )),
-        None => Err("a recording must be MP3 audio".into()),
-    }
+/// A recording as MP3: PCM WAV (Asterisk's MixMonitor default) is transcoded, MP3 kept
+/// as sent; anything else is refused, naming what was found. Encoding is CPU work, so it
+/// runs off the async workers.
+pub async fn recording_to_mp3(bytes: Bytes) -> Result<Bytes, String> {
+    let encoded =
+        tokio::task::spawn_blocking(move || switchboard_asterisk::transcode::to_mp3(&bytes))
+            .await
+            .map_err(|e| format!("the transcoder failed: {e}"))?;
+    encoded
+        .map(|mp3| Bytes::from(mp3.bytes))
+        .map_err(|e| e.to_string())
 }
 
 /// Records a call report in `tx` and, when given, attaches its recording (already stored

@@ -235,7 +235,9 @@ pub async fn call(
     let has_recording = known.as_ref().is_some_and(|c| c.recording_key.is_some());
     let mut recording = None;
     if !has_recording && let Some(bytes) = pushed.audio {
-        let mp3 = engine::recording_to_mp3(&bytes).map_err(ApiError::unsupported_media_type)?;
+        let mp3 = engine::recording_to_mp3(bytes)
+            .await
+            .map_err(ApiError::unsupported_media_type)?;
         let size = i64::try_from(mp3.len()).unwrap_or(i64::MAX);
         let key = engine::store_recording(&state.storage, report.tenant, &report.unique_id, mp3)
             .await
