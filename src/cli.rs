@@ -51,6 +51,13 @@ pub enum Command {
         #[command(subcommand)]
         command: UserCommand,
     },
+    /// Build a large synthetic tenant (for benchmarks): voicemail messages and phone
+    /// numbers, with a tenant admin; prints the tenant and its login as one line of JSON.
+    Demo {
+        /// How many voicemail messages (a tenth as many phone numbers).
+        #[arg(long)]
+        scale: usize,
+    },
     /// Import Asterisk's voicemail spool or CDRs.
     Import {
         /// The import command.

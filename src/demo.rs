@@ -205,3 +205,42 @@ async fn seed_call_handling(
     .await?;
     Ok(())
 }
+
+/// `demo --scale N`: a new tenant holding `messages` voicemail messages (over a thousand
+/// mailboxes) and a tenth as many phone numbers, with a tenant admin to list them;
+/// answers the tenant and the login as one line of JSON.
+pub async fn scale(state: &AppState, messages: usize) -> anyhow::Result<String> {
+    let started = std::time::Instant::now();
+    let created =
+        crate::cli::create_tenant(state, format!("Scale tenant ({messages} messages)"), None)
+            .await?;
+    let tenant: serde_json::Value = serde_json::from_str(&created)?;
+    let id = tenant["id"]
+        .as_i64()
+        .ok_or_else(|| anyhow::anyhow!("the new tenant has no id"))?;
+    let email = format!("scale-admin-{id}@demo.switchboard.test");
+    crate::cli::create_user(
+        state,
+        crate::cli::NewUser {
+            email: email.clone(),
+            password: PASSWORD.into(),
+            role: "tenant-admin".into(),
+            tenant: Some(id),
+            partner: None,
+            branch: None,
+        },
+    )
+    .await?;
+    let numbers = messages / 10;
+    switchboard_db::synthetic::voicemail(&state.db, TenantId(id), messages, 1000).await?;
+    switchboard_db::synthetic::phone_numbers(&state.db, TenantId(id), numbers).await?;
+    Ok(json!({
+        "tenantId": id,
+        "email": email,
+        "password": PASSWORD,
+        "voicemailMessages": messages,
+        "phoneNumbers": numbers,
+        "seconds": (started.elapsed().as_secs_f64() * 10.0).round() / 10.0,
+    })
+    .to_string())
+}

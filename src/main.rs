@@ -100,6 +100,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             };
             println!("{}", cli::create_user(&state, user).await?);
         }
+        Command::Demo { scale } => {
+            println!("{}", demo::scale(&state, scale).await?);
+        }
         Command::Import { command } => {
             let report = match command {
                 ImportCommand::AsteriskVoicemail { dir, tenant } => {

@@ -224,6 +224,14 @@ async fn filters_search_sort_and_stats(app: TestApp) {
     assert_eq!(total(&list("query=555").await.expect(200)), 3);
     assert_eq!(total(&list("query=00000002").await.expect(200)), 1);
     assert_eq!(total(&list("query=nobody").await.expect(200)), 0);
+    // Shorter than a trigram: still found (by a scan).
+    assert_eq!(total(&list("query=jo").await.expect(200)), 1);
+    // Searches count their matches, in stats too.
+    let searched = list("query=alice&stats=1").await.expect(200);
+    assert_eq!(
+        searched["stats"],
+        json!({"total": 1, "unread": 1, "read": 0})
+    );
     // Sorts.
     let by_caller = list("sortBy=callerId&sortDirection=asc").await.expect(200);
     let callers: Vec<_> = by_caller["records"]

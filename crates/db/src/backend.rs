@@ -227,6 +227,16 @@ impl Db {
         }
     }
 
+    /// Whether free-text search goes through trigram full-text tables kept beside the
+    /// searched tables (SQLite's FTS5), rather than trigram indexes on the columns
+    /// themselves (PostgreSQL's pg_trgm).
+    pub fn keeps_search_tables(&self) -> bool {
+        match self.pool {
+            Pool::Sqlite(_) => true,
+            Pool::Postgres(_) => false,
+        }
+    }
+
     /// Applies the migrations of the backend in use (plain SQL, one folder per backend).
     pub async fn migrate(&self) -> Result<()> {
         match &self.pool {

@@ -26,6 +26,7 @@ pub mod partners;
 pub mod phone_numbers;
 pub mod security;
 pub mod sessions;
+pub mod synthetic;
 pub mod tenants;
 pub mod users;
 pub mod voicemail;

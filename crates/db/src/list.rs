@@ -28,9 +28,32 @@ pub fn contains(column_name: &'static str, text: &str) -> Expr {
         .like(LikeExpr::new(like_pattern(text)).escape('\\'))
 }
 
-/// The free-text search of `query` over the columns of `spec`, when there is one.
-pub fn search(spec: &ListSpec, query: &ListQuery) -> Option<Condition> {
+/// Shortest text a trigram index can find (shorter texts are matched by a scan).
+const TRIGRAM: usize = 3;
+
+/// The free-text search of `query` over the columns of `spec`, when there is one: through
+/// the list's trigram full-text table where the database keeps one (SQLite), otherwise a
+/// case-insensitive substring match of each column (which PostgreSQL serves from its
+/// pg_trgm indexes).
+pub fn search(db: &Db, spec: &ListSpec, query: &ListQuery) -> Option<Condition> {
     let search = query.search.as_deref()?;
+    if let Some(index) = spec.search_index
+        && db.keeps_search_tables()
+        && search.chars().count() >= TRIGRAM
+    {
+        // One phrase, quotes doubled: the trigram tokenizer matches it as a substring of
+        // any indexed column, folding case.
+        let phrase = format!("\"{}\"", search.replace('"', "\"\""));
+        let matching = Query::select()
+            .column("rowid")
+            .from(index.table)
+            .and_where(Expr::cust_with_values(
+                format!("{} MATCH ?", index.table),
+                [phrase],
+            ))
+            .take();
+        return Some(Condition::all().add(column(index.id_column).in_subquery(matching)));
+    }
     Some(
         spec.search_columns
             .iter()
@@ -41,8 +64,13 @@ pub fn search(spec: &ListSpec, query: &ListQuery) -> Option<Condition> {
 }
 
 /// Adds the free-text search and the sort order of `query` to `select`.
-fn prepare(mut select: SelectStatement, spec: &ListSpec, query: &ListQuery) -> SelectStatement {
-    if let Some(search) = search(spec, query) {
+fn prepare(
+    db: &Db,
+    mut select: SelectStatement,
+    spec: &ListSpec,
+    query: &ListQuery,
+) -> SelectStatement {
+    if let Some(search) = search(db, spec, query) {
         select.cond_where(search);
     }
     let order = match query.direction {
@@ -65,14 +93,31 @@ pub async fn page<T: Record>(
     spec: &ListSpec,
     query: &ListQuery,
 ) -> Result<Page<T>> {
-    let mut select = prepare(select, spec, query);
-    let mut counted = select.clone();
-    counted.clear_order_by();
-    let count = Query::select()
-        .expr(Expr::cust("COUNT(*)"))
-        .from_subquery(counted, "matching")
-        .take();
-    let total: i64 = db.conn().scalar(&count).await?;
+    page_of(db, select, spec, query, None).await
+}
+
+/// One page of `select`, its total given when the caller knows it without counting the
+/// rows (from maintained counters), counted otherwise.
+async fn page_of<T: Record>(
+    db: &Db,
+    select: SelectStatement,
+    spec: &ListSpec,
+    query: &ListQuery,
+    total: Option<i64>,
+) -> Result<Page<T>> {
+    let mut select = prepare(db, select, spec, query);
+    let total = match total {
+        Some(total) => total,
+        None => {
+            let mut counted = select.clone();
+            counted.clear_order_by();
+            let count = Query::select()
+                .expr(Expr::cust("COUNT(*)"))
+                .from_subquery(counted, "matching")
+                .take();
+            db.conn().scalar(&count).await?
+        }
+    };
     // Offsets are bounded by MAX_PAGE × MAX_PER_PAGE, far below u64's range.
     select
         .limit(query.per_page.unsigned_abs())
@@ -88,7 +133,7 @@ pub fn stream<T: Record>(
     spec: &ListSpec,
     query: &ListQuery,
 ) -> BoxStream<'static, Result<T>> {
-    db.stream(&prepare(select, spec, query))
+    db.stream(&prepare(db, select, spec, query))
 }
 
 /// A list request's answer: one page, or every row streamed.
@@ -106,8 +151,21 @@ pub async fn run<T: Record>(
     spec: &ListSpec,
     query: &ListQuery,
 ) -> Result<Listing<T>> {
+    run_counted(db, select, spec, query, None).await
+}
+
+/// Like [`run`], with the page's total given when the caller knows it (see [`page_of`]).
+pub async fn run_counted<T: Record>(
+    db: &Db,
+    select: SelectStatement,
+    spec: &ListSpec,
+    query: &ListQuery,
+    total: Option<i64>,
+) -> Result<Listing<T>> {
     if query.paginated {
-        page(db, select, spec, query).await.map(Listing::Page)
+        page_of(db, select, spec, query, total)
+            .await
+            .map(Listing::Page)
     } else {
         Ok(Listing::Stream(stream(db, select, spec, query)))
     }

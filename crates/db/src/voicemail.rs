@@ -1,7 +1,7 @@
 //! Voicemail messages: listed with their stats, filed, deleted, and recorded once from
 //! the engine or an import (with their VOICEMAIL_RECEIVED event, in one transaction).
 
-use sea_query::{Expr, ExprTrait, Query, SelectStatement};
+use sea_query::{Condition, Expr, ExprTrait, Query, SelectStatement};
 use serde_json::json;
 use switchboard_domain::Scope;
 use switchboard_domain::ids::TenantId;
@@ -73,43 +73,38 @@ const COLUMNS: &[&str] = &[
     "audio_type",
 ];
 
-fn select(scope: &Scope) -> SelectStatement {
+/// The messages `scope` reaches that match `filter`, as conditions on the columns of
+/// alias `v`: the messages themselves, or their counters (which share the columns).
+fn conditions(scope: &Scope, filter: &VoicemailFilter) -> Condition {
+    let mut all = Condition::all()
+        .add(scope::tenants(scope, Expr::col(("v", "tenant_id"))))
+        .add(scope::own_numbers(scope, &["v.mailbox_user"]));
+    if let Some(tenant) = filter.tenant_id {
+        all = all.add(Expr::col(("v", "tenant_id")).eq(tenant.get()));
+    }
+    if let Some(mailbox) = &filter.mailbox {
+        all = all.add(Expr::col(("v", "mailbox_user")).eq(mailbox.as_str()));
+    }
+    if let Some(read) = filter.read {
+        all = all.add(Expr::col(("v", "is_read")).eq(read));
+    }
+    if let Some(dir) = &filter.dir {
+        all = all.add(Expr::col(("v", "dir")).eq(dir.as_str()));
+    }
+    all
+}
+
+fn select(condition: Condition) -> SelectStatement {
     let mut select = Query::select();
     select.from_as("voicemail_messages", "v");
     for column in COLUMNS {
         select.column(("v", *column));
     }
-    select
-        .cond_where(scope::tenants(scope, Expr::col(("v", "tenant_id"))))
-        .cond_where(scope::own_numbers(scope, &["v.mailbox_user"]))
-        .take()
+    select.cond_where(condition).take()
 }
 
-fn filtered(scope: &Scope, filter: &VoicemailFilter) -> SelectStatement {
-    let mut select = select(scope);
-    if let Some(tenant) = filter.tenant_id {
-        select.and_where(Expr::col(("v", "tenant_id")).eq(tenant.get()));
-    }
-    if let Some(mailbox) = &filter.mailbox {
-        select.and_where(Expr::col(("v", "mailbox_user")).eq(mailbox.as_str()));
-    }
-    if let Some(read) = filter.read {
-        select.and_where(Expr::col(("v", "is_read")).eq(read));
-    }
-    if let Some(dir) = &filter.dir {
-        select.and_where(Expr::col(("v", "dir")).eq(dir.as_str()));
-    }
-    select
-}
-
-/// Lists the messages the caller reaches.
-pub async fn list(
-    db: &Db,
-    scope: &Scope,
-    filter: &VoicemailFilter,
-    query: &ListQuery,
-) -> Result<Listing<VoicemailRow>> {
-    list::run(db, filtered(scope, filter), &LIST, query).await
+fn scoped(scope: &Scope) -> SelectStatement {
+    select(conditions(scope, &VoicemailFilter::default()))
 }
 
 #[derive(sqlx::FromRow)]
@@ -118,36 +113,69 @@ struct Counts {
     read: i64,
 }
 
-/// Counts of the messages matching the filter and search, read and unread.
-pub async fn stats(
+/// Counts of the messages matching `filter` and the search: from the counters the
+/// database keeps per tenant, mailbox and folder when there is no search (so a page of a
+/// million messages costs what a page of a thousand does), from the rows otherwise.
+async fn counts(
     db: &Db,
     scope: &Scope,
     filter: &VoicemailFilter,
     query: &ListQuery,
-) -> Result<VoicemailStats> {
-    let mut matching = filtered(scope, filter);
-    if let Some(search) = list::search(&LIST, query) {
-        matching.cond_where(search);
-    }
-    let counts = Query::select()
-        .expr_as(Expr::cust("COUNT(*)"), "total")
-        .expr_as(
-            Expr::cust("CAST(COALESCE(SUM(is_read), 0) AS BIGINT)"),
-            "read",
-        )
-        .from_subquery(matching, "matching")
-        .take();
-    let counts: Counts = db.conn().fetch_one(&counts).await?;
-    Ok(VoicemailStats {
-        total: counts.total,
-        unread: counts.total - counts.read,
-        read: counts.read,
-    })
+) -> Result<Counts> {
+    let counts = match list::search(db, &LIST, query) {
+        None => Query::select()
+            .expr_as(
+                Expr::cust("CAST(COALESCE(SUM(v.messages), 0) AS BIGINT)"),
+                "total",
+            )
+            .expr_as(
+                Expr::cust("CAST(COALESCE(SUM(v.messages * v.is_read), 0) AS BIGINT)"),
+                "read",
+            )
+            .from_as("voicemail_counts", "v")
+            .cond_where(conditions(scope, filter))
+            .take(),
+        Some(search) => Query::select()
+            .expr_as(Expr::cust("COUNT(*)"), "total")
+            .expr_as(
+                Expr::cust("CAST(COALESCE(SUM(v.is_read), 0) AS BIGINT)"),
+                "read",
+            )
+            .from_as("voicemail_messages", "v")
+            .cond_where(conditions(scope, filter))
+            .cond_where(search)
+            .take(),
+    };
+    db.conn().fetch_one(&counts).await
+}
+
+/// Lists the messages the caller reaches, with their stats when the filter asks for
+/// them (counted once for both the page's total and the stats).
+pub async fn list(
+    db: &Db,
+    scope: &Scope,
+    filter: &VoicemailFilter,
+    query: &ListQuery,
+) -> Result<(Listing<VoicemailRow>, Option<VoicemailStats>)> {
+    let counts = if query.paginated || filter.stats {
+        Some(counts(db, scope, filter, query).await?)
+    } else {
+        None
+    };
+    let total = counts.as_ref().filter(|_| query.paginated).map(|c| c.total);
+    let listing =
+        list::run_counted(db, select(conditions(scope, filter)), &LIST, query, total).await?;
+    let stats = counts.filter(|_| filter.stats).map(|c| VoicemailStats {
+        total: c.total,
+        unread: c.total - c.read,
+        read: c.read,
+    });
+    Ok((listing, stats))
 }
 
 /// One message.
 pub async fn get(db: &Db, scope: &Scope, id: i64) -> Result<VoicemailRow> {
-    crud::get(db, select(scope), "v.id", id).await
+    crud::get(db, scoped(scope), "v.id", id).await
 }
 
 /// Files or marks a message as `update` says, answering it as it now is.
@@ -158,7 +186,7 @@ pub async fn update(
     update: &UpdateVoicemail,
 ) -> Result<VoicemailRow> {
     let mut tx = db.begin().await?;
-    let mut visible = select(scope);
+    let mut visible = scoped(scope);
     visible.and_where(Expr::col(("v", "id")).eq(id));
     let current: VoicemailRow = tx.fetch_one(&visible).await?;
     let dir = update.folder_after(&current.dir);
@@ -177,7 +205,7 @@ pub async fn update(
 
 /// Deletes a message, answering it as it was (its audio is the caller's to remove).
 pub async fn delete(db: &Db, scope: &Scope, id: i64) -> Result<VoicemailRow> {
-    crud::delete(db, select(scope), "v.id", "voicemail_messages", id).await
+    crud::delete(db, scoped(scope), "v.id", "voicemail_messages", id).await
 }
 
 fn identity(tenant: TenantId, context: &str, mailbox: &str, msg_id: &str) -> SelectStatement {
@@ -255,7 +283,7 @@ pub async fn record(tx: &mut Tx, message: NewVoicemail, now: i64) -> Result<Reco
         ],
     )
     .await?;
-    let mut inserted = select(&Scope::Platform);
+    let mut inserted = scoped(&Scope::Platform);
     inserted.and_where(Expr::col(("v", "id")).eq(id));
     let row: VoicemailRow = tx.fetch_one(&inserted).await?;
     events::emit(

@@ -35,6 +35,19 @@ pub struct ListSpec {
     pub sort_fields: &'static [SortField],
     /// Columns matched, case-insensitively and as substrings, by `query`.
     pub search_columns: &'static [&'static str],
+    /// A full-text table indexing those columns by trigrams, where the database needs
+    /// one for substring search (SQLite's FTS5; PostgreSQL indexes the columns
+    /// themselves with pg_trgm).
+    pub search_index: Option<SearchIndex>,
+}
+
+/// A trigram full-text table over a list's search columns, keyed by the record's id.
+#[derive(Clone, Copy, Debug)]
+pub struct SearchIndex {
+    /// The FTS5 table.
+    pub table: &'static str,
+    /// The (qualified) id column its rowid matches.
+    pub id_column: &'static str,
 }
 
 impl ListSpec {
@@ -213,6 +226,7 @@ mod tests {
             },
         ],
         search_columns: &["name"],
+        search_index: None,
     };
 
     fn read(pairs: &[(&str, &str)]) -> (ListQuery, Vec<String>) {

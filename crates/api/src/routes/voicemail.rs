@@ -87,12 +87,11 @@ pub async fn list(
     ListParams { query, filter }: ListParams<VoicemailFilter>,
 ) -> ApiResult<Response> {
     tenancy::check_tenant_filter(&state, &caller, filter.tenant_id).await?;
+    let (listing, stats) = voicemail::list(&state.db, &caller.scope, &filter, &query).await?;
     let mut extra = Map::new();
-    if filter.stats {
-        let stats = voicemail::stats(&state.db, &caller.scope, &filter, &query).await?;
+    if let Some(stats) = stats {
         extra.insert("stats".into(), serde_json::json!(stats));
     }
-    let listing = voicemail::list(&state.db, &caller.scope, &filter, &query).await?;
     let presented = listing::map_async(listing, move |row| {
         let state = state.clone();
         async move { present(&state, row).await }

@@ -314,6 +314,7 @@ pub const LIST: ListSpec = ListSpec {
         },
     ],
     search_columns: &["a.name", "a.description"],
+    search_index: None,
 };
 
 impl crate::list::ListFilter for AnnouncementFilter {

@@ -173,6 +173,7 @@ pub const LIST: ListSpec = ListSpec {
         },
     ],
     search_columns: &["l.user_email", "l.action", "l.client_address"],
+    search_index: None,
 };
 
 impl crate::list::ListFilter for AuditFilter {

@@ -104,6 +104,7 @@ pub const LIST: ListSpec = ListSpec {
         },
     ],
     search_columns: &["name"],
+    search_index: None,
 };
 
 impl crate::list::ListFilter for BranchFilter {

@@ -668,6 +668,7 @@ pub const LIST: ListSpec = ListSpec {
         },
     ],
     search_columns: &["h.name"],
+    search_index: None,
 };
 
 impl crate::list::ListFilter for BusinessHourFilter {

@@ -382,6 +382,7 @@ pub const LIST: ListSpec = ListSpec {
         "c.dialed_num",
         "c.unique_id",
     ],
+    search_index: None,
 };
 
 impl crate::list::ListFilter for CallRecordingFilter {

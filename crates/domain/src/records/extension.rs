@@ -164,6 +164,7 @@ pub const LIST: ListSpec = ListSpec {
         },
     ],
     search_columns: &["number", "name"],
+    search_index: None,
 };
 
 impl crate::list::ListFilter for ExtensionFilter {

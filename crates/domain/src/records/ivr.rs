@@ -139,6 +139,7 @@ pub const LIST: ListSpec = ListSpec {
         },
     ],
     search_columns: &["name", "number"],
+    search_index: None,
 };
 
 impl crate::list::ListFilter for IvrFilter {

@@ -263,6 +263,7 @@ pub const LIST: ListSpec = ListSpec {
         },
     ],
     search_columns: &["name", "text"],
+    search_index: None,
 };
 
 impl crate::list::ListFilter for MediaFileFilter {

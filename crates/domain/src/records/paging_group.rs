@@ -208,6 +208,7 @@ pub const LIST: ListSpec = ListSpec {
         },
     ],
     search_columns: &["g.name", "g.number"],
+    search_index: None,
 };
 
 impl crate::list::ListFilter for PagingGroupFilter {

@@ -70,6 +70,7 @@ pub const LIST: ListSpec = ListSpec {
         },
     ],
     search_columns: &["name"],
+    search_index: None,
 };
 
 /// The partner list has no filters beyond the shared list parameters.

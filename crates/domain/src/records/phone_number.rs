@@ -8,7 +8,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::ids::{BranchId, ExtensionId, TenantId};
-use crate::list::{FilterDoc, FilterKind, ListSpec, SortField};
+use crate::list::{FilterDoc, FilterKind, ListSpec, SearchIndex, SortField};
 use crate::validation::{
     Chars, Email, FLAG, FromBody, FromQuery, ID, ObjectReader, OneOf, Problems, QueryReader, Raw,
     Rule, dial, text,
@@ -321,6 +321,10 @@ pub const LIST: ListSpec = ListSpec {
         },
     ],
     search_columns: &["p.number", "p.di_comment_name", "p.registered_cnam"],
+    search_index: Some(SearchIndex {
+        table: "phone_numbers_search",
+        id_column: "p.id",
+    }),
 };
 
 impl crate::list::ListFilter for PhoneNumberFilter {

@@ -521,6 +521,7 @@ pub const LIST: ListSpec = ListSpec {
         },
     ],
     search_columns: &["u.email", "u.title"],
+    search_index: None,
 };
 
 /// Which user a login or token names, and what the store knows of its credentials.

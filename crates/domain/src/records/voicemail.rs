@@ -8,7 +8,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::ids::TenantId;
-use crate::list::{FilterDoc, FilterKind, ListSpec, SortField};
+use crate::list::{FilterDoc, FilterKind, ListSpec, SearchIndex, SortField};
 use crate::validation::{
     Bool, FLAG, FromBody, FromQuery, ID, Location, ObjectReader, OneOf, Problems, QueryReader, int,
     text,
@@ -375,6 +375,10 @@ pub const LIST: ListSpec = ListSpec {
         },
     ],
     search_columns: &["v.caller_id", "v.msg_id"],
+    search_index: Some(SearchIndex {
+        table: "voicemail_messages_search",
+        id_column: "v.id",
+    }),
 };
 
 impl crate::list::ListFilter for VoicemailFilter {

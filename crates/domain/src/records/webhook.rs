@@ -275,6 +275,7 @@ pub const LIST: ListSpec = ListSpec {
         },
     ],
     search_columns: &["url", "type"],
+    search_index: None,
 };
 
 impl crate::list::ListFilter for WebhookFilter {

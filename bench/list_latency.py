@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""List-latency benchmark for Switchboard at scale.
+
+Requirement (issue 4): with a tenant holding 1,000,000 voicemail messages (and 100,000
+phone numbers), every page, sort and filter of the lists is served from an index; the
+latency of a page at 1M rows is within 2x of the latency at 10k rows.
+
+For each backend (SQLite, PostgreSQL) and each size (default 10k, 100k, 1M):
+  1. a fresh database is filled with `switchboard demo --scale N` (N voicemail messages
+     over 1,000 mailboxes and N/10 phone numbers in a new tenant, with a tenant admin);
+  2. `switchboard serve` is started on it (a free loopback port, rate limits lifted);
+  3. each query below is asked --warmup times, then --requests times on one keep-alive
+     connection, and its p50/p95 latency recorded.
+
+Prints a Markdown table per backend: p50 at each size and the ratio of the largest size
+to the smallest. Exits 1 when a ratio exceeds --max-ratio (default 2.0) and 2 when the
+benchmark itself could not run.
+
+Python 3.11 standard library only; talks to loopback addresses only.
+
+    cargo build --release && python3 bench/list_latency.py
+    python3 bench/list_latency.py --sizes 10000,100000 --backends sqlite
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+
+VOICEMAIL = "/v2/admin/voicemail-messages/"
+NUMBERS = "/v2/admin/phone-numbers/"
+
+QUERIES = [
+    ("voicemail: first page (by id)", VOICEMAIL),
+    ("voicemail: newest first", VOICEMAIL + "?sortBy=dateUnix&sortDirection=desc"),
+    ("voicemail: page 40, newest first", VOICEMAIL + "?sortBy=dateUnix&sortDirection=desc&page=40"),
+    ("voicemail: one mailbox, newest first", VOICEMAIL + "?mailbox=1500&sortBy=dateUnix&sortDirection=desc"),
+    ("voicemail: unread, newest first", VOICEMAIL + "?read=0&sortBy=dateUnix&sortDirection=desc"),
+    ("voicemail: folder Work", VOICEMAIL + "?dir=Work"),
+    ("voicemail: by caller id", VOICEMAIL + "?sortBy=callerId"),
+    ("voicemail: by duration, longest first", VOICEMAIL + "?sortBy=duration&sortDirection=desc"),
+    ("voicemail: with stats", VOICEMAIL + "?stats=1"),
+    ("voicemail: one mailbox with stats", VOICEMAIL + "?mailbox=1500&stats=1"),
+    ("voicemail: search a caller number", VOICEMAIL + "?query=2345678"),
+    ("voicemail: search a message id", VOICEMAIL + "?query=-00000777"),
+    ("phone numbers: first page", NUMBERS),
+    ("phone numbers: by comment", NUMBERS + "?sortBy=diCommentName"),
+    ("phone numbers: in use", NUMBERS + "?inUse=1"),
+    ("phone numbers: search", NUMBERS + "?query=line 777"),
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def postgres_database(admin_url: str) -> tuple[str, str]:
+    name = f"switchboard_bench_{uuid.uuid4().hex[:12]}"
+    subprocess.run(["psql", admin_url, "-qc", f"CREATE DATABASE {name}"], check=True)
+    base = admin_url.rsplit("/", 1)[0]
+    return name, f"{base}/{name}"
+
+
+def drop_postgres_database(admin_url: str, name: str) -> None:
+    subprocess.run(["psql", admin_url, "-qc", f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"], check=False)
+
+
+class Server:
+    def __init__(self, binary: str, env: dict[str, str], folder: str):
+        self.port = free_port()
+        env = dict(env, SWITCHBOARD_LISTEN=f"127.0.0.1:{self.port}")
+        self.log = open(os.path.join(folder, "server.log"), "wb")
+        self.process = subprocess.Popen([binary, "serve"], env=env, stdout=self.log, stderr=self.log)
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=2)
+                conn.request("GET", "/healthz")
+                if conn.getresponse().status == 200:
+                    return
+            except OSError:
+                time.sleep(0.2)
+        raise RuntimeError("the server did not start")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=30)
+        self.log.close()
+
+
+def request(conn, method, path, token=None, body=None):
+    headers = {"content-type": "application/json"}
+    if token:
+        headers["authorization"] = f"Bearer {token}"
+    conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
+    response = conn.getresponse()
+    data = response.read()
+    if response.status != 200:
+        raise RuntimeError(f"{method} {path}: {response.status} {data[:200]!r}")
+    return json.loads(data)
+
+
+def measure(port: int, token: str, path: str, warmup: int, count: int) -> tuple[float, float, int]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    for _ in range(warmup):
+        request(conn, "GET", path, token)
+    samples = []
+    total = 0
+    for _ in range(count):
+        started = time.perf_counter()
+        body = request(conn, "GET", path, token)
+        samples.append((time.perf_counter() - started) * 1000)
+        total = body["totalRecords"]
+    samples.sort()
+    p95 = samples[min(len(samples) - 1, int(len(samples) * 0.95))]
+    return statistics.median(samples), p95, total
+
+
+def run_size(args, backend: str, size: int) -> dict[str, tuple[float, float, int]]:
+    folder = tempfile.mkdtemp(prefix=f"switchboard-bench-{backend}-{size}-")
+    pg_name = None
+    try:
+        env = dict(os.environ)
+        env.update(
+            SWITCHBOARD_DATA_DIR=folder,
+            SWITCHBOARD_RATE_LIMIT_PER_MINUTE="100000000",
+            SWITCHBOARD_RATE_LIMIT_PER_MINUTE_PER_ADDRESS="100000000",
+            RUST_LOG="warn",
+        )
+        if backend == "postgres":
+            pg_name, url = postgres_database(args.postgres)
+            env["SWITCHBOARD_DATABASE_URL"] = url
+        started = time.time()
+        out = subprocess.run([args.binary, "demo", "--scale", str(size)], env=env, check=True, capture_output=True, text=True)
+        seeded = json.loads(out.stdout.strip().splitlines()[-1])
+        if backend == "postgres":
+            subprocess.run(["psql", env["SWITCHBOARD_DATABASE_URL"], "-qc", "VACUUM ANALYZE"], check=True)
+        print(f"  {backend} {size:>9,}: seeded in {time.time() - started:.0f} s", file=sys.stderr)
+        server = Server(args.binary, env, folder)
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+            login = request(conn, "POST", "/v2/authentication/", body={"email": seeded["email"], "password": seeded["password"]})
+            token = login["accessToken"]
+            return {name: measure(server.port, token, path, args.warmup, args.requests) for name, path in QUERIES}
+        finally:
+            server.stop()
+    finally:
+        if pg_name:
+            drop_postgres_database(args.postgres, pg_name)
+        if not args.keep:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--binary", default="target/release/switchboard")
+    parser.add_argument("--sizes", default="10000,100000,1000000")
+    parser.add_argument("--backends", default="sqlite,postgres")
+    parser.add_argument("--postgres", default="postgres://postgres@127.0.0.1:5432/postgres")
+    parser.add_argument("--requests", type=int, default=30)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--max-ratio", type=float, default=2.0)
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folders")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    worst = 0.0
+    for backend in args.backends.split(","):
+        try:
+            results = {size: run_size(args, backend, size) for size in sizes}
+        except Exception as error:  # noqa: BLE001 - report and fail the run
+            print(f"benchmark failed on {backend}: {error}", file=sys.stderr)
+            return 2
+        print(f"\n### {backend}: page latency, p50 ms (p95 in brackets)\n")
+        header = "| query | " + " | ".join(f"{s:,} rows" for s in sizes) + f" | {sizes[-1]:,} / {sizes[0]:,} |"
+        print(header)
+        print("|" + "---|" * (len(sizes) + 2))
+        for name, _ in QUERIES:
+            cells = [f"{results[s][name][0]:.2f} ({results[s][name][1]:.2f})" for s in sizes]
+            ratio = results[sizes[-1]][name][0] / max(results[sizes[0]][name][0], 1e-9)
+            worst = max(worst, ratio)
+            print(f"| {name} | " + " | ".join(cells) + f" | {ratio:.2f}x |")
+    print(f"\nworst ratio: {worst:.2f}x (goal ≤ {args.max_ratio}x)")
+    return 0 if worst <= args.max_ratio else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

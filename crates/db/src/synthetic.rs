@@ -1,0 +1,152 @@
+//! Synthetic data at scale, for benchmarks and capacity tests: a tenant's voicemail and
+//! phone numbers written in large multi-row inserts (no events: nothing happened). The
+//! values are spread like a real tenant's (a thousand mailboxes, mostly filed messages,
+//! callers from a large pool) and derived from the row number, so runs repeat exactly.
+
+use sea_query::{Expr, Query};
+use switchboard_domain::ids::TenantId;
+
+use crate::backend::Db;
+use crate::error::Result;
+
+/// Rows per INSERT statement: under SQLite's and PostgreSQL's bind-parameter limits.
+const ROWS_PER_STATEMENT: usize = 500;
+/// Statements per transaction.
+const STATEMENTS_PER_TRANSACTION: usize = 20;
+
+/// A well-mixed 64-bit value of `n` (SplitMix64's finaliser).
+fn mix(n: u64) -> u64 {
+    let mut z = n.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+const NAMES: &[&str] = &[
+    "ACME Corp",
+    "Alice Smith",
+    "Bob Jones",
+    "Carol White",
+    "Dave Brown",
+    "Erin Green",
+    "Frank Black",
+    "Grace Hall",
+    "Heidi Young",
+    "Ivan King",
+    "Judy Wright",
+    "WIRELESS CALLER",
+];
+
+/// Inserts `count` voicemail messages into `tenant`, over `mailboxes` mailboxes numbered
+/// from 1000; answers when every row is written.
+pub async fn voicemail(db: &Db, tenant: TenantId, count: usize, mailboxes: usize) -> Result<()> {
+    let columns = [
+        "tenant_id",
+        "mailbox_context",
+        "mailbox_user",
+        "msg_id",
+        "message_number",
+        "dir",
+        "is_read",
+        "caller_id",
+        "date",
+        "date_unix",
+        "duration",
+        "ext_num",
+        "transcript",
+        "created_at",
+    ];
+    let start = 1_735_689_600i64; // 2025-01-01
+    let mut written = 0;
+    while written < count {
+        let mut tx = db.begin().await?;
+        for _ in 0..STATEMENTS_PER_TRANSACTION {
+            if written >= count {
+                break;
+            }
+            let mut insert = Query::insert();
+            insert.into_table("voicemail_messages").columns(columns);
+            let end = (written + ROWS_PER_STATEMENT).min(count);
+            for i in written..end {
+                let r = mix(i as u64);
+                let mailbox = 1000 + (r % mailboxes.max(1) as u64);
+                let dir = match (r >> 16) % 20 {
+                    0..=5 => "INBOX",
+                    6 => "Urgent",
+                    7 => "Work",
+                    _ => "Old",
+                };
+                let read = i64::from(dir != "INBOX" && dir != "Urgent");
+                let unix = start + (i as i64) * 31;
+                let number = 2_000_000_000 + (r >> 20) % 7_999_999_999;
+                let name = NAMES[((r >> 40) % NAMES.len() as u64) as usize];
+                let date = chrono::DateTime::from_timestamp(unix, 0)
+                    .map(|t| t.format("%a %b %e %I:%M:%S %p UTC %Y").to_string())
+                    .unwrap_or_default();
+                insert.values_panic([
+                    Expr::val(tenant.get()),
+                    Expr::val("default"),
+                    Expr::val(mailbox.to_string()),
+                    Expr::val(format!("{unix}-{i:08}")),
+                    Expr::val(((r >> 8) % 100) as i64),
+                    Expr::val(dir),
+                    Expr::val(read),
+                    Expr::val(format!("\"{name}\" <{number}>")),
+                    Expr::val(date),
+                    Expr::val(unix),
+                    Expr::val(1 + ((r >> 24) % 300) as i64),
+                    Expr::val(mailbox.to_string()),
+                    Expr::val(""),
+                    Expr::val(unix),
+                ]);
+            }
+            tx.execute(&insert).await?;
+            written = end;
+        }
+        tx.commit().await?;
+    }
+    Ok(())
+}
+
+/// Inserts `count` phone numbers into `tenant`, numbered `1` + the tenant id (3 digits)
+/// + a 7-digit sequence, so several tenants' numbers never collide.
+pub async fn phone_numbers(db: &Db, tenant: TenantId, count: usize) -> Result<()> {
+    let columns = [
+        "tenant_id",
+        "number",
+        "in_use",
+        "registered_cnam",
+        "di_comment_name",
+        "fax",
+        "created_at",
+    ];
+    let mut written = 0;
+    while written < count {
+        let mut tx = db.begin().await?;
+        for _ in 0..STATEMENTS_PER_TRANSACTION {
+            if written >= count {
+                break;
+            }
+            let mut insert = Query::insert();
+            insert.into_table("phone_numbers").columns(columns);
+            let end = (written + ROWS_PER_STATEMENT).min(count);
+            for i in written..end {
+                let r = mix(i as u64 ^ 0x5eed);
+                let name = NAMES[(r % NAMES.len() as u64) as usize];
+                insert.values_panic([
+                    Expr::val(tenant.get()),
+                    Expr::val(format!("1{:03}{:07}", tenant.get() % 1000, i)),
+                    Expr::val(((r >> 8) % 2) as i64),
+                    Expr::val(name.chars().take(15).collect::<String>()),
+                    Expr::val(format!("{name} line {i}")),
+                    Expr::val(if (r >> 16) % 10 == 0 { "yes" } else { "no" }),
+                    Expr::val(0i64),
+                ]);
+            }
+            tx.execute(&insert).await?;
+            written = end;
+        }
+        tx.commit().await?;
+    }
+    Ok(())
+}
