@@ -139,7 +139,11 @@ pub async fn phone_numbers(db: &Db, tenant: TenantId, count: usize) -> Result<()
                     Expr::val(((r >> 8) % 2) as i64),
                     Expr::val(name.chars().take(15).collect::<String>()),
                     Expr::val(format!("{name} line {i}")),
-                    Expr::val(if (r >> 16) % 10 == 0 { "yes" } else { "no" }),
+                    Expr::val(if (r >> 16).is_multiple_of(10) {
+                        "yes"
+                    } else {
+                        "no"
+                    }),
                     Expr::val(0i64),
                 ]);
             }
