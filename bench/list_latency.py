@@ -56,7 +56,7 @@ QUERIES = [
     ("phone numbers: first page", NUMBERS),
     ("phone numbers: by comment", NUMBERS + "?sortBy=diCommentName"),
     ("phone numbers: in use", NUMBERS + "?inUse=1"),
-    ("phone numbers: search", NUMBERS + "?query=line 777"),
+    ("phone numbers: search", NUMBERS + "?query=line%20777"),
 ]
 
 
