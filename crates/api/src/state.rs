@@ -39,6 +39,8 @@ pub struct Settings {
     pub rate_limit_per_address: u64,
     /// Prefix of rate-limit keys, to share one Redis among several deployments.
     pub rate_limit_namespace: String,
+    /// Webhook delivery: retries, polling, timeouts, which targets are allowed.
+    pub webhooks: crate::delivery::DeliverySettings,
 }
 
 impl Settings {
@@ -58,6 +60,7 @@ impl Settings {
             rate_limit_per_token: 1200,
             rate_limit_per_address: 6000,
             rate_limit_namespace: String::new(),
+            webhooks: crate::delivery::DeliverySettings::default(),
         }
     }
 }
@@ -77,6 +80,8 @@ pub struct AppState {
     pub sealer: crate::auth::seal::Sealer,
     /// Rate limits: in-process, or shared through Redis.
     pub limiter: crate::limits::Limiter,
+    /// Webhook delivery: this process's worker name, client and wake-up.
+    pub deliveries: crate::delivery::Deliveries,
     /// Settings.
     pub settings: Arc<Settings>,
 }

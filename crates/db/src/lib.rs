@@ -15,6 +15,7 @@ pub mod announcements;
 pub mod audit;
 pub mod branches;
 pub mod business_hours;
+pub mod deliveries;
 pub mod destinations;
 pub mod events;
 pub mod extensions;

@@ -18,4 +18,5 @@ pub mod partners;
 pub mod phone_numbers;
 pub mod tenants;
 pub mod users;
+pub mod webhook_deliveries;
 pub mod webhooks;

@@ -60,6 +60,11 @@ fn present(row: WebhookRow) -> Webhook {
         kind: row.kind,
         url: row.url,
         username: row.username,
+        disabled_at: row.disabled_at.and_then(|at| {
+            chrono::DateTime::from_timestamp(at, 0)
+                .map(|at| at.to_rfc3339_opts(SecondsFormat::Secs, true))
+        }),
+        disabled_reason: row.disabled_reason,
     }
 }
 
@@ -96,6 +101,7 @@ fn write_of(state: &AppState, fields: WebhookFields) -> WebhookWrite {
         username: fields.username,
         password_sealed: seal(fields.password),
         authtoken_sealed: seal(fields.authtoken),
+        enable: false,
     }
 }
 
@@ -161,7 +167,8 @@ pub async fn get(
     )))
 }
 
-/// Changes a webhook; an empty `password` or `authtoken` clears it.
+/// Changes a webhook; an empty `password` or `authtoken` clears it. Any change (`{}`
+/// included) enables a disabled webhook again: new events are delivered from then on.
 #[utoipa::path(patch, path = "/v2/webhooks/{id}", tag = "webhooks",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Webhook id")),
     request_body = UpdateWebhook,
@@ -172,7 +179,11 @@ pub async fn update(
     PathId(WebhookId(id)): PathId<WebhookId>,
     JsonBody(UpdateWebhook(fields)): JsonBody<UpdateWebhook>,
 ) -> ApiResult<Json<Webhook>> {
-    let row = webhooks::update(&state.db, &caller.scope, id, write_of(&state, fields)).await?;
+    let write = WebhookWrite {
+        enable: true,
+        ..write_of(&state, fields)
+    };
+    let row = webhooks::update(&state.db, &caller.scope, id, write).await?;
     Ok(Json(present(row)))
 }
 

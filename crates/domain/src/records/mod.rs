@@ -33,6 +33,7 @@ pub mod phone_number;
 pub mod tenant;
 pub mod user;
 pub mod webhook;
+pub mod webhook_delivery;
 
 use crate::validation::{Text, text};
 
