@@ -5,6 +5,7 @@
 #![allow(missing_docs, clippy::unwrap_used)]
 
 mod fixture;
+mod receiver;
 mod support;
 
 mod announcements;
@@ -21,4 +22,5 @@ mod phone_numbers;
 mod records;
 mod scope;
 mod security;
+mod webhook_delivery;
 mod webhooks;

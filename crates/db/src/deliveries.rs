@@ -82,7 +82,9 @@ pub async fn any_due(db: &Db, now: i64) -> Result<bool> {
     Ok(db.conn().fetch_optional::<(i64,)>(&select).await?.is_some())
 }
 
-/// Leases up to `limit` due deliveries to `owner` until `lease_until`, answering them.
+/// Leases about `limit` due deliveries to `owner` until `lease_until`, answering them
+/// (PostgreSQL may run the locking subquery more than once and lease a few more: callers
+/// must send every delivery answered).
 ///
 /// One statement: `UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED) RETURNING id`.
 /// On PostgreSQL concurrent claimers skip each other's rows instead of waiting, and the

@@ -127,7 +127,10 @@ async fn run(state: AppState, mut stop: watch::Receiver<bool>) {
         };
         let full_batch = !claimed.is_empty() && claimed.len() == free;
         for delivery in claimed {
-            let Ok(permit) = permits.clone().try_acquire_owned() else {
+            // A claim may return a few more rows than asked (PostgreSQL can evaluate the
+            // locking subquery more than once); they are ours, so they wait for a slot
+            // rather than sit leased until the lease runs out.
+            let Ok(permit) = permits.clone().acquire_owned().await else {
                 break;
             };
             let state = state.clone();

@@ -15,6 +15,10 @@ pub struct Schedule {
 /// The production schedule, as text (`SWITCHBOARD_WEBHOOK_RETRY_SCHEDULE`).
 pub const DEFAULT_SCHEDULE: &str = "5s,5m,30m,2h,5h,10h,10h";
 
+/// The longest wait a receiver's `Retry-After` can ask for, so that it cannot park
+/// deliveries for ever.
+pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(24 * 3600);
+
 /// How far jitter moves a wait either way, so that deliveries failing together (a
 /// receiver's outage) do not all come back in the same instant.
 const JITTER: f64 = 0.1;
@@ -53,21 +57,16 @@ impl Schedule {
         &self.steps
     }
 
-    /// The longest step: no `Retry-After` postpones an attempt beyond it, so a receiver
-    /// cannot park deliveries for ever.
-    pub fn longest(&self) -> Duration {
-        self.steps.iter().copied().max().unwrap_or_default()
-    }
-
     /// The wait after failed attempt number `attempts` (1 for the first), with jitter and
-    /// at least `retry_after`; `None` when the schedule is exhausted.
+    /// at least `retry_after` (up to [`MAX_RETRY_AFTER`]); `None` when the schedule is
+    /// exhausted.
     pub fn wait_after(&self, attempts: i64, retry_after: Option<Duration>) -> Option<Duration> {
         let index = usize::try_from(attempts).ok()?.checked_sub(1)?;
         let step = *self.steps.get(index)?;
         let factor = rand::rng().random_range(1.0 - JITTER..=1.0 + JITTER);
         let jittered = step.mul_f64(factor);
         Some(match retry_after {
-            Some(asked) => jittered.max(asked.min(self.longest())),
+            Some(asked) => jittered.max(asked.min(MAX_RETRY_AFTER)),
             None => jittered,
         })
     }
