@@ -212,6 +212,7 @@ fn describe(error: &reqwest::Error) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     fn refused(text: &str) -> bool {

@@ -81,6 +81,7 @@ fn status(missed: bool, disposition: Option<&str>) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

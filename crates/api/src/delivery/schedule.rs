@@ -108,6 +108,7 @@ pub fn retry_after(value: &str, now: chrono::DateTime<chrono::Utc>) -> Option<Du
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

@@ -41,6 +41,7 @@ pub fn signature_header(keys: &[Vec<u8>], message_id: &str, timestamp: i64, body
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
