@@ -137,17 +137,17 @@ mod tests {
     }
 
     #[test]
-    fn retry_after_lengthens_a_wait_up_to_the_longest_step() {
+    fn retry_after_lengthens_a_wait_up_to_a_day() {
         let schedule = Schedule::parse("100ms,200ms").unwrap();
-        let wait = schedule
-            .wait_after(1, Some(Duration::from_secs(2)))
-            .unwrap();
-        assert_eq!(wait, Duration::from_millis(200));
-        let schedule = Schedule::default();
-        let wait = schedule
-            .wait_after(1, Some(Duration::from_secs(60)))
-            .unwrap();
-        assert_eq!(wait, Duration::from_secs(60));
+        let wait = schedule.wait_after(1, Some(Duration::from_secs(2)));
+        assert_eq!(wait, Some(Duration::from_secs(2)));
+        let wait = schedule.wait_after(1, Some(Duration::from_secs(9 * 86_400)));
+        assert_eq!(wait, Some(MAX_RETRY_AFTER));
+        let wait = Schedule::default().wait_after(4, Some(Duration::from_secs(60)));
+        assert!(
+            wait.unwrap() > Duration::from_secs(3600),
+            "never sooner than the schedule"
+        );
     }
 
     #[test]
