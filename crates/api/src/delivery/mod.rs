@@ -63,6 +63,11 @@ impl DeliverySettings {
     pub fn lease(&self) -> Duration {
         self.timeout + Duration::from_secs(60)
     }
+
+    /// When a lease taken at `now` (Unix seconds) runs out.
+    pub fn lease_until(&self, now: i64) -> i64 {
+        now.saturating_add(seconds_up(self.lease()))
+    }
 }
 
 /// This process's delivery machinery: its worker's name in leases, the HTTP client and
@@ -125,7 +130,7 @@ async fn run(state: AppState, mut stop: watch::Receiver<bool>) {
         } else {
             Vec::new()
         };
-        let full_batch = !claimed.is_empty() && claimed.len() == free;
+        let full_batch = !claimed.is_empty() && claimed.len() >= free;
         for delivery in claimed {
             // A claim may return a few more rows than asked (PostgreSQL can evaluate the
             // locking subquery more than once); they are ours, so they wait for a slot
@@ -146,7 +151,12 @@ async fn run(state: AppState, mut stop: watch::Receiver<bool>) {
             continue;
         }
         tokio::select! {
-            _ = stop.changed() => {}
+            changed = stop.changed() => {
+                if changed.is_err() {
+                    // The server is gone without saying so: stop as if told to.
+                    break;
+                }
+            }
             _ = state.deliveries.inner.wake.notified() => {}
             _ = tokio::time::sleep(settings.poll_interval) => {}
             Some(_) = in_flight.join_next(), if !in_flight.is_empty() => {}
@@ -163,7 +173,7 @@ async fn run(state: AppState, mut stop: watch::Receiver<bool>) {
 /// as nothing due, so a database hiccup only delays delivery.
 async fn claim_due(state: &AppState, limit: usize) -> Vec<Claimed> {
     let now = Utc::now().timestamp();
-    let lease_until = now + seconds_up(state.settings.webhooks.lease());
+    let lease_until = state.settings.webhooks.lease_until(now);
     let db = &state.db;
     let claimed = async {
         if !deliveries::any_due(db, now).await? {

@@ -103,8 +103,7 @@ pub async fn test(
     };
     let now = now();
     let owner = state.deliveries.owner();
-    let lease_until =
-        now + i64::try_from(state.settings.webhooks.lease().as_secs()).unwrap_or(i64::MAX / 2);
+    let lease_until = state.settings.webhooks.lease_until(now);
     let delivery_id = deliveries::queue_test(
         &state.db,
         TenantId(webhook.tenant_id),
