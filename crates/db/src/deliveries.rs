@@ -60,9 +60,12 @@ pub struct Claimed {
 }
 
 /// `state = 'pending'`, due by `now`, and not leased to a worker (or its lease ran out).
+/// The state is written as a literal, not bound: only then can the planners (PostgreSQL's
+/// generic plans, SQLite's) use the partial index `webhook_deliveries_due`, which keeps
+/// polling cheap however many delivered rows the table holds.
 fn claimable(now: i64) -> sea_query::Condition {
     sea_query::Condition::all()
-        .add(Expr::col("state").eq(PENDING))
+        .add(Expr::col("state").eq(Expr::cust("'pending'")))
         .add(Expr::col("next_attempt_at").lte(now))
         .add(
             sea_query::Condition::any()
