@@ -323,6 +323,13 @@ async fn gone_disables_with_an_audit_entry_until_patched(app: TestApp) {
         .await
         .expect(200);
     assert!(enabled["disabledAt"].is_null() && enabled["disabledReason"].is_null());
+    let audit = app
+        .get("/v2/admin/audit-log/?action=webhook.enabled", &token)
+        .await
+        .expect(200);
+    assert_eq!(audit["totalRecords"], 1, "{audit}");
+    assert_eq!(audit["records"][0]["entityId"], id.to_string());
+    assert!(!audit["records"][0]["userId"].is_null(), "{audit}");
     emit(&app, w.tenant_a, "CALL_MISSED", call("inbound")).await;
     receiver.wait_for("/gone", 2).await;
     tokio::time::sleep(Duration::from_millis(300)).await;

@@ -10,15 +10,18 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use chrono::SecondsFormat;
 use rand::RngCore;
+use switchboard_db::audit::NewEntry;
 use switchboard_db::webhooks::{self, WebhookRow, WebhookWrite};
+use switchboard_domain::ids::TenantId;
 use switchboard_domain::list::Page;
 use switchboard_domain::records::webhook::{
     CreateWebhook, MASK, SigningSecret, TYPES, UpdateWebhook, Webhook, WebhookCreated,
     WebhookFields, WebhookFilter, WebhookType,
 };
 
-use crate::audit::now;
+use crate::audit::{self, now};
 use crate::auth::caller::{Caller, WebhooksRead, WebhooksWrite};
+use crate::client::ClientAddress;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{JsonBody, ListParams, PathId};
 use crate::state::AppState;
@@ -176,14 +179,36 @@ pub async fn get(
 pub async fn update(
     caller: Caller<WebhooksWrite>,
     State(state): State<AppState>,
+    ClientAddress(address): ClientAddress,
     PathId(WebhookId(id)): PathId<WebhookId>,
     JsonBody(UpdateWebhook(fields)): JsonBody<UpdateWebhook>,
 ) -> ApiResult<Json<Webhook>> {
+    let before = webhooks::get(&state.db, &caller.scope, id).await?;
     let write = WebhookWrite {
         enable: true,
         ..write_of(&state, fields)
     };
     let row = webhooks::update(&state.db, &caller.scope, id, write).await?;
+    if let Some(reason) = before
+        .disabled_reason
+        .filter(|_| before.disabled_at.is_some())
+    {
+        // Who turned deliveries back on, beside the entry that says why they stopped.
+        audit::record(
+            &state,
+            NewEntry {
+                action: "webhook.enabled",
+                entity: "webhook",
+                entity_id: Some(id.to_string()),
+                tenant_id: Some(TenantId(row.tenant_id)),
+                user_id: Some(caller.user_id),
+                client_address: address,
+                details: serde_json::json!({"url": row.url, "disabledReason": reason}),
+                ..NewEntry::default()
+            },
+        )
+        .await;
+    }
     Ok(Json(present(row)))
 }
 
