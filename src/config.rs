@@ -51,6 +51,14 @@ pub struct Config {
     pub token_ttl_seconds: u64,
     /// Whether webhooks may target loopback and private addresses.
     pub webhook_allow_private: bool,
+    /// Waits between delivery attempts, `5s,5m,30m,2h,5h,10h,10h` (units ms, s, m, h).
+    pub webhook_retry_schedule: String,
+    /// How often an idle delivery worker looks for due deliveries.
+    pub webhook_poll_interval_ms: u64,
+    /// How long a webhook may fail without a success before it is disabled.
+    pub webhook_disable_after_seconds: u64,
+    /// Time allowed for one delivery attempt.
+    pub webhook_timeout_seconds: u64,
     /// Log output format.
     pub log_format: LogFormat,
     /// Largest database pool.
@@ -90,6 +98,10 @@ impl Default for Config {
             jwt_secret: None,
             token_ttl_seconds: 900,
             webhook_allow_private: false,
+            webhook_retry_schedule: switchboard_api::delivery::schedule::DEFAULT_SCHEDULE.into(),
+            webhook_poll_interval_ms: 250,
+            webhook_disable_after_seconds: 5 * 24 * 3600,
+            webhook_timeout_seconds: 15,
             log_format: LogFormat::Text,
             db_max_connections: 10,
             body_limit_bytes: 2 * 1024 * 1024,

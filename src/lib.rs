@@ -16,6 +16,7 @@ use rand::RngCore;
 use switchboard_api::auth::password::Passwords;
 use switchboard_api::auth::seal::Sealer;
 use switchboard_api::auth::token::{MIN_KEY_BYTES, Tokens};
+use switchboard_api::delivery::{Deliveries, DeliverySettings, Schedule};
 use switchboard_api::limits::Limiter;
 use switchboard_api::{AppState, Settings};
 use switchboard_db::Db;
@@ -46,12 +47,15 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
     )
     .context("opening object storage")?;
     let passwords = Passwords::new(Passwords::default_parallelism())?;
+    let webhooks = delivery_settings(config)?;
+    let deliveries = Deliveries::new(&webhooks).context("building the webhook HTTP client")?;
     Ok(AppState {
         db,
         tokens,
         passwords,
         storage,
         sealer: Sealer::new(&derive_key32(&key, "sealed secrets")),
+        deliveries,
         limiter: match &config.redis_url {
             Some(url) => Limiter::redis(url)
                 .await
@@ -67,8 +71,28 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
             rate_limit_per_address: config.rate_limit_per_minute_per_address,
             rate_limit_namespace: config.rate_limit_namespace.clone(),
             ingest_token: config.ingest_token.as_ref().map(|t| t.0.clone()),
+            webhooks,
             ..Settings::new(config.public_url())
         }),
+    })
+}
+
+/// Webhook delivery settings from the configuration.
+fn delivery_settings(config: &Config) -> anyhow::Result<DeliverySettings> {
+    let schedule = Schedule::parse(&config.webhook_retry_schedule)
+        .map_err(|e| anyhow::anyhow!("SWITCHBOARD_WEBHOOK_RETRY_SCHEDULE: {e}"))?;
+    anyhow::ensure!(
+        config.webhook_timeout_seconds > 0,
+        "SWITCHBOARD_WEBHOOK_TIMEOUT_SECONDS must be at least 1"
+    );
+    Ok(DeliverySettings {
+        allow_private: config.webhook_allow_private,
+        schedule,
+        poll_interval: Duration::from_millis(config.webhook_poll_interval_ms.max(10)),
+        disable_after: Duration::from_secs(config.webhook_disable_after_seconds),
+        connect_timeout: Duration::from_secs(config.webhook_timeout_seconds.min(5)),
+        timeout: Duration::from_secs(config.webhook_timeout_seconds),
+        ..DeliverySettings::default()
     })
 }
 

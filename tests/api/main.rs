@@ -5,6 +5,7 @@
 #![allow(missing_docs, clippy::unwrap_used)]
 
 mod fixture;
+mod receiver;
 mod support;
 
 mod announcements;
@@ -24,4 +25,5 @@ mod records;
 mod scope;
 mod security;
 mod voicemail;
+mod webhook_delivery;
 mod webhooks;

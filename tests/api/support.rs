@@ -33,7 +33,7 @@ pub struct TestApp {
     pub client: reqwest::Client,
     /// The application state, for seeding through the library.
     pub state: AppState,
-    /// The configuration it runs with (to run the binary on the same database).
+    /// The configuration it was started with (a second process starts from it).
     pub config: Config,
     shutdown: Option<oneshot::Sender<()>>,
     server: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
@@ -175,18 +175,7 @@ impl TestApp {
             ..Config::default()
         };
         configure(&mut config);
-        let state = switchboard::build_state(&config)
-            .await
-            .expect("application state");
-        let (shutdown, stop) = oneshot::channel::<()>();
-        let server = tokio::spawn(switchboard_api::serve(
-            listener,
-            state.clone(),
-            async move {
-                let _ = stop.await;
-            },
-            Duration::from_secs(10),
-        ));
+        let (state, shutdown, server) = serve(listener, &config).await;
         Some(TestApp {
             base,
             client: reqwest::Client::new(),
@@ -197,6 +186,25 @@ impl TestApp {
             postgres_database,
             _dir: dir,
         })
+    }
+
+    /// Starts a second `serve` process on this one's database (a PostgreSQL one, for
+    /// tests of several processes); it stops when dropped.
+    pub async fn start_sibling(&self) -> Sibling {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("a port");
+        let mut config = self.config.clone();
+        config.public_url = Some(format!(
+            "http://{}",
+            listener.local_addr().expect("an address")
+        ));
+        let (state, shutdown, server) = serve(listener, &config).await;
+        Sibling {
+            state,
+            shutdown: Some(shutdown),
+            _server: server,
+        }
     }
 
     /// The full URL of `path`.
@@ -289,6 +297,44 @@ impl TestApp {
     }
 }
 
+type Server = tokio::task::JoinHandle<std::io::Result<()>>;
+
+/// Builds the state for `config` and serves it on `listener` until the sender is used.
+async fn serve(
+    listener: tokio::net::TcpListener,
+    config: &Config,
+) -> (AppState, oneshot::Sender<()>, Server) {
+    let state = switchboard::build_state(config)
+        .await
+        .expect("application state");
+    let (shutdown, stop) = oneshot::channel::<()>();
+    let server = tokio::spawn(switchboard_api::serve(
+        listener,
+        state.clone(),
+        async move {
+            let _ = stop.await;
+        },
+        Duration::from_secs(10),
+    ));
+    (state, shutdown, server)
+}
+
+/// A second `serve` process on a [`TestApp`]'s database.
+pub struct Sibling {
+    /// Its state (its own pool, worker name and settings).
+    pub state: AppState,
+    shutdown: Option<oneshot::Sender<()>>,
+    _server: Server,
+}
+
+impl Drop for Sibling {
+    fn drop(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+    }
+}
+
 impl Drop for TestApp {
     fn drop(&mut self) {
         if let Some(shutdown) = self.shutdown.take() {
@@ -317,9 +363,32 @@ impl Drop for TestApp {
     }
 }
 
-/// Generates, for each named `async fn(TestApp)`, one test on SQLite and one on PostgreSQL.
+/// Generates, for each named `async fn(TestApp)`, one test on SQLite and one on PostgreSQL;
+/// `with CONFIGURE;` first applies `fn(&mut Config)` to the configuration of each.
 #[macro_export]
 macro_rules! on_both_backends {
+    (with $configure:ident; $($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    if let Some(app) = $crate::support::TestApp::start_with($crate::support::Backend::Sqlite, super::$configure).await {
+                        super::$name(app).await;
+                    }
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    if let Some(app) = $crate::support::TestApp::start_with($crate::support::Backend::Postgres, super::$configure).await {
+                        super::$name(app).await;
+                    }
+                }
+            )*
+        }
+    };
     ($($name:ident),* $(,)?) => {
         mod sqlite {
             $(

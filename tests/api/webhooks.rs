@@ -67,7 +67,8 @@ async fn create_read_mask_and_seal(app: TestApp) {
     assert_eq!(
         read,
         json!({"id": id, "tenantId": w.tenant_a, "type": "CALL_ENDED", "url": "https://crm.example.com/hooks/calls",
-               "username": "crm", "password": "********", "authtoken": "********"})
+               "username": "crm", "password": "********", "authtoken": "********",
+               "disabledAt": null, "disabledReason": null})
     );
     // At rest the credentials and the secret are sealed, not stored as sent.
     let row = switchboard_db::webhooks::get(&app.state.db, &Scope::Platform, id)

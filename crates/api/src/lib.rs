@@ -4,6 +4,7 @@
 pub mod audit;
 pub mod auth;
 pub mod client;
+pub mod delivery;
 pub mod docs;
 pub mod engine;
 pub mod error;
@@ -38,7 +39,7 @@ use crate::error::ApiError;
 use crate::routes::{
     announcements, audit_log, authentication, branches, business_hours, call_recordings,
     extensions, ingest, ivrs, me, media_files, messaging, objects, operations, paging_groups,
-    partners, phone_numbers, tenants, users, voicemail, webhooks,
+    partners, phone_numbers, tenants, users, voicemail, webhook_deliveries, webhooks,
 };
 pub use crate::state::{AppState, Settings};
 
@@ -123,6 +124,9 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(webhooks::get, webhooks::update, webhooks::delete))
         .routes(routes!(webhooks::signing_secret))
         .routes(routes!(webhooks::rotate_secret))
+        .routes(routes!(webhook_deliveries::list))
+        .routes(routes!(webhook_deliveries::test))
+        .routes(routes!(webhook_deliveries::replay))
         .routes(routes!(announcements::list, announcements::create))
         .routes(routes!(
             announcements::get,
@@ -278,8 +282,25 @@ fn segments(path: &str) -> Vec<String> {
 }
 
 /// Serves `state` on `listener` until `shutdown` completes, then lets in-flight requests
-/// finish (for at most `grace`).
+/// finish (for at most `grace`). The process's webhook delivery worker runs alongside and
+/// stops with it.
 pub async fn serve(
+    listener: TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+    grace: Duration,
+) -> std::io::Result<()> {
+    let (stop_worker, worker_stop) = tokio::sync::watch::channel(false);
+    let worker = delivery::spawn(state.clone(), worker_stop);
+    let served = serve_http(listener, state, shutdown, grace).await;
+    let _ = stop_worker.send(true);
+    if let Err(error) = worker.await {
+        tracing::error!(%error, "the webhook delivery worker failed");
+    }
+    served
+}
+
+async fn serve_http(
     listener: TcpListener,
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,

@@ -41,6 +41,8 @@ pub struct Settings {
     pub rate_limit_namespace: String,
     /// The telephony engine's bearer token for `/v2/ingest/…`, when configured.
     pub ingest_token: Option<String>,
+    /// Webhook delivery: retries, polling, timeouts, which targets are allowed.
+    pub webhooks: crate::delivery::DeliverySettings,
 }
 
 impl Settings {
@@ -61,6 +63,7 @@ impl Settings {
             rate_limit_per_address: 6000,
             rate_limit_namespace: String::new(),
             ingest_token: None,
+            webhooks: crate::delivery::DeliverySettings::default(),
         }
     }
 }
@@ -80,6 +83,8 @@ pub struct AppState {
     pub sealer: crate::auth::seal::Sealer,
     /// Rate limits: in-process, or shared through Redis.
     pub limiter: crate::limits::Limiter,
+    /// Webhook delivery: this process's worker name, client and wake-up.
+    pub deliveries: crate::delivery::Deliveries,
     /// Settings.
     pub settings: Arc<Settings>,
 }

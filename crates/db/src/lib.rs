@@ -16,6 +16,7 @@ pub mod audit;
 pub mod branches;
 pub mod business_hours;
 pub mod calls;
+pub mod deliveries;
 pub mod destinations;
 pub mod events;
 pub mod extensions;

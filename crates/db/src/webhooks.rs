@@ -37,6 +37,10 @@ pub struct WebhookRow {
     pub previous_secret_sealed: Option<String>,
     /// When the previous secret stops signing (Unix seconds).
     pub previous_secret_expires_at: Option<i64>,
+    /// When deliveries stopped (Unix seconds): after a 410 Gone or 5 days of failures.
+    pub disabled_at: Option<i64>,
+    /// Why deliveries stopped.
+    pub disabled_reason: Option<String>,
 }
 
 fn select(scope: &Scope) -> SelectStatement {
@@ -52,6 +56,8 @@ fn select(scope: &Scope) -> SelectStatement {
             "signing_secret_sealed",
             "previous_secret_sealed",
             "previous_secret_expires_at",
+            "disabled_at",
+            "disabled_reason",
         ])
         .from("webhooks")
         .cond_where(scope::tenants(scope, Expr::col("tenant_id")))
@@ -93,6 +99,8 @@ pub struct WebhookWrite {
     pub password_sealed: Option<Option<String>>,
     /// Sealed bearer token; `Some(None)` clears it.
     pub authtoken_sealed: Option<Option<String>>,
+    /// Clears a disabling (and the run of failures behind it), so deliveries resume.
+    pub enable: bool,
 }
 
 impl WebhookWrite {
@@ -112,6 +120,11 @@ impl WebhookWrite {
         }
         if let Some(token) = self.authtoken_sealed {
             changes.push(("authtoken_sealed", token.into()));
+        }
+        if self.enable {
+            changes.push(("disabled_at", Option::<i64>::None.into()));
+            changes.push(("disabled_reason", Option::<String>::None.into()));
+            changes.push(("failing_since", Option::<i64>::None.into()));
         }
         changes
     }

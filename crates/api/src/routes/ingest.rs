@@ -204,6 +204,7 @@ pub async fn voicemail(
     let mut tx = state.db.begin().await?;
     let recorded = voicemail::record(&mut tx, message, now()).await?;
     tx.commit().await?;
+    state.deliveries.wake();
     Ok(Json(IngestResult {
         recorded: recorded.new,
         id: recorded.id,
@@ -253,6 +254,7 @@ pub async fn call(
     )
     .await?;
     tx.commit().await?;
+    state.deliveries.wake();
     let recorded = outcome.recorded();
     let call = match outcome.call {
         Some(call) => call,

@@ -21,4 +21,5 @@ pub mod phone_numbers;
 pub mod tenants;
 pub mod users;
 pub mod voicemail;
+pub mod webhook_deliveries;
 pub mod webhooks;

@@ -10,15 +10,18 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use chrono::SecondsFormat;
 use rand::RngCore;
+use switchboard_db::audit::NewEntry;
 use switchboard_db::webhooks::{self, WebhookRow, WebhookWrite};
+use switchboard_domain::ids::TenantId;
 use switchboard_domain::list::Page;
 use switchboard_domain::records::webhook::{
     CreateWebhook, MASK, SigningSecret, TYPES, UpdateWebhook, Webhook, WebhookCreated,
     WebhookFields, WebhookFilter, WebhookType,
 };
 
-use crate::audit::now;
+use crate::audit::{self, now};
 use crate::auth::caller::{Caller, WebhooksRead, WebhooksWrite};
+use crate::client::ClientAddress;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{JsonBody, ListParams, PathId};
 use crate::state::AppState;
@@ -60,6 +63,11 @@ fn present(row: WebhookRow) -> Webhook {
         kind: row.kind,
         url: row.url,
         username: row.username,
+        disabled_at: row.disabled_at.and_then(|at| {
+            chrono::DateTime::from_timestamp(at, 0)
+                .map(|at| at.to_rfc3339_opts(SecondsFormat::Secs, true))
+        }),
+        disabled_reason: row.disabled_reason,
     }
 }
 
@@ -96,6 +104,7 @@ fn write_of(state: &AppState, fields: WebhookFields) -> WebhookWrite {
         username: fields.username,
         password_sealed: seal(fields.password),
         authtoken_sealed: seal(fields.authtoken),
+        enable: false,
     }
 }
 
@@ -161,7 +170,8 @@ pub async fn get(
     )))
 }
 
-/// Changes a webhook; an empty `password` or `authtoken` clears it.
+/// Changes a webhook; an empty `password` or `authtoken` clears it. Any change (`{}`
+/// included) enables a disabled webhook again: new events are delivered from then on.
 #[utoipa::path(patch, path = "/v2/webhooks/{id}", tag = "webhooks",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Webhook id")),
     request_body = UpdateWebhook,
@@ -169,10 +179,36 @@ pub async fn get(
 pub async fn update(
     caller: Caller<WebhooksWrite>,
     State(state): State<AppState>,
+    ClientAddress(address): ClientAddress,
     PathId(WebhookId(id)): PathId<WebhookId>,
     JsonBody(UpdateWebhook(fields)): JsonBody<UpdateWebhook>,
 ) -> ApiResult<Json<Webhook>> {
-    let row = webhooks::update(&state.db, &caller.scope, id, write_of(&state, fields)).await?;
+    let before = webhooks::get(&state.db, &caller.scope, id).await?;
+    let write = WebhookWrite {
+        enable: true,
+        ..write_of(&state, fields)
+    };
+    let row = webhooks::update(&state.db, &caller.scope, id, write).await?;
+    if let Some(reason) = before
+        .disabled_reason
+        .filter(|_| before.disabled_at.is_some())
+    {
+        // Who turned deliveries back on, beside the entry that says why they stopped.
+        audit::record(
+            &state,
+            NewEntry {
+                action: "webhook.enabled",
+                entity: "webhook",
+                entity_id: Some(id.to_string()),
+                tenant_id: Some(TenantId(row.tenant_id)),
+                user_id: Some(caller.user_id),
+                client_address: address,
+                details: serde_json::json!({"url": row.url, "disabledReason": reason}),
+                ..NewEntry::default()
+            },
+        )
+        .await;
+    }
     Ok(Json(present(row)))
 }
 

@@ -17,6 +17,7 @@ pub const ENTITIES: &[&str] = &[
     "user",
     "mfa",
     "password",
+    "webhook",
     "call-outcome",
     "custom-voice",
     "queue",

@@ -35,6 +35,7 @@ pub mod tenant;
 pub mod user;
 pub mod voicemail;
 pub mod webhook;
+pub mod webhook_delivery;
 
 use crate::validation::{Text, text};
 

@@ -90,6 +90,11 @@ pub struct Webhook {
     pub password: String,
     /// Bearer token (HubSpot), masked.
     pub authtoken: String,
+    /// When deliveries stopped (RFC 3339): after the receiver answered 410 Gone, or after
+    /// 5 days of failures. Null while enabled; a PATCH enables it again.
+    pub disabled_at: Option<String>,
+    /// Why deliveries stopped; null while enabled.
+    pub disabled_reason: Option<String>,
 }
 
 /// The create answer: the webhook and its signing secret (also at `GET …/signing-secret`).

@@ -1,0 +1,518 @@
+//! The working side of the webhook outbox: claiming due deliveries under a lease (so that
+//! of several `serve` processes exactly one sends each), recording attempts, and the state
+//! changes that follow them (delivered, retried, failed, webhook disabled); and the
+//! delivery list of the API.
+
+use std::collections::HashMap;
+
+use sea_query::{
+    Expr, ExprTrait, Func, LockBehavior, LockType, Order, Query, SelectStatement, TableRef,
+};
+use switchboard_domain::Scope;
+use switchboard_domain::ids::TenantId;
+use switchboard_domain::list::ListQuery;
+use switchboard_domain::records::webhook_delivery::{
+    DELIVERED, DeliveryFilter, FAILED, LIST, PENDING,
+};
+
+use crate::backend::{Db, Tx};
+use crate::crud;
+use crate::error::Result;
+use crate::events::{message_id, payload};
+use crate::list::{self, Listing};
+use crate::scope;
+
+/// A delivery claimed by a worker, with everything needed to send it.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct Claimed {
+    /// The delivery's id.
+    pub id: i64,
+    /// The webhook it goes to.
+    pub webhook_id: i64,
+    /// The `webhook-id` header.
+    pub message_id: String,
+    /// Attempts made before this one.
+    pub attempts: i64,
+    /// The event's type.
+    pub event_type: String,
+    /// The event as JSON text (`{type, timestamp, tenantId, data}`).
+    pub payload: String,
+    /// The webhook's tenant.
+    pub tenant_id: i64,
+    /// The webhook's type (an event type, or `HubSpotCRM`).
+    pub webhook_type: String,
+    /// Where to post.
+    pub url: String,
+    /// HTTP Basic user name, empty for none.
+    pub username: String,
+    /// Sealed Basic password.
+    pub password_sealed: Option<String>,
+    /// Sealed bearer token.
+    pub authtoken_sealed: Option<String>,
+    /// Sealed signing secret.
+    pub signing_secret_sealed: String,
+    /// Sealed previous signing secret, signing until `previous_secret_expires_at`.
+    pub previous_secret_sealed: Option<String>,
+    /// When the previous secret stops signing (Unix seconds).
+    pub previous_secret_expires_at: Option<i64>,
+    /// When the webhook was disabled (Unix seconds), if it is.
+    pub disabled_at: Option<i64>,
+}
+
+/// `state = 'pending'`, due by `now`, and not leased to a worker (or its lease ran out).
+/// The state is written as a literal, not bound: only then can the planners (PostgreSQL's
+/// generic plans, SQLite's) use the partial index `webhook_deliveries_due`, which keeps
+/// polling cheap however many delivered rows the table holds.
+fn claimable(now: i64) -> sea_query::Condition {
+    sea_query::Condition::all()
+        .add(Expr::col("state").eq(Expr::cust("'pending'")))
+        .add(Expr::col("next_attempt_at").lte(now))
+        .add(
+            sea_query::Condition::any()
+                .add(Expr::col("lease_until").is_null())
+                .add(Expr::col("lease_until").lte(now)),
+        )
+}
+
+/// Whether any delivery is due: a cheap read, so idle polling takes no write lock.
+pub async fn any_due(db: &Db, now: i64) -> Result<bool> {
+    let select = Query::select()
+        .column("id")
+        .from("webhook_deliveries")
+        .cond_where(claimable(now))
+        .limit(1)
+        .take();
+    Ok(db.conn().fetch_optional::<(i64,)>(&select).await?.is_some())
+}
+
+/// Leases about `limit` due deliveries to `owner` until `lease_until`, answering them
+/// (PostgreSQL may run the locking subquery more than once and lease a few more: callers
+/// must send every delivery answered).
+///
+/// One statement: `UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED) RETURNING id`.
+/// On PostgreSQL concurrent claimers skip each other's rows instead of waiting, and the
+/// conditions are checked again on the row as locked; SQLite (whose builder leaves the
+/// lock clause out) runs the whole statement under its single write lock. Either way no
+/// delivery is leased to two workers at once.
+pub async fn claim(
+    db: &Db,
+    owner: &str,
+    now: i64,
+    lease_until: i64,
+    limit: u64,
+) -> Result<Vec<Claimed>> {
+    let due = Query::select()
+        .column("id")
+        .from("webhook_deliveries")
+        .cond_where(claimable(now))
+        .order_by("next_attempt_at", Order::Asc)
+        .order_by("id", Order::Asc)
+        .limit(limit)
+        .lock_with_behavior(LockType::Update, LockBehavior::SkipLocked)
+        .take();
+    let update = Query::update()
+        .table("webhook_deliveries")
+        .values([
+            ("lease_owner", owner.into()),
+            ("lease_until", lease_until.into()),
+        ])
+        .and_where(Expr::col("id").in_subquery(due))
+        .cond_where(claimable(now))
+        .returning_col("id")
+        .take();
+    let ids: Vec<(i64,)> = db.conn().fetch_all(&update).await?;
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    leased(db, owner, ids.into_iter().map(|(id,)| id).collect()).await
+}
+
+/// The deliveries `ids` that `owner` holds, with their event and webhook.
+pub async fn leased(db: &Db, owner: &str, ids: Vec<i64>) -> Result<Vec<Claimed>> {
+    let select = Query::select()
+        .columns([
+            ("d", "id"),
+            ("d", "webhook_id"),
+            ("d", "message_id"),
+            ("d", "attempts"),
+        ])
+        .expr_as(Expr::col(("e", "type")), "event_type")
+        .column(("e", "payload"))
+        .columns([
+            ("w", "tenant_id"),
+            ("w", "url"),
+            ("w", "username"),
+            ("w", "password_sealed"),
+            ("w", "authtoken_sealed"),
+            ("w", "signing_secret_sealed"),
+            ("w", "previous_secret_sealed"),
+            ("w", "previous_secret_expires_at"),
+            ("w", "disabled_at"),
+        ])
+        .expr_as(Expr::col(("w", "type")), "webhook_type")
+        .from_as("webhook_deliveries", "d")
+        .inner_join(
+            TableRef::from("webhook_events").alias("e"),
+            Expr::col(("e", "id")).equals(("d", "event_id")),
+        )
+        .inner_join(
+            TableRef::from("webhooks").alias("w"),
+            Expr::col(("w", "id")).equals(("d", "webhook_id")),
+        )
+        .and_where(Expr::col(("d", "id")).is_in(ids))
+        .and_where(Expr::col(("d", "lease_owner")).eq(owner))
+        .order_by(("d", "id"), Order::Asc)
+        .take();
+    db.conn().fetch_all(&select).await
+}
+
+/// One attempt, as recorded.
+#[derive(Clone, Debug)]
+pub struct AttemptRecord {
+    /// When it started (Unix milliseconds).
+    pub attempted_at_ms: i64,
+    /// The receiver's status, if an answer came.
+    pub status_code: Option<i64>,
+    /// How long it took.
+    pub latency_ms: i64,
+    /// The first bytes of the answer.
+    pub response_excerpt: String,
+    /// What went wrong, if anything.
+    pub error: Option<String>,
+}
+
+/// What becomes of a delivery after an attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Next {
+    /// A 2xx came: done.
+    Delivered,
+    /// Try again at this time (Unix seconds).
+    RetryAt(i64),
+    /// Retries exhausted (or the webhook is disabled): give up.
+    Failed,
+}
+
+/// What [`finish`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Finished {
+    /// Whether the worker still held the lease, so that its outcome was applied.
+    pub applied: bool,
+    /// Since when the webhook has been failing without a success (Unix seconds); `None`
+    /// after a success.
+    pub failing_since: Option<i64>,
+}
+
+/// Records `attempt` of `delivery` (leased to `owner`) and applies `next`, in one
+/// transaction. A worker whose lease was taken over applies nothing but the attempt
+/// record, so a delivery is marked delivered once.
+pub async fn finish(
+    db: &Db,
+    delivery: &Claimed,
+    owner: &str,
+    attempt: &AttemptRecord,
+    next: Next,
+    now: i64,
+) -> Result<Finished> {
+    let mut tx = db.begin().await?;
+    crud::insert_in(
+        &mut tx,
+        "webhook_attempts",
+        vec![
+            ("delivery_id", delivery.id.into()),
+            ("webhook_id", delivery.webhook_id.into()),
+            ("attempted_at", attempt.attempted_at_ms.into()),
+            ("status_code", attempt.status_code.into()),
+            ("latency_ms", attempt.latency_ms.into()),
+            ("response_excerpt", attempt.response_excerpt.clone().into()),
+            ("error", attempt.error.clone().into()),
+        ],
+    )
+    .await?;
+    let mut changes: crud::Changes = vec![
+        ("attempts", Expr::col("attempts").add(1)),
+        ("lease_until", Option::<i64>::None.into()),
+    ];
+    match next {
+        // The owner stays, as a record of which process delivered it.
+        Next::Delivered => changes.extend([
+            ("state", DELIVERED.into()),
+            ("completed_at", Some(now).into()),
+        ]),
+        Next::RetryAt(at) => changes.extend([
+            ("next_attempt_at", at.into()),
+            ("lease_owner", Option::<String>::None.into()),
+        ]),
+        Next::Failed => {
+            changes.extend([("state", FAILED.into()), ("completed_at", Some(now).into())])
+        }
+    }
+    let update = Query::update()
+        .table("webhook_deliveries")
+        .values(changes)
+        .and_where(Expr::col("id").eq(delivery.id))
+        .and_where(Expr::col("lease_owner").eq(owner))
+        .and_where(Expr::col("state").eq(PENDING))
+        .take();
+    let applied = tx.execute(&update).await? == 1;
+    let failing_since = if next == Next::Delivered {
+        Expr::val(Option::<i64>::None)
+    } else {
+        Func::coalesce([Expr::col("failing_since"), Expr::val(now)]).into()
+    };
+    let webhook = Query::update()
+        .table("webhooks")
+        .value("failing_since", failing_since)
+        .and_where(Expr::col("id").eq(delivery.webhook_id))
+        .returning_col("failing_since")
+        .take();
+    let failing_since: Option<(Option<i64>,)> = tx.fetch_optional(&webhook).await?;
+    tx.commit().await?;
+    Ok(Finished {
+        applied,
+        failing_since: failing_since.and_then(|(at,)| at),
+    })
+}
+
+/// Disables `webhook` for `reason` and fails its pending deliveries; answers its tenant
+/// when this call disabled it (`None` when it already was, or is gone), so the caller
+/// audits each disabling once.
+pub async fn disable(db: &Db, webhook: i64, reason: &str, now: i64) -> Result<Option<TenantId>> {
+    let mut tx = db.begin().await?;
+    let update = Query::update()
+        .table("webhooks")
+        .values([
+            ("disabled_at", Some(now).into()),
+            ("disabled_reason", Some(reason).into()),
+        ])
+        .and_where(Expr::col("id").eq(webhook))
+        .and_where(Expr::col("disabled_at").is_null())
+        .returning_col("tenant_id")
+        .take();
+    let tenant: Option<(i64,)> = tx.fetch_optional(&update).await?;
+    if tenant.is_some() {
+        let fail = Query::update()
+            .table("webhook_deliveries")
+            .values([
+                ("state", FAILED.into()),
+                ("completed_at", Some(now).into()),
+                ("lease_until", Option::<i64>::None.into()),
+            ])
+            .and_where(Expr::col("webhook_id").eq(webhook))
+            .and_where(Expr::col("state").eq(PENDING))
+            .take();
+        tx.execute(&fail).await?;
+    }
+    tx.commit().await?;
+    Ok(tenant.map(|(id,)| TenantId(id)))
+}
+
+/// Records a sample event of `kind` for `tenant` and queues it to `webhook` alone,
+/// already leased (`(owner, until)`: the caller sends it at once; should it die first, the
+/// lease runs out and a worker sends it). Answers the delivery's id.
+pub async fn queue_test(
+    db: &Db,
+    tenant: TenantId,
+    webhook: i64,
+    kind: &str,
+    data: serde_json::Value,
+    lease: (&str, i64),
+    now: i64,
+) -> Result<i64> {
+    let mut tx = db.begin().await?;
+    let event = insert_event(&mut tx, tenant, kind, data, now).await?;
+    let id = insert_delivery(&mut tx, webhook, event, Some(lease), now).await?;
+    tx.commit().await?;
+    Ok(id)
+}
+
+/// Queues a new delivery (with a new message id) of the event of `delivery` to the same
+/// webhook, due now; answers its id.
+pub async fn replay(db: &Db, delivery: &DeliveryRow, now: i64) -> Result<i64> {
+    let mut tx = db.begin().await?;
+    let id = insert_delivery(&mut tx, delivery.webhook_id, delivery.event_id, None, now).await?;
+    tx.commit().await?;
+    Ok(id)
+}
+
+async fn insert_event(
+    tx: &mut Tx,
+    tenant: TenantId,
+    kind: &str,
+    data: serde_json::Value,
+    now: i64,
+) -> Result<i64> {
+    crud::insert_in(
+        tx,
+        "webhook_events",
+        vec![
+            ("tenant_id", tenant.get().into()),
+            ("type", kind.into()),
+            (
+                "payload",
+                payload(kind, tenant, data, now).to_string().into(),
+            ),
+            ("created_at", now.into()),
+        ],
+    )
+    .await
+}
+
+async fn insert_delivery(
+    tx: &mut Tx,
+    webhook: i64,
+    event: i64,
+    lease: Option<(&str, i64)>,
+    now: i64,
+) -> Result<i64> {
+    crud::insert_in(
+        tx,
+        "webhook_deliveries",
+        vec![
+            ("webhook_id", webhook.into()),
+            ("event_id", event.into()),
+            ("message_id", message_id().into()),
+            ("state", PENDING.into()),
+            ("attempts", 0i64.into()),
+            ("next_attempt_at", now.into()),
+            (
+                "lease_owner",
+                lease.map(|(owner, _)| owner.to_owned()).into(),
+            ),
+            ("lease_until", lease.map(|(_, until)| until).into()),
+            ("created_at", now.into()),
+        ],
+    )
+    .await
+}
+
+/// A delivery as listed.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct DeliveryRow {
+    /// Id.
+    pub id: i64,
+    /// Webhook.
+    pub webhook_id: i64,
+    /// Event.
+    pub event_id: i64,
+    /// The event's type.
+    pub event_type: String,
+    /// The `webhook-id` header.
+    pub message_id: String,
+    /// pending, delivered or failed.
+    pub state: String,
+    /// Attempts made.
+    pub attempts: i64,
+    /// When the next attempt is due (Unix seconds).
+    pub next_attempt_at: i64,
+    /// When it was queued (Unix seconds).
+    pub created_at: i64,
+    /// When it was delivered or given up (Unix seconds).
+    pub completed_at: Option<i64>,
+}
+
+/// An attempt as listed.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct AttemptRow {
+    /// The delivery it belongs to.
+    pub delivery_id: i64,
+    /// When (Unix milliseconds).
+    pub attempted_at: i64,
+    /// The receiver's status.
+    pub status_code: Option<i64>,
+    /// How long it took.
+    pub latency_ms: i64,
+    /// The first bytes of the answer.
+    pub response_excerpt: String,
+    /// What went wrong.
+    pub error: Option<String>,
+}
+
+/// Deliveries confined to the webhooks the caller reaches.
+fn select(scope: &Scope) -> SelectStatement {
+    Query::select()
+        .columns([
+            ("d", "id"),
+            ("d", "webhook_id"),
+            ("d", "event_id"),
+            ("d", "message_id"),
+            ("d", "state"),
+            ("d", "attempts"),
+            ("d", "next_attempt_at"),
+            ("d", "created_at"),
+            ("d", "completed_at"),
+        ])
+        .expr_as(Expr::col(("e", "type")), "event_type")
+        .from_as("webhook_deliveries", "d")
+        .inner_join(
+            TableRef::from("webhook_events").alias("e"),
+            Expr::col(("e", "id")).equals(("d", "event_id")),
+        )
+        .inner_join(
+            TableRef::from("webhooks").alias("w"),
+            Expr::col(("w", "id")).equals(("d", "webhook_id")),
+        )
+        .cond_where(scope::tenants(scope, Expr::col(("w", "tenant_id"))))
+        .take()
+}
+
+/// The deliveries of `webhook` (already checked to be in the caller's scope), each with
+/// its attempts.
+pub async fn list(
+    db: &Db,
+    scope: &Scope,
+    webhook: i64,
+    filter: &DeliveryFilter,
+    query: &ListQuery,
+) -> Result<Listing<(DeliveryRow, Vec<AttemptRow>)>> {
+    let mut select = select(scope);
+    select.and_where(Expr::col(("d", "webhook_id")).eq(webhook));
+    if let Some(state) = &filter.state {
+        select.and_where(Expr::col(("d", "state")).eq(state.as_str()));
+    }
+    list::run_completed(db, select, &LIST, query, with_attempts).await
+}
+
+/// One delivery in the caller's scope, with its attempts.
+pub async fn get(db: &Db, scope: &Scope, id: i64) -> Result<(DeliveryRow, Vec<AttemptRow>)> {
+    let row: DeliveryRow = crud::get(db, select(scope), "d.id", id).await?;
+    let mut completed = with_attempts(db.clone(), vec![row]).await?;
+    completed.pop().ok_or(crate::Error::NotFound)
+}
+
+/// Completes delivery rows with their attempts, one query per batch.
+async fn with_attempts(
+    db: Db,
+    rows: Vec<DeliveryRow>,
+) -> Result<Vec<(DeliveryRow, Vec<AttemptRow>)>> {
+    if rows.is_empty() {
+        return Ok(Vec::new());
+    }
+    let select = Query::select()
+        .columns([
+            "delivery_id",
+            "attempted_at",
+            "status_code",
+            "latency_ms",
+            "response_excerpt",
+            "error",
+        ])
+        .from("webhook_attempts")
+        .and_where(Expr::col("delivery_id").is_in(rows.iter().map(|r| r.id)))
+        .order_by("id", Order::Asc)
+        .take();
+    let attempts: Vec<AttemptRow> = db.conn().fetch_all(&select).await?;
+    let mut by_delivery: HashMap<i64, Vec<AttemptRow>> = HashMap::new();
+    for attempt in attempts {
+        by_delivery
+            .entry(attempt.delivery_id)
+            .or_default()
+            .push(attempt);
+    }
+    Ok(rows
+        .into_iter()
+        .map(|row| {
+            let attempts = by_delivery.remove(&row.id).unwrap_or_default();
+            (row, attempts)
+        })
+        .collect())
+}

@@ -1,0 +1,155 @@
+//! Webhook deliveries (CONTRACT §9): one event on its way to one webhook, with every
+//! attempt made; what `GET /v2/webhooks/{id}/deliveries` lists and `…/test` answers.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+use utoipa::ToSchema;
+
+use crate::list::{FilterDoc, FilterKind, ListSpec, SortField};
+use crate::validation::{FromQuery, OneOf, Problems, QueryReader};
+
+/// Waiting for its next attempt (`nextAttemptAt`).
+pub const PENDING: &str = "pending";
+/// A 2xx answer came.
+pub const DELIVERED: &str = "delivered";
+/// Retries exhausted, or the webhook was disabled.
+pub const FAILED: &str = "failed";
+
+/// The states a delivery can be in.
+pub const STATES: &[&str] = &[PENDING, DELIVERED, FAILED];
+
+/// One attempt to deliver.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DeliveryAttempt {
+    /// When it was made (RFC 3339, UTC, milliseconds).
+    pub time: String,
+    /// The receiver's HTTP status; null when no answer came (refused, unreachable, timed out).
+    pub status_code: Option<i64>,
+    /// How long it took, in milliseconds.
+    pub latency_ms: i64,
+    /// The first bytes of the answer (at most 1 KiB).
+    pub response: String,
+    /// What went wrong before an answer came, or why the answer counts as a failure;
+    /// null on success.
+    pub error: Option<String>,
+}
+
+/// One event on its way to one webhook.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Delivery {
+    /// The delivery's id.
+    pub id: i64,
+    /// The webhook it goes to.
+    pub webhook_id: i64,
+    /// The event it carries.
+    pub event_id: i64,
+    /// The event's type (`CALL_ENDED`, …).
+    pub event_type: String,
+    /// The `webhook-id` header: the same on every retry of this delivery.
+    pub message_id: String,
+    /// `pending`, `delivered` or `failed`.
+    pub state: String,
+    /// How many attempts were made.
+    pub attempt_count: i64,
+    /// When the next attempt is due (RFC 3339); null once delivered or failed.
+    pub next_attempt_at: Option<String>,
+    /// When it was queued (RFC 3339).
+    pub created_at: String,
+    /// When it was delivered or given up (RFC 3339); null while pending.
+    pub completed_at: Option<String>,
+    /// Every attempt, oldest first.
+    pub attempts: Vec<DeliveryAttempt>,
+}
+
+/// Filters of the delivery list.
+#[derive(Clone, Debug, Default)]
+pub struct DeliveryFilter {
+    /// Only deliveries in this state.
+    pub state: Option<String>,
+}
+
+impl FromQuery for DeliveryFilter {
+    fn from_query(params: &HashMap<String, String>) -> Result<Self, Problems> {
+        let mut problems = Problems::new();
+        let mut q = QueryReader::new(params, &mut problems);
+        let state = q.optional("state", &OneOf(STATES));
+        problems.finish(|| Some(DeliveryFilter { state }))
+    }
+}
+
+/// Sorting and search of the delivery list (columns of the delivery `d` and event `e`).
+pub const LIST: ListSpec = ListSpec {
+    sort_fields: &[
+        SortField {
+            name: "id",
+            column: "d.id",
+        },
+        SortField {
+            name: "createdAt",
+            column: "d.created_at",
+        },
+        SortField {
+            name: "state",
+            column: "d.state",
+        },
+        SortField {
+            name: "nextAttemptAt",
+            column: "d.next_attempt_at",
+        },
+        SortField {
+            name: "eventType",
+            column: "e.type",
+        },
+    ],
+    search_columns: &["d.message_id", "e.type"],
+    search_index: None,
+};
+
+impl crate::list::ListFilter for DeliveryFilter {
+    const SPEC: &'static ListSpec = &LIST;
+    const FILTERS: &'static [FilterDoc] = &[FilterDoc {
+        name: "state",
+        description: "Only deliveries in this state.",
+        kind: FilterKind::OneOf(STATES),
+    }];
+}
+
+/// The `data` of a sample event of `kind`, for `POST /v2/webhooks/{id}/test`: shaped like
+/// the real events, with values that are obviously examples.
+pub fn sample_data(kind: &str, time: &str) -> Value {
+    match kind {
+        "CALL_STARTED" | "CALL_ANSWERED" | "CALL_ENDED" | "CALL_MISSED" => {
+            let missed = kind == "CALL_MISSED";
+            json!({
+                "uniqueId": "test.0001",
+                "direction": "inbound",
+                "callerIdNum": "+15555550100",
+                "callerIdName": "Test Caller",
+                "dialedNum": "+15555550199",
+                "time": time,
+                "duration": if missed { 0 } else { 42 },
+                "status": if missed { "missed" } else { "answered" },
+                "disposition": if missed { "NO ANSWER" } else { "ANSWERED" },
+            })
+        }
+        "VOICEMAIL_RECEIVED" => json!({
+            "mailbox": "101",
+            "callerIdNum": "+15555550100",
+            "callerIdName": "Test Caller",
+            "time": time,
+            "duration": 12,
+        }),
+        "RECORDING_READY" => json!({"uniqueId": "test.0001", "time": time, "duration": 42}),
+        "SMS_RECEIVED" | "SMS_SENT" => json!({
+            "from": "+15555550100",
+            "to": "+15555550199",
+            "text": "This is a test message.",
+            "time": time,
+        }),
+        _ => json!({"from": "+15555550100", "to": "+15555550199", "pages": 1, "time": time}),
+    }
+}
