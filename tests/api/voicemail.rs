@@ -338,11 +338,20 @@ async fn filing_marking_and_deleting(app: TestApp) {
     // Nothing was half-applied by the refused requests.
     assert_eq!(app.get(&path, &admin).await.expect(200)["dir"], "Work");
     // The counters behind totals and stats followed every move.
-    let stats = app.get("/v2/admin/voicemail-messages/?stats=1&mailbox=101", &admin).await.expect(200);
+    let stats = app
+        .get("/v2/admin/voicemail-messages/?stats=1&mailbox=101", &admin)
+        .await
+        .expect(200);
     assert_eq!(stats["stats"], json!({"total": 2, "unread": 1, "read": 1}));
     assert_eq!(stats["totalRecords"], 2);
-    let work = app.get("/v2/admin/voicemail-messages/?dir=Work&stats=1", &admin).await.expect(200);
-    assert_eq!((work["totalRecords"].clone(), work["stats"]["read"].clone()), (json!(1), json!(1)));
+    let work = app
+        .get("/v2/admin/voicemail-messages/?dir=Work&stats=1", &admin)
+        .await
+        .expect(200);
+    assert_eq!(
+        (work["totalRecords"].clone(), work["stats"]["read"].clone()),
+        (json!(1), json!(1))
+    );
 
     let before = app.get(&path, &admin).await.expect(200);
     let url = before["mediaURL"].as_str().unwrap().to_owned();
