@@ -24,6 +24,7 @@ mod phone_numbers;
 mod records;
 mod scope;
 mod security;
+mod texts_and_faxes;
 mod voicemail;
 mod webhook_delivery;
 mod webhooks;

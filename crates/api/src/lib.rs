@@ -119,6 +119,8 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
                     switchboard_domain::records::call::MAX_RECORDING_BYTES + 1024 * 1024,
                 )),
         )
+        .routes(routes!(ingest::sms))
+        .routes(routes!(ingest::fax))
         .routes(routes!(webhooks::list_types))
         .routes(routes!(webhooks::list, webhooks::create))
         .routes(routes!(webhooks::get, webhooks::update, webhooks::delete))

@@ -29,6 +29,35 @@ pub async fn insert_in(tx: &mut Tx, table: &'static str, changes: Changes) -> Re
     tx.scalar(&insert_statement(table, changes)).await
 }
 
+/// What recording a reported record did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Recorded {
+    /// The record's id.
+    pub id: i64,
+    /// Whether it is new (`false`: it was recorded before and nothing changed).
+    pub new: bool,
+}
+
+/// Inserts a row into `table` inside a transaction unless one matching `identity`
+/// exists: reports from the engine and imports may repeat, and a repeat changes nothing.
+pub async fn insert_once(
+    tx: &mut Tx,
+    table: &'static str,
+    identity: Condition,
+    changes: Changes,
+) -> Result<Recorded> {
+    let existing = Query::select()
+        .column("id")
+        .from(table)
+        .cond_where(identity)
+        .take();
+    if let Some((id,)) = tx.fetch_optional::<(i64,)>(&existing).await? {
+        return Ok(Recorded { id, new: false });
+    }
+    let id = insert_in(tx, table, changes).await?;
+    Ok(Recorded { id, new: true })
+}
+
 /// Changes row `id` of `table` inside a transaction (nothing when `changes` is empty).
 pub async fn update_in(tx: &mut Tx, table: &'static str, id: i64, changes: Changes) -> Result<()> {
     if changes.is_empty() {

@@ -29,6 +29,7 @@ pub mod security;
 pub mod sessions;
 pub mod synthetic;
 pub mod tenants;
+pub mod traffic;
 pub mod users;
 pub mod voicemail;
 pub mod webhooks;

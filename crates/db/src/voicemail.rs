@@ -11,7 +11,7 @@ use switchboard_domain::records::voicemail::{
 };
 
 use crate::backend::{Db, Tx};
-use crate::crud;
+use crate::crud::{self, Recorded};
 use crate::error::Result;
 use crate::events;
 use crate::list::{self, Listing};
@@ -234,35 +234,21 @@ pub async fn exists(
     Ok(found.is_some())
 }
 
-/// What recording a message did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Recorded {
-    /// The message's id.
-    pub id: i64,
-    /// Whether it is new (`false`: it was recorded before and nothing changed).
-    pub new: bool,
-}
-
 /// Records `message` in `tx` unless a message with its identity (tenant, context,
 /// mailbox, msg_id) exists, emitting VOICEMAIL_RECEIVED for a new one; recording twice
 /// changes nothing.
 pub async fn record(tx: &mut Tx, message: NewVoicemail, now: i64) -> Result<Recorded> {
-    let existing: Option<(i64,)> = tx
-        .fetch_optional(&identity(
-            message.tenant,
-            &message.mailbox_context,
-            &message.mailbox_user,
-            &message.msg_id,
-        ))
-        .await?;
-    if let Some((id,)) = existing {
-        return Ok(Recorded { id, new: false });
-    }
+    let identity = Condition::all()
+        .add(Expr::col("tenant_id").eq(message.tenant.get()))
+        .add(Expr::col("mailbox_context").eq(message.mailbox_context.as_str()))
+        .add(Expr::col("mailbox_user").eq(message.mailbox_user.as_str()))
+        .add(Expr::col("msg_id").eq(message.msg_id.as_str()));
     let (audio_key, audio_type) = message.audio.clone().unzip();
     let read = i64::from(is_read_folder(&message.dir));
-    let id = crud::insert_in(
+    let recorded = crud::insert_once(
         tx,
         "voicemail_messages",
+        identity,
         vec![
             ("tenant_id", message.tenant.get().into()),
             ("mailbox_context", message.mailbox_context.into()),
@@ -283,6 +269,10 @@ pub async fn record(tx: &mut Tx, message: NewVoicemail, now: i64) -> Result<Reco
         ],
     )
     .await?;
+    if !recorded.new {
+        return Ok(recorded);
+    }
+    let id = recorded.id;
     let mut inserted = scoped(&Scope::Platform);
     inserted.and_where(Expr::col(("v", "id")).eq(id));
     let row: VoicemailRow = tx.fetch_one(&inserted).await?;

@@ -1,5 +1,5 @@
-//! `/v2/ingest/…`: the telephony engine pushes what it produces — voicemail messages and
-//! call progress with recordings — as it happens. Platform admins, or the engine with the
+//! `/v2/ingest/…`: the telephony engine pushes what it produces — voicemail messages,
+//! call progress with recordings, text messages and faxes — as it happens. Platform admins, or the engine with the
 //! configured service token (`SWITCHBOARD_INGEST_TOKEN`), may push; the importers record
 //! through the same code ([`crate::engine`]).
 
@@ -9,9 +9,11 @@ use axum::extract::{FromRequest, Multipart, Request, State};
 use axum::http::header;
 use serde::Serialize;
 use serde_json::Value;
-use switchboard_db::{calls, voicemail};
+use switchboard_db::crud::Recorded;
+use switchboard_db::{calls, traffic, voicemail};
 use switchboard_domain::Location;
 use switchboard_domain::records::call::{IngestCall, MAX_RECORDING_BYTES};
+use switchboard_domain::records::traffic::{IngestFax, IngestSms};
 use switchboard_domain::records::voicemail::{IngestVoicemail, IngestVoicemailBody};
 use switchboard_domain::validation::FromBody;
 use switchboard_storage::audio;
@@ -21,7 +23,7 @@ use crate::audit::now;
 use crate::auth::caller::{Caller, IngestWrite};
 use crate::engine::{self, MessageAudio};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::body_rejection;
+use crate::extract::{JsonBody, body_rejection};
 use crate::routes::media_files::multipart_rejection;
 use crate::state::AppState;
 use crate::tenancy;
@@ -134,6 +136,18 @@ pub struct IngestResult {
     pub recording_attached: Option<bool>,
 }
 
+impl IngestResult {
+    /// The answer for a record recorded once (a voicemail message, a text, a fax).
+    fn of(recorded: Recorded) -> IngestResult {
+        IngestResult {
+            recorded: recorded.new,
+            id: recorded.id,
+            status: None,
+            recording_attached: None,
+        }
+    }
+}
+
 /// The multipart form of a voicemail push, for the API document.
 #[derive(ToSchema)]
 #[allow(dead_code)]
@@ -205,12 +219,7 @@ pub async fn voicemail(
     let recorded = voicemail::record(&mut tx, message, now()).await?;
     tx.commit().await?;
     state.deliveries.wake();
-    Ok(Json(IngestResult {
-        recorded: recorded.new,
-        id: recorded.id,
-        status: None,
-        recording_attached: None,
-    }))
+    Ok(Json(IngestResult::of(recorded)))
 }
 
 /// Records a step of a call (JSON, or multipart with parts `call` and `recording`):
@@ -268,4 +277,42 @@ pub async fn call(
         status: Some(call.status),
         recording_attached: Some(outcome.recording_attached),
     }))
+}
+
+/// Records a text message the engine sent or received; emits SMS_RECEIVED (inbound) or
+/// SMS_SENT (outbound). A message already recorded (same tenant and messageId) is
+/// answered with `recorded: false`.
+#[utoipa::path(post, path = "/v2/ingest/sms", tag = "ingest",
+    request_body = IngestSms,
+    responses((status = 200, description = "What was recorded", body = IngestResult)))]
+pub async fn sms(
+    caller: Caller<IngestWrite>,
+    State(state): State<AppState>,
+    JsonBody(mut sms): JsonBody<IngestSms>,
+) -> ApiResult<Json<IngestResult>> {
+    sms.tenant = tenancy::tenant_for_write(&state, &caller, Some(sms.tenant)).await?;
+    let mut tx = state.db.begin().await?;
+    let recorded = traffic::record_sms(&mut tx, sms, now()).await?;
+    tx.commit().await?;
+    state.deliveries.wake();
+    Ok(Json(IngestResult::of(recorded)))
+}
+
+/// Records a fax the engine sent or received; emits FAX_RECEIVED (inbound) or FAX_SENT
+/// (outbound). A fax already recorded (same tenant and faxId) is answered with
+/// `recorded: false`.
+#[utoipa::path(post, path = "/v2/ingest/faxes", tag = "ingest",
+    request_body = IngestFax,
+    responses((status = 200, description = "What was recorded", body = IngestResult)))]
+pub async fn fax(
+    caller: Caller<IngestWrite>,
+    State(state): State<AppState>,
+    JsonBody(mut fax): JsonBody<IngestFax>,
+) -> ApiResult<Json<IngestResult>> {
+    fax.tenant = tenancy::tenant_for_write(&state, &caller, Some(fax.tenant)).await?;
+    let mut tx = state.db.begin().await?;
+    let recorded = traffic::record_fax(&mut tx, fax, now()).await?;
+    tx.commit().await?;
+    state.deliveries.wake();
+    Ok(Json(IngestResult::of(recorded)))
 }

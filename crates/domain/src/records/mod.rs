@@ -32,6 +32,7 @@ pub mod paging_group;
 pub mod partner;
 pub mod phone_number;
 pub mod tenant;
+pub mod traffic;
 pub mod user;
 pub mod voicemail;
 pub mod webhook;
