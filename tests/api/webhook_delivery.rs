@@ -611,7 +611,97 @@ async fn hubspot_test_sends_a_sample_call(app: TestApp) {
     assert_eq!(request.header("authorization"), "Bearer t");
 }
 
+/// From the engine to the receiver: each ingest path's event reaches the tenant's
+/// webhook subscribed to it, once, and only that tenant's.
+async fn ingested_records_are_delivered(app: TestApp) {
+    let world = World::seed(&app).await;
+    let receiver = Receiver::start().await;
+    let platform = app.login(world.platform).await;
+    let admin_a = app.login(world.admin_a).await;
+    let admin_b = app.login(world.admin_b).await;
+    for (kind, path) in [
+        ("VOICEMAIL_RECEIVED", "/vm"),
+        ("CALL_STARTED", "/started"),
+        ("CALL_ENDED", "/ended"),
+        ("RECORDING_READY", "/recording"),
+        ("SMS_RECEIVED", "/sms-in"),
+        ("FAX_SENT", "/fax-out"),
+    ] {
+        webhook(
+            &app,
+            &admin_a,
+            json!({"tenantId": world.tenant_a, "type": kind, "url": receiver.url(path)}),
+        )
+        .await;
+    }
+    webhook(&app, &admin_b, json!({"tenantId": world.tenant_b, "type": "VOICEMAIL_RECEIVED", "url": receiver.url("/b")})).await;
+
+    app.post("/v2/ingest/voicemail-messages", &platform, json!({"tenantId": world.tenant_a, "mailboxUser": "101", "msgId": "1763800000-1", "dateUnix": 1_763_800_000, "callerId": "\"Ada\" <5551230000>"})).await.expect(200);
+    let call = json!({"tenantId": world.tenant_a, "uniqueId": "1763800000.7", "event": "started", "direction": "inbound", "time": "2026-11-22T09:58:00Z", "callerIdNum": "5551230000", "dialedNum": "101"});
+    app.post("/v2/ingest/calls", &platform, call.clone())
+        .await
+        .expect(200);
+    let mut ended = call;
+    ended["event"] = json!("ended");
+    ended["answerTime"] = json!("2026-11-22T09:58:05Z");
+    ended["endTime"] = json!("2026-11-22T10:00:00Z");
+    app.push(
+        &platform,
+        "/v2/ingest/calls",
+        ("call", ended),
+        Some(("recording", crate::support::fixture("tone.wav"))),
+    )
+    .await
+    .expect(200);
+    app.post("/v2/ingest/sms", &platform, json!({"tenantId": world.tenant_a, "messageId": "SM1", "direction": "inbound", "from": "+15551230000", "to": "+15559870000", "body": "hi"})).await.expect(200);
+    app.post("/v2/ingest/faxes", &platform, json!({"tenantId": world.tenant_a, "faxId": "FX1", "direction": "outbound", "from": "+15559870000", "to": "+15551230000", "pages": 2})).await.expect(200);
+
+    let voicemail = receiver.wait_for("/vm", 1).await.remove(0).json();
+    assert_eq!(
+        (
+            voicemail["type"].clone(),
+            voicemail["data"]["mailboxUser"].clone()
+        ),
+        (json!("VOICEMAIL_RECEIVED"), json!("101"))
+    );
+    assert_eq!(
+        receiver.wait_for("/started", 1).await[0].json()["data"]["status"],
+        "started"
+    );
+    assert_eq!(
+        receiver.wait_for("/ended", 1).await[0].json()["data"]["duration"],
+        120
+    );
+    let recording = receiver.wait_for("/recording", 1).await.remove(0).json();
+    assert_eq!(
+        recording["data"]["recording"]["path"],
+        "/v2/admin/call-recordings/1763800000.7"
+    );
+    assert_eq!(
+        receiver.wait_for("/sms-in", 1).await[0].json()["data"]["body"],
+        "hi"
+    );
+    assert_eq!(
+        receiver.wait_for("/fax-out", 1).await[0].json()["data"]["pages"],
+        2
+    );
+    // Once each; tenant B's webhook saw nothing of tenant A's.
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    for path in [
+        "/vm",
+        "/started",
+        "/ended",
+        "/recording",
+        "/sms-in",
+        "/fax-out",
+    ] {
+        assert_eq!(receiver.received(path).len(), 1, "{path}");
+    }
+    assert!(receiver.received("/b").is_empty());
+}
+
 on_both_backends!(with fast;
+    ingested_records_are_delivered,
     signed_with_basic_auth_and_sent_once,
     rotation_signs_with_both_secrets,
     failures_are_retried_with_the_same_id,
