@@ -89,6 +89,7 @@ pub async fn seed(state: &AppState) -> anyhow::Result<()> {
         extension_ids.push(extension.id.get());
     }
     seed_call_handling(state, tenant.id, branch.id, &extension_ids).await?;
+    seed_voicemail_and_calls(state, tenant.id).await?;
     users::create_account(
         state,
         &operator,
@@ -243,4 +244,128 @@ pub async fn scale(state: &AppState, messages: usize) -> anyhow::Result<String> 
         "seconds": (started.elapsed().as_secs_f64() * 10.0).round() / 10.0,
     })
     .to_string())
+}
+
+/// Seeds what the engine would have reported: voicemail for the front desk (mailbox 101)
+/// and a few calls, one recorded, through the same code as the ingest API (so their
+/// webhook events are queued too).
+async fn seed_voicemail_and_calls(state: &AppState, tenant: TenantId) -> anyhow::Result<()> {
+    use switchboard_api::engine::{self, MessageAudio};
+    use switchboard_domain::records::call::{CallPhase, CallReport};
+    use switchboard_domain::records::voicemail::NewVoicemail;
+
+    let now = chrono::Utc::now();
+    let callers = [
+        ("\"Maria Lopez\" <2125550147>", "INBOX", 3600),
+        ("\"Dr. Patel's office\" <2125550199>", "INBOX", 7200),
+        ("\"WIRELESS CALLER\" <6465550123>", "Old", 86_400),
+    ];
+    let mut messages = Vec::new();
+    for (number, (caller, dir, ago)) in callers.into_iter().enumerate() {
+        let left = now.timestamp() - ago;
+        let mut message = NewVoicemail {
+            tenant,
+            mailbox_context: "default".into(),
+            mailbox_user: "101".into(),
+            msg_id: format!("{left}-{number:08}"),
+            message_number: i64::try_from(number)?,
+            dir: dir.into(),
+            caller_id: caller.into(),
+            date: chrono::DateTime::from_timestamp(left, 0)
+                .map(|t| t.to_rfc2822())
+                .unwrap_or_default(),
+            date_unix: left,
+            duration: 2,
+            ext_num: "101".into(),
+            transcript: String::new(),
+            audio: None,
+        };
+        let audio = MessageAudio {
+            bytes: bytes::Bytes::from_static(GREETING),
+            content_type: "audio/wav",
+            extension: "wav",
+        };
+        engine::store_voicemail_audio(&state.storage, &mut message, audio).await?;
+        messages.push(message);
+    }
+    let recording = engine::recording_to_mp3(bytes::Bytes::from_static(GREETING))
+        .await
+        .map_err(anyhow::Error::msg)?;
+    let recorded_id = format!("{}.101", now.timestamp() - 5400);
+    let size = i64::try_from(recording.len())?;
+    let key = engine::store_recording(&state.storage, tenant, &recorded_id, recording).await?;
+    let call = |unique_id: String, from: &str, to: &str, direction: &str, ago: i64, talk: i64| {
+        let start = now - chrono::Duration::seconds(ago);
+        let answered = talk > 0;
+        CallReport {
+            tenant,
+            unique_id,
+            phase: CallPhase::Ended,
+            direction: direction.into(),
+            caller_id_num: from.into(),
+            caller_id_name: String::new(),
+            dialed_num: to.into(),
+            start,
+            answer: answered.then(|| start + chrono::Duration::seconds(6)),
+            end: Some(start + chrono::Duration::seconds(6 + talk)),
+            duration: 6 + talk,
+            billsec: talk,
+            disposition: if answered { "ANSWERED" } else { "NO ANSWER" }.into(),
+            channel: String::new(),
+            dst_channel: String::new(),
+            last_app: "Dial".into(),
+            account_code: String::new(),
+            userfield: String::new(),
+        }
+    };
+    let calls = [
+        (
+            call(
+                recorded_id.clone(),
+                "2125550147",
+                "101",
+                "inbound",
+                5400,
+                154,
+            ),
+            Some(key.as_str()),
+        ),
+        (
+            call(
+                format!("{}.102", now.timestamp() - 4000),
+                "101",
+                "18005550199",
+                "outbound",
+                4000,
+                62,
+            ),
+            None,
+        ),
+        (
+            call(
+                format!("{}.103", now.timestamp() - 2000),
+                "6465550123",
+                "101",
+                "inbound",
+                2000,
+                0,
+            ),
+            None,
+        ),
+    ];
+    let mut tx = state.db.begin().await?;
+    for message in messages {
+        switchboard_db::voicemail::record(&mut tx, message, now.timestamp()).await?;
+    }
+    for (report, recording) in &calls {
+        engine::record_call(
+            &mut tx,
+            report,
+            recording.map(|k| (k, size)),
+            now.timestamp(),
+        )
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(())
 }

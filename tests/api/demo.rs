@@ -1,0 +1,46 @@
+//! `serve --demo`: the seeded tenant answers the README's walk-through — extensions,
+//! voicemail with audio, a recorded call — for the demo logins.
+
+use switchboard::demo;
+
+use crate::support::TestApp;
+
+async fn the_demo_tenant(app: TestApp) {
+    assert!(demo::is_empty(&app.state).await.unwrap());
+    demo::seed(&app.state).await.unwrap();
+    assert!(!demo::is_empty(&app.state).await.unwrap());
+    let admin = app
+        .login_answer(demo::ADMIN_EMAIL, demo::PASSWORD)
+        .await
+        .expect(200);
+    let token = admin["accessToken"].as_str().unwrap();
+    let extensions = app.get("/v2/admin/extensions/", token).await.expect(200);
+    assert!(extensions["totalRecords"].as_i64().unwrap() >= 4, "{extensions}");
+    let voicemail = app
+        .get("/v2/admin/voicemail-messages/?stats=1", token)
+        .await
+        .expect(200);
+    assert_eq!(
+        voicemail["stats"],
+        serde_json::json!({"total": 3, "unread": 2, "read": 1})
+    );
+    let url = voicemail["records"][0]["mediaURL"].as_str().unwrap();
+    assert_eq!(app.fetch(url, None).await.0, 200);
+    let recordings = app
+        .get("/v2/admin/call-recordings/", token)
+        .await
+        .expect(200);
+    assert_eq!(recordings["totalRecords"], 1);
+    let (status, headers, _) = app
+        .fetch(recordings["records"][0]["mediaURL"].as_str().unwrap(), None)
+        .await;
+    assert_eq!(
+        (status.as_u16(), headers["content-type"].to_str().unwrap()),
+        (200, "audio/mpeg")
+    );
+    app.login_answer(demo::PLATFORM_EMAIL, demo::PASSWORD)
+        .await
+        .expect(200);
+}
+
+crate::on_both_backends!(the_demo_tenant);
