@@ -15,7 +15,10 @@ async fn the_demo_tenant(app: TestApp) {
         .expect(200);
     let token = admin["accessToken"].as_str().unwrap();
     let extensions = app.get("/v2/admin/extensions/", token).await.expect(200);
-    assert!(extensions["totalRecords"].as_i64().unwrap() >= 4, "{extensions}");
+    assert!(
+        extensions["totalRecords"].as_i64().unwrap() >= 4,
+        "{extensions}"
+    );
     let voicemail = app
         .get("/v2/admin/voicemail-messages/?stats=1", token)
         .await

@@ -23,6 +23,7 @@ mod operations;
 mod paging_groups;
 mod phone_numbers;
 mod records;
+mod s3;
 mod scope;
 mod security;
 mod texts_and_faxes;

@@ -151,6 +151,22 @@ impl TestApp {
         backend: Backend,
         configure: impl FnOnce(&mut Config),
     ) -> Option<TestApp> {
+        Self::start_on(backend, configure, None).await
+    }
+
+    /// Starts the application on `backend` with its objects in `storage` (an S3 bucket).
+    pub async fn start_with_storage(
+        backend: Backend,
+        storage: switchboard_storage::Storage,
+    ) -> Option<TestApp> {
+        Self::start_on(backend, |_| {}, Some(storage)).await
+    }
+
+    async fn start_on(
+        backend: Backend,
+        configure: impl FnOnce(&mut Config),
+        storage: Option<switchboard_storage::Storage>,
+    ) -> Option<TestApp> {
         let dir = tempfile::tempdir().expect("a temporary folder");
         let postgres_database = match backend {
             Backend::Sqlite => None,
@@ -175,7 +191,7 @@ impl TestApp {
             ..Config::default()
         };
         configure(&mut config);
-        let (state, shutdown, server) = serve(listener, &config).await;
+        let (state, shutdown, server) = serve(listener, &config, storage).await;
         Some(TestApp {
             base,
             client: reqwest::Client::new(),
@@ -199,7 +215,8 @@ impl TestApp {
             "http://{}",
             listener.local_addr().expect("an address")
         ));
-        let (state, shutdown, server) = serve(listener, &config).await;
+        let (state, shutdown, server) =
+            serve(listener, &config, Some(self.state.storage.clone())).await;
         Sibling {
             state,
             shutdown: Some(shutdown),
@@ -299,14 +316,19 @@ impl TestApp {
 
 type Server = tokio::task::JoinHandle<std::io::Result<()>>;
 
-/// Builds the state for `config` and serves it on `listener` until the sender is used.
+/// Builds the state for `config` (with its objects in `storage` when given) and serves it
+/// on `listener` until the sender is used.
 async fn serve(
     listener: tokio::net::TcpListener,
     config: &Config,
+    storage: Option<switchboard_storage::Storage>,
 ) -> (AppState, oneshot::Sender<()>, Server) {
-    let state = switchboard::build_state(config)
+    let mut state = switchboard::build_state(config)
         .await
         .expect("application state");
+    if let Some(storage) = storage {
+        state.storage = storage;
+    }
     let (shutdown, stop) = oneshot::channel::<()>();
     let server = tokio::spawn(switchboard_api::serve(
         listener,
