@@ -366,18 +366,7 @@ async fn listing_searching_and_scope(app: TestApp) {
     .error(403, "Forbidden");
 
     // A user with extension 101 sees the calls it took part in.
-    let users = app
-        .get(&format!("/v2/admin/users/?query={}", world.user_a), &admin)
-        .await
-        .expect(200);
-    let user_id = users["records"][0]["id"].as_i64().unwrap();
-    app.patch(
-        &format!("/v2/admin/users/{user_id}"),
-        &admin,
-        json!({"extId": world.ext_a}),
-    )
-    .await
-    .expect(200);
+    world.give_user_a_extension(&app).await;
     let user = app.login(world.user_a).await;
     let mine = app
         .get("/v2/admin/call-recordings/", &user)

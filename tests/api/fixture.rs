@@ -198,4 +198,22 @@ impl World {
         .await;
         world
     }
+
+    /// Gives `user_a` extension `ext_a` (number 101) through the API, as its tenant
+    /// admin would: its own mailbox and calls are those of that extension.
+    pub async fn give_user_a_extension(&self, app: &TestApp) {
+        let admin = app.login(self.admin_a).await;
+        let users = app
+            .get(&format!("/v2/admin/users/?query={}", self.user_a), &admin)
+            .await
+            .expect(200);
+        let user_id = users["records"][0]["id"].as_i64().expect("an id");
+        app.patch(
+            &format!("/v2/admin/users/{user_id}"),
+            &admin,
+            serde_json::json!({"extId": self.ext_a}),
+        )
+        .await
+        .expect(200);
+    }
 }

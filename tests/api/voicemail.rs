@@ -158,6 +158,25 @@ async fn ingest_list_and_media(app: TestApp) {
         .await
         .expect(200);
     assert_eq!(page_b["totalRecords"], 1);
+    // A link is bound to its object: tenant B's signature does not open tenant A's audio.
+    let url_b = page_b["records"][0]["mediaURL"].as_str().unwrap();
+    let key_a = url
+        .split("/v2/objects/")
+        .nth(1)
+        .unwrap()
+        .split('?')
+        .next()
+        .unwrap();
+    let key_b = url_b
+        .split("/v2/objects/")
+        .nth(1)
+        .unwrap()
+        .split('?')
+        .next()
+        .unwrap();
+    assert_ne!(key_a, key_b);
+    let (status, _, _) = app.fetch(&url_b.replace(key_b, key_a), None).await;
+    assert_eq!(status, 403, "B's signature on A's key");
     app.get(
         &format!("/v2/admin/voicemail-messages/{}", ids[0]),
         &admin_b,
@@ -386,18 +405,7 @@ async fn users_see_their_own_mailbox(app: TestApp) {
     assert_eq!(page["totalRecords"], 0);
     assert_eq!(page["stats"]["total"], 0);
 
-    let users = app
-        .get(&format!("/v2/admin/users/?query={}", world.user_a), &admin)
-        .await
-        .expect(200);
-    let user_id = users["records"][0]["id"].as_i64().unwrap();
-    app.patch(
-        &format!("/v2/admin/users/{user_id}"),
-        &admin,
-        json!({"extId": world.ext_a}),
-    )
-    .await
-    .expect(200);
+    world.give_user_a_extension(&app).await;
     let page = app
         .get("/v2/admin/voicemail-messages/", &user)
         .await

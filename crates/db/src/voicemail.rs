@@ -208,15 +208,13 @@ pub async fn delete(db: &Db, scope: &Scope, id: i64) -> Result<VoicemailRow> {
     crud::delete(db, scoped(scope), "v.id", "voicemail_messages", id).await
 }
 
-fn identity(tenant: TenantId, context: &str, mailbox: &str, msg_id: &str) -> SelectStatement {
-    Query::select()
-        .column("id")
-        .from("voicemail_messages")
-        .and_where(Expr::col("tenant_id").eq(tenant.get()))
-        .and_where(Expr::col("mailbox_context").eq(context))
-        .and_where(Expr::col("mailbox_user").eq(mailbox))
-        .and_where(Expr::col("msg_id").eq(msg_id))
-        .take()
+/// A message's identity: its tenant, context, mailbox and Asterisk msg_id.
+fn identity(tenant: TenantId, context: &str, mailbox: &str, msg_id: &str) -> Condition {
+    Condition::all()
+        .add(Expr::col("tenant_id").eq(tenant.get()))
+        .add(Expr::col("mailbox_context").eq(context))
+        .add(Expr::col("mailbox_user").eq(mailbox))
+        .add(Expr::col("msg_id").eq(msg_id))
 }
 
 /// Whether the message with this identity is already recorded.
@@ -227,10 +225,12 @@ pub async fn exists(
     mailbox: &str,
     msg_id: &str,
 ) -> Result<bool> {
-    let found: Option<(i64,)> = db
-        .conn()
-        .fetch_optional(&identity(tenant, context, mailbox, msg_id))
-        .await?;
+    let select = Query::select()
+        .column("id")
+        .from("voicemail_messages")
+        .cond_where(identity(tenant, context, mailbox, msg_id))
+        .take();
+    let found: Option<(i64,)> = db.conn().fetch_optional(&select).await?;
     Ok(found.is_some())
 }
 
@@ -238,11 +238,12 @@ pub async fn exists(
 /// mailbox, msg_id) exists, emitting VOICEMAIL_RECEIVED for a new one; recording twice
 /// changes nothing.
 pub async fn record(tx: &mut Tx, message: NewVoicemail, now: i64) -> Result<Recorded> {
-    let identity = Condition::all()
-        .add(Expr::col("tenant_id").eq(message.tenant.get()))
-        .add(Expr::col("mailbox_context").eq(message.mailbox_context.as_str()))
-        .add(Expr::col("mailbox_user").eq(message.mailbox_user.as_str()))
-        .add(Expr::col("msg_id").eq(message.msg_id.as_str()));
+    let identity = identity(
+        message.tenant,
+        &message.mailbox_context,
+        &message.mailbox_user,
+        &message.msg_id,
+    );
     let (audio_key, audio_type) = message.audio.clone().unzip();
     let read = i64::from(is_read_folder(&message.dir));
     let recorded = crud::insert_once(

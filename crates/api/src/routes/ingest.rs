@@ -24,7 +24,7 @@ use crate::auth::caller::{Caller, IngestWrite};
 use crate::engine::{self, MessageAudio};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{JsonBody, body_rejection};
-use crate::routes::media_files::multipart_rejection;
+use crate::routes::media_files::{multipart_error, multipart_rejection};
 use crate::state::AppState;
 use crate::tenancy;
 
@@ -109,14 +109,6 @@ async fn read_pushed(
         None => Err(ApiError::unsupported_media_type(
             "the body must be application/json or multipart/form-data",
         )),
-    }
-}
-
-fn multipart_error(error: axum::extract::multipart::MultipartError) -> ApiError {
-    if error.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
-        ApiError::payload_too_large("the request body is larger than allowed")
-    } else {
-        ApiError::bad_request(format!("malformed multipart body: {}", error.body_text()))
     }
 }
 

@@ -101,7 +101,9 @@ async fn read_limited(mut field: Field<'_>, limit: usize) -> ApiResult<Vec<u8>> 
     Ok(bytes)
 }
 
-fn multipart_error(error: axum::extract::multipart::MultipartError) -> ApiError {
+/// Maps a failure while reading a multipart body: over the limit is a 413, anything else
+/// a 400.
+pub fn multipart_error(error: axum::extract::multipart::MultipartError) -> ApiError {
     if error.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
         ApiError::payload_too_large("the request body is larger than allowed")
     } else {
