@@ -394,7 +394,6 @@ async fn users_see_their_own_mailbox(app: TestApp) {
     let world = World::seed(&app).await;
     let platform = app.login(world.platform).await;
     let ids = seed(&app, &world, &platform).await;
-    let admin = app.login(world.admin_a).await;
 
     // Without an extension, a user has no mailbox.
     let user = app.login(world.user_a).await;
