@@ -576,6 +576,35 @@ async fn ingest_rules(app: TestApp) {
         .error(415, "UnsupportedMediaType");
 }
 
+/// The engine may retry while its first push is still in flight: concurrent pushes of
+/// one new message record it once, and every push answers its id.
+async fn concurrent_pushes_record_once(app: TestApp) {
+    let world = World::seed(&app).await;
+    let platform = app.login(world.platform).await;
+    let fields = message(
+        world.tenant_a,
+        "101",
+        "1700000000-9",
+        1_700_000_000,
+        "",
+        "INBOX",
+    );
+    let pushes = (0..8).map(|_| app.post(PATH, &platform, fields.clone()));
+    let answers = futures::future::join_all(pushes).await;
+    let bodies: Vec<Value> = answers.into_iter().map(|a| a.expect(200)).collect();
+    let new = bodies.iter().filter(|b| b["recorded"] == true).count();
+    assert_eq!(new, 1, "{bodies:?}");
+    assert!(
+        bodies.iter().all(|b| b["id"] == bodies[0]["id"]),
+        "{bodies:?}"
+    );
+    assert_eq!(
+        app.count("webhook_events", Some(("type", "VOICEMAIL_RECEIVED")))
+            .await,
+        1
+    );
+}
+
 async fn the_engine_token(app: TestApp) {
     let world = World::seed(&app).await;
     let fields = message(
@@ -625,6 +654,7 @@ crate::on_both_backends!(
     filing_marking_and_deleting,
     users_see_their_own_mailbox,
     ingest_rules,
+    concurrent_pushes_record_once,
     the_engine_token,
     events_are_queued_with_the_record,
 );

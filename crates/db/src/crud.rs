@@ -38,24 +38,43 @@ pub struct Recorded {
     pub new: bool,
 }
 
-/// Inserts a row into `table` inside a transaction unless one matching `identity`
-/// exists: reports from the engine and imports may repeat, and a repeat changes nothing.
+/// Inserts a row into `table` inside a transaction unless one with the same values in
+/// `identity` (the columns of a unique constraint) exists: reports from the engine and
+/// imports may repeat, and a repeat changes nothing. Two concurrent first reports
+/// resolve through the constraint (`ON CONFLICT DO NOTHING`): one inserts, the other
+/// finds its row.
 pub async fn insert_once(
     tx: &mut Tx,
     table: &'static str,
-    identity: Condition,
+    identity: &[&'static str],
     changes: Changes,
 ) -> Result<Recorded> {
+    let key = Condition::all();
+    let key = changes
+        .iter()
+        .filter(|(column, _)| identity.contains(column))
+        .fold(key, |key, (column, value)| {
+            key.add(Expr::col(*column).eq(value.clone()))
+        });
     let existing = Query::select()
         .column("id")
         .from(table)
-        .cond_where(identity)
+        .cond_where(key)
         .take();
     if let Some((id,)) = tx.fetch_optional::<(i64,)>(&existing).await? {
         return Ok(Recorded { id, new: false });
     }
-    let id = insert_in(tx, table, changes).await?;
-    Ok(Recorded { id, new: true })
+    let mut insert = insert_statement(table, changes);
+    insert.on_conflict(
+        sea_query::OnConflict::columns(identity.iter().copied())
+            .do_nothing()
+            .to_owned(),
+    );
+    if let Some((id,)) = tx.fetch_optional::<(i64,)>(&insert).await? {
+        return Ok(Recorded { id, new: true });
+    }
+    let (id,) = tx.fetch_one::<(i64,)>(&existing).await?;
+    Ok(Recorded { id, new: false })
 }
 
 /// Changes row `id` of `table` inside a transaction (nothing when `changes` is empty).

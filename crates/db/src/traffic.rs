@@ -1,7 +1,6 @@
 //! Text messages and faxes the engine reports: each recorded once, with its SMS_* or
 //! FAX_* event in the same transaction.
 
-use sea_query::{Condition, Expr, ExprTrait};
 use serde_json::json;
 use switchboard_domain::records::traffic::{IngestFax, IngestSms};
 
@@ -13,14 +12,11 @@ use crate::events;
 /// Records a text message unless its id was recorded before, emitting SMS_RECEIVED
 /// (inbound) or SMS_SENT (outbound) for a new one.
 pub async fn record_sms(tx: &mut Tx, sms: IngestSms, now: i64) -> Result<Recorded> {
-    let identity = Condition::all()
-        .add(Expr::col("tenant_id").eq(sms.tenant.get()))
-        .add(Expr::col("message_id").eq(sms.message_id.as_str()));
     let media = serde_json::Value::from(sms.media_urls.clone()).to_string();
     let recorded = crud::insert_once(
         tx,
         "sms_messages",
-        identity,
+        &["tenant_id", "message_id"],
         vec![
             ("tenant_id", sms.tenant.get().into()),
             ("message_id", sms.message_id.clone().into()),
@@ -58,13 +54,10 @@ pub async fn record_sms(tx: &mut Tx, sms: IngestSms, now: i64) -> Result<Recorde
 /// Records a fax unless its id was recorded before, emitting FAX_RECEIVED (inbound) or
 /// FAX_SENT (outbound) for a new one.
 pub async fn record_fax(tx: &mut Tx, fax: IngestFax, now: i64) -> Result<Recorded> {
-    let identity = Condition::all()
-        .add(Expr::col("tenant_id").eq(fax.tenant.get()))
-        .add(Expr::col("fax_id").eq(fax.fax_id.as_str()));
     let recorded = crud::insert_once(
         tx,
         "faxes",
-        identity,
+        &["tenant_id", "fax_id"],
         vec![
             ("tenant_id", fax.tenant.get().into()),
             ("fax_id", fax.fax_id.clone().into()),

@@ -238,18 +238,12 @@ pub async fn exists(
 /// mailbox, msg_id) exists, emitting VOICEMAIL_RECEIVED for a new one; recording twice
 /// changes nothing.
 pub async fn record(tx: &mut Tx, message: NewVoicemail, now: i64) -> Result<Recorded> {
-    let identity = identity(
-        message.tenant,
-        &message.mailbox_context,
-        &message.mailbox_user,
-        &message.msg_id,
-    );
     let (audio_key, audio_type) = message.audio.clone().unzip();
     let read = i64::from(is_read_folder(&message.dir));
     let recorded = crud::insert_once(
         tx,
         "voicemail_messages",
-        identity,
+        &["tenant_id", "mailbox_context", "mailbox_user", "msg_id"],
         vec![
             ("tenant_id", message.tenant.get().into()),
             ("mailbox_context", message.mailbox_context.into()),
