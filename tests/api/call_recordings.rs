@@ -201,6 +201,35 @@ async fn a_call_step_by_step(app: TestApp) {
     );
 }
 
+/// The engine may retry while its first report is in flight: concurrent reports of one
+/// new call record it once, with one event.
+async fn concurrent_reports_record_once(app: TestApp) {
+    let world = World::seed(&app).await;
+    let platform = app.login(world.platform).await;
+    let started = call(
+        world.tenant_a,
+        "c.1",
+        "started",
+        "inbound",
+        "5550001",
+        "101",
+    );
+    let answers =
+        futures::future::join_all((0..8).map(|_| app.post(PATH, &platform, started.clone()))).await;
+    let bodies: Vec<Value> = answers.into_iter().map(|a| a.expect(200)).collect();
+    assert_eq!(
+        bodies.iter().filter(|b| b["recorded"] == true).count(),
+        1,
+        "{bodies:?}"
+    );
+    assert_eq!(app.count("calls", None).await, 1);
+    assert_eq!(
+        app.count("webhook_events", Some(("type", "CALL_STARTED")))
+            .await,
+        1
+    );
+}
+
 async fn missed_calls_and_recording_rules(app: TestApp) {
     let world = World::seed(&app).await;
     let platform = app.login(world.platform).await;
@@ -426,6 +455,7 @@ async fn listing_searching_and_scope(app: TestApp) {
 
 crate::on_both_backends!(
     a_call_step_by_step,
+    concurrent_reports_record_once,
     missed_calls_and_recording_rules,
     listing_searching_and_scope,
 );

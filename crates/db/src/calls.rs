@@ -229,26 +229,29 @@ fn report_changes(report: &CallReport, status: &str) -> Changes {
 /// than recorded), emitting that step's event; answers the call as it now is, or `None`
 /// when the report changed nothing (a repeat, or news older than what is known).
 pub async fn record(tx: &mut Tx, report: &CallReport, now: i64) -> Result<Option<CallRow>> {
-    let existing: Option<CallRow> = tx
-        .fetch_optional(&identity(report.tenant, &report.unique_id))
-        .await?;
+    let identity = || identity(report.tenant, &report.unique_id);
     let status = status_of(report);
+    let mut existing: Option<CallRow> = tx.fetch_optional(&identity()).await?;
+    if existing.is_none() {
+        let mut values = report_changes(report, status);
+        values.push(("tenant_id", report.tenant.get().into()));
+        values.push(("unique_id", report.unique_id.clone().into()));
+        values.push(("created_at", now.into()));
+        let recorded = crud::insert_once(tx, "calls", &["tenant_id", "unique_id"], values).await?;
+        if !recorded.new {
+            // A concurrent report created the call first: this one is news only if it
+            // moves that call forward.
+            existing = tx.fetch_optional(&identity()).await?;
+        }
+    }
     match &existing {
         Some(call) if rank(status) <= rank(&call.status) => return Ok(None),
         Some(call) => {
             crud::update_in(tx, "calls", call.id, report_changes(report, status)).await?;
         }
-        None => {
-            let mut values = report_changes(report, status);
-            values.push(("tenant_id", report.tenant.get().into()));
-            values.push(("unique_id", report.unique_id.clone().into()));
-            values.push(("created_at", now.into()));
-            crud::insert_in(tx, "calls", values).await?;
-        }
+        None => {}
     }
-    let call: CallRow = tx
-        .fetch_one(&identity(report.tenant, &report.unique_id))
-        .await?;
+    let call: CallRow = tx.fetch_one(&identity()).await?;
     events::emit(tx, report.tenant, event_of(status), event_data(&call), now).await?;
     Ok(Some(call))
 }
