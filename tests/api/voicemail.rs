@@ -558,6 +558,23 @@ async fn ingest_rules(app: TestApp) {
         .await
         .expect(200);
     assert_eq!(page["totalRecords"], 2);
+    // The fields are small: a huge JSON part or body is a 413, whatever the audio limit.
+    let mut huge = message(
+        world.tenant_a,
+        "101",
+        "1700000003-4",
+        1_700_000_003,
+        "",
+        "INBOX",
+    );
+    huge["transcript"] = json!("x".repeat(70 * 1024));
+    app.push(&platform, PATH, ("message", huge.clone()), None)
+        .await
+        .error(413, "PayloadTooLarge");
+    huge["transcript"] = json!("x".repeat(3 * 1024 * 1024));
+    app.post(PATH, &platform, huge)
+        .await
+        .error(413, "PayloadTooLarge");
     // Malformed parts.
     app.push(&platform, PATH, ("other", json!({})), None)
         .await

@@ -1,7 +1,7 @@
 //! `/v2/ingest/…`: the telephony engine pushes what it produces — voicemail messages,
-//! call progress with recordings, text messages and faxes — as it happens. Platform admins, or the engine with the
-//! configured service token (`SWITCHBOARD_INGEST_TOKEN`), may push; the importers record
-//! through the same code ([`crate::engine`]).
+//! call progress with recordings, text messages and faxes — as it happens. Platform
+//! admins, or the engine with the configured service token (`SWITCHBOARD_INGEST_TOKEN`),
+//! may push; the importers record through the same code ([`crate::engine`]).
 
 use axum::Json;
 use axum::body::Bytes;
@@ -23,13 +23,16 @@ use crate::audit::now;
 use crate::auth::caller::{Caller, IngestWrite};
 use crate::engine::{self, MessageAudio};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{JsonBody, body_rejection};
+use crate::extract::JsonBody;
 use crate::routes::media_files::{multipart_error, multipart_rejection};
 use crate::state::AppState;
 use crate::tenancy;
 
 /// Largest voicemail audio accepted, in bytes (an hour of 8 kHz 16-bit WAV).
 pub const MAX_VOICEMAIL_AUDIO_BYTES: usize = 64 * 1024 * 1024;
+
+/// Largest JSON part of a multipart push: the record's fields, not its audio.
+const MAX_FIELDS_BYTES: usize = 64 * 1024;
 
 /// A pushed record: its JSON description and, in a multipart body, its audio.
 struct Pushed {
@@ -62,9 +65,15 @@ async fn read_pushed(
 ) -> ApiResult<Pushed> {
     match is_multipart(&request) {
         Some(false) => {
-            let bytes = Bytes::from_request(request, state)
+            // The route takes large audio; a JSON body gets the ordinary limit.
+            let limit = state.settings.body_limit;
+            let bytes = axum::body::to_bytes(request.into_body(), limit)
                 .await
-                .map_err(body_rejection)?;
+                .map_err(|_| {
+                    ApiError::payload_too_large(format!(
+                        "the JSON body is larger than {limit} bytes"
+                    ))
+                })?;
             let fields = serde_json::from_slice(&bytes).map_err(malformed)?;
             Ok(Pushed {
                 fields,
@@ -79,19 +88,10 @@ async fn read_pushed(
             let mut audio = None;
             while let Some(mut field) = multipart.next_field().await.map_err(multipart_error)? {
                 let name = field.name().unwrap_or_default().to_owned();
-                let mut bytes = Vec::new();
-                while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {
-                    if bytes.len() + chunk.len() > limit {
-                        return Err(ApiError::payload_too_large(format!(
-                            "part {name} is larger than {limit} bytes"
-                        )));
-                    }
-                    bytes.extend_from_slice(&chunk);
-                }
-                if name == fields_part {
-                    fields = Some(serde_json::from_slice(&bytes).map_err(malformed)?);
+                let part_limit = if name == fields_part {
+                    MAX_FIELDS_BYTES
                 } else if name == audio_part {
-                    audio = Some(Bytes::from(bytes));
+                    limit
                 } else {
                     return Err(ApiError::invalid(
                         Location::Body,
@@ -100,6 +100,20 @@ async fn read_pushed(
                             "is not a part of this body (expected {fields_part} and {audio_part})"
                         ),
                     ));
+                };
+                let mut bytes = Vec::new();
+                while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {
+                    if bytes.len() + chunk.len() > part_limit {
+                        return Err(ApiError::payload_too_large(format!(
+                            "part {name} is larger than {part_limit} bytes"
+                        )));
+                    }
+                    bytes.extend_from_slice(&chunk);
+                }
+                if name == fields_part {
+                    fields = Some(serde_json::from_slice(&bytes).map_err(malformed)?);
+                } else {
+                    audio = Some(Bytes::from(bytes));
                 }
             }
             let fields = fields
