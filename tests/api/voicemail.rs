@@ -622,22 +622,6 @@ async fn concurrent_pushes_record_once(app: TestApp) {
     );
 }
 
-async fn the_engine_token(app: TestApp) {
-    let world = World::seed(&app).await;
-    let fields = message(
-        world.tenant_a,
-        "101",
-        "1700000000-1",
-        1_700_000_000,
-        "",
-        "INBOX",
-    );
-    // The token is not configured in this app: it is just an invalid bearer token.
-    app.post(PATH, "engine-secret-token-of-some-length", fields)
-        .await
-        .error(401, "Unauthorized");
-}
-
 async fn events_are_queued_with_the_record(app: TestApp) {
     let world = World::seed(&app).await;
     let platform = app.login(world.platform).await;
@@ -672,6 +656,5 @@ crate::on_both_backends!(
     users_see_their_own_mailbox,
     ingest_rules,
     concurrent_pushes_record_once,
-    the_engine_token,
     events_are_queued_with_the_record,
 );

@@ -15,7 +15,7 @@ use switchboard_domain::validation::{Raw, Rule};
 use crate::auth::caller::{CallRecordingsRead, CallRecordingsWrite, Caller};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::ListParams;
-use crate::routes::voicemail::media_url;
+use crate::routes::objects::media_url;
 use crate::state::AppState;
 use crate::{listing, tenancy};
 

@@ -244,7 +244,7 @@ pub async fn call(
     request: Request,
 ) -> ApiResult<Json<IngestResult>> {
     let pushed = read_pushed(request, &state, "call", "recording", MAX_RECORDING_BYTES).await?;
-    let IngestCall { mut report, .. } =
+    let IngestCall(mut report) =
         IngestCall::from_body(&pushed.fields).map_err(ApiError::validation)?;
     report.tenant = tenancy::tenant_for_write(&state, &caller, Some(report.tenant)).await?;
     let known = calls::find(&state.db, report.tenant, &report.unique_id).await?;

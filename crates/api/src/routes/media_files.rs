@@ -31,13 +31,9 @@ pub const MAX_MEDIA_BYTES: usize = 20 * 1024 * 1024;
 
 /// A stored row as answered: with a fresh signed URL.
 pub async fn present(state: &AppState, row: MediaFileRow) -> ApiResult<MediaFile> {
-    let ttl = state.settings.media_url_ttl;
-    let url = state
-        .storage
-        .download_url(&row.object_key, ttl)
-        .await
-        .map_err(ApiError::internal)?;
-    let expires = Utc::now() + chrono::Duration::from_std(ttl).unwrap_or_default();
+    let url = crate::routes::objects::media_url(state, Some(&row.object_key)).await?;
+    let expires =
+        Utc::now() + chrono::Duration::from_std(state.settings.media_url_ttl).unwrap_or_default();
     Ok(MediaFile {
         id: MediaFileId(row.id),
         tenant_id: TenantId(row.tenant_id),

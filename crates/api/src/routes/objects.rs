@@ -14,6 +14,20 @@ use switchboard_storage::{ObjectRange, StorageError};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 
+/// A short-lived signed URL of object `key` (S3's presigned URL on S3, a link to
+/// [`download`] otherwise), valid for `SWITCHBOARD_MEDIA_URL_TTL_SECONDS`; empty when
+/// there is no object.
+pub async fn media_url(state: &AppState, key: Option<&str>) -> ApiResult<String> {
+    match key {
+        Some(key) => state
+            .storage
+            .download_url(key, state.settings.media_url_ttl)
+            .await
+            .map_err(ApiError::internal),
+        None => Ok(String::new()),
+    }
+}
+
 /// Fetches a stored object through a signed link.
 #[utoipa::path(get, path = "/v2/objects/{key}", tag = "media-files", security(()),
     params(

@@ -14,6 +14,7 @@ use switchboard_domain::records::voicemail::{
 use crate::auth::caller::{Caller, VoicemailRead, VoicemailWrite};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{JsonBody, ListParams, PathId};
+use crate::routes::objects::media_url;
 use crate::state::AppState;
 use crate::{listing, tenancy};
 
@@ -23,18 +24,6 @@ pub struct VoicemailId(pub i64);
 impl From<i64> for VoicemailId {
     fn from(id: i64) -> Self {
         VoicemailId(id)
-    }
-}
-
-/// A short-lived signed URL of `key`, or empty for no audio.
-pub async fn media_url(state: &AppState, key: Option<&str>) -> ApiResult<String> {
-    match key {
-        Some(key) => state
-            .storage
-            .download_url(key, state.settings.media_url_ttl)
-            .await
-            .map_err(ApiError::internal),
-        None => Ok(String::new()),
     }
 }
 

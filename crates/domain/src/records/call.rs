@@ -68,17 +68,6 @@ pub enum CallPhase {
     Ended,
 }
 
-impl CallPhase {
-    /// The wire name.
-    pub fn name(self) -> &'static str {
-        match self {
-            CallPhase::Started => "started",
-            CallPhase::Answered => "answered",
-            CallPhase::Ended => "ended",
-        }
-    }
-}
-
 /// A call as the engine reports it or a CDR row records it.
 #[derive(Clone, Debug)]
 pub struct CallReport {
@@ -157,14 +146,10 @@ impl Rule for Instant {
 
 const PHASES: OneOf = OneOf(&["started", "answered", "ended"]);
 
-/// The body of `POST /v2/ingest/calls`: one report of a call's progress.
+/// The body of `POST /v2/ingest/calls`: one report of a call's progress, for the tenant
+/// the body names.
 #[derive(Clone, Debug)]
-pub struct IngestCall {
-    /// The tenant named in the body.
-    pub tenant_id: TenantId,
-    /// The report, for that tenant.
-    pub report: CallReport,
-}
+pub struct IngestCall(pub CallReport);
 
 impl FromBody for IngestCall {
     fn from_body(body: &Value) -> Result<Self, Problems> {
@@ -230,30 +215,26 @@ impl FromBody for IngestCall {
                 .ok()?
                 .or_else(|| answer.zip(end).map(|(a, e)| (e - a).num_seconds()))
                 .unwrap_or(0);
-            let tenant = TenantId(tenant?);
-            Some(IngestCall {
-                tenant_id: tenant,
-                report: CallReport {
-                    tenant,
-                    unique_id: unique_id?,
-                    phase,
-                    direction: direction?,
-                    caller_id_num: caller_num.ok()?.unwrap_or_default(),
-                    caller_id_name: caller_name.ok()?.unwrap_or_default(),
-                    dialed_num: dialed.ok()?.unwrap_or_default(),
-                    start,
-                    answer,
-                    end,
-                    duration,
-                    billsec,
-                    disposition: disposition.ok()?.unwrap_or_default(),
-                    channel: channel.ok()?.unwrap_or_default(),
-                    dst_channel: dst_channel.ok()?.unwrap_or_default(),
-                    last_app: last_app.ok()?.unwrap_or_default(),
-                    account_code: account_code.ok()?.unwrap_or_default(),
-                    userfield: userfield.ok()?.unwrap_or_default(),
-                },
-            })
+            Some(IngestCall(CallReport {
+                tenant: TenantId(tenant?),
+                unique_id: unique_id?,
+                phase,
+                direction: direction?,
+                caller_id_num: caller_num.ok()?.unwrap_or_default(),
+                caller_id_name: caller_name.ok()?.unwrap_or_default(),
+                dialed_num: dialed.ok()?.unwrap_or_default(),
+                start,
+                answer,
+                end,
+                duration,
+                billsec,
+                disposition: disposition.ok()?.unwrap_or_default(),
+                channel: channel.ok()?.unwrap_or_default(),
+                dst_channel: dst_channel.ok()?.unwrap_or_default(),
+                last_app: last_app.ok()?.unwrap_or_default(),
+                account_code: account_code.ok()?.unwrap_or_default(),
+                userfield: userfield.ok()?.unwrap_or_default(),
+            }))
         })
     }
 }
