@@ -8,6 +8,12 @@
 # as the demo platform admin and runs `st run` against /v2/openapi.json with that token.
 # Exits non-zero when schemathesis reports any finding (or cannot run).
 #
+# Checks (SCHEMATHESIS_CHECKS): by default the response checks and negative_data_rejection.
+# SCHEMATHESIS_CHECKS=config takes them from schemathesis.toml instead, which adds
+# positive_data_acceptance, off per operation where a rule no schema can state refuses
+# requests the schema admits (not yet in CI: its stateful phase follows links that carry a
+# response's tenantId 0 into filters, which the check then counts as valid data).
+#
 # Tunables (environment): SCHEMATHESIS_MAX_EXAMPLES (examples per operation, default 200:
 # about 2 minutes on 2 cores), SCHEMATHESIS_SEED (default 20260101), SCHEMATHESIS_WORKERS
 # (default 2; concurrent requests also exercise the store's locking, so with 2 a run is
@@ -142,7 +148,6 @@ rm -rf "$report_dir"
 st_args=(
     run "$base/v2/openapi.json"
     --header "Authorization: Bearer $token"
-    --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,negative_data_rejection
     --mode all
     --max-examples "$max_examples"
     --seed "$seed"
@@ -152,11 +157,18 @@ st_args=(
     --report junit,ndjson
     --report-dir "$report_dir"
 )
+checks="${SCHEMATHESIS_CHECKS:-not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,negative_data_rejection}"
+if [[ "$checks" != "config" ]]; then
+    # A list on the command line overrides schemathesis.toml's per-operation choices.
+    st_args+=(--checks "$checks")
+fi
 echo "schemathesis.sh: st ${st_args[*]/Bearer $token/Bearer <token>}"
 started=$SECONDS
 st_ran=1
 status=0
-(cd "$workdir" && "$venv/bin/st" "${st_args[@]}") || status=$?
+# schemathesis.toml names the operations where a request the schema admits may still be
+# refused by a rule no schema can state (see docs/decisions.md).
+(cd "$workdir" && "$venv/bin/st" --config-file "$repo_root/schemathesis.toml" "${st_args[@]}") || status=$?
 cp "$server_log" "$report_dir/server.log" 2>/dev/null || true
 echo "schemathesis.sh: st ran for $((SECONDS - started)) s and exited with $status; reports in $report_dir"
 

@@ -13,8 +13,8 @@ use switchboard_db::list::Listing;
 use switchboard_domain::Principal;
 use switchboard_domain::Role;
 use switchboard_domain::ids::PartnerId;
-use switchboard_domain::list::{ListQuery, ListSpec};
-use switchboard_domain::records::partner::CreatePartner;
+use switchboard_domain::list::{ListQuery, Listed};
+use switchboard_domain::records::partner::{CreatePartner, Partner};
 use switchboard_domain::records::tenant::CreateTenant;
 use switchboard_domain::records::user::CreateUser;
 use switchboard_domain::validation::FromBody;
@@ -152,12 +152,11 @@ fn refused(error: ApiError) -> anyhow::Error {
 
 /// The partner a new tenant goes to when none is named: the only one, made if needed.
 async fn default_partner(state: &AppState) -> anyhow::Result<PartnerId> {
-    const FIRST_TWO: ListSpec = switchboard_domain::records::partner::LIST;
     let mut problems = switchboard_domain::Problems::new();
     let params = [("recordsPerPage".to_string(), "2".to_string())]
         .into_iter()
         .collect();
-    let query = ListQuery::read(&FIRST_TWO, &params, &[], &mut problems);
+    let query = ListQuery::read(<Partner as Listed>::SPEC, &params, &[], &mut problems);
     let Listing::Page(page) =
         switchboard_db::partners::list(&state.db, &switchboard_domain::Scope::Platform, &query)
             .await?

@@ -200,8 +200,9 @@ async fn seed_call_handling(
         body::<CreateAnnouncement>(json!({
             "name": "Flu shots", "description": "Walk-in flu shots this season", "mediaFileId": greeting.id,
             "active": 1, "startDate": "2026-10-01", "endDate": "2027-03-31", "ivrs": [{"id": menu.id}],
+            "branchId": branch,
         }))?
-        .0,
+        .into(),
     )
     .await?;
     Ok(())

@@ -141,9 +141,18 @@ async fn validation_messages(app: TestApp) {
             "'body/mediaFileId' is required",
             "'body/active' must be at most 1",
             "'body/ivrs/0/id' is required",
-            "'body/endDate' must be after startDate",
         ]
     );
+    // Rules across fields are judged once every field reads: alone, the dates are refused.
+    let problems = app
+        .post(
+            "/v2/admin/announcements/",
+            &token,
+            json!({"name": "x", "mediaFileId": media["id"], "startDate": "2026-12-24", "endDate": "2026-12-01"}),
+        )
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(problems, ["'body/endDate' must be after startDate"]);
     let problems = app
         .post(
             "/v2/admin/announcements/",

@@ -1,106 +1,56 @@
 //! Pieces of the OpenAPI document written once for every operation: the list parameters
 //! of each resource (from the same spec the parser uses) and the error responses.
 
-use switchboard_domain::list::{
-    FilterKind, ListFilter, MAX_PAGE, MAX_PER_PAGE, MAX_QUERY_LENGTH, MAX_SORT_LENGTH,
-};
+use switchboard_domain::declare::{DeclaredFilter, query_parameter};
+use switchboard_domain::list::{DIRECTION, Listed, MAX_SORT_LENGTH, PAGE, PER_PAGE, SEARCH};
+use switchboard_domain::validation::{FLAG, Rule};
 use utoipa::IntoParams;
-use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
+use utoipa::openapi::RefOr;
+use utoipa::openapi::path::{Parameter, ParameterIn};
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
-use utoipa::openapi::{RefOr, Required};
 
-use crate::extract::{ID_PATTERN, ListParams};
+use crate::extract::ListParams;
 
-fn query(name: &str, description: &str, schema: Schema) -> Parameter {
-    ParameterBuilder::new()
-        .name(name)
-        .parameter_in(ParameterIn::Query)
-        .required(Required::False)
-        .description(Some(description))
-        .schema(Some(RefOr::T(schema)))
-        .build()
+/// A query parameter documented by the rule that reads it.
+fn query(name: &str, description: &str, rule: &impl Rule) -> Parameter {
+    query_parameter(name, description, RefOr::T(rule.query_schema()))
 }
 
-fn integer(min: i64, max: i64) -> Schema {
-    ObjectBuilder::new()
-        .schema_type(Type::Integer)
-        .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
-            utoipa::openapi::KnownFormat::Int64,
-        )))
-        .minimum(Some(min as f64))
-        .maximum(Some(max as f64))
-        .into()
-}
-
-fn string(max: usize) -> ObjectBuilder {
-    ObjectBuilder::new()
-        .schema_type(Type::String)
-        .max_length(Some(max))
-}
-
-fn one_of(values: &[&str]) -> Schema {
-    ObjectBuilder::new()
-        .schema_type(Type::String)
-        .enum_values(Some(values.iter().copied()))
-        .into()
-}
-
-impl<F: ListFilter> IntoParams for ListParams<F> {
+impl<R: Listed> IntoParams for ListParams<R> {
     fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
-        let sort_names = F::SPEC.sort_names();
+        let sort_names = R::SPEC.sort_names();
         let mut params = vec![
             query(
                 "paginated",
                 "1 = paginated (default), 0 = every record, streamed",
-                integer(0, 1),
+                &FLAG,
             ),
-            query(
-                "page",
-                "Page number, from 1 (default 1)",
-                integer(1, MAX_PAGE),
-            ),
-            query(
-                "recordsPerPage",
-                "Records per page (default 25)",
-                integer(1, MAX_PER_PAGE),
-            ),
+            query("page", "Page number, from 1 (default 1)", &PAGE),
+            query("recordsPerPage", "Records per page (default 25)", &PER_PAGE),
         ];
-        for alias in F::PER_PAGE_ALIASES {
-            params.push(query(
-                alias,
-                "Alias of recordsPerPage",
-                integer(1, MAX_PER_PAGE),
-            ));
+        for alias in R::PER_PAGE_ALIASES {
+            params.push(query(alias, "Alias of recordsPerPage", &PER_PAGE));
         }
         params.extend([
-            query(
+            // The names come from the record's declaration, so the schema is built here.
+            query_parameter(
                 "sortBy",
                 &format!("Sort field, one of: {}", sort_names.join(", ")),
-                ObjectBuilder::new()
-                    .schema_type(Type::String)
-                    .max_length(Some(MAX_SORT_LENGTH))
-                    .enum_values(Some(sort_names.iter().copied()))
-                    .into(),
+                RefOr::T(Schema::from(
+                    ObjectBuilder::new()
+                        .schema_type(Type::String)
+                        .max_length(Some(MAX_SORT_LENGTH))
+                        .enum_values(Some(sort_names.iter().copied())),
+                )),
             ),
-            query("sortDirection", "Sort direction", one_of(&["asc", "desc"])),
+            query("sortDirection", "Sort direction", &DIRECTION),
             query(
                 "query",
                 "Free-text search, case-insensitive substring",
-                string(MAX_QUERY_LENGTH).into(),
+                &SEARCH,
             ),
         ]);
-        for filter in F::FILTERS {
-            let schema = match filter.kind {
-                FilterKind::Id => ObjectBuilder::new()
-                    .schema_type(Type::String)
-                    .pattern(Some(ID_PATTERN))
-                    .into(),
-                FilterKind::Int(min, max) => integer(min, max),
-                FilterKind::Text(max) => string(max).into(),
-                FilterKind::OneOf(values) => one_of(values),
-            };
-            params.push(query(filter.name, filter.description, schema));
-        }
+        R::Filter::parameters(&mut params);
         params
     }
 }

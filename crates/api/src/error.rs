@@ -54,13 +54,6 @@ impl ApiError {
         error
     }
 
-    /// 400 with messages already formatted.
-    pub fn validation_messages(messages: Vec<String>) -> Self {
-        let mut error = Self::validation(Problems::new());
-        error.validation_errors = messages;
-        error
-    }
-
     /// 400 for a single rule, at `location/path`.
     pub fn invalid(location: switchboard_domain::Location, path: &str, message: &str) -> Self {
         let mut problems = Problems::new();

@@ -9,8 +9,9 @@ use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request};
 use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
 use serde_json::Value;
-use switchboard_domain::list::{ListFilter, ListQuery};
-use switchboard_domain::validation::{FromBody, FromQuery};
+use switchboard_domain::declare::DeclaredFilter;
+use switchboard_domain::list::{ListQuery, Listed};
+use switchboard_domain::validation::{FromBody, FromQuery, QueryReader};
 use switchboard_domain::{Location, Problems};
 
 use crate::error::ApiError;
@@ -114,31 +115,27 @@ async fn query_map(parts: &mut Parts) -> Result<HashMap<String, String>, ApiErro
     Ok(map)
 }
 
-/// A list request: the shared list parameters of CONTRACT §6 and the filters `F` of one
-/// resource, with every broken parameter reported together.
-pub struct ListParams<F> {
+/// A list request for records `R`: the shared list parameters of CONTRACT §6 and the
+/// filters `R` declares, with every broken parameter reported together.
+pub struct ListParams<R: Listed> {
     /// Paging, sorting and search.
     pub query: ListQuery,
     /// The resource's filters.
-    pub filter: F,
+    pub filter: R::Filter,
 }
 
-impl<S: Send + Sync, F: ListFilter> FromRequestParts<S> for ListParams<F> {
+impl<S: Send + Sync, R: Listed> FromRequestParts<S> for ListParams<R> {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
         let params = query_map(parts).await?;
         let mut problems = Problems::new();
-        let query = ListQuery::read(F::SPEC, &params, F::PER_PAGE_ALIASES, &mut problems);
-        let filter = F::from_query(&params);
-        match filter {
-            Ok(filter) if problems.is_empty() => Ok(ListParams { query, filter }),
-            Ok(_) => Err(ApiError::validation(problems)),
-            Err(more) => {
-                let mut all = problems.into_messages();
-                all.extend(more.into_messages());
-                Err(ApiError::validation_messages(all))
-            }
+        let query = ListQuery::read(R::SPEC, &params, R::PER_PAGE_ALIASES, &mut problems);
+        let filter = R::Filter::read_query(&mut QueryReader::new(&params, &mut problems));
+        if problems.is_empty() {
+            Ok(ListParams { query, filter })
+        } else {
+            Err(ApiError::validation(problems))
         }
     }
 }

@@ -26,10 +26,6 @@ use crate::error::ErrorBody;
     // Schemas referenced only from hand-written request schemas, which utoipa cannot
     // collect on its own.
     components(schemas(
-        switchboard_domain::records::destination::DestinationBody,
-        switchboard_domain::records::destination::MemberBody,
-        switchboard_domain::records::announcement::IvrLinkBody,
-        switchboard_domain::records::business_hour::HolidayBody,
         switchboard_domain::records::business_hour::HoursInterval,
         switchboard_domain::records::media_file::LanguageText,
         switchboard_domain::records::user::UserAccount,

@@ -5,10 +5,10 @@ use std::collections::HashMap;
 use sea_query::{Expr, ExprTrait, Query, SelectStatement, TableRef};
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{AnnouncementId, BranchId, TenantId};
-use switchboard_domain::list::ListQuery;
+use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::announcement::{
-    Announcement, AnnouncementFields, AnnouncementFilter, AnnouncementIvr, AnnouncementMediaFile,
-    IvrLink, LIST,
+    Announcement, AnnouncementFilter, AnnouncementIvr, AnnouncementMediaFile, IvrLink,
+    UpdateAnnouncement,
 };
 use switchboard_domain::records::business_hour::BranchRef;
 
@@ -127,16 +127,16 @@ pub async fn list(
     query: &ListQuery,
 ) -> Result<Listing<Announcement>> {
     let mut select = select(scope);
-    if let Some(tenant) = filter.tenant_id {
+    if let Some(tenant) = filter.place.tenant.tenant_id {
         select.and_where(Expr::col(("a", "tenant_id")).eq(tenant.get()));
     }
-    if let Some(branch) = filter.branch_id {
+    if let Some(branch) = filter.place.branch_id {
         select.and_where(Expr::col(("a", "branch_id")).eq(branch.get()));
     }
     if let Some(active) = filter.active {
-        select.and_where(Expr::col(("a", "active")).eq(active));
+        select.and_where(Expr::col(("a", "active")).eq(i64::from(active)));
     }
-    list::run_completed(db, select, &LIST, query, complete).await
+    list::run_completed(db, select, Announcement::SPEC, query, complete).await
 }
 
 /// One announcement.
@@ -154,18 +154,18 @@ async fn replace_ivrs(tx: &mut Tx, id: i64, links: &[IvrLink]) -> Result<()> {
         .and_where(Expr::col("announcement_id").eq(id))
         .take();
     tx.execute(&delete).await?;
-    for link in links {
+    for (index, link) in links.iter().enumerate() {
         let insert = Query::insert()
             .into_table("announcement_ivrs")
             .columns(["announcement_id", "ivr_id", "position"])
-            .values_panic([id.into(), link.id.into(), link.order.into()])
+            .values_panic([id.into(), link.id.into(), link.position(index).into()])
             .take();
         tx.execute(&insert).await?;
     }
     Ok(())
 }
 
-fn changes(fields: &AnnouncementFields) -> Changes {
+fn changes(fields: &UpdateAnnouncement) -> Changes {
     let mut changes: Changes = Vec::new();
     if let Some(name) = &fields.name {
         changes.push(("name", name.clone().into()));
@@ -196,11 +196,9 @@ pub async fn create(
     db: &Db,
     tenant: TenantId,
     branch: BranchId,
-    mut fields: AnnouncementFields,
+    mut fields: UpdateAnnouncement,
 ) -> Result<Announcement> {
     fields.branch_id = Some(branch);
-    fields.description.get_or_insert_with(String::new);
-    fields.active.get_or_insert(1);
     let mut values = changes(&fields);
     values.push(("tenant_id", tenant.get().into()));
     let mut tx = db.begin().await?;
@@ -215,7 +213,7 @@ pub async fn update(
     db: &Db,
     scope: &Scope,
     id: AnnouncementId,
-    fields: AnnouncementFields,
+    fields: UpdateAnnouncement,
 ) -> Result<Announcement> {
     get(db, scope, id).await?;
     let mut tx = db.begin().await?;

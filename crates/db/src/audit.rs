@@ -3,8 +3,8 @@
 use sea_query::{Expr, ExprTrait, Query, SelectStatement, TableRef};
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{TenantId, UserId};
-use switchboard_domain::list::ListQuery;
-use switchboard_domain::records::audit::{AuditEntry, AuditFilter, LIST};
+use switchboard_domain::list::{ListQuery, Listed};
+use switchboard_domain::records::audit::{AuditEntry, AuditFilter};
 
 use crate::backend::Db;
 use crate::error::Result;
@@ -109,7 +109,7 @@ pub async fn list(
         select.and_where(Expr::col(("l", "tenant_id")).eq(tenant.get()));
     }
     if let Some(tenants) = &filter.tenant_ids {
-        select.and_where(Expr::col(("l", "tenant_id")).is_in(tenants.iter().map(|t| t.get())));
+        select.and_where(Expr::col(("l", "tenant_id")).is_in(tenants.iter().copied()));
     }
     if let Some(entities) = &filter.entities {
         select.and_where(Expr::col(("l", "entity")).is_in(entities.iter().cloned()));
@@ -117,7 +117,7 @@ pub async fn list(
     if let Some(action) = &filter.action {
         select.and_where(Expr::col(("l", "action")).eq(action.as_str()));
     }
-    let listing = list::run(db, select, &LIST, query).await?;
+    let listing = list::run(db, select, AuditEntry::SPEC, query).await?;
     Ok(match listing {
         Listing::Page(mut page) => {
             page.records.iter_mut().for_each(fill_time);

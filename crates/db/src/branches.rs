@@ -3,8 +3,8 @@
 use sea_query::{Expr, ExprTrait, Query, SelectStatement};
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{BranchId, TenantId};
-use switchboard_domain::list::ListQuery;
-use switchboard_domain::records::branch::{Branch, BranchFilter, CreateBranch, LIST, UpdateBranch};
+use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
+use switchboard_domain::records::branch::{Branch, CreateBranch, UpdateBranch};
 
 use crate::backend::Db;
 use crate::crud::{self, Changes};
@@ -25,14 +25,14 @@ fn select(scope: &Scope) -> SelectStatement {
 pub async fn list(
     db: &Db,
     scope: &Scope,
-    filter: &BranchFilter,
+    filter: &TenantFilter,
     query: &ListQuery,
 ) -> Result<Listing<Branch>> {
     let mut select = select(scope);
     if let Some(tenant) = filter.tenant_id {
         select.and_where(Expr::col("tenant_id").eq(tenant.get()));
     }
-    list::run(db, select, &LIST, query).await
+    list::run(db, select, Branch::SPEC, query).await
 }
 
 /// One branch.

@@ -6,10 +6,10 @@ use std::collections::{BTreeMap, HashMap};
 use sea_query::{Expr, ExprTrait, Func, Query, SelectStatement, TableRef};
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{BranchId, BusinessHourId, HolidayId, TenantId};
-use switchboard_domain::list::ListQuery;
+use switchboard_domain::list::{BranchedFilter, ListQuery, Listed};
 use switchboard_domain::records::business_hour::{
-    BranchRef, BusinessHour, BusinessHourFilter, CreateBusinessHour, Holiday, HolidayInput,
-    HolidayPatch, HoursInterval, LIST, UpdateBusinessHour, When,
+    BranchRef, BusinessHour, CreateBusinessHour, CreateHoliday, Holiday, HolidayPatch,
+    HoursInterval, UpdateBusinessHour, When,
 };
 
 use crate::backend::{Db, Tx};
@@ -133,17 +133,17 @@ async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<BusinessHour>> {
 pub async fn list(
     db: &Db,
     scope: &Scope,
-    filter: &BusinessHourFilter,
+    filter: &BranchedFilter,
     query: &ListQuery,
 ) -> Result<Listing<BusinessHour>> {
     let mut select = select(scope);
-    if let Some(tenant) = filter.tenant_id {
+    if let Some(tenant) = filter.tenant.tenant_id {
         select.and_where(Expr::col(("h", "tenant_id")).eq(tenant.get()));
     }
     if let Some(branch) = filter.branch_id {
         select.and_where(Expr::col(("h", "branch_id")).eq(branch.get()));
     }
-    list::run_completed(db, select, &LIST, query, complete).await
+    list::run_completed(db, select, BusinessHour::SPEC, query, complete).await
 }
 
 /// One business-hours record with its lists and holidays.
@@ -167,7 +167,7 @@ async fn insert_holiday(
     tx: &mut Tx,
     tenant: TenantId,
     owner: i64,
-    holiday: &HolidayInput,
+    holiday: &CreateHoliday,
 ) -> Result<i64> {
     crud::insert_in(
         tx,
@@ -189,7 +189,7 @@ async fn replace_holidays(
     tx: &mut Tx,
     tenant: TenantId,
     owner: i64,
-    holidays: &[HolidayInput],
+    holidays: &[CreateHoliday],
 ) -> Result<()> {
     let delete = Query::delete()
         .from_table("holidays")
@@ -332,7 +332,7 @@ pub async fn add_holiday(
     db: &Db,
     scope: &Scope,
     owner: BusinessHourId,
-    holiday: HolidayInput,
+    holiday: CreateHoliday,
 ) -> Result<Holiday> {
     let current = get(db, scope, owner).await?;
     let mut tx = db.begin().await?;

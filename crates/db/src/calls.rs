@@ -7,8 +7,10 @@ use sea_query::{Expr, ExprTrait, Query, SelectStatement};
 use serde_json::{Value, json};
 use switchboard_domain::Scope;
 use switchboard_domain::ids::TenantId;
-use switchboard_domain::list::ListQuery;
-use switchboard_domain::records::call::{CallPhase, CallRecordingFilter, CallReport, LIST, iso};
+use switchboard_domain::list::{ListQuery, Listed};
+use switchboard_domain::records::call::{
+    CallPhase, CallRecording, CallRecordingFilter, CallReport, iso,
+};
 
 use crate::backend::{Db, Tx};
 use crate::crud::{self, Changes};
@@ -111,7 +113,7 @@ pub async fn list_recordings(
     if let Some(direction) = &filter.direction {
         select.and_where(Expr::col(("c", "direction")).eq(direction.as_str()));
     }
-    list::run(db, select, &LIST, query).await
+    list::run(db, select, <CallRecording as Listed>::SPEC, query).await
 }
 
 /// The recorded call `unique_id` in the caller's reach (the oldest, should two tenants

@@ -10,9 +10,9 @@ use sea_query::{
 };
 use switchboard_domain::Scope;
 use switchboard_domain::ids::TenantId;
-use switchboard_domain::list::ListQuery;
+use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::webhook_delivery::{
-    DELIVERED, DeliveryFilter, FAILED, LIST, PENDING,
+    DELIVERED, Delivery, DeliveryFilter, FAILED, PENDING,
 };
 
 use crate::backend::{Db, Tx};
@@ -469,7 +469,7 @@ pub async fn list(
     if let Some(state) = &filter.state {
         select.and_where(Expr::col(("d", "state")).eq(state.as_str()));
     }
-    list::run_completed(db, select, &LIST, query, with_attempts).await
+    list::run_completed(db, select, <Delivery as Listed>::SPEC, query, with_attempts).await
 }
 
 /// One delivery in the caller's scope, with its attempts.

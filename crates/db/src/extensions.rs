@@ -3,10 +3,8 @@
 use sea_query::{Condition, Expr, ExprTrait, Query, SelectStatement};
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{BranchId, ExtensionId, TenantId};
-use switchboard_domain::list::ListQuery;
-use switchboard_domain::records::extension::{
-    CreateExtension, Extension, ExtensionFilter, LIST, UpdateExtension,
-};
+use switchboard_domain::list::{BranchedFilter, ListQuery, Listed};
+use switchboard_domain::records::extension::{CreateExtension, Extension, UpdateExtension};
 
 use crate::backend::Db;
 use crate::crud::{self, Changes};
@@ -33,17 +31,17 @@ fn select(scope: &Scope) -> SelectStatement {
 pub async fn list(
     db: &Db,
     scope: &Scope,
-    filter: &ExtensionFilter,
+    filter: &BranchedFilter,
     query: &ListQuery,
 ) -> Result<Listing<Extension>> {
     let mut select = select(scope);
-    if let Some(tenant) = filter.tenant_id {
+    if let Some(tenant) = filter.tenant.tenant_id {
         select.and_where(Expr::col("tenant_id").eq(tenant.get()));
     }
     if let Some(branch) = filter.branch_id {
         select.and_where(Expr::col("branch_id").eq(branch.get()));
     }
-    list::run(db, select, &LIST, query).await
+    list::run(db, select, Extension::SPEC, query).await
 }
 
 /// One extension.

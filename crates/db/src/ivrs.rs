@@ -3,8 +3,8 @@
 use sea_query::{Expr, ExprTrait, Query, SelectStatement};
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{IvrId, TenantId};
-use switchboard_domain::list::ListQuery;
-use switchboard_domain::records::ivr::{CreateIvr, Ivr, IvrFilter, LIST, UpdateIvr};
+use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
+use switchboard_domain::records::ivr::{CreateIvr, Ivr, UpdateIvr};
 
 use crate::backend::Db;
 use crate::crud::{self, Changes};
@@ -24,14 +24,14 @@ fn select(scope: &Scope) -> SelectStatement {
 pub async fn list(
     db: &Db,
     scope: &Scope,
-    filter: &IvrFilter,
+    filter: &TenantFilter,
     query: &ListQuery,
 ) -> Result<Listing<Ivr>> {
     let mut select = select(scope);
     if let Some(tenant) = filter.tenant_id {
         select.and_where(Expr::col("tenant_id").eq(tenant.get()));
     }
-    list::run(db, select, &LIST, query).await
+    list::run(db, select, Ivr::SPEC, query).await
 }
 
 /// One IVR.

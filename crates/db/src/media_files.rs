@@ -4,10 +4,8 @@
 use sea_query::{Expr, ExprTrait, Query, SelectStatement};
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{MediaFileId, TenantId};
-use switchboard_domain::list::ListQuery;
-use switchboard_domain::records::media_file::{
-    LIST, LanguageText, MediaFileFields, MediaFileFilter,
-};
+use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
+use switchboard_domain::records::media_file::{LanguageText, MediaFile, MediaFileFields};
 
 use crate::backend::Db;
 use crate::crud::{self, Changes};
@@ -89,14 +87,14 @@ fn select(scope: &Scope) -> SelectStatement {
 pub async fn list(
     db: &Db,
     scope: &Scope,
-    filter: &MediaFileFilter,
+    filter: &TenantFilter,
     query: &ListQuery,
 ) -> Result<Listing<MediaFileRow>> {
     let mut select = select(scope);
     if let Some(tenant) = filter.tenant_id {
         select.and_where(Expr::col("tenant_id").eq(tenant.get()));
     }
-    list::run(db, select, &LIST, query).await
+    list::run(db, select, <MediaFile as Listed>::SPEC, query).await
 }
 
 /// One media file.

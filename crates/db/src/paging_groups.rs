@@ -3,10 +3,9 @@
 use sea_query::{Expr, ExprTrait, Func, Query, SelectStatement, TableRef};
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{PagingGroupId, TenantId};
-use switchboard_domain::list::ListQuery;
+use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
 use switchboard_domain::records::paging_group::{
-    CreatePagingGroup, IntroMessageMediaFile, LIST, PagingGroup, PagingGroupFilter,
-    UpdatePagingGroup,
+    CreatePagingGroup, IntroMessageMediaFile, PagingGroup, UpdatePagingGroup,
 };
 
 use crate::backend::Db;
@@ -85,14 +84,14 @@ async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<PagingGroup>> {
 pub async fn list(
     db: &Db,
     scope: &Scope,
-    filter: &PagingGroupFilter,
+    filter: &TenantFilter,
     query: &ListQuery,
 ) -> Result<Listing<PagingGroup>> {
     let mut select = select(scope);
     if let Some(tenant) = filter.tenant_id {
         select.and_where(Expr::col(("g", "tenant_id")).eq(tenant.get()));
     }
-    list::run_completed(db, select, &LIST, query, complete).await
+    list::run_completed(db, select, PagingGroup::SPEC, query, complete).await
 }
 
 /// One paging group with its members.

@@ -1,8 +1,8 @@
 //! Partners: visible to platform admins, and to a partner admin its own.
 
 use sea_query::{Condition, Expr, ExprTrait, Query, SelectStatement};
-use switchboard_domain::list::ListQuery;
-use switchboard_domain::records::partner::{CreatePartner, LIST, Partner, UpdatePartner};
+use switchboard_domain::list::{ListQuery, Listed};
+use switchboard_domain::records::partner::{CreatePartner, Partner, UpdatePartner};
 use switchboard_domain::{Scope, ids::PartnerId};
 
 use crate::backend::Db;
@@ -25,7 +25,7 @@ fn select(scope: &Scope) -> SelectStatement {
 
 /// Lists the partners the caller reaches.
 pub async fn list(db: &Db, scope: &Scope, query: &ListQuery) -> Result<Listing<Partner>> {
-    list::run(db, select(scope), &LIST, query).await
+    list::run(db, select(scope), Partner::SPEC, query).await
 }
 
 /// One partner.

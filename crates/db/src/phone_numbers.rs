@@ -3,9 +3,9 @@
 use sea_query::{Condition, Expr, ExprTrait, Func, Query, SelectStatement, TableRef};
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{BranchId, ExtensionId, TenantId};
-use switchboard_domain::list::ListQuery;
+use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::phone_number::{
-    LIST, PhoneNumber, PhoneNumberFilter, PhoneNumberSettings,
+    PhoneNumber, PhoneNumberFilter, PhoneNumberSettings,
 };
 
 use crate::backend::Db;
@@ -38,17 +38,17 @@ fn conditions(scope: &Scope, filter: &PhoneNumberFilter) -> Condition {
     let mut all = Condition::all()
         .add(scope::tenants(scope, Expr::col(("p", "tenant_id"))))
         .add(scope::branch(scope, Expr::col(("p", "branch_id"))));
-    if let Some(tenant) = filter.tenant_id {
+    if let Some(tenant) = filter.place.tenant.tenant_id {
         all = all.add(Expr::col(("p", "tenant_id")).eq(tenant.get()));
     }
-    if let Some(branch) = filter.branch_id {
+    if let Some(branch) = filter.place.branch_id {
         all = all.add(Expr::col(("p", "branch_id")).eq(branch.get()));
     }
     if let Some(fax) = filter.fax {
-        all = all.add(Expr::col(("p", "fax")).eq(if fax == 1 { "yes" } else { "no" }));
+        all = all.add(Expr::col(("p", "fax")).eq(if fax { "yes" } else { "no" }));
     }
     if let Some(in_use) = filter.in_use {
-        all = all.add(Expr::col(("p", "in_use")).eq(in_use));
+        all = all.add(Expr::col(("p", "in_use")).eq(i64::from(in_use)));
     }
     all
 }
@@ -106,7 +106,7 @@ pub async fn list(
     } else {
         None
     };
-    list::run_counted(db, select, &LIST, query, total).await
+    list::run_counted(db, select, PhoneNumber::SPEC, query, total).await
 }
 
 /// One phone number.

@@ -3,8 +3,8 @@
 use sea_query::{Expr, ExprTrait, Query, SelectStatement};
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{PartnerId, TenantId};
-use switchboard_domain::list::ListQuery;
-use switchboard_domain::records::tenant::{CreateTenant, LIST, Tenant, TenantFilter, UpdateTenant};
+use switchboard_domain::list::{ListQuery, Listed};
+use switchboard_domain::records::tenant::{CreateTenant, PartnerFilter, Tenant, UpdateTenant};
 
 use crate::backend::Db;
 use crate::crud::{self, Changes};
@@ -24,14 +24,14 @@ fn select(scope: &Scope) -> SelectStatement {
 pub async fn list(
     db: &Db,
     scope: &Scope,
-    filter: &TenantFilter,
+    filter: &PartnerFilter,
     query: &ListQuery,
 ) -> Result<Listing<Tenant>> {
     let mut select = select(scope);
     if let Some(partner) = filter.partner_id {
         select.and_where(Expr::col("partner_id").eq(partner.get()));
     }
-    list::run(db, select, &LIST, query).await
+    list::run(db, select, Tenant::SPEC, query).await
 }
 
 /// One tenant.

@@ -2,7 +2,7 @@
 //! FAX_* event in the same transaction.
 
 use serde_json::json;
-use switchboard_domain::records::traffic::{IngestFax, IngestSms};
+use switchboard_domain::records::traffic::{IngestFax, IngestSms, time_or_now};
 
 use crate::backend::Tx;
 use crate::crud::{self, Recorded};
@@ -13,6 +13,7 @@ use crate::events;
 /// (inbound) or SMS_SENT (outbound) for a new one.
 pub async fn record_sms(tx: &mut Tx, sms: IngestSms, now: i64) -> Result<Recorded> {
     let media = serde_json::Value::from(sms.media_urls.clone()).to_string();
+    let time = time_or_now(sms.time);
     let recorded = crud::insert_once(
         tx,
         "sms_messages",
@@ -25,7 +26,7 @@ pub async fn record_sms(tx: &mut Tx, sms: IngestSms, now: i64) -> Result<Recorde
             ("to_number", sms.to.clone().into()),
             ("body", sms.body.clone().into()),
             ("media_urls", media.into()),
-            ("time", sms.time.clone().into()),
+            ("time", time.clone().into()),
             ("created_at", now.into()),
         ],
     )
@@ -44,7 +45,7 @@ pub async fn record_sms(tx: &mut Tx, sms: IngestSms, now: i64) -> Result<Recorde
             "to": sms.to,
             "body": sms.body,
             "mediaUrls": sms.media_urls,
-            "time": sms.time,
+            "time": time,
         });
         events::emit(tx, sms.tenant, kind, data, now).await?;
     }
@@ -54,6 +55,7 @@ pub async fn record_sms(tx: &mut Tx, sms: IngestSms, now: i64) -> Result<Recorde
 /// Records a fax unless its id was recorded before, emitting FAX_RECEIVED (inbound) or
 /// FAX_SENT (outbound) for a new one.
 pub async fn record_fax(tx: &mut Tx, fax: IngestFax, now: i64) -> Result<Recorded> {
+    let time = time_or_now(fax.time);
     let recorded = crud::insert_once(
         tx,
         "faxes",
@@ -66,7 +68,7 @@ pub async fn record_fax(tx: &mut Tx, fax: IngestFax, now: i64) -> Result<Recorde
             ("to_number", fax.to.clone().into()),
             ("pages", fax.pages.into()),
             ("status", fax.status.clone().into()),
-            ("time", fax.time.clone().into()),
+            ("time", time.clone().into()),
             ("created_at", now.into()),
         ],
     )
@@ -85,7 +87,7 @@ pub async fn record_fax(tx: &mut Tx, fax: IngestFax, now: i64) -> Result<Recorde
             "to": fax.to,
             "pages": fax.pages,
             "status": fax.status,
-            "time": fax.time,
+            "time": time,
         });
         events::emit(tx, fax.tenant, kind, data, now).await?;
     }

@@ -4,9 +4,9 @@
 use sea_query::{Expr, ExprTrait, Func, Query, SelectStatement, TableRef};
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{BranchId, ExtensionId, PartnerId, TenantId, UserId};
-use switchboard_domain::list::ListQuery;
+use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::user::{
-    Credentials, LIST, SettingValue, User, UserFilter, UserSettings,
+    Credentials, SettingValue, User, UserFilter, UserSettings,
 };
 
 use crate::backend::Db;
@@ -140,16 +140,16 @@ pub async fn list(
     query: &ListQuery,
 ) -> Result<Listing<User>> {
     let mut select = select(scope);
-    if let Some(tenant) = filter.tenant_id {
+    if let Some(tenant) = filter.place.tenant.tenant_id {
         select.and_where(Expr::col(("u", "tenant_id")).eq(tenant.get()));
     }
-    if let Some(branch) = filter.branch_id {
+    if let Some(branch) = filter.place.branch_id {
         select.and_where(Expr::col(("u", "branch_id")).eq(branch.get()));
     }
     if let Some(role) = filter.user_role {
         select.and_where(Expr::col(("u", "role")).eq(role));
     }
-    list::run(db, select, &LIST, query).await
+    list::run(db, select, User::SPEC, query).await
 }
 
 /// One user.

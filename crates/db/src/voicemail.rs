@@ -5,9 +5,10 @@ use sea_query::{Condition, Expr, ExprTrait, Query, SelectStatement};
 use serde_json::json;
 use switchboard_domain::Scope;
 use switchboard_domain::ids::TenantId;
-use switchboard_domain::list::ListQuery;
+use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::voicemail::{
-    LIST, NewVoicemail, UpdateVoicemail, VoicemailFilter, VoicemailStats, is_read_folder,
+    NewVoicemail, UpdateVoicemail, VoicemailFilter, VoicemailMessage, VoicemailStats,
+    is_read_folder,
 };
 
 use crate::backend::{Db, Tx};
@@ -86,7 +87,7 @@ fn conditions(scope: &Scope, filter: &VoicemailFilter) -> Condition {
         all = all.add(Expr::col(("v", "mailbox_user")).eq(mailbox.as_str()));
     }
     if let Some(read) = filter.read {
-        all = all.add(Expr::col(("v", "is_read")).eq(read));
+        all = all.add(Expr::col(("v", "is_read")).eq(i64::from(read)));
     }
     if let Some(dir) = &filter.dir {
         all = all.add(Expr::col(("v", "dir")).eq(dir.as_str()));
@@ -122,7 +123,7 @@ async fn counts(
     filter: &VoicemailFilter,
     query: &ListQuery,
 ) -> Result<Counts> {
-    let counts = match list::search(db, &LIST, query) {
+    let counts = match list::search(db, VoicemailMessage::SPEC, query) {
         None => Query::select()
             .expr_as(
                 Expr::cust("CAST(COALESCE(SUM(v.messages), 0) AS BIGINT)"),
@@ -163,8 +164,14 @@ pub async fn list(
         None
     };
     let total = counts.as_ref().filter(|_| query.paginated).map(|c| c.total);
-    let listing =
-        list::run_counted(db, select(conditions(scope, filter)), &LIST, query, total).await?;
+    let listing = list::run_counted(
+        db,
+        select(conditions(scope, filter)),
+        VoicemailMessage::SPEC,
+        query,
+        total,
+    )
+    .await?;
     let stats = counts.filter(|_| filter.stats).map(|c| VoicemailStats {
         total: c.total,
         unread: c.total - c.read,

@@ -4,8 +4,8 @@
 use sea_query::{Expr, ExprTrait, Query, SelectStatement};
 use switchboard_domain::Scope;
 use switchboard_domain::ids::TenantId;
-use switchboard_domain::list::ListQuery;
-use switchboard_domain::records::webhook::{LIST, WebhookFilter};
+use switchboard_domain::list::{ListQuery, Listed};
+use switchboard_domain::records::webhook::{Webhook, WebhookFilter};
 
 use crate::backend::Db;
 use crate::crud::{self, Changes};
@@ -78,7 +78,7 @@ pub async fn list(
     if let Some(kind) = &filter.kind {
         select.and_where(Expr::col("type").eq(kind.as_str()));
     }
-    list::run(db, select, &LIST, query).await
+    list::run(db, select, Webhook::SPEC, query).await
 }
 
 /// One webhook.

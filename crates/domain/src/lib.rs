@@ -3,7 +3,11 @@
 //!
 //! Nothing here knows about HTTP or SQL; the `api` and `db` crates translate.
 
+// The derives name `::switchboard_domain`, which this crate is to itself too.
+extern crate self as switchboard_domain;
+
 pub mod access;
+pub mod declare;
 pub mod ids;
 pub mod list;
 pub mod records;

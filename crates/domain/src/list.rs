@@ -6,7 +6,9 @@ use std::collections::HashMap;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::validation::{FLAG, OneOf, Problems, QueryReader, int, text};
+use crate::declare::{DeclaredFilter, Filter};
+use crate::ids::{BranchId, TenantId};
+use crate::validation::{FLAG, ID, Int, OneOf, Problems, QueryReader, Text, int, text};
 
 /// Default page size.
 pub const DEFAULT_PER_PAGE: i64 = 25;
@@ -18,6 +20,14 @@ pub const MAX_PAGE: i64 = 1_000_000_000;
 pub const MAX_SORT_LENGTH: usize = 50;
 /// Longest `query` value.
 pub const MAX_QUERY_LENGTH: usize = 255;
+/// What `query` may be: free text of at most [`MAX_QUERY_LENGTH`] characters.
+pub const SEARCH: Text = text(0, MAX_QUERY_LENGTH);
+/// What `page` may be.
+pub const PAGE: Int = int(1, MAX_PAGE);
+/// What `recordsPerPage` (and its aliases) may be.
+pub const PER_PAGE: Int = int(1, MAX_PER_PAGE);
+/// What `sortDirection` may be.
+pub const DIRECTION: OneOf = OneOf(&["asc", "desc"]);
 
 /// A field a list may be sorted by: its API name and the column that holds it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,38 +72,38 @@ impl ListSpec {
     }
 }
 
-/// The kind of value a list filter takes, for the API document.
-#[derive(Clone, Copy, Debug)]
-pub enum FilterKind {
-    /// A record id: a string matching `^[1-9][0-9]*$`.
-    Id,
-    /// An integer in a range.
-    Int(i64, i64),
-    /// A string of at most this many characters.
-    Text(usize),
-    /// One of a fixed set of strings.
-    OneOf(&'static [&'static str]),
-}
-
-/// A filter parameter of a list, as published in the API document.
-#[derive(Clone, Copy, Debug)]
-pub struct FilterDoc {
-    /// The query parameter's name.
-    pub name: &'static str,
-    /// What it does.
-    pub description: &'static str,
-    /// What it takes.
-    pub kind: FilterKind,
-}
-
-/// A resource's list filters, with the list rules they come with.
-pub trait ListFilter: crate::validation::FromQuery + Send + 'static {
+/// A record a list answers: its sort whitelist and search (`SPEC`) and its filters,
+/// declared on the record with `#[derive(Listed)]`.
+pub trait Listed: Send + 'static {
+    /// The list's filters.
+    type Filter: DeclaredFilter + Send + 'static;
     /// Sorting and search of the list.
     const SPEC: &'static ListSpec;
-    /// The filter parameters, for the API document.
-    const FILTERS: &'static [FilterDoc] = &[];
     /// Further names accepted for `recordsPerPage`.
     const PER_PAGE_ALIASES: &'static [&'static str] = &[];
+}
+
+/// The filter of lists that take none beyond the shared list parameters.
+#[derive(Clone, Copy, Debug, Default, Filter)]
+pub struct NoFilter {}
+
+/// The filter of lists whose only filter is the tenant.
+#[derive(Clone, Debug, Default, Filter)]
+pub struct TenantFilter {
+    /// Only the records of this tenant.
+    #[field(rule = ID)]
+    pub tenant_id: Option<TenantId>,
+}
+
+/// The filters of lists of branch-bearing records: the tenant and the branch.
+#[derive(Clone, Debug, Default, Filter)]
+pub struct BranchedFilter {
+    /// The tenant.
+    #[field(flatten)]
+    pub tenant: TenantFilter,
+    /// Only the records of this branch.
+    #[field(rule = ID)]
+    pub branch_id: Option<BranchId>,
 }
 
 /// Sort direction.
@@ -134,10 +144,10 @@ impl ListQuery {
     ) -> ListQuery {
         let mut q = QueryReader::new(params, problems);
         let paginated = q.optional("paginated", &FLAG).unwrap_or(1) == 1;
-        let page = q.optional("page", &int(1, MAX_PAGE)).unwrap_or(1);
-        let mut per_page = q.optional("recordsPerPage", &int(1, MAX_PER_PAGE));
+        let page = q.optional("page", &PAGE).unwrap_or(1);
+        let mut per_page = q.optional("recordsPerPage", &PER_PAGE);
         for alias in per_page_aliases {
-            if let Some(n) = q.optional(alias, &int(1, MAX_PER_PAGE)) {
+            if let Some(n) = q.optional(alias, &PER_PAGE) {
                 per_page.get_or_insert(n);
             }
         }
@@ -152,12 +162,12 @@ impl ListQuery {
             }),
             None => default_sort,
         };
-        let direction = match q.optional("sortDirection", &OneOf(&["asc", "desc"])) {
+        let direction = match q.optional("sortDirection", &DIRECTION) {
             Some(d) if d == "desc" => Direction::Desc,
             _ => Direction::Asc,
         };
         let search = q
-            .optional("query", &text(0, MAX_QUERY_LENGTH))
+            .optional("query", &SEARCH)
             .filter(|s| !s.trim().is_empty());
         ListQuery {
             paginated,

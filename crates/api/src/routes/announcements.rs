@@ -4,11 +4,11 @@ use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
 use switchboard_db::announcements;
+use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::{AnnouncementId, TenantId};
 use switchboard_domain::list::Page;
 use switchboard_domain::records::announcement::{
-    Announcement, AnnouncementFields, AnnouncementFilter, CreateAnnouncement, IsoDate,
-    UpdateAnnouncement,
+    Announcement, CreateAnnouncement, IsoDate, UpdateAnnouncement,
 };
 use switchboard_domain::{Location, Problems};
 
@@ -20,14 +20,14 @@ use crate::{listing, tenancy};
 
 /// Lists the announcements in the caller's scope.
 #[utoipa::path(get, path = "/v2/admin/announcements/", tag = "announcements",
-    params(ListParams<AnnouncementFilter>),
+    params(ListParams<Announcement>),
     responses((status = 200, description = "A page of announcements", body = Page<Announcement>)))]
 pub async fn list(
     caller: Caller<AnnouncementsRead>,
     State(state): State<AppState>,
-    ListParams { query, filter }: ListParams<AnnouncementFilter>,
+    ListParams { query, filter }: ListParams<Announcement>,
 ) -> ApiResult<Response> {
-    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id).await?;
+    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id()).await?;
     let listing = announcements::list(&state.db, &caller.scope, &filter, &query).await?;
     Ok(listing::respond(listing, std::convert::identity))
 }
@@ -36,7 +36,7 @@ pub async fn list(
 async fn check_references(
     state: &AppState,
     tenant: TenantId,
-    fields: &AnnouncementFields,
+    fields: &UpdateAnnouncement,
 ) -> ApiResult<()> {
     tenancy::check_media_file(
         state,
@@ -70,12 +70,13 @@ async fn check_references(
 pub async fn create(
     caller: Caller<AnnouncementsWrite>,
     State(state): State<AppState>,
-    JsonBody(CreateAnnouncement(fields)): JsonBody<CreateAnnouncement>,
+    JsonBody(body): JsonBody<CreateAnnouncement>,
 ) -> ApiResult<Json<Announcement>> {
-    let tenant = tenancy::tenant_for_write(&state, &caller, fields.tenant_id).await?;
-    let branch = tenancy::branch_for_write(&state, &caller, tenant, fields.branch_id)
+    let tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
+    let branch = tenancy::branch_for_write(&state, &caller, tenant, body.branch_id)
         .await?
         .ok_or_else(|| ApiError::invalid(Location::Body, "branchId", "is required"))?;
+    let fields = UpdateAnnouncement::from(body);
     check_references(&state, tenant, &fields).await?;
     Ok(Json(
         announcements::create(&state.db, tenant, branch, fields).await?,
@@ -105,7 +106,7 @@ pub async fn update(
     caller: Caller<AnnouncementsWrite>,
     State(state): State<AppState>,
     PathId(id): PathId<AnnouncementId>,
-    JsonBody(UpdateAnnouncement(mut fields)): JsonBody<UpdateAnnouncement>,
+    JsonBody(mut fields): JsonBody<UpdateAnnouncement>,
 ) -> ApiResult<Json<Announcement>> {
     let current = announcements::get(&state.db, &caller.scope, id).await?;
     if fields.branch_id.is_some() {

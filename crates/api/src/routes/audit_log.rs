@@ -3,8 +3,10 @@
 
 use axum::extract::State;
 use axum::response::Response;
+use switchboard_domain::declare::DeclaredFilter;
+use switchboard_domain::ids::TenantId;
 use switchboard_domain::list::Page;
-use switchboard_domain::records::audit::{AuditEntry, AuditFilter};
+use switchboard_domain::records::audit::AuditEntry;
 
 use crate::auth::caller::{AuditLogRead, Caller};
 use crate::error::ApiResult;
@@ -15,11 +17,11 @@ use crate::{listing, tenancy};
 async fn list_entries(
     caller: Caller<AuditLogRead>,
     state: AppState,
-    ListParams { query, filter }: ListParams<AuditFilter>,
+    ListParams { query, filter }: ListParams<AuditEntry>,
 ) -> ApiResult<Response> {
-    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id).await?;
+    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id()).await?;
     for tenant in filter.tenant_ids.iter().flatten() {
-        tenancy::check_tenant_filter(&state, &caller, Some(*tenant)).await?;
+        tenancy::check_tenant_filter(&state, &caller, Some(TenantId(*tenant))).await?;
     }
     let listing = switchboard_db::audit::list(&state.db, &caller.scope, &filter, &query).await?;
     Ok(listing::respond(listing, std::convert::identity))
@@ -27,24 +29,24 @@ async fn list_entries(
 
 /// Lists audit entries, newest last unless sorted otherwise.
 #[utoipa::path(get, path = "/v2/admin/audit-log/", tag = "audit-log",
-    params(ListParams<AuditFilter>),
+    params(ListParams<AuditEntry>),
     responses((status = 200, description = "A page of audit entries", body = Page<AuditEntry>)))]
 pub async fn list(
     caller: Caller<AuditLogRead>,
     State(state): State<AppState>,
-    params: ListParams<AuditFilter>,
+    params: ListParams<AuditEntry>,
 ) -> ApiResult<Response> {
     list_entries(caller, state, params).await
 }
 
 /// The same list at the release notes' path.
 #[utoipa::path(get, path = "/admin/audit-log/", tag = "audit-log",
-    params(ListParams<AuditFilter>),
+    params(ListParams<AuditEntry>),
     responses((status = 200, description = "A page of audit entries", body = Page<AuditEntry>)))]
 pub async fn list_unversioned(
     caller: Caller<AuditLogRead>,
     State(state): State<AppState>,
-    params: ListParams<AuditFilter>,
+    params: ListParams<AuditEntry>,
 ) -> ApiResult<Response> {
     list_entries(caller, state, params).await
 }

@@ -14,9 +14,10 @@ use sha2::Digest;
 use switchboard_db::audit::NewEntry;
 use switchboard_db::sessions::{self, Rotation};
 use switchboard_db::{security, users};
+use switchboard_domain::declare::Body;
 use switchboard_domain::ids::{TenantId, UserId};
 use switchboard_domain::records::user::User;
-use switchboard_domain::validation::{FromBody, ObjectReader, Problems, text};
+use switchboard_domain::validation::text;
 use utoipa::ToSchema;
 
 use crate::audit::{self, now};
@@ -27,39 +28,18 @@ use crate::extract::JsonBody;
 use crate::state::AppState;
 
 /// The login body.
-#[derive(Debug, ToSchema)]
+#[derive(Debug, Body)]
 pub struct LoginRequest {
     /// The account's e-mail address (case-insensitive).
-    #[schema(min_length = 1, max_length = 254)]
+    #[field(rule = text(1, 254))]
     pub email: String,
     /// The account's password.
-    #[schema(min_length = 1, max_length = 1024)]
+    #[field(rule = text(1, 1024))]
     pub password: String,
     /// For accounts with multi-factor login: the current 6-digit code of the
     /// authenticator app, or one of the recovery codes.
-    #[schema(nullable = false, min_length = 1, max_length = 64)]
+    #[field(rule = text(1, 64))]
     pub otp: Option<String>,
-}
-
-impl FromBody for LoginRequest {
-    fn from_body(body: &Value) -> Result<Self, Problems> {
-        let mut problems = Problems::new();
-        let fields = ObjectReader::body(body, &mut problems).map(|mut r| {
-            (
-                r.required("email", &text(1, 254)),
-                r.required("password", &text(1, 1024)),
-                r.optional("otp", &text(1, 64)),
-            )
-        });
-        problems.finish(|| {
-            let (email, password, otp) = fields?;
-            Some(LoginRequest {
-                email: email?,
-                password: password?,
-                otp: otp.ok()?,
-            })
-        })
-    }
 }
 
 /// The login answer: the User record, a bearer access token and a refresh token.
@@ -95,25 +75,11 @@ pub struct RefreshResult {
 }
 
 /// A body carrying a refresh token.
-#[derive(Debug, ToSchema)]
-#[schema(rename_all = "camelCase")]
+#[derive(Debug, Body)]
 pub struct RefreshRequest {
     /// The refresh token from the login or the last refresh.
-    #[schema(min_length = 1, max_length = 512)]
+    #[field(rule = text(1, 512))]
     pub refresh_token: String,
-}
-
-impl FromBody for RefreshRequest {
-    fn from_body(body: &Value) -> Result<Self, Problems> {
-        let mut problems = Problems::new();
-        let token = ObjectReader::body(body, &mut problems)
-            .and_then(|mut r| r.required("refreshToken", &text(1, 512)));
-        problems.finish(|| {
-            Some(RefreshRequest {
-                refresh_token: token?,
-            })
-        })
-    }
 }
 
 /// The logout answer.

@@ -4,9 +4,10 @@ use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
 use switchboard_db::branches;
+use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::BranchId;
 use switchboard_domain::list::Page;
-use switchboard_domain::records::branch::{Branch, BranchFilter, CreateBranch, UpdateBranch};
+use switchboard_domain::records::branch::{Branch, CreateBranch, UpdateBranch};
 
 use crate::auth::caller::{BranchesRead, BranchesWrite, Caller};
 use crate::error::ApiResult;
@@ -16,14 +17,14 @@ use crate::{listing, tenancy};
 
 /// Lists the branches in the caller's scope.
 #[utoipa::path(get, path = "/v2/admin/branches/", tag = "branches",
-    params(ListParams<BranchFilter>),
+    params(ListParams<Branch>),
     responses((status = 200, description = "A page of branches", body = Page<Branch>)))]
 pub async fn list(
     caller: Caller<BranchesRead>,
     State(state): State<AppState>,
-    ListParams { query, filter }: ListParams<BranchFilter>,
+    ListParams { query, filter }: ListParams<Branch>,
 ) -> ApiResult<Response> {
-    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id).await?;
+    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id()).await?;
     let listing = branches::list(&state.db, &caller.scope, &filter, &query).await?;
     Ok(listing::respond(listing, std::convert::identity))
 }

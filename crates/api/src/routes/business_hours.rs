@@ -8,11 +8,12 @@ use axum::response::Response;
 use chrono::{SecondsFormat, Utc};
 use switchboard_db::business_hours;
 use switchboard_domain::Location;
+use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::{BusinessHourId, HolidayId, TenantId};
 use switchboard_domain::list::Page;
 use switchboard_domain::records::business_hour::{
-    BusinessHour, BusinessHourFilter, BusinessHourStatus, CreateBusinessHour, CreateHoliday,
-    Holiday, HolidayInput, HolidayRef, StatusQuery, UpdateBusinessHour, UpdateHoliday,
+    BusinessHour, BusinessHourStatus, CreateBusinessHour, CreateHoliday, Holiday, HolidayRef,
+    StatusQuery, UpdateBusinessHour, UpdateHoliday,
 };
 use switchboard_domain::schedule::{self, Reason};
 
@@ -24,14 +25,14 @@ use crate::{listing, tenancy};
 
 /// Lists the business hours in the caller's scope.
 #[utoipa::path(get, path = "/v2/admin/business-hours/", tag = "business-hours",
-    params(ListParams<BusinessHourFilter>),
+    params(ListParams<BusinessHour>),
     responses((status = 200, description = "A page of business hours", body = Page<BusinessHour>)))]
 pub async fn list(
     caller: Caller<BusinessHoursRead>,
     State(state): State<AppState>,
-    ListParams { query, filter }: ListParams<BusinessHourFilter>,
+    ListParams { query, filter }: ListParams<BusinessHour>,
 ) -> ApiResult<Response> {
-    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id).await?;
+    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id()).await?;
     let listing = business_hours::list(&state.db, &caller.scope, &filter, &query).await?;
     Ok(listing::respond(listing, std::convert::identity))
 }
@@ -41,7 +42,7 @@ async fn check_holiday_media(
     state: &AppState,
     tenant: TenantId,
     field: &str,
-    holidays: &[HolidayInput],
+    holidays: &[CreateHoliday],
 ) -> ApiResult<()> {
     for (index, holiday) in holidays.iter().enumerate() {
         let path = if field.is_empty() {
@@ -232,7 +233,7 @@ pub async fn add_holiday(
     caller: Caller<BusinessHoursWrite>,
     State(state): State<AppState>,
     PathId(id): PathId<BusinessHourId>,
-    JsonBody(CreateHoliday(holiday)): JsonBody<CreateHoliday>,
+    JsonBody(holiday): JsonBody<CreateHoliday>,
 ) -> ApiResult<Json<Holiday>> {
     let record = business_hours::get(&state.db, &caller.scope, id).await?;
     check_holiday_media(&state, record.tenant_id, "", std::slice::from_ref(&holiday)).await?;
@@ -292,8 +293,9 @@ pub async fn update_holiday(
     caller: Caller<BusinessHoursWrite>,
     State(state): State<AppState>,
     path: Result<Path<(String, String)>, axum::extract::rejection::PathRejection>,
-    JsonBody(UpdateHoliday(patch)): JsonBody<UpdateHoliday>,
+    JsonBody(update): JsonBody<UpdateHoliday>,
 ) -> ApiResult<Json<Holiday>> {
+    let patch = update.into_patch();
     let (owner, id) = holiday_path(path)?;
     let record = business_hours::get(&state.db, &caller.scope, owner).await?;
     tenancy::check_media_file(&state, record.tenant_id, "mediaFileId", patch.media_file_id).await?;

@@ -8,8 +8,9 @@ use axum::extract::{Path, State};
 use axum::response::Response;
 use switchboard_db::calls::{self, CallRow};
 use switchboard_domain::Location;
+use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::list::Page;
-use switchboard_domain::records::call::{CALL_ID, CallRecording, CallRecordingFilter};
+use switchboard_domain::records::call::{CALL_ID, CallRecording};
 use switchboard_domain::validation::{Raw, Rule};
 
 use crate::auth::caller::{CallRecordingsRead, CallRecordingsWrite, Caller};
@@ -45,14 +46,14 @@ fn call_id(path: Result<Path<String>, PathRejection>) -> ApiResult<String> {
 /// Lists recorded calls (a user sees its own calls only), newest first when sorted by
 /// `time` descending; `query` searches numbers, caller name and call id.
 #[utoipa::path(get, path = "/v2/admin/call-recordings/", tag = "call-recordings",
-    params(ListParams<CallRecordingFilter>),
+    params(ListParams<CallRecording>),
     responses((status = 200, description = "A page of call recordings", body = Page<CallRecording>)))]
 pub async fn list(
     caller: Caller<CallRecordingsRead>,
     State(state): State<AppState>,
-    ListParams { query, filter }: ListParams<CallRecordingFilter>,
+    ListParams { query, filter }: ListParams<CallRecording>,
 ) -> ApiResult<Response> {
-    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id).await?;
+    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id()).await?;
     let listing = calls::list_recordings(&state.db, &caller.scope, &filter, &query).await?;
     let presented = listing::map_async(listing, move |row| {
         let state = state.clone();

@@ -4,11 +4,10 @@ use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
 use switchboard_db::extensions;
+use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::ExtensionId;
 use switchboard_domain::list::Page;
-use switchboard_domain::records::extension::{
-    CreateExtension, Extension, ExtensionFilter, UpdateExtension,
-};
+use switchboard_domain::records::extension::{CreateExtension, Extension, UpdateExtension};
 
 use crate::auth::caller::{Caller, ExtensionsRead, ExtensionsWrite};
 use crate::error::ApiResult;
@@ -18,14 +17,14 @@ use crate::{listing, tenancy};
 
 /// Lists the extensions in the caller's scope.
 #[utoipa::path(get, path = "/v2/admin/extensions/", tag = "extensions",
-    params(ListParams<ExtensionFilter>),
+    params(ListParams<Extension>),
     responses((status = 200, description = "A page of extensions", body = Page<Extension>)))]
 pub async fn list(
     caller: Caller<ExtensionsRead>,
     State(state): State<AppState>,
-    ListParams { query, filter }: ListParams<ExtensionFilter>,
+    ListParams { query, filter }: ListParams<Extension>,
 ) -> ApiResult<Response> {
-    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id).await?;
+    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id()).await?;
     let listing = extensions::list(&state.db, &caller.scope, &filter, &query).await?;
     Ok(listing::respond(listing, std::convert::identity))
 }

@@ -14,7 +14,7 @@ use switchboard_db::{calls, traffic, voicemail};
 use switchboard_domain::Location;
 use switchboard_domain::records::call::{IngestCall, MAX_RECORDING_BYTES};
 use switchboard_domain::records::traffic::{IngestFax, IngestSms};
-use switchboard_domain::records::voicemail::{IngestVoicemail, IngestVoicemailBody};
+use switchboard_domain::records::voicemail::IngestVoicemail;
 use switchboard_domain::validation::FromBody;
 use switchboard_storage::audio;
 use utoipa::ToSchema;
@@ -159,9 +159,9 @@ impl IngestResult {
 #[allow(dead_code)]
 struct VoicemailPush {
     /// The message's fields (JSON).
-    message: IngestVoicemailBody,
+    message: IngestVoicemail,
     /// Its audio: WAV, MP3 or Ogg.
-    #[schema(format = Binary, content_media_type = "application/octet-stream")]
+    #[schema(value_type = Option<String>, format = Binary, content_media_type = "application/octet-stream")]
     audio: Option<Vec<u8>>,
 }
 
@@ -170,9 +170,9 @@ struct VoicemailPush {
 #[allow(dead_code)]
 struct CallPush {
     /// The call report (JSON).
-    call: switchboard_domain::records::call::IngestCallBody,
+    call: IngestCall,
     /// Its recording: WAV (transcoded to MP3) or MP3.
-    #[schema(format = Binary, content_media_type = "application/octet-stream")]
+    #[schema(value_type = Option<String>, format = Binary, content_media_type = "application/octet-stream")]
     recording: Option<Vec<u8>>,
 }
 
@@ -198,8 +198,9 @@ pub async fn voicemail(
         MAX_VOICEMAIL_AUDIO_BYTES,
     )
     .await?;
-    let IngestVoicemail(mut message) =
-        IngestVoicemail::from_body(&pushed.fields).map_err(ApiError::validation)?;
+    let mut message = IngestVoicemail::from_body(&pushed.fields)
+        .map_err(ApiError::validation)?
+        .into_new();
     message.tenant = tenancy::tenant_for_write(&state, &caller, Some(message.tenant)).await?;
     let known = voicemail::exists(
         &state.db,
@@ -244,8 +245,9 @@ pub async fn call(
     request: Request,
 ) -> ApiResult<Json<IngestResult>> {
     let pushed = read_pushed(request, &state, "call", "recording", MAX_RECORDING_BYTES).await?;
-    let IngestCall(mut report) =
-        IngestCall::from_body(&pushed.fields).map_err(ApiError::validation)?;
+    let mut report = IngestCall::from_body(&pushed.fields)
+        .map_err(ApiError::validation)?
+        .into_report();
     report.tenant = tenancy::tenant_for_write(&state, &caller, Some(report.tenant)).await?;
     let known = calls::find(&state.db, report.tenant, &report.unique_id).await?;
     let has_recording = known.as_ref().is_some_and(|c| c.recording_key.is_some());

@@ -4,9 +4,10 @@ use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
 use switchboard_db::ivrs;
+use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::IvrId;
 use switchboard_domain::list::Page;
-use switchboard_domain::records::ivr::{CreateIvr, Ivr, IvrFilter, UpdateIvr};
+use switchboard_domain::records::ivr::{CreateIvr, Ivr, UpdateIvr};
 
 use crate::auth::caller::{Caller, IvrsRead, IvrsWrite};
 use crate::error::ApiResult;
@@ -16,14 +17,14 @@ use crate::{listing, tenancy};
 
 /// Lists the IVRs in the caller's scope.
 #[utoipa::path(get, path = "/v2/admin/ivrs/", tag = "ivrs",
-    params(ListParams<IvrFilter>),
+    params(ListParams<Ivr>),
     responses((status = 200, description = "A page of IVRs", body = Page<Ivr>)))]
 pub async fn list(
     caller: Caller<IvrsRead>,
     State(state): State<AppState>,
-    ListParams { query, filter }: ListParams<IvrFilter>,
+    ListParams { query, filter }: ListParams<Ivr>,
 ) -> ApiResult<Response> {
-    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id).await?;
+    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id()).await?;
     let listing = ivrs::list(&state.db, &caller.scope, &filter, &query).await?;
     Ok(listing::respond(listing, std::convert::identity))
 }

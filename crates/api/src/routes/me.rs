@@ -7,9 +7,10 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use switchboard_db::audit::NewEntry;
 use switchboard_db::{security, users};
+use switchboard_domain::declare::Body;
 use switchboard_domain::ids::{TenantId, UserId};
 use switchboard_domain::records::user::{PASSWORD, User};
-use switchboard_domain::validation::{Chars, FromBody, ObjectReader, Problems, text};
+use switchboard_domain::validation::{Chars, text};
 use switchboard_domain::{Location, Principal};
 use utoipa::ToSchema;
 
@@ -22,34 +23,14 @@ use crate::extract::JsonBody;
 use crate::state::AppState;
 
 /// The body of `PATCH /v2/users/me/password`.
-#[derive(Debug, ToSchema)]
-#[schema(rename_all = "camelCase")]
+#[derive(Debug, Body)]
 pub struct ChangePassword {
     /// The current password.
-    #[schema(min_length = 1, max_length = 1024)]
+    #[field(rule = text(1, 1024))]
     pub old_password: String,
     /// The new password: 12 to 128 characters, not a common one, not the current one.
-    #[schema(min_length = 12, max_length = 128)]
+    #[field(rule = PASSWORD)]
     pub new_password: String,
-}
-
-impl FromBody for ChangePassword {
-    fn from_body(body: &Value) -> Result<Self, Problems> {
-        let mut problems = Problems::new();
-        let fields = ObjectReader::body(body, &mut problems).map(|mut r| {
-            (
-                r.required("oldPassword", &text(1, 1024)),
-                r.required("newPassword", &PASSWORD),
-            )
-        });
-        problems.finish(|| {
-            let (old, new) = fields?;
-            Some(ChangePassword {
-                old_password: old?,
-                new_password: new?,
-            })
-        })
-    }
 }
 
 /// The answer to a password change.
@@ -63,32 +44,11 @@ pub struct PasswordChanged {
 }
 
 /// A body carrying the account's password, to confirm a sensitive change.
-#[derive(Debug, ToSchema)]
+#[derive(Debug, Body)]
 pub struct ConfirmPassword {
     /// The account's current password.
-    #[schema(min_length = 1, max_length = 1024)]
+    #[field(rule = text(1, 1024))]
     pub password: String,
-}
-
-impl FromBody for ConfirmPassword {
-    fn from_body(body: &Value) -> Result<Self, Problems> {
-        let mut problems = Problems::new();
-        let password = ObjectReader::body(body, &mut problems)
-            .and_then(|mut r| r.required("password", &text(1, 1024)));
-        problems.finish(|| {
-            Some(ConfirmPassword {
-                password: password?,
-            })
-        })
-    }
-}
-
-/// A body carrying a one-time code.
-#[derive(Debug, ToSchema)]
-pub struct ConfirmCode {
-    /// The 6-digit code the authenticator app shows now.
-    #[schema(pattern = "^[0-9]{6}$")]
-    pub code: String,
 }
 
 /// A TOTP code: exactly six digits.
@@ -97,15 +57,15 @@ const SIX_DIGITS: Chars = Chars {
     max: 6,
     pattern: "^[0-9]{6}$",
     allowed: |c| c.is_ascii_digit(),
+    sample: "123456",
 };
 
-impl FromBody for ConfirmCode {
-    fn from_body(body: &Value) -> Result<Self, Problems> {
-        let mut problems = Problems::new();
-        let code = ObjectReader::body(body, &mut problems)
-            .and_then(|mut r| r.required("code", &SIX_DIGITS));
-        problems.finish(|| Some(ConfirmCode { code: code? }))
-    }
+/// A body carrying a one-time code.
+#[derive(Debug, Body)]
+pub struct ConfirmCode {
+    /// The 6-digit code the authenticator app shows now.
+    #[field(rule = SIX_DIGITS)]
+    pub code: String,
 }
 
 /// A TOTP enrolment: shown once.

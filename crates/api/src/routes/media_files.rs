@@ -9,12 +9,13 @@ use axum::http::{HeaderMap, header};
 use axum::response::Response;
 use chrono::{SecondsFormat, Utc};
 use switchboard_db::media_files::{self, MediaFileRow, NewMediaFile};
+use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::{MediaFileId, TenantId};
 use switchboard_domain::list::Page;
 use switchboard_domain::records::NAME;
 use switchboard_domain::records::media_file::{
-    LANGUAGE, MediaFile, MediaFileFields, MediaFileFilter, MediaFileUpload, TEXT, UpdateMediaFile,
-    check_exclusive, parse_multilingual_form,
+    LANGUAGE, MediaFile, MediaFileFields, MediaFileUpload, TEXT, UpdateMediaFile, check_exclusive,
+    parse_multilingual_form,
 };
 use switchboard_domain::validation::{ID, Raw, Rule};
 use switchboard_domain::{Location, Problems};
@@ -52,14 +53,14 @@ pub async fn present(state: &AppState, row: MediaFileRow) -> ApiResult<MediaFile
 
 /// Lists the media files in the caller's scope.
 #[utoipa::path(get, path = "/v2/admin/media-files/", tag = "media-files",
-    params(ListParams<MediaFileFilter>),
+    params(ListParams<MediaFile>),
     responses((status = 200, description = "A page of media files", body = Page<MediaFile>)))]
 pub async fn list(
     caller: Caller<MediaFilesRead>,
     State(state): State<AppState>,
-    ListParams { query, filter }: ListParams<MediaFileFilter>,
+    ListParams { query, filter }: ListParams<MediaFile>,
 ) -> ApiResult<Response> {
-    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id).await?;
+    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id()).await?;
     let listing = media_files::list(&state.db, &caller.scope, &filter, &query).await?;
     let presented = listing::map_async(listing, move |row| {
         let state = state.clone();
@@ -256,8 +257,9 @@ pub async fn update(
     caller: Caller<MediaFilesWrite>,
     State(state): State<AppState>,
     PathId(id): PathId<MediaFileId>,
-    JsonBody(UpdateMediaFile(mut fields)): JsonBody<UpdateMediaFile>,
+    JsonBody(body): JsonBody<UpdateMediaFile>,
 ) -> ApiResult<Json<MediaFile>> {
+    let mut fields = MediaFileFields::from(body);
     // `text` and `multilingualText` exclude each other: setting one clears the other.
     if matches!(fields.text, Some(Some(_))) && fields.multilingual_text.is_none() {
         fields.multilingual_text = Some(None);

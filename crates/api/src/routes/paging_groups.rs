@@ -4,10 +4,11 @@ use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
 use switchboard_db::paging_groups;
+use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::PagingGroupId;
 use switchboard_domain::list::Page;
 use switchboard_domain::records::paging_group::{
-    CreatePagingGroup, PagingGroup, PagingGroupFilter, UpdatePagingGroup,
+    CreatePagingGroup, PagingGroup, UpdatePagingGroup,
 };
 
 use crate::auth::caller::{Caller, PagingGroupsRead, PagingGroupsWrite};
@@ -18,14 +19,14 @@ use crate::{listing, tenancy};
 
 /// Lists the paging groups in the caller's scope, with their members.
 #[utoipa::path(get, path = "/v2/admin/paging-groups/", tag = "paging-groups",
-    params(ListParams<PagingGroupFilter>),
+    params(ListParams<PagingGroup>),
     responses((status = 200, description = "A page of paging groups", body = Page<PagingGroup>)))]
 pub async fn list(
     caller: Caller<PagingGroupsRead>,
     State(state): State<AppState>,
-    ListParams { query, filter }: ListParams<PagingGroupFilter>,
+    ListParams { query, filter }: ListParams<PagingGroup>,
 ) -> ApiResult<Response> {
-    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id).await?;
+    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id()).await?;
     let listing = paging_groups::list(&state.db, &caller.scope, &filter, &query).await?;
     Ok(listing::respond(listing, std::convert::identity))
 }

@@ -6,7 +6,7 @@ use axum::response::Response;
 use switchboard_db::partners;
 use switchboard_domain::ids::PartnerId;
 use switchboard_domain::list::Page;
-use switchboard_domain::records::partner::{CreatePartner, Partner, PartnerFilter, UpdatePartner};
+use switchboard_domain::records::partner::{CreatePartner, Partner, UpdatePartner};
 
 use crate::auth::caller::{Caller, PartnersRead, PartnersWrite};
 use crate::error::ApiResult;
@@ -16,12 +16,12 @@ use crate::state::AppState;
 
 /// Lists the partners in the caller's scope.
 #[utoipa::path(get, path = "/v2/admin/partners/", tag = "partners",
-    params(ListParams<PartnerFilter>),
+    params(ListParams<Partner>),
     responses((status = 200, description = "A page of partners", body = Page<Partner>)))]
 pub async fn list(
     caller: Caller<PartnersRead>,
     State(state): State<AppState>,
-    ListParams { query, .. }: ListParams<PartnerFilter>,
+    ListParams { query, .. }: ListParams<Partner>,
 ) -> ApiResult<Response> {
     let listing = partners::list(&state.db, &caller.scope, &query).await?;
     Ok(listing::respond(listing, std::convert::identity))

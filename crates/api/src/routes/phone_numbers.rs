@@ -6,10 +6,11 @@ use axum::extract::State;
 use axum::response::Response;
 use switchboard_db::phone_numbers;
 use switchboard_domain::Location;
+use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::list::Page;
 use switchboard_domain::records::phone_number::{
-    CreatePhoneNumber, PhoneNumber, PhoneNumberFilter, PhoneNumberSettings, UpdatePhoneNumber,
+    CreatePhoneNumber, PhoneNumber, PhoneNumberSettings, UpdatePhoneNumber,
 };
 
 use crate::audit::now;
@@ -54,14 +55,14 @@ async fn check_references(
 /// Lists phone numbers with the filters of CONTRACT §6 (`resultsPerPage` is an alias of
 /// `recordsPerPage`); `query` searches number, comment name and CNAM.
 #[utoipa::path(get, path = "/v2/admin/phone-numbers/", tag = "phone-numbers",
-    params(ListParams<PhoneNumberFilter>),
+    params(ListParams<PhoneNumber>),
     responses((status = 200, description = "A page of phone numbers", body = Page<PhoneNumber>)))]
 pub async fn list(
     caller: Caller<PhoneNumbersRead>,
     State(state): State<AppState>,
-    ListParams { query, filter }: ListParams<PhoneNumberFilter>,
+    ListParams { query, filter }: ListParams<PhoneNumber>,
 ) -> ApiResult<Response> {
-    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id).await?;
+    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id()).await?;
     let listing = phone_numbers::list(&state.db, &caller.scope, &filter, &query).await?;
     Ok(listing::respond(listing, std::convert::identity))
 }
@@ -105,7 +106,7 @@ pub async fn update(
     caller: Caller<PhoneNumbersWrite>,
     State(state): State<AppState>,
     PathId(PhoneNumberId(id)): PathId<PhoneNumberId>,
-    JsonBody(UpdatePhoneNumber(mut settings)): JsonBody<UpdatePhoneNumber>,
+    JsonBody(UpdatePhoneNumber { mut settings }): JsonBody<UpdatePhoneNumber>,
 ) -> ApiResult<Json<PhoneNumber>> {
     let current = phone_numbers::get(&state.db, &caller.scope, id).await?;
     check_references(&state, &caller, TenantId(current.tenant_id), &mut settings).await?;

@@ -6,7 +6,7 @@ use axum::response::Response;
 use switchboard_db::{partners, tenants};
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::list::Page;
-use switchboard_domain::records::tenant::{CreateTenant, Tenant, TenantFilter, UpdateTenant};
+use switchboard_domain::records::tenant::{CreateTenant, Tenant, UpdateTenant};
 use switchboard_domain::{Location, Principal, Scope};
 
 use crate::auth::caller::{Caller, TenantsRead, TenantsWrite};
@@ -17,12 +17,12 @@ use crate::state::AppState;
 
 /// Lists the tenants in the caller's scope.
 #[utoipa::path(get, path = "/v2/admin/tenants/", tag = "tenants",
-    params(ListParams<TenantFilter>),
+    params(ListParams<Tenant>),
     responses((status = 200, description = "A page of tenants", body = Page<Tenant>)))]
 pub async fn list(
     caller: Caller<TenantsRead>,
     State(state): State<AppState>,
-    ListParams { query, filter }: ListParams<TenantFilter>,
+    ListParams { query, filter }: ListParams<Tenant>,
 ) -> ApiResult<Response> {
     if let (Scope::Partner(own), Some(p)) = (caller.scope, filter.partner_id)
         && own != p

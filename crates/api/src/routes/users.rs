@@ -7,9 +7,10 @@ use axum::extract::State;
 use axum::response::Response;
 use switchboard_db::users::{self, UserWrite};
 use switchboard_db::{extensions, tenants};
+use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::{BranchId, ExtensionId, PartnerId, TenantId, UserId};
 use switchboard_domain::list::Page;
-use switchboard_domain::records::user::{CreateUser, UpdateUser, User, UserAccount, UserFilter};
+use switchboard_domain::records::user::{CreateUser, UpdateUser, User, UserAccount};
 use switchboard_domain::{Location, Permission, Principal, Role, Scope};
 
 use crate::auth::caller::{Caller, UsersRead, UsersWrite};
@@ -20,14 +21,14 @@ use crate::{listing, tenancy};
 
 /// Lists the users in the caller's scope.
 #[utoipa::path(get, path = "/v2/admin/users/", tag = "users",
-    params(ListParams<UserFilter>),
+    params(ListParams<User>),
     responses((status = 200, description = "A page of users", body = Page<User>)))]
 pub async fn list(
     caller: Caller<UsersRead>,
     State(state): State<AppState>,
-    ListParams { query, filter }: ListParams<UserFilter>,
+    ListParams { query, filter }: ListParams<User>,
 ) -> ApiResult<Response> {
-    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id).await?;
+    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id()).await?;
     let listing = users::list(&state.db, &caller.scope, &filter, &query).await?;
     let viewer = caller.user_id;
     Ok(listing::respond(listing, move |user: User| {

@@ -7,9 +7,8 @@ use axum::extract::State;
 use axum::response::Response;
 use serde_json::Map;
 use switchboard_db::voicemail::{self, VoicemailRow};
-use switchboard_domain::records::voicemail::{
-    UpdateVoicemail, VoicemailFilter, VoicemailMessage, VoicemailStats,
-};
+use switchboard_domain::declare::DeclaredFilter;
+use switchboard_domain::records::voicemail::{UpdateVoicemail, VoicemailMessage, VoicemailStats};
 
 use crate::auth::caller::{Caller, VoicemailRead, VoicemailWrite};
 use crate::error::{ApiError, ApiResult};
@@ -68,14 +67,14 @@ struct VoicemailPage {
 /// CONTRACT §6; `query` searches caller id and message id; `stats=1` adds counts over the
 /// whole filter.
 #[utoipa::path(get, path = "/v2/admin/voicemail-messages/", tag = "voicemail",
-    params(ListParams<VoicemailFilter>),
+    params(ListParams<VoicemailMessage>),
     responses((status = 200, description = "A page of voicemail messages", body = VoicemailPage)))]
 pub async fn list(
     caller: Caller<VoicemailRead>,
     State(state): State<AppState>,
-    ListParams { query, filter }: ListParams<VoicemailFilter>,
+    ListParams { query, filter }: ListParams<VoicemailMessage>,
 ) -> ApiResult<Response> {
-    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id).await?;
+    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id()).await?;
     let (listing, stats) = voicemail::list(&state.db, &caller.scope, &filter, &query).await?;
     let mut extra = Map::new();
     if let Some(stats) = stats {

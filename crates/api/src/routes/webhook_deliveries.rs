@@ -12,7 +12,7 @@ use switchboard_domain::ids::TenantId;
 use switchboard_domain::list::Page;
 use switchboard_domain::records::webhook::{HUBSPOT, HUBSPOT_EVENTS};
 use switchboard_domain::records::webhook_delivery::{
-    Delivery, DeliveryAttempt, DeliveryFilter, PENDING, sample_data,
+    Delivery, DeliveryAttempt, PENDING, sample_data,
 };
 
 use crate::audit::now;
@@ -70,13 +70,13 @@ fn present((row, attempts): (DeliveryRow, Vec<AttemptRow>)) -> Delivery {
 /// Lists a webhook's deliveries, each with its attempts.
 #[utoipa::path(get, path = "/v2/webhooks/{id}/deliveries", tag = "webhooks",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Webhook id"),
-           ListParams<DeliveryFilter>),
+           ListParams<Delivery>),
     responses((status = 200, description = "A page of deliveries", body = Page<Delivery>)))]
 pub async fn list(
     caller: Caller<WebhooksRead>,
     State(state): State<AppState>,
     PathId(WebhookId(id)): PathId<WebhookId>,
-    ListParams { query, filter }: ListParams<DeliveryFilter>,
+    ListParams { query, filter }: ListParams<Delivery>,
 ) -> ApiResult<Response> {
     // A webhook outside the caller's scope is a 404, not an empty list.
     webhooks::get(&state.db, &caller.scope, id).await?;

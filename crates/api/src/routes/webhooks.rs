@@ -12,11 +12,12 @@ use chrono::SecondsFormat;
 use rand::RngCore;
 use switchboard_db::audit::NewEntry;
 use switchboard_db::webhooks::{self, WebhookRow, WebhookWrite};
+use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::list::Page;
 use switchboard_domain::records::webhook::{
     CreateWebhook, MASK, SigningSecret, TYPES, UpdateWebhook, Webhook, WebhookCreated,
-    WebhookFields, WebhookFilter, WebhookType,
+    WebhookFields, WebhookType,
 };
 
 use crate::audit::{self, now};
@@ -125,14 +126,14 @@ pub async fn list_types(_caller: Caller) -> Json<Vec<WebhookType>> {
 
 /// Lists the webhooks in the caller's scope.
 #[utoipa::path(get, path = "/v2/webhooks/", tag = "webhooks",
-    params(ListParams<WebhookFilter>),
+    params(ListParams<Webhook>),
     responses((status = 200, description = "A page of webhooks", body = Page<Webhook>)))]
 pub async fn list(
     caller: Caller<WebhooksRead>,
     State(state): State<AppState>,
-    ListParams { query, filter }: ListParams<WebhookFilter>,
+    ListParams { query, filter }: ListParams<Webhook>,
 ) -> ApiResult<Response> {
-    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id).await?;
+    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id()).await?;
     let listing = webhooks::list(&state.db, &caller.scope, &filter, &query).await?;
     Ok(listing::respond(listing, present))
 }
@@ -144,8 +145,9 @@ pub async fn list(
 pub async fn create(
     caller: Caller<WebhooksWrite>,
     State(state): State<AppState>,
-    JsonBody(CreateWebhook(fields)): JsonBody<CreateWebhook>,
+    JsonBody(body): JsonBody<CreateWebhook>,
 ) -> ApiResult<Json<WebhookCreated>> {
+    let fields = WebhookFields::from(body);
     let tenant = tenancy::tenant_for_write(&state, &caller, fields.tenant_id).await?;
     let secret = new_secret();
     let sealed = state.sealer.seal(secret.as_bytes());
@@ -181,8 +183,9 @@ pub async fn update(
     State(state): State<AppState>,
     ClientAddress(address): ClientAddress,
     PathId(WebhookId(id)): PathId<WebhookId>,
-    JsonBody(UpdateWebhook(fields)): JsonBody<UpdateWebhook>,
+    JsonBody(body): JsonBody<UpdateWebhook>,
 ) -> ApiResult<Json<Webhook>> {
+    let fields = WebhookFields::from(body);
     let before = webhooks::get(&state.db, &caller.scope, id).await?;
     let write = WebhookWrite {
         enable: true,

@@ -1,19 +1,20 @@
 //! Announcements: a media file played on the IVRs it is attached to, while active and
 //! between its start and end dates.
 
-use std::collections::HashMap;
-
-use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
+use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Value, json};
 use utoipa::ToSchema;
+use utoipa::openapi::schema::{OneOfBuilder, Schema};
 
 use super::NAME;
 use super::business_hour::BranchRef;
+use crate::declare::{Body, Filter, Listed};
 use crate::ids::{AnnouncementId, BranchId, MediaFileId, TenantId};
-use crate::list::{FilterDoc, FilterKind, ListSpec, SortField};
+use crate::list::BranchedFilter;
 use crate::validation::{
-    FLAG, FromBody, FromQuery, ID, ObjectReader, Problems, QueryReader, Raw, Rule, int, text,
+    Date, FLAG, ID, Instant, Int, ListOf, Nested, ObjectReader, Raw, Rule, Switch, Text, as_str,
+    int, list_of, nested, text,
 };
 
 /// The attached media file, resolved.
@@ -44,8 +45,9 @@ pub struct AnnouncementIvr {
 }
 
 /// An announcement, as the spec.
-#[derive(Clone, Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, ToSchema, Listed)]
 #[serde(rename_all = "camelCase")]
+#[list(sort(id, name, start_date, end_date, active), filter = AnnouncementFilter, table = "a", search("name", "description"))]
 pub struct Announcement {
     /// The announcement's id.
     pub id: AnnouncementId,
@@ -77,7 +79,7 @@ pub struct IsoDate;
 impl IsoDate {
     /// The instant a normalised value starts at (dates at 00:00 UTC), for ordering.
     pub fn instant(text: &str) -> Option<DateTime<Utc>> {
-        if let Ok(date) = NaiveDate::parse_from_str(text, "%Y-%m-%d") {
+        if let Some(date) = Date::parse(text) {
             return date.and_hms_opt(0, 0, 0).map(|t| t.and_utc());
         }
         DateTime::parse_from_rfc3339(text)
@@ -89,13 +91,8 @@ impl IsoDate {
 impl Rule for IsoDate {
     type Output = String;
     fn check(&self, raw: Raw<'_>) -> Result<String, String> {
-        let text = match raw {
-            Raw::Json(Value::String(s)) => s.as_str(),
-            Raw::Text(s) => s,
-            Raw::Json(_) => return Err("must be a string".into()),
-        };
-        let is_date = text.len() == 10 && NaiveDate::parse_from_str(text, "%Y-%m-%d").is_ok();
-        if is_date {
+        let text = as_str(raw)?;
+        if Date::parse(text).is_some() {
             return Ok(text.to_owned());
         }
         DateTime::parse_from_rfc3339(text)
@@ -107,233 +104,185 @@ impl Rule for IsoDate {
                 "must be an ISO 8601 date (2026-12-24) or date-time (2026-12-24T09:00:00Z)".into()
             })
     }
+    fn schema(&self) -> Schema {
+        OneOfBuilder::new()
+            .item(Rule::schema(&Date))
+            .item(Rule::schema(&Instant))
+            .into()
+    }
+    fn example(&self) -> Value {
+        json!("2026-12-24")
+    }
 }
 
 /// An IVR to attach, as sent: `{id, order?}`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Body)]
 pub struct IvrLink {
-    /// The IVR's id.
-    pub id: i64,
-    /// Position (defaults to the array position, from 1).
-    pub order: i64,
-}
-
-/// An IVR to attach, for the API document.
-#[derive(Clone, Debug, ToSchema)]
-pub struct IvrLinkBody {
     /// The IVR's id, of the same tenant.
-    #[schema(minimum = 1)]
+    #[field(rule = ID)]
     pub id: i64,
-    /// Position among the announcement's IVRs (defaults to the array position).
-    #[schema(nullable = false, minimum = 0, maximum = 1000000)]
+    /// Position among the announcement's IVRs (defaults to the array position, from 1).
+    #[field(rule = POSITION)]
     pub order: Option<i64>,
 }
 
-/// The announcement body, for the API document.
-#[derive(Clone, Debug, ToSchema)]
-#[schema(rename_all = "camelCase")]
-pub struct AnnouncementBody {
-    /// The owning tenant; tenant-scoped callers may omit it.
-    #[schema(nullable = false, minimum = 1)]
-    pub tenant_id: Option<i64>,
-    /// The branch, of the same tenant (required on create, except for branch admins).
-    #[schema(nullable = false, minimum = 1)]
-    pub branch_id: Option<i64>,
-    /// Its name (required on create).
-    #[schema(nullable = false, min_length = 1, max_length = 255)]
-    pub name: Option<String>,
-    /// What it is for (default empty).
-    #[schema(nullable = false, max_length = 2000)]
-    pub description: Option<String>,
-    /// The media file it plays, of the same tenant (required on create).
-    #[schema(nullable = false, minimum = 1)]
-    pub media_file_id: Option<i64>,
-    /// 1 active (default), 0 inactive.
-    #[schema(nullable = false, minimum = 0, maximum = 1)]
-    pub active: Option<i64>,
-    /// ISO 8601 date or date-time (required on create).
-    #[schema(nullable = false)]
-    pub start_date: Option<String>,
-    /// ISO 8601 date or date-time after `startDate` (required on create).
-    #[schema(nullable = false)]
-    pub end_date: Option<String>,
-    /// The IVRs to attach (replace the current ones when sent).
-    #[schema(nullable = false)]
-    pub ivrs: Option<Vec<IvrLinkBody>>,
+impl IvrLink {
+    /// The link's position: as sent, else its place in the list (from 1).
+    pub fn position(&self, index: usize) -> i64 {
+        self.order
+            .unwrap_or_else(|| i64::try_from(index).map_or(i64::MAX, |i| i + 1))
+    }
 }
 
-/// An announcement body, parsed: every field optional (a create checks the required ones).
-#[derive(Clone, Debug, Default)]
-pub struct AnnouncementFields {
-    /// Tenant.
-    pub tenant_id: Option<TenantId>,
-    /// Branch.
-    pub branch_id: Option<BranchId>,
-    /// Name.
-    pub name: Option<String>,
-    /// Description.
-    pub description: Option<String>,
-    /// Media file.
-    pub media_file_id: Option<MediaFileId>,
-    /// Active flag.
-    pub active: Option<i64>,
-    /// Start.
-    pub start_date: Option<String>,
-    /// End.
-    pub end_date: Option<String>,
-    /// IVRs.
-    pub ivrs: Option<Vec<IvrLink>>,
-}
+/// A position in an ordered list.
+const POSITION: Int = int(0, 1_000_000);
+/// What an announcement is for.
+const DESCRIPTION: Text = text(0, 2000);
+/// The IVRs of an announcement.
+const IVR_LINKS: ListOf<Nested<IvrLink>> = list_of(nested::<IvrLink>(), 0, 1000);
 
-fn read(body: &Value, create: bool) -> Result<AnnouncementFields, Problems> {
-    let mut problems = Problems::new();
-    let fields = ObjectReader::body(body, &mut problems).and_then(|mut r| {
-        let tenant = r.optional("tenantId", &ID);
-        let branch = r.optional("branchId", &ID);
-        let name = r.required_if(create, "name", &NAME);
-        let description = r.optional("description", &text(0, 2000));
-        let media = r.required_if(create, "mediaFileId", &ID);
-        let active = r.optional("active", &FLAG);
-        let start = r.required_if(create, "startDate", &IsoDate);
-        let end = r.required_if(create, "endDate", &IsoDate);
-        let ivrs = {
-            let mut position = 0;
-            let mut seen = std::collections::HashSet::new();
-            r.objects("ivrs", |item| {
-                position += 1;
-                let id = item.required("id", &ID);
-                let order = item.optional("order", &int(0, 1_000_000));
-                let id = id?;
-                if !seen.insert(id) {
-                    item.problem("id", "is listed twice");
-                    return None;
-                }
-                Some(IvrLink {
-                    id,
-                    order: order.ok()?.unwrap_or(position),
-                })
-            })
-        };
-        if let (Ok(Some(start)), Ok(Some(end))) = (&start, &end)
-            && IsoDate::instant(end) <= IsoDate::instant(start)
-        {
-            r.problem("endDate", "must be after startDate");
+/// Refuses an IVR listed twice and an end that is not after the start, the rules across
+/// fields no schema states.
+fn check_links_and_dates(
+    ivrs: Option<&[IvrLink]>,
+    start: Option<&str>,
+    end: Option<&str>,
+    r: &mut ObjectReader<'_>,
+) -> bool {
+    let before = r.problem_count();
+    let mut seen = std::collections::HashSet::new();
+    for (index, link) in ivrs.unwrap_or_default().iter().enumerate() {
+        if !seen.insert(link.id) {
+            r.problem_at(&format!("ivrs/{index}/id"), "is listed twice");
         }
-        Some(AnnouncementFields {
-            tenant_id: tenant.ok()?.map(TenantId),
-            branch_id: branch.ok()?.map(BranchId),
-            name: name.ok()?,
-            description: description.ok()?,
-            media_file_id: media.ok()?.map(MediaFileId),
-            active: active.ok()?,
-            start_date: start.ok()?,
-            end_date: end.ok()?,
-            ivrs: ivrs.ok()?,
-        })
-    });
-    problems.finish(|| fields)
+    }
+    if let (Some(start), Some(end)) = (start, end)
+        && IsoDate::instant(end) <= IsoDate::instant(start)
+    {
+        r.problem("endDate", "must be after startDate");
+    }
+    r.problem_count() == before
 }
 
 /// The body of `POST /v2/admin/announcements/`.
-#[derive(Clone, Debug)]
-pub struct CreateAnnouncement(pub AnnouncementFields);
+#[derive(Clone, Debug, Body)]
+#[body(check = CreateAnnouncement::check, example = CreateAnnouncement::example_body)]
+pub struct CreateAnnouncement {
+    /// The owning tenant; tenant-scoped callers may omit it.
+    #[field(rule = ID)]
+    pub tenant_id: Option<TenantId>,
+    /// The branch, of the same tenant; required unless the caller is a branch admin, whose
+    /// own branch it then is.
+    #[field(rule = ID)]
+    pub branch_id: Option<BranchId>,
+    /// Its name.
+    #[field(rule = NAME)]
+    pub name: String,
+    /// What it is for (default empty).
+    #[field(rule = DESCRIPTION, default = String::new())]
+    pub description: String,
+    /// The media file it plays, of the same tenant.
+    #[field(rule = ID)]
+    pub media_file_id: MediaFileId,
+    /// 1 active (default), 0 inactive.
+    #[field(rule = FLAG, default = 1)]
+    pub active: i64,
+    /// ISO 8601 date or date-time.
+    #[field(rule = IsoDate)]
+    pub start_date: String,
+    /// ISO 8601 date or date-time after `startDate`.
+    #[field(rule = IsoDate)]
+    pub end_date: String,
+    /// The IVRs to attach, each once.
+    #[field(rule = IVR_LINKS, default = Vec::new())]
+    pub ivrs: Vec<IvrLink>,
+}
 
-/// The body of `PATCH /v2/admin/announcements/{id}`.
-#[derive(Clone, Debug)]
-pub struct UpdateAnnouncement(pub AnnouncementFields);
+impl CreateAnnouncement {
+    fn check(&self, r: &mut ObjectReader<'_>) -> bool {
+        check_links_and_dates(
+            Some(&self.ivrs),
+            Some(&self.start_date),
+            Some(&self.end_date),
+            r,
+        )
+    }
 
-impl FromBody for CreateAnnouncement {
-    fn from_body(body: &Value) -> Result<Self, Problems> {
-        read(body, true).map(CreateAnnouncement)
+    fn example_body() -> Value {
+        json!({"tenantId": 1, "branchId": 1, "name": "Holiday closure", "mediaFileId": 1,
+               "startDate": "2026-12-24", "endDate": "2026-12-27", "ivrs": [{"id": 1}]})
     }
 }
 
-impl FromBody for UpdateAnnouncement {
-    fn from_body(body: &Value) -> Result<Self, Problems> {
-        if body.get("tenantId").is_some() {
-            let mut problems = Problems::new();
-            problems.add(crate::Location::Body, "tenantId", "cannot be changed");
-            return Err(problems);
+/// The body of `PATCH /v2/admin/announcements/{id}`: fields not sent stay unchanged; a
+/// sent `ivrs` list replaces the current one.
+#[derive(Clone, Debug, Default, Body)]
+#[body(refuse(tenantId = "cannot be changed"), check = UpdateAnnouncement::check,
+       example = UpdateAnnouncement::example_body)]
+pub struct UpdateAnnouncement {
+    /// The branch, of the same tenant.
+    #[field(rule = ID)]
+    pub branch_id: Option<BranchId>,
+    /// Its name.
+    #[field(rule = NAME)]
+    pub name: Option<String>,
+    /// What it is for.
+    #[field(rule = DESCRIPTION)]
+    pub description: Option<String>,
+    /// The media file it plays, of the same tenant.
+    #[field(rule = ID)]
+    pub media_file_id: Option<MediaFileId>,
+    /// 1 active, 0 inactive.
+    #[field(rule = FLAG)]
+    pub active: Option<i64>,
+    /// ISO 8601 date or date-time.
+    #[field(rule = IsoDate)]
+    pub start_date: Option<String>,
+    /// ISO 8601 date or date-time after `startDate`.
+    #[field(rule = IsoDate)]
+    pub end_date: Option<String>,
+    /// The IVRs to attach, each once (replace the current ones).
+    #[field(rule = IVR_LINKS)]
+    pub ivrs: Option<Vec<IvrLink>>,
+}
+
+impl UpdateAnnouncement {
+    fn check(&self, r: &mut ObjectReader<'_>) -> bool {
+        check_links_and_dates(
+            self.ivrs.as_deref(),
+            self.start_date.as_deref(),
+            self.end_date.as_deref(),
+            r,
+        )
+    }
+
+    fn example_body() -> Value {
+        json!({"name": "Holiday closure", "endDate": "2026-12-28"})
+    }
+}
+
+impl From<CreateAnnouncement> for UpdateAnnouncement {
+    fn from(body: CreateAnnouncement) -> Self {
+        UpdateAnnouncement {
+            branch_id: body.branch_id,
+            name: Some(body.name),
+            description: Some(body.description),
+            media_file_id: Some(body.media_file_id),
+            active: Some(body.active),
+            start_date: Some(body.start_date),
+            end_date: Some(body.end_date),
+            ivrs: Some(body.ivrs),
         }
-        read(body, false).map(UpdateAnnouncement)
     }
 }
-
-documented_as!(AnnouncementBody => CreateAnnouncement, UpdateAnnouncement);
 
 /// Filters of the announcement list.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Filter)]
 pub struct AnnouncementFilter {
-    /// Only the announcements of this tenant.
-    pub tenant_id: Option<TenantId>,
-    /// Only the announcements of this branch.
-    pub branch_id: Option<BranchId>,
-    /// Only active (1) or inactive (0) ones.
-    pub active: Option<i64>,
-}
-
-impl FromQuery for AnnouncementFilter {
-    fn from_query(params: &HashMap<String, String>) -> Result<Self, Problems> {
-        let mut problems = Problems::new();
-        let mut q = QueryReader::new(params, &mut problems);
-        let tenant_id = q.optional("tenantId", &ID).map(TenantId);
-        let branch_id = q.optional("branchId", &ID).map(BranchId);
-        let active = q.optional("active", &FLAG);
-        problems.finish(|| {
-            Some(AnnouncementFilter {
-                tenant_id,
-                branch_id,
-                active,
-            })
-        })
-    }
-}
-
-/// Sorting and search of the announcement list.
-pub const LIST: ListSpec = ListSpec {
-    sort_fields: &[
-        SortField {
-            name: "id",
-            column: "a.id",
-        },
-        SortField {
-            name: "name",
-            column: "a.name",
-        },
-        SortField {
-            name: "startDate",
-            column: "a.start_date",
-        },
-        SortField {
-            name: "endDate",
-            column: "a.end_date",
-        },
-        SortField {
-            name: "active",
-            column: "a.active",
-        },
-    ],
-    search_columns: &["a.name", "a.description"],
-    search_index: None,
-};
-
-impl crate::list::ListFilter for AnnouncementFilter {
-    const SPEC: &'static ListSpec = &LIST;
-    const FILTERS: &'static [FilterDoc] = &[
-        FilterDoc {
-            name: "tenantId",
-            description: "Only the announcements of this tenant.",
-            kind: FilterKind::Id,
-        },
-        FilterDoc {
-            name: "branchId",
-            description: "Only the announcements of this branch.",
-            kind: FilterKind::Id,
-        },
-        FilterDoc {
-            name: "active",
-            description: "1 active, 0 inactive.",
-            kind: FilterKind::Int(0, 1),
-        },
-    ];
+    /// The tenant and branch.
+    #[field(flatten)]
+    pub place: BranchedFilter,
+    /// 1 active, 0 inactive.
+    #[field(rule = Switch)]
+    pub active: Option<bool>,
 }

@@ -1,19 +1,23 @@
 //! Business hours: a branch's weekly opening hours in its IANA time zone, the destinations
 //! for calls inside and outside them, and the holidays that close it.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
-use utoipa::ToSchema;
+use serde_json::{Value, json};
+use utoipa::openapi::schema::{ArrayBuilder, Object, ObjectBuilder, Schema, Type};
+use utoipa::openapi::{Ref, RefOr};
+use utoipa::{PartialSchema, ToSchema};
 
 use super::NAME;
-use super::destination::{Destination, DestinationBody, DestinationInput, read_list};
+use super::destination::{ANY_DESTINATION, Destination, DestinationInput};
+use crate::declare::{Body, Filter, Listed};
 use crate::ids::{BranchId, BusinessHourId, HolidayId, TenantId};
-use crate::list::{FilterDoc, FilterKind, ListSpec, SortField};
+use crate::list::BranchedFilter;
 use crate::schedule::{self, Closure, Interval, LocalBound, WeeklyHours};
 use crate::validation::{
-    Broken, FromBody, FromQuery, ID, ObjectReader, Problems, QueryReader, Raw, Rule, TimeZone, int,
+    At, DATE_PATTERN, Date, Field, ID, Instant, Int, ListOf, Nested, ObjectReader, Raw, Rule,
+    TimeZone, as_str, int, list_of, nested,
 };
 
 /// One opening interval as written: local `HH:MM` times, `to` after `from` (`24:00` allowed).
@@ -74,8 +78,9 @@ impl Holiday {
 }
 
 /// A business-hours record.
-#[derive(Clone, Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, ToSchema, Listed)]
 #[serde(rename_all = "camelCase")]
+#[list(sort(id, name, timezone, tenant_id), filter = BranchedFilter, table = "h", search("name"))]
 pub struct BusinessHour {
     /// The record's id.
     pub id: BusinessHourId,
@@ -119,139 +124,184 @@ impl BusinessHour {
     }
 }
 
-/// A holiday in a request body.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HolidayInput {
-    /// Its name.
-    pub name: String,
-    /// A whole day.
-    pub date: Option<String>,
-    /// Start of a range.
-    pub from: Option<String>,
-    /// End of a range.
-    pub to: Option<String>,
-    /// The media file played during it (0 = none).
-    pub media_file_id: i64,
-}
-
-/// A holiday in a request body, for the API document.
-#[derive(Clone, Debug, ToSchema)]
-#[schema(rename_all = "camelCase")]
-pub struct HolidayBody {
-    /// Its name.
-    #[schema(min_length = 1, max_length = 255)]
-    pub name: String,
-    /// A whole local day, `YYYY-MM-DD`; or give `from` and `to`.
-    #[schema(nullable = false, pattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}$")]
-    pub date: Option<String>,
-    /// Start of a local range: `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM`.
-    #[schema(
-        nullable = false,
-        pattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2})?)?$"
-    )]
-    pub from: Option<String>,
-    /// End of a local range: a date (inclusive) or a date-time (exclusive).
-    #[schema(
-        nullable = false,
-        pattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2})?)?$"
-    )]
-    pub to: Option<String>,
-    /// A media file of the same tenant played during the holiday; 0 (default) for none.
-    #[schema(nullable = false, minimum = 0)]
-    pub media_file_id: Option<i64>,
-}
-
-/// A local date or date-time as written in a holiday.
+/// A local date or date-time as written in a holiday's `from`/`to`.
 #[derive(Clone, Copy, Debug)]
-struct LocalText;
+pub struct LocalText;
 
 impl Rule for LocalText {
     type Output = String;
     fn check(&self, raw: Raw<'_>) -> Result<String, String> {
-        let text = match raw {
-            Raw::Json(Value::String(s)) => s.as_str(),
-            Raw::Text(s) => s,
-            Raw::Json(_) => return Err("must be a string".into()),
-        };
+        let text = as_str(raw)?;
         schedule::parse_local_bound(text)
             .map(|_| text.to_owned())
             .ok_or_else(|| {
                 "must be a date (YYYY-MM-DD) or a local date-time (YYYY-MM-DDTHH:MM)".into()
             })
     }
+    fn schema(&self) -> Schema {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some(format!(
+                "^{DATE_PATTERN}(T([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?)?$"
+            )))
+            .into()
+    }
+    fn example(&self) -> Value {
+        json!("2026-12-24T13:00")
+    }
 }
 
-/// A local date, `YYYY-MM-DD`.
-#[derive(Clone, Copy, Debug)]
-struct LocalDate;
+/// A holiday media file, or 0 (the default) for none.
+const MEDIA_FILE_OR_NONE: Int = int(0, i64::MAX);
 
-impl Rule for LocalDate {
-    type Output = String;
-    fn check(&self, raw: Raw<'_>) -> Result<String, String> {
-        match LocalText.check(raw) {
-            Ok(text)
-                if matches!(
-                    schedule::parse_local_bound(&text),
-                    Some(LocalBound::Date(_))
-                ) =>
-            {
-                Ok(text)
-            }
-            _ => Err("must be a date (YYYY-MM-DD)".into()),
+/// A holiday as sent: a whole day, with no media file.
+fn holiday_example() -> Value {
+    json!({"name": "Christmas Day", "date": "2026-12-25", "mediaFileId": 0})
+}
+
+/// A holiday as created (`POST …/holidays`, and each of a business hour's `holidays`):
+/// a whole local day (`date`) or a local range (`from` and `to`).
+#[derive(Clone, Debug, PartialEq, Eq, Body)]
+#[body(check = CreateHoliday::check, schema = CreateHoliday::schema_rules, example = holiday_example)]
+pub struct CreateHoliday {
+    /// Its name.
+    #[field(rule = NAME)]
+    pub name: String,
+    /// A whole local day, `YYYY-MM-DD`; or give `from` and `to`.
+    #[field(rule = Date)]
+    pub date: Option<String>,
+    /// Start of a local range: a date (inclusive) or a date-time `YYYY-MM-DDTHH:MM`.
+    #[field(rule = LocalText)]
+    pub from: Option<String>,
+    /// End of a local range: a date (inclusive) or a date-time (exclusive), after `from`.
+    #[field(rule = LocalText)]
+    pub to: Option<String>,
+    /// A media file of the same tenant played during the holiday; 0 (default) for none.
+    #[field(rule = MEDIA_FILE_OR_NONE, default = 0)]
+    pub media_file_id: i64,
+}
+
+impl CreateHoliday {
+    fn check(&self, r: &mut ObjectReader<'_>) -> bool {
+        check_when(
+            self.date.as_deref(),
+            self.from.as_deref(),
+            self.to.as_deref(),
+            false,
+            r,
+        )
+    }
+
+    fn schema_rules(object: &mut Object) {
+        when_rules(object);
+        crate::declare::rule(
+            object,
+            json!({"anyOf": [{"required": ["date"]}, {"required": ["from"]}]}),
+        );
+    }
+}
+
+/// The body of `PATCH /v2/admin/business-hours/{id}/holidays/{holidayId}`: sending `date`,
+/// or `from` and `to`, replaces when it is.
+#[derive(Clone, Debug, Default, Body)]
+#[body(check = UpdateHoliday::check, schema = when_rules, example = holiday_example)]
+pub struct UpdateHoliday {
+    /// Its name.
+    #[field(rule = NAME)]
+    pub name: Option<String>,
+    /// A whole local day, `YYYY-MM-DD`.
+    #[field(rule = Date)]
+    pub date: Option<String>,
+    /// Start of a local range.
+    #[field(rule = LocalText)]
+    pub from: Option<String>,
+    /// End of a local range, after `from`.
+    #[field(rule = LocalText)]
+    pub to: Option<String>,
+    /// A media file of the same tenant; 0 for none.
+    #[field(rule = MEDIA_FILE_OR_NONE)]
+    pub media_file_id: Option<i64>,
+}
+
+impl UpdateHoliday {
+    fn check(&self, r: &mut ObjectReader<'_>) -> bool {
+        check_when(
+            self.date.as_deref(),
+            self.from.as_deref(),
+            self.to.as_deref(),
+            true,
+            r,
+        )
+    }
+
+    /// The change as the store applies it.
+    pub fn into_patch(self) -> HolidayPatch {
+        let when = match (self.date, self.from, self.to) {
+            (Some(date), _, _) => Some(When::Day(date)),
+            (None, Some(from), Some(to)) => Some(When::Range(from, to)),
+            _ => None,
+        };
+        HolidayPatch {
+            name: self.name,
+            when,
+            media_file_id: self.media_file_id,
         }
     }
 }
 
-/// Reads a holiday's fields from `r`, checking its shape.
-pub fn read_holiday(r: &mut ObjectReader<'_>, partial: bool) -> Option<HolidayPatch> {
-    let name = if partial {
-        r.optional("name", &NAME).ok()?
-    } else {
-        r.required("name", &NAME).map(Some)?
-    };
-    let date = r.optional("date", &LocalDate);
-    let from = r.optional("from", &LocalText);
-    let to = r.optional("to", &LocalText);
-    let media = r.optional("mediaFileId", &int(0, i64::MAX));
-    let (date, from, to, media) = (date.ok()?, from.ok()?, to.ok()?, media.ok()?);
-    let when = match (date, from, to) {
+/// What a schema states of when a holiday is: `date` or `from` with `to`, not both.
+fn when_rules(object: &mut Object) {
+    crate::declare::forbid_together(object, &["date", "from"]);
+    crate::declare::forbid_together(object, &["date", "to"]);
+    crate::declare::rule(
+        object,
+        json!({"if": {"required": ["from"]}, "then": {"required": ["to"]}}),
+    );
+    crate::declare::rule(
+        object,
+        json!({"if": {"required": ["to"]}, "then": {"required": ["from"]}}),
+    );
+}
+
+/// Checks when a holiday is: a date, or a range whose end is after its start; on a patch
+/// (`partial`) neither may be sent.
+fn check_when(
+    date: Option<&str>,
+    from: Option<&str>,
+    to: Option<&str>,
+    partial: bool,
+    r: &mut ObjectReader<'_>,
+) -> bool {
+    match (date, from, to) {
         (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
             r.problem("date", "must not be sent together with from/to");
-            return None;
+            false
         }
-        (Some(date), None, None) => Some(When::Day(date)),
+        (Some(_), None, None) => true,
         (None, Some(from), Some(to)) => {
-            let valid = schedule::closure_for_range(
-                "",
-                schedule::parse_local_bound(&from)?,
-                schedule::parse_local_bound(&to)?,
-            )
-            .is_some();
+            let valid = schedule::parse_local_bound(from)
+                .zip(schedule::parse_local_bound(to))
+                .and_then(|(from, to)| schedule::closure_for_range("", from, to))
+                .is_some();
             if !valid {
                 r.problem("to", "must be after from");
-                return None;
             }
-            Some(When::Range(from, to))
+            valid
         }
         (None, Some(_), None) => {
             r.problem("to", "is required with from");
-            return None;
+            false
         }
         (None, None, Some(_)) => {
             r.problem("from", "is required with to");
-            return None;
+            false
         }
-        (None, None, None) if partial => None,
+        (None, None, None) if partial => true,
         (None, None, None) => {
             r.problem("date", "is required (or from and to)");
-            return None;
+            false
         }
-    };
-    Some(HolidayPatch {
-        name,
-        when,
-        media_file_id: media,
-    })
+    }
 }
 
 /// When a holiday is.
@@ -263,7 +313,7 @@ pub enum When {
     Range(String, String),
 }
 
-/// A holiday's fields as sent: all optional on a patch.
+/// A holiday's changes as the store applies them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HolidayPatch {
     /// New name.
@@ -274,293 +324,168 @@ pub struct HolidayPatch {
     pub media_file_id: Option<i64>,
 }
 
-impl HolidayPatch {
-    /// The complete holiday of a create body.
-    pub fn into_input(self) -> Option<HolidayInput> {
-        let (date, from, to) = match self.when? {
-            When::Day(date) => (Some(date), None, None),
-            When::Range(from, to) => (None, Some(from), Some(to)),
+/// Weekly opening hours: an object keyed `"0"` (Sunday) to `"6"` (Saturday), each a list of
+/// `{from, to}` intervals that do not overlap; days left out are closed.
+#[derive(Clone, Copy, Debug)]
+pub struct Hours;
+
+impl Field for Hours {
+    type Output = BTreeMap<String, Vec<HoursInterval>>;
+
+    fn read(&self, value: &Value, at: &mut At<'_>) -> Option<Self::Output> {
+        let Value::Object(days) = value else {
+            at.problem("must be an object keyed by day, \"0\" (Sunday) to \"6\" (Saturday)");
+            return None;
         };
-        Some(HolidayInput {
-            name: self.name?,
-            date,
-            from,
-            to,
-            media_file_id: self.media_file_id.unwrap_or(0),
-        })
-    }
-}
-
-/// The body of `POST /v2/admin/business-hours/{id}/holidays`.
-#[derive(Clone, Debug)]
-pub struct CreateHoliday(pub HolidayInput);
-
-impl FromBody for CreateHoliday {
-    fn from_body(body: &Value) -> Result<Self, Problems> {
-        let mut problems = Problems::new();
-        let holiday =
-            ObjectReader::body(body, &mut problems).and_then(|mut r| read_holiday(&mut r, false));
-        problems.finish(|| holiday?.into_input().map(CreateHoliday))
-    }
-}
-
-/// The body of `PATCH /v2/admin/business-hours/{id}/holidays/{holidayId}`.
-#[derive(Clone, Debug)]
-pub struct UpdateHoliday(pub HolidayPatch);
-
-documented_as!(HolidayBody => CreateHoliday);
-
-impl FromBody for UpdateHoliday {
-    fn from_body(body: &Value) -> Result<Self, Problems> {
-        let mut problems = Problems::new();
-        let holiday =
-            ObjectReader::body(body, &mut problems).and_then(|mut r| read_holiday(&mut r, true));
-        problems.finish(|| holiday.map(UpdateHoliday))
-    }
-}
-
-documented_as!(HolidayBody => UpdateHoliday);
-
-/// All destination types are allowed in business-hours lists.
-const ANY_DESTINATION: &[&str] = super::destination::DestType::NAMES;
-
-/// Reads `hours`: an object keyed `"0"`..`"6"`, each a list of `{from, to}`.
-fn read_hours(
-    r: &mut ObjectReader<'_>,
-    problems_key: &str,
-    value: Option<&Value>,
-) -> Result<Option<BTreeMap<String, Vec<HoursInterval>>>, Broken> {
-    let Some(value) = value else { return Ok(None) };
-    let Value::Object(days) = value else {
-        r.problem_at(
-            problems_key,
-            "must be an object keyed by day, \"0\" (Sunday) to \"6\" (Saturday)",
-        );
-        return Err(Broken);
-    };
-    let mut hours = BTreeMap::new();
-    let mut broken = false;
-    for (day, intervals) in days {
-        let path = format!(
-            "{problems_key}/{}",
-            day.replace('~', "~0").replace('/', "~1")
-        );
-        if !matches!(day.as_str(), "0" | "1" | "2" | "3" | "4" | "5" | "6") {
-            r.problem_at(
-                &path,
-                "is not a day: use \"0\" (Sunday) to \"6\" (Saturday)",
-            );
-            broken = true;
-            continue;
-        }
-        let Value::Array(items) = intervals else {
-            r.problem_at(&path, "must be an array of {from, to}");
-            broken = true;
-            continue;
-        };
-        let mut parsed = Vec::new();
-        let mut written = Vec::new();
-        for (index, item) in items.iter().enumerate() {
-            let item_path = format!("{path}/{index}");
-            let (Some(from), Some(to)) = (item.get("from"), item.get("to")) else {
-                r.problem_at(&item_path, "must be an object with from and to");
+        let mut hours = BTreeMap::new();
+        let mut broken = false;
+        for (day, intervals) in days {
+            let mut day_at = at.child(day);
+            if !matches!(day.as_str(), "0" | "1" | "2" | "3" | "4" | "5" | "6") {
+                day_at.problem("is not a day: use \"0\" (Sunday) to \"6\" (Saturday)");
+                broken = true;
+                continue;
+            }
+            let Value::Array(items) = intervals else {
+                day_at.problem("must be an array of {from, to}");
                 broken = true;
                 continue;
             };
-            let from_min = from.as_str().and_then(|s| schedule::parse_minute(s, false));
-            let to_min = to.as_str().and_then(|s| schedule::parse_minute(s, true));
-            if from_min.is_none() {
-                r.problem_at(
-                    &format!("{item_path}/from"),
-                    "must be a time HH:MM (00:00 to 23:59)",
-                );
-            }
-            if to_min.is_none() {
-                r.problem_at(
-                    &format!("{item_path}/to"),
-                    "must be a time HH:MM (00:01 to 24:00)",
-                );
-            }
-            match (from_min, to_min) {
-                (Some(f), Some(t)) => {
-                    parsed.push(Interval { from: f, to: t });
-                    written.push(HoursInterval {
-                        from: schedule::format_minute(f),
-                        to: schedule::format_minute(t),
-                    });
+            let mut parsed = Vec::new();
+            let mut written = Vec::new();
+            for (index, item) in items.iter().enumerate() {
+                let mut item_at = day_at.child(&index.to_string());
+                let (Some(from), Some(to)) = (item.get("from"), item.get("to")) else {
+                    item_at.problem("must be an object with from and to");
+                    broken = true;
+                    continue;
+                };
+                let from_min = from.as_str().and_then(|s| schedule::parse_minute(s, false));
+                let to_min = to.as_str().and_then(|s| schedule::parse_minute(s, true));
+                if from_min.is_none() {
+                    item_at
+                        .child("from")
+                        .problem("must be a time HH:MM (00:00 to 23:59)");
                 }
-                _ => broken = true,
+                if to_min.is_none() {
+                    item_at
+                        .child("to")
+                        .problem("must be a time HH:MM (00:01 to 24:00)");
+                }
+                match (from_min, to_min) {
+                    (Some(f), Some(t)) => {
+                        parsed.push(Interval { from: f, to: t });
+                        written.push(HoursInterval {
+                            from: schedule::format_minute(f),
+                            to: schedule::format_minute(t),
+                        });
+                    }
+                    _ => broken = true,
+                }
             }
-        }
-        if parsed.len() == items.len() {
-            for (index, message) in schedule::check_day(&parsed) {
-                r.problem_at(&format!("{path}/{index}"), message);
-                broken = true;
+            if parsed.len() == items.len() {
+                for (index, message) in schedule::check_day(&parsed) {
+                    day_at.child(&index.to_string()).problem(message);
+                    broken = true;
+                }
             }
+            written.sort_by(|a, b| a.from.cmp(&b.from));
+            hours.insert(day.clone(), written);
         }
-        written.sort_by(|a, b| a.from.cmp(&b.from));
-        hours.insert(day.clone(), written);
+        for day in 0..7 {
+            hours.entry(day.to_string()).or_default();
+        }
+        (!broken).then_some(hours)
     }
-    for day in 0..7 {
-        hours.entry(day.to_string()).or_default();
+
+    fn field_schema(&self) -> RefOr<Schema> {
+        let days = ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some(["0", "1", "2", "3", "4", "5", "6"]));
+        let intervals =
+            ArrayBuilder::new().items(RefOr::Ref(Ref::from_schema_name("HoursInterval")));
+        RefOr::T(
+            ObjectBuilder::new()
+                .schema_type(Type::Object)
+                .property_names(Some(days))
+                .additional_properties(Some(intervals))
+                .into(),
+        )
     }
-    if broken { Err(Broken) } else { Ok(Some(hours)) }
+
+    fn field_example(&self) -> Value {
+        json!({"1": [{"from": "09:00", "to": "17:00"}], "6": []})
+    }
+
+    fn components(&self, out: &mut Vec<(String, RefOr<Schema>)>) {
+        if out.iter().all(|(name, _)| name != "HoursInterval") {
+            out.push((
+                "HoursInterval".into(),
+                <HoursInterval as PartialSchema>::schema(),
+            ));
+        }
+    }
 }
 
+/// The holidays of a business hour.
+const HOLIDAYS: ListOf<Nested<CreateHoliday>> = list_of(nested::<CreateHoliday>(), 0, 1000);
+
 /// The body of `POST /v2/admin/business-hours/`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Body)]
 pub struct CreateBusinessHour {
     /// The owning tenant; tenant-scoped callers may omit it.
+    #[field(rule = ID)]
     pub tenant_id: Option<TenantId>,
-    /// The branch; branch admins get their own.
+    /// The branch, of the same tenant; required unless the caller is a branch admin, whose
+    /// own branch it then is.
+    #[field(rule = ID)]
     pub branch_id: Option<BranchId>,
     /// Its name.
+    #[field(rule = NAME)]
     pub name: String,
-    /// IANA time zone.
+    /// IANA time zone such as `America/New_York`.
+    #[field(rule = TimeZone)]
     pub timezone: String,
-    /// Weekly hours, every day present.
+    /// Weekly hours keyed `"0"` (Sunday) to `"6"` (Saturday); days left out are closed.
+    #[field(rule = Hours)]
     pub hours: BTreeMap<String, Vec<HoursInterval>>,
     /// Inside-hours destinations.
+    #[field(rule = ANY_DESTINATION, default = Vec::new())]
     pub match_destinations: Vec<DestinationInput>,
     /// Outside-hours destinations.
+    #[field(rule = ANY_DESTINATION, default = Vec::new())]
     pub not_match_destinations: Vec<DestinationInput>,
     /// Holidays.
-    pub holidays: Vec<HolidayInput>,
+    #[field(rule = HOLIDAYS, default = Vec::new())]
+    pub holidays: Vec<CreateHoliday>,
 }
 
 /// The body of `PATCH /v2/admin/business-hours/{id}`: a sent list replaces the current one.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Body)]
+#[body(refuse(tenantId = "cannot be changed"))]
 pub struct UpdateBusinessHour {
-    /// New branch.
+    /// The branch, of the same tenant.
+    #[field(rule = ID)]
     pub branch_id: Option<BranchId>,
-    /// New name.
+    /// Its name.
+    #[field(rule = NAME)]
     pub name: Option<String>,
-    /// New time zone.
+    /// IANA time zone.
+    #[field(rule = TimeZone)]
     pub timezone: Option<String>,
-    /// New weekly hours (replaces every day).
-    pub hours: Option<BTreeMap<String, Vec<HoursInterval>>>,
-    /// New inside-hours destinations.
-    pub match_destinations: Option<Vec<DestinationInput>>,
-    /// New outside-hours destinations.
-    pub not_match_destinations: Option<Vec<DestinationInput>>,
-    /// New holidays (replaces every holiday).
-    pub holidays: Option<Vec<HolidayInput>>,
-}
-
-/// The business-hours body, for the API document.
-#[derive(Clone, Debug, ToSchema)]
-#[schema(rename_all = "camelCase")]
-pub struct BusinessHourBody {
-    /// The owning tenant; tenant-scoped callers may omit it.
-    #[schema(nullable = false, minimum = 1)]
-    pub tenant_id: Option<i64>,
-    /// The branch, of the same tenant (required on create, except for branch admins).
-    #[schema(nullable = false, minimum = 1)]
-    pub branch_id: Option<i64>,
-    /// Its name (required on create).
-    #[schema(nullable = false, min_length = 1, max_length = 255)]
-    pub name: Option<String>,
-    /// IANA time zone such as `America/New_York` (required on create).
-    #[schema(nullable = false, min_length = 1, max_length = 64)]
-    pub timezone: Option<String>,
-    /// Weekly hours keyed `"0"` (Sunday) to `"6"` (Saturday); days left out are closed
-    /// (required on create).
-    #[schema(nullable = false)]
+    /// Weekly hours (replaces every day).
+    #[field(rule = Hours)]
     pub hours: Option<BTreeMap<String, Vec<HoursInterval>>>,
     /// Inside-hours destinations.
-    #[schema(nullable = false)]
-    pub match_destinations: Option<Vec<DestinationBody>>,
+    #[field(rule = ANY_DESTINATION)]
+    pub match_destinations: Option<Vec<DestinationInput>>,
     /// Outside-hours destinations.
-    #[schema(nullable = false)]
-    pub not_match_destinations: Option<Vec<DestinationBody>>,
-    /// Holidays (replace the current ones when sent).
-    #[schema(nullable = false)]
-    pub holidays: Option<Vec<HolidayBody>>,
+    #[field(rule = ANY_DESTINATION)]
+    pub not_match_destinations: Option<Vec<DestinationInput>>,
+    /// Holidays (replaces every holiday).
+    #[field(rule = HOLIDAYS)]
+    pub holidays: Option<Vec<CreateHoliday>>,
 }
-
-fn read_holidays(r: &mut ObjectReader<'_>) -> Result<Option<Vec<HolidayInput>>, Broken> {
-    r.objects("holidays", |item| read_holiday(item, false)?.into_input())
-}
-
-fn read_business_hour(body: &Value, create: bool) -> Result<UpdateBusinessHour, Problems> {
-    let mut problems = Problems::new();
-    let hours_value = body.get("hours").cloned();
-    let parsed = ObjectReader::body(body, &mut problems).map(|mut r| {
-        let tenant = r.optional("tenantId", &ID);
-        let branch = r.optional("branchId", &ID);
-        let name = r.required_if(create, "name", &NAME);
-        let timezone = r.required_if(create, "timezone", &TimeZone);
-        let hours = if create && hours_value.is_none() {
-            r.problem("hours", "is required");
-            Err(Broken)
-        } else if r.is_null("hours") {
-            r.problem("hours", "must not be null");
-            Err(Broken)
-        } else {
-            read_hours(&mut r, "hours", hours_value.as_ref())
-        };
-        let matching = read_list(&mut r, "matchDestinations", ANY_DESTINATION);
-        let not_matching = read_list(&mut r, "notMatchDestinations", ANY_DESTINATION);
-        let holidays = read_holidays(&mut r);
-        (
-            tenant,
-            branch,
-            name,
-            timezone,
-            hours,
-            matching,
-            not_matching,
-            holidays,
-        )
-    });
-    problems.finish(|| {
-        let (tenant, branch, name, timezone, hours, matching, not_matching, holidays) = parsed?;
-        let _ = tenant.ok()?;
-        Some(UpdateBusinessHour {
-            branch_id: branch.ok()?.map(BranchId),
-            name: name.ok()?,
-            timezone: timezone.ok()?,
-            hours: hours.ok()?,
-            match_destinations: matching.ok()?,
-            not_match_destinations: not_matching.ok()?,
-            holidays: holidays.ok()?,
-        })
-    })
-}
-
-impl FromBody for CreateBusinessHour {
-    fn from_body(body: &Value) -> Result<Self, Problems> {
-        let parsed = read_business_hour(body, true)?;
-        // Read again through the id rule, so `2.0` means tenant 2 here as it did there.
-        let tenant_id = body
-            .get("tenantId")
-            .and_then(|v| ID.check(Raw::Json(v)).ok())
-            .map(TenantId);
-        Ok(CreateBusinessHour {
-            tenant_id,
-            branch_id: parsed.branch_id,
-            name: parsed.name.unwrap_or_default(),
-            timezone: parsed.timezone.unwrap_or_default(),
-            hours: parsed.hours.unwrap_or_default(),
-            match_destinations: parsed.match_destinations.unwrap_or_default(),
-            not_match_destinations: parsed.not_match_destinations.unwrap_or_default(),
-            holidays: parsed.holidays.unwrap_or_default(),
-        })
-    }
-}
-
-impl FromBody for UpdateBusinessHour {
-    fn from_body(body: &Value) -> Result<Self, Problems> {
-        let mut problems = Problems::new();
-        if body.get("tenantId").is_some() {
-            problems.add(crate::Location::Body, "tenantId", "cannot be changed");
-            return Err(problems);
-        }
-        read_business_hour(body, false)
-    }
-}
-
-documented_as!(BusinessHourBody => CreateBusinessHour, UpdateBusinessHour);
 
 /// The open-now answer of `GET /v2/admin/business-hours/{id}/status`.
 #[derive(Clone, Debug, Serialize, ToSchema)]
@@ -596,93 +521,9 @@ pub struct HolidayRef {
 }
 
 /// The query of the status endpoint: `at`, an RFC 3339 instant (default now).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default, Filter)]
 pub struct StatusQuery {
-    /// The instant to answer for.
+    /// The instant to answer for (RFC 3339); now when left out.
+    #[field(rule = Instant)]
     pub at: Option<chrono::DateTime<chrono::Utc>>,
-}
-
-impl FromQuery for StatusQuery {
-    fn from_query(params: &HashMap<String, String>) -> Result<Self, Problems> {
-        let mut problems = Problems::new();
-        let at = match params.get("at") {
-            None => None,
-            Some(text) => match chrono::DateTime::parse_from_rfc3339(text) {
-                Ok(at) => Some(at.with_timezone(&chrono::Utc)),
-                Err(_) => {
-                    problems.add(
-                        crate::Location::Query,
-                        "at",
-                        "must be an RFC 3339 date-time such as 2026-03-08T07:30:00Z",
-                    );
-                    None
-                }
-            },
-        };
-        problems.finish(|| Some(StatusQuery { at }))
-    }
-}
-
-/// Filters of the business-hours list.
-#[derive(Clone, Debug, Default)]
-pub struct BusinessHourFilter {
-    /// Only the records of this tenant.
-    pub tenant_id: Option<TenantId>,
-    /// Only the records of this branch.
-    pub branch_id: Option<BranchId>,
-}
-
-impl FromQuery for BusinessHourFilter {
-    fn from_query(params: &HashMap<String, String>) -> Result<Self, Problems> {
-        let mut problems = Problems::new();
-        let mut q = QueryReader::new(params, &mut problems);
-        let tenant_id = q.optional("tenantId", &ID).map(TenantId);
-        let branch_id = q.optional("branchId", &ID).map(BranchId);
-        problems.finish(|| {
-            Some(BusinessHourFilter {
-                tenant_id,
-                branch_id,
-            })
-        })
-    }
-}
-
-/// Sorting and search of the business-hours list.
-pub const LIST: ListSpec = ListSpec {
-    sort_fields: &[
-        SortField {
-            name: "id",
-            column: "h.id",
-        },
-        SortField {
-            name: "name",
-            column: "h.name",
-        },
-        SortField {
-            name: "timezone",
-            column: "h.timezone",
-        },
-        SortField {
-            name: "tenantId",
-            column: "h.tenant_id",
-        },
-    ],
-    search_columns: &["h.name"],
-    search_index: None,
-};
-
-impl crate::list::ListFilter for BusinessHourFilter {
-    const SPEC: &'static ListSpec = &LIST;
-    const FILTERS: &'static [FilterDoc] = &[
-        FilterDoc {
-            name: "tenantId",
-            description: "Only the records of this tenant.",
-            kind: FilterKind::Id,
-        },
-        FilterDoc {
-            name: "branchId",
-            description: "Only the records of this branch.",
-            kind: FilterKind::Id,
-        },
-    ];
 }

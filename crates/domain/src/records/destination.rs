@@ -4,7 +4,11 @@
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::validation::{Broken, ObjectReader, OneOf, int, text};
+use serde_json::{Value, json};
+use utoipa::openapi::schema::{ArrayBuilder, Object, Schema};
+use utoipa::openapi::{Ref, RefOr};
+
+use crate::validation::{At, Field, Int, ObjectReader, OneOf, Rule, dial, int, text};
 
 /// The destination types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -81,51 +85,6 @@ pub struct DestinationInput {
     pub number: Option<String>,
 }
 
-/// A destination in a request body, for the API document.
-#[derive(Clone, Debug, ToSchema)]
-#[schema(rename_all = "camelCase")]
-pub struct DestinationBody {
-    /// The target's id: an extension, IVR or paging group of the same tenant (for
-    /// VOICEMAIL, the extension whose mailbox); 0 for EXTERNAL and HANGUP.
-    #[schema(minimum = 0)]
-    pub id: i64,
-    /// EXT, IVR, PAGING_GROUP, VOICEMAIL, EXTERNAL or HANGUP.
-    #[schema(pattern = "^(EXT|IVR|PAGING_GROUP|VOICEMAIL|EXTERNAL|HANGUP)$")]
-    pub dest_type: String,
-    /// Position in the list (defaults to the array position, from 1).
-    #[schema(nullable = false, minimum = 0, maximum = 1000000)]
-    pub order: Option<i64>,
-    /// The routing slot it came from.
-    #[schema(nullable = false, max_length = 64)]
-    pub type_src: Option<String>,
-    /// The dialled number of an EXTERNAL destination.
-    #[schema(
-        nullable = false,
-        min_length = 1,
-        max_length = 32,
-        pattern = "^[0-9*#+]+$"
-    )]
-    pub number: Option<String>,
-}
-
-/// A paging group member in a request body: an extension of the same tenant.
-#[derive(Clone, Debug, ToSchema)]
-#[schema(rename_all = "camelCase")]
-pub struct MemberBody {
-    /// The extension's id.
-    #[schema(minimum = 1)]
-    pub id: i64,
-    /// Always `EXT`.
-    #[schema(pattern = "^EXT$")]
-    pub dest_type: String,
-    /// Position in the group (defaults to the array position, from 1).
-    #[schema(nullable = false, minimum = 0, maximum = 1000000)]
-    pub order: Option<i64>,
-    /// The routing slot it came from.
-    #[schema(nullable = false, max_length = 64)]
-    pub type_src: Option<String>,
-}
-
 /// A destination as answered, with its target's name and number resolved.
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 #[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
@@ -147,28 +106,45 @@ pub struct Destination {
     pub number: Option<String>,
 }
 
-/// Reads a destination list at `key`, allowing only `allowed` types; absent is `Ok(None)`.
-pub fn read_list(
-    r: &mut ObjectReader<'_>,
-    key: &str,
-    allowed: &'static [&'static str],
-) -> Result<Option<Vec<DestinationInput>>, Broken> {
-    let mut position = 0;
-    r.objects(key, |item| {
-        position += 1;
-        let id = item.required("id", &int(0, i64::MAX));
-        let dest_type = item.required("destType", &OneOf(allowed));
-        let order = item.optional("order", &int(0, 1_000_000));
-        let type_src = item.optional("typeSrc", &text(0, 64));
-        let number = item.optional("number", &crate::validation::dial(1, 32));
+/// The rule of a destination list in a body: items `{id, destType, order?, typeSrc?,
+/// number?}` of the `allowed` types, each `id` a record of that type (checked against the
+/// tenant by the HTTP layer), `number` required for `EXTERNAL`; documented under `name`.
+#[derive(Clone, Copy, Debug)]
+pub struct Destinations {
+    /// The schema's name in the document.
+    pub name: &'static str,
+    /// The destination types the list takes.
+    pub allowed: &'static [&'static str],
+    /// Fewest items.
+    pub min: usize,
+}
+
+/// Any destination type, in any list of routing choices.
+pub const ANY_DESTINATION: Destinations = Destinations {
+    name: "DestinationBody",
+    allowed: DestType::NAMES,
+    min: 0,
+};
+
+const ORDER: Int = int(0, 1_000_000);
+const TYPE_SRC: crate::validation::Text = text(0, 64);
+const EXTERNAL_NUMBER: crate::validation::Chars = dial(1, 32);
+
+impl Destinations {
+    fn read_item(&self, r: &mut ObjectReader<'_>, position: i64) -> Option<DestinationInput> {
+        let id = r.required("id", &int(0, i64::MAX));
+        let dest_type = r.required("destType", &OneOf(self.allowed));
+        let order = r.optional("order", &ORDER);
+        let type_src = r.optional("typeSrc", &TYPE_SRC);
+        let number = r.optional("number", &EXTERNAL_NUMBER);
         let dest_type = dest_type.and_then(|t| DestType::from_name(&t))?;
         let (id, order, type_src, number) = (id?, order.ok()?, type_src.ok()?, number.ok()?);
         if dest_type.has_target() && id < 1 {
-            item.problem("id", "must be at least 1");
+            r.problem("id", "must be at least 1");
             return None;
         }
         if dest_type == DestType::External && number.is_none() {
-            item.problem("number", "is required for EXTERNAL destinations");
+            r.problem("number", "is required for EXTERNAL destinations");
             return None;
         }
         Some(DestinationInput {
@@ -182,5 +158,138 @@ pub fn read_list(
                 None
             },
         })
-    })
+    }
+
+    fn item_schema(&self) -> Object {
+        let mut item = crate::declare::object(Some(
+            "A destination: the target's id (0 for EXTERNAL and HANGUP) and type, its \
+             position and routing slot, and for EXTERNAL the dialled number.",
+        ));
+        let property = |item: &mut Object, key: &str, schema: Schema, doc: &str, required| {
+            crate::declare::property(
+                item,
+                key,
+                RefOr::T(schema),
+                Value::Null,
+                Some(doc),
+                required,
+                false,
+            );
+        };
+        property(
+            &mut item,
+            "id",
+            Rule::schema(&int(0, i64::MAX)),
+            "The target's id: a record of the type, of the same tenant (for VOICEMAIL, the extension whose mailbox); 0 for EXTERNAL and HANGUP.",
+            true,
+        );
+        property(
+            &mut item,
+            "destType",
+            Rule::schema(&OneOf(self.allowed)),
+            "The target's type.",
+            true,
+        );
+        property(
+            &mut item,
+            "order",
+            Rule::schema(&ORDER),
+            "Position in the list (defaults to the array position, from 1).",
+            false,
+        );
+        property(
+            &mut item,
+            "typeSrc",
+            Rule::schema(&TYPE_SRC),
+            "The routing slot it came from, kept as sent.",
+            false,
+        );
+        let targets: Vec<&str> = self
+            .allowed
+            .iter()
+            .copied()
+            .filter(|t| DestType::from_name(t).is_some_and(DestType::has_target))
+            .collect();
+        if self.allowed.contains(&"EXTERNAL") {
+            property(
+                &mut item,
+                "number",
+                Rule::schema(&EXTERNAL_NUMBER),
+                "The dialled number of an EXTERNAL destination.",
+                false,
+            );
+            crate::declare::rule(
+                &mut item,
+                json!({"if": {"properties": {"destType": {"const": "EXTERNAL"}}},
+                       "then": {"required": ["number"]}}),
+            );
+        }
+        if !targets.is_empty() {
+            crate::declare::rule(
+                &mut item,
+                json!({"if": {"properties": {"destType": {"enum": targets}}},
+                       "then": {"properties": {"id": {"minimum": 1}}}}),
+            );
+        }
+        item
+    }
+}
+
+impl Field for Destinations {
+    type Output = Vec<DestinationInput>;
+
+    fn read(&self, value: &Value, at: &mut At<'_>) -> Option<Vec<DestinationInput>> {
+        let Value::Array(items) = value else {
+            at.problem("must be an array");
+            return None;
+        };
+        if items.len() < self.min {
+            at.problem(format!(
+                "must hold at least {} destination{}",
+                self.min,
+                if self.min == 1 { "" } else { "s" }
+            ));
+            return None;
+        }
+        let mut out = Vec::with_capacity(items.len());
+        let mut broken = false;
+        for (i, item) in items.iter().enumerate() {
+            let mut item_at = at.child(&i.to_string());
+            let position = i64::try_from(i).unwrap_or(i64::MAX - 1) + 1;
+            match item_at
+                .object(item)
+                .and_then(|mut r| self.read_item(&mut r, position))
+            {
+                Some(destination) => out.push(destination),
+                None => broken = true,
+            }
+        }
+        (!broken).then_some(out)
+    }
+
+    fn field_schema(&self) -> RefOr<Schema> {
+        let mut array = ArrayBuilder::new().items(RefOr::Ref(Ref::from_schema_name(self.name)));
+        if self.min > 0 {
+            array = array.min_items(Some(self.min));
+        }
+        RefOr::T(array.into())
+    }
+
+    fn field_example(&self) -> Value {
+        let dest_type = self.allowed.first().copied().unwrap_or("HANGUP");
+        let mut item = json!({"id": 1, "destType": dest_type, "order": 1});
+        if dest_type == "EXTERNAL" {
+            item["number"] = json!("5551234");
+        }
+        json!([item])
+    }
+
+    fn components(&self, out: &mut Vec<(String, RefOr<Schema>)>) {
+        if out.iter().all(|(name, _)| name != self.name) {
+            out.push((
+                self.name.to_owned(),
+                RefOr::T(Schema::Object(self.item_schema())),
+            ));
+        }
+    }
 }

@@ -1,24 +1,6 @@
 //! The records of the catalogue: what each answers, what creating and changing it takes,
 //! and how its list may be filtered and sorted.
 
-/// Documents parsed request types with the schema of the body they are read from: the
-/// parser keeps what the client sent as typed values, the API document shows its fields.
-/// Defined before the modules so each of them can use it.
-macro_rules! documented_as {
-    ($body:ty => $($name:ident),*) => {$(
-        impl utoipa::PartialSchema for $name {
-            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-                <$body as utoipa::PartialSchema>::schema()
-            }
-        }
-        impl utoipa::ToSchema for $name {
-            fn name() -> std::borrow::Cow<'static, str> {
-                stringify!($name).into()
-            }
-        }
-    )*};
-}
-
 pub mod announcement;
 pub mod audit;
 pub mod branch;

@@ -1,18 +1,13 @@
 //! Phone numbers (DIDs): provisioned to a tenant by platform and partner admins; their
 //! routing settings (CNAM, recording, fax, …) edited by the tenant.
 
-use std::collections::HashMap;
-
 use serde::Serialize;
-use serde_json::Value;
 use utoipa::ToSchema;
 
+use crate::declare::{Body, Filter, Listed};
 use crate::ids::{BranchId, ExtensionId, TenantId};
-use crate::list::{FilterDoc, FilterKind, ListSpec, SearchIndex, SortField};
-use crate::validation::{
-    Chars, Email, FLAG, FromBody, FromQuery, ID, ObjectReader, OneOf, Problems, QueryReader, Raw,
-    Rule, dial, text,
-};
+use crate::list::BranchedFilter;
+use crate::validation::{Chars, FLAG, ID, OneOf, OptionalEmail, Switch, Text, dial, text};
 
 /// A phone number: 2 to 20 dial characters, unique platform-wide.
 pub const NUMBER: Chars = dial(2, 20);
@@ -21,9 +16,12 @@ pub const NUMBER: Chars = dial(2, 20);
 pub const YES_NO: OneOf = OneOf(&["yes", "no"]);
 
 /// A phone number, as the spec: every integer id is 0 when it does not apply.
-#[derive(Clone, Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, ToSchema, Listed)]
 #[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
 #[serde(rename_all = "camelCase")]
+#[list(sort(id, number, di_comment_name, registered_cnam, in_use, tenant_id, branch_id), filter = PhoneNumberFilter, table = "p", per_page_alias = "resultsPerPage",
+       search("number", "di_comment_name", "registered_cnam"),
+       search_index(table = "phone_numbers_search", id = "p.id"))]
 pub struct PhoneNumber {
     /// The number's id.
     pub id: i64,
@@ -40,6 +38,7 @@ pub struct PhoneNumber {
     /// The caller name registered for it (CNAM), at most 15 characters.
     #[serde(rename = "registeredCNAM")]
     #[cfg_attr(feature = "sqlx", sqlx(rename = "registered_cnam"))]
+    #[list(name = "registeredCNAM")]
     pub registered_cnam: String,
     /// A comment naming what the number is for.
     pub di_comment_name: String,
@@ -63,298 +62,102 @@ pub struct PhoneNumber {
     pub tenant_name: String,
 }
 
+/// The text limit of a CNAM.
+const CNAM: Text = text(0, 15);
+/// A comment naming what a number is for.
+const COMMENT: Text = text(0, 255);
+/// Short settings texts.
+const SHORT: Text = text(0, 32);
+/// A store-and-forward number, or empty.
+const FORWARD: Chars = dial(0, 20);
+
 /// The settings of a phone number, as sent (all optional; a create may send them too).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Body)]
 pub struct PhoneNumberSettings {
-    /// Branch (`Some(None)` clears it).
+    /// The branch, of the tenant, or null.
+    #[field(rule = ID)]
     pub branch_id: Option<Option<BranchId>>,
-    /// SMS extension (`Some(None)` clears it).
+    /// The extension receiving its texts, of the tenant, or null.
+    #[field(rule = ID)]
     pub sms_ext_id: Option<Option<ExtensionId>>,
-    /// In use.
+    /// 1 in use, 0 idle.
+    #[field(rule = FLAG)]
     pub in_use: Option<i64>,
-    /// CNAM.
+    /// Caller name (CNAM), at most 15 characters.
+    #[field(rule = CNAM, name = "registeredCNAM")]
     pub registered_cnam: Option<String>,
-    /// Comment.
+    /// A comment naming what it is for.
+    #[field(rule = COMMENT)]
     pub di_comment_name: Option<String>,
-    /// Recording.
+    /// `yes` or `no`.
+    #[field(rule = YES_NO)]
     pub recording: Option<String>,
-    /// Fax.
+    /// `yes` or `no`.
+    #[field(rule = YES_NO)]
     pub fax: Option<String>,
-    /// Fax e-mail.
+    /// An e-mail address, or empty.
+    #[field(rule = OptionalEmail)]
     pub fax_email: Option<String>,
-    /// Fax store.
+    /// `yes` or `no`.
+    #[field(rule = YES_NO)]
     pub fax_store: Option<String>,
-    /// Name prefix.
+    /// A prefix shown before the caller's name.
+    #[field(rule = SHORT)]
     pub name_prefix: Option<String>,
     /// Unconditional forwarding state.
+    #[field(rule = SHORT)]
     pub unconditional_status: Option<String>,
-    /// E-mail recordings.
+    /// `yes` or `no`.
+    #[field(rule = YES_NO)]
     pub email_recording: Option<String>,
-    /// Store-and-forward number.
+    /// Dial characters, or empty.
+    #[field(rule = FORWARD)]
     pub store_and_forward_number: Option<String>,
-}
-
-/// An e-mail address or nothing.
-#[derive(Clone, Copy, Debug)]
-struct OptionalEmail;
-
-impl Rule for OptionalEmail {
-    type Output = String;
-    fn check(&self, raw: Raw<'_>) -> Result<String, String> {
-        match raw {
-            Raw::Json(Value::String(s)) if s.is_empty() => Ok(String::new()),
-            _ => Email.check(raw),
-        }
-    }
-}
-
-fn read_settings(r: &mut ObjectReader<'_>) -> Option<PhoneNumberSettings> {
-    let branch = r.nullable("branchId", &ID);
-    let sms = r.nullable("smsExtId", &ID);
-    let in_use = r.optional("inUse", &FLAG);
-    let cnam = r.optional("registeredCNAM", &text(0, 15));
-    let comment = r.optional("diCommentName", &text(0, 255));
-    let recording = r.optional("recording", &YES_NO);
-    let fax = r.optional("fax", &YES_NO);
-    let fax_email = r.optional("faxEmail", &OptionalEmail);
-    let fax_store = r.optional("faxStore", &YES_NO);
-    let prefix = r.optional("namePrefix", &text(0, 32));
-    let unconditional = r.optional("unconditionalStatus", &text(0, 32));
-    let email_recording = r.optional("emailRecording", &YES_NO);
-    let forward = r.optional("storeAndForwardNumber", &dial(0, 20));
-    Some(PhoneNumberSettings {
-        branch_id: branch.ok()?.map(|b| b.map(BranchId)),
-        sms_ext_id: sms.ok()?.map(|e| e.map(ExtensionId)),
-        in_use: in_use.ok()?,
-        registered_cnam: cnam.ok()?,
-        di_comment_name: comment.ok()?,
-        recording: recording.ok()?,
-        fax: fax.ok()?,
-        fax_email: fax_email.ok()?,
-        fax_store: fax_store.ok()?,
-        name_prefix: prefix.ok()?,
-        unconditional_status: unconditional.ok()?,
-        email_recording: email_recording.ok()?,
-        store_and_forward_number: forward.ok()?,
-    })
 }
 
 /// The body of `POST /v2/admin/phone-numbers/` (platform and partner admins).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Body)]
 pub struct CreatePhoneNumber {
     /// The tenant it is provisioned to.
+    #[field(rule = ID)]
     pub tenant_id: TenantId,
-    /// The number.
+    /// The number, 2 to 20 dial characters, unique platform-wide.
+    #[field(rule = NUMBER)]
     pub number: String,
     /// Its settings.
+    #[field(flatten)]
     pub settings: PhoneNumberSettings,
 }
 
-/// The body of `PATCH /v2/admin/phone-numbers/{id}`.
-#[derive(Clone, Debug)]
-pub struct UpdatePhoneNumber(pub PhoneNumberSettings);
-
-impl FromBody for CreatePhoneNumber {
-    fn from_body(body: &Value) -> Result<Self, Problems> {
-        let mut problems = Problems::new();
-        let fields = ObjectReader::body(body, &mut problems).map(|mut r| {
-            (
-                r.required("tenantId", &ID),
-                r.required("number", &NUMBER),
-                read_settings(&mut r),
-            )
-        });
-        problems.finish(|| {
-            let (tenant, number, settings) = fields?;
-            Some(CreatePhoneNumber {
-                tenant_id: TenantId(tenant?),
-                number: number?,
-                settings: settings?,
-            })
-        })
-    }
+/// The body of `PATCH /v2/admin/phone-numbers/{id}`: the settings; the tenant and the
+/// number never change (release the number and provision it again).
+#[derive(Clone, Debug, Body)]
+#[body(refuse(
+    tenantId = "cannot be changed: release the number and provision it again",
+    number = "cannot be changed: release the number and provision it again"
+))]
+pub struct UpdatePhoneNumber {
+    /// Its settings.
+    #[field(flatten)]
+    pub settings: PhoneNumberSettings,
 }
-
-impl FromBody for UpdatePhoneNumber {
-    fn from_body(body: &Value) -> Result<Self, Problems> {
-        let mut problems = Problems::new();
-        for fixed in ["tenantId", "number"] {
-            if body.get(fixed).is_some() {
-                problems.add(
-                    crate::Location::Body,
-                    fixed,
-                    "cannot be changed: release the number and provision it again",
-                );
-            }
-        }
-        let settings =
-            ObjectReader::body(body, &mut problems).and_then(|mut r| read_settings(&mut r));
-        problems.finish(|| settings.map(UpdatePhoneNumber))
-    }
-}
-
-/// The phone-number body, for the API document.
-#[derive(Clone, Debug, ToSchema)]
-#[schema(rename_all = "camelCase")]
-pub struct PhoneNumberBody {
-    /// The tenant (create only).
-    #[schema(nullable = false, minimum = 1)]
-    pub tenant_id: Option<i64>,
-    /// The number, 2 to 20 dial characters (create only).
-    #[schema(
-        nullable = false,
-        min_length = 2,
-        max_length = 20,
-        pattern = "^[0-9*#+]+$"
-    )]
-    pub number: Option<String>,
-    /// The branch, of the tenant, or null.
-    #[schema(minimum = 1)]
-    pub branch_id: Option<Option<i64>>,
-    /// The extension receiving its texts, of the tenant, or null.
-    #[schema(minimum = 1)]
-    pub sms_ext_id: Option<Option<i64>>,
-    /// 1 in use, 0 idle.
-    #[schema(nullable = false, minimum = 0, maximum = 1)]
-    pub in_use: Option<i64>,
-    /// Caller name (CNAM), at most 15 characters.
-    #[schema(nullable = false, max_length = 15, rename = "registeredCNAM")]
-    pub registered_cnam: Option<String>,
-    /// A comment naming what it is for.
-    #[schema(nullable = false, max_length = 255)]
-    pub di_comment_name: Option<String>,
-    /// `yes` or `no`.
-    #[schema(nullable = false, pattern = "^(yes|no)$")]
-    pub recording: Option<String>,
-    /// `yes` or `no`.
-    #[schema(nullable = false, pattern = "^(yes|no)$")]
-    pub fax: Option<String>,
-    /// An e-mail address, or empty.
-    #[schema(nullable = false, max_length = 254)]
-    pub fax_email: Option<String>,
-    /// `yes` or `no`.
-    #[schema(nullable = false, pattern = "^(yes|no)$")]
-    pub fax_store: Option<String>,
-    /// A prefix shown before the caller's name.
-    #[schema(nullable = false, max_length = 32)]
-    pub name_prefix: Option<String>,
-    /// Unconditional forwarding state.
-    #[schema(nullable = false, max_length = 32)]
-    pub unconditional_status: Option<String>,
-    /// `yes` or `no`.
-    #[schema(nullable = false, pattern = "^(yes|no)$")]
-    pub email_recording: Option<String>,
-    /// Dial characters, or empty.
-    #[schema(nullable = false, max_length = 20, pattern = "^[0-9*#+]*$")]
-    pub store_and_forward_number: Option<String>,
-}
-
-documented_as!(PhoneNumberBody => CreatePhoneNumber, UpdatePhoneNumber);
 
 /// Filters of the phone-number list (CONTRACT §6).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Filter)]
 pub struct PhoneNumberFilter {
-    /// Only this tenant's numbers.
-    pub tenant_id: Option<TenantId>,
-    /// Only this branch's numbers.
-    pub branch_id: Option<BranchId>,
-    /// Numbers containing these digits.
+    /// The tenant and branch.
+    #[field(flatten)]
+    pub place: BranchedFilter,
+    /// Numbers containing these characters.
+    #[field(rule = NUMBER_FILTER)]
     pub number: Option<String>,
-    /// 1: fax numbers; 0: the others.
-    pub fax: Option<i64>,
-    /// 1: in use; 0: idle.
-    pub in_use: Option<i64>,
+    /// 1 fax numbers, 0 the others.
+    #[field(rule = Switch)]
+    pub fax: Option<bool>,
+    /// 1 in use, 0 idle.
+    #[field(rule = Switch)]
+    pub in_use: Option<bool>,
 }
 
-impl FromQuery for PhoneNumberFilter {
-    fn from_query(params: &HashMap<String, String>) -> Result<Self, Problems> {
-        let mut problems = Problems::new();
-        let mut q = QueryReader::new(params, &mut problems);
-        let tenant_id = q.optional("tenantId", &ID).map(TenantId);
-        let branch_id = q.optional("branchId", &ID).map(BranchId);
-        let number = q.optional("number", &text(1, 11));
-        let fax = q.optional("fax", &FLAG);
-        let in_use = q.optional("inUse", &FLAG);
-        problems.finish(|| {
-            Some(PhoneNumberFilter {
-                tenant_id,
-                branch_id,
-                number,
-                fax,
-                in_use,
-            })
-        })
-    }
-}
-
-/// Sorting and search of the phone-number list: `query` matches the number, the comment
-/// name and the CNAM.
-pub const LIST: ListSpec = ListSpec {
-    sort_fields: &[
-        SortField {
-            name: "id",
-            column: "p.id",
-        },
-        SortField {
-            name: "number",
-            column: "p.number",
-        },
-        SortField {
-            name: "diCommentName",
-            column: "p.di_comment_name",
-        },
-        SortField {
-            name: "registeredCNAM",
-            column: "p.registered_cnam",
-        },
-        SortField {
-            name: "inUse",
-            column: "p.in_use",
-        },
-        SortField {
-            name: "tenantId",
-            column: "p.tenant_id",
-        },
-        SortField {
-            name: "branchId",
-            column: "p.branch_id",
-        },
-    ],
-    search_columns: &["p.number", "p.di_comment_name", "p.registered_cnam"],
-    search_index: Some(SearchIndex {
-        table: "phone_numbers_search",
-        id_column: "p.id",
-    }),
-};
-
-impl crate::list::ListFilter for PhoneNumberFilter {
-    const SPEC: &'static ListSpec = &LIST;
-    const PER_PAGE_ALIASES: &'static [&'static str] = &["resultsPerPage"];
-    const FILTERS: &'static [FilterDoc] = &[
-        FilterDoc {
-            name: "tenantId",
-            description: "Only this tenant's numbers.",
-            kind: FilterKind::Id,
-        },
-        FilterDoc {
-            name: "branchId",
-            description: "Only this branch's numbers.",
-            kind: FilterKind::Id,
-        },
-        FilterDoc {
-            name: "number",
-            description: "Numbers containing these characters.",
-            kind: FilterKind::Text(11),
-        },
-        FilterDoc {
-            name: "fax",
-            description: "1 fax numbers, 0 the others.",
-            kind: FilterKind::Int(0, 1),
-        },
-        FilterDoc {
-            name: "inUse",
-            description: "1 in use, 0 idle.",
-            kind: FilterKind::Int(0, 1),
-        },
-    ];
-}
+/// The `number` filter: at most 11 characters (the spec's limit).
+const NUMBER_FILTER: Text = text(1, 11);

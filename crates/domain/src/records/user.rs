@@ -1,20 +1,17 @@
 //! User accounts: who logs in, with which role, in which tenant, and the personal settings
 //! the spec's User record carries.
 
-use std::collections::HashMap;
-
 use serde::Serialize;
 use serde_json::Value;
-use utoipa::openapi::RefOr;
-use utoipa::openapi::schema::{AllOfBuilder, Schema};
-use utoipa::{PartialSchema, ToSchema};
+use utoipa::ToSchema;
 
 use crate::access::Role;
+use crate::declare::{Body, Filter, Listed};
 use crate::ids::{BranchId, ExtensionId, PartnerId, TenantId, UserId};
-use crate::list::{FilterDoc, FilterKind, ListSpec, SortField};
+use crate::list::BranchedFilter;
 use crate::validation::{
-    Email, FLAG, FromBody, FromQuery, ID, ObjectReader, OneOf, Problems, QueryReader, Raw, Rule,
-    TimeZone, dial, int, text,
+    Email, FLAG, ID, Int, KnownPermission, ListOf, OneOf, Raw, Rule, TimeZone, dial, int, list_of,
+    text,
 };
 
 /// Shortest accepted password (NIST SP 800-63B asks at least 8; we ask 12).
@@ -108,17 +105,25 @@ impl Rule for Password {
         }
         Ok(password)
     }
+    fn schema(&self) -> utoipa::openapi::schema::Schema {
+        text(PASSWORD_MIN, PASSWORD_MAX).schema()
+    }
+    fn example(&self) -> Value {
+        Value::String("Tr0ub4dor-and-staples".into())
+    }
 }
 
 /// A user, as the spec's User record. Ids that do not apply (a platform admin's tenant,
 /// a user without extension) are 0; strings that do not apply are empty.
-#[derive(Clone, Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, ToSchema, Listed)]
 #[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
 #[serde(rename_all = "camelCase")]
+#[list(sort(id, email, user_role, tenant_id, title), filter = UserFilter, table = "u", search("email", "title"))]
 pub struct User {
     /// The user's id.
     pub id: i64,
     /// The role number: 1 platform admin, 2 partner admin, 3 tenant admin, 4 branch admin, 5 user.
+    #[list(column = "role")]
     pub user_role: i64,
     /// The tenant, 0 for platform and partner admins.
     pub tenant_id: i64,
@@ -211,7 +216,6 @@ pub struct User {
     pub permissions: Vec<String>,
     /// Extra permissions granted beyond the role's, as stored (a JSON array).
     #[serde(skip)]
-    #[schema(ignore)]
     pub extra_permissions: String,
 }
 
@@ -237,22 +241,15 @@ pub enum SettingValue {
 }
 
 macro_rules! user_settings {
-    ($( $(#[$attr:meta])* $field:ident : $ty:ty = $json:literal => $column:literal, $rule:expr, $into:expr; )*) => {
+    ($( $(#[$attr:meta])* $field:ident : $ty:ty => $column:literal, $rule:expr, $into:expr; )*) => {
         /// The personal settings of a user, writable on create and patch; fields not sent
         /// stay unchanged.
-        #[derive(Clone, Debug, Default, ToSchema)]
-        #[schema(rename_all = "camelCase")]
+        #[derive(Clone, Debug, Default, Body)]
         pub struct UserSettings {
-            $( $(#[$attr])* #[schema(nullable = false)] pub $field: Option<$ty>, )*
+            $( $(#[$attr])* #[field(rule = $rule)] pub $field: Option<$ty>, )*
         }
 
         impl UserSettings {
-            fn read(r: &mut ObjectReader<'_>) -> Option<UserSettings> {
-                let mut ok = true;
-                $( let $field = r.optional($json, &$rule); ok &= $field.is_ok(); )*
-                ok.then(|| UserSettings { $( $field: $field.ok().flatten(), )* })
-            }
-
             /// The columns to store and their values, for the fields that were sent.
             pub fn columns(&self) -> Vec<(&'static str, SettingValue)> {
                 let mut out = Vec::new();
@@ -265,264 +262,126 @@ macro_rules! user_settings {
 
 user_settings! {
     /// Job title.
-    #[schema(max_length = 255)]
-    title: String = "title" => "title", text(0, 255), SettingValue::Text;
+    title: String => "title", text(0, 255), SettingValue::Text;
     /// IANA time zone.
-    timezone: String = "timezone" => "timezone", TimeZone, SettingValue::Text;
+    timezone: String => "timezone", TimeZone, SettingValue::Text;
     /// Path of the avatar image.
-    #[schema(max_length = 1024)]
-    avatar_path: String = "avatarPath" => "avatar_path", text(0, 1024), SettingValue::Text;
+    avatar_path: String => "avatar_path", text(0, 1024), SettingValue::Text;
     /// Path of the avatar thumbnail.
-    #[schema(max_length = 1024)]
-    avatar_thumbnail_path: String = "avatarThumbnailPath" => "avatar_thumbnail_path", text(0, 1024), SettingValue::Text;
+    avatar_thumbnail_path: String => "avatar_thumbnail_path", text(0, 1024), SettingValue::Text;
     /// Path of the cover photo.
-    #[schema(max_length = 1024)]
-    cover_photo: String = "coverPhoto" => "cover_photo", text(0, 1024), SettingValue::Text;
+    cover_photo: String => "cover_photo", text(0, 1024), SettingValue::Text;
     /// Caller id number presented on outbound calls.
-    #[schema(max_length = 32, pattern = "^[0-9*#+]*$")]
-    caller_id_number: String = "callerIdNumber" => "caller_id_number", dial(0, 32), SettingValue::Text;
+    caller_id_number: String => "caller_id_number", dial(0, 32), SettingValue::Text;
     /// SIP peer name of the softphone.
-    #[schema(max_length = 255)]
-    peer_name: String = "peerName" => "peer_name", text(0, 255), SettingValue::Text;
+    peer_name: String => "peer_name", text(0, 255), SettingValue::Text;
     /// SIP secret of the softphone.
-    #[schema(max_length = 255)]
-    peer_secret: String = "peerSecret" => "peer_secret", text(0, 255), SettingValue::Text;
+    peer_secret: String => "peer_secret", text(0, 255), SettingValue::Text;
     /// Do-not-disturb.
-    #[schema(pattern = "^(yes|no)$")]
-    dnd: String = "dnd" => "dnd", OneOf(&["yes", "no"]), SettingValue::Text;
+    dnd: String => "dnd", OneOf(&["yes", "no"]), SettingValue::Text;
     /// Whether outbound calls are recorded.
-    #[schema(pattern = "^(yes|no)$")]
-    outbound_record: String = "outboundRecord" => "outbound_record", OneOf(&["yes", "no"]), SettingValue::Text;
+    outbound_record: String => "outbound_record", OneOf(&["yes", "no"]), SettingValue::Text;
     /// Dark theme on the web client.
-    #[schema(minimum = 0, maximum = 1)]
-    dark_mode: i64 = "darkMode" => "dark_mode", FLAG, SettingValue::Int;
+    dark_mode: i64 => "dark_mode", FLAG, SettingValue::Int;
     /// Dark theme on mobile.
-    #[schema(minimum = 0, maximum = 1)]
-    mobile_dark_mode: i64 = "mobileDarkMode" => "mobile_dark_mode", FLAG, SettingValue::Int;
+    mobile_dark_mode: i64 => "mobile_dark_mode", FLAG, SettingValue::Int;
     /// Call notifications.
-    #[schema(minimum = 0, maximum = 1)]
-    enable_call_notifications: i64 = "enableCallNotifications" => "enable_call_notifications", FLAG, SettingValue::Int;
+    enable_call_notifications: i64 => "enable_call_notifications", FLAG, SettingValue::Int;
     /// Chat notifications.
-    #[schema(minimum = 0, maximum = 1)]
-    enable_chat_notifications: i64 = "enableChatNotifications" => "enable_chat_notifications", FLAG, SettingValue::Int;
+    enable_chat_notifications: i64 => "enable_chat_notifications", FLAG, SettingValue::Int;
     /// Notifications of every new message.
-    #[schema(minimum = 0, maximum = 1)]
-    enable_all_new_message_notifications: i64 = "enableAllNewMessageNotifications" => "enable_all_new_message_notifications", FLAG, SettingValue::Int;
+    enable_all_new_message_notifications: i64 => "enable_all_new_message_notifications", FLAG, SettingValue::Int;
     /// Direct-message notifications.
-    #[schema(minimum = 0, maximum = 1)]
-    enable_direct_message_notifications: i64 = "enableDirectMessageNotifications" => "enable_direct_message_notifications", FLAG, SettingValue::Int;
+    enable_direct_message_notifications: i64 => "enable_direct_message_notifications", FLAG, SettingValue::Int;
     /// Text notifications.
-    #[schema(minimum = 0, maximum = 1)]
-    enable_text_notifications: i64 = "enableTextNotifications" => "enable_text_notifications", FLAG, SettingValue::Int;
+    enable_text_notifications: i64 => "enable_text_notifications", FLAG, SettingValue::Int;
     /// Post-call notifications.
-    #[schema(minimum = 0, maximum = 1)]
-    enable_post_call_notifications: i64 = "enablePostCallNotifications" => "enable_post_call_notifications", FLAG, SettingValue::Int;
+    enable_post_call_notifications: i64 => "enable_post_call_notifications", FLAG, SettingValue::Int;
     /// Text notifications on mobile.
-    #[schema(minimum = 0, maximum = 1)]
-    enable_mobile_text_notifications: i64 = "enableMobileTextNotifications" => "enable_mobile_text_notifications", FLAG, SettingValue::Int;
+    enable_mobile_text_notifications: i64 => "enable_mobile_text_notifications", FLAG, SettingValue::Int;
     /// Call notifications on mobile.
-    #[schema(minimum = 0, maximum = 1)]
-    enable_mobile_call_notifications: i64 = "enableMobileCallNotifications" => "enable_mobile_call_notifications", FLAG, SettingValue::Int;
+    enable_mobile_call_notifications: i64 => "enable_mobile_call_notifications", FLAG, SettingValue::Int;
     /// Chat notifications on mobile.
-    #[schema(minimum = 0, maximum = 1)]
-    enable_mobile_chat_notifications: i64 = "enableMobileChatNotifications" => "enable_mobile_chat_notifications", FLAG, SettingValue::Int;
+    enable_mobile_chat_notifications: i64 => "enable_mobile_chat_notifications", FLAG, SettingValue::Int;
     /// Busy lights.
-    #[schema(minimum = 0, maximum = 1)]
-    enable_busy_lights: i64 = "enableBusyLights" => "enable_busy_lights", FLAG, SettingValue::Int;
+    enable_busy_lights: i64 => "enable_busy_lights", FLAG, SettingValue::Int;
     /// Meetings.
-    #[schema(minimum = 0, maximum = 1)]
-    enable_meetings: i64 = "enableMeetings" => "enable_meetings", FLAG, SettingValue::Int;
+    enable_meetings: i64 => "enable_meetings", FLAG, SettingValue::Int;
     /// Call transcription.
-    #[schema(minimum = 0, maximum = 1)]
-    enable_transcription: i64 = "enableTranscription" => "enable_transcription", FLAG, SettingValue::Int;
+    enable_transcription: i64 => "enable_transcription", FLAG, SettingValue::Int;
 }
 
+/// A role number, 1 (platform admin) to 5 (user).
+const ROLE: Int = int(1, 5);
+
 /// The account fields of a user body (create and patch), beside its [`UserSettings`].
-#[derive(Clone, Debug, Default, ToSchema)]
-#[schema(rename_all = "camelCase")]
+#[derive(Clone, Debug, Default, Body)]
 pub struct UserAccount {
     /// Login e-mail address, unique (case-insensitively) across the platform.
-    #[schema(
-        min_length = 3,
-        max_length = 254,
-        pattern = "^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$"
-    )]
-    #[schema(nullable = false)]
+    #[field(rule = Email)]
     pub email: Option<String>,
     /// The password: 12 to 128 characters, not a common one; stored only as an argon2id hash.
-    #[schema(nullable = false, min_length = 12, max_length = 128)]
+    #[field(rule = PASSWORD)]
     pub password: Option<String>,
     /// Role number, 1 (platform admin) to 5 (user); no caller grants a role above its own.
-    #[schema(nullable = false, minimum = 1, maximum = 5)]
+    #[field(rule = ROLE)]
     pub user_role: Option<i64>,
     /// The tenant (roles 3 to 5); tenant-scoped callers may omit it on create.
-    #[schema(nullable = false, minimum = 1)]
+    #[field(rule = ID)]
     pub tenant_id: Option<TenantId>,
     /// The partner (role 2); taken from the tenant for roles 3 to 5.
-    #[schema(nullable = false, minimum = 1)]
+    #[field(rule = ID)]
     pub partner_id: Option<PartnerId>,
     /// The user's branch, of its tenant; `null` for none.
-    #[schema(minimum = 1)]
+    #[field(rule = ID)]
     pub branch_id: Option<Option<BranchId>>,
     /// The user's own extension, of its tenant; `null` for none.
-    #[schema(minimum = 1)]
+    #[field(rule = ID)]
     pub ext_id: Option<Option<ExtensionId>>,
     /// Permissions granted beyond the role's defaults.
-    #[schema(nullable = false)]
+    #[field(rule = PERMISSIONS)]
     pub permissions: Option<Vec<String>>,
     /// 1 to disable the account (its sessions end at once), 0 to enable it.
-    #[schema(nullable = false, minimum = 0, maximum = 1)]
+    #[field(rule = FLAG)]
     pub disabled: Option<i64>,
 }
 
+/// Permission names granted beyond a role's.
+const PERMISSIONS: ListOf<KnownPermission> = list_of(KnownPermission, 0, 100);
+
 /// The body of `POST /v2/admin/users/`: `email`, `password` and `userRole` are required.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Body)]
+#[body(require(email, password, userRole))]
 pub struct CreateUser {
     /// Account fields; email, password and role are present.
+    #[field(flatten)]
     pub account: UserAccount,
     /// Personal settings.
+    #[field(flatten)]
     pub settings: UserSettings,
 }
 
 /// The body of `PATCH /v2/admin/users/{id}`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Body)]
 pub struct UpdateUser {
     /// Account fields to change.
+    #[field(flatten)]
     pub account: UserAccount,
     /// Settings to change.
+    #[field(flatten)]
     pub settings: UserSettings,
 }
 
-fn read_account(r: &mut ObjectReader<'_>, create: bool) -> Option<UserAccount> {
-    let email = r.required_if(create, "email", &Email);
-    let password = r.required_if(create, "password", &PASSWORD);
-    let user_role = r.required_if(create, "userRole", &int(1, 5));
-    let tenant_id = r.optional("tenantId", &ID);
-    let partner_id = r.optional("partnerId", &ID);
-    let branch_id = r.nullable("branchId", &ID);
-    let ext_id = r.nullable("extId", &ID);
-    let permissions = r.strings("permissions", &crate::validation::KnownPermission);
-    let disabled = r.optional("disabled", &FLAG);
-    Some(UserAccount {
-        email: email.ok()?,
-        password: password.ok()?,
-        user_role: user_role.ok()?,
-        tenant_id: tenant_id.ok()?.map(TenantId),
-        partner_id: partner_id.ok()?.map(PartnerId),
-        branch_id: branch_id.ok()?.map(|b| b.map(BranchId)),
-        ext_id: ext_id.ok()?.map(|e| e.map(ExtensionId)),
-        permissions: permissions.ok()?,
-        disabled: disabled.ok()?,
-    })
-}
-
-fn read_user(body: &Value, create: bool) -> Result<(UserAccount, UserSettings), Problems> {
-    let mut problems = Problems::new();
-    let parts = ObjectReader::body(body, &mut problems).map(|mut r| {
-        let account = read_account(&mut r, create);
-        let settings = UserSettings::read(&mut r);
-        (account, settings)
-    });
-    problems.finish(|| {
-        let (account, settings) = parts?;
-        Some((account?, settings?))
-    })
-}
-
-impl FromBody for CreateUser {
-    fn from_body(body: &Value) -> Result<Self, Problems> {
-        read_user(body, true).map(|(account, settings)| CreateUser { account, settings })
-    }
-}
-
-impl FromBody for UpdateUser {
-    fn from_body(body: &Value) -> Result<Self, Problems> {
-        read_user(body, false).map(|(account, settings)| UpdateUser { account, settings })
-    }
-}
-
-fn all_of(title: &str, required: &[&str]) -> RefOr<Schema> {
-    let mut account = match UserAccount::schema() {
-        RefOr::T(Schema::Object(object)) => object,
-        other => return other,
-    };
-    account.required = required.iter().map(|s| s.to_string()).collect();
-    AllOfBuilder::new()
-        .title(Some(title))
-        .item(Schema::Object(account))
-        .item(UserSettings::schema())
-        .into()
-}
-
-impl PartialSchema for CreateUser {
-    fn schema() -> RefOr<Schema> {
-        all_of("CreateUser", &["email", "password", "userRole"])
-    }
-}
-impl ToSchema for CreateUser {}
-
-impl PartialSchema for UpdateUser {
-    fn schema() -> RefOr<Schema> {
-        all_of("UpdateUser", &[])
-    }
-}
-impl ToSchema for UpdateUser {}
-
 /// Filters of the user list.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Filter)]
 pub struct UserFilter {
-    /// Only the users of this tenant.
-    pub tenant_id: Option<TenantId>,
-    /// Only the users of this branch.
-    pub branch_id: Option<BranchId>,
+    /// The tenant and branch.
+    #[field(flatten)]
+    pub place: BranchedFilter,
     /// Only the users of this role.
+    #[field(rule = ROLE)]
     pub user_role: Option<i64>,
 }
-
-impl FromQuery for UserFilter {
-    fn from_query(params: &HashMap<String, String>) -> Result<Self, Problems> {
-        let mut problems = Problems::new();
-        let mut q = QueryReader::new(params, &mut problems);
-        let tenant_id = q.optional("tenantId", &ID).map(TenantId);
-        let branch_id = q.optional("branchId", &ID).map(BranchId);
-        let user_role = q.optional("userRole", &int(1, 5));
-        problems.finish(|| {
-            Some(UserFilter {
-                tenant_id,
-                branch_id,
-                user_role,
-            })
-        })
-    }
-}
-
-/// Sorting and search of the user list.
-pub const LIST: ListSpec = ListSpec {
-    sort_fields: &[
-        SortField {
-            name: "id",
-            column: "u.id",
-        },
-        SortField {
-            name: "email",
-            column: "u.email",
-        },
-        SortField {
-            name: "userRole",
-            column: "u.role",
-        },
-        SortField {
-            name: "tenantId",
-            column: "u.tenant_id",
-        },
-        SortField {
-            name: "title",
-            column: "u.title",
-        },
-    ],
-    search_columns: &["u.email", "u.title"],
-    search_index: None,
-};
 
 /// Which user a login or token names, and what the store knows of its credentials.
 #[derive(Clone, Debug)]
@@ -532,27 +391,6 @@ pub struct Credentials {
     pub id: UserId,
     /// The argon2id PHC string.
     pub password_hash: String,
-}
-
-impl crate::list::ListFilter for UserFilter {
-    const SPEC: &'static ListSpec = &LIST;
-    const FILTERS: &'static [FilterDoc] = &[
-        FilterDoc {
-            name: "tenantId",
-            description: "Only the users of this tenant.",
-            kind: FilterKind::Id,
-        },
-        FilterDoc {
-            name: "branchId",
-            description: "Only the users of this branch.",
-            kind: FilterKind::Id,
-        },
-        FilterDoc {
-            name: "userRole",
-            description: "Only the users of this role.",
-            kind: FilterKind::Int(1, 5),
-        },
-    ];
 }
 
 impl User {

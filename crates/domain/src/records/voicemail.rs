@@ -1,18 +1,14 @@
 //! Voicemail messages, with the fields Asterisk's `app_voicemail` gives them: read by
 //! administrators (a user, its own mailbox), marked read or filed, deleted.
 
-use std::collections::HashMap;
-
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::json;
 use utoipa::ToSchema;
+use utoipa::openapi::schema::Object;
 
+use crate::declare::{Body, Filter, Listed};
 use crate::ids::TenantId;
-use crate::list::{FilterDoc, FilterKind, ListSpec, SearchIndex, SortField};
-use crate::validation::{
-    Bool, FLAG, FromBody, FromQuery, ID, Location, ObjectReader, OneOf, Problems, QueryReader, int,
-    text,
-};
+use crate::validation::{Bool, ID, Int, ObjectReader, OneOf, Switch, Text, int, text};
 
 /// The folders of an Asterisk mailbox.
 pub const FOLDERS: &[&str] = &[
@@ -33,14 +29,19 @@ pub fn is_read_folder(dir: &str) -> bool {
 pub const FOLDER: OneOf = OneOf(FOLDERS);
 
 /// A voicemail message, as the spec.
-#[derive(Clone, Debug, Serialize, ToSchema)]
+// `query` matches the caller id and the message id (Asterisk's `msg_id`). Newest first is
+// the usual inbox order, but the default sort stays `id` like every list.
+#[derive(Clone, Debug, Serialize, ToSchema, Listed)]
 #[serde(rename_all = "camelCase")]
+#[list(sort(id, date_unix, duration, caller_id, mailbox_user, message_number, dir, read), filter = VoicemailFilter, table = "v", search("caller_id", "msg_id"),
+       search_index(table = "voicemail_messages_search", id = "v.id"))]
 pub struct VoicemailMessage {
     /// The message's id.
     pub id: i64,
     /// Its number within its folder (Asterisk's `msgNNNN`).
     pub message_number: i64,
     /// When it was left, Unix seconds (`origtime`).
+    #[list(alias = "date")]
     pub date_unix: i64,
     /// Its length in seconds.
     pub duration: i64,
@@ -64,6 +65,7 @@ pub struct VoicemailMessage {
     /// The folder (INBOX, Old, Work, …).
     pub dir: String,
     /// Whether it was listened to (filed out of INBOX/Urgent).
+    #[list(column = "is_read")]
     pub read: bool,
 }
 
@@ -78,80 +80,66 @@ pub struct VoicemailStats {
     pub read: i64,
 }
 
-/// The body of `PATCH /v2/admin/voicemail-messages/{id}`, resolved to the folder the
-/// message ends up in: `read` alone files it (`Old`) or back (`INBOX`); `dir` alone
-/// moves it and sets `read` from the folder.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum VoicemailChange {
-    /// Mark read (`true`) or unread.
-    Read(bool),
-    /// Move to a folder.
-    Dir(String),
-}
-
-/// The parsed PATCH body: the changes asked for, in order.
-#[derive(Clone, Debug)]
-pub struct UpdateVoicemail(pub Vec<VoicemailChange>);
-
-impl UpdateVoicemail {
-    /// The folder a message in `current` ends up in.
-    pub fn folder_after(&self, current: &str) -> String {
-        let mut dir = current.to_owned();
-        for change in &self.0 {
-            match change {
-                VoicemailChange::Dir(d) => dir = d.clone(),
-                VoicemailChange::Read(true) if !is_read_folder(&dir) => dir = "Old".into(),
-                VoicemailChange::Read(false) if is_read_folder(&dir) => dir = "INBOX".into(),
-                VoicemailChange::Read(_) => {}
-            }
-        }
-        dir
-    }
-}
-
-impl FromBody for UpdateVoicemail {
-    fn from_body(body: &Value) -> Result<Self, Problems> {
-        let mut problems = Problems::new();
-        let fields = ObjectReader::body(body, &mut problems)
-            .map(|mut r| (r.optional("dir", &FOLDER), r.optional("read", &Bool)));
-        if let Some((Ok(Some(dir)), Ok(Some(read)))) = &fields
-            && is_read_folder(dir) != *read
-        {
-            problems.add(
-                Location::Body,
-                "read",
-                format!("must be {} for a message filed in {dir}", !read),
-            );
-        }
-        problems.finish(|| {
-            let (dir, read) = fields?;
-            let mut changes = Vec::new();
-            if let Some(read) = read.ok()? {
-                changes.push(VoicemailChange::Read(read));
-            }
-            if let Some(dir) = dir.ok()? {
-                changes.push(VoicemailChange::Dir(dir));
-            }
-            Some(UpdateVoicemail(changes))
-        })
-    }
-}
-
-/// The voicemail PATCH body, for the API document.
-#[derive(Clone, Debug, ToSchema)]
-pub struct UpdateVoicemailBody {
+/// The body of `PATCH /v2/admin/voicemail-messages/{id}`: `read` alone files an unread
+/// message in `Old` (or a read one back in `INBOX`); `dir` moves it, and `read` follows
+/// from the folder (sent together, they must agree).
+#[derive(Clone, Debug, Default, Body)]
+#[body(check = UpdateVoicemail::check, schema = UpdateVoicemail::schema_rules,
+       example = UpdateVoicemail::example_body)]
+pub struct UpdateVoicemail {
     /// `true` files an unread message in `Old`; `false` moves a read one back to `INBOX`.
-    #[schema(nullable = false)]
+    #[field(rule = Bool)]
     pub read: Option<bool>,
     /// The folder to move the message to; `read` follows from it.
-    #[schema(
-        nullable = false,
-        pattern = "^(INBOX|Old|Work|Family|Friends|Urgent|Cust[1-5])$"
-    )]
+    #[field(rule = FOLDER)]
     pub dir: Option<String>,
 }
 
-documented_as!(UpdateVoicemailBody => UpdateVoicemail);
+impl UpdateVoicemail {
+    /// Filing a message in `Old`, read.
+    fn example_body() -> serde_json::Value {
+        json!({"dir": "Old", "read": true})
+    }
+
+    /// The folder a message in `current` ends up in.
+    pub fn folder_after(&self, current: &str) -> String {
+        match (&self.dir, self.read) {
+            (Some(dir), _) => dir.clone(),
+            (None, Some(true)) if !is_read_folder(current) => "Old".into(),
+            (None, Some(false)) if is_read_folder(current) => "INBOX".into(),
+            _ => current.to_owned(),
+        }
+    }
+
+    fn check(&self, r: &mut ObjectReader<'_>) -> bool {
+        match (&self.dir, self.read) {
+            (Some(dir), Some(read)) if is_read_folder(dir) != read => {
+                r.problem(
+                    "read",
+                    format!("must be {} for a message filed in {dir}", !read),
+                );
+                false
+            }
+            _ => true,
+        }
+    }
+
+    /// `read` must agree with `dir` when both are sent.
+    fn schema_rules(object: &mut Object) {
+        let read_folders: Vec<&str> = FOLDERS
+            .iter()
+            .copied()
+            .filter(|f| is_read_folder(f))
+            .collect();
+        for (folders, read) in [(UNREAD_FOLDERS.to_vec(), false), (read_folders, true)] {
+            crate::declare::rule(
+                object,
+                json!({"if": {"required": ["dir", "read"], "properties": {"dir": {"enum": folders}}},
+                       "then": {"properties": {"read": {"const": read}}}}),
+            );
+        }
+    }
+}
 
 /// A message as the engine or an import reports it.
 #[derive(Clone, Debug)]
@@ -184,232 +172,100 @@ pub struct NewVoicemail {
     pub audio: Option<(String, String)>,
 }
 
+/// Mailbox names and contexts.
+const MAILBOX: Text = text(1, 80);
+/// Short texts of a message.
+const SHORT: Text = text(0, 255);
+
 /// The `message` part of `POST /v2/ingest/voicemail-messages`: the fields of Asterisk's
 /// `msgNNNN.txt`.
-#[derive(Clone, Debug)]
-pub struct IngestVoicemail(pub NewVoicemail);
-
-impl FromBody for IngestVoicemail {
-    fn from_body(body: &Value) -> Result<Self, Problems> {
-        let mut problems = Problems::new();
-        let short = text(0, 255);
-        let fields = ObjectReader::body(body, &mut problems).map(|mut r| {
-            (
-                r.required("tenantId", &ID),
-                r.optional("mailboxContext", &text(1, 80)),
-                r.required("mailboxUser", &text(1, 80)),
-                r.required("msgId", &text(1, 255)),
-                r.optional("messageNumber", &int(0, 9999)),
-                r.optional("dir", &FOLDER),
-                r.optional("callerId", &short),
-                r.optional("date", &short),
-                r.required("dateUnix", &int(0, i64::from(u32::MAX))),
-                r.optional("duration", &int(0, 86_400)),
-                r.optional("extNum", &text(0, 80)),
-                r.optional("transcript", &text(0, 20_000)),
-            )
-        });
-        problems.finish(|| {
-            let (
-                tenant,
-                context,
-                mailbox,
-                msg_id,
-                number,
-                dir,
-                caller,
-                date,
-                unix,
-                duration,
-                ext,
-                transcript,
-            ) = fields?;
-            let date_unix = unix?;
-            Some(IngestVoicemail(NewVoicemail {
-                tenant: TenantId(tenant?),
-                mailbox_context: context.ok()?.unwrap_or_else(|| "default".into()),
-                mailbox_user: mailbox?,
-                msg_id: msg_id?,
-                message_number: number.ok()?.unwrap_or(0),
-                dir: dir.ok()?.unwrap_or_else(|| "INBOX".into()),
-                caller_id: caller.ok()?.unwrap_or_default(),
-                date: date.ok()?.unwrap_or_else(|| {
-                    chrono::DateTime::from_timestamp(date_unix, 0)
-                        .map(|t| t.to_rfc2822())
-                        .unwrap_or_default()
-                }),
-                date_unix,
-                duration: duration.ok()?.unwrap_or(0),
-                ext_num: ext.ok()?.unwrap_or_default(),
-                transcript: transcript.ok()?.unwrap_or_default(),
-                audio: None,
-            }))
-        })
-    }
-}
-
-/// The voicemail-ingest `message` part, for the API document.
-#[derive(Clone, Debug, ToSchema)]
-#[schema(rename_all = "camelCase")]
-pub struct IngestVoicemailBody {
+#[derive(Clone, Debug, Body)]
+pub struct IngestVoicemail {
     /// The tenant whose mailbox it is.
-    #[schema(minimum = 1)]
-    pub tenant_id: i64,
+    #[field(rule = ID)]
+    pub tenant_id: TenantId,
     /// Voicemail context (default `default`).
-    #[schema(nullable = false, min_length = 1, max_length = 80)]
-    pub mailbox_context: Option<String>,
+    #[field(rule = MAILBOX, default = "default".to_owned())]
+    pub mailbox_context: String,
     /// Mailbox number.
-    #[schema(min_length = 1, max_length = 80)]
+    #[field(rule = MAILBOX)]
     pub mailbox_user: String,
     /// Asterisk's msg_id; a second report with the same one changes nothing.
-    #[schema(min_length = 1, max_length = 255)]
+    #[field(rule = text(1, 255))]
     pub msg_id: String,
     /// Number within its folder.
-    #[schema(nullable = false, minimum = 0, maximum = 9999)]
-    pub message_number: Option<i64>,
+    #[field(rule = int(0, 9999), default = 0)]
+    pub message_number: i64,
     /// Folder (default INBOX).
-    #[schema(
-        nullable = false,
-        pattern = "^(INBOX|Old|Work|Family|Friends|Urgent|Cust[1-5])$"
-    )]
-    pub dir: Option<String>,
+    #[field(rule = FOLDER, default = "INBOX".to_owned())]
+    pub dir: String,
     /// Caller id.
-    #[schema(nullable = false, max_length = 255)]
-    pub caller_id: Option<String>,
-    /// Date as Asterisk writes it (`origdate`).
-    #[schema(nullable = false, max_length = 255)]
+    #[field(rule = SHORT, default = String::new())]
+    pub caller_id: String,
+    /// Date as Asterisk writes it (`origdate`); made from `dateUnix` when left out.
+    #[field(rule = SHORT)]
     pub date: Option<String>,
     /// Date, Unix seconds (`origtime`).
-    #[schema(minimum = 0, maximum = 4294967295i64)]
+    #[field(rule = UNIX_TIME)]
     pub date_unix: i64,
     /// Seconds.
-    #[schema(nullable = false, minimum = 0, maximum = 86400)]
-    pub duration: Option<i64>,
+    #[field(rule = int(0, 86_400), default = 0)]
+    pub duration: i64,
     /// Dialled extension.
-    #[schema(nullable = false, max_length = 80)]
-    pub ext_num: Option<String>,
+    #[field(rule = text(0, 80), default = String::new())]
+    pub ext_num: String,
     /// Transcription.
-    #[schema(nullable = false, max_length = 20000)]
-    pub transcript: Option<String>,
+    #[field(rule = text(0, 20_000), default = String::new())]
+    pub transcript: String,
 }
 
-documented_as!(IngestVoicemailBody => IngestVoicemail);
+/// A Unix time within 32 bits, as Asterisk writes `origtime`.
+const UNIX_TIME: Int = int(0, u32::MAX as i64);
 
-/// Filters of the voicemail list (CONTRACT §6).
-#[derive(Clone, Debug, Default)]
-pub struct VoicemailFilter {
-    /// Only this tenant's messages.
-    pub tenant_id: Option<TenantId>,
-    /// Only this mailbox's messages.
-    pub mailbox: Option<String>,
-    /// 1 read, 0 unread.
-    pub read: Option<i64>,
-    /// Only this folder.
-    pub dir: Option<String>,
-    /// Add `stats` to the answer.
-    pub stats: bool,
-}
-
-impl FromQuery for VoicemailFilter {
-    fn from_query(params: &HashMap<String, String>) -> Result<Self, Problems> {
-        let mut problems = Problems::new();
-        let mut q = QueryReader::new(params, &mut problems);
-        let tenant_id = q.optional("tenantId", &ID).map(TenantId);
-        let mailbox = q.optional("mailbox", &text(1, 80));
-        let read = q.optional("read", &FLAG);
-        let dir = q.optional("dir", &FOLDER);
-        let stats = q.optional("stats", &FLAG) == Some(1);
-        problems.finish(|| {
-            Some(VoicemailFilter {
-                tenant_id,
-                mailbox,
-                read,
-                dir,
-                stats,
-            })
-        })
+impl IngestVoicemail {
+    /// The message this body reports (its audio, if any, is attached by the caller).
+    pub fn into_new(self) -> NewVoicemail {
+        let date = self.date.unwrap_or_else(|| {
+            chrono::DateTime::from_timestamp(self.date_unix, 0)
+                .map(|t| t.to_rfc2822())
+                .unwrap_or_default()
+        });
+        NewVoicemail {
+            tenant: self.tenant_id,
+            mailbox_context: self.mailbox_context,
+            mailbox_user: self.mailbox_user,
+            msg_id: self.msg_id,
+            message_number: self.message_number,
+            dir: self.dir,
+            caller_id: self.caller_id,
+            date,
+            date_unix: self.date_unix,
+            duration: self.duration,
+            ext_num: self.ext_num,
+            transcript: self.transcript,
+            audio: None,
+        }
     }
 }
 
-/// Sorting and search of the voicemail list: `query` matches the caller id and the
-/// message id (Asterisk's `msg_id`; a number matches the record's id too). Newest
-/// first by default is the usual inbox order, so `dateUnix` leads the whitelist only
-/// as a choice; the default sort stays `id` like every list.
-pub const LIST: ListSpec = ListSpec {
-    sort_fields: &[
-        SortField {
-            name: "id",
-            column: "v.id",
-        },
-        SortField {
-            name: "dateUnix",
-            column: "v.date_unix",
-        },
-        SortField {
-            name: "date",
-            column: "v.date_unix",
-        },
-        SortField {
-            name: "duration",
-            column: "v.duration",
-        },
-        SortField {
-            name: "callerId",
-            column: "v.caller_id",
-        },
-        SortField {
-            name: "mailboxUser",
-            column: "v.mailbox_user",
-        },
-        SortField {
-            name: "messageNumber",
-            column: "v.message_number",
-        },
-        SortField {
-            name: "dir",
-            column: "v.dir",
-        },
-        SortField {
-            name: "read",
-            column: "v.is_read",
-        },
-    ],
-    search_columns: &["v.caller_id", "v.msg_id"],
-    search_index: Some(SearchIndex {
-        table: "voicemail_messages_search",
-        id_column: "v.id",
-    }),
-};
-
-impl crate::list::ListFilter for VoicemailFilter {
-    const SPEC: &'static ListSpec = &LIST;
-    const FILTERS: &'static [FilterDoc] = &[
-        FilterDoc {
-            name: "tenantId",
-            description: "Only this tenant's messages.",
-            kind: FilterKind::Id,
-        },
-        FilterDoc {
-            name: "mailbox",
-            description: "Only this mailbox's messages (its number).",
-            kind: FilterKind::Text(80),
-        },
-        FilterDoc {
-            name: "read",
-            description: "1 read messages, 0 unread.",
-            kind: FilterKind::Int(0, 1),
-        },
-        FilterDoc {
-            name: "dir",
-            description: "Only messages in this folder.",
-            kind: FilterKind::OneOf(FOLDERS),
-        },
-        FilterDoc {
-            name: "stats",
-            description: "1 adds `stats: {total, unread, read}` over the whole filter.",
-            kind: FilterKind::Int(0, 1),
-        },
-    ];
+/// Filters of the voicemail list (CONTRACT §6).
+#[derive(Clone, Debug, Default, Filter)]
+pub struct VoicemailFilter {
+    /// Only this tenant's messages.
+    #[field(rule = ID)]
+    pub tenant_id: Option<TenantId>,
+    /// Only this mailbox's messages (its number).
+    #[field(rule = MAILBOX)]
+    pub mailbox: Option<String>,
+    /// 1 read messages, 0 unread.
+    #[field(rule = Switch)]
+    pub read: Option<bool>,
+    /// Only messages in this folder.
+    #[field(rule = FOLDER)]
+    pub dir: Option<String>,
+    /// 1 adds `stats: {total, unread, read}` over the whole filter.
+    #[field(rule = Switch)]
+    pub stats: bool,
 }
 
 #[cfg(test)]
@@ -417,6 +273,9 @@ impl crate::list::ListFilter for VoicemailFilter {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    use crate::validation::{FromBody, Problems};
+    use serde_json::Value;
 
     fn update(body: Value) -> Result<UpdateVoicemail, Vec<String>> {
         UpdateVoicemail::from_body(&body).map_err(Problems::into_messages)

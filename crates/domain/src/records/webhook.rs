@@ -1,17 +1,12 @@
 //! Webhooks (CONTRACT §9): a tenant's callback URL for one event type, with optional Basic
 //! credentials or a bearer `authtoken`, and a signing secret.
 
-use std::collections::HashMap;
-
 use serde::Serialize;
-use serde_json::Value;
 use utoipa::ToSchema;
 
+use crate::declare::{Body, Filter, Listed};
 use crate::ids::TenantId;
-use crate::list::{FilterDoc, FilterKind, ListSpec, SortField};
-use crate::validation::{
-    FromBody, FromQuery, ID, ObjectReader, OneOf, Problems, QueryReader, Raw, Rule, text,
-};
+use crate::validation::{HttpUrl, ID, OneOf, Text, text};
 
 /// The 11 webhook types of CONTRACT §9, with what each delivers.
 pub const TYPES: &[(&str, &str)] = &[
@@ -72,8 +67,9 @@ pub const MASK: &str = "********";
 
 /// A webhook, as the spec; `password` and `authtoken` are masked (`********` when set,
 /// empty when not).
-#[derive(Clone, Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, ToSchema, Listed)]
 #[serde(rename_all = "camelCase")]
+#[list(sort(id, kind, url, tenant_id), filter = WebhookFilter, search("url", "type"))]
 pub struct Webhook {
     /// The webhook's id.
     pub id: i64,
@@ -81,6 +77,7 @@ pub struct Webhook {
     pub tenant_id: i64,
     /// The event type.
     #[serde(rename = "type")]
+    #[list(column = "type", name = "type")]
     pub kind: String,
     /// The callback URL.
     pub url: String,
@@ -121,31 +118,9 @@ pub struct SigningSecret {
     pub previous_expires_at: Option<String>,
 }
 
-/// A callback URL: `http(s)://host…`, at least 3 characters (the spec's minimum) and at
-/// most 2048. Whether its address is public is checked at delivery time, against the
-/// address actually connected.
-#[derive(Clone, Copy, Debug)]
-pub struct CallbackUrl;
-
-impl Rule for CallbackUrl {
-    type Output = String;
-    fn check(&self, raw: Raw<'_>) -> Result<String, String> {
-        let url = text(3, 2048).check(raw)?;
-        let rest = url
-            .strip_prefix("https://")
-            .or_else(|| url.strip_prefix("http://"))
-            .ok_or("must be an http:// or https:// URL")?;
-        let host = rest.split(['/', '?', '#']).next().unwrap_or("");
-        if host.contains('@') {
-            // Credentials in the URL would be answered in clear; they go in username/password.
-            return Err("must not carry credentials: use username and password".into());
-        }
-        if host.is_empty() || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            return Err("must be an http:// or https:// URL with a host".into());
-        }
-        Ok(url)
-    }
-}
+/// A callback URL: `http(s)://host…` (the spec's minimum length of 3 included). Whether
+/// its address is public is checked at delivery time, against the address connected.
+pub const CALLBACK_URL: HttpUrl = HttpUrl;
 
 /// The body of `POST /v2/webhooks/` and `PATCH /v2/webhooks/{id}`, parsed.
 #[derive(Clone, Debug, Default)]
@@ -164,137 +139,93 @@ pub struct WebhookFields {
     pub authtoken: Option<String>,
 }
 
-/// The webhook body, for the API document.
-#[derive(Clone, Debug, ToSchema)]
-#[schema(rename_all = "camelCase")]
-pub struct WebhookBody {
-    /// The tenant whose events it receives (required on create).
-    #[schema(nullable = false, minimum = 1)]
-    pub tenant_id: Option<i64>,
-    /// One of the 11 types of `GET /v2/webhooks/list-types` (required on create).
-    #[schema(
-        nullable = false,
-        rename = "type",
-        pattern = "^(HubSpotCRM|CALL_STARTED|CALL_ANSWERED|CALL_ENDED|CALL_MISSED|VOICEMAIL_RECEIVED|RECORDING_READY|SMS_RECEIVED|SMS_SENT|FAX_RECEIVED|FAX_SENT)$"
-    )]
-    pub kind: Option<String>,
-    /// The callback URL, http(s) (required on create).
-    #[schema(nullable = false, min_length = 3, max_length = 2048)]
-    pub url: Option<String>,
+/// A webhook type's name.
+const TYPE: OneOf = OneOf(TYPE_NAMES);
+/// An HTTP Basic user name.
+const USERNAME: Text = text(0, 255);
+/// An HTTP Basic password.
+const PASSWORD: Text = text(0, 1024);
+/// A bearer token.
+const AUTHTOKEN: Text = text(0, 4096);
+
+/// The body of `POST /v2/webhooks/`.
+#[derive(Clone, Debug, Body)]
+pub struct CreateWebhook {
+    /// The tenant whose events it receives (required by the spec).
+    #[field(rule = ID)]
+    pub tenant_id: TenantId,
+    /// One of the 11 types of `GET /v2/webhooks/list-types`.
+    #[field(rule = TYPE, name = "type")]
+    pub kind: String,
+    /// The callback URL, http(s).
+    #[field(rule = CALLBACK_URL)]
+    pub url: String,
     /// HTTP Basic user name.
-    #[schema(nullable = false, max_length = 255)]
+    #[field(rule = USERNAME)]
     pub username: Option<String>,
     /// HTTP Basic password (stored sealed, answered masked).
-    #[schema(nullable = false, max_length = 1024)]
+    #[field(rule = PASSWORD)]
     pub password: Option<String>,
     /// Bearer token for HubSpot (stored sealed, answered masked).
-    #[schema(nullable = false, max_length = 4096)]
+    #[field(rule = AUTHTOKEN)]
     pub authtoken: Option<String>,
 }
 
-fn read(body: &Value, create: bool) -> Result<WebhookFields, Problems> {
-    let mut problems = Problems::new();
-    let fields = ObjectReader::body(body, &mut problems).and_then(|mut r| {
-        let tenant = r.required_if(create, "tenantId", &ID);
-        let kind = r.required_if(create, "type", &OneOf(TYPE_NAMES));
-        let url = r.required_if(create, "url", &CallbackUrl);
-        let username = r.optional("username", &text(0, 255));
-        let password = r.optional("password", &text(0, 1024));
-        let authtoken = r.optional("authtoken", &text(0, 4096));
-        Some(WebhookFields {
-            tenant_id: tenant.ok()?.map(TenantId),
-            kind: kind.ok()?,
-            url: url.ok()?,
-            username: username.ok()?,
-            password: password.ok()?,
-            authtoken: authtoken.ok()?,
-        })
-    });
-    problems.finish(|| fields)
+/// The body of `PATCH /v2/webhooks/{id}`: fields not sent stay unchanged; an empty
+/// `password` or `authtoken` clears it; any PATCH enables a disabled webhook.
+#[derive(Clone, Debug, Default, Body)]
+#[body(refuse(tenantId = "cannot be changed"))]
+pub struct UpdateWebhook {
+    /// One of the 11 types.
+    #[field(rule = TYPE, name = "type")]
+    pub kind: Option<String>,
+    /// The callback URL, http(s).
+    #[field(rule = CALLBACK_URL)]
+    pub url: Option<String>,
+    /// HTTP Basic user name.
+    #[field(rule = USERNAME)]
+    pub username: Option<String>,
+    /// HTTP Basic password ("" clears it).
+    #[field(rule = PASSWORD)]
+    pub password: Option<String>,
+    /// Bearer token ("" clears it).
+    #[field(rule = AUTHTOKEN)]
+    pub authtoken: Option<String>,
 }
 
-/// The parsed create body.
-#[derive(Clone, Debug)]
-pub struct CreateWebhook(pub WebhookFields);
-
-/// The parsed patch body.
-#[derive(Clone, Debug)]
-pub struct UpdateWebhook(pub WebhookFields);
-
-impl FromBody for CreateWebhook {
-    fn from_body(body: &Value) -> Result<Self, Problems> {
-        read(body, true).map(CreateWebhook)
-    }
-}
-
-impl FromBody for UpdateWebhook {
-    fn from_body(body: &Value) -> Result<Self, Problems> {
-        if body.get("tenantId").is_some() {
-            let mut problems = Problems::new();
-            problems.add(crate::Location::Body, "tenantId", "cannot be changed");
-            return Err(problems);
+impl From<CreateWebhook> for WebhookFields {
+    fn from(body: CreateWebhook) -> Self {
+        WebhookFields {
+            tenant_id: Some(body.tenant_id),
+            kind: Some(body.kind),
+            url: Some(body.url),
+            username: body.username,
+            password: body.password,
+            authtoken: body.authtoken,
         }
-        read(body, false).map(UpdateWebhook)
     }
 }
 
-documented_as!(WebhookBody => CreateWebhook, UpdateWebhook);
+impl From<UpdateWebhook> for WebhookFields {
+    fn from(body: UpdateWebhook) -> Self {
+        WebhookFields {
+            tenant_id: None,
+            kind: body.kind,
+            url: body.url,
+            username: body.username,
+            password: body.password,
+            authtoken: body.authtoken,
+        }
+    }
+}
 
 /// Filters of the webhook list.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Filter)]
 pub struct WebhookFilter {
     /// Only this tenant's webhooks.
+    #[field(rule = ID)]
     pub tenant_id: Option<TenantId>,
     /// Only webhooks of this type.
+    #[field(rule = TYPE, name = "type")]
     pub kind: Option<String>,
-}
-
-impl FromQuery for WebhookFilter {
-    fn from_query(params: &HashMap<String, String>) -> Result<Self, Problems> {
-        let mut problems = Problems::new();
-        let mut q = QueryReader::new(params, &mut problems);
-        let tenant_id = q.optional("tenantId", &ID).map(TenantId);
-        let kind = q.optional("type", &OneOf(TYPE_NAMES));
-        problems.finish(|| Some(WebhookFilter { tenant_id, kind }))
-    }
-}
-
-/// Sorting and search of the webhook list.
-pub const LIST: ListSpec = ListSpec {
-    sort_fields: &[
-        SortField {
-            name: "id",
-            column: "id",
-        },
-        SortField {
-            name: "type",
-            column: "type",
-        },
-        SortField {
-            name: "url",
-            column: "url",
-        },
-        SortField {
-            name: "tenantId",
-            column: "tenant_id",
-        },
-    ],
-    search_columns: &["url", "type"],
-    search_index: None,
-};
-
-impl crate::list::ListFilter for WebhookFilter {
-    const SPEC: &'static ListSpec = &LIST;
-    const FILTERS: &'static [FilterDoc] = &[
-        FilterDoc {
-            name: "tenantId",
-            description: "Only this tenant's webhooks.",
-            kind: FilterKind::Id,
-        },
-        FilterDoc {
-            name: "type",
-            description: "Only webhooks of this type.",
-            kind: FilterKind::OneOf(TYPE_NAMES),
-        },
-    ];
 }

@@ -1,14 +1,12 @@
 //! Webhook deliveries (CONTRACT §9): one event on its way to one webhook, with every
 //! attempt made; what `GET /v2/webhooks/{id}/deliveries` lists and `…/test` answers.
 
-use std::collections::HashMap;
-
 use serde::Serialize;
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 
-use crate::list::{FilterDoc, FilterKind, ListSpec, SortField};
-use crate::validation::{FromQuery, OneOf, Problems, QueryReader};
+use crate::declare::{Filter, Listed};
+use crate::validation::OneOf;
 
 /// Waiting for its next attempt (`nextAttemptAt`).
 pub const PENDING: &str = "pending";
@@ -38,8 +36,9 @@ pub struct DeliveryAttempt {
 }
 
 /// One event on its way to one webhook.
-#[derive(Clone, Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, ToSchema, Listed)]
 #[serde(rename_all = "camelCase")]
+#[list(sort(id, created_at, state, next_attempt_at, event_type), filter = DeliveryFilter, table = "d", search("message_id", "e.type"))]
 pub struct Delivery {
     /// The delivery's id.
     pub id: i64,
@@ -48,6 +47,7 @@ pub struct Delivery {
     /// The event it carries.
     pub event_id: i64,
     /// The event's type (`CALL_ENDED`, …).
+    #[list(column = "e.type")]
     pub event_type: String,
     /// The `webhook-id` header: the same on every retry of this delivery.
     pub message_id: String,
@@ -66,56 +66,11 @@ pub struct Delivery {
 }
 
 /// Filters of the delivery list.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Filter)]
 pub struct DeliveryFilter {
     /// Only deliveries in this state.
+    #[field(rule = OneOf(STATES))]
     pub state: Option<String>,
-}
-
-impl FromQuery for DeliveryFilter {
-    fn from_query(params: &HashMap<String, String>) -> Result<Self, Problems> {
-        let mut problems = Problems::new();
-        let mut q = QueryReader::new(params, &mut problems);
-        let state = q.optional("state", &OneOf(STATES));
-        problems.finish(|| Some(DeliveryFilter { state }))
-    }
-}
-
-/// Sorting and search of the delivery list (columns of the delivery `d` and event `e`).
-pub const LIST: ListSpec = ListSpec {
-    sort_fields: &[
-        SortField {
-            name: "id",
-            column: "d.id",
-        },
-        SortField {
-            name: "createdAt",
-            column: "d.created_at",
-        },
-        SortField {
-            name: "state",
-            column: "d.state",
-        },
-        SortField {
-            name: "nextAttemptAt",
-            column: "d.next_attempt_at",
-        },
-        SortField {
-            name: "eventType",
-            column: "e.type",
-        },
-    ],
-    search_columns: &["d.message_id", "e.type"],
-    search_index: None,
-};
-
-impl crate::list::ListFilter for DeliveryFilter {
-    const SPEC: &'static ListSpec = &LIST;
-    const FILTERS: &'static [FilterDoc] = &[FilterDoc {
-        name: "state",
-        description: "Only deliveries in this state.",
-        kind: FilterKind::OneOf(STATES),
-    }];
 }
 
 /// The `data` of a sample event of `kind`, for `POST /v2/webhooks/{id}/test`: shaped like

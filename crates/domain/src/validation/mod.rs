@@ -1,0 +1,204 @@
+//! Parse, don't validate: request bodies and query strings are read field by field into
+//! typed values, and every broken rule is collected (CONTRACT §5) rather than stopping at
+//! the first. Each message reads `'<location>/<path>' <message>`.
+//!
+//! A rule is stated once, as a value implementing [`Rule`] (a scalar) or [`Field`] (any
+//! JSON value, nested ones included): the same value checks the input, describes itself
+//! as a JSON Schema for the API document, and offers an example it accepts. The derives
+//! of `switchboard-declare` build readers and schemas of whole bodies from them.
+
+mod reader;
+mod rules;
+
+use std::collections::HashMap;
+use std::fmt;
+
+use serde_json::Value;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::Schema;
+
+pub use reader::{At, ObjectReader, QueryReader};
+pub use rules::*;
+
+/// Where a value came from, the first segment of a validation message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Location {
+    /// The JSON request body.
+    Body,
+    /// The query string.
+    Query,
+    /// A path parameter.
+    Path,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Location::Body => "body",
+            Location::Query => "query",
+            Location::Path => "path",
+        })
+    }
+}
+
+/// Every broken rule of one request, in the order found.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Problems(Vec<String>);
+
+impl Problems {
+    /// An empty collection.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records that the value at `path` (a JSON pointer without its leading slash) breaks
+    /// a rule. An empty path names the whole location (`'body' must be an object`).
+    pub fn add(&mut self, location: Location, path: &str, message: impl fmt::Display) {
+        if path.is_empty() {
+            self.0.push(format!("'{location}' {message}"));
+        } else {
+            self.0.push(format!("'{location}/{path}' {message}"));
+        }
+    }
+
+    /// Whether nothing was broken.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// How many problems were recorded.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The messages.
+    pub fn into_messages(self) -> Vec<String> {
+        self.0
+    }
+
+    /// Adds every problem of `other` after these.
+    pub fn extend(&mut self, other: Problems) {
+        self.0.extend(other.0);
+    }
+
+    /// `Ok(value)` when nothing was broken, the problems otherwise.
+    pub fn finish<T>(self, value: impl FnOnce() -> Option<T>) -> Result<T, Problems> {
+        if self.is_empty() {
+            // Every reader returns `Some` when it recorded no problem, so `None` here
+            // would be a bug in a request parser; report it rather than panic.
+            value().ok_or_else(|| {
+                let mut p = Problems::new();
+                p.add(Location::Body, "", "is invalid");
+                p
+            })
+        } else {
+            Err(self)
+        }
+    }
+}
+
+/// A raw value to check: a JSON value from a body, or a string from a query or path.
+#[derive(Clone, Copy, Debug)]
+pub enum Raw<'a> {
+    /// A value from a JSON body.
+    Json(&'a Value),
+    /// A value from a query string or path.
+    Text(&'a str),
+}
+
+/// One rule for a scalar: turns a raw value into a typed one or says what is wrong with
+/// it, and documents what it accepts.
+pub trait Rule {
+    /// The typed value the rule yields.
+    type Output;
+    /// Checks `raw`, answering the typed value or the message.
+    fn check(&self, raw: Raw<'_>) -> Result<Self::Output, String>;
+    /// The JSON Schema of the JSON values the rule accepts in a body.
+    fn schema(&self) -> Schema;
+    /// The schema of the text the rule accepts in a query string; the body's by default.
+    fn query_schema(&self) -> Schema {
+        self.schema()
+    }
+    /// A JSON value the rule accepts.
+    fn example(&self) -> Value;
+}
+
+/// Anything a body field may hold, scalars and nested arrays or objects alike: reads the
+/// value at its place, recording every problem at its path, and documents itself.
+pub trait Field {
+    /// The typed value read.
+    type Output;
+    /// Reads `value`, found at `at`; `None` when a problem was recorded.
+    fn read(&self, value: &Value, at: &mut At<'_>) -> Option<Self::Output>;
+    /// The JSON Schema of what the field accepts.
+    fn field_schema(&self) -> RefOr<Schema>;
+    /// A JSON value the field accepts.
+    fn field_example(&self) -> Value;
+    /// Named schemas the field's schema refers to, for the document's components.
+    fn components(&self, _out: &mut Vec<(String, RefOr<Schema>)>) {}
+}
+
+impl<R: Rule> Field for R {
+    type Output = R::Output;
+
+    fn read(&self, value: &Value, at: &mut At<'_>) -> Option<R::Output> {
+        match self.check(Raw::Json(value)) {
+            Ok(v) => Some(v),
+            Err(message) => {
+                at.problem(message);
+                None
+            }
+        }
+    }
+
+    fn field_schema(&self) -> RefOr<Schema> {
+        RefOr::T(self.schema())
+    }
+
+    fn field_example(&self) -> Value {
+        self.example()
+    }
+}
+
+/// A field was broken; what is wrong with it is already in the [`Problems`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Broken;
+
+/// Something built from a JSON request body.
+pub trait FromBody: Sized {
+    /// Reads the body, answering the value or every problem found.
+    fn from_body(body: &Value) -> Result<Self, Problems>;
+}
+
+/// Something built from the query string.
+pub trait FromQuery: Sized {
+    /// Reads the parameters, answering the value or every problem found.
+    fn from_query(params: &HashMap<String, String>) -> Result<Self, Problems>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn collects_every_problem_with_its_path() {
+        let body = json!({"number": "1", "name": 5, "items": [{"id": 0}, 3]});
+        let mut problems = Problems::new();
+        let mut r = ObjectReader::body(&body, &mut problems).expect("an object");
+        assert!(r.required("number", &dial(2, 32)).is_none());
+        assert!(r.required("name", &text(1, 10)).is_none());
+        assert!(r.required("missing", &text(1, 10)).is_none());
+        let _ = r.objects("items", |item| item.required("id", &ID));
+        assert_eq!(
+            problems.into_messages(),
+            vec![
+                "'body/number' must be at least 2 characters",
+                "'body/name' must be a string",
+                "'body/missing' is required",
+                "'body/items/0/id' must be at least 1",
+                "'body/items/1' must be an object",
+            ]
+        );
+    }
+}
