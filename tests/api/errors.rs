@@ -222,6 +222,92 @@ async fn oversized_bodies_are_refused(app: TestApp) {
     TestApp::answer(answer).await.error(413, "PayloadTooLarge");
 }
 
+type Writer = tokio::net::tcp::OwnedWriteHalf;
+type Reader = tokio::io::BufReader<tokio::net::tcp::OwnedReadHalf>;
+
+/// Sends one request on `writer` from its own task, so that a service which stops
+/// reading cannot block the test; the task answers the writer and whether all was sent.
+fn send(mut writer: Writer, request: Vec<u8>) -> tokio::task::JoinHandle<(Writer, bool)> {
+    use tokio::io::AsyncWriteExt;
+    tokio::spawn(async move {
+        let sent = writer.write_all(&request).await.is_ok() && writer.flush().await.is_ok();
+        (writer, sent)
+    })
+}
+
+/// Reads one HTTP/1.1 answer (head and a `Content-Length` body), answering its head in
+/// lower case, or `None` if the connection ended first.
+async fn read_answer(reader: &mut Reader) -> Option<String> {
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt};
+    let mut head = String::new();
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).await.ok()? == 0 {
+            return None;
+        }
+        if line == "\r\n" {
+            break;
+        }
+        head.push_str(&line.to_ascii_lowercase());
+    }
+    let length = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .map_or(0, |v| v.trim().parse::<usize>().expect("a length"));
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).await.ok()?;
+    Some(head)
+}
+
+/// A body refused before it was read (over the limit, as its length announces) is read
+/// to its end before the 413 goes out, so the connection serves the next request; one
+/// too large to read is answered with `Connection: close`. Otherwise a client that had
+/// written its whole body into the socket would reuse a connection the service was
+/// closing, and its next request would fail with no answer.
+async fn refused_bodies_leave_the_connection_usable(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let address = app.base.trim_start_matches("http://").to_owned();
+    let post = |length: usize| {
+        let mut request = format!(
+            "POST /v2/admin/extensions/ HTTP/1.1\r\nhost: {address}\r\nauthorization: Bearer {token}\r\ncontent-type: application/json\r\ncontent-length: {length}\r\n\r\n"
+        )
+        .into_bytes();
+        request.resize(request.len() + length, b'x');
+        request
+    };
+    let get = format!(
+        "GET /v2/admin/extensions/ HTTP/1.1\r\nhost: {address}\r\nauthorization: Bearer {token}\r\n\r\n"
+    )
+    .into_bytes();
+    let stream = tokio::net::TcpStream::connect(&address).await.unwrap();
+    let (reader, mut writer) = stream.into_split();
+    let mut reader = tokio::io::BufReader::new(reader);
+    for round in 0..3 {
+        let sending = send(writer, post(3 * 1024 * 1024));
+        let head = read_answer(&mut reader)
+            .await
+            .expect("an answer to the large body");
+        assert!(head.starts_with("http/1.1 413"), "{head}");
+        assert!(!head.contains("connection: close"), "{head}");
+        let (returned, sent) = sending.await.unwrap();
+        assert!(sent, "round {round}: the whole body was taken");
+        let sending = send(returned, get.clone());
+        let head = read_answer(&mut reader)
+            .await
+            .unwrap_or_else(|| panic!("round {round}: the connection still answers"));
+        assert!(head.starts_with("http/1.1 200"), "{head}");
+        writer = sending.await.unwrap().0;
+    }
+    // Past what the service will read for nothing, it says it closes the connection.
+    let _sending = send(writer, post(40 * 1024 * 1024));
+    let head = read_answer(&mut reader)
+        .await
+        .expect("an answer to the huge body");
+    assert!(head.starts_with("http/1.1 413"), "{head}");
+    assert!(head.contains("connection: close"), "{head}");
+}
+
 async fn delete_accepts_empty_and_empty_json_bodies(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
@@ -283,6 +369,7 @@ on_both_backends!(
     collections_answer_with_and_without_trailing_slash,
     bad_query_strings_list_every_problem,
     oversized_bodies_are_refused,
+    refused_bodies_leave_the_connection_usable,
     delete_accepts_empty_and_empty_json_bodies,
     request_ids_are_echoed_or_made,
 );

@@ -10,6 +10,7 @@ pub mod engine;
 pub mod error;
 pub mod extract;
 pub mod limits;
+pub mod linger;
 pub mod listing;
 pub mod openapi;
 pub mod rate_limit;
@@ -203,6 +204,7 @@ pub fn app(
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(axum::middleware::from_fn_with_state(state.clone(), rate_limit::enforce))
         .layer(CatchPanicLayer::custom(panic_response))
+        .layer(axum::middleware::from_fn(linger::linger))
         .layer(
             TraceLayer::new_for_http().make_span_with(|request: &Request| {
                 let id = request
