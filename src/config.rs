@@ -98,7 +98,7 @@ impl Default for Config {
             jwt_secret: None,
             token_ttl_seconds: 900,
             webhook_allow_private: false,
-            webhook_retry_schedule: switchboard_api::delivery::schedule::DEFAULT_SCHEDULE.into(),
+            webhook_retry_schedule: switchboard_jobs::delivery::schedule::DEFAULT_SCHEDULE.into(),
             webhook_poll_interval_ms: 250,
             webhook_disable_after_seconds: 5 * 24 * 3600,
             webhook_timeout_seconds: 15,

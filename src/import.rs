@@ -117,19 +117,39 @@ pub async fn asterisk_voicemail(
         }
         new.push(record);
     }
-    let mut tx = state.db.begin().await?;
-    for record in new {
-        if switchboard_db::voicemail::record(&mut tx, record, now())
-            .await?
-            .new
-        {
-            report.imported += 1;
-        } else {
-            report.unchanged += 1;
+    let stored: Vec<String> = new
+        .iter()
+        .filter_map(|record| record.audio.as_ref().map(|(key, _)| key.clone()))
+        .collect();
+    let written = async {
+        let mut tx = state.db.begin().await?;
+        for record in new {
+            if switchboard_db::voicemail::record(&mut tx, record, now())
+                .await?
+                .new
+            {
+                report.imported += 1;
+            } else {
+                report.unchanged += 1;
+            }
+        }
+        tx.commit().await
+    };
+    if let Err(error) = written.await {
+        forget(state, &stored).await;
+        return Err(error.into());
+    }
+    Ok(report)
+}
+
+/// Deletes the objects an import stored before its transaction failed: no record refers
+/// to them (their keys are unique to the upload), and a rerun stores its own.
+async fn forget(state: &AppState, keys: &[String]) {
+    for key in keys {
+        if let Err(error) = state.storage.delete(key).await {
+            tracing::warn!(%error, key, "could not delete the audio of a failed import");
         }
     }
-    tx.commit().await?;
-    Ok(report)
 }
 
 fn direction(row: &CdrRow) -> &'static str {
@@ -209,26 +229,36 @@ pub async fn asterisk_cdr(
         };
         prepared.push((call, recording));
     }
-    let mut tx = state.db.begin().await?;
-    for (call, recording) in &prepared {
-        let outcome = engine::record_call(
-            &mut tx,
-            call,
-            recording.as_ref().map(|(key, size)| (key.as_str(), *size)),
-            now(),
-        )
-        .await?;
-        if outcome.call.is_some() {
-            report.imported += 1;
-        } else {
-            report.unchanged += 1;
+    let written = async {
+        let mut tx = state.db.begin().await?;
+        for (call, recording) in &prepared {
+            let outcome = engine::record_call(
+                &mut tx,
+                call,
+                recording.as_ref().map(|(key, size)| (key.as_str(), *size)),
+                now(),
+            )
+            .await?;
+            if outcome.call.is_some() {
+                report.imported += 1;
+            } else {
+                report.unchanged += 1;
+            }
+            if outcome.recording_attached
+                && let Some(count) = report.recordings.as_mut()
+            {
+                *count += 1;
+            }
         }
-        if outcome.recording_attached
-            && let Some(count) = report.recordings.as_mut()
-        {
-            *count += 1;
-        }
+        tx.commit().await
+    };
+    if let Err(error) = written.await {
+        let stored: Vec<String> = prepared
+            .iter()
+            .filter_map(|(_, recording)| recording.as_ref().map(|(key, _)| key.clone()))
+            .collect();
+        forget(state, &stored).await;
+        return Err(error.into());
     }
-    tx.commit().await?;
     Ok(report)
 }

@@ -14,13 +14,13 @@ use std::time::Duration;
 use anyhow::Context;
 use rand::RngCore;
 use switchboard_api::auth::password::Passwords;
-use switchboard_api::auth::seal::Sealer;
 use switchboard_api::auth::token::{MIN_KEY_BYTES, Tokens};
-use switchboard_api::delivery::{Deliveries, DeliverySettings, Schedule};
 use switchboard_api::limits::Limiter;
 use switchboard_api::{AppState, Settings};
 use switchboard_db::Db;
 use switchboard_db::backend::ConnectOptions;
+use switchboard_db::seal::Sealer;
+use switchboard_jobs::{DeliverySettings, Jobs, Schedule};
 
 pub use config::Config;
 
@@ -47,15 +47,21 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
     )
     .context("opening object storage")?;
     let passwords = Passwords::new(Passwords::default_parallelism())?;
-    let webhooks = delivery_settings(config)?;
-    let deliveries = Deliveries::new(&webhooks).context("building the webhook HTTP client")?;
+    let sealer = Sealer::new(&derive_key32(&key, "sealed secrets"));
+    let jobs = Jobs::new(
+        db.clone(),
+        storage.clone(),
+        sealer.clone(),
+        delivery_settings(config)?,
+    )
+    .context("building the webhook HTTP client")?;
     Ok(AppState {
         db,
         tokens,
         passwords,
         storage,
-        sealer: Sealer::new(&derive_key32(&key, "sealed secrets")),
-        deliveries,
+        sealer,
+        jobs,
         limiter: match &config.redis_url {
             Some(url) => Limiter::redis(url)
                 .await
@@ -71,7 +77,6 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
             rate_limit_per_address: config.rate_limit_per_minute_per_address,
             rate_limit_namespace: config.rate_limit_namespace.clone(),
             ingest_token: config.ingest_token.as_ref().map(|t| t.0.clone()),
-            webhooks,
             ..Settings::new(config.public_url())
         }),
     })

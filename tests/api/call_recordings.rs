@@ -230,6 +230,112 @@ async fn concurrent_reports_record_once(app: TestApp) {
     );
 }
 
+/// Reports of two steps racing each other (the engine retrying, two servers reporting):
+/// the call ends where the furthest step leaves it, never moves back, and each step's
+/// event is emitted once.
+async fn concurrent_steps_move_a_call_forward_once(app: TestApp) {
+    let world = World::seed(&app).await;
+    let platform = app.login(world.platform).await;
+    for round in 0..4 {
+        let id = format!("race.{round}");
+        let started = call(world.tenant_a, &id, "started", "inbound", "5550001", "101");
+        app.post(PATH, &platform, started.clone()).await.expect(200);
+        let mut answered = started.clone();
+        answered["event"] = json!("answered");
+        answered["answerTime"] = json!("2026-11-02T15:00:05Z");
+        let ended = ended(started, true);
+        let pushes = (0..12).map(|i| {
+            let fields = if i % 2 == 0 { &answered } else { &ended };
+            app.post(PATH, &platform, fields.clone())
+        });
+        let answers = futures::future::join_all(pushes).await;
+        for answer in answers {
+            answer.expect(200);
+        }
+        assert_eq!(
+            app.count("calls", Some(("unique_id", id.as_str()))).await,
+            1
+        );
+    }
+    // Every call ended; no step's event twice.
+    assert_eq!(app.count("calls", Some(("status", "ended"))).await, 4);
+    assert_eq!(
+        app.count("webhook_events", Some(("type", "CALL_ENDED")))
+            .await,
+        4
+    );
+    assert!(
+        app.count("webhook_events", Some(("type", "CALL_ANSWERED")))
+            .await
+            <= 4,
+        "an answer is news at most once per call"
+    );
+}
+
+/// Concurrent pushes of different recordings for one call: exactly one is attached (and
+/// announced), and once the queued work is done the store holds exactly that one.
+async fn concurrent_recordings_attach_once(app: TestApp) {
+    let world = World::seed(&app).await;
+    let platform = app.login(world.platform).await;
+    let admin = app.login(world.admin_a).await;
+    let fields = ended(
+        call(
+            world.tenant_a,
+            "rec.1",
+            "ended",
+            "inbound",
+            "5550001",
+            "101",
+        ),
+        true,
+    );
+    app.post(PATH, &platform, fields.clone()).await.expect(200);
+    let pushes = (0..6).map(|i| {
+        let file = if i % 2 == 0 { "tone.mp3" } else { "tone.wav" };
+        app.push(
+            &platform,
+            PATH,
+            ("call", fields.clone()),
+            Some(("recording", fixture(file))),
+        )
+    });
+    let answers = futures::future::join_all(pushes).await;
+    let bodies: Vec<Value> = answers.into_iter().map(|a| a.expect(200)).collect();
+    assert_eq!(
+        bodies
+            .iter()
+            .filter(|b| b["recordingAttached"] == true)
+            .count(),
+        1,
+        "{bodies:?}"
+    );
+    assert_eq!(
+        app.count("webhook_events", Some(("type", "RECORDING_READY")))
+            .await,
+        1
+    );
+    app.jobs_done().await;
+    let folder = app.object_path(&format!("tenants/{}/recordings", world.tenant_a));
+    let stored: Vec<_> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    assert_eq!(stored.len(), 1, "one recording kept: {stored:?}");
+    let recording = app
+        .get("/v2/admin/call-recordings/rec.1", &admin)
+        .await
+        .expect(200);
+    let (status, _, bytes) = app
+        .fetch(recording["mediaURL"].as_str().unwrap(), None)
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        bytes,
+        std::fs::read(&stored[0]).unwrap(),
+        "the kept one is served"
+    );
+}
+
 async fn missed_calls_and_recording_rules(app: TestApp) {
     let world = World::seed(&app).await;
     let platform = app.login(world.platform).await;
@@ -449,6 +555,7 @@ async fn listing_searching_and_scope(app: TestApp) {
     app.get("/v2/admin/call-recordings/a.2", &admin)
         .await
         .error(404, "NotFound");
+    app.jobs_done().await;
     assert_eq!(app.fetch(&url, None).await.0, 404);
     assert_eq!(app.count("calls", Some(("unique_id", "a.2"))).await, 1);
 }
@@ -456,6 +563,8 @@ async fn listing_searching_and_scope(app: TestApp) {
 crate::on_both_backends!(
     a_call_step_by_step,
     concurrent_reports_record_once,
+    concurrent_steps_move_a_call_forward_once,
+    concurrent_recordings_attach_once,
     missed_calls_and_recording_rules,
     listing_searching_and_scope,
 );

@@ -351,6 +351,7 @@ async fn media_in_use_cannot_be_deleted(app: TestApp) {
     app.delete(&format!("/v2/admin/media-files/{id}"), &token)
         .await
         .expect(200);
+    app.jobs_done().await;
     let gone = app
         .client
         .get(media["url"].as_str().unwrap())
@@ -364,7 +365,71 @@ async fn media_in_use_cannot_be_deleted(app: TestApp) {
     );
 }
 
+/// A media file's audio is deleted by a job queued with the record's delete: when the
+/// store refuses, the job stays, is retried with its error kept, and is done once the
+/// store lets it; nothing is lost track of.
+async fn a_refused_object_delete_is_retried(app: TestApp) {
+    use sea_query::{Expr, ExprTrait, Query};
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let media = upload(&app, &token, "Greeting", "tone.wav").await;
+    let url = media["url"].as_str().unwrap().to_owned();
+    let key = url
+        .split_once('?')
+        .unwrap()
+        .0
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .replace("%2F", "/");
+    let path = app.object_path(&key);
+    assert!(path.is_file(), "the audio is at {}", path.display());
+    // A folder where the file was: the store cannot delete it (even as root).
+    std::fs::remove_file(&path).unwrap();
+    std::fs::create_dir(&path).unwrap();
+    std::fs::write(path.join("blocker"), b"x").unwrap();
+    app.delete(&format!("/v2/admin/media-files/{}", media["id"]), &token)
+        .await
+        .expect(200);
+    let failed = Query::select()
+        .columns(["state", "attempts", "last_error", "payload"])
+        .from("jobs")
+        .take();
+    let mut job: Option<(String, i64, Option<String>, String)> = None;
+    for _ in 0..200 {
+        job = app.state.db.conn().fetch_optional(&failed).await.unwrap();
+        if job.as_ref().is_some_and(|j| j.1 >= 1) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let (state, attempts, error, payload) = job.expect("the delete queued a job");
+    assert_eq!((state.as_str(), attempts), ("pending", 1), "retried later");
+    assert!(
+        error.is_some_and(|e| e.contains("storage")),
+        "its error is kept"
+    );
+    assert_eq!(
+        serde_json::from_str::<Value>(&payload).unwrap(),
+        json!({"key": key})
+    );
+    // The store lets it now; the retry is made due at once rather than in ten seconds.
+    std::fs::remove_dir_all(&path).unwrap();
+    std::fs::write(&path, b"still here").unwrap();
+    let due = Query::update()
+        .table("jobs")
+        .value("run_at", 0)
+        .and_where(Expr::col("state").eq("pending"))
+        .take();
+    app.state.db.conn().execute(&due).await.unwrap();
+    app.state.jobs.wake();
+    app.jobs_done().await;
+    assert!(!path.exists(), "the audio is gone");
+    assert_eq!(app.count("jobs", None).await, 0, "a done job leaves no row");
+}
+
 on_both_backends!(
+    a_refused_object_delete_is_retried,
     every_audio_format_is_recognised_and_measured,
     the_type_comes_from_the_bytes,
     upload_rules,

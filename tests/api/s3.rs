@@ -92,6 +92,7 @@ async fn recordings_are_presigned_by_s3(backend: Backend) {
     app.delete("/v2/admin/call-recordings/1763800000.9", &admin)
         .await
         .expect(200);
+    app.jobs_done().await;
     assert_eq!(
         moto::http_client().get(url).send().await.unwrap().status(),
         404

@@ -327,6 +327,14 @@ async fn serve(
         .await
         .expect("application state");
     if let Some(storage) = storage {
+        // The background work deletes objects: it works on the same store.
+        state.jobs = switchboard_jobs::Jobs::new(
+            state.db.clone(),
+            storage.clone(),
+            state.sealer.clone(),
+            state.jobs.settings().clone(),
+        )
+        .expect("the background work");
         state.storage = storage;
     }
     let (shutdown, stop) = oneshot::channel::<()>();
@@ -552,6 +560,23 @@ impl TestApp {
             select.and_where(Expr::col(column).eq(value));
         }
         self.state.db.conn().scalar(&select).await.expect("a count")
+    }
+
+    /// Where the local store keeps the object at `key`.
+    pub fn object_path(&self, key: &str) -> std::path::PathBuf {
+        self._dir.path().join("data").join("objects").join(key)
+    }
+
+    /// Waits (up to ten seconds) until the job queue has nothing pending, so that the work
+    /// a request queued (an object to delete) is done.
+    pub async fn jobs_done(&self) {
+        for _ in 0..200 {
+            if self.count("jobs", Some(("state", "pending"))).await == 0 {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("jobs still pending after ten seconds");
     }
 }
 

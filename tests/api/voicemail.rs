@@ -378,6 +378,7 @@ async fn filing_marking_and_deleting(app: TestApp) {
     assert_eq!(deleted["id"], ids[0]);
     assert_eq!(deleted["mediaURL"], "");
     app.get(&path, &admin).await.error(404, "NotFound");
+    app.jobs_done().await;
     let (status, _, _) = app.fetch(&url, None).await;
     assert_eq!(status, 404, "the audio went with the message");
     let page = app

@@ -39,7 +39,7 @@ async fn emit(app: &TestApp, tenant: i64, kind: &str, data: Value) -> i64 {
         .await
         .unwrap();
     tx.commit().await.unwrap();
-    app.state.deliveries.wake();
+    app.state.jobs.wake();
     event
 }
 
@@ -317,6 +317,32 @@ async fn gone_disables_with_an_audit_entry_until_patched(app: TestApp) {
     )
     .await
     .error(409, "Conflict");
+    // An event that raced the disabling may still have queued a delivery: the worker
+    // fails it without sending anything.
+    let event: i64 = app
+        .state
+        .db
+        .conn()
+        .scalar(
+            &sea_query::Query::select()
+                .column("event_id")
+                .from("webhook_deliveries")
+                .take(),
+        )
+        .await
+        .unwrap();
+    let mut tx = app.state.db.begin().await.unwrap();
+    let raced = switchboard_db::events::queue(&mut tx, id, event, chrono::Utc::now().timestamp())
+        .await
+        .unwrap();
+    tx.commit().await.unwrap();
+    app.state.jobs.wake();
+    let records = wait_deliveries(&app, &token, id, |d| {
+        d.iter().any(|r| r["id"] == raced && r["state"] == "failed")
+    })
+    .await;
+    assert_eq!(records.len(), 2, "{records:?}");
+    assert_eq!(receiver.received("/gone").len(), 1, "nothing more was sent");
     // A PATCH enables it again.
     let enabled = app
         .patch(&format!("/v2/webhooks/{id}"), &token, json!({}))
@@ -771,12 +797,9 @@ async fn two_processes_deliver_each_event_once() {
     .await
     .unwrap();
     pool.close().await;
-    let mine: HashSet<&str> = [
-        app.state.deliveries.owner(),
-        sibling.state.deliveries.owner(),
-    ]
-    .into_iter()
-    .collect();
+    let mine: HashSet<&str> = [app.state.jobs.owner(), sibling.state.jobs.owner()]
+        .into_iter()
+        .collect();
     assert_eq!(owners.iter().map(|(_, n)| n).sum::<i64>(), EVENTS as i64);
     assert!(
         owners

@@ -23,25 +23,31 @@ fn digest(parts: &[&str]) -> String {
     hex::encode(&hasher.finalize()[..16])
 }
 
-/// The object key of a voicemail message's audio.
+/// A new object key of a voicemail message's audio: named after the message, and unique
+/// to this upload, so that concurrent pushes of one message never write over each other
+/// (the one whose record is kept keeps its audio; the others' audio is deleted by a job
+/// queued in the transaction that refused them).
 pub fn voicemail_key(message: &NewVoicemail, extension: &str) -> String {
     format!(
-        "tenants/{}/voicemail/{}.{extension}",
+        "tenants/{}/voicemail/{}-{}.{extension}",
         message.tenant.get(),
         digest(&[
             &message.mailbox_context,
             &message.mailbox_user,
             &message.msg_id
-        ])
+        ]),
+        uuid::Uuid::now_v7().simple()
     )
 }
 
-/// The object key of a call's recording.
+/// A new object key of a call's recording, named after the call and unique to this
+/// upload (see [`voicemail_key`]).
 pub fn recording_key(tenant: TenantId, unique_id: &str) -> String {
     format!(
-        "tenants/{}/recordings/{}.mp3",
+        "tenants/{}/recordings/{}-{}.mp3",
         tenant.get(),
-        digest(&[unique_id])
+        digest(&[unique_id]),
+        uuid::Uuid::now_v7().simple()
     )
 }
 

@@ -4,7 +4,6 @@
 pub mod audit;
 pub mod auth;
 pub mod client;
-pub mod delivery;
 pub mod docs;
 pub mod engine;
 pub mod error;
@@ -286,8 +285,8 @@ fn segments(path: &str) -> Vec<String> {
 }
 
 /// Serves `state` on `listener` until `shutdown` completes, then lets in-flight requests
-/// finish (for at most `grace`). The process's webhook delivery worker runs alongside and
-/// stops with it.
+/// finish (for at most `grace`). The process's background workers run alongside and
+/// stop with it.
 pub async fn serve(
     listener: TcpListener,
     state: AppState,
@@ -295,11 +294,11 @@ pub async fn serve(
     grace: Duration,
 ) -> std::io::Result<()> {
     let (stop_worker, worker_stop) = tokio::sync::watch::channel(false);
-    let worker = delivery::spawn(state.clone(), worker_stop);
+    let worker = switchboard_jobs::spawn(state.jobs.clone(), worker_stop);
     let served = serve_http(listener, state, shutdown, grace).await;
     let _ = stop_worker.send(true);
     if let Err(error) = worker.await {
-        tracing::error!(%error, "the webhook delivery worker failed");
+        tracing::error!(%error, "the background workers failed");
     }
     served
 }

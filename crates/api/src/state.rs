@@ -41,8 +41,6 @@ pub struct Settings {
     pub rate_limit_namespace: String,
     /// The telephony engine's bearer token for `/v2/ingest/…`, when configured.
     pub ingest_token: Option<String>,
-    /// Webhook delivery: retries, polling, timeouts, which targets are allowed.
-    pub webhooks: crate::delivery::DeliverySettings,
 }
 
 impl Settings {
@@ -63,7 +61,6 @@ impl Settings {
             rate_limit_per_address: 6000,
             rate_limit_namespace: String::new(),
             ingest_token: None,
-            webhooks: crate::delivery::DeliverySettings::default(),
         }
     }
 }
@@ -80,11 +77,12 @@ pub struct AppState {
     /// Object storage for audio and media.
     pub storage: switchboard_storage::Storage,
     /// Seals secrets kept at rest (TOTP secrets).
-    pub sealer: crate::auth::seal::Sealer,
+    pub sealer: switchboard_db::seal::Sealer,
     /// Rate limits: in-process, or shared through Redis.
     pub limiter: crate::limits::Limiter,
-    /// Webhook delivery: this process's worker name, client and wake-up.
-    pub deliveries: crate::delivery::Deliveries,
+    /// Background work (webhook delivery, the job queue): this process's worker name,
+    /// settings and wake-up.
+    pub jobs: switchboard_jobs::Jobs,
     /// Settings.
     pub settings: Arc<Settings>,
 }

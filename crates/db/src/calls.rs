@@ -3,7 +3,7 @@
 //! transaction; a recording is attached once, with RECORDING_READY.
 
 use chrono::DateTime;
-use sea_query::{Expr, ExprTrait, Query, SelectStatement};
+use sea_query::{Condition, Expr, ExprTrait, Query, SelectStatement};
 use serde_json::{Value, json};
 use switchboard_domain::Scope;
 use switchboard_domain::ids::TenantId;
@@ -147,6 +147,9 @@ pub async fn delete_recording(db: &Db, scope: &Scope, unique_id: &str) -> Result
         ],
     )
     .await?;
+    if let Some(key) = &row.recording_key {
+        crate::jobs::delete_object(&mut tx, key).await?;
+    }
     tx.commit().await?;
     Ok(row)
 }
@@ -163,6 +166,9 @@ fn identity(tenant: TenantId, unique_id: &str) -> SelectStatement {
 pub async fn find(db: &Db, tenant: TenantId, unique_id: &str) -> Result<Option<CallRow>> {
     db.conn().fetch_optional(&identity(tenant, unique_id)).await
 }
+
+/// Every status a call can have.
+const STATUSES: [&str; 4] = ["started", "answered", "ended", "missed"];
 
 fn rank(status: &str) -> u8 {
     match status {
@@ -246,12 +252,24 @@ pub async fn record(tx: &mut Tx, report: &CallReport, now: i64) -> Result<Option
             existing = tx.fetch_optional(&identity()).await?;
         }
     }
-    match &existing {
-        Some(call) if rank(status) <= rank(&call.status) => return Ok(None),
-        Some(call) => {
-            crud::update_in(tx, "calls", call.id, report_changes(report, status)).await?;
+    if let Some(call) = &existing {
+        // Only forward, and only once: the condition is checked on the row as written, so
+        // of concurrent reports exactly those that really move the call emit.
+        let behind: Vec<&str> = STATUSES
+            .into_iter()
+            .filter(|s| rank(s) < rank(status))
+            .collect();
+        let moved = crud::update_if(
+            tx,
+            "calls",
+            call.id,
+            Condition::all().add(Expr::col("status").is_in(behind)),
+            report_changes(report, status),
+        )
+        .await?;
+        if !moved {
+            return Ok(None);
         }
-        None => {}
     }
     let call: CallRow = tx.fetch_one(&identity()).await?;
     events::emit(tx, report.tenant, event_of(status), event_data(&call), now).await?;
@@ -270,19 +288,23 @@ pub async fn attach_recording(
     now: i64,
 ) -> Result<bool> {
     let call: CallRow = tx.fetch_one(&identity(tenant, unique_id)).await?;
-    if call.recording_key.is_some() {
-        return Ok(false);
-    }
-    crud::update_in(
+    // The first recording stays: of concurrent pushes exactly one attaches (and emits).
+    let attached = crud::update_if(
         tx,
         "calls",
         call.id,
+        Condition::all().add(Expr::col("recording_key").is_null()),
         vec![
             ("recording_key", key.into()),
             ("recording_bytes", bytes.into()),
         ],
     )
     .await?;
+    if !attached {
+        // The call has its recording already: this upload goes, with this transaction.
+        crate::jobs::delete_object(tx, key).await?;
+        return Ok(false);
+    }
     let call: CallRow = tx.fetch_one(&identity(tenant, unique_id)).await?;
     let mut data = event_data(&call);
     data["recording"] = json!({

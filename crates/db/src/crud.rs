@@ -91,6 +91,26 @@ pub async fn update_in(tx: &mut Tx, table: &'static str, id: i64, changes: Chang
     Ok(())
 }
 
+/// Applies `changes` to row `id` of `table` in `tx` only while `condition` holds on the
+/// row, answering whether it did. The condition is checked on the row as it is when
+/// written (PostgreSQL re-checks it after waiting for a concurrent writer; SQLite writes
+/// one at a time), so a check-then-write cannot be raced.
+pub async fn update_if(
+    tx: &mut Tx,
+    table: &'static str,
+    id: i64,
+    condition: Condition,
+    changes: Changes,
+) -> Result<bool> {
+    let update = Query::update()
+        .table(table)
+        .values(changes)
+        .and_where(Expr::col("id").eq(id))
+        .cond_where(condition)
+        .take();
+    Ok(tx.execute(&update).await? == 1)
+}
+
 /// The record `id` from `select` (already confined to the caller's scope), or
 /// [`Error::NotFound`].
 pub async fn get<T: Record>(
@@ -134,14 +154,31 @@ pub async fn update<T: Record>(
 /// record as it was.
 pub async fn delete<T: Record>(
     db: &Db,
-    mut select: SelectStatement,
+    select: SelectStatement,
     id_column: &'static str,
     table: &'static str,
     id: i64,
 ) -> Result<T> {
+    delete_owning(db, select, id_column, table, id, |_: &T| None).await
+}
+
+/// Deletes row `id` of `table` like [`delete`], and in the same transaction queues the
+/// deletion of the stored object the record owns (`object` answers its key), so that the
+/// object goes exactly when the record does, even if storage is away for a while.
+pub async fn delete_owning<T: Record>(
+    db: &Db,
+    mut select: SelectStatement,
+    id_column: &'static str,
+    table: &'static str,
+    id: i64,
+    object: fn(&T) -> Option<&str>,
+) -> Result<T> {
     let mut tx = db.begin().await?;
     select.and_where(column(id_column).eq(id));
     let record = tx.fetch_one::<T>(&select).await?;
+    if let Some(key) = object(&record) {
+        crate::jobs::delete_object(&mut tx, key).await?;
+    }
     let delete = Query::delete()
         .from_table(table)
         .and_where(Expr::col("id").eq(id))

@@ -5,9 +5,7 @@
 
 use std::collections::HashMap;
 
-use sea_query::{
-    Expr, ExprTrait, Func, LockBehavior, LockType, Order, Query, SelectStatement, TableRef,
-};
+use sea_query::{Expr, ExprTrait, Func, Order, Query, SelectStatement, TableRef};
 use switchboard_domain::Scope;
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::list::{ListQuery, Listed};
@@ -19,6 +17,7 @@ use crate::backend::{Db, Tx};
 use crate::crud;
 use crate::error::Result;
 use crate::events::{message_id, payload};
+use crate::lease::LeasedQueue;
 use crate::list::{self, Listing};
 use crate::scope;
 
@@ -59,41 +58,14 @@ pub struct Claimed {
     pub disabled_at: Option<i64>,
 }
 
-/// `state = 'pending'`, due by `now`, and not leased to a worker (or its lease ran out).
-/// The state is written as a literal, not bound: only then can the planners (PostgreSQL's
-/// generic plans, SQLite's) use the partial index `webhook_deliveries_due`, which keeps
-/// polling cheap however many delivered rows the table holds.
-fn claimable(now: i64) -> sea_query::Condition {
-    sea_query::Condition::all()
-        .add(Expr::col("state").eq(Expr::cust("'pending'")))
-        .add(Expr::col("next_attempt_at").lte(now))
-        .add(
-            sea_query::Condition::any()
-                .add(Expr::col("lease_until").is_null())
-                .add(Expr::col("lease_until").lte(now)),
-        )
-}
-
-/// Whether any delivery is due: a cheap read, so idle polling takes no write lock.
-pub async fn any_due(db: &Db, now: i64) -> Result<bool> {
-    let select = Query::select()
-        .column("id")
-        .from("webhook_deliveries")
-        .cond_where(claimable(now))
-        .limit(1)
-        .take();
-    Ok(db.conn().fetch_optional::<(i64,)>(&select).await?.is_some())
-}
+/// The outbox as a queue: pending deliveries, due at `next_attempt_at`.
+pub const OUTBOX: LeasedQueue = LeasedQueue {
+    table: "webhook_deliveries",
+    due_at: "next_attempt_at",
+};
 
 /// Leases about `limit` due deliveries to `owner` until `lease_until`, answering them
-/// (PostgreSQL may run the locking subquery more than once and lease a few more: callers
-/// must send every delivery answered).
-///
-/// One statement: `UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED) RETURNING id`.
-/// On PostgreSQL concurrent claimers skip each other's rows instead of waiting, and the
-/// conditions are checked again on the row as locked; SQLite (whose builder leaves the
-/// lock clause out) runs the whole statement under its single write lock. Either way no
-/// delivery is leased to two workers at once.
+/// (see [`LeasedQueue::claim`]: callers must send every delivery answered).
 pub async fn claim(
     db: &Db,
     owner: &str,
@@ -101,30 +73,11 @@ pub async fn claim(
     lease_until: i64,
     limit: u64,
 ) -> Result<Vec<Claimed>> {
-    let due = Query::select()
-        .column("id")
-        .from("webhook_deliveries")
-        .cond_where(claimable(now))
-        .order_by("next_attempt_at", Order::Asc)
-        .order_by("id", Order::Asc)
-        .limit(limit)
-        .lock_with_behavior(LockType::Update, LockBehavior::SkipLocked)
-        .take();
-    let update = Query::update()
-        .table("webhook_deliveries")
-        .values([
-            ("lease_owner", owner.into()),
-            ("lease_until", lease_until.into()),
-        ])
-        .and_where(Expr::col("id").in_subquery(due))
-        .cond_where(claimable(now))
-        .returning_col("id")
-        .take();
-    let ids: Vec<(i64,)> = db.conn().fetch_all(&update).await?;
+    let ids = OUTBOX.claim(db, owner, now, lease_until, limit).await?;
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    leased(db, owner, ids.into_iter().map(|(id,)| id).collect()).await
+    leased(db, owner, ids).await
 }
 
 /// The deliveries `ids` that `owner` holds, with their event and webhook.

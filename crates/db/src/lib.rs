@@ -8,8 +8,10 @@
 pub mod backend;
 pub mod crud;
 pub mod error;
+pub mod lease;
 pub mod list;
 pub mod scope;
+pub mod seal;
 
 pub mod announcements;
 pub mod audit;
@@ -21,6 +23,7 @@ pub mod destinations;
 pub mod events;
 pub mod extensions;
 pub mod ivrs;
+pub mod jobs;
 pub mod media_files;
 pub mod paging_groups;
 pub mod partners;

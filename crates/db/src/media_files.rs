@@ -179,5 +179,13 @@ pub async fn delete(db: &Db, scope: &Scope, id: MediaFileId) -> Result<MediaFile
             users.join(", ")
         )));
     }
-    crud::delete(db, select(scope), "id", "media_files", id.get()).await
+    crud::delete_owning(
+        db,
+        select(scope),
+        "id",
+        "media_files",
+        id.get(),
+        |row: &MediaFileRow| Some(row.object_key.as_str()),
+    )
+    .await
 }

@@ -212,7 +212,15 @@ pub async fn update(
 
 /// Deletes a message, answering it as it was (its audio is the caller's to remove).
 pub async fn delete(db: &Db, scope: &Scope, id: i64) -> Result<VoicemailRow> {
-    crud::delete(db, scoped(scope), "v.id", "voicemail_messages", id).await
+    crud::delete_owning(
+        db,
+        scoped(scope),
+        "v.id",
+        "voicemail_messages",
+        id,
+        |row: &VoicemailRow| row.audio_key.as_deref(),
+    )
+    .await
 }
 
 /// A message's identity: its tenant, context, mailbox and Asterisk msg_id.
@@ -265,13 +273,18 @@ pub async fn record(tx: &mut Tx, message: NewVoicemail, now: i64) -> Result<Reco
             ("duration", message.duration.into()),
             ("ext_num", message.ext_num.into()),
             ("transcript", message.transcript.into()),
-            ("audio_key", audio_key.into()),
+            ("audio_key", audio_key.clone().into()),
             ("audio_type", audio_type.into()),
             ("created_at", now.into()),
         ],
     )
     .await?;
     if !recorded.new {
+        // A concurrent push recorded the message first, with its own audio: this one's
+        // goes, with this transaction.
+        if let Some(key) = &audio_key {
+            crate::jobs::delete_object(tx, key).await?;
+        }
         return Ok(recorded);
     }
     let id = recorded.id;

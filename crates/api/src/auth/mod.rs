@@ -3,7 +3,6 @@
 
 pub mod caller;
 pub mod password;
-pub mod seal;
 pub mod token;
 pub mod totp;
 

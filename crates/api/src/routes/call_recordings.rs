@@ -88,14 +88,8 @@ pub async fn delete(
 ) -> ApiResult<Json<CallRecording>> {
     let unique_id = call_id(path)?;
     let row = calls::delete_recording(&state.db, &caller.scope, &unique_id).await?;
-    if let Some(key) = &row.recording_key {
-        state
-            .storage
-            .delete(key)
-            .await
-            .map_err(ApiError::internal)?;
-    }
-    // Its audio is gone: answered without a URL.
+    // Its audio goes through the job queue, queued with the change: answered without a URL.
+    state.jobs.wake();
     let row = CallRow {
         recording_key: None,
         ..row

@@ -126,6 +126,22 @@ async fn read_pushed(
     }
 }
 
+/// Passes `written` through; when its transaction failed, first deletes the audio this
+/// push stored (no record refers to it: its key is unique to the upload).
+async fn forget_on_failure<T>(
+    state: &AppState,
+    stored: Option<&str>,
+    written: switchboard_db::Result<T>,
+) -> ApiResult<T> {
+    if written.is_err()
+        && let Some(key) = stored
+        && let Err(error) = state.storage.delete(key).await
+    {
+        tracing::warn!(%error, key, "could not delete the audio of a failed push");
+    }
+    Ok(written?)
+}
+
 /// What a push recorded.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -222,10 +238,15 @@ pub async fn voicemail(
             .await
             .map_err(ApiError::internal)?;
     }
-    let mut tx = state.db.begin().await?;
-    let recorded = voicemail::record(&mut tx, message, now()).await?;
-    tx.commit().await?;
-    state.deliveries.wake();
+    let stored = message.audio.as_ref().map(|(key, _)| key.clone());
+    let written = async {
+        let mut tx = state.db.begin().await?;
+        let recorded = voicemail::record(&mut tx, message, now()).await?;
+        tx.commit().await?;
+        Ok::<_, switchboard_db::Error>(recorded)
+    };
+    let recorded = forget_on_failure(&state, stored.as_deref(), written.await).await?;
+    state.jobs.wake();
     Ok(Json(IngestResult::of(recorded)))
 }
 
@@ -262,16 +283,21 @@ pub async fn call(
             .map_err(ApiError::internal)?;
         recording = Some((key, size));
     }
-    let mut tx = state.db.begin().await?;
-    let outcome = engine::record_call(
-        &mut tx,
-        &report,
-        recording.as_ref().map(|(key, size)| (key.as_str(), *size)),
-        now(),
-    )
-    .await?;
-    tx.commit().await?;
-    state.deliveries.wake();
+    let written = async {
+        let mut tx = state.db.begin().await?;
+        let outcome = engine::record_call(
+            &mut tx,
+            &report,
+            recording.as_ref().map(|(key, size)| (key.as_str(), *size)),
+            now(),
+        )
+        .await?;
+        tx.commit().await?;
+        Ok::<_, switchboard_db::Error>(outcome)
+    };
+    let stored = recording.as_ref().map(|(key, _)| key.as_str());
+    let outcome = forget_on_failure(&state, stored, written.await).await?;
+    state.jobs.wake();
     let recorded = outcome.recorded();
     let call = match outcome.call {
         Some(call) => call,
@@ -302,7 +328,7 @@ pub async fn sms(
     let mut tx = state.db.begin().await?;
     let recorded = traffic::record_sms(&mut tx, sms, now()).await?;
     tx.commit().await?;
-    state.deliveries.wake();
+    state.jobs.wake();
     Ok(Json(IngestResult::of(recorded)))
 }
 
@@ -321,6 +347,6 @@ pub async fn fax(
     let mut tx = state.db.begin().await?;
     let recorded = traffic::record_fax(&mut tx, fax, now()).await?;
     tx.commit().await?;
-    state.deliveries.wake();
+    state.jobs.wake();
     Ok(Json(IngestResult::of(recorded)))
 }

@@ -281,8 +281,7 @@ pub async fn delete(
     PathId(id): PathId<MediaFileId>,
 ) -> ApiResult<Json<MediaFile>> {
     let row = media_files::delete(&state.db, &caller.scope, id).await?;
-    if let Err(error) = state.storage.delete(&row.object_key).await {
-        tracing::warn!(%error, key = row.object_key, "could not remove a deleted media file's audio");
-    }
+    // Its audio goes through the job queue, queued with the delete.
+    state.jobs.wake();
     Ok(Json(present(&state, row).await?))
 }

@@ -11,7 +11,7 @@ use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::records::voicemail::{UpdateVoicemail, VoicemailMessage, VoicemailStats};
 
 use crate::auth::caller::{Caller, VoicemailRead, VoicemailWrite};
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
 use crate::extract::{JsonBody, ListParams, PathId};
 use crate::routes::objects::media_url;
 use crate::state::AppState;
@@ -131,14 +131,8 @@ pub async fn delete(
     PathId(VoicemailId(id)): PathId<VoicemailId>,
 ) -> ApiResult<Json<VoicemailMessage>> {
     let row = voicemail::delete(&state.db, &caller.scope, id).await?;
-    if let Some(key) = &row.audio_key {
-        state
-            .storage
-            .delete(key)
-            .await
-            .map_err(ApiError::internal)?;
-    }
-    // Its audio is gone: answered without a URL.
+    // Its audio goes through the job queue, queued with the delete: answered without a URL.
+    state.jobs.wake();
     let row = VoicemailRow {
         audio_key: None,
         ..row

@@ -17,7 +17,6 @@ use switchboard_domain::records::webhook_delivery::{
 
 use crate::audit::now;
 use crate::auth::caller::{Caller, WebhooksRead, WebhooksWrite};
-use crate::delivery;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ListParams, PathId};
 use crate::listing;
@@ -102,8 +101,8 @@ pub async fn test(
         webhook.kind.as_str()
     };
     let now = now();
-    let owner = state.deliveries.owner();
-    let lease_until = state.settings.webhooks.lease_until(now);
+    let owner = state.jobs.owner();
+    let lease_until = state.jobs.settings().lease_until(now);
     let delivery_id = deliveries::queue_test(
         &state.db,
         TenantId(webhook.tenant_id),
@@ -118,7 +117,7 @@ pub async fn test(
         .await?
         .pop()
         .ok_or_else(|| ApiError::internal("a test delivery was not leased to its sender"))?;
-    delivery::attempt(&state, claimed).await?;
+    switchboard_jobs::delivery::attempt(&state.jobs, claimed).await?;
     Ok(Json(present(
         deliveries::get(&state.db, &caller.scope, delivery_id).await?,
     )))
@@ -142,7 +141,7 @@ pub async fn replay(
         ));
     }
     let replayed = deliveries::replay(&state.db, &original, now()).await?;
-    state.deliveries.wake();
+    state.jobs.wake();
     Ok(Json(present(
         deliveries::get(&state.db, &caller.scope, replayed).await?,
     )))

@@ -9,7 +9,6 @@ pub mod hubspot;
 pub mod schedule;
 pub mod signing;
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
@@ -17,10 +16,9 @@ use serde_json::json;
 use switchboard_db::audit::NewEntry;
 use switchboard_db::deliveries::{self, AttemptRecord, Claimed, Next};
 use switchboard_domain::records::webhook::HUBSPOT;
-use tokio::sync::{Notify, Semaphore, watch};
-use tokio::task::{JoinHandle, JoinSet};
 
-use crate::state::AppState;
+use crate::Jobs;
+use crate::worker::{Queue, seconds_up};
 pub use schedule::Schedule;
 
 /// How deliveries go out; production defaults from [`DeliverySettings::default`].
@@ -70,129 +68,40 @@ impl DeliverySettings {
     }
 }
 
-/// This process's delivery machinery: its worker's name in leases, the HTTP client and
-/// the wake-up for events this process emitted.
+/// The outbox, worked by this process.
 #[derive(Clone, Debug)]
-pub struct Deliveries {
-    inner: Arc<Inner>,
-}
+pub(crate) struct Outbox(pub(crate) Jobs);
 
-#[derive(Debug)]
-struct Inner {
-    owner: String,
-    client: reqwest::Client,
-    wake: Notify,
-}
+impl Queue for Outbox {
+    type Item = Claimed;
+    const NAME: &'static str = "webhook deliveries";
 
-impl Deliveries {
-    /// The machinery for `settings`, under a new worker name.
-    pub fn new(settings: &DeliverySettings) -> reqwest::Result<Deliveries> {
-        Ok(Deliveries {
-            inner: Arc::new(Inner {
-                owner: format!("worker_{}", uuid::Uuid::now_v7().simple()),
-                client: client::build(
-                    settings.allow_private,
-                    settings.connect_timeout,
-                    settings.timeout,
-                )?,
-                wake: Notify::new(),
-            }),
-        })
-    }
-
-    /// The name this process's leases carry.
-    pub fn owner(&self) -> &str {
-        &self.inner.owner
-    }
-
-    /// Wakes this process's worker at once: call after committing events or deliveries,
-    /// so they do not wait for the next poll.
-    pub fn wake(&self) {
-        self.inner.wake.notify_one();
-    }
-}
-
-/// Starts the worker of `state`; it stops claiming when `stop` turns true and lets the
-/// attempts in flight finish (for at most one attempt's time).
-pub fn spawn(state: AppState, stop: watch::Receiver<bool>) -> JoinHandle<()> {
-    tokio::spawn(run(state, stop))
-}
-
-async fn run(state: AppState, mut stop: watch::Receiver<bool>) {
-    let settings = state.settings.webhooks.clone();
-    let permits = Arc::new(Semaphore::new(settings.max_in_flight));
-    let mut in_flight = JoinSet::new();
-    while !*stop.borrow() {
-        while in_flight.try_join_next().is_some() {}
-        let free = permits.available_permits();
-        let claimed = if free > 0 {
-            claim_due(&state, free).await
-        } else {
-            Vec::new()
-        };
-        let full_batch = !claimed.is_empty() && claimed.len() >= free;
-        for delivery in claimed {
-            // A claim may return a few more rows than asked (PostgreSQL can evaluate the
-            // locking subquery more than once); they are ours, so they wait for a slot
-            // rather than sit leased until the lease runs out.
-            let Ok(permit) = permits.clone().acquire_owned().await else {
-                break;
-            };
-            let state = state.clone();
-            in_flight.spawn(async move {
-                if let Err(error) = attempt(&state, delivery).await {
-                    tracing::error!(%error, "recording a webhook attempt failed");
-                }
-                drop(permit);
-            });
-        }
-        if full_batch && permits.available_permits() > 0 {
-            // More may be due: claim again before sleeping.
-            continue;
-        }
-        tokio::select! {
-            changed = stop.changed() => {
-                if changed.is_err() {
-                    // The server is gone without saying so: stop as if told to.
-                    break;
-                }
-            }
-            _ = state.deliveries.inner.wake.notified() => {}
-            _ = tokio::time::sleep(settings.poll_interval) => {}
-            Some(_) = in_flight.join_next(), if !in_flight.is_empty() => {}
-        }
-    }
-    let drain = async { while in_flight.join_next().await.is_some() {} };
-    if tokio::time::timeout(settings.timeout, drain).await.is_err() {
-        // The leases of the attempts cut short run out and another worker retries them.
-        tracing::warn!("webhook attempts still running at shutdown were abandoned");
-    }
-}
-
-/// Leases up to `limit` due deliveries to this process; errors are logged and answered
-/// as nothing due, so a database hiccup only delays delivery.
-async fn claim_due(state: &AppState, limit: usize) -> Vec<Claimed> {
-    let now = Utc::now().timestamp();
-    let lease_until = state.settings.webhooks.lease_until(now);
-    let db = &state.db;
-    let claimed = async {
-        if !deliveries::any_due(db, now).await? {
-            return Ok(Vec::new());
-        }
+    async fn claim(&self, limit: usize) -> Vec<Claimed> {
+        let jobs = &self.0;
+        let now = Utc::now().timestamp();
+        let lease_until = jobs.settings().lease_until(now);
         let limit = u64::try_from(limit).unwrap_or(u64::MAX);
-        deliveries::claim(db, state.deliveries.owner(), now, lease_until, limit).await
-    };
-    match claimed.await {
-        Ok(claimed) => claimed,
-        Err(error) => {
-            tracing::warn!(%error, "claiming webhook deliveries failed");
-            Vec::new()
+        match deliveries::claim(jobs.db(), jobs.owner(), now, lease_until, limit).await {
+            Ok(claimed) => claimed,
+            Err(error) => {
+                tracing::warn!(%error, "claiming webhook deliveries failed");
+                Vec::new()
+            }
         }
     }
-}
 
-fn seconds_up(duration: Duration) -> i64 {
-    i64::try_from(duration.as_millis().div_ceil(1000)).unwrap_or(i64::MAX)
+    async fn work(&self, delivery: Claimed) {
+        let recorded = if delivery.disabled_at.is_some() {
+            // Queued by an event that raced the disabling (or a test whose sender died):
+            // nothing goes to a disabled webhook from the outbox.
+            not_sent(&self.0, &delivery).await
+        } else {
+            attempt(&self.0, delivery).await
+        };
+        if let Err(error) = recorded {
+            tracing::error!(%error, "recording a webhook attempt failed");
+        }
+    }
 }
 
 /// What an attempt came to.
@@ -205,11 +114,11 @@ struct Outcome {
 /// Makes one attempt of `delivery` (leased to this process), records it and applies what
 /// follows: delivered, a retry, failed; a 410 Gone or too long a run of failures disables
 /// the webhook, with an audit entry saying why.
-pub async fn attempt(state: &AppState, delivery: Claimed) -> switchboard_db::Result<()> {
-    let settings = &state.settings.webhooks;
+pub async fn attempt(jobs: &Jobs, delivery: Claimed) -> switchboard_db::Result<()> {
+    let settings = jobs.settings();
     let started = Utc::now();
     let clock = Instant::now();
-    let answer = send(state, &delivery, started.timestamp()).await;
+    let answer = send(jobs, &delivery, started.timestamp()).await;
     let latency_ms = i64::try_from(clock.elapsed().as_millis()).unwrap_or(i64::MAX);
     let finished_at = Utc::now();
     let attempts = delivery.attempts + 1;
@@ -274,9 +183,9 @@ pub async fn attempt(state: &AppState, delivery: Claimed) -> switchboard_db::Res
     };
     let now = finished_at.timestamp();
     let finished = deliveries::finish(
-        &state.db,
+        jobs.db(),
         &delivery,
-        state.deliveries.owner(),
+        jobs.owner(),
         &outcome.record,
         outcome.next,
         now,
@@ -300,35 +209,57 @@ pub async fn attempt(state: &AppState, delivery: Claimed) -> switchboard_db::Res
             })
     };
     if let Some(reason) = reason {
-        disable(state, &delivery, &reason, now).await?;
+        disable(jobs, &delivery, &reason, now).await?;
     }
+    Ok(())
+}
+
+/// Fails `delivery` without sending it, its webhook being disabled; the attempt says why.
+async fn not_sent(jobs: &Jobs, delivery: &Claimed) -> switchboard_db::Result<()> {
+    let now = Utc::now();
+    let record = AttemptRecord {
+        attempted_at_ms: now.timestamp_millis(),
+        status_code: None,
+        latency_ms: 0,
+        response_excerpt: String::new(),
+        error: Some("not sent: the webhook is disabled".to_owned()),
+    };
+    deliveries::finish(
+        jobs.db(),
+        delivery,
+        jobs.owner(),
+        &record,
+        Next::Failed,
+        now.timestamp(),
+    )
+    .await?;
     Ok(())
 }
 
 /// Disables the webhook of `delivery` and audits it (once, by whoever disabled it).
 async fn disable(
-    state: &AppState,
+    jobs: &Jobs,
     delivery: &Claimed,
     reason: &str,
     now: i64,
 ) -> switchboard_db::Result<()> {
-    let Some(tenant) = deliveries::disable(&state.db, delivery.webhook_id, reason, now).await?
+    let Some(tenant) = deliveries::disable(jobs.db(), delivery.webhook_id, reason, now).await?
     else {
         return Ok(());
     };
     tracing::warn!(webhook = delivery.webhook_id, reason, "webhook disabled");
-    crate::audit::record(
-        state,
-        NewEntry {
-            action: "webhook.disabled",
-            entity: "webhook",
-            entity_id: Some(delivery.webhook_id.to_string()),
-            tenant_id: Some(tenant),
-            details: json!({"reason": reason, "url": delivery.url, "messageId": delivery.message_id}),
-            ..NewEntry::default()
-        },
-    )
-    .await;
+    let entry = NewEntry {
+        action: "webhook.disabled",
+        entity: "webhook",
+        entity_id: Some(delivery.webhook_id.to_string()),
+        tenant_id: Some(tenant),
+        details: json!({"reason": reason, "url": delivery.url, "messageId": delivery.message_id}),
+        ..NewEntry::default()
+    };
+    if let Err(error) = switchboard_db::audit::record(jobs.db(), entry).await {
+        // The webhook is disabled either way; the trail misses the entry, the log has it.
+        tracing::error!(%error, webhook = delivery.webhook_id, "could not audit a disabled webhook");
+    }
     Ok(())
 }
 
@@ -342,13 +273,9 @@ fn human(duration: Duration) -> String {
 }
 
 /// Posts `delivery`, signed for `timestamp`, with its webhook's credentials.
-async fn send(
-    state: &AppState,
-    delivery: &Claimed,
-    timestamp: i64,
-) -> Result<client::Answer, String> {
+async fn send(jobs: &Jobs, delivery: &Claimed, timestamp: i64) -> Result<client::Answer, String> {
     let url = reqwest::Url::parse(&delivery.url).map_err(|e| format!("invalid URL: {e}"))?;
-    if !state.settings.webhooks.allow_private {
+    if !jobs.settings().allow_private {
         client::check_literal(&url).map_err(|refused| refused.0)?;
     }
     let body = if delivery.webhook_type == HUBSPOT {
@@ -359,7 +286,7 @@ async fn send(
         delivery.payload.clone()
     };
     let open = |sealed: &str| {
-        state
+        jobs.inner
             .sealer
             .open(sealed)
             .and_then(|bytes| String::from_utf8(bytes).ok())
@@ -379,8 +306,7 @@ async fn send(
         .collect::<Result<_, _>>()?;
     let signature =
         signing::signature_header(&keys, &delivery.message_id, timestamp, body.as_bytes());
-    let mut request = state
-        .deliveries
+    let mut request = jobs
         .inner
         .client
         .post(url)

@@ -1,0 +1,136 @@
+//! The job table: background work asked for in the same transaction as the change that
+//! needs it (an object to delete once its record is gone), claimed under a lease by one
+//! worker at a time ([`LeasedQueue`]), retried until done or given up.
+
+use sea_query::{Expr, ExprTrait, Order, Query};
+
+use crate::backend::{Db, Tx};
+use crate::error::Result;
+use crate::lease::LeasedQueue;
+
+/// The job table as a queue: pending jobs, due at `run_at`.
+pub const QUEUE: LeasedQueue = LeasedQueue {
+    table: "jobs",
+    due_at: "run_at",
+};
+
+/// Deleting one object from storage: `{"key": "…"}`.
+pub const DELETE_OBJECT: &str = "object.delete";
+
+/// A job leased to a worker.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct Job {
+    /// The job's id.
+    pub id: i64,
+    /// What to do (e.g. [`DELETE_OBJECT`]).
+    pub kind: String,
+    /// Its arguments, as JSON text.
+    pub payload: String,
+    /// Attempts made before this one.
+    pub attempts: i64,
+}
+
+/// Queues a job of `kind` with `payload`, due at `run_at`, in `tx`: it exists exactly when
+/// the change that asked for it was committed.
+pub async fn enqueue(
+    tx: &mut Tx,
+    kind: &str,
+    payload: &serde_json::Value,
+    run_at: i64,
+) -> Result<()> {
+    let insert = Query::insert()
+        .into_table("jobs")
+        .columns(["kind", "payload", "run_at", "created_at"])
+        .values_panic([
+            kind.into(),
+            payload.to_string().into(),
+            run_at.into(),
+            run_at.into(),
+        ])
+        .take();
+    tx.execute(&insert).await?;
+    Ok(())
+}
+
+/// Queues the deletion of the object at `key`, due now, in `tx`.
+pub async fn delete_object(tx: &mut Tx, key: &str) -> Result<()> {
+    let now = chrono::Utc::now().timestamp();
+    enqueue(tx, DELETE_OBJECT, &serde_json::json!({ "key": key }), now).await
+}
+
+/// Leases about `limit` due jobs to `owner` until `lease_until`, answering them.
+pub async fn claim(
+    db: &Db,
+    owner: &str,
+    now: i64,
+    lease_until: i64,
+    limit: u64,
+) -> Result<Vec<Job>> {
+    let ids = QUEUE.claim(db, owner, now, lease_until, limit).await?;
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let select = Query::select()
+        .columns(["id", "kind", "payload", "attempts"])
+        .from("jobs")
+        .and_where(Expr::col("id").is_in(ids))
+        .and_where(Expr::col("lease_owner").eq(owner))
+        .order_by("id", Order::Asc)
+        .take();
+    db.conn().fetch_all(&select).await
+}
+
+/// Ends job `id`, done: its row goes. Nothing happens if `owner` no longer holds it.
+pub async fn complete(db: &Db, id: i64, owner: &str) -> Result<()> {
+    let delete = Query::delete()
+        .from_table("jobs")
+        .cond_where(QUEUE.held(id, owner))
+        .take();
+    db.conn().execute(&delete).await?;
+    Ok(())
+}
+
+/// Records a failed attempt of job `id` and makes it due again at `run_at`.
+pub async fn retry(db: &Db, id: i64, owner: &str, run_at: i64, error: &str) -> Result<()> {
+    let update = Query::update()
+        .table("jobs")
+        .values([
+            ("attempts", Expr::col("attempts").add(1)),
+            ("run_at", run_at.into()),
+            ("last_error", error.into()),
+            ("lease_owner", Option::<String>::None.into()),
+            ("lease_until", Option::<i64>::None.into()),
+        ])
+        .cond_where(QUEUE.held(id, owner))
+        .take();
+    db.conn().execute(&update).await?;
+    Ok(())
+}
+
+/// Gives job `id` up after its last failed attempt: it stays, `failed`, with the error,
+/// for an operator to see.
+pub async fn give_up(db: &Db, id: i64, owner: &str, error: &str) -> Result<()> {
+    let update = Query::update()
+        .table("jobs")
+        .values([
+            ("attempts", Expr::col("attempts").add(1)),
+            ("state", "failed".into()),
+            ("last_error", error.into()),
+            ("lease_owner", Option::<String>::None.into()),
+            ("lease_until", Option::<i64>::None.into()),
+        ])
+        .cond_where(QUEUE.held(id, owner))
+        .take();
+    db.conn().execute(&update).await?;
+    Ok(())
+}
+
+/// How many jobs are in `state` (`pending` or `failed`), for operators and tests.
+pub async fn count(db: &Db, state: &str) -> Result<i64> {
+    let select = Query::select()
+        .expr(Expr::col("id").count())
+        .from("jobs")
+        .and_where(Expr::col("state").eq(state))
+        .take();
+    db.conn().scalar(&select).await
+}
