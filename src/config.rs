@@ -85,6 +85,9 @@ pub struct Config {
     /// The first lock after too many failed logins; each further failure doubles it (up
     /// to 15 minutes).
     pub lockout_base_seconds: u64,
+    /// How long a password check may wait for a free hashing thread before it answers
+    /// 503 with `Retry-After` (a burst of logins is refused, not queued for minutes).
+    pub password_hash_wait_ms: u64,
 }
 
 impl Default for Config {
@@ -109,6 +112,7 @@ impl Default for Config {
             media_url_ttl_seconds: 900,
             refresh_ttl_seconds: 30 * 24 * 3600,
             lockout_base_seconds: 30,
+            password_hash_wait_ms: 5000,
             ingest_token: None,
             rate_limit_per_minute: 1200,
             rate_limit_per_minute_per_address: 6000,

@@ -46,7 +46,10 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
         &config.public_url(),
     )
     .context("opening object storage")?;
-    let passwords = Passwords::new(Passwords::default_parallelism())?;
+    let passwords = Passwords::with_wait(
+        Passwords::default_parallelism(),
+        Duration::from_millis(config.password_hash_wait_ms),
+    )?;
     let sealer = Sealer::new(&derive_key32(&key, "sealed secrets"));
     let jobs = Jobs::new(
         db.clone(),

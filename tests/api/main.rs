@@ -17,6 +17,7 @@ mod engine_token;
 mod errors;
 mod importers;
 mod lists;
+mod lockout;
 mod media_files;
 mod messaging;
 mod openapi;

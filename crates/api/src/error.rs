@@ -129,6 +129,18 @@ impl ApiError {
         )
     }
 
+    /// 503: the service cannot take this now (every password-hashing thread busy);
+    /// come back after `retry_after` seconds.
+    pub fn unavailable(message: impl Into<String>, retry_after: u64) -> Self {
+        let mut error = Self::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "ServiceUnavailable",
+            message,
+        );
+        error.retry_after = Some(retry_after);
+        error
+    }
+
     /// 429: slow down, and come back after `retry_after` seconds.
     pub fn too_many_requests(retry_after: u64) -> Self {
         let mut error = Self::new(
@@ -200,3 +212,14 @@ impl From<switchboard_db::Error> for ApiError {
 
 /// Results of handlers.
 pub type ApiResult<T> = Result<T, ApiError>;
+
+impl From<crate::auth::password::HashError> for ApiError {
+    fn from(error: crate::auth::password::HashError) -> Self {
+        match error {
+            crate::auth::password::HashError::Busy => {
+                ApiError::unavailable("too many password checks at once; retry in a moment", 1)
+            }
+            failed @ crate::auth::password::HashError::Failed(_) => ApiError::internal(failed),
+        }
+    }
+}

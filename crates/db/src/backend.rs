@@ -329,6 +329,27 @@ impl Tx {
     }
     statement_methods!(on_tx, target);
 
+    /// Makes every other transaction that locks one of `keys` wait until this one ends,
+    /// so that a read-then-write on something no row stands for (the failures of an
+    /// e-mail address that may have no account) cannot be raced. PostgreSQL takes an
+    /// advisory lock per key (in one order, so two such transactions cannot deadlock);
+    /// SQLite needs nothing, its write transactions running one at a time already
+    /// (`BEGIN IMMEDIATE`).
+    pub async fn lock_keys(&mut self, keys: &[&str]) -> Result<()> {
+        if let TxInner::Postgres(tx) = &mut self.inner {
+            let mut keys = keys.to_vec();
+            keys.sort_unstable();
+            keys.dedup();
+            for key in keys {
+                sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
+                    .bind(key)
+                    .execute(&mut **tx)
+                    .await?;
+            }
+        }
+        Ok(())
+    }
+
     /// Makes the transaction's writes permanent.
     pub async fn commit(self) -> Result<()> {
         match self.inner {

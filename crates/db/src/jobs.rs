@@ -92,32 +92,32 @@ pub async fn complete(db: &Db, id: i64, owner: &str) -> Result<()> {
 
 /// Records a failed attempt of job `id` and makes it due again at `run_at`.
 pub async fn retry(db: &Db, id: i64, owner: &str, run_at: i64, error: &str) -> Result<()> {
-    let update = Query::update()
-        .table("jobs")
-        .values([
-            ("attempts", Expr::col("attempts").add(1)),
-            ("run_at", run_at.into()),
-            ("last_error", error.into()),
-            ("lease_owner", Option::<String>::None.into()),
-            ("lease_until", Option::<i64>::None.into()),
-        ])
-        .cond_where(QUEUE.held(id, owner))
-        .take();
-    db.conn().execute(&update).await?;
-    Ok(())
+    after_failure(db, id, owner, error, ("run_at", run_at.into())).await
 }
 
 /// Gives job `id` up after its last failed attempt: it stays, `failed`, with the error,
 /// for an operator to see.
 pub async fn give_up(db: &Db, id: i64, owner: &str, error: &str) -> Result<()> {
+    after_failure(db, id, owner, error, ("state", "failed".into())).await
+}
+
+/// Counts a failed attempt of job `id` held by `owner`, keeps its error, releases its
+/// lease and applies `then` (when it is due again, or that it is given up).
+async fn after_failure(
+    db: &Db,
+    id: i64,
+    owner: &str,
+    error: &str,
+    then: (&'static str, sea_query::SimpleExpr),
+) -> Result<()> {
     let update = Query::update()
         .table("jobs")
         .values([
             ("attempts", Expr::col("attempts").add(1)),
-            ("state", "failed".into()),
             ("last_error", error.into()),
             ("lease_owner", Option::<String>::None.into()),
             ("lease_until", Option::<i64>::None.into()),
+            then,
         ])
         .cond_where(QUEUE.held(id, owner))
         .take();

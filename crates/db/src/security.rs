@@ -4,22 +4,70 @@
 use sea_query::{Expr, ExprTrait, Query};
 use switchboard_domain::ids::UserId;
 
-use crate::backend::Db;
+use crate::backend::{Db, Tx};
 use crate::error::Result;
 
-/// Records a failed login of `account` (a lowercased e-mail) from `address`.
-pub async fn record_failure(db: &Db, account: &str, address: &str, now: i64) -> Result<()> {
-    let insert = Query::insert()
-        .into_table("login_failures")
-        .columns(["account_key", "client_address", "at"])
-        .values_panic([account.into(), address.into(), now.into()])
+/// Failures, as counted for a lock: how many within the window, and when the last was.
+pub type Failures = (i64, i64);
+
+/// What asking to try a secret came to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reservation {
+    /// Locked: no attempt now; retry after this many seconds.
+    Locked(u64),
+    /// The attempt may go ahead; it is already counted as a failure (this row of
+    /// `login_failures`), until a success clears it or it is withdrawn.
+    Reserved(i64),
+}
+
+/// Asks to try a secret of `account` (a lowercased e-mail) from `address`: reads the
+/// failures of both since `since`, lets `lock` judge them, and, unless locked, counts
+/// this attempt as a failure at once — before the slow check, and under a lock on the
+/// account and the address, so that of concurrent attempts no more are judged than the
+/// lock allows. An attempt refused while locked is not counted.
+pub async fn reserve_attempt(
+    db: &Db,
+    account: &str,
+    address: &str,
+    since: i64,
+    now: i64,
+    lock: impl FnOnce(Failures, Failures) -> Option<u64>,
+) -> Result<Reservation> {
+    let mut tx = db.begin().await?;
+    let account_key = format!("login-failures:account:{account}");
+    let address_key = format!("login-failures:address:{address}");
+    tx.lock_keys(&[&account_key, &address_key]).await?;
+    let by_account = failures(&mut tx, "account_key", account, since).await?;
+    let by_address = failures(&mut tx, "client_address", address, since).await?;
+    if let Some(seconds) = lock(by_account, by_address) {
+        return Ok(Reservation::Locked(seconds));
+    }
+    let id = crate::crud::insert_in(
+        &mut tx,
+        "login_failures",
+        vec![
+            ("account_key", account.into()),
+            ("client_address", address.into()),
+            ("at", now.into()),
+        ],
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(Reservation::Reserved(id))
+}
+
+/// Withdraws the reserved attempt `id`: it proved nothing either way.
+pub async fn withdraw_attempt(db: &Db, id: i64) -> Result<()> {
+    let delete = Query::delete()
+        .from_table("login_failures")
+        .and_where(Expr::col("id").eq(id))
         .take();
-    db.conn().execute(&insert).await?;
+    db.conn().execute(&delete).await?;
     Ok(())
 }
 
 /// Failures since `since`: how many, and the latest, for `column` = `value`.
-async fn failures(db: &Db, column: &'static str, value: &str, since: i64) -> Result<(i64, i64)> {
+async fn failures(tx: &mut Tx, column: &'static str, value: &str, since: i64) -> Result<Failures> {
     #[derive(sqlx::FromRow)]
     struct Row {
         count: i64,
@@ -32,18 +80,8 @@ async fn failures(db: &Db, column: &'static str, value: &str, since: i64) -> Res
         .and_where(Expr::col(column).eq(value))
         .and_where(Expr::col("at").gte(since))
         .take();
-    let row: Row = db.conn().fetch_one(&select).await?;
+    let row: Row = tx.fetch_one(&select).await?;
     Ok((row.count, row.latest.unwrap_or(0)))
-}
-
-/// Failures of `account` since `since`: how many, and when the last was.
-pub async fn account_failures(db: &Db, account: &str, since: i64) -> Result<(i64, i64)> {
-    failures(db, "account_key", account, since).await
-}
-
-/// Failures from `address` since `since`: how many, and when the last was.
-pub async fn address_failures(db: &Db, address: &str, since: i64) -> Result<(i64, i64)> {
-    failures(db, "client_address", address, since).await
 }
 
 /// Forgets the failures of `account` (after a successful login) and those older than

@@ -2,6 +2,7 @@
 //! extractor that is the one place a request becomes a permission-checked principal.
 
 pub mod caller;
+pub mod lockout;
 pub mod password;
 pub mod token;
 pub mod totp;

@@ -1,8 +1,10 @@
 //! Password hashing with argon2id at OWASP's parameters (19 MiB, t=2, p=1), run on the
 //! blocking pool and capped to fewer threads than cores, so a burst of logins cannot take
-//! every core from the requests around it.
+//! every core from the requests around it; a hash that cannot start within a short wait
+//! is refused as busy (503 with `Retry-After`) rather than queued behind the burst.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use argon2::password_hash::phc::PasswordHash;
 use argon2::password_hash::{PasswordHasher as _, PasswordVerifier as _};
@@ -13,6 +15,8 @@ use tokio::sync::Semaphore;
 #[derive(Clone, Debug)]
 pub struct Passwords {
     permits: Arc<Semaphore>,
+    /// How long a hash may wait for a free thread before it is refused as busy.
+    max_wait: Duration,
     /// A hash of a random password, verified against when the e-mail is unknown so that
     /// both failures take the same time.
     dummy_hash: Arc<str>,
@@ -22,18 +26,35 @@ fn argon2() -> Argon2<'static> {
     Argon2::new(Algorithm::Argon2id, Version::V0x13, Params::DEFAULT)
 }
 
-/// Why hashing failed (never shown to clients).
+/// Why hashing failed.
 #[derive(Debug, thiserror::Error)]
-#[error("password hashing failed: {0}")]
-pub struct HashError(String);
+pub enum HashError {
+    /// Every hashing thread stayed busy for longer than the wait allows.
+    #[error("every password-hashing thread is busy")]
+    Busy,
+    /// Hashing itself failed (never shown to clients).
+    #[error("password hashing failed: {0}")]
+    Failed(String),
+}
+
+/// How long a hash waits for a free thread by default: a few hashes' time, not a queue.
+pub const DEFAULT_MAX_WAIT: Duration = Duration::from_secs(5);
 
 impl Passwords {
-    /// A hasher running at most `parallel` hashes at once.
+    /// A hasher running at most `parallel` hashes at once, each waiting at most
+    /// [`DEFAULT_MAX_WAIT`] for its turn.
     pub fn new(parallel: usize) -> Result<Self, HashError> {
+        Self::with_wait(parallel, DEFAULT_MAX_WAIT)
+    }
+
+    /// A hasher running at most `parallel` hashes at once, each waiting at most
+    /// `max_wait` for its turn.
+    pub fn with_wait(parallel: usize, max_wait: Duration) -> Result<Self, HashError> {
         let dummy = uuid::Uuid::new_v4().to_string();
         let dummy_hash = hash_now(&dummy)?;
         Ok(Self {
             permits: Arc::new(Semaphore::new(parallel.max(1))),
+            max_wait,
             dummy_hash: dummy_hash.into(),
         })
     }
@@ -50,14 +71,13 @@ impl Passwords {
         &self,
         work: impl FnOnce() -> T + Send + 'static,
     ) -> Result<T, HashError> {
-        let _permit = self
-            .permits
-            .acquire()
+        let _permit = tokio::time::timeout(self.max_wait, self.permits.acquire())
             .await
-            .map_err(|e| HashError(e.to_string()))?;
+            .map_err(|_| HashError::Busy)?
+            .map_err(|e| HashError::Failed(e.to_string()))?;
         tokio::task::spawn_blocking(work)
             .await
-            .map_err(|e| HashError(e.to_string()))
+            .map_err(|e| HashError::Failed(e.to_string()))
     }
 
     /// The PHC string of `password`.
@@ -89,5 +109,5 @@ fn hash_now(password: &str) -> Result<String, HashError> {
     argon2()
         .hash_password(password.as_bytes())
         .map(|h| h.to_string())
-        .map_err(|e| HashError(e.to_string()))
+        .map_err(|e| HashError::Failed(e.to_string()))
 }

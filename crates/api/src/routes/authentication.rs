@@ -21,7 +21,7 @@ use switchboard_domain::validation::text;
 use utoipa::ToSchema;
 
 use crate::audit::{self, now};
-use crate::auth::totp;
+use crate::auth::{lockout, totp};
 use crate::client::ClientAddress;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::JsonBody;
@@ -123,67 +123,13 @@ fn tenant_of(user: &User) -> Option<TenantId> {
     (user.tenant_id > 0).then_some(TenantId(user.tenant_id))
 }
 
-/// The lock in force for failures `(count, latest)` past `threshold`: seconds left, if any.
-fn lock_left(
-    state: &AppState,
-    (count, latest): (i64, i64),
-    threshold: i64,
-    now: i64,
-) -> Option<u64> {
-    let base = state.settings.lockout_base.as_secs();
-    let lock = lock_length(base, state.settings.lockout_max.as_secs(), count, threshold)?;
-    let until = latest.saturating_add(i64::try_from(lock).unwrap_or(i64::MAX));
-    (now < until).then(|| u64::try_from(until - now).unwrap_or(1).max(1))
-}
-
-/// The lock, in seconds, after `count` failures against `threshold`: none below it, then
-/// `base` doubling with each further failure, never more than `max`.
-fn lock_length(base: u64, max: u64, count: i64, threshold: i64) -> Option<u64> {
-    if count < threshold {
-        return None;
-    }
-    let base = base.max(1);
-    let doubled = base.saturating_mul(1u64 << (count - threshold).clamp(0, 30));
-    Some(doubled.min(max.max(base)))
-}
-
-/// Refuses a login while the account or the client address is locked.
-async fn check_lock(state: &AppState, account: &str, address: &str, now: i64) -> ApiResult<()> {
-    let since = now - i64::try_from(state.settings.failure_window.as_secs()).unwrap_or(i64::MAX);
-    let by_account = security::account_failures(&state.db, account, since).await?;
-    let by_address = security::address_failures(&state.db, address, since).await?;
-    let left = [
-        lock_left(state, by_account, state.settings.lockout_threshold, now),
-        lock_left(state, by_address, state.settings.address_threshold, now),
-    ]
-    .into_iter()
-    .flatten()
-    .max();
-    if let Some(seconds) = left {
-        let mut locked = entry("login.locked", "authentication", account, address);
-        locked.details = json!({"retryAfterSeconds": seconds, "accountFailures": by_account.0, "addressFailures": by_address.0});
-        audit::record(state, locked).await;
-        return Err(ApiError::too_many_requests(seconds));
-    }
-    Ok(())
-}
-
-/// Counts a failed login and records it.
-async fn fail(
-    state: &AppState,
-    account: &str,
-    address: &str,
-    user: Option<&User>,
-    why: &str,
-    now: i64,
-) -> ApiResult<()> {
-    security::record_failure(&state.db, account, address, now).await?;
+/// Audits a failed login (the attempt itself is already counted).
+async fn fail(state: &AppState, account: &str, address: &str, user: Option<&User>, why: &str) {
     let mut failure = entry("login.failure", "authentication", account, address);
     failure.user_id = user.map(|u| UserId(u.id));
     failure.tenant_id = user.and_then(tenant_of);
     failure.details = json!({"reason": why});
     audit::record(state, failure).await;
-    Ok(())
 }
 
 /// Fills in the user, e-mail and tenant of an entry about `user`'s session, so its
@@ -255,17 +201,13 @@ pub async fn login(
 ) -> ApiResult<Json<LoginResult>> {
     let account = body.email.to_lowercase();
     let now = now();
-    check_lock(&state, &account, &address, now).await?;
+    let attempt = lockout::attempt(&state, &account, &address, now).await?;
     let credentials = users::credentials_by_email(&state.db, &body.email).await?;
     let (id, hash) = match credentials {
         Some(c) => (Some(c.id), Some(c.password_hash)),
         None => (None, None),
     };
-    let valid = state
-        .passwords
-        .verify(body.password, hash)
-        .await
-        .map_err(ApiError::internal)?;
+    let valid = state.passwords.verify(body.password, hash).await?;
     let user = match id {
         Some(id) => users::find(&state.db, id).await?,
         None => None,
@@ -282,11 +224,13 @@ pub async fn login(
         } else {
             "wrong credentials"
         };
-        fail(&state, &account, &address, user.as_ref(), why, now).await?;
+        fail(&state, &account, &address, user.as_ref(), why).await;
         return Err(wrong_credentials());
     };
     if user.mfa_enabled == 1 {
         let Some(code) = body.otp.as_deref() else {
+            // The first step of a two-step login: no guess was judged a failure.
+            attempt.withdraw(&state).await?;
             return Err(ApiError::unauthorized_as(
                 "MfaRequired",
                 "this account uses multi-factor login: send the authenticator code (or a recovery code) as otp",
@@ -299,17 +243,15 @@ pub async fn login(
                 &address,
                 Some(&user),
                 "wrong one-time code",
-                now,
             )
-            .await?;
+            .await;
             return Err(ApiError::unauthorized_as(
                 "MfaRequired",
                 "the one-time code is wrong, expired or already used",
             ));
         }
     }
-    let window = i64::try_from(state.settings.failure_window.as_secs()).unwrap_or(i64::MAX);
-    security::clear_failures(&state.db, &account, now.saturating_sub(window)).await?;
+    attempt.succeeded(&state, now).await?;
     let (access_token, refresh_token, refresh_ttl) = open_session(&state, &user, &address).await?;
     let mut success = entry("login.success", "authentication", &user.email, &address);
     success.user_id = Some(UserId(user.id));
@@ -403,35 +345,4 @@ pub async fn logout(
         audit::record(&state, out).await;
     }
     Ok(Json(LogoutResult { logged_out: true }))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::lock_length;
-
-    #[test]
-    fn locks_double_and_stop_at_the_cap() {
-        let lengths: Vec<_> = (4..=12)
-            .map(|count| lock_length(30, 900, count, 5))
-            .collect();
-        assert_eq!(
-            lengths,
-            [
-                None,
-                Some(30),
-                Some(60),
-                Some(120),
-                Some(240),
-                Some(480),
-                Some(900),
-                Some(900),
-                Some(900)
-            ]
-        );
-        assert_eq!(
-            lock_length(30, 900, 1000, 5),
-            Some(900),
-            "no overflow however long it goes on"
-        );
-    }
 }

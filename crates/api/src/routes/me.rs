@@ -16,7 +16,7 @@ use utoipa::ToSchema;
 
 use crate::audit::{self, now};
 use crate::auth::caller::Caller;
-use crate::auth::totp;
+use crate::auth::{lockout, totp};
 use crate::client::ClientAddress;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::JsonBody;
@@ -115,30 +115,25 @@ fn entry(action: &'static str, entity: &'static str, user: &User, address: &str)
     }
 }
 
+/// Re-authenticates a change with the account's password, under the same lockout as a
+/// login ([`lockout::attempt`]): a stolen access token is no password oracle.
 async fn check_password(
     state: &AppState,
     user: &User,
+    address: &str,
     password: String,
     field: &str,
 ) -> ApiResult<()> {
+    let now = now();
+    let attempt = lockout::attempt(state, &user.email, address, now).await?;
     let credentials = users::credentials_by_email(&state.db, &user.email).await?;
     let valid = state
         .passwords
         .verify(password, credentials.map(|c| c.password_hash))
-        .await
-        .map_err(ApiError::internal)?;
-    if valid {
-        Ok(())
-    } else {
-        // A wrong password here counts like a failed login, so a stolen token is no
-        // unlimited password oracle; the lockout then applies to logins.
-        security::record_failure(
-            &state.db,
-            &user.email.to_lowercase(),
-            "account-settings",
-            now(),
-        )
         .await?;
+    if valid {
+        attempt.succeeded(state, now).await
+    } else {
         Err(ApiError::invalid(
             Location::Body,
             field,
@@ -165,12 +160,8 @@ pub async fn change_password(
             "must differ from the current password",
         ));
     }
-    check_password(&state, &user, body.old_password, "oldPassword").await?;
-    let hash = state
-        .passwords
-        .hash(body.new_password)
-        .await
-        .map_err(ApiError::internal)?;
+    check_password(&state, &user, &address, body.old_password, "oldPassword").await?;
+    let hash = state.passwords.hash(body.new_password).await?;
     // The new password and the end of every session land together.
     let revoked = security::set_password(&state.db, caller.user_id, &hash, now()).await?;
     let mut changed = entry("password.change", "password", &user, &address);
@@ -194,7 +185,7 @@ pub async fn enrol_totp(
     JsonBody(body): JsonBody<ConfirmPassword>,
 ) -> ApiResult<Json<TotpEnrolment>> {
     let user = me(&state, &caller).await?;
-    check_password(&state, &user, body.password, "password").await?;
+    check_password(&state, &user, &address, body.password, "password").await?;
     if user.mfa_enabled == 1 {
         return Err(ApiError::conflict(
             "multi-factor login is already on; turn it off first",
@@ -262,7 +253,7 @@ pub async fn disable_totp(
     JsonBody(body): JsonBody<ConfirmPassword>,
 ) -> ApiResult<Json<MfaDisabled>> {
     let user = me(&state, &caller).await?;
-    check_password(&state, &user, body.password, "password").await?;
+    check_password(&state, &user, &address, body.password, "password").await?;
     security::disable_mfa(&state.db, caller.user_id).await?;
     audit::record(&state, entry("mfa.disable", "mfa", &user, &address)).await;
     Ok(Json(MfaDisabled { mfa_enabled: 0 }))

@@ -224,13 +224,7 @@ pub async fn create_account(
     let ext = account.ext_id.flatten();
     check_extension_scoped(state, caller, placement.tenant, ext).await?;
     let password_hash = match account.password {
-        Some(password) => Some(
-            state
-                .passwords
-                .hash(password)
-                .await
-                .map_err(ApiError::internal)?,
-        ),
+        Some(password) => Some(state.passwords.hash(password).await?),
         None => None,
     };
     let write = UserWrite {
@@ -370,13 +364,7 @@ pub async fn update(
         check_extension_scoped(&state, &caller, tenant, ext).await?;
     }
     let password_hash = match account.password {
-        Some(password) => Some(
-            state
-                .passwords
-                .hash(password)
-                .await
-                .map_err(ApiError::internal)?,
-        ),
+        Some(password) => Some(state.passwords.hash(password).await?),
         None => None,
     };
     // A new password or a disabled account ends every session of the account at once, in

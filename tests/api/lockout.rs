@@ -1,0 +1,100 @@
+//! The lockout as one rule (issue 11): every check of a secret — a login, a password that
+//! re-authenticates a change — is counted before the slow hash, so concurrent attempts
+//! get no more guesses than the threshold, and a lock refuses them all alike.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::fixture::World;
+use crate::on_both_backends;
+use crate::support::{PASSWORD, TestApp};
+
+/// 24 wrong logins at once: at most the threshold (5) are judged, the rest are refused as
+/// locked, and then so is the right password.
+async fn concurrent_wrong_logins_get_no_more_guesses(app: TestApp) {
+    let w = World::seed(&app).await;
+    let attempts = (0..24).map(|_| app.login_answer(w.user_a, "not the password"));
+    let answers = futures::future::join_all(attempts).await;
+    let statuses: Vec<u16> = answers.iter().map(|a| a.status.as_u16()).collect();
+    let judged = statuses.iter().filter(|&&s| s == 401).count();
+    let locked = statuses.iter().filter(|&&s| s == 429).count();
+    assert_eq!((judged, locked), (5, 19), "{statuses:?}");
+    app.login_answer(w.user_a, PASSWORD)
+        .await
+        .error(429, "TooManyRequests");
+}
+
+/// The password that confirms a change in `/v2/users/me/*` is checked under the same
+/// lockout: a stolen access token is no password oracle. Wrong passwords lock the
+/// account, the right one is then refused too (there and at login) until the lock ends.
+async fn re_authentication_is_locked_out_like_a_login(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.user_a).await;
+    const ENROL: &str = "/v2/users/me/mfa/totp";
+    for _ in 0..5 {
+        app.post(ENROL, &token, json!({"password": "not the password"}))
+            .await
+            .error(400, "ValidationError");
+    }
+    for _ in 0..3 {
+        app.post(ENROL, &token, json!({"password": "not the password"}))
+            .await
+            .error(429, "TooManyRequests");
+    }
+    let locked = app.post(ENROL, &token, json!({"password": PASSWORD})).await;
+    let retry: u64 = locked.headers["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    locked.error(429, "TooManyRequests");
+    app.login_answer(w.user_a, PASSWORD)
+        .await
+        .error(429, "TooManyRequests");
+    tokio::time::sleep(Duration::from_millis(retry * 1000 + 1100)).await;
+    let enrolment = app
+        .post(ENROL, &token, json!({"password": PASSWORD}))
+        .await
+        .expect(200);
+    assert!(enrolment["secret"].is_string(), "{enrolment}");
+}
+
+/// A burst of password checks beyond what the hashing threads can take within the wait
+/// is refused at once with 503 and `Retry-After`, rather than queued behind the burst.
+async fn a_burst_past_the_hashing_threads_is_refused_not_queued() {
+    let Some(app) = TestApp::start_with(crate::support::Backend::Sqlite, |config| {
+        config.password_hash_wait_ms = 1;
+    })
+    .await
+    else {
+        return;
+    };
+    let w = World::seed(&app).await;
+    let accounts = [w.admin_a, w.user_a, w.admin_b, w.platform];
+    let attempts = (0..16).map(|i| app.login_answer(accounts[i % accounts.len()], PASSWORD));
+    let answers = futures::future::join_all(attempts).await;
+    let busy: Vec<_> = answers.iter().filter(|a| a.status == 503).collect();
+    assert!(
+        !busy.is_empty(),
+        "16 hashes at once on one thread, 1 ms of patience"
+    );
+    for answer in busy {
+        assert_eq!(answer.headers["retry-after"], "1");
+        assert_eq!(answer.body["name"], "ServiceUnavailable", "{}", answer.body);
+    }
+    assert!(
+        answers.iter().all(|a| a.status == 503 || a.status == 200),
+        "the others log in"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_burst_past_the_hashing_threads_is_refused() {
+    a_burst_past_the_hashing_threads_is_refused_not_queued().await;
+}
+
+on_both_backends!(
+    concurrent_wrong_logins_get_no_more_guesses,
+    re_authentication_is_locked_out_like_a_login,
+);
