@@ -38,6 +38,14 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
     .await
     .context("opening the database")?;
     db.migrate().await.context("running migrations")?;
+    if let Some(token) = &config.ingest_token {
+        // The engine's token opens every tenant's ingest: it must be as hard to guess as
+        // the signing key.
+        anyhow::ensure!(
+            token.0.len() >= MIN_KEY_BYTES,
+            "SWITCHBOARD_INGEST_TOKEN must be at least {MIN_KEY_BYTES} bytes"
+        );
+    }
     let key = signing_key(config)?;
     let tokens = Tokens::new(&key, Duration::from_secs(config.token_ttl_seconds));
     let storage = switchboard_storage::Storage::open(

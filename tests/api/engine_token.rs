@@ -50,3 +50,21 @@ async fn pushes_and_nothing_else(app: TestApp) {
 }
 
 crate::on_both_backends!(with engine_token; pushes_and_nothing_else);
+
+/// The engine's token opens every tenant's ingest: one shorter than 32 bytes keeps the
+/// service from starting, naming the setting.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_short_engine_token_keeps_the_service_from_starting() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = Config {
+        data_dir: dir.path().join("data"),
+        database_url: Some(format!("sqlite://{}", dir.path().join("t.db").display())),
+        ingest_token: Some(Secret("31-bytes-is-one-byte-too-short!".into())),
+        ..Config::default()
+    };
+    let error = switchboard::build_state(&config)
+        .await
+        .expect_err("refused")
+        .to_string();
+    assert!(error.contains("SWITCHBOARD_INGEST_TOKEN"), "{error}");
+}

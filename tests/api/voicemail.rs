@@ -136,6 +136,12 @@ async fn ingest_list_and_media(app: TestApp) {
     let (status, headers, bytes) = app.fetch(url, None).await;
     assert_eq!(status, 200);
     assert_eq!(headers["content-type"], "audio/wav");
+    assert_eq!(headers["x-content-type-options"], "nosniff");
+    let disposition = headers["content-disposition"].to_str().unwrap();
+    assert!(
+        disposition.starts_with("inline; filename=\"") && disposition.ends_with(".wav\""),
+        "{disposition}"
+    );
     assert_eq!(bytes, fixture("tone.wav"));
     let (status, headers, bytes) = app.fetch(url, Some("bytes=0-11")).await;
     assert_eq!(status, 206);

@@ -876,7 +876,7 @@ mod refused_targets {
             ("http://10.1.2.3/".to_owned(), "private"),
         ];
         for name in private_names().await {
-            urls.push((format!("http://{name}:{port}/x"), "resolves to"));
+            urls.push((format!("http://{name}:{port}/x"), "private address refused"));
         }
         for (url, why) in &urls {
             let (id, _) = webhook(
@@ -896,6 +896,12 @@ mod refused_targets {
                 error.contains("refused") && error.contains(why),
                 "{url}: {error}"
             );
+            if why.contains("private address refused") {
+                assert!(
+                    !error.contains("127.0.0.1") && !error.contains("::1"),
+                    "the resolved address is not told: {error}"
+                );
+            }
         }
         // Events go through the same check.
         emit(&app, w.tenant_a, "CALL_ENDED", call("inbound")).await;

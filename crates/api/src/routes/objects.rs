@@ -28,6 +28,24 @@ pub async fn media_url(state: &AppState, key: Option<&str>) -> ApiResult<String>
     }
 }
 
+/// `inline` for audio, images and video, `attachment` for anything else, with the file
+/// name the key ends in (keys are generated: letters, digits, `-`, `_` and `.`).
+fn disposition(key: &str, content_type: &str) -> HeaderValue {
+    let media = ["audio/", "image/", "video/"]
+        .iter()
+        .any(|prefix| content_type.starts_with(prefix));
+    let name: String = key
+        .rsplit('/')
+        .next()
+        .unwrap_or_default()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        .collect();
+    let kind = if media { "inline" } else { "attachment" };
+    HeaderValue::from_str(&format!("{kind}; filename=\"{name}\""))
+        .unwrap_or_else(|_| HeaderValue::from_static("attachment"))
+}
+
 /// Fetches a stored object through a signed link.
 #[utoipa::path(get, path = "/v2/objects/{key}", tag = "media-files", security(()),
     params(
@@ -96,6 +114,16 @@ pub async fn download(
     if let Ok(value) = HeaderValue::from_str(&content_type) {
         headers.insert(header::CONTENT_TYPE, value);
     }
+    // The type is the one the service decided from the bytes: browsers are not to guess
+    // another, and only media plays in place; anything else (a PDF, a vCard) downloads.
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::CONTENT_DISPOSITION,
+        disposition(&key, &content_type),
+    );
     headers.insert(header::CONTENT_LENGTH, HeaderValue::from(length));
     headers.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
     headers.insert(
@@ -114,4 +142,26 @@ pub async fn download(
         }
     }
     Ok(response)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::disposition;
+
+    #[test]
+    fn media_plays_in_place_and_the_rest_downloads() {
+        assert_eq!(
+            disposition("tenants/1/media/0193-ab.wav", "audio/wav"),
+            "inline; filename=\"0193-ab.wav\""
+        );
+        assert_eq!(
+            disposition("tenants/1/mms/0193.pdf", "application/pdf"),
+            "attachment; filename=\"0193.pdf\""
+        );
+        assert_eq!(
+            disposition("tenants/1/mms/a\"b;c.vcf", "text/vcard"),
+            "attachment; filename=\"abc.vcf\"",
+            "nothing that could end the quoted name"
+        );
+    }
 }

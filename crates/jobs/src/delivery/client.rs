@@ -97,14 +97,14 @@ impl Resolve for PublicOnly {
             let (public, refused): (Vec<SocketAddr>, Vec<SocketAddr>) = resolved
                 .into_iter()
                 .partition(|address| refusal(address.ip()).is_none());
-            match (public.is_empty(), refused.first()) {
+            match (public.is_empty(), refused.is_empty()) {
                 (false, _) => Ok(Box::new(public.into_iter()) as Addrs),
-                (true, Some(first)) => Err(Box::new(Refused(format!(
-                    "refused: {host} resolves to {}, {}",
-                    first.ip(),
-                    refusal(first.ip()).unwrap_or("a non-public address")
+                // Which address a name resolves to inside the network is not told: the
+                // error is shown to the webhook's owner, who is not to map the network.
+                (true, false) => Err(Box::new(Refused(format!(
+                    "refused: {host} resolves only to non-public addresses (private address refused)"
                 ))) as _),
-                (true, None) => Err(format!("{host} resolves to no address").into()),
+                (true, true) => Err(format!("{host} resolves to no address").into()),
             }
         })
     }
