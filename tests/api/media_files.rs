@@ -72,6 +72,9 @@ async fn the_type_comes_from_the_bytes(app: TestApp) {
         disguised["url"]
     );
     // Text named .mp3 is refused, and nothing is stored.
+    let media = format!("tenants/{}/media", w.tenant_a);
+    let before = app.stored_objects(&media);
+    assert_eq!(before.len(), 2, "the two uploads above: {before:?}");
     let refused = app
         .upload(
             &token,
@@ -80,6 +83,7 @@ async fn the_type_comes_from_the_bytes(app: TestApp) {
         )
         .await;
     refused.error(415, "UnsupportedMediaType");
+    assert_eq!(app.stored_objects(&media), before);
     let listed = app.get("/v2/admin/media-files/", &token).await.expect(200);
     assert_eq!(listed["totalRecords"], 2);
 }

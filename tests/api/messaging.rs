@@ -157,6 +157,16 @@ async fn refuses_what_carriers_do_not_take(app: TestApp) {
         answer.error(415, "UnsupportedMediaType");
     }
     // A good file then a bad one: nothing is kept, the answer names the bad one.
+    let mms = format!("tenants/{}/mms", w.tenant_a);
+    send(
+        &app,
+        &token,
+        Form::new().part("files", part(png(), "kept.png", "image/png", false)),
+    )
+    .await
+    .expect(200);
+    let before = app.stored_objects(&mms);
+    assert_eq!(before.len(), 1, "a good upload is stored: {before:?}");
     let form = Form::new()
         .part("files", part(png(), "a.png", "image/png", false))
         .part(
@@ -166,6 +176,7 @@ async fn refuses_what_carriers_do_not_take(app: TestApp) {
     send(&app, &token, form)
         .await
         .error(415, "UnsupportedMediaType");
+    assert_eq!(app.stored_objects(&mms), before, "the good file went too");
     let problems = send(&app, &token, Form::new().text("note", "no files"))
         .await
         .error(400, "ValidationError");

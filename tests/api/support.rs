@@ -567,6 +567,28 @@ impl TestApp {
         self._dir.path().join("data").join("objects").join(key)
     }
 
+    /// The keys of the objects the local store holds under `prefix` (a folder of keys).
+    pub fn stored_objects(&self, prefix: &str) -> Vec<String> {
+        fn walk(folder: &std::path::Path, key: &str, found: &mut Vec<String>) {
+            let Ok(entries) = std::fs::read_dir(folder) else {
+                return;
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let key = format!("{key}/{name}");
+                if entry.path().is_dir() {
+                    walk(&entry.path(), &key, found);
+                } else {
+                    found.push(key);
+                }
+            }
+        }
+        let mut found = Vec::new();
+        walk(&self.object_path(prefix), prefix, &mut found);
+        found.sort();
+        found
+    }
+
     /// Waits (up to ten seconds) until the job queue has nothing pending, so that the work
     /// a request queued (an object to delete) is done.
     pub async fn jobs_done(&self) {

@@ -130,3 +130,148 @@ impl Tokens {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jsonwebtoken::{Algorithm, EncodingKey, Header};
+    use serde_json::{Value, json};
+
+    const KEY: &[u8] = b"a-signing-key-of-32-bytes-at-least";
+
+    fn tokens() -> Tokens {
+        Tokens::new(KEY, Duration::from_secs(900))
+    }
+
+    fn now() -> u64 {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_secs()
+    }
+
+    /// The claims of a token the service would issue.
+    fn genuine() -> Value {
+        json!({"sub": "7", "iss": ISSUER, "aud": AUDIENCE, "exp": now() + 600, "iat": now(),
+               "tid": 3, "role": 3, "sid": "session-1"})
+    }
+
+    fn sign_with(claims: &Value, algorithm: Algorithm, key: &[u8]) -> String {
+        jsonwebtoken::encode(
+            &Header::new(algorithm),
+            claims,
+            &EncodingKey::from_secret(key),
+        )
+        .unwrap_or_default()
+    }
+
+    fn sign(claims: &Value) -> String {
+        sign_with(claims, Algorithm::HS256, KEY)
+    }
+
+    fn changed(change: impl FnOnce(&mut Value)) -> Value {
+        let mut claims = genuine();
+        change(&mut claims);
+        claims
+    }
+
+    #[test]
+    fn an_issued_token_and_its_claims_re_signed_are_accepted() {
+        let tokens = tokens();
+        let issued = tokens
+            .issue(UserId(7), "session-1", 3, 3)
+            .unwrap_or_default();
+        let expected = Some(Verified {
+            user: UserId(7),
+            session: "session-1".into(),
+        });
+        assert_eq!(tokens.verify(&issued), expected);
+        assert_eq!(tokens.verify(&sign(&genuine())), expected);
+    }
+
+    #[test]
+    fn each_single_change_is_refused() {
+        let tokens = tokens();
+        let forged = [
+            (
+                "another key",
+                sign_with(
+                    &genuine(),
+                    Algorithm::HS256,
+                    b"another-key-of-32-bytes-at-least!!",
+                ),
+            ),
+            ("HS512", sign_with(&genuine(), Algorithm::HS512, KEY)),
+            ("HS384", sign_with(&genuine(), Algorithm::HS384, KEY)),
+            ("expired", sign(&changed(|c| c["exp"] = json!(now() - 60)))),
+            (
+                "wrong audience",
+                sign(&changed(|c| c["aud"] = json!("other"))),
+            ),
+            (
+                "wrong issuer",
+                sign(&changed(|c| c["iss"] = json!("other"))),
+            ),
+            (
+                "no expiry",
+                sign(&changed(|c| {
+                    c.as_object_mut().map(|o| o.remove("exp"));
+                })),
+            ),
+            (
+                "no issued-at",
+                sign(&changed(|c| {
+                    c.as_object_mut().map(|o| o.remove("iat"));
+                })),
+            ),
+            (
+                "no subject",
+                sign(&changed(|c| {
+                    c.as_object_mut().map(|o| o.remove("sub"));
+                })),
+            ),
+            (
+                "subject not an id",
+                sign(&changed(|c| c["sub"] = json!("admin"))),
+            ),
+            ("subject zero", sign(&changed(|c| c["sub"] = json!("0")))),
+            (
+                "no session",
+                sign(&changed(|c| {
+                    c.as_object_mut().map(|o| o.remove("sid"));
+                })),
+            ),
+        ];
+        for (what, token) in &forged {
+            assert_eq!(tokens.verify(token), None, "{what}");
+        }
+    }
+
+    #[test]
+    fn alg_none_and_a_changed_payload_under_the_signature_are_refused() {
+        use base64::Engine;
+        use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        let tokens = tokens();
+        let token = sign(&genuine());
+        let parts: Vec<&str> = token.split('.').collect();
+        let payload = URL_SAFE_NO_PAD.encode(genuine().to_string());
+        let none = URL_SAFE_NO_PAD.encode(r#"{"alg":"none","typ":"JWT"}"#);
+        assert_eq!(tokens.verify(&format!("{none}.{payload}.")), None);
+        let promoted = URL_SAFE_NO_PAD.encode(changed(|c| c["role"] = json!(1)).to_string());
+        assert_eq!(
+            tokens.verify(&format!("{}.{promoted}.{}", parts[0], parts[2])),
+            None
+        );
+        assert_eq!(tokens.verify("not.a.token"), None);
+        assert_eq!(tokens.verify(""), None);
+    }
+
+    #[test]
+    fn the_leeway_is_seconds_not_minutes() {
+        let tokens = tokens();
+        let just_expired = sign(&changed(|c| c["exp"] = json!(now() - 2)));
+        assert!(tokens.verify(&just_expired).is_some(), "within the leeway");
+        let long_expired = sign(&changed(|c| c["exp"] = json!(now() - 30)));
+        assert_eq!(tokens.verify(&long_expired), None);
+    }
+}
