@@ -334,6 +334,21 @@ async fn concurrent_recordings_attach_once(app: TestApp) {
         std::fs::read(&stored[0]).unwrap(),
         "the kept one is served"
     );
+    // Concurrent deletes: one deletes it, the others find nothing; the audio goes.
+    let deletes = (0..6).map(|_| app.delete("/v2/admin/call-recordings/rec.1", &admin));
+    let mut statuses: Vec<u16> = futures::future::join_all(deletes)
+        .await
+        .iter()
+        .map(|a| a.status.as_u16())
+        .collect();
+    statuses.sort_unstable();
+    assert_eq!(statuses, [200, 404, 404, 404, 404, 404]);
+    app.jobs_done().await;
+    assert_eq!(
+        std::fs::read_dir(&folder).unwrap().count(),
+        0,
+        "the audio went"
+    );
 }
 
 async fn missed_calls_and_recording_rules(app: TestApp) {

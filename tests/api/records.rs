@@ -292,35 +292,81 @@ async fn users_round_trip(app: TestApp) {
         .error(409, "Conflict");
 }
 
-async fn concurrent_writes_all_succeed(app: TestApp) {
+/// Writes racing each other: patches of one record all land (the last one stays), of
+/// concurrent creates of one number exactly one wins (the rest 409), and of concurrent
+/// deletes of one record exactly one deletes it (the rest 404) — nothing answers 500,
+/// and the list afterwards holds exactly what the answers said.
+async fn concurrent_writes_resolve_as_answered(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
     let path = format!("/v2/admin/extensions/{}", w.ext_a);
-    let patches = (0..24).map(|i| app.patch(&path, &token, json!({"name": format!("Desk {i}")})));
-    let deletes_and_creates = (0..8).map(|i| {
+    let doomed = app
+        .post(
+            "/v2/admin/extensions/",
+            &token,
+            json!({"number": "7700", "name": "Doomed"}),
+        )
+        .await
+        .expect(200)["id"]
+        .as_i64()
+        .unwrap();
+    let doomed_path = format!("/v2/admin/extensions/{doomed}");
+    let patches = (0..16).map(|i| app.patch(&path, &token, json!({"name": format!("Desk {i}")})));
+    let creates = (0..8).map(|_| {
         app.post(
             "/v2/admin/extensions/",
             &token,
-            json!({"number": format!("77{i}"), "name": "Burst"}),
+            json!({"number": "7711", "name": "Burst"}),
         )
     });
-    let (patched, created) = futures::future::join(
+    let deletes = (0..8).map(|_| app.delete(&doomed_path, &token));
+    let (patched, (created, deleted)) = futures::future::join(
         futures::future::join_all(patches),
-        futures::future::join_all(deletes_and_creates),
+        futures::future::join(
+            futures::future::join_all(creates),
+            futures::future::join_all(deletes),
+        ),
     )
     .await;
-    for answer in patched.into_iter().chain(created) {
+    for answer in patched {
         answer.expect(200);
     }
+    let statuses = |answers: &[crate::support::Answer]| {
+        let mut statuses: Vec<u16> = answers.iter().map(|a| a.status.as_u16()).collect();
+        statuses.sort_unstable();
+        statuses
+    };
+    assert_eq!(
+        statuses(&created),
+        [200, 409, 409, 409, 409, 409, 409, 409],
+        "one create of the number wins"
+    );
+    assert_eq!(
+        statuses(&deleted),
+        [200, 404, 404, 404, 404, 404, 404, 404],
+        "one delete deletes"
+    );
     let name = app.get(&path, &token).await.expect(200)["name"]
         .as_str()
         .unwrap()
         .to_owned();
     assert!(name.starts_with("Desk "), "{name}");
+    app.get(&doomed_path, &token).await.error(404, "NotFound");
+    let listed = app
+        .get("/v2/admin/extensions/?query=77", &token)
+        .await
+        .expect(200);
+    let numbers: Vec<&str> = listed["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["number"].as_str().unwrap())
+        .collect();
+    assert_eq!(numbers, ["7711"], "{listed}");
 }
 
 on_both_backends!(
-    concurrent_writes_all_succeed,
+    concurrent_writes_resolve_as_answered,
     extensions_round_trip,
     extension_numbers_are_unique_per_tenant,
     branches_round_trip_and_in_use,

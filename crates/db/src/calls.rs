@@ -137,16 +137,21 @@ pub async fn delete_recording(db: &Db, scope: &Scope, unique_id: &str) -> Result
         .limit(1)
         .take();
     let row: CallRow = tx.fetch_one(&select).await?;
-    crud::update_in(
+    // Only the recording read: of concurrent deletes one removes it, the others find none.
+    let removed = crud::update_if(
         &mut tx,
         "calls",
         row.id,
+        Condition::all().add(Expr::col("recording_key").eq(row.recording_key.clone())),
         vec![
             ("recording_key", Option::<String>::None.into()),
             ("recording_bytes", Option::<i64>::None.into()),
         ],
     )
     .await?;
+    if !removed {
+        return Err(crate::Error::NotFound);
+    }
     if let Some(key) = &row.recording_key {
         crate::jobs::delete_object(&mut tx, key).await?;
     }

@@ -183,13 +183,18 @@ pub async fn delete_owning<T: Record>(
         .from_table(table)
         .and_where(Expr::col("id").eq(id))
         .take();
-    tx.execute(&delete).await.map_err(|e| match e {
+    let deleted = tx.execute(&delete).await.map_err(|e| match e {
         Error::InUse(_) => Error::InUse(format!(
             "the {} is still used by other records",
             singular(table)
         )),
         other => other,
     })?;
+    if deleted == 0 {
+        // A concurrent delete got there between the read and this write (PostgreSQL
+        // reads without locking): it deleted the record, this one did not.
+        return Err(Error::NotFound);
+    }
     tx.commit().await?;
     Ok(record)
 }
