@@ -34,17 +34,35 @@ cd "$repo_root"
 
 max_examples="${SCHEMATHESIS_MAX_EXAMPLES:-200}"
 seed="${SCHEMATHESIS_SEED:-20260101}"
-workers="${SCHEMATHESIS_WORKERS:-2}"
 
 # --- schemathesis, in its own virtualenv -------------------------------------------------
+# CPython before 3.12 can fail inside ast.parse when two threads parse at once ("AST
+# constructor recursion depth mismatch", which hypothesis does while describing
+# strategies): prefer 3.12 or later, and run one worker on an older one.
 venv="$repo_root/target/schemathesis-venv"
+python=""
+for candidate in python3.12 python3.13 python3; do
+    if command -v "$candidate" >/dev/null 2>&1 && "$candidate" -c 'import venv' 2>/dev/null; then
+        python="$candidate"
+        break
+    fi
+done
+if [[ -z "$python" ]]; then
+    echo "schemathesis.sh: no python3 with venv found" >&2
+    exit 2
+fi
 if [[ ! -x "$venv/bin/st" ]]; then
-    echo "schemathesis.sh: installing schemathesis into $venv"
+    echo "schemathesis.sh: installing schemathesis into $venv with $("$python" --version)"
     rm -rf "$venv"
-    python3 -m venv "$venv"
+    "$python" -m venv "$venv"
     "$venv/bin/pip" install --quiet 'schemathesis==4.32.5'
 fi
-echo "schemathesis.sh: $("$venv/bin/st" --version)"
+if "$venv/bin/python" -c 'import sys; sys.exit(sys.version_info < (3, 12))'; then
+    workers="${SCHEMATHESIS_WORKERS:-2}"
+else
+    workers="${SCHEMATHESIS_WORKERS:-1}"
+fi
+echo "schemathesis.sh: $("$venv/bin/st" --version) on $("$venv/bin/python" --version), $workers worker(s)"
 
 # --- the server, in a throw-away folder ---------------------------------------------------
 workdir="$(mktemp -d "${TMPDIR:-/tmp}/switchboard-schemathesis.XXXXXX")"
