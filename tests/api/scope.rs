@@ -34,23 +34,21 @@ async fn other_tenants_records_are_not_found(app: TestApp) {
         .get("/v2/admin/extensions/?paginated=0", &a)
         .await
         .expect(200);
+    let extensions = listed["records"].as_array().unwrap();
+    assert!(!extensions.is_empty(), "tenant A has extensions: {listed}");
     assert!(
-        listed["records"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|e| e["tenantId"] == w.tenant_a)
+        extensions.iter().all(|e| e["tenantId"] == w.tenant_a),
+        "{listed}"
     );
     let users = app
         .get("/v2/admin/users/?paginated=0", &a)
         .await
         .expect(200);
+    let records = users["records"].as_array().unwrap();
+    assert!(!records.is_empty(), "tenant A has users: {users}");
     assert!(
-        users["records"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|u| u["tenantId"] == w.tenant_a)
+        records.iter().all(|u| u["tenantId"] == w.tenant_a),
+        "{users}"
     );
 }
 
