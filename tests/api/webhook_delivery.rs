@@ -217,6 +217,24 @@ async fn rotation_signs_with_both_secrets(app: TestApp) {
     assert!(verifies(&request, &old));
     // No credentials configured: no Authorization header.
     assert_eq!(request.header("authorization"), "");
+
+    // Concurrent rotations chain: the two secrets that sign afterwards are the last two
+    // answered, so no caller was handed a secret that never signs.
+    let rotate = format!("/v2/webhooks/{id}/rotate-secret");
+    let rotations = (0..6).map(|_| app.post(&rotate, &token, json!({})));
+    let answered: Vec<String> = futures::future::join_all(rotations)
+        .await
+        .into_iter()
+        .map(|a| a.expect(200)["signingSecret"].as_str().unwrap().to_owned())
+        .collect();
+    emit(&app, w.tenant_a, "SMS_RECEIVED", json!({"text": "again"})).await;
+    let request = receiver.wait_for("/sms", 2).await.remove(1);
+    let signing: Vec<&String> = answered.iter().filter(|s| verifies(&request, s)).collect();
+    assert_eq!(signing.len(), 2, "the current and the previous secret sign");
+    assert!(
+        !verifies(&request, new),
+        "the secret before the burst no longer signs"
+    );
 }
 
 async fn failures_are_retried_with_the_same_id(app: TestApp) {

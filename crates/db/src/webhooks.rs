@@ -159,13 +159,12 @@ pub async fn rotate(
     new_sealed: String,
     previous_expires_at: i64,
 ) -> Result<WebhookRow> {
-    let current = get(db, scope, id).await?;
+    // One statement: the secret being replaced is read by the write itself (SET sees the
+    // row as it was), so concurrent rotations chain — each answered secret is the
+    // current or the previous one — instead of one silently dropping another's.
     let changes: Changes = vec![
         ("signing_secret_sealed", new_sealed.into()),
-        (
-            "previous_secret_sealed",
-            Some(current.signing_secret_sealed).into(),
-        ),
+        ("previous_secret_sealed", Expr::col("signing_secret_sealed")),
         (
             "previous_secret_expires_at",
             Some(previous_expires_at).into(),
