@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the tools the test suite starts besides cargo's own: moto's S3-compatible server,
-# which crates/storage/tests/s3_store.rs runs as `python3 -m moto.server` on a loopback port.
+# which crates/storage/tests/s3_store.rs runs as `python3 -m moto.server` on a loopback port,
+# and curl and jq, which the README walkthrough (run by tests/api/walkthrough.rs) uses.
 #
 #   scripts/install-test-tools.sh
 #
@@ -9,6 +10,14 @@
 set -euo pipefail
 
 MOTO_VERSION="5.2.1"
+
+missing_packages=()
+for tool in curl jq; do
+    command -v "$tool" >/dev/null 2>&1 || missing_packages+=("$tool")
+done
+if ((${#missing_packages[@]})); then
+    apt-get update -qq && apt-get install -y -qq "${missing_packages[@]}" >/dev/null
+fi
 
 have_moto() {
     python3 - "$MOTO_VERSION" <<'PY' 2>/dev/null

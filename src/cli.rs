@@ -1,4 +1,4 @@
-//! The command line of CONTRACT §1. Writes go through the same rules as the HTTP API,
+//! The command line of interface §1. Writes go through the same rules as the HTTP API,
 //! acting as the platform operator.
 
 use std::io::Read;

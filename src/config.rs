@@ -1,4 +1,4 @@
-//! Configuration (CONTRACT §1): environment variables `SWITCHBOARD_*`, over an optional
+//! Configuration (interface §1): environment variables `SWITCHBOARD_*`, over an optional
 //! `switchboard.toml` with the same keys, over the defaults.
 
 use std::net::SocketAddr;

@@ -30,5 +30,6 @@ mod scope;
 mod security;
 mod texts_and_faxes;
 mod voicemail;
+mod walkthrough;
 mod webhook_delivery;
 mod webhooks;

@@ -1,4 +1,4 @@
-//! The one error type of the API and its one conversion to HTTP (CONTRACT §5): every
+//! The one error type of the API and its one conversion to HTTP (interface §5): every
 //! rejection, from a malformed body to an unknown route, answers the Error body with
 //! `code` equal to the status. Details of a 500 go to the log, never to the client.
 

@@ -115,7 +115,7 @@ async fn query_map(parts: &mut Parts) -> Result<HashMap<String, String>, ApiErro
     Ok(map)
 }
 
-/// A list request for records `R`: the shared list parameters of CONTRACT §6 and the
+/// A list request for records `R`: the shared list parameters of interface §6 and the
 /// filters `R` declares, with every broken parameter reported together.
 pub struct ListParams<R: Listed> {
     /// Paging, sorting and search.

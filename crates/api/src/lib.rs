@@ -182,7 +182,7 @@ fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
 }
 
 /// The whole application as one service: routes, docs, fallbacks and middleware, with
-/// collection paths answering with and without their trailing slash (CONTRACT §5).
+/// collection paths answering with and without their trailing slash (interface §5).
 pub fn app(
     state: AppState,
 ) -> impl tower::Service<

@@ -1,4 +1,4 @@
-//! Where a written record lands, decided once for every resource (CONTRACT §3): the
+//! Where a written record lands, decided once for every resource (interface §3): the
 //! caller's own tenant when it is bound to one, a `tenantId` it names when it spans
 //! several, and 403 for a tenant or branch outside its scope.
 

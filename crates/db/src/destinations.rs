@@ -1,4 +1,4 @@
-//! Destination lists (CONTRACT §2), shared by every record that routes calls: stored in one
+//! Destination lists (interface §2), shared by every record that routes calls: stored in one
 //! table keyed by owner, checked against the tenant's records on write, and answered with
 //! their targets' names and numbers resolved.
 

@@ -1,4 +1,4 @@
-//! The list machinery of CONTRACT §6, written once: search, count, sort, page, or stream.
+//! The list machinery of interface §6, written once: search, count, sort, page, or stream.
 
 use futures::stream::BoxStream;
 use sea_query::{Condition, Expr, ExprTrait, Func, LikeExpr, Order, Query, SelectStatement};

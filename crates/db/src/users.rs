@@ -78,7 +78,7 @@ fn select_all() -> SelectStatement {
         .expr_as(empty_if_null("e", "name"), "ext_name")
         .expr_as(empty_if_null("e", "number"), "ext_num")
         .expr_as(empty_if_null("b", "name"), "branch_name")
-        // One-time codes and TOTP secrets are never read back (CONTRACT §4).
+        // One-time codes and TOTP secrets are never read back (interface §4).
         .expr_as(Expr::val(""), "otp")
         .expr_as(Expr::val(""), "mfa_app_secret")
         .left_join(

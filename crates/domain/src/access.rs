@@ -1,13 +1,13 @@
 //! Who the caller is and what it may reach: roles, permissions and the tenant scope.
 //!
 //! The HTTP layer turns a token into a [`Principal`] once; every query that reads
-//! tenant data takes the principal's [`Scope`] as a parameter (CONTRACT §3).
+//! tenant data takes the principal's [`Scope`] as a parameter (interface §3).
 
 use std::collections::BTreeSet;
 
 use crate::ids::{BranchId, ExtensionId, PartnerId, TenantId, UserId};
 
-/// The five roles of CONTRACT §3, numbered as the spec's `userRole`.
+/// The five roles of interface §3, numbered as the spec's `userRole`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Role {
     /// Operates the platform: every partner and tenant.
@@ -170,7 +170,7 @@ impl Role {
 
 macro_rules! permissions {
     ($($(#[$doc:meta])* $variant:ident = $name:literal),* $(,)?) => {
-        /// A `resource:action` permission string (CONTRACT §3).
+        /// A `resource:action` permission string (interface §3).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum Permission {
             $($(#[$doc])* $variant,)*

@@ -1,4 +1,4 @@
-//! How a list is asked for (CONTRACT §6): paging, sorting by a whitelisted field, free-text
+//! How a list is asked for (interface §6): paging, sorting by a whitelisted field, free-text
 //! search; and the envelope it is answered in.
 
 use std::collections::HashMap;
@@ -185,7 +185,7 @@ impl ListQuery {
     }
 }
 
-/// One page of a list: the envelope of CONTRACT §6.
+/// One page of a list: its records, how many match in all, this page and the last page.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Page<T> {

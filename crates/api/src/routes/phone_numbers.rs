@@ -52,8 +52,8 @@ async fn check_references(
     Ok(())
 }
 
-/// Lists phone numbers with the filters of CONTRACT §6 (`resultsPerPage` is an alias of
-/// `recordsPerPage`); `query` searches number, comment name and CNAM.
+/// Lists phone numbers filtered by tenant, branch, number, fax and use
+/// (`resultsPerPage` is another name for `recordsPerPage`); `query` searches number, comment name and CNAM.
 #[utoipa::path(get, path = "/v2/admin/phone-numbers/", tag = "phone-numbers",
     params(ListParams<PhoneNumber>),
     responses((status = 200, description = "A page of phone numbers", body = Page<PhoneNumber>)))]

@@ -63,8 +63,8 @@ struct VoicemailPage {
     stats: Option<VoicemailStats>,
 }
 
-/// Lists voicemail messages (a user sees its own mailbox only), with the filters of
-/// CONTRACT §6; `query` searches caller id and message id; `stats=1` adds counts over the
+/// Lists voicemail messages (a user sees its own mailbox only), filtered by tenant,
+/// mailbox, read state and folder; `query` searches caller id and message id; `stats=1` adds counts over the
 /// whole filter.
 #[utoipa::path(get, path = "/v2/admin/voicemail-messages/", tag = "voicemail",
     params(ListParams<VoicemailMessage>),

@@ -1,4 +1,4 @@
-//! Destinations (CONTRACT §2): where a call goes — an extension, an IVR, a paging group,
+//! Destinations (interface §2): where a call goes — an extension, an IVR, a paging group,
 //! an extension's mailbox, a dialled number, or a hang-up — in ordered lists.
 
 use serde::Serialize;

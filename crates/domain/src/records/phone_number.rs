@@ -142,7 +142,7 @@ pub struct UpdatePhoneNumber {
     pub settings: PhoneNumberSettings,
 }
 
-/// Filters of the phone-number list (CONTRACT §6).
+/// Filters of the phone-number list (interface §6).
 #[derive(Clone, Debug, Default, Filter)]
 pub struct PhoneNumberFilter {
     /// The tenant and branch.

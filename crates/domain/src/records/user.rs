@@ -422,7 +422,7 @@ impl User {
     }
 
     /// Prepares the record to be shown to `viewer`: effective permissions filled in, and
-    /// the SIP secret blanked unless the viewer is the user itself (CONTRACT §4).
+    /// the SIP secret blanked unless the viewer is the user itself (interface §4).
     pub fn shown_to(mut self, viewer: UserId) -> User {
         if let Some(role) = self.role() {
             self.permissions =

@@ -248,7 +248,7 @@ impl IngestVoicemail {
     }
 }
 
-/// Filters of the voicemail list (CONTRACT §6).
+/// Filters of the voicemail list (interface §6).
 #[derive(Clone, Debug, Default, Filter)]
 pub struct VoicemailFilter {
     /// Only this tenant's messages.

@@ -1,4 +1,4 @@
-//! Webhooks (CONTRACT §9): a tenant's callback URL for one event type, with optional Basic
+//! Webhooks (interface §9): a tenant's callback URL for one event type, with optional Basic
 //! credentials or a bearer `authtoken`, and a signing secret.
 
 use serde::Serialize;
@@ -8,7 +8,7 @@ use crate::declare::{Body, Filter, Listed};
 use crate::ids::TenantId;
 use crate::validation::{HttpUrl, ID, OneOf, Text, text};
 
-/// The 11 webhook types of CONTRACT §9, with what each delivers.
+/// The 11 webhook types of interface §9, with what each delivers.
 pub const TYPES: &[(&str, &str)] = &[
     (
         "HubSpotCRM",

@@ -1,4 +1,4 @@
-//! Webhook deliveries (CONTRACT §9): one event on its way to one webhook, with every
+//! Webhook deliveries (interface §9): one event on its way to one webhook, with every
 //! attempt made; what `GET /v2/webhooks/{id}/deliveries` lists and `…/test` answers.
 
 use serde::Serialize;

@@ -1,5 +1,5 @@
 //! Parse, don't validate: request bodies and query strings are read field by field into
-//! typed values, and every broken rule is collected (CONTRACT §5) rather than stopping at
+//! typed values, and every broken rule is collected (interface §5) rather than stopping at
 //! the first. Each message reads `'<location>/<path>' <message>`.
 //!
 //! A rule is stated once, as a value implementing [`Rule`] (a scalar) or [`Field`] (any

@@ -1,4 +1,4 @@
-//! Webhook delivery (CONTRACT §9): a worker in every `serve` process claims due deliveries
+//! Webhook delivery (interface §9): a worker in every `serve` process claims due deliveries
 //! from the outbox under a lease, signs and posts them, records every attempt, retries on
 //! the schedule, and disables webhooks whose receivers are gone (410) or have failed for
 //! days. Several processes on one database share the work; each delivery is leased to one
