@@ -141,6 +141,8 @@ async fn validation_messages(app: TestApp) {
             "'body/mediaFileId' is required",
             "'body/active' must be at most 1",
             "'body/ivrs/0/id' is required",
+            // A tenant admin has no branch of its own: reported with the rest.
+            "'body/branchId' is required",
         ]
     );
     // Rules across fields are judged once every field reads: alone, the dates are refused.
@@ -152,7 +154,13 @@ async fn validation_messages(app: TestApp) {
         )
         .await
         .error(400, "ValidationError");
-    assert_eq!(problems, ["'body/endDate' must be after startDate"]);
+    assert_eq!(
+        problems,
+        [
+            "'body/endDate' must be after startDate",
+            "'body/branchId' is required"
+        ]
+    );
     let problems = app
         .post(
             "/v2/admin/announcements/",
@@ -224,7 +232,7 @@ async fn other_tenants_references_and_records_are_refused(app: TestApp) {
     app.post(
         "/v2/admin/announcements/",
         &b,
-        json!({"tenantId": w.tenant_a, "name": "x", "mediaFileId": media["id"], "startDate": "2026-12-01", "endDate": "2026-12-02"}),
+        json!({"tenantId": w.tenant_a, "name": "x", "mediaFileId": media["id"], "startDate": "2026-12-01", "endDate": "2026-12-02", "branchId": w.branch_a}),
     )
     .await
     .error(403, "Forbidden");

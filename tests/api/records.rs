@@ -46,7 +46,7 @@ async fn extensions_round_trip(app: TestApp) {
         )
         .await
         .expect(200);
-    assert_eq!(detached["branchId"], json!(null));
+    assert_eq!(detached["branchId"], json!(0));
     let unchanged = app
         .patch(&format!("/v2/admin/extensions/{id}"), &token, json!({}))
         .await

@@ -11,8 +11,9 @@ use axum::http::{StatusCode, header};
 use serde_json::Value;
 use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::list::{ListQuery, Listed};
+use switchboard_domain::validation::Placement;
 use switchboard_domain::validation::{FromBody, FromQuery, QueryReader};
-use switchboard_domain::{Location, Problems};
+use switchboard_domain::{Location, Principal, Problems};
 
 use crate::error::ApiError;
 
@@ -51,14 +52,31 @@ impl<S: Send + Sync, T: FromBody> FromRequest<S> for JsonBody<T> {
                 "the body must be sent as Content-Type: application/json",
             ));
         }
+        // The caller, when one was authenticated before the body is read: which of
+        // `tenantId`/`branchId` it must send depends on its scope, and a missing one is
+        // reported with every other broken rule rather than after them.
+        let scope = req
+            .extensions()
+            .get::<Principal>()
+            .map(|principal| principal.scope);
         let bytes = Bytes::from_request(req, state)
             .await
             .map_err(body_rejection)?;
         let value: Value = serde_json::from_slice(&bytes)
             .map_err(|e| ApiError::bad_request(format!("malformed JSON: {e}")))?;
-        T::from_body(&value)
-            .map(JsonBody)
-            .map_err(ApiError::validation)
+        let read = T::from_body(&value);
+        let Some(scope) = scope.filter(|_| T::PLACEMENT != Placement::NONE) else {
+            return read.map(JsonBody).map_err(ApiError::validation);
+        };
+        let (body, mut problems) = match read {
+            Ok(body) => (Some(body), Problems::new()),
+            Err(problems) => (None, problems),
+        };
+        T::PLACEMENT.check(&scope, &value, &mut problems);
+        match body {
+            Some(body) if problems.is_empty() => Ok(JsonBody(body)),
+            _ => Err(ApiError::validation(problems)),
+        }
     }
 }
 

@@ -33,6 +33,8 @@ use syn::{
 ///   of such a rule.
 /// - `example = path`: `fn() -> serde_json::Value`, an example body when the fields'
 ///   examples together break a rule across fields.
+/// - `placement(tenant, branch)`: the body's optional `tenantId` (and `branchId`) must be
+///   sent by callers that have no tenant (branch) of their own (`FromBody::PLACEMENT`).
 ///
 /// Field attributes, `#[field(...)]`: `rule = EXPR` (a `Field`: what the value must be),
 /// `name = "jsonKey"` (default: the field name in camelCase), `nullable` (an `Option`
@@ -224,6 +226,7 @@ mod body {
         check: Option<Path>,
         schema: Option<Path>,
         example: Option<Path>,
+        placement: Vec<String>,
     }
 
     fn body_decl(input: &DeriveInput) -> syn::Result<BodyDecl> {
@@ -254,6 +257,16 @@ mod body {
                     Ok(())
                 } else if meta.path.is_ident("example") {
                     decl.example = Some(meta.value()?.parse()?);
+                    Ok(())
+                } else if meta.path.is_ident("placement") {
+                    decl.placement = name_list(&meta)?;
+                    if let Some(other) = decl
+                        .placement
+                        .iter()
+                        .find(|p| *p != "tenant" && *p != "branch")
+                    {
+                        return Err(meta.error(format!("unknown placement `{other}`")));
+                    }
                     Ok(())
                 } else {
                     Err(meta.error("unknown body attribute"))
@@ -413,6 +426,8 @@ mod body {
                 }
             }
         }
+        let placement_tenant = decl.placement.iter().any(|p| p == "tenant");
+        let placement_branch = decl.placement.iter().any(|p| p == "branch");
         let check = decl.check.as_ref().map(|check| {
             quote! {
                 if !#check(&value, r) {
@@ -519,6 +534,10 @@ mod body {
             }
 
             impl #impl_generics #v::FromBody for #name #ty_generics #where_clause {
+                const PLACEMENT: #v::Placement = #v::Placement {
+                    tenant: #placement_tenant,
+                    branch: #placement_branch,
+                };
                 fn from_body(body: &::serde_json::Value) -> ::core::result::Result<Self, #v::Problems> {
                     #d::read_body(body)
                 }

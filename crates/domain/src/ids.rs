@@ -23,6 +23,12 @@ macro_rules! ids {
             }
         }
 
+        impl From<$name> for i64 {
+            fn from(id: $name) -> i64 {
+                id.0
+            }
+        }
+
         impl std::fmt::Display for $name {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 self.0.fmt(f)
@@ -43,6 +49,17 @@ macro_rules! ids {
 
         impl utoipa::ToSchema for $name {}
     )*};
+}
+
+/// Writes an optional reference as its id, or `0` when it names nothing: the one spelling
+/// of "none" for an id in every answer, as the spec fixes it for users' and phone numbers'
+/// `branchId` and paging groups' `introMessageMediaFileId`.
+pub fn zero_when_none<S, T>(id: &Option<T>, serializer: S) -> Result<S::Ok, S::Error>
+where
+    S: serde::Serializer,
+    T: Copy + Into<i64>,
+{
+    serializer.serialize_i64(id.map_or(0, Into::into))
 }
 
 ids! {

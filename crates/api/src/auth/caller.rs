@@ -116,6 +116,8 @@ impl<P: Requires> FromRequestParts<AppState> for Caller<P> {
                 permission.name()
             )));
         }
+        // Readers of the body that depend on who is asking find the caller here.
+        parts.extensions.insert(principal.clone());
         Ok(Caller {
             principal,
             session: verified.session,

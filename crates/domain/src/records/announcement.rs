@@ -166,7 +166,11 @@ fn check_links_and_dates(
 
 /// The body of `POST /v2/admin/announcements/`.
 #[derive(Clone, Debug, Body)]
-#[body(check = CreateAnnouncement::check, example = CreateAnnouncement::example_body)]
+#[body(
+    placement(tenant, branch),
+    check = CreateAnnouncement::check,
+    example = CreateAnnouncement::example_body
+)]
 pub struct CreateAnnouncement {
     /// The owning tenant; tenant-scoped callers may omit it.
     #[field(rule = ID)]

@@ -25,6 +25,7 @@ pub struct Branch {
 
 /// The body of `POST /v2/admin/branches/`.
 #[derive(Clone, Debug, Body)]
+#[body(placement(tenant))]
 pub struct CreateBranch {
     /// The owning tenant; tenant-scoped callers may omit it.
     #[field(rule = ID)]

@@ -432,6 +432,7 @@ const HOLIDAYS: ListOf<Nested<CreateHoliday>> = list_of(nested::<CreateHoliday>(
 
 /// The body of `POST /v2/admin/business-hours/`.
 #[derive(Clone, Debug, Body)]
+#[body(placement(tenant, branch))]
 pub struct CreateBusinessHour {
     /// The owning tenant; tenant-scoped callers may omit it.
     #[field(rule = ID)]

@@ -22,7 +22,9 @@ pub struct Extension {
     pub id: ExtensionId,
     /// The tenant the extension belongs to.
     pub tenant_id: TenantId,
-    /// The branch the extension belongs to, if any.
+    /// The branch the extension belongs to; 0 when it has none.
+    #[serde(serialize_with = "crate::ids::zero_when_none")]
+    #[schema(value_type = i64, minimum = 0)]
     pub branch_id: Option<BranchId>,
     /// The number dialled to reach it, unique in its tenant.
     pub number: String,
@@ -32,6 +34,7 @@ pub struct Extension {
 
 /// The body of `POST /v2/admin/extensions/`.
 #[derive(Clone, Debug, Body)]
+#[body(placement(tenant))]
 pub struct CreateExtension {
     /// The owning tenant; tenant-scoped callers may omit it.
     #[field(rule = ID)]

@@ -30,6 +30,7 @@ pub struct Ivr {
 
 /// The body of `POST /v2/admin/ivrs/`.
 #[derive(Clone, Debug, Body)]
+#[body(placement(tenant))]
 pub struct CreateIvr {
     /// The owning tenant; tenant-scoped callers may omit it.
     #[field(rule = ID)]

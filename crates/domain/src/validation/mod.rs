@@ -61,6 +61,15 @@ impl Problems {
         }
     }
 
+    /// Whether a problem is recorded for the value at `path` (or inside it).
+    pub fn names(&self, location: Location, path: &str) -> bool {
+        let exact = format!("'{location}/{path}'");
+        let inside = format!("'{location}/{path}/");
+        self.0
+            .iter()
+            .any(|m| m.starts_with(&exact) || m.starts_with(&inside))
+    }
+
     /// Whether nothing was broken.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
@@ -166,8 +175,50 @@ pub struct Broken;
 
 /// Something built from a JSON request body.
 pub trait FromBody: Sized {
+    /// Which of the body's optional `tenantId` and `branchId` a caller must still send,
+    /// depending on its scope (nothing by default).
+    const PLACEMENT: Placement = Placement::NONE;
     /// Reads the body, answering the value or every problem found.
     fn from_body(body: &Value) -> Result<Self, Problems>;
+}
+
+/// Where a created record lands, as far as the body must say it: a `tenantId` that
+/// callers bound to one tenant may leave out (theirs is used) and callers spanning several
+/// must send, and a `branchId` that a branch admin may leave out (its own is used) and
+/// everyone else must send. Declared on a body (`#[body(placement(tenant, branch))]`) so
+/// the reader reports a missing one together with every other broken rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placement {
+    /// The body has an optional `tenantId` that callers spanning tenants must send.
+    pub tenant: bool,
+    /// The body has an optional `branchId` that callers without a branch must send.
+    pub branch: bool,
+}
+
+impl Placement {
+    /// A body that says nothing of where its record lands.
+    pub const NONE: Placement = Placement {
+        tenant: false,
+        branch: false,
+    };
+
+    /// The keys `scope` must send in a body of this placement.
+    pub fn required_by(self, scope: &crate::Scope) -> impl Iterator<Item = &'static str> {
+        let tenant = (self.tenant && scope.own_tenant().is_none()).then_some("tenantId");
+        let branch = (self.branch && scope.own_branch().is_none()).then_some("branchId");
+        tenant.into_iter().chain(branch)
+    }
+
+    /// Adds `'body/KEY' is required` for each key `scope` must send that `body` lacks
+    /// (absent or null) and that no other problem already names.
+    pub fn check(self, scope: &crate::Scope, body: &Value, problems: &mut Problems) {
+        for key in self.required_by(scope) {
+            let sent = body.get(key).is_some_and(|v| !v.is_null());
+            if !sent && !problems.names(Location::Body, key) {
+                problems.add(Location::Body, key, "is required");
+            }
+        }
+    }
 }
 
 /// Something built from the query string.

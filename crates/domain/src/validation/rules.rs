@@ -555,20 +555,33 @@ impl Rule for Bool {
     }
 }
 
-/// A yes/no switch in a query string, written as the spec's flags are: `1` or `0`.
+/// A yes/no switch in a query string: `1` or `true` for yes, `0` or `false` for no, so a
+/// filter takes the spelling of the body field it filters on (`read: true`) as well as the
+/// spec's `0`/`1` flags.
 #[derive(Clone, Copy, Debug)]
 pub struct Switch;
+
+/// What [`Switch`] accepts in a query string.
+const SWITCH_VALUES: [&str; 4] = ["0", "1", "true", "false"];
 
 impl Rule for Switch {
     type Output = bool;
     fn check(&self, raw: Raw<'_>) -> Result<bool, String> {
-        FLAG.check(raw).map(|flag| flag == 1)
+        match raw {
+            Raw::Text("1" | "true") | Raw::Json(Value::Bool(true)) => Ok(true),
+            Raw::Text("0" | "false") | Raw::Json(Value::Bool(false)) => Ok(false),
+            Raw::Json(Value::Number(_)) => FLAG.check(raw).map(|flag| flag == 1),
+            _ => Err(format!("must be one of: {}", SWITCH_VALUES.join(", "))),
+        }
     }
     fn schema(&self) -> Schema {
         FLAG.schema()
     }
     fn query_schema(&self) -> Schema {
-        FLAG.query_schema()
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some(SWITCH_VALUES))
+            .into()
     }
     fn example(&self) -> Value {
         FLAG.example()
@@ -842,13 +855,16 @@ mod tests {
     }
 
     #[test]
-    fn switches_are_flags() {
+    fn switches_take_flags_and_booleans() {
         assert_eq!(Switch.check(Raw::Text("1")), Ok(true));
+        assert_eq!(Switch.check(Raw::Text("true")), Ok(true));
         assert_eq!(Switch.check(Raw::Text("0")), Ok(false));
-        for refused in ["true", "2", "yes"] {
+        assert_eq!(Switch.check(Raw::Text("false")), Ok(false));
+        for refused in ["2", "yes", "TRUE", "", "01"] {
             assert_eq!(
                 Switch.check(Raw::Text(refused)),
-                FLAG.check(Raw::Text(refused)).map(|_| true)
+                Err("must be one of: 0, 1, true, false".to_owned()),
+                "{refused}"
             );
         }
     }
