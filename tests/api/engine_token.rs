@@ -53,7 +53,6 @@ crate::on_both_backends!(with engine_token; pushes_and_nothing_else);
 
 /// The engine's token opens every tenant's ingest: one shorter than 32 bytes keeps the
 /// service from starting, naming the setting.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_short_engine_token_keeps_the_service_from_starting() {
     let dir = tempfile::tempdir().unwrap();
     let config = Config {
@@ -68,3 +67,5 @@ async fn a_short_engine_token_keeps_the_service_from_starting() {
         .to_string();
     assert!(error.contains("SWITCHBOARD_INGEST_TOKEN"), "{error}");
 }
+
+switchboard_testing::tests!(a_short_engine_token_keeps_the_service_from_starting);

@@ -89,7 +89,6 @@ async fn a_burst_past_the_hashing_threads_is_refused_not_queued() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_burst_past_the_hashing_threads_is_refused() {
     a_burst_past_the_hashing_threads_is_refused_not_queued().await;
 }
@@ -98,3 +97,5 @@ on_both_backends!(
     concurrent_wrong_logins_get_no_more_guesses,
     re_authentication_is_locked_out_like_a_login,
 );
+
+switchboard_testing::tests!(a_burst_past_the_hashing_threads_is_refused);

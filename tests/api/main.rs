@@ -1,6 +1,9 @@
 //! Black-box tests of the running service over HTTP. Every test runs twice: on a fresh
-//! SQLite database and on a fresh PostgreSQL database (skipped when PostgreSQL is
-//! unreachable, unless `SWITCHBOARD_TEST_REQUIRE_POSTGRES=1`, as CI sets).
+//! SQLite database and on a fresh PostgreSQL database. The harness is crates/testing's
+//! (`harness = false`): a test registers itself with `on_both_backends!` or
+//! `switchboard_testing::tests!` — a plain `#[test]`/`#[tokio::test]` here would never run
+//! (CI refuses one) — and a test whose service is unreachable is reported ignored, with one
+//! line saying so, unless its `SWITCHBOARD_TEST_REQUIRE_…=1` (CI) makes it fail.
 
 #![allow(missing_docs, clippy::unwrap_used)]
 
@@ -34,3 +37,7 @@ mod voicemail;
 mod walkthrough;
 mod webhook_delivery;
 mod webhooks;
+
+fn main() -> std::process::ExitCode {
+    switchboard_testing::main()
+}

@@ -9,7 +9,6 @@ use crate::support::{Backend, TestApp};
 
 const SNAPSHOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/openapi.json");
 
-#[tokio::test]
 async fn the_document_matches_its_snapshot() {
     let app = TestApp::start(Backend::Sqlite).await.unwrap();
     let served: Value = app
@@ -56,7 +55,6 @@ async fn the_document_matches_its_snapshot() {
     );
 }
 
-#[tokio::test]
 async fn every_documented_operation_is_served_and_documents_its_errors() {
     let app = TestApp::start(Backend::Sqlite).await.unwrap();
     let document = switchboard_api::openapi();
@@ -115,7 +113,6 @@ fn outside_bounds(schema: &Value) -> Vec<String> {
     out
 }
 
-#[tokio::test]
 async fn every_list_parameter_is_read_as_the_document_says() {
     let app = TestApp::start(Backend::Sqlite).await.unwrap();
     let world = crate::fixture::World::seed(&app).await;
@@ -157,3 +154,9 @@ async fn every_list_parameter_is_read_as_the_document_says() {
         wrong.join("\n")
     );
 }
+
+switchboard_testing::tests!(
+    the_document_matches_its_snapshot,
+    every_documented_operation_is_served_and_documents_its_errors,
+    every_list_parameter_is_read_as_the_document_says,
+);

@@ -11,9 +11,7 @@ use crate::support::{Backend, TestApp, fixture};
 mod moto;
 
 async fn recordings_are_presigned_by_s3(backend: Backend) {
-    let Some(moto) = moto::moto().await else {
-        return;
-    };
+    let moto = moto::moto().await;
     moto.create_bucket("switchboard-recordings").await;
     let storage = moto.storage("s3://switchboard-recordings/objects");
     let Some(app) = TestApp::start_with_storage(backend, storage).await else {
@@ -100,15 +98,20 @@ async fn recordings_are_presigned_by_s3(backend: Backend) {
 }
 
 mod sqlite {
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn recordings_are_presigned_by_s3() {
         super::recordings_are_presigned_by_s3(crate::support::Backend::Sqlite).await;
     }
+
+    switchboard_testing::tests!(needs switchboard_testing::S3; recordings_are_presigned_by_s3);
 }
 
 mod postgres {
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn recordings_are_presigned_by_s3() {
         super::recordings_are_presigned_by_s3(crate::support::Backend::Postgres).await;
     }
+
+    switchboard_testing::tests!(
+        needs switchboard_testing::POSTGRES, switchboard_testing::S3;
+        recordings_are_presigned_by_s3
+    );
 }

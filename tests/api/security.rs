@@ -587,7 +587,6 @@ on_both_backends!(
     the_audit_trail_records_who_did_what_from_where,
 );
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rate_limits_answer_429_with_headers() {
     let app = TestApp::start_with(Backend::Sqlite, |config| {
         config.rate_limit_per_minute = 5;
@@ -641,11 +640,11 @@ async fn rate_limits_answer_429_with_headers() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_processes_share_limits_through_redis() {
     let namespace = format!("test-{}:", uuid::Uuid::new_v4().simple());
+    let redis_url = switchboard_testing::redis_url();
     let configure = |config: &mut switchboard::Config| {
-        config.redis_url = Some("redis://127.0.0.1:6379".into());
+        config.redis_url = Some(redis_url.clone());
         config.rate_limit_namespace = namespace.clone();
         config.rate_limit_per_minute_per_address = 6;
     };
@@ -669,3 +668,6 @@ async fn two_processes_share_limits_through_redis() {
         .await
         .error(429, "TooManyRequests");
 }
+
+switchboard_testing::tests!(rate_limits_answer_429_with_headers);
+switchboard_testing::tests!(needs switchboard_testing::REDIS; two_processes_share_limits_through_redis);

@@ -94,15 +94,6 @@ impl Answer {
     }
 }
 
-fn postgres_admin_url() -> String {
-    std::env::var("SWITCHBOARD_TEST_POSTGRES_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
-}
-
-fn postgres_required() -> bool {
-    std::env::var("SWITCHBOARD_TEST_REQUIRE_POSTGRES").is_ok_and(|v| v == "1" || v == "true")
-}
-
 /// `postgres://…/NAME` for `admin` with its database replaced by `name`.
 fn with_database(admin: &str, name: &str) -> String {
     let (base, query) = match admin.split_once('?') {
@@ -119,29 +110,25 @@ fn with_database(admin: &str, name: &str) -> String {
     }
 }
 
-async fn create_postgres_database() -> Option<(String, String)> {
-    let admin = postgres_admin_url();
-    let mut conn = match sqlx::PgConnection::connect(&admin).await {
-        Ok(conn) => conn,
-        Err(e) if postgres_required() => {
-            panic!("PostgreSQL is required but unreachable at {admin}: {e}")
-        }
-        Err(e) => {
-            eprintln!("skipping: PostgreSQL unreachable at {admin}: {e}");
-            return None;
-        }
-    };
+async fn create_postgres_database() -> (String, String) {
+    let admin = switchboard_testing::postgres_url();
+    // The harness probed PostgreSQL before running this test (or was told to run it anyway
+    // with `--ignored`): unreachable now is a failure.
+    let mut conn = sqlx::PgConnection::connect(&admin)
+        .await
+        .unwrap_or_else(|e| panic!("PostgreSQL unreachable at {admin}: {e}"));
     let name = format!("switchboard_test_{}", uuid::Uuid::new_v4().simple());
     sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
         .execute(&mut conn)
         .await
         .expect("creating the test database");
-    Some((admin, name))
+    (admin, name)
 }
 
 impl TestApp {
-    /// Starts the application on `backend`; `None` when PostgreSQL is wanted but not
-    /// reachable and not required.
+    /// Starts the application on `backend`. Always `Some` (an unreachable PostgreSQL fails
+    /// the test: the harness reports PostgreSQL tests ignored before they start); the
+    /// `Option` stays so that existing `let Some(app) = … else` call sites keep compiling.
     pub async fn start(backend: Backend) -> Option<TestApp> {
         Self::start_with(backend, |_| {}).await
     }
@@ -170,7 +157,7 @@ impl TestApp {
         let dir = tempfile::tempdir().expect("a temporary folder");
         let postgres_database = match backend {
             Backend::Sqlite => None,
-            Backend::Postgres => Some(create_postgres_database().await?),
+            Backend::Postgres => Some(create_postgres_database().await),
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
@@ -393,53 +380,38 @@ impl Drop for TestApp {
     }
 }
 
-/// Generates, for each named `async fn(TestApp)`, one test on SQLite and one on PostgreSQL;
-/// `with CONFIGURE;` first applies `fn(&mut Config)` to the configuration of each.
+/// Registers, for each named `async fn(TestApp)`, one test on SQLite
+/// (`module::sqlite::name`) and one on PostgreSQL (`module::postgres::name`, reported
+/// ignored when PostgreSQL is unreachable); `with CONFIGURE;` first applies
+/// `fn(&mut Config)` to the configuration of each.
 #[macro_export]
 macro_rules! on_both_backends {
-    (with $configure:ident; $($name:ident),* $(,)?) => {
-        mod sqlite {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $name() {
-                    if let Some(app) = $crate::support::TestApp::start_with($crate::support::Backend::Sqlite, super::$configure).await {
-                        super::$name(app).await;
-                    }
+    (with $configure:expr; $($name:ident),* $(,)?) => {
+        $(
+            switchboard_testing::inventory::submit! {
+                switchboard_testing::Case {
+                    path: concat!(module_path!(), "::sqlite::", stringify!($name)),
+                    services: &[],
+                    run: || switchboard_testing::run_async(async {
+                        let app = $crate::support::TestApp::start_with($crate::support::Backend::Sqlite, $configure).await;
+                        $name(app.expect("a SQLite app")).await;
+                    }),
                 }
-            )*
-        }
-        mod postgres {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $name() {
-                    if let Some(app) = $crate::support::TestApp::start_with($crate::support::Backend::Postgres, super::$configure).await {
-                        super::$name(app).await;
-                    }
+            }
+            switchboard_testing::inventory::submit! {
+                switchboard_testing::Case {
+                    path: concat!(module_path!(), "::postgres::", stringify!($name)),
+                    services: &[&switchboard_testing::POSTGRES],
+                    run: || switchboard_testing::run_async(async {
+                        let app = $crate::support::TestApp::start_with($crate::support::Backend::Postgres, $configure).await;
+                        $name(app.expect("a PostgreSQL app")).await;
+                    }),
                 }
-            )*
-        }
+            }
+        )*
     };
     ($($name:ident),* $(,)?) => {
-        mod sqlite {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $name() {
-                    if let Some(app) = $crate::support::TestApp::start($crate::support::Backend::Sqlite).await {
-                        super::$name(app).await;
-                    }
-                }
-            )*
-        }
-        mod postgres {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $name() {
-                    if let Some(app) = $crate::support::TestApp::start($crate::support::Backend::Postgres).await {
-                        super::$name(app).await;
-                    }
-                }
-            )*
-        }
+        $crate::on_both_backends!(with |_: &mut switchboard::Config| {}; $($name),*);
     };
 }
 

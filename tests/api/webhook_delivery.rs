@@ -760,7 +760,6 @@ on_both_backends!(with fast;
 
 /// Two `serve` processes on one PostgreSQL database: each of many events reaches the
 /// receiver exactly once, and both processes take part.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_processes_deliver_each_event_once() {
     let Some(app) = TestApp::start_with(crate::support::Backend::Postgres, fast).await else {
         return;
@@ -826,6 +825,8 @@ async fn two_processes_deliver_each_event_once() {
     );
     assert_eq!(owners.len(), 2, "both processes delivered: {owners:?}");
 }
+
+switchboard_testing::tests!(needs switchboard_testing::POSTGRES; two_processes_deliver_each_event_once);
 
 /// Targets refused when private addresses are not allowed (the default).
 mod refused_targets {

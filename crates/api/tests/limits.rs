@@ -1,5 +1,7 @@
-//! Tests of the rate limiter, each on the in-process backend and on the Redis at
-//! 127.0.0.1:6379, which is required: a Redis test fails, never skips, when it is away.
+//! Tests of the rate limiter, each on the in-process backend and on Redis: the server
+//! `SWITCHBOARD_TEST_REDIS_URL` names, or one started for this run from `redis-server` on
+//! the PATH. Without either, the Redis tests are reported ignored with one line saying so
+//! (crates/testing's harness), unless `SWITCHBOARD_TEST_REQUIRE_REDIS=1` (CI) makes them fail.
 
 use std::collections::BTreeSet;
 use std::io;
@@ -10,13 +12,18 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::task::{JoinHandle, JoinSet};
 use uuid::Uuid;
 
-const REDIS_ADDR: &str = "127.0.0.1:6379";
 const MINUTE: Duration = Duration::from_secs(60);
 
 async fn redis() -> Limiter {
-    Limiter::redis(&format!("redis://{REDIS_ADDR}"))
+    let url = switchboard_testing::redis_url();
+    Limiter::redis(&url)
         .await
-        .expect("Redis must answer at 127.0.0.1:6379 (CI has it)")
+        .unwrap_or_else(|e| panic!("Redis must answer at {url}: {e}"))
+}
+
+/// `host:port` of the test Redis.
+fn redis_address() -> String {
+    switchboard_testing::redis_address(&switchboard_testing::redis_url()).expect("a redis:// URL")
 }
 
 /// A key no other test, and no other run of this test, uses.
@@ -28,17 +35,33 @@ fn unique_key(name: &str) -> String {
 macro_rules! on_both_backends {
     ($($check:ident),* $(,)?) => {$(
         mod $check {
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn local() {
                 super::$check(super::Limiter::local()).await;
             }
 
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn redis() {
                 super::$check(super::redis().await).await;
             }
+
+            switchboard_testing::tests!(local);
+            switchboard_testing::tests!(needs switchboard_testing::REDIS; redis);
         }
     )*};
+}
+
+switchboard_testing::tests!(
+    redis_unreachable_at_start_is_an_error,
+    local_memory_stays_bounded
+);
+switchboard_testing::tests!(
+    needs switchboard_testing::REDIS;
+    redis_instances_share_their_counts,
+    redis_keys_are_prefixed_and_expire_with_their_window,
+    redis_failing_at_run_time_fails_open_then_recovers,
+);
+
+fn main() -> std::process::ExitCode {
+    switchboard_testing::main()
 }
 
 on_both_backends!(
@@ -188,7 +211,6 @@ async fn failure_logs_are_capped(limiter: Limiter) {
     assert_eq!(limiter.failures(&key, MINUTE).await, FAILURE_LOG_CAP);
 }
 
-#[tokio::test]
 async fn redis_instances_share_their_counts() {
     // Two limiters, as two `serve` processes would have.
     let (first, second) = (redis().await, redis().await);
@@ -209,18 +231,17 @@ async fn redis_instances_share_their_counts() {
     assert_eq!(first.failures(&key, MINUTE).await, 0);
 }
 
-#[tokio::test]
 async fn redis_keys_are_prefixed_and_expire_with_their_window() {
     let limiter = redis().await;
     let key = unique_key("ttl");
     limiter.hit(&key, 5, Duration::from_secs(30)).await;
     limiter.record_failure(&key, Duration::from_secs(90)).await;
 
-    let client = redis::Client::open(format!("redis://{REDIS_ADDR}")).expect("a Redis URL");
+    let client = redis::Client::open(switchboard_testing::redis_url()).expect("a Redis URL");
     let mut connection = client
         .get_multiplexed_async_connection()
         .await
-        .expect("Redis must answer at 127.0.0.1:6379");
+        .expect("Redis answers");
     for (redis_key, window_ms) in [
         (format!("switchboard:rl:{key}"), 30_000),
         (format!("switchboard:fail:{key}"), 90_000),
@@ -237,7 +258,6 @@ async fn redis_keys_are_prefixed_and_expire_with_their_window() {
     }
 }
 
-#[tokio::test]
 async fn redis_unreachable_at_start_is_an_error() {
     let closed = closed_port().await;
     let error = Limiter::redis(&format!("redis://127.0.0.1:{closed}"))
@@ -253,7 +273,6 @@ async fn redis_unreachable_at_start_is_an_error() {
 
 /// Redis going away while serving: requests are let through (quickly), failures read as
 /// none, and counting resumes once Redis is back.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redis_failing_at_run_time_fails_open_then_recovers() {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let port = listener.local_addr().expect("address").port();
@@ -307,7 +326,6 @@ async fn redis_failing_at_run_time_fails_open_then_recovers() {
     proxy.abort();
 }
 
-#[tokio::test]
 async fn local_memory_stays_bounded() {
     let limiter = Limiter::local_with_max_keys(10);
 
@@ -364,11 +382,13 @@ async fn local_memory_stays_bounded() {
 /// A TCP proxy to Redis, so that a test can take "Redis" away and bring it back. Aborting
 /// the task closes the listener and every connection.
 fn forward_to_redis(listener: TcpListener) -> JoinHandle<()> {
+    let redis = redis_address();
     tokio::spawn(async move {
         let mut connections = JoinSet::new();
         while let Ok((inbound, _)) = listener.accept().await {
+            let redis = redis.clone();
             connections.spawn(async move {
-                if let Ok(outbound) = TcpStream::connect(REDIS_ADDR).await {
+                if let Ok(outbound) = TcpStream::connect(redis).await {
                     // Either side closing ends both.
                     tokio::select! {
                         () = pump(&inbound, &outbound) => {}

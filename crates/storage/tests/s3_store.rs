@@ -1,7 +1,8 @@
 //! `Storage` over a real S3-compatible server: moto's (`python3 -m moto.server`, installed by
 //! `scripts/install-test-tools.sh`), started by each test on a free loopback port and killed when the
-//! test ends. Without moto the tests skip with a note, unless `SWITCHBOARD_TEST_REQUIRE_S3=1` (CI),
-//! which makes them fail instead. `SWITCHBOARD_TEST_PYTHON` names another interpreter than `python3`.
+//! test ends. Without moto the tests are reported ignored with one line saying why (crates/testing's
+//! harness), unless `SWITCHBOARD_TEST_REQUIRE_S3=1` (CI), which makes them fail instead.
+//! `SWITCHBOARD_TEST_PYTHON` names another interpreter than `python3`.
 //!
 //! What moto 5.2.1 checks of a presigned GET, read from its source and asserted below: a URL carrying
 //! `…Signature=` is served **without verifying the signature or the expiry** (so tampered and expired
@@ -24,9 +25,19 @@ use switchboard_storage::{ObjectRange, StorageError};
 mod moto;
 
 use moto::{ACCESS_KEY, REGION, SECRET_KEY, http_client, moto};
-#[tokio::test]
+
+switchboard_testing::tests!(
+    needs switchboard_testing::S3;
+    put_get_ranges_and_delete,
+    streamed_uploads_small_and_multipart_keep_their_content_type,
+    download_urls_are_real_presigned_s3_urls,
+);
+
+fn main() -> std::process::ExitCode {
+    switchboard_testing::main()
+}
 async fn put_get_ranges_and_delete() {
-    let Some(moto) = moto().await else { return };
+    let moto = moto().await;
     moto.create_bucket("switchboard-media").await;
     let storage = moto.storage("s3://switchboard-media/prod");
     assert!(storage.is_s3());
@@ -114,9 +125,8 @@ async fn put_get_ranges_and_delete() {
     storage.delete(key).await.unwrap();
 }
 
-#[tokio::test]
 async fn streamed_uploads_small_and_multipart_keep_their_content_type() {
-    let Some(moto) = moto().await else { return };
+    let moto = moto().await;
     moto.create_bucket("switchboard-streams").await;
     let storage = moto.storage("s3://switchboard-streams");
 
@@ -172,9 +182,8 @@ async fn streamed_uploads_small_and_multipart_keep_their_content_type() {
     ));
 }
 
-#[tokio::test]
 async fn download_urls_are_real_presigned_s3_urls() {
-    let Some(moto) = moto().await else { return };
+    let moto = moto().await;
     moto.create_bucket("switchboard-links").await;
     let storage = moto.storage("s3://switchboard-links/prod");
     // Every character keys may hold, so the path encoding is signed as S3 will check it.

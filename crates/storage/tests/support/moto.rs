@@ -29,7 +29,7 @@ pub struct Moto {
 impl Moto {
     /// Starts moto on a free loopback port and waits (up to 30 s) until it answers.
     pub async fn start() -> Result<Moto, String> {
-        let python = std::env::var("SWITCHBOARD_TEST_PYTHON").unwrap_or_else(|_| "python3".into());
+        let python = switchboard_testing::python();
         // Port 0 picks a free port; it is released just before moto binds it.
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|listener| listener.local_addr())
@@ -126,19 +126,13 @@ impl Drop for Moto {
     }
 }
 
-/// The running moto, or None (after saying why) when it cannot start and S3 is not required.
-pub async fn moto() -> Option<Moto> {
+/// A running moto. The harness ran this test only after finding moto importable (or was
+/// told to run it anyway): a moto that cannot start now fails the test.
+pub async fn moto() -> Moto {
     match Moto::start().await {
-        Ok(moto) => Some(moto),
-        Err(why) if std::env::var("SWITCHBOARD_TEST_REQUIRE_S3").as_deref() == Ok("1") => {
-            panic!("moto's S3 server could not start: {why} (run scripts/install-test-tools.sh)")
-        }
+        Ok(moto) => moto,
         Err(why) => {
-            eprintln!(
-                "SKIPPED: moto's S3 server could not start: {why}. Run scripts/install-test-tools.sh, \
-                 or set SWITCHBOARD_TEST_REQUIRE_S3=1 to fail instead of skipping."
-            );
-            None
+            panic!("moto's S3 server could not start: {why} (run scripts/install-test-tools.sh)")
         }
     }
 }
