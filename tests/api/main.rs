@@ -13,6 +13,7 @@ mod authentication;
 mod business_hours;
 mod call_recordings;
 mod demo;
+mod dial_plan;
 mod engine_token;
 mod errors;
 mod importers;
