@@ -173,7 +173,7 @@ async fn seed_call_handling(
         &state.db,
         tenant,
         body::<CreatePagingGroup>(json!({
-            "tenantId": tenant, "number": "*50", "name": "Whole store", "checkInUse": "on",
+            "tenantId": tenant, "number": "450", "name": "Whole store", "checkInUse": "on",
             "introMessageMediaFileId": greeting.id, "routingDestinations": members,
         }))?,
     )

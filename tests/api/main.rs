@@ -12,11 +12,13 @@ mod receiver;
 mod support;
 
 mod announcements;
+mod audit_trail;
 mod authentication;
 mod business_hours;
 mod call_recordings;
 mod consistency;
 mod demo;
+mod dial_plan;
 mod engine_token;
 mod errors;
 mod importers;

@@ -13,14 +13,14 @@ async fn extensions_round_trip(app: TestApp) {
         .post(
             "/v2/admin/extensions/",
             &token,
-            json!({"number": "*77#", "name": "Voicemail access", "branchId": w.branch_a2}),
+            json!({"number": "177#", "name": "Voicemail access", "branchId": w.branch_a2}),
         )
         .await
         .expect(200);
     let id = created["id"].as_i64().unwrap();
     assert_eq!(
         created,
-        json!({"id": id, "tenantId": w.tenant_a, "branchId": w.branch_a2, "number": "*77#", "name": "Voicemail access"})
+        json!({"id": id, "tenantId": w.tenant_a, "branchId": w.branch_a2, "number": "177#", "name": "Voicemail access"})
     );
     assert_eq!(
         app.get(&format!("/v2/admin/extensions/{id}"), &token)
@@ -37,7 +37,7 @@ async fn extensions_round_trip(app: TestApp) {
         .await
         .expect(200);
     assert_eq!(patched["name"], "VM");
-    assert_eq!(patched["number"], "*77#", "fields not sent stay unchanged");
+    assert_eq!(patched["number"], "177#", "fields not sent stay unchanged");
     let detached = app
         .patch(
             &format!("/v2/admin/extensions/{id}"),

@@ -1,6 +1,13 @@
-//! Recording to the audit trail from handlers. A failure to record is logged, not
-//! answered: the action it describes has already happened.
+//! Recording to the audit trail from handlers (login events), and the middleware that
+//! gives every request its acting context, so that the store audits each change in the
+//! change's own transaction (`switchboard_db::audit`). A failure to record a login event
+//! is logged, not answered: the action it describes has already happened.
 
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, Request};
+use axum::middleware::Next;
+use axum::response::Response;
 use switchboard_db::audit::NewEntry;
 
 use crate::state::AppState;
@@ -16,4 +23,15 @@ pub async fn record(state: &AppState, entry: NewEntry) {
 /// Now, in Unix seconds.
 pub fn now() -> i64 {
     chrono::Utc::now().timestamp()
+}
+
+/// Runs the request inside its acting context (the client address now; the user once
+/// the `Caller` extractor has authenticated it).
+pub async fn acting(request: Request, next: Next) -> Response {
+    let address = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|ConnectInfo(address)| address.ip().to_canonical().to_string())
+        .unwrap_or_else(|| "unknown".to_owned());
+    switchboard_db::audit::acting(address, next.run(request)).await
 }

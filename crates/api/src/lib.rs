@@ -201,6 +201,7 @@ pub fn app(
         .fallback(no_route)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(body_limit))
+        .layer(axum::middleware::from_fn(audit::acting))
         .layer(axum::middleware::from_fn_with_state(state.clone(), rate_limit::enforce))
         .layer(CatchPanicLayer::custom(panic_response))
         .layer(axum::middleware::from_fn(linger::linger))

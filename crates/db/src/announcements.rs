@@ -230,30 +230,9 @@ pub async fn delete(db: &Db, scope: &Scope, id: AnnouncementId) -> Result<Announ
     let current = get(db, scope, id).await?;
     let mut tx = db.begin().await?;
     replace_ivrs(&mut tx, id.get(), &[]).await?;
-    let delete = Query::delete()
-        .from_table("announcements")
-        .and_where(Expr::col("id").eq(id.get()))
-        .take();
-    tx.execute(&delete).await?;
+    if crud::delete_in(&mut tx, "announcements", id.get()).await? == 0 {
+        return Err(crate::Error::NotFound);
+    }
     tx.commit().await?;
     Ok(current)
-}
-
-/// The announcements an IVR is attached to, described.
-pub async fn using_ivr(db: &Db, ivr: i64) -> Result<Vec<String>> {
-    #[derive(sqlx::FromRow)]
-    struct Use {
-        announcement_id: i64,
-    }
-    let select = Query::select()
-        .column("announcement_id")
-        .from("announcement_ivrs")
-        .and_where(Expr::col("ivr_id").eq(ivr))
-        .order_by("announcement_id", sea_query::Order::Asc)
-        .take();
-    let uses: Vec<Use> = db.conn().fetch_all(&select).await?;
-    Ok(uses
-        .into_iter()
-        .map(|u| format!("announcement {}", u.announcement_id))
-        .collect())
 }

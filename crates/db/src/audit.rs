@@ -1,4 +1,11 @@
 //! Writing and reading the audit trail.
+//!
+//! Every create, update and delete of an audited table (see [`AUDITED`]) made through
+//! [`crate::crud`] while an actor is known writes an entry in the same transaction as the
+//! change: entity, id, action, who, the tenant, the client address, and the changed
+//! columns before and after. The actor is ambient: the HTTP layer runs each request
+//! inside [`acting`] and names the authenticated user with [`identify`], so no handler
+//! or repository passes it along and none can forget it.
 
 use sea_query::{Expr, ExprTrait, Query, SelectStatement, TableRef};
 use switchboard_domain::Scope;
@@ -6,7 +13,9 @@ use switchboard_domain::ids::{TenantId, UserId};
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::audit::{AuditEntry, AuditFilter};
 
-use crate::backend::Db;
+use std::sync::Mutex;
+
+use crate::backend::{Db, Tx};
 use crate::error::Result;
 use crate::list::{self, Listing};
 use crate::scope;
@@ -32,15 +41,300 @@ pub struct NewEntry {
     pub details: serde_json::Value,
 }
 
-/// Records an entry.
+/// The audited tables and the entity name their entries carry. A new resource is
+/// audited by adding its table here (its writes going through [`crate::crud`]).
+pub const AUDITED: &[(&str, &str)] = &[
+    ("partners", "partner"),
+    ("tenants", "tenant"),
+    ("branches", "branch"),
+    ("users", "user"),
+    ("extensions", "extension"),
+    ("ivrs", "ivr"),
+    ("paging_groups", "paging-group"),
+    ("business_hours", "business-hours"),
+    ("holidays", "holiday"),
+    ("announcements", "announcement"),
+    ("media_files", "media-file"),
+    ("phone_numbers", "phone-number"),
+    ("webhooks", "webhook"),
+    ("voicemail_messages", "voicemail-message"),
+    ("calls", "call-recording"),
+];
+
+/// Who acts in the current request and from where.
+#[derive(Clone, Debug, Default)]
+pub struct Actor {
+    /// The authenticated user.
+    pub user_id: Option<UserId>,
+    /// That user's e-mail address.
+    pub user_email: String,
+    /// The client address.
+    pub client_address: String,
+}
+
+/// The acting context of one request: the address at once, the user once known.
+#[derive(Debug)]
+struct Acting {
+    client_address: String,
+    user: Option<(UserId, String)>,
+}
+
+tokio::task_local! {
+    static ACTING: Mutex<Acting>;
+}
+
+/// Runs `work` (one request) with `client_address` as the acting address; writes made in
+/// it are audited once [`identify`] has named the user.
+pub async fn acting<F: std::future::Future>(client_address: String, work: F) -> F::Output {
+    let acting = Mutex::new(Acting {
+        client_address,
+        user: None,
+    });
+    ACTING.scope(acting, work).await
+}
+
+/// Runs `work` (a command-line operation, say) as `actor`.
+pub async fn acting_as<F: std::future::Future>(actor: Actor, work: F) -> F::Output {
+    let acting = Mutex::new(Acting {
+        client_address: actor.client_address,
+        user: actor.user_id.map(|id| (id, actor.user_email)),
+    });
+    ACTING.scope(acting, work).await
+}
+
+/// Names the authenticated user of the current request (nothing outside [`acting`]).
+pub fn identify(user: UserId, email: &str) {
+    let _ = ACTING.try_with(|acting| {
+        if let Ok(mut acting) = acting.lock() {
+            acting.user = Some((user, email.to_owned()));
+        }
+    });
+}
+
+/// The current actor, when a user is known: writes without one (the engine's reports,
+/// background work, seeding) are not administrative changes and are not audited.
+pub(crate) fn current() -> Option<Actor> {
+    ACTING
+        .try_with(|acting| {
+            let acting = acting.lock().ok()?;
+            let (id, email) = acting.user.clone()?;
+            Some(Actor {
+                user_id: Some(id),
+                user_email: email,
+                client_address: acting.client_address.clone(),
+            })
+        })
+        .ok()
+        .flatten()
+}
+
+/// Whether a column holds a secret (a password, a sealed credential, a token, a TOTP or
+/// recovery code): never read into the trail; a change to one is noted as `********`.
+pub fn is_secret(column: &str) -> bool {
+    ["password", "secret", "token", "totp", "recovery", "sealed"]
+        .iter()
+        .any(|word| column.contains(word))
+}
+
+/// The audited entity name of `table`.
+pub(crate) fn entity_of(table: &str) -> Option<&'static str> {
+    AUDITED
+        .iter()
+        .find(|(name, _)| *name == table)
+        .map(|(_, entity)| *entity)
+}
+
+/// A row as the trail keeps it.
+pub(crate) type Snapshot = serde_json::Map<String, serde_json::Value>;
+
+/// What an audited write is about to change: its entity, actor and the row before.
+pub(crate) struct Pending {
+    table: &'static str,
+    entity: &'static str,
+    actor: Actor,
+    id: i64,
+    before: Option<Snapshot>,
+}
+
+/// Starts auditing a write of row `id` of `table` (reads the row as it is), or `None`
+/// when the table is not audited or no actor is known.
+pub(crate) async fn begin(
+    tx: &mut Tx,
+    table: &'static str,
+    id: Option<i64>,
+) -> Result<Option<Pending>> {
+    let (Some(entity), Some(actor)) = (entity_of(table), current()) else {
+        return Ok(None);
+    };
+    let before = match id {
+        Some(id) => tx.row_json(table, id, keep).await?,
+        None => None,
+    };
+    Ok(Some(Pending {
+        table,
+        entity,
+        actor,
+        id: id.unwrap_or(0),
+        before,
+    }))
+}
+
+fn keep(column: &str) -> bool {
+    !is_secret(column)
+}
+
+/// `snake_case` column names as the API spells fields.
+fn camel(column: &str) -> String {
+    let mut out = String::with_capacity(column.len());
+    let mut upper = false;
+    for c in column.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn camel_map(map: Snapshot) -> serde_json::Value {
+    serde_json::Value::Object(map.into_iter().map(|(k, v)| (camel(&k), v)).collect())
+}
+
+fn tenant_in(table: &str, id: i64, row: &Snapshot) -> Option<TenantId> {
+    if table == "tenants" {
+        return Some(TenantId(id));
+    }
+    row.get("tenant_id")
+        .and_then(serde_json::Value::as_i64)
+        .filter(|t| *t > 0)
+        .map(TenantId)
+}
+
+impl Pending {
+    /// Writes the entry of the finished write in `tx`: `id` is the row's (a create's new
+    /// id), `secrets` the secret columns the write set (noted, never shown). An update
+    /// that changed nothing writes nothing; a deleted row (`after` gone) is a delete.
+    pub(crate) async fn finish(
+        mut self,
+        tx: &mut Tx,
+        id: i64,
+        secrets: &[&'static str],
+    ) -> Result<()> {
+        if self.id == 0 {
+            self.id = id;
+        }
+        let after = tx.row_json(self.table, self.id, keep).await?;
+        let (action, before, after) = match (self.before, after) {
+            (None, Some(after)) => ("create", None, Some(after)),
+            (Some(before), None) => ("delete", Some(before), None),
+            (Some(before), Some(after)) => {
+                let mut was = Snapshot::new();
+                let mut now = Snapshot::new();
+                for (column, value) in &after {
+                    if before.get(column) != Some(value) {
+                        was.insert(
+                            column.clone(),
+                            before.get(column).cloned().unwrap_or_default(),
+                        );
+                        now.insert(column.clone(), value.clone());
+                    }
+                }
+                for secret in secrets {
+                    was.insert((*secret).to_owned(), "********".into());
+                    now.insert((*secret).to_owned(), "********".into());
+                }
+                if now.is_empty() {
+                    return Ok(());
+                }
+                // The tenant comes from the row, changed or not, so the entry is in scope.
+                let tenant = tenant_in(self.table, self.id, &after);
+                return write(
+                    tx,
+                    self.entity,
+                    "update",
+                    self.id,
+                    tenant,
+                    &self.actor,
+                    Some(was),
+                    Some(now),
+                )
+                .await;
+            }
+            (None, None) => return Ok(()),
+        };
+        let row = after
+            .as_ref()
+            .or(before.as_ref())
+            .cloned()
+            .unwrap_or_default();
+        let tenant = tenant_in(self.table, self.id, &row);
+        let mut after = after;
+        if let Some(after) = after.as_mut() {
+            for secret in secrets {
+                after.insert((*secret).to_owned(), "********".into());
+            }
+        }
+        write(
+            tx,
+            self.entity,
+            action,
+            self.id,
+            tenant,
+            &self.actor,
+            before,
+            after,
+        )
+        .await
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn write(
+    tx: &mut Tx,
+    entity: &'static str,
+    action: &'static str,
+    id: i64,
+    tenant: Option<TenantId>,
+    actor: &Actor,
+    before: Option<Snapshot>,
+    after: Option<Snapshot>,
+) -> Result<()> {
+    let details = serde_json::json!({
+        "before": before.map(camel_map),
+        "after": after.map(camel_map),
+    });
+    let entry = NewEntry {
+        action,
+        entity,
+        entity_id: Some(id.to_string()),
+        tenant_id: tenant,
+        user_id: actor.user_id,
+        user_email: actor.user_email.clone(),
+        client_address: actor.client_address.clone(),
+        details,
+    };
+    tx.execute(&insert(entry)).await?;
+    Ok(())
+}
+
+/// Records an entry on its own (login events: nothing else is written with them).
 pub async fn record(db: &Db, entry: NewEntry) -> Result<()> {
+    db.conn().execute(&insert(entry)).await?;
+    Ok(())
+}
+
+fn insert(entry: NewEntry) -> sea_query::InsertStatement {
     let at_ms = chrono::Utc::now().timestamp_millis();
     let details = if serde_json::Value::is_null(&entry.details) {
         "{}".to_owned()
     } else {
         entry.details.to_string()
     };
-    let insert = Query::insert()
+    Query::insert()
         .into_table("audit_log")
         .columns([
             "at_ms",
@@ -64,9 +358,7 @@ pub async fn record(db: &Db, entry: NewEntry) -> Result<()> {
             entry.client_address.into(),
             details.into(),
         ])
-        .take();
-    db.conn().execute(&insert).await?;
-    Ok(())
+        .take()
 }
 
 fn select(scope: &Scope) -> SelectStatement {
@@ -117,6 +409,9 @@ pub async fn list(
     if let Some(action) = &filter.action {
         select.and_where(Expr::col(("l", "action")).eq(action.as_str()));
     }
+    if let Some(id) = &filter.entity_id {
+        select.and_where(Expr::col(("l", "entity_id")).eq(id.as_str()));
+    }
     let listing = list::run(db, select, AuditEntry::SPEC, query).await?;
     Ok(match listing {
         Listing::Page(mut page) => {
@@ -140,8 +435,14 @@ pub async fn list(
 
 /// Fills the answer's fields from the stored ones.
 fn fill_time(entry: &mut AuditEntry) {
-    entry.details =
+    let mut details: serde_json::Value =
         serde_json::from_str(&entry.details_text).unwrap_or_else(|_| serde_json::json!({}));
+    // A change's before and after are stored with its facts and answered beside them.
+    if let Some(facts) = details.as_object_mut() {
+        entry.before = facts.remove("before").unwrap_or_default();
+        entry.after = facts.remove("after").unwrap_or_default();
+    }
+    entry.details = details;
     entry.at = chrono::DateTime::from_timestamp_millis(entry.at_ms)
         .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
         .unwrap_or_default();

@@ -350,6 +350,75 @@ impl Tx {
         Ok(())
     }
 
+    /// Row `id` of `table` as a JSON object of its columns, leaving out the columns
+    /// `keep` refuses (secrets are never read for the audit trail); `None` when there is
+    /// no such row. `table` is one of the code's own table names, never input.
+    pub async fn row_json(
+        &mut self,
+        table: &'static str,
+        id: i64,
+        keep: fn(&str) -> bool,
+    ) -> Result<Option<serde_json::Map<String, serde_json::Value>>> {
+        let columns: Vec<String> = match &mut self.inner {
+            TxInner::Sqlite(tx) => {
+                sqlx::query_scalar("SELECT name FROM pragma_table_info(?1) ORDER BY cid")
+                    .bind(table)
+                    .fetch_all(&mut **tx)
+                    .await?
+            }
+            TxInner::Postgres(tx) => {
+                sqlx::query_scalar(
+                    "SELECT column_name::text FROM information_schema.columns \
+                     WHERE table_schema = current_schema() AND table_name = $1 \
+                     ORDER BY ordinal_position",
+                )
+                .bind(table)
+                .fetch_all(&mut **tx)
+                .await?
+            }
+        };
+        let pairs: Vec<String> = columns
+            .iter()
+            .filter(|c| keep(c) && c.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_'))
+            .map(|c| format!("'{c}', \"{c}\""))
+            .collect();
+        if pairs.is_empty() {
+            return Ok(None);
+        }
+        let text: Option<String> = match &mut self.inner {
+            TxInner::Sqlite(tx) => {
+                let sql = format!(
+                    "SELECT json_object({}) FROM \"{table}\" WHERE id = ?1",
+                    pairs.join(", ")
+                );
+                sqlx::query_scalar(AssertSqlSafe(sql))
+                    .bind(id)
+                    .fetch_optional(&mut **tx)
+                    .await?
+            }
+            TxInner::Postgres(tx) => {
+                // json_build_object takes at most 100 arguments: built in chunks of 50
+                // columns and merged.
+                let objects: Vec<String> = pairs
+                    .chunks(50)
+                    .map(|chunk| format!("jsonb_build_object({})", chunk.join(", ")))
+                    .collect();
+                let sql = format!(
+                    "SELECT ({})::text FROM \"{table}\" WHERE id = $1",
+                    objects.join(" || ")
+                );
+                sqlx::query_scalar(AssertSqlSafe(sql))
+                    .bind(id)
+                    .fetch_optional(&mut **tx)
+                    .await?
+            }
+        };
+        Ok(text.and_then(|text| match serde_json::from_str(&text) {
+            Ok(serde_json::Value::Object(map)) => Some(map),
+            _ => None,
+        }))
+    }
+
     /// Makes the transaction's writes permanent.
     pub async fn commit(self) -> Result<()> {
         match self.inner {

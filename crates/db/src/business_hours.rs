@@ -302,11 +302,9 @@ pub async fn delete(db: &Db, scope: &Scope, id: BusinessHourId) -> Result<Busine
         .and_where(Expr::col("business_hour_id").eq(id.get()))
         .take();
     tx.execute(&holidays).await?;
-    let record = Query::delete()
-        .from_table("business_hours")
-        .and_where(Expr::col("id").eq(id.get()))
-        .take();
-    tx.execute(&record).await?;
+    if crud::delete_in(&mut tx, "business_hours", id.get()).await? == 0 {
+        return Err(crate::Error::NotFound);
+    }
     tx.commit().await?;
     Ok(current)
 }
@@ -384,12 +382,10 @@ pub async fn delete_holiday(
     id: HolidayId,
 ) -> Result<Holiday> {
     let current = holiday(db, scope, owner, id).await?;
-    let delete = Query::delete()
-        .from_table("holidays")
-        .and_where(Expr::col("id").eq(id.get()))
-        .take();
     let mut tx = db.begin().await?;
-    tx.execute(&delete).await?;
+    if crud::delete_in(&mut tx, "holidays", id.get()).await? == 0 {
+        return Err(crate::Error::NotFound);
+    }
     tx.commit().await?;
     Ok(current)
 }

@@ -1,9 +1,13 @@
 //! The shapes every record's create, read, update and delete share, so each repository
-//! states only its table, its columns and its scope.
+//! states only its table, its columns and its scope. Every write here also keeps the
+//! shared mechanisms in its transaction: the dial plan's check (`dial_plan::check`; the
+//! rows themselves are kept by triggers) and the audit entry (`audit::begin`/`finish`).
 
 use sea_query::{Condition, Expr, ExprTrait, Query, SelectStatement};
 
+use crate::audit;
 use crate::backend::{Db, Record, Tx};
+use crate::dial_plan;
 use crate::error::{Error, Result};
 use crate::scope::column;
 
@@ -19,14 +23,33 @@ fn insert_statement(table: &'static str, changes: Changes) -> sea_query::InsertS
     insert
 }
 
+/// The secret columns `changes` sets (noted in the audit trail, never shown).
+fn secrets(changes: &Changes) -> Vec<&'static str> {
+    changes
+        .iter()
+        .map(|(column, _)| *column)
+        .filter(|column| audit::is_secret(column))
+        .collect()
+}
+
 /// Inserts a row into `table`, answering its new id.
 pub async fn insert(db: &Db, table: &'static str, changes: Changes) -> Result<i64> {
-    db.conn().scalar(&insert_statement(table, changes)).await
+    let mut tx = db.begin().await?;
+    let id = insert_in(&mut tx, table, changes).await?;
+    tx.commit().await?;
+    Ok(id)
 }
 
 /// Inserts a row into `table` inside a transaction, answering its new id.
 pub async fn insert_in(tx: &mut Tx, table: &'static str, changes: Changes) -> Result<i64> {
-    tx.scalar(&insert_statement(table, changes)).await
+    dial_plan::check(tx, table, None, &changes).await?;
+    let audit = audit::begin(tx, table, None).await?;
+    let secrets = secrets(&changes);
+    let id = tx.scalar(&insert_statement(table, changes)).await?;
+    if let Some(audit) = audit {
+        audit.finish(tx, id, &secrets).await?;
+    }
+    Ok(id)
 }
 
 /// What recording a reported record did.
@@ -82,12 +105,18 @@ pub async fn update_in(tx: &mut Tx, table: &'static str, id: i64, changes: Chang
     if changes.is_empty() {
         return Ok(());
     }
+    dial_plan::check(tx, table, Some(id), &changes).await?;
+    let audit = audit::begin(tx, table, Some(id)).await?;
+    let secrets = secrets(&changes);
     let update = Query::update()
         .table(table)
         .values(changes)
         .and_where(Expr::col("id").eq(id))
         .take();
     tx.execute(&update).await?;
+    if let Some(audit) = audit {
+        audit.finish(tx, id, &secrets).await?;
+    }
     Ok(())
 }
 
@@ -102,13 +131,20 @@ pub async fn update_if(
     condition: Condition,
     changes: Changes,
 ) -> Result<bool> {
+    dial_plan::check(tx, table, Some(id), &changes).await?;
+    let audit = audit::begin(tx, table, Some(id)).await?;
+    let secrets = secrets(&changes);
     let update = Query::update()
         .table(table)
         .values(changes)
         .and_where(Expr::col("id").eq(id))
         .cond_where(condition)
         .take();
-    Ok(tx.execute(&update).await? == 1)
+    let done = tx.execute(&update).await? == 1;
+    if done && let Some(audit) = audit {
+        audit.finish(tx, id, &secrets).await?;
+    }
+    Ok(done)
 }
 
 /// The record `id` from `select` (already confined to the caller's scope), or
@@ -137,14 +173,7 @@ pub async fn update<T: Record>(
     let mut visible = select.clone();
     visible.and_where(column(id_column).eq(id));
     tx.fetch_one::<T>(&visible).await?;
-    if !changes.is_empty() {
-        let update = Query::update()
-            .table(table)
-            .values(changes)
-            .and_where(Expr::col("id").eq(id))
-            .take();
-        tx.execute(&update).await?;
-    }
+    update_in(&mut tx, table, id, changes).await?;
     let record = tx.fetch_one(&visible).await?;
     tx.commit().await?;
     Ok(record)
@@ -179,17 +208,7 @@ pub async fn delete_owning<T: Record>(
     if let Some(key) = object(&record) {
         crate::jobs::delete_object(&mut tx, key).await?;
     }
-    let delete = Query::delete()
-        .from_table(table)
-        .and_where(Expr::col("id").eq(id))
-        .take();
-    let deleted = tx.execute(&delete).await.map_err(|e| match e {
-        Error::InUse(_) => Error::InUse(format!(
-            "the {} is still used by other records",
-            singular(table)
-        )),
-        other => other,
-    })?;
+    let deleted = delete_in(&mut tx, table, id).await?;
     if deleted == 0 {
         // A concurrent delete got there between the read and this write (PostgreSQL
         // reads without locking): it deleted the record, this one did not.
@@ -197,6 +216,32 @@ pub async fn delete_owning<T: Record>(
     }
     tx.commit().await?;
     Ok(record)
+}
+
+/// Deletes row `id` of `table` inside a transaction, answering how many rows went (0 or
+/// 1): refused with 409 while something uses the row (`in_use`, checked with the row
+/// locked), audited like every write here.
+pub async fn delete_in(tx: &mut Tx, table: &'static str, id: i64) -> Result<u64> {
+    crate::in_use::check(tx, table, id).await?;
+    let audit = audit::begin(tx, table, Some(id)).await?;
+    let delete = Query::delete()
+        .from_table(table)
+        .and_where(Expr::col("id").eq(id))
+        .take();
+    // A use no declaration names is still refused by its foreign key.
+    let deleted = tx.execute(&delete).await.map_err(|e| match e {
+        Error::InUse(_) => Error::InUse(format!(
+            "the {} is still used by other records",
+            singular(table)
+        )),
+        other => other,
+    })?;
+    if deleted > 0
+        && let Some(audit) = audit
+    {
+        audit.finish(tx, id, &[]).await?;
+    }
+    Ok(deleted)
 }
 
 /// Whether a row of `table` with `id` exists under `condition`.

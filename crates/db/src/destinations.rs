@@ -81,6 +81,26 @@ pub async fn replace(
         .take();
     tx.execute(&delete).await?;
     for (position, item) in items.iter().enumerate() {
+        if let Some(table) = target_table(item.dest_type) {
+            // The target is read with a share lock in this transaction: a delete of it
+            // (which locks it for update before its in-use check) either finished before
+            // — the target is gone and this write is refused — or waits for this one
+            // and then sees the list routing to it (`in_use`).
+            let target = Query::select()
+                .column("id")
+                .from(table)
+                .and_where(Expr::col("id").eq(item.id))
+                .and_where(Expr::col("tenant_id").eq(tenant.get()))
+                .lock(sea_query::LockType::Share)
+                .take();
+            if tx.fetch_optional::<(i64,)>(&target).await?.is_none() {
+                return Err(crate::Error::Conflict(format!(
+                    "{list}[{position}] names {} {} that no longer exists in the tenant",
+                    item.dest_type.name(),
+                    item.id
+                )));
+            }
+        }
         let insert = Query::insert()
             .into_table("destinations")
             .columns([
@@ -201,28 +221,4 @@ pub async fn load(
             .push(row.destination);
     }
     Ok(lists)
-}
-
-/// Descriptions of the records whose destination lists point at `target_id` of one of
-/// `dest_types`, for "still in use" answers.
-pub async fn users_of(db: &Db, dest_types: &[&'static str], target_id: i64) -> Result<Vec<String>> {
-    #[derive(sqlx::FromRow)]
-    struct Use {
-        owner_type: String,
-        owner_id: i64,
-    }
-    let select = Query::select()
-        .distinct()
-        .columns(["owner_type", "owner_id"])
-        .from("destinations")
-        .and_where(Expr::col("dest_type").is_in(dest_types.iter().copied()))
-        .and_where(Expr::col("target_id").eq(target_id))
-        .order_by("owner_type", sea_query::Order::Asc)
-        .order_by("owner_id", sea_query::Order::Asc)
-        .take();
-    let uses: Vec<Use> = db.conn().fetch_all(&select).await?;
-    Ok(uses
-        .into_iter()
-        .map(|u| format!("{} {}", u.owner_type.replace('_', " "), u.owner_id))
-        .collect())
 }

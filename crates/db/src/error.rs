@@ -69,6 +69,11 @@ fn unique_message(constraint: Option<&str>, message: &str) -> String {
             "this phone number is already provisioned",
         ),
         (
+            "dial_plan_number_unique",
+            "dial_plan.tenant_id",
+            "the number is already taken in the tenant's dial plan",
+        ),
+        (
             "ivrs_number_unique",
             "ivrs.number",
             "an IVR with this number already exists in the tenant",

@@ -8,7 +8,7 @@ use switchboard_domain::records::ivr::{CreateIvr, Ivr, UpdateIvr};
 
 use crate::backend::Db;
 use crate::crud::{self, Changes};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::list::{self, Listing};
 use crate::scope;
 
@@ -68,14 +68,5 @@ pub async fn update(db: &Db, scope: &Scope, id: IvrId, body: UpdateIvr) -> Resul
 
 /// Deletes an IVR that no destination list or announcement uses.
 pub async fn delete(db: &Db, scope: &Scope, id: IvrId) -> Result<Ivr> {
-    get(db, scope, id).await?;
-    let mut users = crate::destinations::users_of(db, &["IVR"], id.get()).await?;
-    users.extend(crate::announcements::using_ivr(db, id.get()).await?);
-    if !users.is_empty() {
-        return Err(Error::InUse(format!(
-            "the IVR is used by {}",
-            users.join(", ")
-        )));
-    }
     crud::delete(db, select(scope), "id", "ivrs", id.get()).await
 }

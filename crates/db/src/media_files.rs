@@ -9,7 +9,7 @@ use switchboard_domain::records::media_file::{LanguageText, MediaFile, MediaFile
 
 use crate::backend::Db;
 use crate::crud::{self, Changes};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::list::{self, Listing};
 use crate::scope;
 
@@ -144,41 +144,9 @@ pub async fn update(
     crud::update(db, select(scope), "id", "media_files", id.get(), changes).await
 }
 
-/// What uses media file `id`: paging groups, announcements and holidays, described.
-pub async fn users_of(db: &Db, id: MediaFileId) -> Result<Vec<String>> {
-    let mut users = Vec::new();
-    for (table, column, what) in [
-        ("paging_groups", "intro_media_file_id", "paging group"),
-        ("announcements", "media_file_id", "announcement"),
-        ("holidays", "media_file_id", "holiday"),
-    ] {
-        let select = Query::select()
-            .column("id")
-            .from(table)
-            .and_where(Expr::col(column).eq(id.get()))
-            .order_by("id", sea_query::Order::Asc)
-            .take();
-        #[derive(sqlx::FromRow)]
-        struct Id {
-            id: i64,
-        }
-        let ids: Vec<Id> = db.conn().fetch_all(&select).await?;
-        users.extend(ids.into_iter().map(|row| format!("{what} {}", row.id)));
-    }
-    Ok(users)
-}
-
 /// Deletes a media file's row unless something uses it (409 naming the users); the
 /// caller removes the stored audio after.
 pub async fn delete(db: &Db, scope: &Scope, id: MediaFileId) -> Result<MediaFileRow> {
-    get(db, scope, id).await?;
-    let users = users_of(db, id).await?;
-    if !users.is_empty() {
-        return Err(Error::InUse(format!(
-            "the media file is used by {}",
-            users.join(", ")
-        )));
-    }
     crud::delete_owning(
         db,
         select(scope),

@@ -184,20 +184,11 @@ pub async fn update(
 /// Deletes a paging group and its member list, unless another destination list routes to it.
 pub async fn delete(db: &Db, scope: &Scope, id: PagingGroupId) -> Result<PagingGroup> {
     let current = get(db, scope, id).await?;
-    let users = destinations::users_of(db, &["PAGING_GROUP"], id.get()).await?;
-    if !users.is_empty() {
-        return Err(Error::InUse(format!(
-            "the paging group is used by {}",
-            users.join(", ")
-        )));
-    }
     let mut tx = db.begin().await?;
     destinations::delete_all(&mut tx, Owner::PagingGroup, id.get()).await?;
-    let delete = Query::delete()
-        .from_table("paging_groups")
-        .and_where(Expr::col("id").eq(id.get()))
-        .take();
-    tx.execute(&delete).await?;
+    if crud::delete_in(&mut tx, "paging_groups", id.get()).await? == 0 {
+        return Err(Error::NotFound);
+    }
     tx.commit().await?;
     Ok(current)
 }

@@ -1,5 +1,7 @@
-//! The audit trail: who did what, when and from where (logins, failures, lockouts, token
-//! refreshes, multi-factor and password changes, …), readable by tenant.
+//! The audit trail: who did what, when and from where — every create, update and delete
+//! of every resource with the changed fields before and after, and the account events
+//! (logins, failures, lockouts, token refreshes, multi-factor and password changes) —
+//! readable by tenant.
 
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -16,6 +18,19 @@ pub const ENTITIES: &[&str] = &[
     "mfa",
     "password",
     "webhook",
+    "partner",
+    "tenant",
+    "branch",
+    "extension",
+    "ivr",
+    "paging-group",
+    "business-hours",
+    "holiday",
+    "announcement",
+    "media-file",
+    "phone-number",
+    "voicemail-message",
+    "call-recording",
     "call-outcome",
     "custom-voice",
     "queue",
@@ -46,15 +61,27 @@ pub struct AuditEntry {
     pub user_id: Option<i64>,
     /// That user's e-mail address (as typed, for failed logins of unknown accounts).
     pub user_email: String,
-    /// What happened: `login.success`, `login.failure`, `login.locked`, `token.refresh`,
-    /// `token.reuse`, `logout`, `mfa.enrol`, `mfa.enable`, `mfa.disable`, `password.change`, …
+    /// What happened: `create`, `update`, `delete` for a change of a record;
+    /// `login.success`, `login.failure`, `login.locked`, `token.refresh`, `token.reuse`,
+    /// `logout`, `mfa.enrol`, `mfa.enable`, `mfa.disable`, `password.change`, … otherwise.
     pub action: String,
-    /// The kind of record concerned (`authentication`, `session`, `user`, `mfa`, `password`).
+    /// The kind of record concerned (`extension`, `paging-group`, `webhook`, `user`,
+    /// `authentication`, `session`, …; see the `entities` filter).
     pub entity: String,
     /// The record's id, when there is one.
     pub entity_id: Option<String>,
     /// The client address the request came from.
     pub client_address: String,
+    /// The record's changed fields as they were (every field for a delete; null for a
+    /// create or an account event). Secrets never appear: a changed one reads `********`.
+    #[cfg_attr(feature = "sqlx", sqlx(skip))]
+    #[schema(value_type = Option<Object>)]
+    pub before: serde_json::Value,
+    /// The record's changed fields as they are now (every field for a create; null for
+    /// a delete or an account event).
+    #[cfg_attr(feature = "sqlx", sqlx(skip))]
+    #[schema(value_type = Option<Object>)]
+    pub after: serde_json::Value,
     /// Further facts, as a JSON object.
     #[cfg_attr(feature = "sqlx", sqlx(skip))]
     pub details: serde_json::Value,
@@ -79,6 +106,8 @@ const ENTITY_LIST: CommaList<OneOf> = CommaList {
 };
 /// An action name.
 const ACTION: Text = text(1, 64);
+/// A record's id as the trail keeps it.
+const ENTITY_ID: Text = text(1, 64);
 
 /// Filters of the audit log.
 #[derive(Clone, Debug, Default, Filter)]
@@ -95,4 +124,7 @@ pub struct AuditFilter {
     /// Only entries of this action.
     #[field(rule = ACTION)]
     pub action: Option<String>,
+    /// Only entries about the record with this id (with `entities`, of that kind).
+    #[field(rule = ENTITY_ID)]
+    pub entity_id: Option<String>,
 }

@@ -7,10 +7,10 @@ use super::NAME;
 use crate::declare::{Body, Listed};
 use crate::ids::{BranchId, ExtensionId, TenantId};
 use crate::list::BranchedFilter;
-use crate::validation::{Chars, ID, dial};
+use crate::validation::{ID, PlanNumber, plan_number};
 
 /// An extension number: 1 to 32 dial characters, unique in its tenant.
-pub const NUMBER: Chars = dial(1, 32);
+pub const NUMBER: PlanNumber = plan_number(1, 32);
 
 /// An extension.
 #[derive(Clone, Debug, Serialize, ToSchema, Listed)]

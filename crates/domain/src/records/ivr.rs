@@ -7,10 +7,10 @@ use super::NAME;
 use crate::declare::{Body, Listed};
 use crate::ids::{IvrId, TenantId};
 use crate::list::TenantFilter;
-use crate::validation::{Chars, ID, dial};
+use crate::validation::{ID, PlanNumber, plan_number};
 
 /// An IVR number: 1 to 32 dial characters, unique among the tenant's IVRs.
-pub const NUMBER: Chars = dial(1, 32);
+pub const NUMBER: PlanNumber = plan_number(1, 32);
 
 /// An IVR.
 #[derive(Clone, Debug, Serialize, ToSchema, Listed)]

@@ -8,11 +8,11 @@ use super::destination::{Destination, DestinationInput, Destinations};
 use crate::declare::{Body, Listed};
 use crate::ids::{PagingGroupId, TenantId};
 use crate::list::TenantFilter;
-use crate::validation::{Chars, ID, Int, OneOf, dial, int};
+use crate::validation::{ID, Int, OneOf, PlanNumber, int, plan_number};
 
 /// A paging group number: at least 2 dial characters (the spec's minimum), unique in
 /// its tenant.
-pub const NUMBER: Chars = dial(2, 32);
+pub const NUMBER: PlanNumber = plan_number(2, 32);
 
 /// The media file played before paging.
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]

@@ -172,6 +172,62 @@ pub const fn dial(min: usize, max: usize) -> Chars {
     }
 }
 
+/// The feature codes the platform's dial plan answers itself (documented in
+/// `docs/decisions.md`); every number starting with `*` is kept for them and later ones.
+pub const FEATURE_CODES: &[(&str, &str)] = &[
+    ("*97", "own voicemail"),
+    ("*98", "any mailbox"),
+    ("*8", "call pickup"),
+    ("*72", "call forwarding on"),
+    ("*73", "call forwarding off"),
+    ("*78", "do not disturb on"),
+    ("*79", "do not disturb off"),
+    ("*69", "last caller"),
+];
+
+/// A number of the tenant's dial plan (an extension, IVR, paging group, …): dial
+/// characters, not starting with `*`, which is the platform's feature-code space.
+#[derive(Clone, Copy, Debug)]
+pub struct PlanNumber {
+    /// The characters and lengths accepted.
+    pub chars: Chars,
+}
+
+/// The pattern of a dial-plan number: dial characters, the first not `*`.
+pub const PLAN_PATTERN: &str = "^[0-9#+][0-9*#+]*$";
+
+/// A dial-plan number of `min..=max` characters (`min` at least 1).
+pub const fn plan_number(min: usize, max: usize) -> PlanNumber {
+    PlanNumber {
+        chars: Chars {
+            min,
+            max,
+            pattern: PLAN_PATTERN,
+            allowed: |c| c.is_ascii_digit() || matches!(c, '*' | '#' | '+'),
+            sample: "4207",
+        },
+    }
+}
+
+impl Rule for PlanNumber {
+    type Output = String;
+    fn check(&self, raw: Raw<'_>) -> Result<String, String> {
+        let s = self.chars.check(raw)?;
+        if s.starts_with('*') {
+            return Err(format!(
+                "must not start with * (the platform's feature codes, such as *97 for voicemail); must match pattern {PLAN_PATTERN}"
+            ));
+        }
+        Ok(s)
+    }
+    fn schema(&self) -> Schema {
+        self.chars.schema()
+    }
+    fn example(&self) -> Value {
+        self.chars.example()
+    }
+}
+
 /// An integer in `min..=max`.
 #[derive(Clone, Copy, Debug)]
 pub struct Int {

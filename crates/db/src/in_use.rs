@@ -1,0 +1,144 @@
+//! What stands in the way of deleting a record, declared once per table and checked by
+//! every delete of [`crate::crud`] inside its transaction, after locking the row: a
+//! concurrent write that makes a destination list route to the row either committed
+//! before the lock (and is seen) or waits for it and then finds the row gone
+//! (`destinations::replace` locks its targets), so no list is ever left dangling.
+
+use sea_query::{Expr, ExprTrait, LockType, Query};
+
+use crate::backend::Tx;
+use crate::error::{Error, Result};
+
+/// One kind of use of a row.
+#[derive(Clone, Copy, Debug)]
+pub enum Use {
+    /// Destination lists routing to it with one of these destination types.
+    Routed(&'static [&'static str]),
+    /// Rows of `table` naming it in `column`, described as `what` and their id.
+    Column {
+        /// The using table.
+        table: &'static str,
+        /// Its column holding the id.
+        column: &'static str,
+        /// Its column naming the using record.
+        key: &'static str,
+        /// How one such row is named (`announcement`).
+        what: &'static str,
+    },
+}
+
+/// The tables whose rows others use: the table, how the 409 names one of its rows, and
+/// the uses, in the order the answer lists them. A new resource joins with one entry.
+pub const IN_USE: &[(&str, &str, &[Use])] = &[
+    (
+        "extensions",
+        "extension",
+        &[Use::Routed(&["EXT", "VOICEMAIL"])],
+    ),
+    (
+        "ivrs",
+        "IVR",
+        &[
+            Use::Routed(&["IVR"]),
+            Use::Column {
+                table: "announcement_ivrs",
+                column: "ivr_id",
+                key: "announcement_id",
+                what: "announcement",
+            },
+        ],
+    ),
+    (
+        "paging_groups",
+        "paging group",
+        &[Use::Routed(&["PAGING_GROUP"])],
+    ),
+    (
+        "media_files",
+        "media file",
+        &[
+            Use::Column {
+                table: "paging_groups",
+                key: "id",
+                column: "intro_media_file_id",
+                what: "paging group",
+            },
+            Use::Column {
+                table: "announcements",
+                key: "id",
+                column: "media_file_id",
+                what: "announcement",
+            },
+            Use::Column {
+                table: "holidays",
+                key: "id",
+                column: "media_file_id",
+                what: "holiday",
+            },
+        ],
+    ),
+];
+
+/// Locks row `id` of `table` for the rest of `tx` (PostgreSQL `FOR UPDATE`; SQLite's
+/// write transactions already run one at a time) and refuses with 409 naming the users
+/// when something uses it.
+pub(crate) async fn check(tx: &mut Tx, table: &'static str, id: i64) -> Result<()> {
+    let Some((_, kind, uses)) = IN_USE.iter().find(|(name, _, _)| *name == table) else {
+        return Ok(());
+    };
+    let lock = Query::select()
+        .column("id")
+        .from(table)
+        .and_where(Expr::col("id").eq(id))
+        .lock(LockType::Update)
+        .take();
+    tx.fetch_optional::<(i64,)>(&lock).await?;
+    let mut users = Vec::new();
+    for used in *uses {
+        match *used {
+            Use::Routed(types) => users.extend(routed(tx, types, id).await?),
+            Use::Column {
+                table,
+                column,
+                key,
+                what,
+            } => {
+                let select = Query::select()
+                    .column(key)
+                    .from(table)
+                    .and_where(Expr::col(column).eq(id))
+                    .order_by(key, sea_query::Order::Asc)
+                    .take();
+                let ids: Vec<(i64,)> = tx.fetch_all(&select).await?;
+                users.extend(ids.into_iter().map(|(id,)| format!("{what} {id}")));
+            }
+        }
+    }
+    if users.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::InUse(format!(
+            "the {kind} is used by {}",
+            users.join(", ")
+        )))
+    }
+}
+
+/// Descriptions of the owners of destination lists routing to `target_id` of one of
+/// `dest_types`.
+async fn routed(tx: &mut Tx, dest_types: &[&'static str], target_id: i64) -> Result<Vec<String>> {
+    let select = Query::select()
+        .distinct()
+        .columns(["owner_type", "owner_id"])
+        .from("destinations")
+        .and_where(Expr::col("dest_type").is_in(dest_types.iter().copied()))
+        .and_where(Expr::col("target_id").eq(target_id))
+        .order_by("owner_type", sea_query::Order::Asc)
+        .order_by("owner_id", sea_query::Order::Asc)
+        .take();
+    let uses: Vec<(String, i64)> = tx.fetch_all(&select).await?;
+    Ok(uses
+        .into_iter()
+        .map(|(owner, id)| format!("{} {id}", owner.replace('_', " ")))
+        .collect())
+}

@@ -1,0 +1,272 @@
+//! The audit trail of every change: each create, update and delete is recorded in the
+//! change's transaction with who, from where, and the changed fields before and after;
+//! secrets never.
+
+use serde_json::{Value, json};
+
+use crate::fixture::World;
+use crate::on_both_backends;
+use crate::support::TestApp;
+
+const LOG: &str = "/v2/admin/audit-log/";
+
+async fn entries(app: &TestApp, token: &str, query: &str) -> Vec<Value> {
+    let page = app
+        .get(
+            &format!("{LOG}?sortBy=id&recordsPerPage=1000&{query}"),
+            token,
+        )
+        .await
+        .expect(200);
+    page["records"].as_array().unwrap().clone()
+}
+
+/// Every stored audit row, as raw text, for searching.
+async fn raw_rows(app: &TestApp) -> String {
+    use sea_query::{Expr, Query};
+    let select = Query::select()
+        .expr(Expr::cust(
+            "entity || '|' || action || '|' || COALESCE(entity_id, '') || '|' || details",
+        ))
+        .from("audit_log")
+        .take();
+    let rows: Vec<(String,)> = app.state.db.conn().fetch_all(&select).await.unwrap();
+    rows.into_iter()
+        .map(|(row,)| row)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+async fn creates_updates_and_deletes_are_recorded(app: TestApp) {
+    let w = World::seed(&app).await;
+    let a = app.login(w.admin_a).await;
+    let created = app
+        .post(
+            "/v2/admin/extensions/",
+            &a,
+            json!({"number": "150", "name": "Lobby"}),
+        )
+        .await
+        .expect(200);
+    let id = created["id"].as_i64().unwrap();
+    let path = format!("/v2/admin/extensions/{id}");
+    app.patch(&path, &a, json!({"name": "Lobby phone"}))
+        .await
+        .expect(200);
+    // A patch that changes nothing records nothing.
+    app.patch(&path, &a, json!({"name": "Lobby phone"}))
+        .await
+        .expect(200);
+    app.delete(&path, &a).await.expect(200);
+    let group = app
+        .post(
+            "/v2/admin/paging-groups/",
+            &a,
+            json!({"tenantId": w.tenant_a, "number": "80", "name": "Store",
+                   "routingDestinations": [{"id": w.ext_a, "destType": "EXT"}]}),
+        )
+        .await
+        .expect(200);
+
+    let log = entries(&app, &a, &format!("entities=extension&entityId={id}")).await;
+    let actions: Vec<&str> = log.iter().map(|e| e["action"].as_str().unwrap()).collect();
+    assert_eq!(actions, ["create", "update", "delete"]);
+    for entry in &log {
+        assert_eq!(entry["entity"], "extension");
+        assert_eq!(entry["entityId"], id.to_string());
+        assert_eq!(entry["userEmail"], w.admin_a);
+        assert_eq!(entry["tenantId"], w.tenant_a);
+        assert_eq!(entry["tenantName"], "Tenant A");
+        assert!(entry["userId"].as_i64().is_some_and(|u| u > 0), "{entry}");
+        assert!(!entry["clientAddress"].as_str().unwrap().is_empty());
+    }
+    let (create, update, delete) = (&log[0], &log[1], &log[2]);
+    assert_eq!(create["before"], Value::Null);
+    assert_eq!(create["after"]["number"], "150");
+    assert_eq!(create["after"]["name"], "Lobby");
+    assert_eq!(create["after"]["tenantId"], w.tenant_a);
+    assert_eq!(
+        update["before"],
+        json!({"name": "Lobby"}),
+        "only the changed fields"
+    );
+    assert_eq!(update["after"], json!({"name": "Lobby phone"}));
+    assert_eq!(delete["before"]["name"], "Lobby phone");
+    assert_eq!(delete["before"]["number"], "150");
+    assert_eq!(delete["after"], Value::Null);
+
+    let groups = entries(&app, &a, "entities=paging-group").await;
+    assert_eq!(groups.len(), 1);
+    assert_eq!(
+        groups[0]["entityId"],
+        group["id"].as_i64().unwrap().to_string()
+    );
+    assert_eq!(groups[0]["after"]["number"], "80");
+    // Several kinds at once, the release notes' names accepted before their resources.
+    let both = entries(&app, &a, "entities=extension,paging-group,queue").await;
+    assert_eq!(both.len(), 4);
+}
+
+async fn secrets_never_reach_the_trail(app: TestApp) {
+    let w = World::seed(&app).await;
+    let a = app.login(w.admin_a).await;
+    let hook = app
+        .post(
+            "/v2/webhooks/",
+            &a,
+            json!({"tenantId": w.tenant_a, "type": "CALL_ENDED", "url": "https://crm.example.com/hooks",
+                   "username": "crm", "password": "hook-pass-4711", "authtoken": "hook-token-4711"}),
+        )
+        .await
+        .expect(200);
+    let signing = hook["signingSecret"].as_str().unwrap().to_owned();
+    let hook_path = format!("/v2/webhooks/{}", hook["id"]);
+    app.patch(&hook_path, &a, json!({"password": "hook-pass-4712"}))
+        .await
+        .expect(200);
+    let rotated = app
+        .post(&format!("{hook_path}/rotate-secret"), &a, json!({}))
+        .await
+        .expect(200);
+    let user = app
+        .post(
+            "/v2/admin/users/",
+            &a,
+            json!({"email": "agent@example.com", "password": "user-pass-4711-long", "userRole": 5,
+                   "branchId": w.branch_a, "peerSecret": "sip-peer-4711"}),
+        )
+        .await
+        .expect(200);
+    app.patch(
+        &format!("/v2/admin/users/{}", user["id"]),
+        &a,
+        json!({"password": "user-pass-4712-long"}),
+    )
+    .await
+    .expect(200);
+
+    let raw = raw_rows(&app).await;
+    for secret in [
+        "hook-pass-4711",
+        "hook-pass-4712",
+        "hook-token-4711",
+        signing.as_str(),
+        rotated["signingSecret"].as_str().unwrap(),
+        "user-pass-4711-long",
+        "user-pass-4712-long",
+        "sip-peer-4711",
+        "$argon2",
+    ] {
+        assert!(!raw.contains(secret), "{secret} is in the trail:\n{raw}");
+    }
+    // The changes are there, a changed secret noted without its value.
+    let hooks = entries(&app, &a, "entities=webhook").await;
+    let actions: Vec<&str> = hooks
+        .iter()
+        .map(|e| e["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(actions, ["create", "update", "update"]);
+    assert_eq!(hooks[0]["after"]["url"], "https://crm.example.com/hooks");
+    assert_eq!(hooks[1]["after"]["passwordSealed"], "********");
+    assert_eq!(hooks[2]["after"]["signingSecretSealed"], "********");
+    let users = entries(&app, &a, &format!("entities=user&entityId={}", user["id"])).await;
+    assert_eq!(users.len(), 2);
+    assert_eq!(users[0]["after"]["email"], "agent@example.com");
+    assert_eq!(users[1]["after"]["passwordHash"], "********");
+}
+
+async fn a_failed_change_writes_no_entry_and_a_failed_entry_fails_the_change(app: TestApp) {
+    let w = World::seed(&app).await;
+    let a = app.login(w.admin_a).await;
+    app.post(
+        "/v2/admin/extensions/",
+        &a,
+        json!({"number": "101", "name": "Clash"}),
+    )
+    .await
+    .error(409, "Conflict");
+    app.delete(&format!("/v2/admin/extensions/{}", w.ext_a), &a)
+        .await
+        .expect(200);
+    assert_eq!(
+        app.count("audit_log", Some(("entity", "extension"))).await,
+        1
+    );
+    assert_eq!(app.count("audit_log", Some(("action", "create"))).await, 0);
+    // With the trail unwritable, the change itself is refused and nothing is written.
+    rename_audit_log(&app).await;
+    app.post(
+        "/v2/admin/extensions/",
+        &a,
+        json!({"number": "160", "name": "Unaudited"}),
+    )
+    .await
+    .error(500, "InternalServerError");
+    assert_eq!(app.count("extensions", Some(("number", "160"))).await, 0);
+}
+
+/// Moves the audit table away behind the service's back, so writing an entry fails.
+async fn rename_audit_log(app: &TestApp) {
+    use sqlx::Connection;
+    let url = app.config.database_url.clone().expect("a database URL");
+    let sql = "ALTER TABLE audit_log RENAME TO audit_log_away";
+    if url.starts_with("postgres") {
+        let mut connection = sqlx::PgConnection::connect(&url).await.unwrap();
+        sqlx::query(sql).execute(&mut connection).await.unwrap();
+    } else {
+        let mut connection = sqlx::SqliteConnection::connect(&url).await.unwrap();
+        sqlx::query(sql).execute(&mut connection).await.unwrap();
+    }
+}
+
+async fn the_trail_keeps_to_its_tenant(app: TestApp) {
+    let w = World::seed(&app).await;
+    let a = app.login(w.admin_a).await;
+    let b = app.login(w.admin_b).await;
+    app.post(
+        "/v2/admin/extensions/",
+        &a,
+        json!({"number": "150", "name": "A only"}),
+    )
+    .await
+    .expect(200);
+    assert_eq!(entries(&app, &a, "entities=extension").await.len(), 1);
+    assert!(entries(&app, &b, "entities=extension").await.is_empty());
+    app.get(&format!("{LOG}?tenantId={}", w.tenant_a), &b)
+        .await
+        .error(403, "Forbidden");
+    let branch = app.login(w.branch_admin_a).await;
+    app.get(LOG, &branch).await.error(403, "Forbidden");
+    let platform = app.login(w.platform).await;
+    let all = entries(&app, &platform, "entities=extension").await;
+    assert_eq!(all.len(), 1);
+    assert_eq!(all[0]["tenantName"], "Tenant A");
+}
+
+async fn entity_names_are_checked(app: TestApp) {
+    let w = World::seed(&app).await;
+    let a = app.login(w.admin_a).await;
+    for accepted in [
+        "extension,queue",
+        "call-outcome,custom-voice,theme",
+        "voicemail-message",
+    ] {
+        app.get(&format!("{LOG}?entities={accepted}"), &a)
+            .await
+            .expect(200);
+    }
+    let problems = app
+        .get(&format!("{LOG}?entities=bogus"), &a)
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(problems[0].starts_with("'query/entities"), "{problems:?}");
+}
+
+on_both_backends!(
+    creates_updates_and_deletes_are_recorded,
+    secrets_never_reach_the_trail,
+    a_failed_change_writes_no_entry_and_a_failed_entry_fails_the_change,
+    the_trail_keeps_to_its_tenant,
+    entity_names_are_checked,
+);
