@@ -4,8 +4,6 @@
 use std::str::FromStr;
 use std::time::Duration;
 
-use futures::stream::BoxStream;
-use futures::{StreamExt, TryStreamExt};
 use sea_query::{PostgresQueryBuilder, SqliteQueryBuilder};
 use sea_query_sqlx::SqlxBinder;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions, PgRow};
@@ -254,6 +252,16 @@ impl Db {
         }
     }
 
+    /// Connections checked out of the pool right now (for the readiness report and tests
+    /// that show a stalled client holds none).
+    pub fn connections_in_use(&self) -> u32 {
+        let (size, idle) = match &self.pool {
+            Pool::Sqlite(pool) => (pool.size(), pool.num_idle()),
+            Pool::Postgres(pool) => (pool.size(), pool.num_idle()),
+        };
+        size.saturating_sub(u32::try_from(idle).unwrap_or(u32::MAX))
+    }
+
     /// Closes every connection.
     pub async fn close(&self) {
         match &self.pool {
@@ -283,32 +291,118 @@ impl Db {
         PoolConn { db: self }
     }
 
-    /// Streams every row of a query without collecting them: the connection stays
-    /// checked out while the stream is read, and memory stays flat however long the list.
-    pub fn stream<T: Record>(&self, stmt: &impl SqlxBinder) -> BoxStream<'static, Result<T>> {
-        match self.pool.clone() {
+    /// Runs a query on one connection, released before this answers, answering its rows
+    /// and, for the last row, the values of the selected columns aliased `key` and `id`
+    /// (the sort key and the id a list continues after). The key is `None` when its type
+    /// is one this cannot carry into the next query (the caller then continues by offset).
+    pub async fn fetch_keyed<T: Record>(
+        &self,
+        stmt: &impl SqlxBinder,
+        key: &str,
+        id: &str,
+    ) -> Result<Keyed<T>> {
+        use sqlx::Row;
+        match &self.pool {
             Pool::Sqlite(pool) => {
                 let (sql, values) = stmt.build_sqlx(SqliteQueryBuilder);
-                async_stream::try_stream! {
-                    let mut rows = sqlx::query_as_with::<Sqlite, T, _>(AssertSqlSafe(sql), values).fetch(&pool);
-                    while let Some(row) = rows.try_next().await? {
-                        yield row;
-                    }
-                }
-                .boxed()
+                let rows = sqlx::query_with(AssertSqlSafe(sql), values)
+                    .fetch_all(pool)
+                    .await?;
+                let last = match rows.last() {
+                    Some(row) => Some((sqlite_key(row, key), row.try_get::<i64, _>(id)?)),
+                    None => None,
+                };
+                let records = rows
+                    .iter()
+                    .map(T::from_row)
+                    .collect::<std::result::Result<Vec<T>, _>>()?;
+                Ok(Keyed { records, last })
             }
             Pool::Postgres(pool) => {
                 let (sql, values) = stmt.build_sqlx(PostgresQueryBuilder);
-                async_stream::try_stream! {
-                    let mut rows = sqlx::query_as_with::<Postgres, T, _>(AssertSqlSafe(sql), values).fetch(&pool);
-                    while let Some(row) = rows.try_next().await? {
-                        yield row;
-                    }
-                }
-                .boxed()
+                let rows = sqlx::query_with(AssertSqlSafe(sql), values)
+                    .fetch_all(pool)
+                    .await?;
+                let last = match rows.last() {
+                    Some(row) => Some((postgres_key(row, key), row.try_get::<i64, _>(id)?)),
+                    None => None,
+                };
+                let records = rows
+                    .iter()
+                    .map(T::from_row)
+                    .collect::<std::result::Result<Vec<T>, _>>()?;
+                Ok(Keyed { records, last })
             }
         }
     }
+
+    /// Whether `NULL` sorts before every value in ascending order (SQLite) rather than
+    /// after them (PostgreSQL).
+    pub fn nulls_sort_first(&self) -> bool {
+        match self.pool {
+            Pool::Sqlite(_) => true,
+            Pool::Postgres(_) => false,
+        }
+    }
+}
+
+/// A batch of rows read by [`Db::fetch_keyed`], with where the next batch starts.
+pub struct Keyed<T> {
+    /// The rows.
+    pub records: Vec<T>,
+    /// The last row's sort key (when carried) and id; `None` for an empty batch.
+    pub last: Option<(Option<SortKey>, i64)>,
+}
+
+/// A sort key read back from a row, to ask for the rows after it.
+#[derive(Clone, Debug)]
+pub enum SortKey {
+    /// The row's sort column is `NULL`.
+    Null,
+    /// Its value, ready to bind.
+    Value(sea_query::Value),
+}
+
+/// The sort key of a SQLite row, by the value's storage class.
+fn sqlite_key(row: &SqliteRow, key: &str) -> Option<SortKey> {
+    use sqlx::{Row, TypeInfo, ValueRef};
+    let raw = row.try_get_raw(key).ok()?;
+    if raw.is_null() {
+        return Some(SortKey::Null);
+    }
+    let value = match raw.type_info().name() {
+        "INTEGER" => sea_query::Value::from(row.try_get_unchecked::<i64, _>(key).ok()?),
+        "REAL" => sea_query::Value::from(row.try_get_unchecked::<f64, _>(key).ok()?),
+        "TEXT" => sea_query::Value::from(row.try_get_unchecked::<String, _>(key).ok()?),
+        _ => return None,
+    };
+    Some(SortKey::Value(value))
+}
+
+/// The sort key of a PostgreSQL row, by the column's type.
+fn postgres_key(row: &PgRow, key: &str) -> Option<SortKey> {
+    use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
+    use sqlx::{Row, TypeInfo, ValueRef};
+    let raw = row.try_get_raw(key).ok()?;
+    if raw.is_null() {
+        return Some(SortKey::Null);
+    }
+    let value = match raw.type_info().name() {
+        "INT2" => sea_query::Value::from(row.try_get::<i16, _>(key).ok()?),
+        "INT4" => sea_query::Value::from(row.try_get::<i32, _>(key).ok()?),
+        "INT8" => sea_query::Value::from(row.try_get::<i64, _>(key).ok()?),
+        "FLOAT4" => sea_query::Value::from(row.try_get::<f32, _>(key).ok()?),
+        "FLOAT8" => sea_query::Value::from(row.try_get::<f64, _>(key).ok()?),
+        "BOOL" => sea_query::Value::from(row.try_get::<bool, _>(key).ok()?),
+        "TEXT" | "VARCHAR" | "BPCHAR" | "NAME" => {
+            sea_query::Value::from(row.try_get::<String, _>(key).ok()?)
+        }
+        "TIMESTAMPTZ" => sea_query::Value::from(row.try_get::<DateTime<Utc>, _>(key).ok()?),
+        "TIMESTAMP" => sea_query::Value::from(row.try_get::<NaiveDateTime, _>(key).ok()?),
+        "DATE" => sea_query::Value::from(row.try_get::<NaiveDate, _>(key).ok()?),
+        _ => return None,
+    };
+    Some(SortKey::Value(value))
 }
 
 /// Statements run straight on the pool (see [`Db::conn`]).
