@@ -211,3 +211,174 @@ mod cut_off {
 
     on_both_backends!(with stall_quickly; a_reader_that_reads_nothing_is_cut_off);
 }
+
+/// A PostgreSQL outage, made by cutting a TCP proxy between the service and the server.
+mod outage {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+    use std::time::{Duration, Instant};
+
+    use tokio::net::{TcpListener, TcpStream};
+    use tokio::task::JoinHandle;
+
+    use crate::fixture::World;
+    use crate::support::{Backend, TestApp};
+
+    /// Forwards connections to PostgreSQL until cut; while cut, it closes every
+    /// connection it has and every one it is offered.
+    struct Proxy {
+        address: String,
+        cut: Arc<AtomicBool>,
+        connections: Arc<Mutex<Vec<JoinHandle<()>>>>,
+        accepting: JoinHandle<()>,
+    }
+
+    impl Proxy {
+        async fn start(target: String) -> Proxy {
+            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let address = listener.local_addr().unwrap().to_string();
+            let cut = Arc::new(AtomicBool::new(false));
+            let connections: Arc<Mutex<Vec<JoinHandle<()>>>> = Arc::default();
+            let accepting = tokio::spawn({
+                let cut = cut.clone();
+                let connections = connections.clone();
+                async move {
+                    while let Ok((mut client, _)) = listener.accept().await {
+                        if cut.load(Ordering::SeqCst) {
+                            drop(client);
+                            continue;
+                        }
+                        let Ok(mut server) = TcpStream::connect(&target).await else {
+                            continue;
+                        };
+                        let forwarding = tokio::spawn(async move {
+                            let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+                        });
+                        connections.lock().unwrap().push(forwarding);
+                    }
+                }
+            });
+            Proxy {
+                address,
+                cut,
+                connections,
+                accepting,
+            }
+        }
+
+        /// The database goes away: open connections break, new ones are closed.
+        fn cut(&self) {
+            self.cut.store(true, Ordering::SeqCst);
+            for connection in self.connections.lock().unwrap().drain(..) {
+                connection.abort();
+            }
+        }
+
+        /// The database is back.
+        fn reopen(&self) {
+            self.cut.store(false, Ordering::SeqCst);
+        }
+    }
+
+    impl Drop for Proxy {
+        fn drop(&mut self) {
+            self.accepting.abort();
+            self.cut();
+        }
+    }
+
+    /// `host:port` of a `postgres://user@host:port/db` URL.
+    fn host_and_port(url: &str) -> String {
+        let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+        let rest = rest.rsplit_once('@').map_or(rest, |(_, rest)| rest);
+        rest.split(['/', '?']).next().unwrap().to_owned()
+    }
+
+    async fn readiness(app: &TestApp) -> u16 {
+        app.client
+            .get(app.url("/readyz"))
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_database_outage_is_answered_at_once_and_recovered_from() {
+        let admin = std::env::var("SWITCHBOARD_TEST_POSTGRES_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+        let target = host_and_port(&admin);
+        let proxy = Proxy::start(target.clone()).await;
+        let through = proxy.address.clone();
+        let Some(app) = TestApp::start_with(Backend::Postgres, move |config| {
+            let url = config.database_url.take().unwrap();
+            config.database_url = Some(url.replacen(&target, &through, 1));
+        })
+        .await
+        else {
+            return;
+        };
+        assert!(
+            app.config
+                .database_url
+                .as_deref()
+                .unwrap()
+                .contains(&proxy.address),
+            "the service talks to the database through the proxy"
+        );
+        let w = World::seed(&app).await;
+        let token = app.login(w.admin_a).await;
+        app.get("/v2/admin/extensions/", &token).await.expect(200);
+        assert_eq!(readiness(&app).await, 200);
+
+        proxy.cut();
+        // The outage is noticed (by the first request that meets it, or the probe).
+        let noticed = Instant::now();
+        while readiness(&app).await != 503 {
+            assert!(
+                noticed.elapsed() < Duration::from_secs(5),
+                "the outage went unnoticed"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        for _ in 0..5 {
+            let started = Instant::now();
+            let answer = app.get("/v2/admin/extensions/", &token).await;
+            let took = started.elapsed();
+            let retry_after = answer
+                .headers
+                .get("retry-after")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.parse::<u64>().ok());
+            answer.error(503, "ServiceUnavailable");
+            assert!(
+                retry_after.is_some_and(|s| s >= 1),
+                "Retry-After: {retry_after:?}"
+            );
+            assert!(
+                took < Duration::from_secs(1),
+                "a request took {took:?} in the outage"
+            );
+        }
+        let started = Instant::now();
+        app.login_answer(w.admin_a, crate::support::PASSWORD)
+            .await
+            .error(503, "ServiceUnavailable");
+        assert!(started.elapsed() < Duration::from_secs(1));
+        assert_eq!(readiness(&app).await, 503);
+
+        proxy.reopen();
+        let reopened = Instant::now();
+        loop {
+            let answer = app.get("/v2/admin/extensions/", &token).await;
+            if answer.status == 200 {
+                assert_eq!(answer.body["totalRecords"], 2, "{}", answer.body);
+                break;
+            }
+            assert!(reopened.elapsed() < Duration::from_secs(10), "no recovery");
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        assert_eq!(readiness(&app).await, 200);
+    }
+}

@@ -2,6 +2,7 @@
 //! a sea-query statement on SQLite or PostgreSQL, on the pool or inside a transaction.
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use sea_query::{PostgresQueryBuilder, SqliteQueryBuilder};
@@ -13,6 +14,7 @@ use sqlx::sqlite::{
 };
 use sqlx::{AssertSqlSafe, Decode, FromRow, Postgres, Sqlite, Transaction, Type};
 
+use crate::circuit::Circuit;
 use crate::error::Result;
 
 /// A row type readable from both backends.
@@ -66,11 +68,14 @@ enum Pool {
 #[derive(Clone, Debug)]
 pub struct Db {
     pool: Pool,
+    /// Open while the database is known to be down.
+    circuit: Arc<Circuit>,
 }
 
 /// An open transaction; dropped without [`Tx::commit`], it rolls back.
 pub struct Tx {
     inner: TxInner,
+    circuit: Arc<Circuit>,
 }
 
 enum TxInner {
@@ -117,22 +122,31 @@ macro_rules! statement_methods {
     ($on:ident, $target:ident) => {
         /// Runs a statement, answering the rows it affected.
         pub async fn execute(&mut self, stmt: &impl SqlxBinder) -> Result<u64> {
-            let n = $on!(self.$target(), stmt, |sql, values, conn| {
-                sqlx::query_with(AssertSqlSafe(sql), values)
-                    .execute(conn)
-                    .await?
-                    .rows_affected()
-            });
-            Ok(n)
+            self.circuit().check()?;
+            let result: Result<u64> = async {
+                Ok($on!(self.$target(), stmt, |sql, values, conn| {
+                    sqlx::query_with(AssertSqlSafe(sql), values)
+                        .execute(conn)
+                        .await?
+                        .rows_affected()
+                }))
+            }
+            .await;
+            self.circuit().observe(result)
         }
 
         /// Runs a query answering every row.
         pub async fn fetch_all<T: Record>(&mut self, stmt: &impl SqlxBinder) -> Result<Vec<T>> {
-            Ok($on!(self.$target(), stmt, |sql, values, conn| {
-                sqlx::query_as_with(AssertSqlSafe(sql), values)
-                    .fetch_all(conn)
-                    .await?
-            }))
+            self.circuit().check()?;
+            let result: Result<Vec<T>> = async {
+                Ok($on!(self.$target(), stmt, |sql, values, conn| {
+                    sqlx::query_as_with(AssertSqlSafe(sql), values)
+                        .fetch_all(conn)
+                        .await?
+                }))
+            }
+            .await;
+            self.circuit().observe(result)
         }
 
         /// Runs a query answering at most one row.
@@ -140,11 +154,16 @@ macro_rules! statement_methods {
             &mut self,
             stmt: &impl SqlxBinder,
         ) -> Result<Option<T>> {
-            Ok($on!(self.$target(), stmt, |sql, values, conn| {
-                sqlx::query_as_with(AssertSqlSafe(sql), values)
-                    .fetch_optional(conn)
-                    .await?
-            }))
+            self.circuit().check()?;
+            let result: Result<Option<T>> = async {
+                Ok($on!(self.$target(), stmt, |sql, values, conn| {
+                    sqlx::query_as_with(AssertSqlSafe(sql), values)
+                        .fetch_optional(conn)
+                        .await?
+                }))
+            }
+            .await;
+            self.circuit().observe(result)
         }
 
         /// Runs a query answering exactly one row; none is [`Error::NotFound`](crate::Error::NotFound).
@@ -156,11 +175,16 @@ macro_rules! statement_methods {
 
         /// Runs a query answering one value (a count, an inserted id).
         pub async fn scalar<T: Scalar>(&mut self, stmt: &impl SqlxBinder) -> Result<T> {
-            Ok($on!(self.$target(), stmt, |sql, values, conn| {
-                sqlx::query_scalar_with(AssertSqlSafe(sql), values)
-                    .fetch_one(conn)
-                    .await?
-            }))
+            self.circuit().check()?;
+            let result: Result<T> = async {
+                Ok($on!(self.$target(), stmt, |sql, values, conn| {
+                    sqlx::query_scalar_with(AssertSqlSafe(sql), values)
+                        .fetch_one(conn)
+                        .await?
+                }))
+            }
+            .await;
+            self.circuit().observe(result)
         }
     };
 }
@@ -178,9 +202,12 @@ impl Db {
     /// Opens a pool on `url`: `sqlite://…` (created if missing, WAL, busy timeout,
     /// foreign keys on) or `postgres://…`.
     pub async fn connect(options: &ConnectOptions) -> Result<Db> {
+        let circuit;
         let pool = match Self::backend_of(&options.url) {
             Backend::Postgres => {
                 let connect = PgConnectOptions::from_str(&options.url)?;
+                circuit = Arc::new(Circuit::opening());
+                Circuit::watch(circuit.clone(), connect.clone());
                 Pool::Postgres(
                     PgPoolOptions::new()
                         .max_connections(options.max_connections)
@@ -196,6 +223,7 @@ impl Db {
                     .synchronous(SqliteSynchronous::Normal)
                     .busy_timeout(Duration::from_secs(10))
                     .foreign_keys(true);
+                circuit = Arc::new(Circuit::never());
                 Pool::Sqlite(
                     SqlitePoolOptions::new()
                         .max_connections(options.max_connections)
@@ -205,7 +233,7 @@ impl Db {
                 )
             }
         };
-        Ok(Db { pool })
+        Ok(Db { pool, circuit })
     }
 
     /// The backend a database URL selects.
@@ -244,12 +272,26 @@ impl Db {
         Ok(())
     }
 
-    /// Whether the database answers a trivial query.
+    /// Whether the database answers a trivial query (at once `false` while it is known
+    /// to be down; `false` when it takes longer than the probe's timeout).
     pub async fn ping(&self) -> bool {
-        match &self.pool {
-            Pool::Sqlite(pool) => sqlx::query("SELECT 1").execute(pool).await.is_ok(),
-            Pool::Postgres(pool) => sqlx::query("SELECT 1").execute(pool).await.is_ok(),
+        if self.circuit.is_open() {
+            return false;
         }
+        let answered = async {
+            match &self.pool {
+                Pool::Sqlite(pool) => sqlx::query("SELECT 1").execute(pool).await.is_ok(),
+                Pool::Postgres(pool) => sqlx::query("SELECT 1").execute(pool).await.is_ok(),
+            }
+        };
+        tokio::time::timeout(crate::circuit::PROBE_TIMEOUT * 2, answered)
+            .await
+            .unwrap_or(false)
+    }
+
+    /// Whether the database is known to be down (see [`crate::circuit`]).
+    pub fn unavailable(&self) -> bool {
+        self.circuit.is_open()
     }
 
     /// Connections checked out of the pool right now (for the readiness report and tests
@@ -275,11 +317,18 @@ impl Db {
     /// once with SQLITE_BUSY when another writer got in between, whereas waiting for the
     /// lock at the start is covered by the busy timeout.
     pub async fn begin(&self) -> Result<Tx> {
-        let inner = match &self.pool {
-            Pool::Sqlite(pool) => TxInner::Sqlite(pool.begin_with("BEGIN IMMEDIATE").await?),
-            Pool::Postgres(pool) => TxInner::Postgres(pool.begin().await?),
-        };
-        Ok(Tx { inner })
+        self.circuit.check()?;
+        let inner: Result<TxInner> = async {
+            Ok(match &self.pool {
+                Pool::Sqlite(pool) => TxInner::Sqlite(pool.begin_with("BEGIN IMMEDIATE").await?),
+                Pool::Postgres(pool) => TxInner::Postgres(pool.begin().await?),
+            })
+        }
+        .await;
+        Ok(Tx {
+            inner: self.circuit.observe(inner)?,
+            circuit: self.circuit.clone(),
+        })
     }
 
     fn target(&self) -> &Pool {
@@ -296,6 +345,17 @@ impl Db {
     /// (the sort key and the id a list continues after). The key is `None` when its type
     /// is one this cannot carry into the next query (the caller then continues by offset).
     pub async fn fetch_keyed<T: Record>(
+        &self,
+        stmt: &impl SqlxBinder,
+        key: &str,
+        id: &str,
+    ) -> Result<Keyed<T>> {
+        self.circuit.check()?;
+        let result = self.fetch_keyed_unguarded(stmt, key, id).await;
+        self.circuit.observe(result)
+    }
+
+    async fn fetch_keyed_unguarded<T: Record>(
         &self,
         stmt: &impl SqlxBinder,
         key: &str,
@@ -414,12 +474,18 @@ impl PoolConn<'_> {
     fn target(&self) -> &Pool {
         self.db.target()
     }
+    fn circuit(&self) -> &Circuit {
+        &self.db.circuit
+    }
     statement_methods!(on_pool, target);
 }
 
 impl Tx {
     fn target(&mut self) -> &mut TxInner {
         &mut self.inner
+    }
+    fn circuit(&self) -> &Circuit {
+        &self.circuit
     }
     statement_methods!(on_tx, target);
 
@@ -446,10 +512,14 @@ impl Tx {
 
     /// Makes the transaction's writes permanent.
     pub async fn commit(self) -> Result<()> {
-        match self.inner {
-            TxInner::Sqlite(tx) => tx.commit().await?,
-            TxInner::Postgres(tx) => tx.commit().await?,
+        let committed: Result<()> = async {
+            match self.inner {
+                TxInner::Sqlite(tx) => tx.commit().await?,
+                TxInner::Postgres(tx) => tx.commit().await?,
+            }
+            Ok(())
         }
-        Ok(())
+        .await;
+        self.circuit.observe(committed)
     }
 }
