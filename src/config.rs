@@ -88,6 +88,9 @@ pub struct Config {
     /// How long a password check may wait for a free hashing thread before it answers
     /// 503 with `Retry-After` (a burst of logins is refused, not queued for minutes).
     pub password_hash_wait_ms: u64,
+    /// How long a response may wait for its client to read before the connection is
+    /// closed (a stalled reader holds nothing longer than this).
+    pub write_stall_seconds: u64,
 }
 
 impl Default for Config {
@@ -113,6 +116,7 @@ impl Default for Config {
             refresh_ttl_seconds: 30 * 24 * 3600,
             lockout_base_seconds: 30,
             password_hash_wait_ms: 5000,
+            write_stall_seconds: 30,
             ingest_token: None,
             rate_limit_per_minute: 1200,
             rate_limit_per_minute_per_address: 6000,

@@ -88,6 +88,7 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
             rate_limit_per_address: config.rate_limit_per_minute_per_address,
             rate_limit_namespace: config.rate_limit_namespace.clone(),
             ingest_token: config.ingest_token.as_ref().map(|t| t.0.clone()),
+            write_stall: Duration::from_secs(config.write_stall_seconds.max(1)),
             ..Settings::new(config.public_url())
         }),
     })

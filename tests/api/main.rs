@@ -31,6 +31,7 @@ mod operations;
 mod paging_groups;
 mod phone_numbers;
 mod records;
+mod resilience;
 mod s3;
 mod scope;
 mod security;

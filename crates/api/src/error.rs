@@ -129,7 +129,8 @@ impl ApiError {
         )
     }
 
-    /// 503: the service cannot take this now (every password-hashing thread busy);
+    /// 503: the service cannot take this now (every password-hashing thread busy, the
+    /// database down);
     /// come back after `retry_after` seconds.
     pub fn unavailable(message: impl Into<String>, retry_after: u64) -> Self {
         let mut error = Self::new(
@@ -205,10 +206,17 @@ impl From<switchboard_db::Error> for ApiError {
         match error {
             Error::NotFound => Self::not_found(),
             Error::Conflict(message) | Error::InUse(message) => Self::conflict(message),
+            Error::Unavailable => Self::unavailable(
+                "the database is unavailable; retry in a moment",
+                DATABASE_RETRY_AFTER,
+            ),
             other => Self::internal(other),
         }
     }
 }
+
+/// Seconds a client is asked to wait while the database is down: a few probes' worth.
+pub const DATABASE_RETRY_AFTER: u64 = 2;
 
 /// Results of handlers.
 pub type ApiResult<T> = Result<T, ApiError>;

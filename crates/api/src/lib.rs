@@ -14,6 +14,7 @@ pub mod listing;
 pub mod openapi;
 pub mod rate_limit;
 pub mod routes;
+pub mod stall;
 pub mod state;
 pub mod tenancy;
 
@@ -310,8 +311,12 @@ async fn serve_http(
     shutdown: impl Future<Output = ()> + Send + 'static,
     grace: Duration,
 ) -> std::io::Result<()> {
+    let write_stall = state.settings.write_stall;
     let service = app(state);
     let (stopped_tx, stopped_rx) = tokio::sync::oneshot::channel::<()>();
+    // `tap_io` only for its connect-info impl: handlers see the client's SocketAddr.
+    let listener =
+        axum::serve::ListenerExt::tap_io(stall::StallListener::new(listener, write_stall), |_| {});
     let server = axum::serve(
         listener,
         axum::ServiceExt::into_make_service_with_connect_info::<std::net::SocketAddr>(service),

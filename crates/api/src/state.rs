@@ -41,6 +41,8 @@ pub struct Settings {
     pub rate_limit_namespace: String,
     /// The telephony engine's bearer token for `/v2/ingest/…`, when configured.
     pub ingest_token: Option<String>,
+    /// How long a response may wait for its client to read before the connection closes.
+    pub write_stall: std::time::Duration,
 }
 
 impl Settings {
@@ -61,6 +63,7 @@ impl Settings {
             rate_limit_per_address: 6000,
             rate_limit_namespace: String::new(),
             ingest_token: None,
+            write_stall: std::time::Duration::from_secs(30),
         }
     }
 }

@@ -2,10 +2,9 @@
 //! a sea-query statement on SQLite or PostgreSQL, on the pool or inside a transaction.
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
-use futures::stream::BoxStream;
-use futures::{StreamExt, TryStreamExt};
 use sea_query::{PostgresQueryBuilder, SqliteQueryBuilder};
 use sea_query_sqlx::SqlxBinder;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions, PgRow};
@@ -15,6 +14,7 @@ use sqlx::sqlite::{
 };
 use sqlx::{AssertSqlSafe, Decode, FromRow, Postgres, Sqlite, Transaction, Type};
 
+use crate::circuit::Circuit;
 use crate::error::Result;
 
 /// A row type readable from both backends.
@@ -68,11 +68,14 @@ enum Pool {
 #[derive(Clone, Debug)]
 pub struct Db {
     pool: Pool,
+    /// Open while the database is known to be down.
+    circuit: Arc<Circuit>,
 }
 
 /// An open transaction; dropped without [`Tx::commit`], it rolls back.
 pub struct Tx {
     inner: TxInner,
+    circuit: Arc<Circuit>,
 }
 
 enum TxInner {
@@ -119,22 +122,31 @@ macro_rules! statement_methods {
     ($on:ident, $target:ident) => {
         /// Runs a statement, answering the rows it affected.
         pub async fn execute(&mut self, stmt: &impl SqlxBinder) -> Result<u64> {
-            let n = $on!(self.$target(), stmt, |sql, values, conn| {
-                sqlx::query_with(AssertSqlSafe(sql), values)
-                    .execute(conn)
-                    .await?
-                    .rows_affected()
-            });
-            Ok(n)
+            self.circuit().check()?;
+            let result: Result<u64> = async {
+                Ok($on!(self.$target(), stmt, |sql, values, conn| {
+                    sqlx::query_with(AssertSqlSafe(sql), values)
+                        .execute(conn)
+                        .await?
+                        .rows_affected()
+                }))
+            }
+            .await;
+            self.circuit().observe(result)
         }
 
         /// Runs a query answering every row.
         pub async fn fetch_all<T: Record>(&mut self, stmt: &impl SqlxBinder) -> Result<Vec<T>> {
-            Ok($on!(self.$target(), stmt, |sql, values, conn| {
-                sqlx::query_as_with(AssertSqlSafe(sql), values)
-                    .fetch_all(conn)
-                    .await?
-            }))
+            self.circuit().check()?;
+            let result: Result<Vec<T>> = async {
+                Ok($on!(self.$target(), stmt, |sql, values, conn| {
+                    sqlx::query_as_with(AssertSqlSafe(sql), values)
+                        .fetch_all(conn)
+                        .await?
+                }))
+            }
+            .await;
+            self.circuit().observe(result)
         }
 
         /// Runs a query answering at most one row.
@@ -142,11 +154,16 @@ macro_rules! statement_methods {
             &mut self,
             stmt: &impl SqlxBinder,
         ) -> Result<Option<T>> {
-            Ok($on!(self.$target(), stmt, |sql, values, conn| {
-                sqlx::query_as_with(AssertSqlSafe(sql), values)
-                    .fetch_optional(conn)
-                    .await?
-            }))
+            self.circuit().check()?;
+            let result: Result<Option<T>> = async {
+                Ok($on!(self.$target(), stmt, |sql, values, conn| {
+                    sqlx::query_as_with(AssertSqlSafe(sql), values)
+                        .fetch_optional(conn)
+                        .await?
+                }))
+            }
+            .await;
+            self.circuit().observe(result)
         }
 
         /// Runs a query answering exactly one row; none is [`Error::NotFound`](crate::Error::NotFound).
@@ -158,11 +175,16 @@ macro_rules! statement_methods {
 
         /// Runs a query answering one value (a count, an inserted id).
         pub async fn scalar<T: Scalar>(&mut self, stmt: &impl SqlxBinder) -> Result<T> {
-            Ok($on!(self.$target(), stmt, |sql, values, conn| {
-                sqlx::query_scalar_with(AssertSqlSafe(sql), values)
-                    .fetch_one(conn)
-                    .await?
-            }))
+            self.circuit().check()?;
+            let result: Result<T> = async {
+                Ok($on!(self.$target(), stmt, |sql, values, conn| {
+                    sqlx::query_scalar_with(AssertSqlSafe(sql), values)
+                        .fetch_one(conn)
+                        .await?
+                }))
+            }
+            .await;
+            self.circuit().observe(result)
         }
     };
 }
@@ -180,9 +202,12 @@ impl Db {
     /// Opens a pool on `url`: `sqlite://…` (created if missing, WAL, busy timeout,
     /// foreign keys on) or `postgres://…`.
     pub async fn connect(options: &ConnectOptions) -> Result<Db> {
+        let circuit;
         let pool = match Self::backend_of(&options.url) {
             Backend::Postgres => {
                 let connect = PgConnectOptions::from_str(&options.url)?;
+                circuit = Arc::new(Circuit::opening());
+                Circuit::watch(circuit.clone(), connect.clone());
                 Pool::Postgres(
                     PgPoolOptions::new()
                         .max_connections(options.max_connections)
@@ -198,6 +223,7 @@ impl Db {
                     .synchronous(SqliteSynchronous::Normal)
                     .busy_timeout(Duration::from_secs(10))
                     .foreign_keys(true);
+                circuit = Arc::new(Circuit::never());
                 Pool::Sqlite(
                     SqlitePoolOptions::new()
                         .max_connections(options.max_connections)
@@ -207,7 +233,7 @@ impl Db {
                 )
             }
         };
-        Ok(Db { pool })
+        Ok(Db { pool, circuit })
     }
 
     /// The backend a database URL selects.
@@ -246,12 +272,36 @@ impl Db {
         Ok(())
     }
 
-    /// Whether the database answers a trivial query.
+    /// Whether the database answers a trivial query (at once `false` while it is known
+    /// to be down; `false` when it takes longer than the probe's timeout).
     pub async fn ping(&self) -> bool {
-        match &self.pool {
-            Pool::Sqlite(pool) => sqlx::query("SELECT 1").execute(pool).await.is_ok(),
-            Pool::Postgres(pool) => sqlx::query("SELECT 1").execute(pool).await.is_ok(),
+        if self.circuit.is_open() {
+            return false;
         }
+        let answered = async {
+            match &self.pool {
+                Pool::Sqlite(pool) => sqlx::query("SELECT 1").execute(pool).await.is_ok(),
+                Pool::Postgres(pool) => sqlx::query("SELECT 1").execute(pool).await.is_ok(),
+            }
+        };
+        tokio::time::timeout(crate::circuit::PROBE_TIMEOUT * 2, answered)
+            .await
+            .unwrap_or(false)
+    }
+
+    /// Whether the database is known to be down (see [`crate::circuit`]).
+    pub fn unavailable(&self) -> bool {
+        self.circuit.is_open()
+    }
+
+    /// Connections checked out of the pool right now (for the readiness report and tests
+    /// that show a stalled client holds none).
+    pub fn connections_in_use(&self) -> u32 {
+        let (size, idle) = match &self.pool {
+            Pool::Sqlite(pool) => (pool.size(), pool.num_idle()),
+            Pool::Postgres(pool) => (pool.size(), pool.num_idle()),
+        };
+        size.saturating_sub(u32::try_from(idle).unwrap_or(u32::MAX))
     }
 
     /// Closes every connection.
@@ -267,11 +317,18 @@ impl Db {
     /// once with SQLITE_BUSY when another writer got in between, whereas waiting for the
     /// lock at the start is covered by the busy timeout.
     pub async fn begin(&self) -> Result<Tx> {
-        let inner = match &self.pool {
-            Pool::Sqlite(pool) => TxInner::Sqlite(pool.begin_with("BEGIN IMMEDIATE").await?),
-            Pool::Postgres(pool) => TxInner::Postgres(pool.begin().await?),
-        };
-        Ok(Tx { inner })
+        self.circuit.check()?;
+        let inner: Result<TxInner> = async {
+            Ok(match &self.pool {
+                Pool::Sqlite(pool) => TxInner::Sqlite(pool.begin_with("BEGIN IMMEDIATE").await?),
+                Pool::Postgres(pool) => TxInner::Postgres(pool.begin().await?),
+            })
+        }
+        .await;
+        Ok(Tx {
+            inner: self.circuit.observe(inner)?,
+            circuit: self.circuit.clone(),
+        })
     }
 
     fn target(&self) -> &Pool {
@@ -283,32 +340,129 @@ impl Db {
         PoolConn { db: self }
     }
 
-    /// Streams every row of a query without collecting them: the connection stays
-    /// checked out while the stream is read, and memory stays flat however long the list.
-    pub fn stream<T: Record>(&self, stmt: &impl SqlxBinder) -> BoxStream<'static, Result<T>> {
-        match self.pool.clone() {
+    /// Runs a query on one connection, released before this answers, answering its rows
+    /// and, for the last row, the values of the selected columns aliased `key` and `id`
+    /// (the sort key and the id a list continues after). The key is `None` when its type
+    /// is one this cannot carry into the next query (the caller then continues by offset).
+    pub async fn fetch_keyed<T: Record>(
+        &self,
+        stmt: &impl SqlxBinder,
+        key: &str,
+        id: &str,
+    ) -> Result<Keyed<T>> {
+        self.circuit.check()?;
+        let result = self.fetch_keyed_unguarded(stmt, key, id).await;
+        self.circuit.observe(result)
+    }
+
+    async fn fetch_keyed_unguarded<T: Record>(
+        &self,
+        stmt: &impl SqlxBinder,
+        key: &str,
+        id: &str,
+    ) -> Result<Keyed<T>> {
+        use sqlx::Row;
+        match &self.pool {
             Pool::Sqlite(pool) => {
                 let (sql, values) = stmt.build_sqlx(SqliteQueryBuilder);
-                async_stream::try_stream! {
-                    let mut rows = sqlx::query_as_with::<Sqlite, T, _>(AssertSqlSafe(sql), values).fetch(&pool);
-                    while let Some(row) = rows.try_next().await? {
-                        yield row;
-                    }
-                }
-                .boxed()
+                let rows = sqlx::query_with(AssertSqlSafe(sql), values)
+                    .fetch_all(pool)
+                    .await?;
+                let last = match rows.last() {
+                    Some(row) => Some((sqlite_key(row, key), row.try_get::<i64, _>(id)?)),
+                    None => None,
+                };
+                let records = rows
+                    .iter()
+                    .map(T::from_row)
+                    .collect::<std::result::Result<Vec<T>, _>>()?;
+                Ok(Keyed { records, last })
             }
             Pool::Postgres(pool) => {
                 let (sql, values) = stmt.build_sqlx(PostgresQueryBuilder);
-                async_stream::try_stream! {
-                    let mut rows = sqlx::query_as_with::<Postgres, T, _>(AssertSqlSafe(sql), values).fetch(&pool);
-                    while let Some(row) = rows.try_next().await? {
-                        yield row;
-                    }
-                }
-                .boxed()
+                let rows = sqlx::query_with(AssertSqlSafe(sql), values)
+                    .fetch_all(pool)
+                    .await?;
+                let last = match rows.last() {
+                    Some(row) => Some((postgres_key(row, key), row.try_get::<i64, _>(id)?)),
+                    None => None,
+                };
+                let records = rows
+                    .iter()
+                    .map(T::from_row)
+                    .collect::<std::result::Result<Vec<T>, _>>()?;
+                Ok(Keyed { records, last })
             }
         }
     }
+
+    /// Whether `NULL` sorts before every value in ascending order (SQLite) rather than
+    /// after them (PostgreSQL).
+    pub fn nulls_sort_first(&self) -> bool {
+        match self.pool {
+            Pool::Sqlite(_) => true,
+            Pool::Postgres(_) => false,
+        }
+    }
+}
+
+/// A batch of rows read by [`Db::fetch_keyed`], with where the next batch starts.
+pub struct Keyed<T> {
+    /// The rows.
+    pub records: Vec<T>,
+    /// The last row's sort key (when carried) and id; `None` for an empty batch.
+    pub last: Option<(Option<SortKey>, i64)>,
+}
+
+/// A sort key read back from a row, to ask for the rows after it.
+#[derive(Clone, Debug)]
+pub enum SortKey {
+    /// The row's sort column is `NULL`.
+    Null,
+    /// Its value, ready to bind.
+    Value(sea_query::Value),
+}
+
+/// The sort key of a SQLite row, by the value's storage class.
+fn sqlite_key(row: &SqliteRow, key: &str) -> Option<SortKey> {
+    use sqlx::{Row, TypeInfo, ValueRef};
+    let raw = row.try_get_raw(key).ok()?;
+    if raw.is_null() {
+        return Some(SortKey::Null);
+    }
+    let value = match raw.type_info().name() {
+        "INTEGER" => sea_query::Value::from(row.try_get_unchecked::<i64, _>(key).ok()?),
+        "REAL" => sea_query::Value::from(row.try_get_unchecked::<f64, _>(key).ok()?),
+        "TEXT" => sea_query::Value::from(row.try_get_unchecked::<String, _>(key).ok()?),
+        _ => return None,
+    };
+    Some(SortKey::Value(value))
+}
+
+/// The sort key of a PostgreSQL row, by the column's type.
+fn postgres_key(row: &PgRow, key: &str) -> Option<SortKey> {
+    use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
+    use sqlx::{Row, TypeInfo, ValueRef};
+    let raw = row.try_get_raw(key).ok()?;
+    if raw.is_null() {
+        return Some(SortKey::Null);
+    }
+    let value = match raw.type_info().name() {
+        "INT2" => sea_query::Value::from(row.try_get::<i16, _>(key).ok()?),
+        "INT4" => sea_query::Value::from(row.try_get::<i32, _>(key).ok()?),
+        "INT8" => sea_query::Value::from(row.try_get::<i64, _>(key).ok()?),
+        "FLOAT4" => sea_query::Value::from(row.try_get::<f32, _>(key).ok()?),
+        "FLOAT8" => sea_query::Value::from(row.try_get::<f64, _>(key).ok()?),
+        "BOOL" => sea_query::Value::from(row.try_get::<bool, _>(key).ok()?),
+        "TEXT" | "VARCHAR" | "BPCHAR" | "NAME" => {
+            sea_query::Value::from(row.try_get::<String, _>(key).ok()?)
+        }
+        "TIMESTAMPTZ" => sea_query::Value::from(row.try_get::<DateTime<Utc>, _>(key).ok()?),
+        "TIMESTAMP" => sea_query::Value::from(row.try_get::<NaiveDateTime, _>(key).ok()?),
+        "DATE" => sea_query::Value::from(row.try_get::<NaiveDate, _>(key).ok()?),
+        _ => return None,
+    };
+    Some(SortKey::Value(value))
 }
 
 /// Statements run straight on the pool (see [`Db::conn`]).
@@ -320,12 +474,18 @@ impl PoolConn<'_> {
     fn target(&self) -> &Pool {
         self.db.target()
     }
+    fn circuit(&self) -> &Circuit {
+        &self.db.circuit
+    }
     statement_methods!(on_pool, target);
 }
 
 impl Tx {
     fn target(&mut self) -> &mut TxInner {
         &mut self.inner
+    }
+    fn circuit(&self) -> &Circuit {
+        &self.circuit
     }
     statement_methods!(on_tx, target);
 
@@ -421,10 +581,14 @@ impl Tx {
 
     /// Makes the transaction's writes permanent.
     pub async fn commit(self) -> Result<()> {
-        match self.inner {
-            TxInner::Sqlite(tx) => tx.commit().await?,
-            TxInner::Postgres(tx) => tx.commit().await?,
+        let committed: Result<()> = async {
+            match self.inner {
+                TxInner::Sqlite(tx) => tx.commit().await?,
+                TxInner::Postgres(tx) => tx.commit().await?,
+            }
+            Ok(())
         }
-        Ok(())
+        .await;
+        self.circuit.observe(committed)
     }
 }

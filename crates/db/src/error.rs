@@ -21,6 +21,9 @@ pub enum Error {
     /// say); the stream ends there.
     #[error("presenting a record failed: {0}")]
     Presenting(String),
+    /// The database is known to be down (see [`crate::circuit`]); answered at once.
+    #[error("the database is unavailable")]
+    Unavailable,
     /// Migrations failed.
     #[error(transparent)]
     Migrate(#[from] sqlx::migrate::MigrateError),

@@ -6,6 +6,7 @@
 //! the caller's [`Scope`](switchboard_domain::Scope) first ([`scope`]).
 
 pub mod backend;
+pub mod circuit;
 pub mod crud;
 pub mod error;
 pub mod lease;

@@ -4,7 +4,7 @@ use futures::stream::BoxStream;
 use sea_query::{Condition, Expr, ExprTrait, Func, LikeExpr, Order, Query, SelectStatement};
 use switchboard_domain::list::{Direction, ListQuery, ListSpec, Page};
 
-use crate::backend::{Db, Record};
+use crate::backend::{Db, Keyed, Record, SortKey};
 use crate::error::Result;
 use crate::scope::column;
 
@@ -126,14 +126,116 @@ async fn page_of<T: Record>(
     Ok(Page::new(records, total, query))
 }
 
-/// Every row of `select`, sorted, as a stream (`paginated=0`).
+/// Rows read per round of a streamed list. Each round runs on a connection of its own,
+/// released before its rows are written to the client, so a client that reads slowly
+/// (or not at all) holds no connection.
+pub const STREAM_BATCH: u64 = 500;
+
+/// The aliases under which a streamed list selects its sort key and id, to continue after
+/// the last row read.
+const KEY_ALIAS: &str = "stream_sort_key_";
+const ID_ALIAS: &str = "stream_row_id_";
+
+/// Every row of `select`, sorted, as a stream (`paginated=0`): read in rounds of
+/// [`STREAM_BATCH`] rows, each continuing after the last row of the one before by the
+/// sort key and id (keyset), or by offset when the sort column's type cannot be carried
+/// over. A round starts only when the client has taken the rows before it.
 pub fn stream<T: Record>(
     db: &Db,
     select: SelectStatement,
     spec: &ListSpec,
     query: &ListQuery,
 ) -> BoxStream<'static, Result<T>> {
-    db.stream(&prepare(db, select, spec, query))
+    use futures::StreamExt;
+    let db = db.clone();
+    let mut base = prepare(&db, select, spec, query);
+    let sort = query.sort.column;
+    let id = spec.sort_fields[0].column;
+    base.expr_as(column(sort), KEY_ALIAS)
+        .expr_as(column(id), ID_ALIAS);
+    let ascending = matches!(query.direction, Direction::Asc);
+    async_stream::try_stream! {
+        // After (key, id) of the last row read, or the offset reached.
+        let mut after: Option<(Option<SortKey>, i64)> = None;
+        let mut offset: u64 = 0;
+        loop {
+            let mut round = base.clone();
+            match &after {
+                Some((Some(key), last)) => {
+                    round.cond_where(following(&db, sort, id, ascending, key, *last));
+                }
+                Some((None, _)) => {
+                    round.offset(offset);
+                }
+                None => {}
+            }
+            round.limit(STREAM_BATCH);
+            let batch: Keyed<T> = db.fetch_keyed(&round, KEY_ALIAS, ID_ALIAS).await?;
+            let read = batch.records.len() as u64;
+            offset += read;
+            // Once a round could not carry its key, the rest goes by offset.
+            after = match (after, batch.last) {
+                (Some((None, _)), Some((_, last))) => Some((None, last)),
+                (_, last) => last,
+            };
+            for record in batch.records {
+                yield record;
+            }
+            if read < STREAM_BATCH {
+                break;
+            }
+        }
+    }
+    .boxed()
+}
+
+/// The rows after the one whose sort key is `key` and id `last`, in the list's order
+/// (ties broken by id in the same direction), with `NULL` keys where the backend sorts
+/// them: first in ascending order on SQLite, last on PostgreSQL.
+fn following(
+    db: &Db,
+    sort: &'static str,
+    id: &'static str,
+    ascending: bool,
+    key: &SortKey,
+    last: i64,
+) -> Condition {
+    let after = |expr: Expr, value: sea_query::Value| -> Expr {
+        if ascending {
+            expr.gt(value)
+        } else {
+            expr.lt(value)
+        }
+    };
+    let id_after = after(column(id), last.into());
+    if sort == id {
+        return Condition::all().add(id_after);
+    }
+    // Whether NULL keys come before every value in this direction.
+    let nulls_first = db.nulls_sort_first() == ascending;
+    match key {
+        SortKey::Null => {
+            let ties = Condition::all().add(column(sort).is_null()).add(id_after);
+            if nulls_first {
+                Condition::any().add(ties).add(column(sort).is_not_null())
+            } else {
+                ties
+            }
+        }
+        SortKey::Value(value) => {
+            let mut next = Condition::any()
+                .add(after(column(sort), value.clone()))
+                .add(
+                    Condition::all()
+                        .add(column(sort).eq(value.clone()))
+                        .add(id_after),
+                );
+            if !nulls_first {
+                next = next.add(column(sort).is_null());
+            }
+            next
+        }
+    }
 }
 
 /// A list request's answer: one page, or every row streamed.

@@ -23,7 +23,8 @@ pub async fn healthz() -> Json<Health> {
     Json(Health { status: "ok" })
 }
 
-/// The process is up and its database answers.
+/// The process is up and its database answers (503 at once while the database is known
+/// to be down).
 #[utoipa::path(get, path = "/readyz", tag = "operations", security(()),
     responses(
         (status = 200, description = "Ready to serve", body = Health),

@@ -1,0 +1,151 @@
+//! A database outage is answered, not waited out.
+//!
+//! Without this, every request during a PostgreSQL outage waits for the pool's acquire
+//! timeout and answers 500. The circuit opens as soon as the database is known to be
+//! down (a statement failed for want of a connection, or the probe could not reach the
+//! server); while it is open, every statement fails at once with
+//! [`Error::Unavailable`](crate::Error::Unavailable), which the API answers 503 with
+//! `Retry-After`. A background probe, one small connection of its own checked every
+//! [`PROBE_EVERY`], closes it again when the server answers; the pool's connections are
+//! tested before use, so the broken ones are replaced without a restart.
+//!
+//! SQLite has no outage of that kind (the database is a file of this process; its
+//! failures are those of the disk, answered per statement), so there is no probe and
+//! the circuit never opens.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use sqlx::Connection;
+use sqlx::postgres::{PgConnectOptions, PgConnection};
+
+use crate::error::{Error, Result};
+
+/// How often the probe checks the server.
+pub const PROBE_EVERY: Duration = Duration::from_millis(500);
+
+/// How long one probe (connecting, or `SELECT 1`) may take before the server counts as
+/// down.
+pub const PROBE_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// Whether the database is known to be down.
+#[derive(Debug)]
+pub struct Circuit {
+    open: AtomicBool,
+    /// Whether failures open it (PostgreSQL); SQLite's never does.
+    enabled: bool,
+}
+
+impl Circuit {
+    /// A circuit that connection failures open (for PostgreSQL).
+    pub fn opening() -> Circuit {
+        Circuit {
+            open: AtomicBool::new(false),
+            enabled: true,
+        }
+    }
+
+    /// A circuit that never opens (for SQLite).
+    pub fn never() -> Circuit {
+        Circuit {
+            open: AtomicBool::new(false),
+            enabled: false,
+        }
+    }
+
+    /// Whether the database is known to be down.
+    pub fn is_open(&self) -> bool {
+        self.open.load(Ordering::Acquire)
+    }
+
+    /// Fails at once while the database is known to be down.
+    pub fn check(&self) -> Result<()> {
+        if self.is_open() {
+            Err(Error::Unavailable)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn set(&self, open: bool) {
+        if !self.enabled {
+            return;
+        }
+        let was = self.open.swap(open, Ordering::AcqRel);
+        if was != open {
+            if open {
+                tracing::error!("the database is unreachable; answering 503 until it is back");
+            } else {
+                tracing::info!("the database answers again");
+            }
+        }
+    }
+
+    /// Passes `result` through, opening the circuit when it failed for want of a
+    /// connection (which then answers as [`Error::Unavailable`]).
+    pub fn observe<T>(&self, result: Result<T>) -> Result<T> {
+        match result {
+            Err(Error::Database(error)) if self.enabled && is_connection_failure(&error) => {
+                tracing::warn!(%error, "a statement could not reach the database");
+                self.set(true);
+                Err(Error::Unavailable)
+            }
+            other => other,
+        }
+    }
+
+    /// Probes the PostgreSQL server at `options` until every other holder of `circuit`
+    /// is gone, opening and closing it as the server goes and comes back.
+    pub(crate) fn watch(circuit: Arc<Circuit>, options: PgConnectOptions) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        runtime.spawn(async move {
+            let mut probe: Option<PgConnection> = None;
+            let mut ticks = tokio::time::interval(PROBE_EVERY);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            // Only the probe holds it: the database handle is gone, and so is the need.
+            while Arc::strong_count(&circuit) > 1 {
+                ticks.tick().await;
+                let answered = match probe.as_mut() {
+                    Some(connection) => tokio::time::timeout(PROBE_TIMEOUT, connection.ping())
+                        .await
+                        .is_ok_and(|r| r.is_ok()),
+                    None => false,
+                };
+                if answered {
+                    circuit.set(false);
+                    continue;
+                }
+                // No connection, or it broke: connecting again decides.
+                if let Some(broken) = probe.take() {
+                    drop(broken);
+                }
+                match tokio::time::timeout(PROBE_TIMEOUT, PgConnection::connect_with(&options))
+                    .await
+                {
+                    Ok(Ok(connection)) => {
+                        probe = Some(connection);
+                        circuit.set(false);
+                    }
+                    _ => circuit.set(true),
+                }
+            }
+        });
+    }
+}
+
+/// Whether `error` says the server could not be reached (rather than that a statement
+/// was wrong): the socket failed, no connection came within the acquire timeout, or the
+/// pool was closed under it.
+fn is_connection_failure(error: &sqlx::Error) -> bool {
+    matches!(
+        error,
+        sqlx::Error::Io(_)
+            | sqlx::Error::Tls(_)
+            | sqlx::Error::PoolTimedOut
+            | sqlx::Error::PoolClosed
+            | sqlx::Error::WorkerCrashed
+    )
+}

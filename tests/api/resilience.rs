@@ -1,0 +1,384 @@
+//! Nothing one client does starves the others: stalled readers of streamed lists hold no
+//! database connection and are cut off, and streamed lists read in rounds still answer
+//! every record once, in order.
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use switchboard_domain::ids::TenantId;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::fixture::World;
+use crate::on_both_backends;
+use crate::support::TestApp;
+
+/// Messages in the stalled tenant: some 10 MB of JSON, more than the kernel's socket
+/// buffers (4 MiB to send, the client's shrunk to 4 KiB) take in, so a stream stalls.
+const MESSAGES: usize = 20_000;
+
+/// Opens a connection with a tiny receive buffer, sends `GET path` with `token` and
+/// never reads the answer.
+async fn stalled_reader(app: &TestApp, path: &str, token: &str) -> TcpStream {
+    let address: std::net::SocketAddr = app
+        .base
+        .trim_start_matches("http://")
+        .parse()
+        .expect("an address");
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut stream = socket.connect(address).await.unwrap();
+    let request =
+        format!("GET {path} HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {token}\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    stream
+}
+
+async fn stalled_streams_do_not_starve_other_tenants(app: TestApp) {
+    let w = World::seed(&app).await;
+    switchboard_db::synthetic::voicemail(&app.state.db, TenantId(w.tenant_a), MESSAGES, 50)
+        .await
+        .unwrap();
+    let a = app.login(w.admin_a).await;
+    let b = app.login(w.admin_b).await;
+    // More stalled streams than the pool has connections (5 in tests).
+    let mut readers = Vec::new();
+    for _ in 0..12 {
+        readers.push(stalled_reader(&app, "/v2/admin/voicemail-messages/?paginated=0", &a).await);
+    }
+    // Every stream fills its socket and stalls, holding no database connection; the
+    // rounds are short, so the pool is soon idle (on today's code five streams keep
+    // their connections for as long as their clients read nothing).
+    let mut idle_since = None;
+    for _ in 0..100 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        if app.state.db.connections_in_use() == 0 {
+            let since = *idle_since.get_or_insert_with(Instant::now);
+            if since.elapsed() > Duration::from_secs(2) {
+                break;
+            }
+        } else {
+            idle_since = None;
+        }
+    }
+    assert_eq!(
+        app.state.db.connections_in_use(),
+        0,
+        "stalled streams hold no connection"
+    );
+    for _ in 0..3 {
+        let started = Instant::now();
+        let list = app.get("/v2/admin/extensions/", &b).await.expect(200);
+        let took = started.elapsed();
+        assert_eq!(list["totalRecords"], 1, "{list}");
+        assert!(
+            took < Duration::from_millis(1000),
+            "another tenant's list took {took:?} beside 12 stalled streams"
+        );
+    }
+    // The stalled streams were real: each got its answer's head and then stopped.
+    let mut head = [0u8; 12];
+    readers[0].read_exact(&mut head).await.unwrap();
+    assert_eq!(&head, b"HTTP/1.1 200");
+    drop(readers);
+}
+
+/// The ids of `path`'s records.
+fn ids(list: &Value) -> Vec<i64> {
+    list["records"]
+        .as_array()
+        .expect("records")
+        .iter()
+        .map(|r| r["id"].as_i64().expect("an id"))
+        .collect()
+}
+
+async fn streams_read_in_rounds_answer_every_record_once_in_order(app: TestApp) {
+    let w = World::seed(&app).await;
+    // More than two rounds of the stream (500 rows each).
+    switchboard_db::synthetic::voicemail(&app.state.db, TenantId(w.tenant_a), 1_234, 7)
+        .await
+        .unwrap();
+    switchboard_db::synthetic::phone_numbers(&app.state.db, TenantId(w.tenant_a), 1_111)
+        .await
+        .unwrap();
+    let a = app.login(w.admin_a).await;
+    let platform = app.login(w.platform).await;
+    let cases = [
+        // Sorted by id; by a value with many ties; by a text; by a column that is NULL
+        // in every row (no branch), each way.
+        (
+            "/v2/admin/voicemail-messages/",
+            "sortBy=id&sortDirection=asc",
+            &a,
+        ),
+        (
+            "/v2/admin/voicemail-messages/",
+            "sortBy=duration&sortDirection=desc",
+            &a,
+        ),
+        (
+            "/v2/admin/voicemail-messages/",
+            "sortBy=mailboxUser&sortDirection=asc",
+            &a,
+        ),
+        (
+            "/v2/admin/voicemail-messages/",
+            "sortBy=callerId&sortDirection=desc",
+            &a,
+        ),
+        (
+            "/v2/admin/phone-numbers/",
+            "sortBy=branchId&sortDirection=asc",
+            &platform,
+        ),
+        (
+            "/v2/admin/phone-numbers/",
+            "sortBy=branchId&sortDirection=desc",
+            &platform,
+        ),
+        (
+            "/v2/admin/phone-numbers/",
+            "sortBy=inUse&sortDirection=asc",
+            &platform,
+        ),
+    ];
+    for (path, order, token) in cases {
+        let streamed = app
+            .get(&format!("{path}?paginated=0&{order}"), token)
+            .await
+            .expect(200);
+        let streamed = ids(&streamed);
+        let mut paged = Vec::new();
+        for page in 1..=2 {
+            let list = app
+                .get(
+                    &format!("{path}?paginated=1&recordsPerPage=1000&page={page}&{order}"),
+                    token,
+                )
+                .await
+                .expect(200);
+            paged.extend(ids(&list));
+        }
+        assert!(paged.len() > 1_000, "{path}?{order}: {}", paged.len());
+        assert_eq!(streamed, paged, "{path}?{order}");
+    }
+}
+
+on_both_backends!(
+    stalled_streams_do_not_starve_other_tenants,
+    streams_read_in_rounds_answer_every_record_once_in_order
+);
+
+/// With a short stall limit (its own module: one configuration per macro use).
+mod cut_off {
+    use super::*;
+
+    fn stall_quickly(config: &mut switchboard::Config) {
+        config.write_stall_seconds = 2;
+    }
+
+    async fn a_reader_that_reads_nothing_is_cut_off(app: TestApp) {
+        let w = World::seed(&app).await;
+        switchboard_db::synthetic::voicemail(&app.state.db, TenantId(w.tenant_a), MESSAGES, 50)
+            .await
+            .unwrap();
+        let a = app.login(w.admin_a).await;
+        let mut reader =
+            stalled_reader(&app, "/v2/admin/voicemail-messages/?paginated=0", &a).await;
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        // The server gave up: what it had written is there, then the connection ends
+        // without the chunked body's last chunk.
+        let mut received = Vec::new();
+        let read = tokio::time::timeout(Duration::from_secs(20), reader.read_to_end(&mut received))
+            .await
+            .expect("the server closed the connection");
+        // A reset after the buffered bytes is as good as an end.
+        let _ = read;
+        assert!(
+            received.starts_with(b"HTTP/1.1 200"),
+            "{:?}",
+            &received[..received.len().min(40)]
+        );
+        assert!(
+            !received.ends_with(b"\r\n0\r\n\r\n"),
+            "the stream was cut short, not completed ({} bytes)",
+            received.len()
+        );
+        // The server is still fine.
+        app.get("/v2/admin/extensions/", &a).await.expect(200);
+    }
+
+    on_both_backends!(with stall_quickly; a_reader_that_reads_nothing_is_cut_off);
+}
+
+/// A PostgreSQL outage, made by cutting a TCP proxy between the service and the server.
+mod outage {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+    use std::time::{Duration, Instant};
+
+    use tokio::net::{TcpListener, TcpStream};
+    use tokio::task::JoinHandle;
+
+    use crate::fixture::World;
+    use crate::support::{Backend, TestApp};
+
+    /// Forwards connections to PostgreSQL until cut; while cut, it closes every
+    /// connection it has and every one it is offered.
+    struct Proxy {
+        address: String,
+        cut: Arc<AtomicBool>,
+        connections: Arc<Mutex<Vec<JoinHandle<()>>>>,
+        accepting: JoinHandle<()>,
+    }
+
+    impl Proxy {
+        async fn start(target: String) -> Proxy {
+            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let address = listener.local_addr().unwrap().to_string();
+            let cut = Arc::new(AtomicBool::new(false));
+            let connections: Arc<Mutex<Vec<JoinHandle<()>>>> = Arc::default();
+            let accepting = tokio::spawn({
+                let cut = cut.clone();
+                let connections = connections.clone();
+                async move {
+                    while let Ok((mut client, _)) = listener.accept().await {
+                        if cut.load(Ordering::SeqCst) {
+                            drop(client);
+                            continue;
+                        }
+                        let Ok(mut server) = TcpStream::connect(&target).await else {
+                            continue;
+                        };
+                        let forwarding = tokio::spawn(async move {
+                            let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+                        });
+                        connections.lock().unwrap().push(forwarding);
+                    }
+                }
+            });
+            Proxy {
+                address,
+                cut,
+                connections,
+                accepting,
+            }
+        }
+
+        /// The database goes away: open connections break, new ones are closed.
+        fn cut(&self) {
+            self.cut.store(true, Ordering::SeqCst);
+            for connection in self.connections.lock().unwrap().drain(..) {
+                connection.abort();
+            }
+        }
+
+        /// The database is back.
+        fn reopen(&self) {
+            self.cut.store(false, Ordering::SeqCst);
+        }
+    }
+
+    impl Drop for Proxy {
+        fn drop(&mut self) {
+            self.accepting.abort();
+            self.cut();
+        }
+    }
+
+    /// `host:port` of a `postgres://user@host:port/db` URL.
+    fn host_and_port(url: &str) -> String {
+        let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+        let rest = rest.rsplit_once('@').map_or(rest, |(_, rest)| rest);
+        rest.split(['/', '?']).next().unwrap().to_owned()
+    }
+
+    async fn readiness(app: &TestApp) -> u16 {
+        app.client
+            .get(app.url("/readyz"))
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_database_outage_is_answered_at_once_and_recovered_from() {
+        let admin = std::env::var("SWITCHBOARD_TEST_POSTGRES_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+        let target = host_and_port(&admin);
+        let proxy = Proxy::start(target.clone()).await;
+        let through = proxy.address.clone();
+        let Some(app) = TestApp::start_with(Backend::Postgres, move |config| {
+            let url = config.database_url.take().unwrap();
+            config.database_url = Some(url.replacen(&target, &through, 1));
+        })
+        .await
+        else {
+            return;
+        };
+        assert!(
+            app.config
+                .database_url
+                .as_deref()
+                .unwrap()
+                .contains(&proxy.address),
+            "the service talks to the database through the proxy"
+        );
+        let w = World::seed(&app).await;
+        let token = app.login(w.admin_a).await;
+        app.get("/v2/admin/extensions/", &token).await.expect(200);
+        assert_eq!(readiness(&app).await, 200);
+
+        proxy.cut();
+        // The outage is noticed (by the first request that meets it, or the probe).
+        let noticed = Instant::now();
+        while readiness(&app).await != 503 {
+            assert!(
+                noticed.elapsed() < Duration::from_secs(5),
+                "the outage went unnoticed"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        for _ in 0..5 {
+            let started = Instant::now();
+            let answer = app.get("/v2/admin/extensions/", &token).await;
+            let took = started.elapsed();
+            let retry_after = answer
+                .headers
+                .get("retry-after")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.parse::<u64>().ok());
+            answer.error(503, "ServiceUnavailable");
+            assert!(
+                retry_after.is_some_and(|s| s >= 1),
+                "Retry-After: {retry_after:?}"
+            );
+            assert!(
+                took < Duration::from_secs(1),
+                "a request took {took:?} in the outage"
+            );
+        }
+        let started = Instant::now();
+        app.login_answer(w.admin_a, crate::support::PASSWORD)
+            .await
+            .error(503, "ServiceUnavailable");
+        assert!(started.elapsed() < Duration::from_secs(1));
+        assert_eq!(readiness(&app).await, 503);
+
+        proxy.reopen();
+        let reopened = Instant::now();
+        loop {
+            let answer = app.get("/v2/admin/extensions/", &token).await;
+            if answer.status == 200 {
+                assert_eq!(answer.body["totalRecords"], 2, "{}", answer.body);
+                break;
+            }
+            assert!(reopened.elapsed() < Duration::from_secs(10), "no recovery");
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        assert_eq!(readiness(&app).await, 200);
+    }
+}
