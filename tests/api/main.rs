@@ -15,6 +15,7 @@ mod call_recordings;
 mod demo;
 mod engine_token;
 mod errors;
+mod identity;
 mod importers;
 mod lists;
 mod lockout;

@@ -22,6 +22,7 @@ pub mod deliveries;
 pub mod destinations;
 pub mod events;
 pub mod extensions;
+pub mod identity;
 pub mod ivrs;
 pub mod jobs;
 pub mod media_files;
