@@ -280,6 +280,7 @@ async fn seed_voicemail_and_calls(state: &AppState, tenant: TenantId) -> anyhow:
             ext_num: "101".into(),
             transcript: String::new(),
             audio: None,
+            extension: None,
         };
         let audio = MessageAudio {
             bytes: bytes::Bytes::from_static(GREETING),
@@ -295,7 +296,14 @@ async fn seed_voicemail_and_calls(state: &AppState, tenant: TenantId) -> anyhow:
     let recorded_id = format!("{}.101", now.timestamp() - 5400);
     let size = i64::try_from(recording.len())?;
     let key = engine::store_recording(&state.storage, tenant, &recorded_id, recording).await?;
-    let call = |unique_id: String, from: &str, to: &str, direction: &str, ago: i64, talk: i64| {
+    // The engine names the front desk's side by its channel (`PJSIP/101-…`), as Asterisk
+    // reports it; the outside numbers are no extension's identity.
+    let call = |unique_id: String,
+                (from, channel): (&str, &str),
+                (to, dst_channel): (&str, &str),
+                direction: &str,
+                ago: i64,
+                talk: i64| {
         let start = now - chrono::Duration::seconds(ago);
         let answered = talk > 0;
         CallReport {
@@ -312,19 +320,21 @@ async fn seed_voicemail_and_calls(state: &AppState, tenant: TenantId) -> anyhow:
             duration: 6 + talk,
             billsec: talk,
             disposition: if answered { "ANSWERED" } else { "NO ANSWER" }.into(),
-            channel: String::new(),
-            dst_channel: String::new(),
+            channel: channel.into(),
+            dst_channel: dst_channel.into(),
             last_app: "Dial".into(),
             account_code: String::new(),
             userfield: String::new(),
+            caller_extension: None,
+            callee_extension: None,
         }
     };
     let calls = [
         (
             call(
                 recorded_id.clone(),
-                "2125550147",
-                "101",
+                ("2125550147", "PJSIP/trunk-00000001"),
+                ("101", "PJSIP/101-00000002"),
                 "inbound",
                 5400,
                 154,
@@ -334,8 +344,8 @@ async fn seed_voicemail_and_calls(state: &AppState, tenant: TenantId) -> anyhow:
         (
             call(
                 format!("{}.102", now.timestamp() - 4000),
-                "101",
-                "18005550199",
+                ("101", "PJSIP/101-00000003"),
+                ("18005550199", "PJSIP/trunk-00000004"),
                 "outbound",
                 4000,
                 62,
@@ -345,8 +355,8 @@ async fn seed_voicemail_and_calls(state: &AppState, tenant: TenantId) -> anyhow:
         (
             call(
                 format!("{}.103", now.timestamp() - 2000),
-                "6465550123",
-                "101",
+                ("6465550123", "PJSIP/trunk-00000005"),
+                ("101", "PJSIP/101-00000006"),
                 "inbound",
                 2000,
                 0,

@@ -62,6 +62,8 @@ fn new_voicemail(tenant: TenantId, message: &SpoolMessage) -> NewVoicemail {
         ext_num: message.exten.clone(),
         transcript: String::new(),
         audio: None,
+        // Resolved when recorded: the extension numbered as the mailbox at import.
+        extension: None,
     }
 }
 
@@ -181,6 +183,10 @@ fn call_report(tenant: TenantId, row: &CdrRow) -> CallReport {
         last_app: row.last_app.clone(),
         account_code: row.account_code.clone(),
         userfield: row.userfield.clone(),
+        // A CDR names no extension ids: the channels and the number dialled identify
+        // the parties, resolved at import.
+        caller_extension: None,
+        callee_extension: None,
     }
 }
 

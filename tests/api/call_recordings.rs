@@ -9,7 +9,15 @@ use crate::support::{TestApp, fixture, tamper};
 const PATH: &str = "/v2/ingest/calls";
 
 fn call(tenant: i64, unique_id: &str, event: &str, direction: &str, from: &str, to: &str) -> Value {
+    // A call placed inside the PBX names its extension by its channel, as Asterisk does;
+    // an inbound caller id is nobody's identity.
+    let channel = if direction == "inbound" {
+        "PJSIP/trunk-00000001".to_owned()
+    } else {
+        format!("PJSIP/{from}-00000001")
+    };
     json!({
+        "channel": channel,
         "tenantId": tenant,
         "uniqueId": unique_id,
         "event": event,

@@ -21,6 +21,7 @@ mod demo;
 mod dial_plan;
 mod engine_token;
 mod errors;
+mod identity;
 mod importers;
 mod lists;
 mod lockout;

@@ -86,10 +86,7 @@ fn select(scope: &Scope) -> SelectStatement {
     }
     select
         .cond_where(scope::tenants(scope, Expr::col(("c", "tenant_id"))))
-        .cond_where(scope::own_numbers(
-            scope,
-            &["c.caller_id_num", "c.dialed_num"],
-        ))
+        .cond_where(scope::own_calls(scope, Expr::col(("c", "id"))))
         .take()
 }
 
@@ -257,6 +254,11 @@ pub async fn record(tx: &mut Tx, report: &CallReport, now: i64) -> Result<Option
             existing = tx.fetch_optional(&identity()).await?;
         }
     }
+    let call_id = match &existing {
+        Some(call) => call.id,
+        None => tx.fetch_one::<CallRow>(&identity()).await?.id,
+    };
+    crate::identity::note_call_parties(tx, call_id, report).await?;
     if let Some(call) = &existing {
         // Only forward, and only once: the condition is checked on the row as written, so
         // of concurrent reports exactly those that really move the call emit.

@@ -24,6 +24,7 @@ pub mod destinations;
 pub mod dial_plan;
 pub mod events;
 pub mod extensions;
+pub mod identity;
 pub mod in_use;
 pub mod ivrs;
 pub mod jobs;

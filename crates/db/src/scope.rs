@@ -31,28 +31,55 @@ pub fn branch(scope: &Scope, branch_column: Expr) -> Condition {
     }
 }
 
-/// Further confines records that belong to a phone extension by number (a mailbox, a
-/// call's parties) to the extensions a branch admin or a user reaches: a branch admin,
-/// its branch's extensions; a user, its own extension (nothing when it has none).
-pub fn own_numbers(scope: &Scope, number_columns: &[&'static str]) -> Condition {
-    let numbers = match *scope {
-        Scope::Branch(tenant, branch) => Query::select()
-            .column("number")
-            .from("extensions")
-            .and_where(Expr::col("tenant_id").eq(tenant.get()))
-            .and_where(Expr::col("branch_id").eq(branch.get()))
-            .take(),
-        Scope::User(_, _, Some(extension)) => Query::select()
-            .column("number")
-            .from("extensions")
-            .and_where(Expr::col("id").eq(extension.get()))
-            .take(),
-        Scope::User(_, _, None) => return Condition::all().add(Expr::cust("1 = 0")),
-        _ => return Condition::all(),
-    };
-    number_columns.iter().fold(Condition::any(), |any, name| {
-        any.add(column(name).in_subquery(numbers.clone()))
-    })
+/// The extensions a branch admin or a user reaches, as a condition on a column holding
+/// an extension id: a branch admin, its branch's extensions; a user, its own extension
+/// (nothing when it has none); tenant-wide roles are not confined (`None`).
+fn own_extensions(scope: &Scope, extension_column: Expr) -> Option<Condition> {
+    match *scope {
+        Scope::Branch(tenant, branch) => Some(
+            Condition::all().add(
+                extension_column.in_subquery(
+                    Query::select()
+                        .column("id")
+                        .from("extensions")
+                        .and_where(Expr::col("tenant_id").eq(tenant.get()))
+                        .and_where(Expr::col("branch_id").eq(branch.get()))
+                        .take(),
+                ),
+            ),
+        ),
+        Scope::User(_, _, Some(extension)) => {
+            Some(Condition::all().add(extension_column.eq(extension.get())))
+        }
+        Scope::User(_, _, None) => Some(Condition::all().add(Expr::cust("1 = 0"))),
+        _ => None,
+    }
+}
+
+/// Further confines records that belong to one extension by its id (a voicemail
+/// message, by the extension its mailbox was when it was left) to the extensions a
+/// branch admin or a user reaches. Ids, never numbers: an extension created or
+/// renumbered later does not change who sees a record.
+pub fn own_extension(scope: &Scope, extension_column: Expr) -> Condition {
+    own_extensions(scope, extension_column).unwrap_or_else(Condition::all)
+}
+
+/// Further confines calls (by their id column) to those a branch admin's or a user's
+/// extensions took part in, as the engine identified the parties when it reported the
+/// call (`call_parties`).
+pub fn own_calls(scope: &Scope, call_id_column: Expr) -> Condition {
+    match own_extensions(scope, Expr::col(("p", "extension_id"))) {
+        None => Condition::all(),
+        Some(parties) => Condition::all().add(
+            call_id_column.in_subquery(
+                Query::select()
+                    .column(("p", "call_id"))
+                    .from_as("call_parties", "p")
+                    .cond_where(parties)
+                    .take(),
+            ),
+        ),
+    }
 }
 
 /// A column reference from `table.column` or `column` notation.

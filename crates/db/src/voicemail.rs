@@ -53,6 +53,8 @@ pub struct VoicemailRow {
     pub audio_key: Option<String>,
     /// Content type of the audio.
     pub audio_type: Option<String>,
+    /// The extension whose mailbox it was left in, resolved when it was recorded.
+    pub extension_id: Option<i64>,
 }
 
 const COLUMNS: &[&str] = &[
@@ -72,6 +74,7 @@ const COLUMNS: &[&str] = &[
     "transcript",
     "audio_key",
     "audio_type",
+    "extension_id",
 ];
 
 /// The messages `scope` reaches that match `filter`, as conditions on the columns of
@@ -79,7 +82,10 @@ const COLUMNS: &[&str] = &[
 fn conditions(scope: &Scope, filter: &VoicemailFilter) -> Condition {
     let mut all = Condition::all()
         .add(scope::tenants(scope, Expr::col(("v", "tenant_id"))))
-        .add(scope::own_numbers(scope, &["v.mailbox_user"]));
+        .add(scope::own_extension(
+            scope,
+            Expr::col(("v", "extension_id")),
+        ));
     if let Some(tenant) = filter.tenant_id {
         all = all.add(Expr::col(("v", "tenant_id")).eq(tenant.get()));
     }
@@ -249,10 +255,22 @@ pub async fn exists(
     Ok(found.is_some())
 }
 
+/// The extension a message belongs to: the one the engine named, else the tenant's
+/// extension numbered as the mailbox at this moment (none when no extension has that
+/// number). Resolved once, when the message is recorded: a later renumbering or a new
+/// extension with that number does not move it.
+pub async fn mailbox_owner(tx: &mut Tx, message: &NewVoicemail) -> Result<Option<i64>> {
+    if let Some(extension) = message.extension {
+        return Ok(Some(extension.get()));
+    }
+    crate::identity::extension_numbered(tx, message.tenant, &message.mailbox_user).await
+}
+
 /// Records `message` in `tx` unless a message with its identity (tenant, context,
 /// mailbox, msg_id) exists, emitting VOICEMAIL_RECEIVED for a new one; recording twice
 /// changes nothing.
 pub async fn record(tx: &mut Tx, message: NewVoicemail, now: i64) -> Result<Recorded> {
+    let owner = mailbox_owner(tx, &message).await?;
     let (audio_key, audio_type) = message.audio.clone().unzip();
     let read = i64::from(is_read_folder(&message.dir));
     let recorded = crud::insert_once(
@@ -275,6 +293,7 @@ pub async fn record(tx: &mut Tx, message: NewVoicemail, now: i64) -> Result<Reco
             ("transcript", message.transcript.into()),
             ("audio_key", audio_key.clone().into()),
             ("audio_type", audio_type.into()),
+            ("extension_id", owner.into()),
             ("created_at", now.into()),
         ],
     )
@@ -318,5 +337,6 @@ pub fn event_data(row: &VoicemailRow) -> serde_json::Value {
         "extNum": row.ext_num,
         "dir": row.dir,
         "read": row.is_read == 1,
+        "extensionId": row.extension_id,
     })
 }

@@ -10,8 +10,9 @@ use axum::http::header;
 use serde::Serialize;
 use serde_json::Value;
 use switchboard_db::crud::Recorded;
-use switchboard_db::{calls, traffic, voicemail};
+use switchboard_db::{calls, extensions, traffic, voicemail};
 use switchboard_domain::Location;
+use switchboard_domain::ids::{ExtensionId, TenantId};
 use switchboard_domain::records::call::{IngestCall, MAX_RECORDING_BYTES};
 use switchboard_domain::records::traffic::{IngestFax, IngestSms};
 use switchboard_domain::records::voicemail::IngestVoicemail;
@@ -142,6 +143,24 @@ async fn forget_on_failure<T>(
     Ok(written?)
 }
 
+/// An extension id the engine named must be one of the tenant's: the record will belong
+/// to it, so a stray id would hand it to nobody (or, worse, to whoever holds that id).
+async fn check_extension_id(
+    state: &AppState,
+    tenant: TenantId,
+    extension: Option<ExtensionId>,
+    field: &str,
+) -> ApiResult<()> {
+    match extension {
+        Some(id) if !extensions::of_tenant(&state.db, tenant, id).await? => Err(ApiError::invalid(
+            Location::Body,
+            field,
+            "must name an extension of the tenant",
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// What a push recorded.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -218,6 +237,7 @@ pub async fn voicemail(
         .map_err(ApiError::validation)?
         .into_new();
     message.tenant = tenancy::tenant_for_write(&state, &caller, Some(message.tenant)).await?;
+    check_extension_id(&state, message.tenant, message.extension, "extensionId").await?;
     let known = voicemail::exists(
         &state.db,
         message.tenant,
@@ -270,6 +290,20 @@ pub async fn call(
         .map_err(ApiError::validation)?
         .into_report();
     report.tenant = tenancy::tenant_for_write(&state, &caller, Some(report.tenant)).await?;
+    check_extension_id(
+        &state,
+        report.tenant,
+        report.caller_extension,
+        "callerExtensionId",
+    )
+    .await?;
+    check_extension_id(
+        &state,
+        report.tenant,
+        report.callee_extension,
+        "calleeExtensionId",
+    )
+    .await?;
     let known = calls::find(&state.db, report.tenant, &report.unique_id).await?;
     let has_recording = known.as_ref().is_some_and(|c| c.recording_key.is_some());
     let mut recording = None;

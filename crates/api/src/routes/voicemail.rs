@@ -39,6 +39,7 @@ pub async fn present(state: &AppState, row: VoicemailRow) -> ApiResult<Voicemail
         caller_id: row.caller_id,
         date: row.date,
         ext_num: row.ext_num,
+        extension_id: row.extension_id,
         transcript: row.transcript,
         media_url,
         dir: row.dir,

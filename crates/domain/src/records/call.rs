@@ -7,7 +7,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::declare::{Body, Filter, Listed};
-use crate::ids::TenantId;
+use crate::ids::{ExtensionId, TenantId};
 pub use crate::validation::Instant;
 use crate::validation::{ID, Int, ObjectReader, OneOf, Text, int, text};
 
@@ -106,6 +106,10 @@ pub struct CallReport {
     pub account_code: String,
     /// The CDR user field.
     pub userfield: String,
+    /// The extension that placed the call, when the engine names it by id.
+    pub caller_extension: Option<ExtensionId>,
+    /// The extension the call reached, when the engine names it by id.
+    pub callee_extension: Option<ExtensionId>,
 }
 
 impl CallReport {
@@ -190,6 +194,16 @@ pub struct IngestCall {
     /// The CDR user field.
     #[field(rule = SHORT, default = String::new())]
     pub userfield: String,
+    /// The id of the tenant's extension that placed the call, when the engine knows it;
+    /// otherwise the calling `channel` (`PJSIP/101-0000001a`) names it by its endpoint.
+    /// A caller id is never taken for an extension.
+    #[field(rule = ID)]
+    pub caller_extension_id: Option<ExtensionId>,
+    /// The id of the tenant's extension the call reached, when the engine knows it;
+    /// otherwise the called `dstChannel`, or (for a call that did not go out) the
+    /// internal number dialled, names it as it is numbered when the call is reported.
+    #[field(rule = ID)]
+    pub callee_extension_id: Option<ExtensionId>,
 }
 
 impl IngestCall {
@@ -238,6 +252,8 @@ impl IngestCall {
             last_app: self.last_app,
             account_code: self.account_code,
             userfield: self.userfield,
+            caller_extension: self.caller_extension_id,
+            callee_extension: self.callee_extension_id,
         }
     }
 }

@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 use utoipa::openapi::schema::Object;
 
 use crate::declare::{Body, Filter, Listed};
-use crate::ids::TenantId;
+use crate::ids::{ExtensionId, TenantId};
 use crate::validation::{Bool, ID, Int, ObjectReader, OneOf, Switch, Text, int, text};
 
 /// The folders of an Asterisk mailbox.
@@ -55,6 +55,9 @@ pub struct VoicemailMessage {
     pub date: String,
     /// The extension that was dialled.
     pub ext_num: String,
+    /// The id of the extension whose mailbox it was left in, as resolved when it was
+    /// recorded (a later renumbering does not move it); null when no extension had it.
+    pub extension_id: Option<i64>,
     /// A transcription, empty when there is none.
     pub transcript: String,
     /// A short-lived signed URL of the audio (with `Range` support); empty when the
@@ -170,6 +173,9 @@ pub struct NewVoicemail {
     pub transcript: String,
     /// Object key and content type of the stored audio.
     pub audio: Option<(String, String)>,
+    /// The extension whose mailbox it is, when the engine names it by id (otherwise the
+    /// extension numbered as the mailbox when it is recorded).
+    pub extension: Option<ExtensionId>,
 }
 
 /// Mailbox names and contexts.
@@ -217,6 +223,11 @@ pub struct IngestVoicemail {
     /// Transcription.
     #[field(rule = text(0, 20_000), default = String::new())]
     pub transcript: String,
+    /// The id of the tenant's extension whose mailbox this is, when the engine knows it;
+    /// otherwise the extension numbered as `mailboxUser` when the message is recorded.
+    /// Either way the message stays with that extension if it is renumbered later.
+    #[field(rule = ID)]
+    pub extension_id: Option<ExtensionId>,
 }
 
 /// A Unix time within 32 bits, as Asterisk writes `origtime`.
@@ -244,6 +255,7 @@ impl IngestVoicemail {
             ext_num: self.ext_num,
             transcript: self.transcript,
             audio: None,
+            extension: self.extension_id,
         }
     }
 }
