@@ -262,8 +262,8 @@ async fn every_filter_limit_and_sort(app: TestApp) {
             "'query/query' must be at most 255 characters",
             "'query/tenantId' must match pattern ^[1-9][0-9]*$",
             "'query/number' must be at most 11 characters",
-            "'query/fax' must be at most 1",
-            "'query/inUse' must be an integer",
+            "'query/fax' must be one of: 0, 1, true, false",
+            "'query/inUse' must be one of: 0, 1, true, false",
         ]
     );
     app.get(&list(&format!("?tenantId={}", w.tenant_b)), &admin)

@@ -570,7 +570,7 @@ async fn hostile_input_is_refused_not_stored(app: TestApp) {
         .expect(200);
     let problems = app
         .post("/v2/admin/announcements/", &token, json!({"name": "x", "mediaFileId": 1, "startDate": "2026-01-01", "endDate": "2026-02-01",
-               "ivrs": [{"id": ivr["id"]}, {"id": ivr["id"]}]}))
+               "branchId": w.branch_a, "ivrs": [{"id": ivr["id"]}, {"id": ivr["id"]}]}))
         .await
         .error(400, "ValidationError");
     assert_eq!(problems, ["'body/ivrs/1/id' is listed twice"]);
