@@ -744,7 +744,34 @@ async fn ingested_records_are_delivered(app: TestApp) {
     assert!(receiver.received("/b").is_empty());
 }
 
+/// The webhook client follows no redirect: a 302 is the attempt's answer (not a
+/// delivery), and where it points is never asked.
+async fn redirects_are_not_followed(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let receiver = Receiver::start().await;
+    receiver.always(
+        "/moved",
+        Reply::status(302).with_header("location", &receiver.url("/target")),
+    );
+    let (id, _) = webhook(
+        &app,
+        &token,
+        json!({"tenantId": w.tenant_a, "type": "CALL_ENDED", "url": receiver.url("/moved")}),
+    )
+    .await;
+    let tested = app
+        .post(&format!("/v2/webhooks/{id}/test"), &token, json!({}))
+        .await
+        .expect(200);
+    assert_eq!(tested["attempts"][0]["statusCode"], 302, "{tested}");
+    assert_ne!(tested["state"], "delivered", "{tested}");
+    assert_eq!(receiver.received("/moved").len(), 1);
+    assert!(receiver.received("/target").is_empty(), "not followed");
+}
+
 on_both_backends!(with fast;
+    redirects_are_not_followed,
     ingested_records_are_delivered,
     signed_with_basic_auth_and_sent_once,
     rotation_signs_with_both_secrets,
