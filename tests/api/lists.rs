@@ -235,7 +235,118 @@ async fn filters_narrow_the_list(app: TestApp) {
     assert_eq!(body["records"][0]["name"], "Tenant B");
 }
 
+/// Pages sorted by a column with many equal values: ties really occur (ten records share
+/// each name, more than a page), and still every record shows on exactly one page, in
+/// name order with ties broken by id the same way as the sort.
+async fn paging_through_ties_keeps_every_record_once(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    for i in 0..30 {
+        let name = ["Tie A", "Tie B", "Tie C"][i % 3];
+        app.post(
+            "/v2/admin/extensions/",
+            &token,
+            json!({"number": format!("6{i:03}"), "name": name}),
+        )
+        .await
+        .expect(200);
+    }
+    for direction in ["asc", "desc"] {
+        let mut seen: Vec<(String, i64)> = Vec::new();
+        for page in 1..=8 {
+            let body = app
+                .get(
+                    &format!(
+                        "/v2/admin/extensions/?recordsPerPage=4&page={page}&sortBy=name&sortDirection={direction}"
+                    ),
+                    &token,
+                )
+                .await
+                .expect(200);
+            assert_eq!(body["totalRecords"], 32);
+            for record in body["records"].as_array().unwrap() {
+                seen.push((
+                    record["name"].as_str().unwrap().to_owned(),
+                    record["id"].as_i64().unwrap(),
+                ));
+            }
+        }
+        assert_eq!(seen.len(), 32, "{direction}: {seen:?}");
+        let ids: std::collections::HashSet<i64> = seen.iter().map(|(_, id)| *id).collect();
+        assert_eq!(ids.len(), 32, "{direction}: every record once: {seen:?}");
+        let ties = seen.iter().filter(|(name, _)| name == "Tie B").count();
+        assert_eq!(ties, 10, "ties occur, across pages");
+        let mut expected = seen.clone();
+        expected.sort();
+        if direction == "desc" {
+            expected.reverse();
+        }
+        assert_eq!(seen, expected, "{direction}: by name, ties by id");
+    }
+}
+
+/// `sortBy=duration` over distinct and equal durations: ordered by duration, equal ones
+/// by id, both ways, and paging through the ties keeps every message once.
+async fn voicemail_sorts_by_duration_with_ties(app: TestApp) {
+    let w = World::seed(&app).await;
+    let platform = app.login(w.platform).await;
+    let audio = crate::support::fixture("tone.wav");
+    let durations = [30, 5, 12, 5, 30, 1, 5];
+    for (i, duration) in durations.iter().enumerate() {
+        let message = json!({
+            "tenantId": w.tenant_a, "mailboxContext": "default", "mailboxUser": "101",
+            "msgId": format!("1700000{i:03}-0000000{i}"), "messageNumber": i, "dir": "INBOX",
+            "callerId": "5551234", "dateUnix": 1_700_000_000 + i as i64, "duration": duration,
+            "extNum": "101",
+        });
+        app.push(
+            &platform,
+            "/v2/ingest/voicemail-messages",
+            ("message", message),
+            Some(("audio", audio.clone())),
+        )
+        .await
+        .expect(200);
+    }
+    let admin = app.login(w.admin_a).await;
+    for direction in ["asc", "desc"] {
+        let mut seen: Vec<(i64, i64)> = Vec::new();
+        for page in 1..=3 {
+            let body = app
+                .get(
+                    &format!(
+                        "/v2/admin/voicemail-messages/?sortBy=duration&sortDirection={direction}&recordsPerPage=3&page={page}"
+                    ),
+                    &admin,
+                )
+                .await
+                .expect(200);
+            for record in body["records"].as_array().unwrap() {
+                seen.push((
+                    record["duration"].as_i64().unwrap(),
+                    record["id"].as_i64().unwrap(),
+                ));
+            }
+        }
+        let got: Vec<i64> = seen.iter().map(|(d, _)| *d).collect();
+        let mut want = durations.to_vec();
+        want.sort();
+        if direction == "desc" {
+            want.reverse();
+        }
+        assert_eq!(got, want, "{direction}: by duration");
+        let mut expected = seen.clone();
+        expected.sort();
+        if direction == "desc" {
+            expected.reverse();
+        }
+        assert_eq!(seen, expected, "{direction}: equal durations by id");
+    }
+}
+
 on_both_backends!(
+    paging_through_ties_keeps_every_record_once,
+    voicemail_sorts_by_duration_with_ties,
     pages_add_up,
     empty_lists_have_max_page_zero,
     sorting_both_ways,

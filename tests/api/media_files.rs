@@ -432,7 +432,34 @@ async fn a_refused_object_delete_is_retried(app: TestApp) {
     assert_eq!(app.count("jobs", None).await, 0, "a done job leaves no row");
 }
 
+/// A media file may be 20 MiB: exactly that passes the size rule (and is then judged by
+/// its bytes: these are no audio, a 415), one byte more is a 413, and neither is stored.
+async fn twenty_mib_is_the_limit(app: TestApp) {
+    const LIMIT: usize = 20 * 1024 * 1024;
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let at_limit = vec![0x55; LIMIT];
+    app.upload(
+        &token,
+        &[("name", "At the limit")],
+        Some(("big.bin", at_limit)),
+    )
+    .await
+    .error(415, "UnsupportedMediaType");
+    let past = vec![0x55; LIMIT + 1];
+    app.upload(
+        &token,
+        &[("name", "Past the limit")],
+        Some(("big.bin", past)),
+    )
+    .await
+    .error(413, "PayloadTooLarge");
+    assert_eq!(app.count("media_files", None).await, 0);
+    assert!(app.stored_objects("tenants").is_empty(), "nothing stored");
+}
+
 on_both_backends!(
+    twenty_mib_is_the_limit,
     a_refused_object_delete_is_retried,
     every_audio_format_is_recognised_and_measured,
     the_type_comes_from_the_bytes,

@@ -365,7 +365,95 @@ async fn concurrent_writes_resolve_as_answered(app: TestApp) {
     assert_eq!(numbers, ["7711"], "{listed}");
 }
 
+/// Runs `sqlite` or `postgres` (several statements) on the app's database, as an operator
+/// would: for injecting a failure the service cannot cause itself.
+async fn raw_sql(app: &TestApp, sqlite: &'static str, postgres: &'static str) {
+    let url = app.config.database_url.clone().unwrap();
+    if url.starts_with("sqlite:") {
+        let pool = sqlx::SqlitePool::connect(&url).await.unwrap();
+        sqlx::raw_sql(sqlite).execute(&pool).await.unwrap();
+        pool.close().await;
+    } else {
+        let pool = sqlx::PgPool::connect(&url).await.unwrap();
+        sqlx::raw_sql(postgres).execute(&pool).await.unwrap();
+        pool.close().await;
+    }
+}
+
+/// Deleting business hours removes its destinations, holidays and the record in one
+/// transaction: when the last statement fails (a trigger injects the failure), the
+/// destinations and holidays deleted before it are back, and the record answers as before.
+async fn a_delete_failing_midway_removes_nothing(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let created = app
+        .post(
+            "/v2/admin/business-hours/",
+            &token,
+            json!({
+                "name": "Store hours", "branchId": w.branch_a, "timezone": "UTC", "hours": {},
+                "matchDestinations": [{"id": w.ext_a, "destType": "EXT"}],
+                "notMatchDestinations": [{"id": w.ext_a, "destType": "VOICEMAIL"}],
+                "holidays": [{"name": "New year", "date": "2027-01-01"}],
+            }),
+        )
+        .await
+        .expect(200);
+    let id = created["id"].as_i64().unwrap();
+    let destinations_before = app.count("destinations", None).await;
+    let holidays_before = app.count("holidays", None).await;
+    assert!(destinations_before >= 2, "{destinations_before}");
+    assert!(holidays_before >= 1, "{holidays_before}");
+    raw_sql(
+        &app,
+        "CREATE TRIGGER injected_failure BEFORE DELETE ON business_hours \
+         BEGIN SELECT RAISE(ABORT, 'injected failure'); END;",
+        "CREATE FUNCTION injected_failure() RETURNS trigger LANGUAGE plpgsql AS \
+         $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$; \
+         CREATE TRIGGER injected_failure BEFORE DELETE ON business_hours \
+         FOR EACH ROW EXECUTE FUNCTION injected_failure();",
+    )
+    .await;
+    let failed = app
+        .delete(&format!("/v2/admin/business-hours/{id}"), &token)
+        .await;
+    assert_eq!(failed.status, 500, "{}", failed.body);
+    // Nothing of it went: the record, its holidays, its destinations (the extension is
+    // still in use by it).
+    let kept = app
+        .get(&format!("/v2/admin/business-hours/{id}"), &token)
+        .await
+        .expect(200);
+    assert_eq!(kept, created);
+    let holidays = app
+        .get(&format!("/v2/admin/business-hours/{id}/holidays"), &token)
+        .await
+        .expect(200);
+    assert_eq!(holidays.as_array().unwrap().len(), 1);
+    assert_eq!(app.count("destinations", None).await, destinations_before);
+    assert_eq!(app.count("holidays", None).await, holidays_before);
+    app.delete(&format!("/v2/admin/extensions/{}", w.ext_a), &token)
+        .await
+        .error(409, "Conflict");
+    // Without the failure the same delete goes through.
+    raw_sql(
+        &app,
+        "DROP TRIGGER injected_failure;",
+        "DROP TRIGGER injected_failure ON business_hours;",
+    )
+    .await;
+    app.delete(&format!("/v2/admin/business-hours/{id}"), &token)
+        .await
+        .expect(200);
+    assert_eq!(app.count("holidays", None).await, holidays_before - 1);
+    assert_eq!(
+        app.count("destinations", None).await,
+        destinations_before - 2
+    );
+}
+
 on_both_backends!(
+    a_delete_failing_midway_removes_nothing,
     concurrent_writes_resolve_as_answered,
     extensions_round_trip,
     extension_numbers_are_unique_per_tenant,

@@ -577,6 +577,8 @@ async fn hostile_input_is_refused_not_stored(app: TestApp) {
 }
 
 on_both_backends!(
+    totp_secrets_are_sealed_at_rest,
+    foreign_tenant_ids_are_forbidden_whether_or_not_they_exist,
     nobody_takes_over_an_account_holding_more,
     hostile_input_is_refused_not_stored,
     refresh_tokens_rotate_and_reuse_revokes_the_session,
@@ -667,6 +669,101 @@ async fn two_processes_share_limits_through_redis() {
         .call(Method::GET, "/v2/admin/extensions/", None, None)
         .await
         .error(429, "TooManyRequests");
+}
+
+/// The value of `column` of the user with `email`, read straight from the database.
+async fn user_column(app: &TestApp, column: &str, email: &str) -> Option<String> {
+    let url = app.config.database_url.clone().unwrap();
+    let sql = format!("SELECT {column} FROM users WHERE email = $1");
+    if url.starts_with("sqlite:") {
+        let pool = sqlx::SqlitePool::connect(&url).await.unwrap();
+        let value = sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
+            .bind(email)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+        value
+    } else {
+        let pool = sqlx::PgPool::connect(&url).await.unwrap();
+        let value = sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
+            .bind(email)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+        value
+    }
+}
+
+/// A TOTP secret is stored sealed: the database row holds neither the secret nor any
+/// usual spelling of its bytes.
+async fn totp_secrets_are_sealed_at_rest(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let enrolment = app
+        .post(
+            "/v2/users/me/mfa/totp",
+            &token,
+            json!({"password": PASSWORD}),
+        )
+        .await
+        .expect(200);
+    use base64::Engine as _;
+    let secret = enrolment["secret"].as_str().unwrap().to_owned();
+    let bytes = totp::from_base32(&secret).unwrap();
+    let stored = user_column(&app, "mfa_pending_secret", w.admin_a)
+        .await
+        .expect("the pending secret is stored");
+    assert!(stored.len() > secret.len(), "{stored}");
+    let lower = stored.to_lowercase();
+    for plain in [
+        secret.to_lowercase(),
+        secret.trim_end_matches('=').to_lowercase(),
+        hex::encode(&bytes),
+        base64::engine::general_purpose::STANDARD
+            .encode(&bytes)
+            .to_lowercase(),
+    ] {
+        assert!(!lower.contains(&plain), "{stored} holds {plain}");
+    }
+}
+
+/// A `tenantId` outside the caller's reach answers 403 whether or not such a tenant
+/// exists, with the same answer, so the answer tells nothing of other tenants.
+async fn foreign_tenant_ids_are_forbidden_whether_or_not_they_exist(app: TestApp) {
+    let w = World::seed(&app).await;
+    let a = app.login(w.admin_a).await;
+    let missing = 987_654;
+    assert_eq!(
+        app.get(
+            &format!("/v2/admin/tenants/{missing}"),
+            &app.login(w.platform).await
+        )
+        .await
+        .status,
+        404,
+        "no tenant {missing}"
+    );
+    let mut answers = Vec::new();
+    for tenant in [w.tenant_b, missing] {
+        let listed = app
+            .get(&format!("/v2/admin/extensions/?tenantId={tenant}"), &a)
+            .await;
+        let created = app
+            .post(
+                "/v2/admin/extensions/",
+                &a,
+                json!({"tenantId": tenant, "number": "555", "name": "x"}),
+            )
+            .await;
+        let listed_body = listed.body.clone();
+        let created_body = created.body.clone();
+        listed.error(403, "Forbidden");
+        created.error(403, "Forbidden");
+        answers.push((listed_body, created_body));
+    }
+    assert_eq!(answers[0], answers[1], "the same answer either way");
 }
 
 switchboard_testing::tests!(rate_limits_answer_429_with_headers);

@@ -744,7 +744,34 @@ async fn ingested_records_are_delivered(app: TestApp) {
     assert!(receiver.received("/b").is_empty());
 }
 
+/// The webhook client follows no redirect: a 302 is the attempt's answer (not a
+/// delivery), and where it points is never asked.
+async fn redirects_are_not_followed(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let receiver = Receiver::start().await;
+    receiver.always(
+        "/moved",
+        Reply::status(302).with_header("location", &receiver.url("/target")),
+    );
+    let (id, _) = webhook(
+        &app,
+        &token,
+        json!({"tenantId": w.tenant_a, "type": "CALL_ENDED", "url": receiver.url("/moved")}),
+    )
+    .await;
+    let tested = app
+        .post(&format!("/v2/webhooks/{id}/test"), &token, json!({}))
+        .await
+        .expect(200);
+    assert_eq!(tested["attempts"][0]["statusCode"], 302, "{tested}");
+    assert_ne!(tested["state"], "delivered", "{tested}");
+    assert_eq!(receiver.received("/moved").len(), 1);
+    assert!(receiver.received("/target").is_empty(), "not followed");
+}
+
 on_both_backends!(with fast;
+    redirects_are_not_followed,
     ingested_records_are_delivered,
     signed_with_basic_auth_and_sent_once,
     rotation_signs_with_both_secrets,
@@ -758,20 +785,105 @@ on_both_backends!(with fast;
     hubspot_test_sends_a_sample_call,
 );
 
+/// A receiver that holds every answer until `needed` requests wait at once (or 30 s pass),
+/// recording the most that ever waited together and each request's `webhook-id` and event.
+struct GatedReceiver {
+    address: std::net::SocketAddr,
+    gate: std::sync::Arc<Gate>,
+    server: tokio::task::JoinHandle<()>,
+}
+
+struct Gate {
+    needed: usize,
+    waiting: std::sync::atomic::AtomicUsize,
+    peak: std::sync::atomic::AtomicUsize,
+    open: tokio::sync::watch::Sender<bool>,
+    received: std::sync::Mutex<Vec<(String, i64)>>,
+}
+
+async fn gated(
+    axum::extract::State(gate): axum::extract::State<std::sync::Arc<Gate>>,
+    headers: axum::http::HeaderMap,
+    body: axum::body::Bytes,
+) -> axum::http::StatusCode {
+    use std::sync::atomic::Ordering::SeqCst;
+    let id = headers["webhook-id"].to_str().unwrap().to_owned();
+    let event: Value = serde_json::from_slice(&body).unwrap();
+    gate.received
+        .lock()
+        .unwrap()
+        .push((id, event["data"]["n"].as_i64().unwrap()));
+    let waiting = gate.waiting.fetch_add(1, SeqCst) + 1;
+    gate.peak.fetch_max(waiting, SeqCst);
+    if waiting >= gate.needed {
+        gate.open.send_replace(true);
+    }
+    let mut open = gate.open.subscribe();
+    let _ = tokio::time::timeout(Duration::from_secs(30), open.wait_for(|open| *open)).await;
+    // Past the deadline, open for everyone: the test then fails on the peak, not on timeouts.
+    gate.open.send_replace(true);
+    gate.waiting.fetch_sub(1, SeqCst);
+    axum::http::StatusCode::OK
+}
+
+impl GatedReceiver {
+    async fn start(needed: usize) -> GatedReceiver {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let gate = std::sync::Arc::new(Gate {
+            needed,
+            waiting: 0.into(),
+            peak: 0.into(),
+            open: tokio::sync::watch::channel(false).0,
+            received: Default::default(),
+        });
+        let app = axum::Router::new().fallback(gated).with_state(gate.clone());
+        let server = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        GatedReceiver {
+            address,
+            gate,
+            server,
+        }
+    }
+
+    fn received(&self) -> Vec<(String, i64)> {
+        self.gate.received.lock().unwrap().clone()
+    }
+}
+
+impl Drop for GatedReceiver {
+    fn drop(&mut self) {
+        self.server.abort();
+    }
+}
+
 /// Two `serve` processes on one PostgreSQL database: each of many events reaches the
 /// receiver exactly once, and both processes take part.
+///
+/// Deterministic under load: one process sends at most `max_in_flight` deliveries at once,
+/// so the receiver holds every answer until one more than that wait together — which only
+/// both processes can make. (It answered at once before, and on a loaded machine one
+/// worker delivered all 200 before the other polled: `left: 1, right: 2` on the owners.)
 async fn two_processes_deliver_each_event_once() {
-    let Some(app) = TestApp::start_with(crate::support::Backend::Postgres, fast).await else {
-        return;
-    };
+    let app = TestApp::start_with(crate::support::Backend::Postgres, |config| {
+        fast(config);
+        // Answers are held until both processes send: no attempt may time out meanwhile.
+        config.webhook_timeout_seconds = 60;
+    })
+    .await
+    .unwrap();
     let sibling = app.start_sibling().await;
+    let one_process = app.state.jobs.settings().max_in_flight;
+    assert_eq!(sibling.state.jobs.settings().max_in_flight, one_process);
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
-    let receiver = Receiver::start().await;
+    let receiver = GatedReceiver::start(one_process + 1).await;
     webhook(
         &app,
         &token,
-        json!({"tenantId": w.tenant_a, "type": "CALL_ENDED", "url": receiver.url("/both")}),
+        json!({"tenantId": w.tenant_a, "type": "CALL_ENDED", "url": format!("http://{}/both", receiver.address)}),
     )
     .await;
     const EVENTS: usize = 200;
@@ -791,17 +903,23 @@ async fn two_processes_deliver_each_event_once() {
         }
         tx.commit().await.unwrap();
     }
-    let received = receiver.wait_for("/both", EVENTS).await;
+    crate::receiver::eventually(Duration::from_secs(90), || {
+        (receiver.received().len() >= EVENTS).then_some(())
+    })
+    .await
+    .unwrap_or_else(|| panic!("{} of {EVENTS} arrived", receiver.received().len()));
+    let peak = receiver.gate.peak.load(std::sync::atomic::Ordering::SeqCst);
+    assert!(
+        peak > one_process,
+        "both processes sent at once: at most {peak} requests waited together"
+    );
     // Long enough for any second sending to show.
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    let received_now = receiver.received("/both");
-    assert_eq!(received_now.len(), EVENTS, "no event was sent twice");
-    let ids: HashSet<String> = received.iter().map(|r| r.header("webhook-id")).collect();
+    let received = receiver.received();
+    assert_eq!(received.len(), EVENTS, "no event was sent twice");
+    let ids: HashSet<&str> = received.iter().map(|(id, _)| id.as_str()).collect();
     assert_eq!(ids.len(), EVENTS);
-    let events: HashSet<i64> = received
-        .iter()
-        .map(|r| r.json()["data"]["n"].as_i64().unwrap())
-        .collect();
+    let events: HashSet<i64> = received.iter().map(|(_, n)| *n).collect();
     assert_eq!(events.len(), EVENTS);
 
     // Which process delivered each (the lease owner stays on a delivered row).
