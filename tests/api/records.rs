@@ -77,7 +77,7 @@ async fn extension_numbers_are_unique_per_tenant(app: TestApp) {
         .await;
     assert_eq!(
         conflict.body["message"],
-        "an extension with this number already exists in the tenant"
+        "the number 101 is taken by the extension \"Front desk A\""
     );
     conflict.error(409, "Conflict");
     let other = app
