@@ -212,6 +212,15 @@ async fn every_filter_limit_and_sort(app: TestApp) {
         2
     );
     assert_eq!(
+        numbers(&app.get(&list("?fax=true"), &admin).await.expect(200)),
+        ["15550000002"],
+        "true is 1"
+    );
+    assert_eq!(
+        app.get(&list("?fax=false"), &admin).await.expect(200)["totalRecords"],
+        2
+    );
+    assert_eq!(
         numbers(&app.get(&list("?inUse=1"), &admin).await.expect(200)),
         ["15550000001"]
     );
@@ -262,8 +271,8 @@ async fn every_filter_limit_and_sort(app: TestApp) {
             "'query/query' must be at most 255 characters",
             "'query/tenantId' must match pattern ^[1-9][0-9]*$",
             "'query/number' must be at most 11 characters",
-            "'query/fax' must be at most 1",
-            "'query/inUse' must be an integer",
+            "'query/fax' must be one of: 1, 0, true, false",
+            "'query/inUse' must be one of: 1, 0, true, false",
         ]
     );
     app.get(&list(&format!("?tenantId={}", w.tenant_b)), &admin)

@@ -242,6 +242,13 @@ async fn filters_search_sort_and_stats(app: TestApp) {
     assert_eq!(total(&list("mailbox=999").await.expect(200)), 0);
     assert_eq!(total(&list("read=1").await.expect(200)), 1);
     assert_eq!(total(&list("read=0").await.expect(200)), 2);
+    // Boolean filters take the bodies' spelling too.
+    assert_eq!(total(&list("read=true").await.expect(200)), 1);
+    assert_eq!(total(&list("read=false").await.expect(200)), 2);
+    assert_eq!(
+        list("read=yes").await.error(400, "ValidationError"),
+        ["'query/read' must be one of: 1, 0, true, false"]
+    );
     assert_eq!(total(&list("dir=Old").await.expect(200)), 1);
     assert_eq!(total(&list("dir=INBOX&mailbox=101").await.expect(200)), 2);
     // Search: caller id, case-insensitively, and message id.

@@ -611,20 +611,34 @@ impl Rule for Bool {
     }
 }
 
-/// A yes/no switch in a query string, written as the spec's flags are: `1` or `0`.
+/// A yes/no switch of a list filter: `1`/`0` as the spec's flags are written, or
+/// `true`/`false` as the bodies' booleans are, so every boolean filter takes both.
 #[derive(Clone, Copy, Debug)]
 pub struct Switch;
+
+/// The spellings a [`Switch`] accepts in a query string.
+const SWITCH_SPELLINGS: [&str; 4] = ["1", "0", "true", "false"];
 
 impl Rule for Switch {
     type Output = bool;
     fn check(&self, raw: Raw<'_>) -> Result<bool, String> {
-        FLAG.check(raw).map(|flag| flag == 1)
+        match raw {
+            Raw::Text("true") | Raw::Json(Value::Bool(true)) => Ok(true),
+            Raw::Text("false") | Raw::Json(Value::Bool(false)) => Ok(false),
+            Raw::Text("1" | "0") | Raw::Json(Value::Number(_)) => {
+                FLAG.check(raw).map(|flag| flag == 1)
+            }
+            _ => Err("must be one of: 1, 0, true, false".into()),
+        }
     }
     fn schema(&self) -> Schema {
         FLAG.schema()
     }
     fn query_schema(&self) -> Schema {
-        FLAG.query_schema()
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some(SWITCH_SPELLINGS))
+            .into()
     }
     fn example(&self) -> Value {
         FLAG.example()
@@ -898,13 +912,16 @@ mod tests {
     }
 
     #[test]
-    fn switches_are_flags() {
+    fn switches_take_flags_and_booleans() {
         assert_eq!(Switch.check(Raw::Text("1")), Ok(true));
         assert_eq!(Switch.check(Raw::Text("0")), Ok(false));
-        for refused in ["true", "2", "yes"] {
+        assert_eq!(Switch.check(Raw::Text("true")), Ok(true));
+        assert_eq!(Switch.check(Raw::Text("false")), Ok(false));
+        for refused in ["2", "yes", "TRUE", ""] {
             assert_eq!(
                 Switch.check(Raw::Text(refused)),
-                FLAG.check(Raw::Text(refused)).map(|_| true)
+                Err("must be one of: 1, 0, true, false".to_owned()),
+                "{refused}"
             );
         }
     }
