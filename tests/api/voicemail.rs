@@ -394,6 +394,31 @@ async fn filing_marking_and_deleting(app: TestApp) {
     app.jobs_done().await;
     let (status, _, _) = app.fetch(&url, None).await;
     assert_eq!(status, 404, "the audio went with the message");
+    // The trail has the filing and the delete, as the admin's.
+    let trail = app
+        .get(
+            &format!(
+                "/v2/admin/audit-log/?entities=voicemail-message&entityId={}&sortBy=id",
+                ids[0]
+            ),
+            &admin,
+        )
+        .await
+        .expect(200);
+    let trail = trail["records"].as_array().unwrap();
+    let actions: Vec<&str> = trail
+        .iter()
+        .map(|e| e["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(actions.last(), Some(&"delete"), "{actions:?}");
+    assert!(
+        trail
+            .iter()
+            .any(|e| e["action"] == "update" && e["after"]["dir"] == "Work"),
+        "{trail:?}"
+    );
+    assert_eq!(trail.last().unwrap()["before"]["dir"], "Work");
+    assert!(trail.iter().all(|e| e["userEmail"] == world.admin_a));
     let page = app
         .get("/v2/admin/voicemail-messages/?stats=1", &admin)
         .await
