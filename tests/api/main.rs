@@ -12,6 +12,7 @@ mod receiver;
 mod support;
 
 mod announcements;
+mod atomic_writes;
 mod audit_trail;
 mod authentication;
 mod business_hours;

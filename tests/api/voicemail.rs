@@ -242,6 +242,13 @@ async fn filters_search_sort_and_stats(app: TestApp) {
     assert_eq!(total(&list("mailbox=999").await.expect(200)), 0);
     assert_eq!(total(&list("read=1").await.expect(200)), 1);
     assert_eq!(total(&list("read=0").await.expect(200)), 2);
+    // Boolean filters take the bodies' spelling too.
+    assert_eq!(total(&list("read=true").await.expect(200)), 1);
+    assert_eq!(total(&list("read=false").await.expect(200)), 2);
+    assert_eq!(
+        list("read=yes").await.error(400, "ValidationError"),
+        ["'query/read' must be one of: 0, 1, true, false"]
+    );
     assert_eq!(total(&list("dir=Old").await.expect(200)), 1);
     assert_eq!(total(&list("dir=INBOX&mailbox=101").await.expect(200)), 2);
     // Search: caller id, case-insensitively, and message id.
@@ -387,6 +394,31 @@ async fn filing_marking_and_deleting(app: TestApp) {
     app.jobs_done().await;
     let (status, _, _) = app.fetch(&url, None).await;
     assert_eq!(status, 404, "the audio went with the message");
+    // The trail has the filing and the delete, as the admin's.
+    let trail = app
+        .get(
+            &format!(
+                "/v2/admin/audit-log/?entities=voicemail-message&entityId={}&sortBy=id",
+                ids[0]
+            ),
+            &admin,
+        )
+        .await
+        .expect(200);
+    let trail = trail["records"].as_array().unwrap();
+    let actions: Vec<&str> = trail
+        .iter()
+        .map(|e| e["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(actions.last(), Some(&"delete"), "{actions:?}");
+    assert!(
+        trail
+            .iter()
+            .any(|e| e["action"] == "update" && e["after"]["dir"] == "Work"),
+        "{trail:?}"
+    );
+    assert_eq!(trail.last().unwrap()["before"]["dir"], "Work");
+    assert!(trail.iter().all(|e| e["userEmail"] == world.admin_a));
     let page = app
         .get("/v2/admin/voicemail-messages/?stats=1", &admin)
         .await

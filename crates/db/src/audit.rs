@@ -447,3 +447,37 @@ fn fill_time(entry: &mut AuditEntry) {
         .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
         .unwrap_or_default();
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_audited_entity_is_a_filterable_one() {
+        use switchboard_domain::records::audit::ENTITIES;
+        for (table, entity) in AUDITED {
+            assert!(
+                ENTITIES.contains(entity),
+                "{table}: {entity} is not in ENTITIES"
+            );
+        }
+    }
+
+    #[test]
+    fn secrets_are_recognised_and_names_spelled_as_the_api() {
+        for secret in [
+            "password_hash",
+            "peer_secret",
+            "signing_secret_sealed",
+            "authtoken_sealed",
+            "totp_secret",
+        ] {
+            assert!(is_secret(secret), "{secret}");
+        }
+        for plain in ["name", "number", "tenant_id", "email", "object_key"] {
+            assert!(!is_secret(plain), "{plain}");
+        }
+        assert_eq!(camel("intro_media_file_id"), "introMediaFileId");
+        assert_eq!(camel("name"), "name");
+    }
+}

@@ -108,8 +108,11 @@ impl<P: Requires> FromRequestParts<AppState> for Caller<P> {
             return Err(invalid());
         }
         let principal = user.principal().ok_or_else(invalid)?;
-        // From here on, the request's writes are audited as this user's.
-        switchboard_db::audit::identify(switchboard_domain::ids::UserId(user.id), &user.email);
+        // From here on, the request's writes are audited as this user's; reports pushed to
+        // the ingest endpoints record what the engine saw, not an administrative change.
+        if P::PERMISSION != Some(Permission::IngestWrite) {
+            switchboard_db::audit::identify(switchboard_domain::ids::UserId(user.id), &user.email);
+        }
         if let Some(permission) = P::PERMISSION
             && !principal.can(permission)
         {
