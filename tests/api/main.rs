@@ -12,6 +12,7 @@ mod announcements;
 mod authentication;
 mod business_hours;
 mod call_recordings;
+mod calls;
 mod demo;
 mod engine_token;
 mod errors;
