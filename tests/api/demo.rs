@@ -41,6 +41,46 @@ async fn the_demo_tenant(app: TestApp) {
         (status.as_u16(), headers["content-type"].to_str().unwrap()),
         (200, "audio/mpeg")
     );
+    // The three calls, recorded or not, each the front desk's (101) by its channel.
+    let calls = app
+        .get("/v2/admin/calls/?sortBy=time", token)
+        .await
+        .expect(200);
+    assert_eq!(calls["totalRecords"], 3, "{calls}");
+    let records = calls["records"].as_array().unwrap();
+    let recorded: Vec<bool> = records
+        .iter()
+        .map(|c| c["hasRecording"].as_bool().unwrap())
+        .collect();
+    assert_eq!(recorded, [true, false, false]);
+    assert!(
+        records[0]["mediaURL"]
+            .as_str()
+            .unwrap()
+            .contains("signature=")
+    );
+    assert_eq!(records[1]["mediaURL"], "");
+    let statuses: Vec<&str> = records
+        .iter()
+        .map(|c| c["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["ended", "ended", "missed"]);
+    let front_desk = app
+        .get("/v2/admin/extensions/?sortBy=number", token)
+        .await
+        .expect(200)["records"][0]["id"]
+        .as_i64()
+        .unwrap();
+    // One party each: the front desk; the trunk's endpoint is no extension.
+    assert_eq!(app.count("call_parties", None).await, 3);
+    assert!(
+        voicemail["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["extensionId"] == front_desk),
+        "{voicemail}"
+    );
     app.login_answer(demo::PLATFORM_EMAIL, demo::PASSWORD)
         .await
         .expect(200);

@@ -118,8 +118,16 @@ async fn visible(app: &TestApp, token: &str, path: &str, key: &str) -> Vec<Strin
     ids
 }
 
+/// The recorded calls `token` sees, checked to be what the call list shows too (every
+/// call here is recorded).
 async fn recordings(app: &TestApp, token: &str) -> Vec<String> {
-    visible(app, token, "/v2/admin/call-recordings/", "uniqueId").await
+    let recorded = visible(app, token, "/v2/admin/call-recordings/", "uniqueId").await;
+    let calls = visible(app, token, "/v2/admin/calls/", "uniqueId").await;
+    assert_eq!(
+        recorded, calls,
+        "the call list is scoped as the recordings are"
+    );
+    recorded
 }
 
 async fn messages(app: &TestApp, token: &str) -> Vec<String> {
@@ -162,6 +170,9 @@ async fn an_extension_numbered_like_a_caller_reaches_nothing(app: TestApp) {
         "an extension numbered like a caller does not make its calls visible"
     );
     app.get("/v2/admin/call-recordings/to-annex.1", &branch_admin)
+        .await
+        .error(404, "NotFound");
+    app.get("/v2/admin/calls/to-annex.1", &branch_admin)
         .await
         .error(404, "NotFound");
     // The annex keeps its call; the tenant admin sees it too.
@@ -280,6 +291,9 @@ async fn a_spoofed_caller_id_is_no_identity(app: TestApp) {
     .await;
     assert_eq!(recordings(&app, &user).await, ["placed.1", "took.1"]);
     app.get("/v2/admin/call-recordings/spoof.1", &user)
+        .await
+        .error(404, "NotFound");
+    app.get("/v2/admin/calls/spoof.1", &user)
         .await
         .error(404, "NotFound");
     assert_eq!(

@@ -17,6 +17,7 @@ mod audit_trail;
 mod authentication;
 mod business_hours;
 mod call_recordings;
+mod calls;
 mod consistency;
 mod demo;
 mod dial_plan;

@@ -38,7 +38,7 @@ use utoipa_swagger_ui::SwaggerUi;
 
 use crate::error::ApiError;
 use crate::routes::{
-    announcements, audit_log, authentication, branches, business_hours, call_recordings,
+    announcements, audit_log, authentication, branches, business_hours, call_recordings, calls,
     extensions, ingest, ivrs, me, media_files, messaging, objects, operations, paging_groups,
     partners, phone_numbers, tenants, users, voicemail, webhook_deliveries, webhooks,
 };
@@ -111,6 +111,10 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         ))
         .routes(routes!(call_recordings::list))
         .routes(routes!(call_recordings::get, call_recordings::delete))
+        .routes(routes!(calls::list))
+        .routes(routes!(calls::list_unversioned))
+        .routes(routes!(calls::get))
+        .routes(routes!(calls::get_unversioned))
         .merge(
             // The engine pushes audio: recordings up to their own limit, for these routes only.
             OpenApiRouter::new()

@@ -48,6 +48,7 @@ use crate::error::ErrorBody;
         (name = "messaging", description = "Media for MMS messages"),
         (name = "phone-numbers", description = "Numbers provisioned to tenants, and their settings"),
         (name = "webhooks", description = "Where a tenant's events are posted"),
+        (name = "calls", description = "Every call the engine reported, recorded or not"),
         (name = "operations", description = "Health probes"),
     )
 )]

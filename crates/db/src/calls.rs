@@ -9,7 +9,7 @@ use switchboard_domain::Scope;
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::call::{
-    CallPhase, CallRecording, CallRecordingFilter, CallReport, iso,
+    Call, CallPhase, CallRecording, CallRecordingFilter, CallReport, iso,
 };
 
 use crate::backend::{Db, Tx};
@@ -96,6 +96,17 @@ fn recordings(scope: &Scope) -> SelectStatement {
         .take()
 }
 
+/// Applies the call list filter (shared by calls and recordings) to `select`.
+fn filtered(mut select: SelectStatement, filter: &CallRecordingFilter) -> SelectStatement {
+    if let Some(tenant) = filter.tenant_id {
+        select.and_where(Expr::col(("c", "tenant_id")).eq(tenant.get()));
+    }
+    if let Some(direction) = &filter.direction {
+        select.and_where(Expr::col(("c", "direction")).eq(direction.as_str()));
+    }
+    select
+}
+
 /// Lists the recorded calls the caller reaches.
 pub async fn list_recordings(
     db: &Db,
@@ -103,14 +114,30 @@ pub async fn list_recordings(
     filter: &CallRecordingFilter,
     query: &ListQuery,
 ) -> Result<Listing<CallRow>> {
-    let mut select = recordings(scope);
-    if let Some(tenant) = filter.tenant_id {
-        select.and_where(Expr::col(("c", "tenant_id")).eq(tenant.get()));
-    }
-    if let Some(direction) = &filter.direction {
-        select.and_where(Expr::col(("c", "direction")).eq(direction.as_str()));
-    }
+    let select = filtered(recordings(scope), filter);
     list::run(db, select, <CallRecording as Listed>::SPEC, query).await
+}
+
+/// Lists every call the caller reaches, recorded or not.
+pub async fn list(
+    db: &Db,
+    scope: &Scope,
+    filter: &CallRecordingFilter,
+    query: &ListQuery,
+) -> Result<Listing<CallRow>> {
+    let select = filtered(select(scope), filter);
+    list::run(db, select, <Call as Listed>::SPEC, query).await
+}
+
+/// The call `unique_id` in the caller's reach, recorded or not (the oldest, should two
+/// tenants of a platform admin's reach share one).
+pub async fn get(db: &Db, scope: &Scope, unique_id: &str) -> Result<CallRow> {
+    let select = select(scope)
+        .and_where(Expr::col(("c", "unique_id")).eq(unique_id))
+        .order_by(("c", "id"), sea_query::Order::Asc)
+        .limit(1)
+        .take();
+    db.conn().fetch_one(&select).await
 }
 
 /// The recorded call `unique_id` in the caller's reach (the oldest, should two tenants
@@ -320,6 +347,11 @@ pub async fn attach_recording(
     });
     events::emit(tx, tenant, "RECORDING_READY", data, now).await?;
     Ok(true)
+}
+
+/// The ISO 8601 form of a Unix time, if any.
+pub fn iso_at(unix: Option<i64>) -> Option<String> {
+    unix.and_then(|u| DateTime::from_timestamp(u, 0)).map(iso)
 }
 
 fn iso_of(unix: Option<i64>) -> Value {

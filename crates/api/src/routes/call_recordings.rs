@@ -36,7 +36,7 @@ pub async fn present(state: &AppState, row: CallRow) -> ApiResult<CallRecording>
 }
 
 /// The `callId` path segment: 1 to 255 characters.
-fn call_id(path: Result<Path<String>, PathRejection>) -> ApiResult<String> {
+pub(crate) fn call_id(path: Result<Path<String>, PathRejection>) -> ApiResult<String> {
     let Path(raw) = path.map_err(|_| ApiError::bad_request("the path could not be read"))?;
     CALL_ID
         .check(Raw::Text(&raw))

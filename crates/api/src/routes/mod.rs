@@ -7,6 +7,7 @@ pub mod authentication;
 pub mod branches;
 pub mod business_hours;
 pub mod call_recordings;
+pub mod calls;
 pub mod extensions;
 pub mod ingest;
 pub mod ivrs;

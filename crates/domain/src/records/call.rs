@@ -56,6 +56,48 @@ pub struct CallRecording {
     pub duration: i64,
 }
 
+/// A call, recorded or not: what the engine reported of it, and its recording when it
+/// has one. Listed with the recordings' filter, sorts and search.
+#[derive(Clone, Debug, Serialize, ToSchema, Listed)]
+#[serde(rename_all = "camelCase")]
+#[list(sort(time, duration, caller_id_num, dialed_num, unique_id), filter = CallRecordingFilter, table = "c", id = "c.id",
+       search("caller_id_num", "caller_id_name", "dialed_num", "unique_id"))]
+pub struct Call {
+    /// The call identifier (Asterisk's uniqueid).
+    pub unique_id: String,
+    /// The tenant.
+    pub tenant_id: i64,
+    /// `inbound`, `outbound` or `internal`.
+    pub direction: String,
+    /// `started`, `answered`, `ended` (answered and hung up) or `missed`.
+    pub status: String,
+    /// The caller's number.
+    pub caller_id_num: String,
+    /// The caller's name.
+    pub caller_id_name: String,
+    /// The number dialled.
+    pub dialed_num: String,
+    /// When the call started (ISO 8601, UTC).
+    #[list(column = "start_unix")]
+    pub time: String,
+    /// When it was answered (ISO 8601, UTC); null when it was not (yet).
+    pub answer_time: Option<String>,
+    /// When it ended (ISO 8601, UTC); null while it goes on.
+    pub end_time: Option<String>,
+    /// Seconds from start to end.
+    pub duration: i64,
+    /// Seconds from answer to end.
+    pub billsec: i64,
+    /// The CDR disposition (`ANSWERED`, `NO ANSWER`, …); empty when not reported.
+    pub disposition: String,
+    /// Whether the call has a recording (then at `/v2/admin/call-recordings/{uniqueId}`).
+    pub has_recording: bool,
+    /// A presigned URL of the recording's MP3; empty when the call has none.
+    #[serde(rename = "mediaURL")]
+    #[schema(rename = "mediaURL")]
+    pub media_url: String,
+}
+
 /// How far a call has got, in order: each report may only move it forward.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum CallPhase {
@@ -258,7 +300,7 @@ impl IngestCall {
     }
 }
 
-/// Filters of the call-recording list.
+/// Filters of the call and call-recording lists (one declaration for both).
 #[derive(Clone, Debug, Default, Filter)]
 pub struct CallRecordingFilter {
     /// Only this tenant's recordings.

@@ -1,0 +1,237 @@
+//! `/v2/admin/calls`: every call, recorded or not, listed and fetched with the
+//! recordings' filters, sorts, search and scope, `hasRecording` and `mediaURL`.
+
+use serde_json::{Value, json};
+
+use crate::fixture::World;
+use crate::support::{TestApp, fixture};
+
+const PATH: &str = "/v2/ingest/calls";
+
+fn call(
+    tenant: i64,
+    unique_id: &str,
+    direction: &str,
+    from: &str,
+    to: &str,
+    answered: bool,
+) -> Value {
+    let channel = if direction == "inbound" {
+        "PJSIP/trunk-0000000a".to_owned()
+    } else {
+        format!("PJSIP/{from}-0000000a")
+    };
+    let mut fields = json!({
+        "tenantId": tenant,
+        "uniqueId": unique_id,
+        "event": "ended",
+        "direction": direction,
+        "callerIdNum": from,
+        "callerIdName": format!("Caller {from}"),
+        "dialedNum": to,
+        "channel": channel,
+        "time": "2026-11-02T15:00:00Z",
+        "endTime": "2026-11-02T15:02:05Z",
+        "disposition": "NO ANSWER",
+    });
+    if answered {
+        fields["answerTime"] = json!("2026-11-02T15:00:05Z");
+        fields["disposition"] = json!("ANSWERED");
+    }
+    fields
+}
+
+async fn seed(app: &TestApp, world: &World) {
+    let platform = app.login(world.platform).await;
+    let recorded = app
+        .push(
+            &platform,
+            PATH,
+            (
+                "call",
+                call(world.tenant_a, "a.1", "inbound", "5551234", "101", true),
+            ),
+            Some(("recording", fixture("tone.mp3"))),
+        )
+        .await
+        .expect(200);
+    assert_eq!(recorded["recordingAttached"], true);
+    for fields in [
+        call(world.tenant_a, "a.2", "outbound", "201", "5559999", true),
+        call(world.tenant_a, "a.3", "internal", "101", "201", false),
+        call(world.tenant_b, "b.1", "inbound", "5551234", "101", true),
+    ] {
+        app.post(PATH, &platform, fields).await.expect(200);
+    }
+    // A call still ringing.
+    let mut ringing = call(world.tenant_a, "a.4", "inbound", "5550000", "201", false);
+    ringing["event"] = json!("started");
+    ringing.as_object_mut().unwrap().remove("endTime");
+    ringing.as_object_mut().unwrap().remove("disposition");
+    app.post(PATH, &platform, ringing).await.expect(200);
+}
+
+fn ids(page: &Value) -> Vec<String> {
+    page["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["uniqueId"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+async fn listing_filters_and_search(app: TestApp) {
+    let world = World::seed(&app).await;
+    seed(&app, &world).await;
+    let admin = app.login(world.admin_a).await;
+    let list = |query: &str| {
+        let (app, admin, query) = (&app, admin.clone(), query.to_owned());
+        async move {
+            app.get(&format!("/v2/admin/calls/?{query}"), &admin)
+                .await
+                .expect(200)
+        }
+    };
+    let all = list("sortBy=uniqueId").await;
+    assert_eq!(all["totalRecords"], 4);
+    assert_eq!(ids(&all), ["a.1", "a.2", "a.3", "a.4"]);
+    let first = &all["records"][0];
+    assert_eq!(
+        (first["hasRecording"].clone(), first["status"].clone()),
+        (json!(true), json!("ended"))
+    );
+    let url = first["mediaURL"].as_str().unwrap();
+    let (status, headers, _) = app.fetch(url, None).await;
+    assert_eq!(
+        (status.as_u16(), headers["content-type"].to_str().unwrap()),
+        (200, "audio/mpeg")
+    );
+    assert_eq!(
+        (
+            first["answerTime"].clone(),
+            first["endTime"].clone(),
+            first["billsec"].clone()
+        ),
+        (
+            json!("2026-11-02T15:00:05Z"),
+            json!("2026-11-02T15:02:05Z"),
+            json!(120)
+        )
+    );
+    let missed = &all["records"][2];
+    assert_eq!(
+        (
+            missed["hasRecording"].clone(),
+            missed["mediaURL"].clone(),
+            missed["status"].clone(),
+            missed["answerTime"].clone()
+        ),
+        (json!(false), json!(""), json!("missed"), Value::Null)
+    );
+    assert_eq!(all["records"][3]["endTime"], Value::Null);
+    assert_eq!(ids(&list("direction=outbound").await), ["a.2"]);
+    assert_eq!(ids(&list("query=caller 201").await), ["a.2"]);
+    assert_eq!(ids(&list("query=5550000").await), ["a.4"]);
+    let sorted = list("sortBy=uniqueId&sortDirection=desc&recordsPerPage=3").await;
+    assert_eq!(
+        (ids(&sorted), sorted["maxPage"].clone()),
+        (vec!["a.4".to_owned(), "a.3".into(), "a.2".into()], json!(2))
+    );
+    let streamed = list("paginated=0").await;
+    assert_eq!(streamed["records"].as_array().unwrap().len(), 4);
+    app.get("/v2/admin/calls/?direction=up", &admin)
+        .await
+        .error(400, "ValidationError");
+    app.get("/v2/admin/calls/?sortBy=status", &admin)
+        .await
+        .error(400, "ValidationError");
+    // Every path form answers.
+    for path in ["/v2/admin/calls", "/admin/calls/", "/admin/calls"] {
+        assert_eq!(app.get(path, &admin).await.expect(200)["totalRecords"], 4);
+    }
+    let one = app.get("/v2/admin/calls/a.3", &admin).await.expect(200);
+    assert_eq!(
+        (
+            one["uniqueId"].clone(),
+            one["direction"].clone(),
+            one["hasRecording"].clone()
+        ),
+        (json!("a.3"), json!("internal"), json!(false))
+    );
+    app.get("/admin/calls/a.3", &admin).await.expect(200);
+    app.get("/v2/admin/calls/nothing", &admin)
+        .await
+        .error(404, "NotFound");
+    let errors = app
+        .get(&format!("/v2/admin/calls/{}", "x".repeat(256)), &admin)
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(errors, vec!["'path/callId' must be at most 255 characters"]);
+    // A recording deleted leaves the call, without one.
+    app.delete("/v2/admin/call-recordings/a.1", &admin)
+        .await
+        .expect(200);
+    let after = app.get("/v2/admin/calls/a.1", &admin).await.expect(200);
+    assert_eq!(
+        (after["hasRecording"].clone(), after["mediaURL"].clone()),
+        (json!(false), json!(""))
+    );
+}
+
+async fn scope(app: TestApp) {
+    let world = World::seed(&app).await;
+    seed(&app, &world).await;
+    let admin_b = app.login(world.admin_b).await;
+    assert_eq!(
+        ids(&app.get("/v2/admin/calls/", &admin_b).await.expect(200)),
+        ["b.1"]
+    );
+    app.get("/v2/admin/calls/a.1", &admin_b)
+        .await
+        .error(404, "NotFound");
+    app.get(
+        &format!("/v2/admin/calls/?tenantId={}", world.tenant_a),
+        &admin_b,
+    )
+    .await
+    .error(403, "Forbidden");
+    let platform = app.login(world.platform).await;
+    let tenant_a = app
+        .get(
+            &format!(
+                "/v2/admin/calls/?tenantId={}&sortBy=uniqueId",
+                world.tenant_a
+            ),
+            &platform,
+        )
+        .await
+        .expect(200);
+    assert_eq!(ids(&tenant_a), ["a.1", "a.2", "a.3", "a.4"]);
+    // Branch A's admin: the calls of extension 101 (a.1 reached it, a.3 it placed).
+    let branch_admin = app.login(world.branch_admin_a).await;
+    let mine = app
+        .get("/v2/admin/calls/?sortBy=uniqueId", &branch_admin)
+        .await
+        .expect(200);
+    assert_eq!(ids(&mine), ["a.1", "a.3"]);
+    app.get("/v2/admin/calls/a.2", &branch_admin)
+        .await
+        .error(404, "NotFound");
+    // A user without an extension sees no call; with 101, its own.
+    let user = app.login(world.user_a).await;
+    assert_eq!(
+        app.get("/v2/admin/calls/", &user).await.expect(200)["totalRecords"],
+        0
+    );
+    world.give_user_a_extension(&app).await;
+    let own = app
+        .get("/v2/admin/calls/?sortBy=uniqueId", &user)
+        .await
+        .expect(200);
+    assert_eq!(ids(&own), ["a.1", "a.3"]);
+    app.get("/v2/admin/calls/a.4", &user)
+        .await
+        .error(404, "NotFound");
+}
+
+crate::on_both_backends!(listing_filters_and_search, scope);
