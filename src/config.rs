@@ -91,6 +91,11 @@ pub struct Config {
     /// How long a response may wait for its client to read before the connection is
     /// closed (a stalled reader holds nothing longer than this).
     pub write_stall_seconds: u64,
+    /// Longest a request (other than an upload) may take before it is answered 503.
+    pub request_timeout_seconds: u64,
+    /// Uploads (media files, MMS media, ingest with audio) that may run at once; the next
+    /// is answered 503 with `Retry-After`.
+    pub upload_concurrency: usize,
 }
 
 impl Default for Config {
@@ -117,6 +122,8 @@ impl Default for Config {
             lockout_base_seconds: 30,
             password_hash_wait_ms: 5000,
             write_stall_seconds: 30,
+            request_timeout_seconds: 30,
+            upload_concurrency: switchboard_api::state::DEFAULT_UPLOADS,
             ingest_token: None,
             rate_limit_per_minute: 1200,
             rate_limit_per_minute_per_address: 6000,

@@ -8,6 +8,7 @@ pub mod docs;
 pub mod engine;
 pub mod error;
 pub mod extract;
+pub mod guard;
 pub mod limits;
 pub mod linger;
 pub mod listing;
@@ -202,6 +203,7 @@ pub fn app(
         .fallback(no_route)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(body_limit))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), guard::guard))
         .layer(axum::middleware::from_fn_with_state(state.clone(), rate_limit::enforce))
         .layer(CatchPanicLayer::custom(panic_response))
         .layer(axum::middleware::from_fn(linger::linger))
