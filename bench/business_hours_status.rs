@@ -16,7 +16,10 @@ fn main() {
     let day: Vec<Interval> = (0..MAX_INTERVALS_PER_DAY)
         .map(|i| {
             let from = u16::try_from(i * 30).unwrap();
-            Interval { from, to: from + 20 }
+            Interval {
+                from,
+                to: from + 20,
+            }
         })
         .collect();
     let hours = WeeklyHours {

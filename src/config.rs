@@ -152,6 +152,26 @@ impl Config {
         })
     }
 
+    /// Which database and data folder are in use, for a person to read: absolute paths,
+    /// and a PostgreSQL URL without its password.
+    pub fn describe_storage(&self) -> String {
+        let absolute = |path: &std::path::Path| {
+            std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+        };
+        let url = self.database_url();
+        let database = match url.strip_prefix("sqlite://") {
+            Some(path) => {
+                let path = path.split('?').next().unwrap_or(path);
+                format!("SQLite {}", absolute(std::path::Path::new(path)).display())
+            }
+            None => format!("PostgreSQL {}", without_password(&url)),
+        };
+        format!(
+            "database: {database}; data folder: {}",
+            absolute(&self.data_dir).display()
+        )
+    }
+
     /// The object storage URL in effect.
     pub fn storage_url(&self) -> String {
         self.storage_url
@@ -166,5 +186,36 @@ impl Config {
             .unwrap_or_else(|| format!("http://{}", self.listen))
             .trim_end_matches('/')
             .to_owned()
+    }
+}
+
+/// `url` with the password of its user part (`user:password@`) left out.
+fn without_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    match rest.split_once('@') {
+        Some((user, host)) => {
+            let user = user.split(':').next().unwrap_or(user);
+            format!("{scheme}://{user}@{host}")
+        }
+        None => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_password;
+
+    #[test]
+    fn passwords_are_left_out_of_the_database_description() {
+        assert_eq!(
+            without_password("postgres://app:s3cret@db:5432/switchboard"),
+            "postgres://app@db:5432/switchboard"
+        );
+        assert_eq!(
+            without_password("postgres://db/switchboard"),
+            "postgres://db/switchboard"
+        );
     }
 }

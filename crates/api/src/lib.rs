@@ -208,14 +208,29 @@ pub fn app(
         .layer(CatchPanicLayer::custom(panic_response))
         .layer(axum::middleware::from_fn(linger::linger))
         .layer(
-            TraceLayer::new_for_http().make_span_with(|request: &Request| {
-                let id = request
-                    .headers()
-                    .get(REQUEST_ID)
-                    .and_then(|v| v.to_str().ok())
-                    .unwrap_or("-");
-                tracing::info_span!("request", method = %request.method(), uri = %request.uri().path(), request_id = %id)
-            }),
+            TraceLayer::new_for_http()
+                .make_span_with(|request: &Request| {
+                    let id = request
+                        .headers()
+                        .get(REQUEST_ID)
+                        .and_then(|v| v.to_str().ok())
+                        .unwrap_or("-");
+                    // The route template, not the path: ids stay out of the log's keys.
+                    let route = request
+                        .extensions()
+                        .get::<axum::extract::MatchedPath>()
+                        .map_or("-", |p| p.as_str());
+                    tracing::info_span!("request", method = %request.method(), route, uri = %request.uri().path(), request_id = %id)
+                })
+                .on_response(
+                    |response: &Response, latency: Duration, _span: &tracing::Span| {
+                        tracing::info!(
+                            status = response.status().as_u16(),
+                            latency_ms = latency.as_millis() as u64,
+                            "answered"
+                        );
+                    },
+                ),
         )
         .layer(PropagateRequestIdLayer::new(REQUEST_ID))
         .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
