@@ -91,6 +91,11 @@ pub struct Config {
     /// How long a response may wait for its client to read before the connection is
     /// closed (a stalled reader holds nothing longer than this).
     pub write_stall_seconds: u64,
+    /// Longest a request (other than an upload) may take before it is answered 503.
+    pub request_timeout_seconds: u64,
+    /// Uploads (media files, MMS media, ingest with audio) that may run at once; the next
+    /// is answered 503 with `Retry-After`.
+    pub upload_concurrency: usize,
 }
 
 impl Default for Config {
@@ -117,6 +122,8 @@ impl Default for Config {
             lockout_base_seconds: 30,
             password_hash_wait_ms: 5000,
             write_stall_seconds: 30,
+            request_timeout_seconds: 30,
+            upload_concurrency: switchboard_api::state::DEFAULT_UPLOADS,
             ingest_token: None,
             rate_limit_per_minute: 1200,
             rate_limit_per_minute_per_address: 6000,
@@ -145,6 +152,26 @@ impl Config {
         })
     }
 
+    /// Which database and data folder are in use, for a person to read: absolute paths,
+    /// and a PostgreSQL URL without its password.
+    pub fn describe_storage(&self) -> String {
+        let absolute = |path: &std::path::Path| {
+            std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+        };
+        let url = self.database_url();
+        let database = match url.strip_prefix("sqlite://") {
+            Some(path) => {
+                let path = path.split('?').next().unwrap_or(path);
+                format!("SQLite {}", absolute(std::path::Path::new(path)).display())
+            }
+            None => format!("PostgreSQL {}", without_password(&url)),
+        };
+        format!(
+            "database: {database}; data folder: {}",
+            absolute(&self.data_dir).display()
+        )
+    }
+
     /// The object storage URL in effect.
     pub fn storage_url(&self) -> String {
         self.storage_url
@@ -159,5 +186,36 @@ impl Config {
             .unwrap_or_else(|| format!("http://{}", self.listen))
             .trim_end_matches('/')
             .to_owned()
+    }
+}
+
+/// `url` with the password of its user part (`user:password@`) left out.
+fn without_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    match rest.split_once('@') {
+        Some((user, host)) => {
+            let user = user.split(':').next().unwrap_or(user);
+            format!("{scheme}://{user}@{host}")
+        }
+        None => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_password;
+
+    #[test]
+    fn passwords_are_left_out_of_the_database_description() {
+        assert_eq!(
+            without_password("postgres://app:s3cret@db:5432/switchboard"),
+            "postgres://app@db:5432/switchboard"
+        );
+        assert_eq!(
+            without_password("postgres://db/switchboard"),
+            "postgres://db/switchboard"
+        );
     }
 }

@@ -89,6 +89,10 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
             rate_limit_namespace: config.rate_limit_namespace.clone(),
             ingest_token: config.ingest_token.as_ref().map(|t| t.0.clone()),
             write_stall: Duration::from_secs(config.write_stall_seconds.max(1)),
+            request_timeout: Duration::from_secs(config.request_timeout_seconds.max(1)),
+            upload_slots: Arc::new(tokio::sync::Semaphore::new(
+                config.upload_concurrency.max(1),
+            )),
             ..Settings::new(config.public_url())
         }),
     })

@@ -27,6 +27,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         return Ok(());
     }
     telemetry::init(config.log_format);
+    // On stderr: stdout carries the commands' JSON. Said every time, so that a database
+    // created in whatever folder the command runs from is never a surprise.
+    eprintln!("switchboard: {}", config.describe_storage());
     let state = build_state(&config).await?;
     match cli.command {
         Command::Serve { demo: seed_demo } => {

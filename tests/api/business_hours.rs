@@ -524,7 +524,93 @@ async fn other_tenants_hours_are_out_of_reach(app: TestApp) {
     );
 }
 
+/// The most a schedule may hold: 48 half-hour intervals every day, with 366 holidays.
+fn worst_schedule(branch: i64) -> serde_json::Value {
+    let day: Vec<_> = (0..48)
+        .map(|i| {
+            let from = i * 30;
+            let to = from + 20;
+            json!({"from": format!("{:02}:{:02}", from / 60, from % 60), "to": format!("{:02}:{:02}", to / 60, to % 60)})
+        })
+        .collect();
+    let hours: serde_json::Map<String, serde_json::Value> =
+        (0..7).map(|d| (d.to_string(), json!(day))).collect();
+    // Every other day of 2026 and 2027 closed, in short closures within the day.
+    let holidays: Vec<_> = (0..366)
+        .map(|i| {
+            let date = chrono::NaiveDate::from_ymd_opt(2026, 1, 1).unwrap()
+                + chrono::Days::new(2 * i);
+            json!({"name": format!("closed {i}"), "from": format!("{date}T10:00"), "to": format!("{date}T11:00")})
+        })
+        .collect();
+    json!({"branchId": branch, "name": "Worst", "timezone": "America/New_York", "hours": hours, "holidays": holidays})
+}
+
+async fn schedules_are_bounded(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    // One interval too many in a day, one holiday too many: each named.
+    let mut too_much = worst_schedule(w.branch_a);
+    too_much["hours"]["2"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"from": "23:55", "to": "24:00"}));
+    too_much["holidays"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"name": "one more", "date": "2030-01-01"}));
+    let problems = app
+        .post("/v2/admin/business-hours/", &token, too_much)
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(
+        problems,
+        [
+            "'body/hours/2' must hold at most 48 intervals",
+            "'body/holidays' must hold at most 366 items",
+        ]
+    );
+    assert_eq!(app.count("business_hours", None).await, 0);
+    // The most allowed is taken, and its status answered promptly.
+    let worst = app
+        .post(
+            "/v2/admin/business-hours/",
+            &token,
+            worst_schedule(w.branch_a),
+        )
+        .await
+        .expect(200);
+    let id = worst["id"].as_i64().unwrap();
+    assert_eq!(worst["holidays"].as_array().unwrap().len(), 366);
+    let started = std::time::Instant::now();
+    let status = app
+        .get(
+            &format!("/v2/admin/business-hours/{id}/status?at=2026-03-08T06:45:00Z"),
+            &token,
+        )
+        .await
+        .expect(200);
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    assert_eq!(status["open"], true, "{status}");
+    assert_eq!(status["nextChangeAt"], "2026-03-08T06:50:00Z", "{status}");
+    // No holiday beyond the most through the sub-resource either.
+    let problems = app
+        .post(
+            &format!("/v2/admin/business-hours/{id}/holidays"),
+            &token,
+            json!({"name": "one more", "date": "2030-01-01"}),
+        )
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(
+        problems,
+        ["'path/id' already holds 366 holidays, the most a record may hold"]
+    );
+    assert_eq!(app.count("holidays", None).await, 366);
+}
+
 on_both_backends!(
+    schedules_are_bounded,
     records_resolve_every_destination_type,
     validation_messages,
     delete_cascades_in_one_transaction,

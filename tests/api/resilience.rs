@@ -384,3 +384,143 @@ mod outage {
         a_database_outage_is_answered_at_once_and_recovered_from
     );
 }
+
+/// A request that takes too long is abandoned; uploads beyond the cap are refused.
+mod bounds {
+    use std::time::{Duration, Instant};
+
+    use serde_json::json;
+    use sqlx::Connection;
+    use tokio::io::AsyncWriteExt;
+
+    use crate::fixture::World;
+    use crate::on_both_backends;
+    use crate::support::{TestApp, fixture};
+
+    fn tight(config: &mut switchboard::Config) {
+        config.request_timeout_seconds = 1;
+        config.upload_concurrency = 1;
+    }
+
+    /// Holds the extensions table against writers until dropped.
+    enum Lock {
+        Sqlite(sqlx::SqliteConnection),
+        Postgres(sqlx::PgConnection),
+    }
+
+    async fn lock_extensions(app: &TestApp) -> Lock {
+        let url = app.config.database_url.clone().unwrap();
+        if url.starts_with("sqlite") {
+            let mut conn = sqlx::SqliteConnection::connect(&url).await.unwrap();
+            sqlx::query("BEGIN IMMEDIATE")
+                .execute(&mut conn)
+                .await
+                .unwrap();
+            Lock::Sqlite(conn)
+        } else {
+            let mut conn = sqlx::PgConnection::connect(&url).await.unwrap();
+            sqlx::query("BEGIN").execute(&mut conn).await.unwrap();
+            sqlx::query("LOCK TABLE extensions IN ACCESS EXCLUSIVE MODE")
+                .execute(&mut conn)
+                .await
+                .unwrap();
+            Lock::Postgres(conn)
+        }
+    }
+
+    async fn release(lock: Lock) {
+        match lock {
+            Lock::Sqlite(mut conn) => {
+                sqlx::query("ROLLBACK").execute(&mut conn).await.unwrap();
+            }
+            Lock::Postgres(mut conn) => {
+                sqlx::query("ROLLBACK").execute(&mut conn).await.unwrap();
+            }
+        }
+    }
+
+    async fn a_request_that_takes_too_long_is_answered_503_and_undone(app: TestApp) {
+        let w = World::seed(&app).await;
+        let token = app.login(w.admin_a).await;
+        let before = app.count("extensions", None).await;
+        let lock = lock_extensions(&app).await;
+        let started = Instant::now();
+        let answer = app
+            .post(
+                "/v2/admin/extensions/",
+                &token,
+                json!({"number": "150", "name": "Lobby", "branchId": w.branch_a}),
+            )
+            .await;
+        let took = started.elapsed();
+        let retry_after = answer.headers.get("retry-after").cloned();
+        answer.error(503, "ServiceUnavailable");
+        assert!(retry_after.is_some(), "Retry-After is set");
+        assert!(
+            took >= Duration::from_millis(900) && took < Duration::from_secs(5),
+            "answered after the 1 s timeout, not the 10 s lock wait: {took:?}"
+        );
+        release(lock).await;
+        // The abandoned request's write was rolled back with it.
+        assert_eq!(app.count("extensions", None).await, before);
+        let list = app
+            .get("/v2/admin/extensions/?query=Lobby", &token)
+            .await
+            .expect(200);
+        assert_eq!(list["totalRecords"], 0, "{list}");
+    }
+
+    async fn uploads_beyond_the_cap_are_refused(app: TestApp) {
+        let w = World::seed(&app).await;
+        let token = app.login(w.admin_a).await;
+        // An upload that sends its head and part of its body, then nothing: it holds the
+        // only upload slot.
+        let address = app.base.trim_start_matches("http://").to_owned();
+        let mut slow = tokio::net::TcpStream::connect(&address).await.unwrap();
+        let head = format!(
+            "POST /v2/admin/media-files/ HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {token}\r\n\
+             Content-Type: multipart/form-data; boundary=XyZ\r\nContent-Length: 1000000\r\n\r\n\
+             --XyZ\r\nContent-Disposition: form-data; name=\"name\"\r\n\r\nslow\r\n\
+             --XyZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.mp3\"\r\n\r\n"
+        );
+        slow.write_all(head.as_bytes()).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let refused = app
+            .upload(
+                &token,
+                &[("name", "second")],
+                Some(("tone.mp3", fixture("tone.mp3"))),
+            )
+            .await;
+        let retry_after = refused.headers.get("retry-after").cloned();
+        refused.error(503, "ServiceUnavailable");
+        assert_eq!(retry_after.unwrap(), "5");
+        // Other requests are not held up, and are not subject to the cap.
+        app.get("/v2/admin/extensions/", &token).await.expect(200);
+        assert_eq!(app.count("media_files", None).await, 0);
+        // The stalled upload goes; its slot is free again.
+        drop(slow);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let answer = app
+                .upload(
+                    &token,
+                    &[("name", "second")],
+                    Some(("tone.mp3", fixture("tone.mp3"))),
+                )
+                .await;
+            if answer.status != 503 {
+                answer.expect(200);
+                break;
+            }
+            assert!(Instant::now() < deadline, "the slot was never freed");
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        assert_eq!(app.count("media_files", None).await, 1);
+    }
+
+    on_both_backends!(with tight;
+        a_request_that_takes_too_long_is_answered_503_and_undone,
+        uploads_beyond_the_cap_are_refused
+    );
+}

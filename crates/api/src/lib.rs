@@ -8,6 +8,7 @@ pub mod docs;
 pub mod engine;
 pub mod error;
 pub mod extract;
+pub mod guard;
 pub mod limits;
 pub mod linger;
 pub mod listing;
@@ -207,18 +208,34 @@ pub fn app(
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(axum::middleware::from_fn(audit::acting))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), guard::guard))
         .layer(axum::middleware::from_fn_with_state(state.clone(), rate_limit::enforce))
         .layer(CatchPanicLayer::custom(panic_response))
         .layer(axum::middleware::from_fn(linger::linger))
         .layer(
-            TraceLayer::new_for_http().make_span_with(|request: &Request| {
-                let id = request
-                    .headers()
-                    .get(REQUEST_ID)
-                    .and_then(|v| v.to_str().ok())
-                    .unwrap_or("-");
-                tracing::info_span!("request", method = %request.method(), uri = %request.uri().path(), request_id = %id)
-            }),
+            TraceLayer::new_for_http()
+                .make_span_with(|request: &Request| {
+                    let id = request
+                        .headers()
+                        .get(REQUEST_ID)
+                        .and_then(|v| v.to_str().ok())
+                        .unwrap_or("-");
+                    // The route template, not the path: ids stay out of the log's keys.
+                    let route = request
+                        .extensions()
+                        .get::<axum::extract::MatchedPath>()
+                        .map_or("-", |p| p.as_str());
+                    tracing::info_span!("request", method = %request.method(), route, uri = %request.uri().path(), request_id = %id)
+                })
+                .on_response(
+                    |response: &Response, latency: Duration, _span: &tracing::Span| {
+                        tracing::info!(
+                            status = response.status().as_u16(),
+                            latency_ms = latency.as_millis() as u64,
+                            "answered"
+                        );
+                    },
+                ),
         )
         .layer(PropagateRequestIdLayer::new(REQUEST_ID))
         .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))

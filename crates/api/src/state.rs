@@ -7,6 +7,9 @@ use switchboard_db::Db;
 use crate::auth::password::Passwords;
 use crate::auth::token::Tokens;
 
+/// Uploads that may run at once unless configured.
+pub const DEFAULT_UPLOADS: usize = 8;
+
 /// Settings the HTTP layer needs.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -43,6 +46,10 @@ pub struct Settings {
     pub ingest_token: Option<String>,
     /// How long a response may wait for its client to read before the connection closes.
     pub write_stall: std::time::Duration,
+    /// Longest a request (not an upload) may take to answer; 503 beyond.
+    pub request_timeout: std::time::Duration,
+    /// Uploads that may run at once; the next is refused with 503 (see `crate::guard`).
+    pub upload_slots: Arc<tokio::sync::Semaphore>,
 }
 
 impl Settings {
@@ -64,6 +71,8 @@ impl Settings {
             rate_limit_namespace: String::new(),
             ingest_token: None,
             write_stall: std::time::Duration::from_secs(30),
+            request_timeout: std::time::Duration::from_secs(30),
+            upload_slots: Arc::new(tokio::sync::Semaphore::new(DEFAULT_UPLOADS)),
         }
     }
 }

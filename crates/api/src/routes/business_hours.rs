@@ -13,7 +13,7 @@ use switchboard_domain::ids::{BusinessHourId, HolidayId, TenantId};
 use switchboard_domain::list::Page;
 use switchboard_domain::records::business_hour::{
     BusinessHour, BusinessHourStatus, CreateBusinessHour, CreateHoliday, Holiday, HolidayRef,
-    StatusQuery, UpdateBusinessHour, UpdateHoliday,
+    MAX_HOLIDAYS, StatusQuery, UpdateBusinessHour, UpdateHoliday,
 };
 use switchboard_domain::schedule::{self, Reason};
 
@@ -175,7 +175,12 @@ pub async fn status(
         .iter()
         .filter_map(|h| Some((h, h.closure()?)))
         .unzip();
-    let answer = schedule::status(&record.weekly(), &closures, tz, at);
+    // Bounded (MAX_INTERVALS_PER_DAY, MAX_HOLIDAYS, a 400-day horizon) but not free: off
+    // the request threads, so a burst of evaluations cannot stall other requests.
+    let weekly = record.weekly();
+    let answer = tokio::task::spawn_blocking(move || schedule::status(&weekly, &closures, tz, at))
+        .await
+        .map_err(ApiError::internal)?;
     let (reason, holiday) = match &answer.reason {
         Reason::InsideHours => ("inside-hours", None),
         Reason::OutsideHours => ("outside-hours", None),
@@ -236,6 +241,13 @@ pub async fn add_holiday(
     JsonBody(holiday): JsonBody<CreateHoliday>,
 ) -> ApiResult<Json<Holiday>> {
     let record = business_hours::get(&state.db, &caller.scope, id).await?;
+    if record.holidays.len() >= MAX_HOLIDAYS {
+        return Err(ApiError::invalid(
+            Location::Path,
+            "id",
+            &format!("already holds {MAX_HOLIDAYS} holidays, the most a record may hold"),
+        ));
+    }
     check_holiday_media(&state, record.tenant_id, "", std::slice::from_ref(&holiday)).await?;
     Ok(Json(
         business_hours::add_holiday(&state.db, &caller.scope, id, holiday).await?,

@@ -351,6 +351,13 @@ impl Field for Hours {
                 broken = true;
                 continue;
             };
+            if items.len() > MAX_INTERVALS_PER_DAY {
+                day_at.problem(format!(
+                    "must hold at most {MAX_INTERVALS_PER_DAY} intervals"
+                ));
+                broken = true;
+                continue;
+            }
             let mut parsed = Vec::new();
             let mut written = Vec::new();
             for (index, item) in items.iter().enumerate() {
@@ -402,8 +409,9 @@ impl Field for Hours {
         let days = ObjectBuilder::new()
             .schema_type(Type::String)
             .enum_values(Some(["0", "1", "2", "3", "4", "5", "6"]));
-        let intervals =
-            ArrayBuilder::new().items(RefOr::Ref(Ref::from_schema_name("HoursInterval")));
+        let intervals = ArrayBuilder::new()
+            .items(RefOr::Ref(Ref::from_schema_name("HoursInterval")))
+            .max_items(Some(MAX_INTERVALS_PER_DAY));
         RefOr::T(
             ObjectBuilder::new()
                 .schema_type(Type::Object)
@@ -427,8 +435,15 @@ impl Field for Hours {
     }
 }
 
+/// Most holidays one business-hours record may hold (a year of closed days), so one
+/// status evaluation has bounded work.
+pub const MAX_HOLIDAYS: usize = 366;
+
+/// Most opening intervals one day may hold (every half hour), for the same reason.
+pub const MAX_INTERVALS_PER_DAY: usize = 48;
+
 /// The holidays of a business hour.
-const HOLIDAYS: ListOf<Nested<CreateHoliday>> = list_of(nested::<CreateHoliday>(), 0, 1000);
+const HOLIDAYS: ListOf<Nested<CreateHoliday>> = list_of(nested::<CreateHoliday>(), 0, MAX_HOLIDAYS);
 
 /// The body of `POST /v2/admin/business-hours/`.
 #[derive(Clone, Debug, Body)]
