@@ -167,20 +167,22 @@ async fn only_the_phone_itself_reads_its_file(app: TestApp) {
     assert_eq!(status, 404, "a format Switchboard does not render");
 }
 
-/// The tenant's time zone, the user of extension 101 with its SIP account, a paging group.
+/// The tenant's time zone, the user of extension 101 with its SIP account (set in the
+/// store: no endpoint takes a peer secret from an admin), a paging group.
 async fn world_for_files(app: &TestApp) -> (World, String, i64) {
     use sea_query::{Expr, ExprTrait, Query};
     let w = World::seed(app).await;
     w.give_user_a_extension(app).await;
-    sql(
-        app,
-        Query::update()
-            .table("tenants")
-            .value("timezone", "America/New_York")
-            .and_where(Expr::col("id").eq(w.tenant_a))
-            .take(),
-    )
-    .await;
+    let platform = app.login(w.platform).await;
+    let tenant = app
+        .patch(
+            &format!("/v2/admin/tenants/{}", w.tenant_a),
+            &platform,
+            json!({"timezone": "America/New_York"}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(tenant["timezone"], "America/New_York");
     sql(
         app,
         Query::update()
@@ -241,6 +243,21 @@ async fn the_yealink_file_matches_its_golden_file(app: TestApp) {
     let (status, _, body) = fetch(&app, "805ec0000001.cfg", Some((&user, &password))).await;
     assert_eq!(status, 200, "{body}");
     golden("yealink-t54w.cfg", &body);
+
+    let platform = app.login(w.platform).await;
+    app.patch(
+        &format!("/v2/admin/tenants/{}", w.tenant_a),
+        &platform,
+        json!({"timezone": "Asia/Kolkata"}),
+    )
+    .await
+    .expect(200);
+    let (_, _, body) = fetch(&app, "805ec0000001.cfg", Some((&user, &password))).await;
+    assert!(body.contains("configuration version 2\n"), "{body}");
+    assert!(
+        body.contains("local_time.time_zone = +5:30\nlocal_time.summer_time = 0\n"),
+        "{body}"
+    );
 }
 
 async fn the_polycom_files_match_their_golden_files(app: TestApp) {
