@@ -20,6 +20,13 @@ Python 3.11 standard library only; talks to loopback addresses only.
 
     cargo build --release && python3 bench/list_latency.py
     python3 bench/list_latency.py --sizes 10000,100000 --backends sqlite
+
+`--suite devices` measures the desk-phone list instead (issue 13: 100,000 devices per
+tenant within 2x of 1,000, search by MAC included): the sizes are devices, seeded with
+`switchboard demo --scale 0 --devices N`, and the searches name one seeded phone's MAC
+(`sampleDeviceMac` of the seeding's answer) in several notations.
+
+    python3 bench/list_latency.py --suite devices --sizes 1000,100000
 """
 
 from __future__ import annotations
@@ -58,6 +65,26 @@ QUERIES = [
     ("phone numbers: in use", NUMBERS + "?inUse=1"),
     ("phone numbers: search", NUMBERS + "?query=line%20777"),
 ]
+
+
+DEVICES = "/v2/admin/devices/"
+
+
+def device_queries(mac: str) -> list[tuple[str, str]]:
+    """The device-list queries, searching for the phone whose MAC is `mac` (aa:bb:…)."""
+    digits = mac.replace(":", "")
+    return [
+        ("devices: first page (by id)", DEVICES),
+        ("devices: by name", DEVICES + "?sortBy=name"),
+        ("devices: by MAC, descending", DEVICES + "?sortBy=mac&sortDirection=desc"),
+        ("devices: one model", DEVICES + "?model=poly-vvx450"),
+        ("devices: registered", DEVICES + "?registered=1&sortBy=name"),
+        ("devices: search a name", DEVICES + "?query=Phone%2000777"),
+        ("devices: search a MAC (colons)", DEVICES + "?query=" + mac),
+        ("devices: search a MAC (Cisco dots)", "/devices/search?query=" + ".".join(digits[i:i + 4] for i in range(0, 12, 4))),
+        ("devices: search a partial MAC (last 6)", "/devices/search?query=" + mac[-8:]),
+        ("devices: search a vendor (OUI)", "/devices/search?query=" + mac[:8]),
+    ]
 
 
 def free_port() -> int:
@@ -143,7 +170,8 @@ def run_size(args, backend: str, size: int) -> dict[str, tuple[float, float, int
             pg_name, url = postgres_database(args.postgres)
             env["SWITCHBOARD_DATABASE_URL"] = url
         started = time.time()
-        out = subprocess.run([args.binary, "demo", "--scale", str(size)], env=env, check=True, capture_output=True, text=True)
+        seed = ["demo", "--scale", str(size)] if args.suite == "voicemail" else ["demo", "--scale", "0", "--devices", str(size)]
+        out = subprocess.run([args.binary, *seed], env=env, check=True, capture_output=True, text=True)
         seeded = json.loads(out.stdout.strip().splitlines()[-1])
         if backend == "postgres":
             subprocess.run(["psql", env["SWITCHBOARD_DATABASE_URL"], "-qc", "VACUUM ANALYZE"], check=True)
@@ -153,7 +181,8 @@ def run_size(args, backend: str, size: int) -> dict[str, tuple[float, float, int
             conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
             login = request(conn, "POST", "/v2/authentication/", body={"email": seeded["email"], "password": seeded["password"]})
             token = login["accessToken"]
-            return {name: measure(server.port, token, path, args.warmup, args.requests) for name, path in QUERIES}
+            queries = QUERIES if args.suite == "voicemail" else device_queries(seeded["sampleDeviceMac"])
+            return {name: measure(server.port, token, path, args.warmup, args.requests) for name, path in queries}
         finally:
             server.stop()
     finally:
@@ -166,7 +195,8 @@ def run_size(args, backend: str, size: int) -> dict[str, tuple[float, float, int
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binary", default="target/release/switchboard")
-    parser.add_argument("--sizes", default="10000,100000,1000000")
+    parser.add_argument("--suite", choices=["voicemail", "devices"], default="voicemail")
+    parser.add_argument("--sizes", default=None, help="default 10000,100000,1000000 (voicemail), 1000,100000 (devices)")
     parser.add_argument("--backends", default="sqlite,postgres")
     parser.add_argument("--postgres", default="postgres://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--requests", type=int, default=30)
@@ -174,6 +204,8 @@ def main() -> int:
     parser.add_argument("--max-ratio", type=float, default=2.0)
     parser.add_argument("--keep", action="store_true", help="keep the temporary folders")
     args = parser.parse_args()
+    if args.sizes is None:
+        args.sizes = "10000,100000,1000000" if args.suite == "voicemail" else "1000,100000"
     sizes = [int(s) for s in args.sizes.split(",")]
     worst = 0.0
     for backend in args.backends.split(","):
@@ -186,7 +218,7 @@ def main() -> int:
         header = "| query | " + " | ".join(f"{s:,} rows" for s in sizes) + f" | {sizes[-1]:,} / {sizes[0]:,} |"
         print(header)
         print("|" + "---|" * (len(sizes) + 2))
-        for name, _ in QUERIES:
+        for name in results[sizes[0]]:
             cells = [f"{results[s][name][0]:.2f} ({results[s][name][1]:.2f})" for s in sizes]
             ratio = results[sizes[-1]][name][0] / max(results[sizes[0]][name][0], 1e-9)
             worst = max(worst, ratio)

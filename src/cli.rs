@@ -57,6 +57,9 @@ pub enum Command {
         /// How many voicemail messages (a tenth as many phone numbers).
         #[arg(long)]
         scale: usize,
+        /// How many desk phones (none by default).
+        #[arg(long, default_value_t = 0)]
+        devices: usize,
     },
     /// Import Asterisk's voicemail spool or CDRs.
     Import {

@@ -208,10 +208,11 @@ async fn seed_call_handling(
     Ok(())
 }
 
-/// `demo --scale N`: a new tenant holding `messages` voicemail messages (over a thousand
-/// mailboxes) and a tenth as many phone numbers, with a tenant admin to list them;
-/// answers the tenant and the login as one line of JSON.
-pub async fn scale(state: &AppState, messages: usize) -> anyhow::Result<String> {
+/// `demo --scale N [--devices D]`: a new tenant holding `messages` voicemail messages
+/// (over a thousand mailboxes), a tenth as many phone numbers and `devices` desk phones,
+/// with a tenant admin to list them; answers the tenant, the login and the MAC of one
+/// phone (to search for) as one line of JSON.
+pub async fn scale(state: &AppState, messages: usize, devices: usize) -> anyhow::Result<String> {
     let started = std::time::Instant::now();
     let created =
         crate::cli::create_tenant(state, format!("Scale tenant ({messages} messages)"), None)
@@ -236,12 +237,16 @@ pub async fn scale(state: &AppState, messages: usize) -> anyhow::Result<String> 
     let numbers = messages / 10;
     switchboard_db::synthetic::voicemail(&state.db, TenantId(id), messages, 1000).await?;
     switchboard_db::synthetic::phone_numbers(&state.db, TenantId(id), numbers).await?;
+    switchboard_db::synthetic::devices(&state.db, TenantId(id), devices).await?;
+    let sample = switchboard_db::synthetic::device_mac(TenantId(id), 777.min(devices.max(1) - 1));
     Ok(json!({
         "tenantId": id,
         "email": email,
         "password": PASSWORD,
         "voicemailMessages": messages,
         "phoneNumbers": numbers,
+        "devices": devices,
+        "sampleDeviceMac": switchboard_domain::records::device::display_mac(&sample),
         "seconds": (started.elapsed().as_secs_f64() * 10.0).round() / 10.0,
     })
     .to_string())

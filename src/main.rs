@@ -103,8 +103,8 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             };
             println!("{}", cli::create_user(&state, user).await?);
         }
-        Command::Demo { scale } => {
-            println!("{}", demo::scale(&state, scale).await?);
+        Command::Demo { scale, devices } => {
+            println!("{}", demo::scale(&state, scale, devices).await?);
         }
         Command::Import { command } => {
             let report = match command {

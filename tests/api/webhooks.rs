@@ -1,4 +1,4 @@
-//! Webhooks as the spec: create, read, list the 11 types; credentials sealed at rest and
+//! Webhooks as the spec: create, read, list the 11 types of CONTRACT §9 and DEVICE_CONFIG_CHANGED; credentials sealed at rest and
 //! masked in every answer; signing secrets shown on create, on request and rotated.
 
 use serde_json::json;
@@ -32,6 +32,7 @@ async fn list_types_answers_the_eleven(app: TestApp) {
             "SMS_SENT",
             "FAX_RECEIVED",
             "FAX_SENT",
+            "DEVICE_CONFIG_CHANGED",
         ]
     );
     assert!(
@@ -156,7 +157,7 @@ async fn validation_and_scope(app: TestApp) {
         problems,
         [
             "'body/tenantId' is required",
-            "'body/type' must be one of: HubSpotCRM, CALL_STARTED, CALL_ANSWERED, CALL_ENDED, CALL_MISSED, VOICEMAIL_RECEIVED, RECORDING_READY, SMS_RECEIVED, SMS_SENT, FAX_RECEIVED, FAX_SENT",
+            "'body/type' must be one of: HubSpotCRM, CALL_STARTED, CALL_ANSWERED, CALL_ENDED, CALL_MISSED, VOICEMAIL_RECEIVED, RECORDING_READY, SMS_RECEIVED, SMS_SENT, FAX_RECEIVED, FAX_SENT, DEVICE_CONFIG_CHANGED",
             "'body/url' must be at least 3 characters",
         ]
     );

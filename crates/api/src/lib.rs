@@ -39,9 +39,10 @@ use utoipa_swagger_ui::SwaggerUi;
 
 use crate::error::ApiError;
 use crate::routes::{
-    announcements, audit_log, authentication, branches, business_hours, call_recordings, calls,
-    extensions, ingest, ivrs, me, media_files, messaging, objects, operations, paging_groups,
-    partners, phone_numbers, tenants, users, voicemail, webhook_deliveries, webhooks,
+    announcements, audit_log, authentication, branches, business_hours, button_layouts,
+    call_recordings, calls, devices, extensions, ingest, ivrs, me, media_files, messaging,
+    objects, operations, paging_groups, partners, phone_numbers, provisioning, tenants, users,
+    voicemail, webhook_deliveries, webhooks,
 };
 pub use crate::state::{AppState, Settings};
 
@@ -165,6 +166,21 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
             paging_groups::update,
             paging_groups::delete
         ))
+        .routes(routes!(devices::models))
+        .routes(routes!(devices::list, devices::create))
+        .routes(routes!(devices::list_unversioned))
+        .routes(routes!(devices::search))
+        .routes(routes!(devices::search_v2))
+        .routes(routes!(devices::get, devices::update, devices::delete))
+        .routes(routes!(devices::rotate_credentials))
+        .routes(routes!(devices::registration))
+        .routes(routes!(button_layouts::list, button_layouts::create))
+        .routes(routes!(
+            button_layouts::get,
+            button_layouts::update,
+            button_layouts::delete
+        ))
+        .routes(routes!(provisioning::fetch))
         .split_for_parts();
     openapi::finish(&mut openapi);
     (router, openapi)

@@ -49,6 +49,9 @@ use crate::error::ErrorBody;
         (name = "phone-numbers", description = "Numbers provisioned to tenants, and their settings"),
         (name = "webhooks", description = "Where a tenant's events are posted"),
         (name = "calls", description = "Every call the engine reported, recorded or not"),
+        (name = "devices", description = "Desk phones, their provisioning credentials and the device-model catalogue"),
+        (name = "button-layouts", description = "What each key of a desk-phone model does"),
+        (name = "provisioning", description = "The configuration files desk phones fetch, with their own credentials"),
         (name = "operations", description = "Health probes"),
     )
 )]
@@ -56,6 +59,10 @@ pub struct ApiDoc;
 
 /// The name of the bearer security scheme.
 pub const BEARER: &str = "bearerAuth";
+
+/// The name of the scheme desk phones fetch their files with: HTTP Basic with the
+/// device's provisioning credentials.
+pub const PROVISIONING: &str = "provisioningBasic";
 
 /// The error statuses every operation may answer, with what they mean.
 const COMMON_ERRORS: &[(&str, &str)] = &[
@@ -119,6 +126,10 @@ impl Modify for Contract {
                     .bearer_format("JWT")
                     .build(),
             ),
+        );
+        components.add_security_scheme(
+            PROVISIONING,
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Basic).build()),
         );
         components
             .schemas

@@ -13,8 +13,8 @@ use std::collections::BTreeMap;
 use regex::Regex;
 use serde_json::{Map, Value, json};
 use switchboard_domain::records::{
-    announcement, branch, business_hour, call, extension, ivr, media_file, paging_group, partner,
-    phone_number, tenant, traffic, user, voicemail, webhook,
+    announcement, branch, business_hour, button_layout, call, device, extension, ivr, media_file,
+    paging_group, partner, phone_number, tenant, traffic, user, voicemail, webhook,
 };
 use switchboard_domain::validation::{FromBody, Problems};
 
@@ -68,6 +68,11 @@ fn readers() -> BTreeMap<String, Reader> {
         traffic::IngestFax,
         webhook::CreateWebhook,
         webhook::UpdateWebhook,
+        device::CreateDevice,
+        device::UpdateDevice,
+        device::IngestRegistration,
+        button_layout::CreateButtonLayout,
+        button_layout::UpdateButtonLayout,
         authentication::LoginRequest,
         authentication::RefreshRequest,
         me::ChangePassword,

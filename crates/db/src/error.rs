@@ -77,6 +77,13 @@ fn unique_message(constraint: Option<&str>, message: &str) -> String {
             "the number is already taken in the tenant's dial plan",
         ),
         (
+            // Platform-wide, and said without naming who has it: the owner may be
+            // another tenant.
+            "devices_mac_unique",
+            "devices.mac",
+            "a device with this MAC address is already registered",
+        ),
+        (
             "ivrs_number_unique",
             "ivrs.number",
             "an IVR with this number already exists in the tenant",

@@ -93,7 +93,20 @@ pub async fn update(
     if let Some(name) = body.name {
         changes.push(("name", name.into()));
     }
-    crud::update(db, select(scope), "id", "extensions", id.get(), changes).await
+    let mut tx = db.begin().await?;
+    let mut visible = select(scope);
+    visible.and_where(Expr::col("id").eq(id.get()));
+    tx.fetch_one::<Extension>(&visible).await?;
+    let rendered = !changes.is_empty();
+    crud::update_in(&mut tx, "extensions", id.get(), changes).await?;
+    if rendered {
+        // Phones show the extension (a line, a BLF key): their files change with it.
+        let devices = crate::devices::showing_extension(&mut tx, id).await?;
+        crate::devices::config_changed(&mut tx, &devices, "extension").await?;
+    }
+    let extension = tx.fetch_one(&visible).await?;
+    tx.commit().await?;
+    Ok(extension)
 }
 
 /// Deletes an extension that no destination list routes to (409 naming the users

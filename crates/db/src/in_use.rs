@@ -33,7 +33,15 @@ pub const IN_USE: &[(&str, &str, &[Use])] = &[
     (
         "extensions",
         "extension",
-        &[Use::Routed(&["EXT", "VOICEMAIL"])],
+        &[
+            Use::Routed(&["EXT", "VOICEMAIL"]),
+            Use::Column {
+                table: "device_lines",
+                column: "extension_id",
+                key: "device_id",
+                what: "device",
+            },
+        ],
     ),
     (
         "ivrs",

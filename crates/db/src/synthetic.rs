@@ -154,3 +154,69 @@ pub async fn phone_numbers(db: &Db, tenant: TenantId, count: usize) -> Result<()
     }
     Ok(())
 }
+
+/// Vendors' MAC prefixes (OUIs) and a model of each, for synthetic desk phones.
+const PHONES: &[(&str, &str)] = &[
+    ("805ec0", "yealink-t54w"),
+    ("64167f", "poly-vvx450"),
+    ("c074ad", "grandstream-grp2614"),
+    ("0014bf", "cisco-spa504g"),
+];
+
+/// The MAC (12 hex digits) of synthetic device `i` of `tenant`: the vendor's prefix, then
+/// the tenant (mod 16) and the device's number among that vendor's, so the devices of up
+/// to 16 tenants of up to four million phones each never collide.
+pub fn device_mac(tenant: TenantId, i: usize) -> String {
+    let (oui, _) = PHONES[i % PHONES.len()];
+    let low = ((tenant.get().rem_euclid(16) as u64) << 20) | (i / PHONES.len()) as u64;
+    format!("{oui}{low:06x}")
+}
+
+/// Inserts `count` desk phones into `tenant` (a quarter of each vendor, a third
+/// registered), named `Phone NNNNN <name>`; their provisioning password is unusable (its
+/// hash is of nothing a password can be).
+pub async fn devices(db: &Db, tenant: TenantId, count: usize) -> Result<()> {
+    let columns = [
+        "tenant_id",
+        "name",
+        "mac",
+        "model",
+        "description",
+        "registered",
+        "config_version",
+        "provisioning_username",
+        "provisioning_secret_hash",
+    ];
+    let mut written = 0;
+    while written < count {
+        let mut tx = db.begin().await?;
+        for _ in 0..STATEMENTS_PER_TRANSACTION {
+            if written >= count {
+                break;
+            }
+            let mut insert = Query::insert();
+            insert.into_table("devices").columns(columns);
+            let end = (written + ROWS_PER_STATEMENT).min(count);
+            for i in written..end {
+                let r = mix(i as u64 ^ 0xde71ce);
+                let name = NAMES[(r % NAMES.len() as u64) as usize];
+                let mac = device_mac(tenant, i);
+                insert.values_panic([
+                    Expr::val(tenant.get()),
+                    Expr::val(format!("Phone {i:05} {name}")),
+                    Expr::val(mac.clone()),
+                    Expr::val(PHONES[i % PHONES.len()].1),
+                    Expr::val(""),
+                    Expr::val(i64::from((r >> 8).is_multiple_of(3))),
+                    Expr::val(1i64),
+                    Expr::val(mac),
+                    Expr::val("-"),
+                ]);
+            }
+            tx.execute(&insert).await?;
+            written = end;
+        }
+        tx.commit().await?;
+    }
+    Ok(())
+}

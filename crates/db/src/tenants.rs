@@ -14,7 +14,7 @@ use crate::scope;
 
 fn select(scope: &Scope) -> SelectStatement {
     Query::select()
-        .columns(["id", "partner_id", "name"])
+        .columns(["id", "partner_id", "name", "timezone"])
         .from("tenants")
         .cond_where(scope::tenants(scope, Expr::col("id")))
         .take()
@@ -70,7 +70,27 @@ pub async fn update(db: &Db, scope: &Scope, id: TenantId, body: UpdateTenant) ->
     if let Some(name) = body.name {
         changes.push(("name", name.into()));
     }
-    crud::update(db, select(scope), "id", "tenants", id.get(), changes).await
+    let Some(timezone) = body.timezone else {
+        return crud::update(db, select(scope), "id", "tenants", id.get(), changes).await;
+    };
+    changes.push(("timezone", timezone.into()));
+    let mut tx = db.begin().await?;
+    let mut visible = select(scope);
+    visible.and_where(Expr::col("id").eq(id.get()));
+    tx.fetch_one::<Tenant>(&visible).await?;
+    crud::update_in(&mut tx, "tenants", id.get(), changes).await?;
+    // The tenant's desk phones show its time zone: their files change with it.
+    let phones = Query::select()
+        .column("id")
+        .from("devices")
+        .and_where(Expr::col("tenant_id").eq(id.get()))
+        .take();
+    let phones: Vec<(i64,)> = tx.fetch_all(&phones).await?;
+    let phones: Vec<i64> = phones.into_iter().map(|(id,)| id).collect();
+    crate::devices::config_changed(&mut tx, &phones, "tenant-timezone").await?;
+    let tenant = tx.fetch_one(&visible).await?;
+    tx.commit().await?;
+    Ok(tenant)
 }
 
 /// Deletes a tenant that has no branches, extensions or users left.

@@ -100,6 +100,8 @@ impl Role {
                 VoicemailWrite,
                 CallRecordingsRead,
                 CallRecordingsWrite,
+                DevicesRead,
+                DevicesWrite,
             ],
             Role::TenantAdmin => &[
                 TenantsRead,
@@ -129,6 +131,8 @@ impl Role {
                 VoicemailWrite,
                 CallRecordingsRead,
                 CallRecordingsWrite,
+                DevicesRead,
+                DevicesWrite,
             ],
             // Branch admins run their branch's call handling; tenant-wide routing (IVRs,
             // paging groups) they may read but not change.
@@ -152,6 +156,8 @@ impl Role {
                 VoicemailRead,
                 VoicemailWrite,
                 CallRecordingsRead,
+                DevicesRead,
+                DevicesWrite,
             ],
             // A user reaches its own mailbox and calls only (the scope sees to that).
             Role::User => &[
@@ -263,6 +269,11 @@ permissions! {
     CallRecordingsWrite = "call-recordings:write",
     /// Push calls and voicemail messages from the telephony engine.
     IngestWrite = "ingest:write",
+    /// Read desk phones, their button layouts and the device-model catalogue.
+    DevicesRead = "devices:read",
+    /// Create, change and delete desk phones and button layouts; rotate provisioning
+    /// credentials.
+    DevicesWrite = "devices:write",
 }
 
 /// Which tenants' records a caller reaches.

@@ -85,4 +85,8 @@ ids! {
     HolidayId,
     /// Identifies an announcement.
     AnnouncementId,
+    /// Identifies a desk phone.
+    DeviceId,
+    /// Identifies a button layout of desk phones.
+    ButtonLayoutId,
 }

@@ -43,7 +43,7 @@ requirements! {
     AnnouncementsRead, AnnouncementsWrite, MediaFilesRead, MediaFilesWrite, AuditLogRead,
     MessagingSend, WebhooksRead, WebhooksWrite, PhoneNumbersRead, PhoneNumbersWrite,
     PhoneNumbersProvision, VoicemailRead, VoicemailWrite, CallRecordingsRead,
-    CallRecordingsWrite, IngestWrite,
+    CallRecordingsWrite, IngestWrite, DevicesRead, DevicesWrite,
 }
 
 /// The authenticated caller, holding permission `P`.

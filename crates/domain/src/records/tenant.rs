@@ -6,7 +6,7 @@ use utoipa::ToSchema;
 use super::NAME;
 use crate::declare::{Body, Filter, Listed};
 use crate::ids::{PartnerId, TenantId};
-use crate::validation::ID;
+use crate::validation::{ID, TimeZone};
 
 /// A tenant.
 #[derive(Clone, Debug, Serialize, ToSchema, Listed)]
@@ -20,6 +20,8 @@ pub struct Tenant {
     pub partner_id: PartnerId,
     /// The tenant's name.
     pub name: String,
+    /// Its IANA time zone (desk phones' clocks are set to it); `UTC` until set.
+    pub timezone: String,
 }
 
 /// The body of `POST /v2/admin/tenants/`.
@@ -39,6 +41,9 @@ pub struct UpdateTenant {
     /// The tenant's name.
     #[field(rule = NAME)]
     pub name: Option<String>,
+    /// Its IANA time zone; a change re-provisions the tenant's desk phones.
+    #[field(rule = TimeZone)]
+    pub timezone: Option<String>,
 }
 
 /// Filters of the tenant list.

@@ -8,7 +8,8 @@ use crate::declare::{Body, Filter, Listed};
 use crate::ids::TenantId;
 use crate::validation::{HttpUrl, ID, OneOf, Text, text};
 
-/// The 11 webhook types of interface §9, with what each delivers.
+/// The 11 webhook types of interface §9, with what each delivers, and the desk phones'
+/// configuration change (issue 13) the engine sends check-syncs on.
 pub const TYPES: &[(&str, &str)] = &[
     (
         "HubSpotCRM",
@@ -24,6 +25,10 @@ pub const TYPES: &[(&str, &str)] = &[
     ("SMS_SENT", "A text message went out"),
     ("FAX_RECEIVED", "A fax came in"),
     ("FAX_SENT", "A fax went out"),
+    (
+        "DEVICE_CONFIG_CHANGED",
+        "A desk phone's provisioning file changed (the device, its button layout or its lines' extensions); its configVersion grew",
+    ),
 ];
 
 /// The type names alone.
@@ -39,6 +44,7 @@ pub const TYPE_NAMES: &[&str] = &[
     "SMS_SENT",
     "FAX_RECEIVED",
     "FAX_SENT",
+    "DEVICE_CONFIG_CHANGED",
 ];
 
 /// The CRM type: call records in HubSpot's calls-object shape, not raw events.
@@ -154,7 +160,7 @@ pub struct CreateWebhook {
     /// The tenant whose events it receives (required by the spec).
     #[field(rule = ID)]
     pub tenant_id: TenantId,
-    /// One of the 11 types of `GET /v2/webhooks/list-types`.
+    /// One of the types of `GET /v2/webhooks/list-types`.
     #[field(rule = TYPE, name = "type")]
     pub kind: String,
     /// The callback URL, http(s).
@@ -176,7 +182,7 @@ pub struct CreateWebhook {
 #[derive(Clone, Debug, Default, Body)]
 #[body(refuse(tenantId = "cannot be changed"))]
 pub struct UpdateWebhook {
-    /// One of the 11 types.
+    /// One of the types of `GET /v2/webhooks/list-types`.
     #[field(rule = TYPE, name = "type")]
     pub kind: Option<String>,
     /// The callback URL, http(s).

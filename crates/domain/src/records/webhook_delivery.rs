@@ -99,6 +99,12 @@ pub fn sample_data(kind: &str, time: &str) -> Value {
             "duration": 12,
         }),
         "RECORDING_READY" => json!({"uniqueId": "test.0001", "time": time, "duration": 42}),
+        "DEVICE_CONFIG_CHANGED" => json!({
+            "deviceId": 1,
+            "mac": "80:5e:c0:00:00:01",
+            "configVersion": 2,
+            "time": time,
+        }),
         "SMS_RECEIVED" | "SMS_SENT" => json!({
             "from": "+15555550100",
             "to": "+15555550199",

@@ -1,0 +1,321 @@
+//! `/v2/admin/devices` (also `/admin/devices`, and the search at `/devices/search` and
+//! `/v2/devices/search`, as the release notes write them): desk phones, their
+//! provisioning credentials, the device-model catalogue, and the registrations the
+//! telephony engine reports.
+
+use axum::Json;
+use axum::extract::State;
+use axum::response::Response;
+use rand::RngCore;
+use sha2::{Digest, Sha256};
+use switchboard_db::devices::{self, Credentials, DeviceChanges};
+use switchboard_domain::declare::DeclaredFilter;
+use switchboard_domain::ids::{BranchId, ButtonLayoutId, DeviceId, ExtensionId, TenantId};
+use switchboard_domain::list::Page;
+use switchboard_domain::records::device::{
+    CreateDevice, CreatedDevice, Device, IngestRegistration, ProvisioningCredentials, UpdateDevice,
+};
+use switchboard_domain::records::device_model::{self, DeviceModel};
+use switchboard_domain::{Location, Principal, Problems};
+
+use crate::auth::caller::{Caller, DevicesRead, DevicesWrite, IngestWrite};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{JsonBody, ListParams, PathId};
+use crate::state::AppState;
+use crate::{listing, tenancy};
+
+/// The device-model catalogue shipped with the service.
+#[utoipa::path(get, path = "/v2/admin/device-models/", tag = "devices",
+    responses((status = 200, description = "Every model of the catalogue", body = Vec<DeviceModel>)))]
+pub async fn models(_caller: Caller<DevicesRead>) -> Json<&'static [DeviceModel]> {
+    Json(device_model::catalogue())
+}
+
+async fn list_devices(
+    caller: Caller<DevicesRead>,
+    state: AppState,
+    ListParams { query, filter }: ListParams<Device>,
+) -> ApiResult<Response> {
+    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id()).await?;
+    let listing = devices::list(&state.db, &caller.scope, &filter, &query).await?;
+    Ok(listing::respond(listing, std::convert::identity))
+}
+
+/// Lists the desk phones in the caller's scope; `query` matches the name, or the MAC in
+/// any notation (6 hex digits or more: all phones of a vendor).
+#[utoipa::path(get, path = "/v2/admin/devices/", tag = "devices",
+    params(ListParams<Device>),
+    responses((status = 200, description = "A page of devices", body = Page<Device>)))]
+pub async fn list(
+    caller: Caller<DevicesRead>,
+    State(state): State<AppState>,
+    params: ListParams<Device>,
+) -> ApiResult<Response> {
+    list_devices(caller, state, params).await
+}
+
+/// The same list at the release notes' path.
+#[utoipa::path(get, path = "/admin/devices/", tag = "devices",
+    params(ListParams<Device>),
+    responses((status = 200, description = "A page of devices", body = Page<Device>)))]
+pub async fn list_unversioned(
+    caller: Caller<DevicesRead>,
+    State(state): State<AppState>,
+    params: ListParams<Device>,
+) -> ApiResult<Response> {
+    list_devices(caller, state, params).await
+}
+
+/// Searches the desk phones (the device list under the release notes' name; it answers
+/// the paginated envelope, no longer a bare array).
+#[utoipa::path(get, path = "/devices/search", tag = "devices",
+    params(ListParams<Device>),
+    responses((status = 200, description = "A page of devices", body = Page<Device>)))]
+pub async fn search(
+    caller: Caller<DevicesRead>,
+    State(state): State<AppState>,
+    params: ListParams<Device>,
+) -> ApiResult<Response> {
+    list_devices(caller, state, params).await
+}
+
+/// The device search under `/v2`.
+#[utoipa::path(get, path = "/v2/devices/search", tag = "devices",
+    params(ListParams<Device>),
+    responses((status = 200, description = "A page of devices", body = Page<Device>)))]
+pub async fn search_v2(
+    caller: Caller<DevicesRead>,
+    State(state): State<AppState>,
+    params: ListParams<Device>,
+) -> ApiResult<Response> {
+    list_devices(caller, state, params).await
+}
+
+/// A new provisioning password (144 random bits, base64url) with its stored hash.
+fn new_password() -> (String, String) {
+    use base64::Engine;
+    let mut bytes = [0u8; 18];
+    rand::rng().fill_bytes(&mut bytes);
+    let password = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes);
+    let hash = password_hash(&password);
+    (password, hash)
+}
+
+/// The stored form of a provisioning password.
+pub fn password_hash(password: &str) -> String {
+    hex::encode(Sha256::digest(password.as_bytes()))
+}
+
+/// Where a device fetches its configuration.
+fn provisioning_url(state: &AppState, mac: &str, model: &str) -> String {
+    let file = device_model::find(model)
+        .map_or("{mac}.cfg", |m| m.provisioning_file.as_str())
+        .replace("{mac}", &mac.replace(':', ""));
+    format!(
+        "{}/provisioning/{file}",
+        state.settings.public_url.trim_end_matches('/')
+    )
+}
+
+/// Checks what a device's body names beyond its own fields: its lines are extensions of
+/// `tenant` the caller reaches (no more than the model's accounts), and its layout is the
+/// tenant's, for the same model.
+async fn check_references(
+    state: &AppState,
+    caller: &Principal,
+    tenant: TenantId,
+    model: &str,
+    lines: Option<&[i64]>,
+    layout: Option<ButtonLayoutId>,
+) -> ApiResult<()> {
+    let mut problems = Problems::new();
+    if let (Some(lines), Some(entry)) = (lines, device_model::find(model)) {
+        if i64::try_from(lines.len()).unwrap_or(i64::MAX) > entry.accounts {
+            problems.add(
+                Location::Body,
+                "lines",
+                format!(
+                    "must hold at most {} lines (the accounts of {})",
+                    entry.accounts, entry.id
+                ),
+            );
+        }
+        for (n, id) in lines.iter().enumerate() {
+            let reached =
+                switchboard_db::extensions::get(&state.db, &caller.scope, ExtensionId(*id)).await;
+            match reached {
+                Ok(extension) if extension.tenant_id == tenant => {}
+                Ok(_) | Err(switchboard_db::Error::NotFound) => problems.add(
+                    Location::Body,
+                    &format!("lines/{n}"),
+                    "must name an extension of the tenant",
+                ),
+                Err(other) => return Err(other.into()),
+            }
+        }
+    }
+    if let Some(layout) = layout {
+        match devices::layout_model(&state.db, tenant, layout).await? {
+            None => problems.add(
+                Location::Body,
+                "buttonLayoutId",
+                "must name a button layout of the tenant",
+            ),
+            Some(other) if other != model => problems.add(
+                Location::Body,
+                "buttonLayoutId",
+                format!("is a layout for {other}, not for the device's model {model}"),
+            ),
+            Some(_) => {}
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiError::validation(problems))
+    }
+}
+
+/// Creates a desk phone; the answer carries its provisioning password, shown this once.
+/// A MAC address another device has (in any tenant) is a 409 that does not say whose.
+#[utoipa::path(post, path = "/v2/admin/devices/", tag = "devices",
+    request_body = CreateDevice,
+    responses((status = 200, description = "The new device, with its provisioning password", body = CreatedDevice)))]
+pub async fn create(
+    caller: Caller<DevicesWrite>,
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody<CreateDevice>,
+) -> ApiResult<Json<CreatedDevice>> {
+    let tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
+    let branch = tenancy::branch_for_write(&state, &caller, tenant, body.branch_id).await?;
+    check_references(
+        &state,
+        &caller,
+        tenant,
+        &body.model,
+        Some(&body.lines),
+        body.button_layout_id,
+    )
+    .await?;
+    let (password, secret_hash) = new_password();
+    let credentials = Credentials {
+        username: body.mac.clone(),
+        secret_hash,
+    };
+    let device = devices::create(&state.db, tenant, branch, body, credentials).await?;
+    state.jobs.wake();
+    Ok(Json(CreatedDevice {
+        device,
+        provisioning_password: password,
+    }))
+}
+
+/// One desk phone with its lines and registration state.
+#[utoipa::path(get, path = "/v2/admin/devices/{id}", tag = "devices",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Device id")),
+    responses((status = 200, description = "The device", body = Device)))]
+pub async fn get(
+    caller: Caller<DevicesRead>,
+    State(state): State<AppState>,
+    PathId(id): PathId<DeviceId>,
+) -> ApiResult<Json<Device>> {
+    Ok(Json(devices::get(&state.db, &caller.scope, id).await?))
+}
+
+/// Changes a desk phone; a sent `lines` replaces its lines. Whatever its file shows grows
+/// its `configVersion` and emits DEVICE_CONFIG_CHANGED.
+#[utoipa::path(patch, path = "/v2/admin/devices/{id}", tag = "devices",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Device id")),
+    request_body = UpdateDevice,
+    responses((status = 200, description = "The changed device", body = Device)))]
+pub async fn update(
+    caller: Caller<DevicesWrite>,
+    State(state): State<AppState>,
+    PathId(id): PathId<DeviceId>,
+    JsonBody(body): JsonBody<UpdateDevice>,
+) -> ApiResult<Json<Device>> {
+    let current = devices::get(&state.db, &caller.scope, id).await?;
+    let branch_id = match body.branch_id {
+        Some(requested) => {
+            Some(tenancy::branch_for_write(&state, &caller, current.tenant_id, requested).await?)
+        }
+        None => None,
+    };
+    let model = body.model.clone().unwrap_or_else(|| current.model.clone());
+    let layout = match body.button_layout_id {
+        Some(layout) => layout,
+        None => current.button_layout_id,
+    };
+    let current_lines: Vec<i64> = current.lines.iter().map(|l| l.id.get()).collect();
+    // A new model is checked against the lines and layout the device keeps, too.
+    let lines = body
+        .lines
+        .as_deref()
+        .or_else(|| (model != current.model).then_some(current_lines.as_slice()));
+    let layout_changed = body.button_layout_id.is_some() || model != current.model;
+    check_references(
+        &state,
+        &caller,
+        current.tenant_id,
+        &model,
+        lines,
+        layout.filter(|_| layout_changed),
+    )
+    .await?;
+    let changes = DeviceChanges {
+        branch_id: branch_id.map(|b: Option<BranchId>| b),
+        name: body.name,
+        mac: body.mac,
+        model: body.model,
+        lines: body.lines,
+        button_layout_id: body.button_layout_id,
+        description: body.description,
+    };
+    let device = devices::update(&state.db, &caller.scope, id, changes).await?;
+    state.jobs.wake();
+    Ok(Json(device))
+}
+
+/// Deletes a desk phone with its lines, answering it as it was; its file is gone at once.
+#[utoipa::path(delete, path = "/v2/admin/devices/{id}", tag = "devices",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Device id")),
+    responses((status = 200, description = "The deleted device", body = Device)))]
+pub async fn delete(
+    caller: Caller<DevicesWrite>,
+    State(state): State<AppState>,
+    PathId(id): PathId<DeviceId>,
+) -> ApiResult<Json<Device>> {
+    Ok(Json(devices::delete(&state.db, &caller.scope, id).await?))
+}
+
+/// Replaces a device's provisioning password: the answer shows the new one once, and the
+/// old one stops working at once.
+#[utoipa::path(post, path = "/v2/admin/devices/{id}/provisioning-credentials", tag = "devices",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Device id")),
+    responses((status = 200, description = "The new credentials", body = ProvisioningCredentials)))]
+pub async fn rotate_credentials(
+    caller: Caller<DevicesWrite>,
+    State(state): State<AppState>,
+    PathId(id): PathId<DeviceId>,
+) -> ApiResult<Json<ProvisioningCredentials>> {
+    let (password, secret_hash) = new_password();
+    let device = devices::rotate_credentials(&state.db, &caller.scope, id, secret_hash).await?;
+    Ok(Json(ProvisioningCredentials {
+        url: provisioning_url(&state, &device.mac, &device.model),
+        username: device.provisioning_username,
+        password,
+    }))
+}
+
+/// Records that the engine saw a desk phone register (or its registration end); a MAC no
+/// tenant has is a 404.
+#[utoipa::path(post, path = "/v2/ingest/device-registrations", tag = "ingest",
+    request_body = IngestRegistration,
+    responses((status = 200, description = "The device as it now is", body = Device)))]
+pub async fn registration(
+    _caller: Caller<IngestWrite>,
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody<IngestRegistration>,
+) -> ApiResult<Json<Device>> {
+    Ok(Json(devices::register(&state.db, body).await?))
+}

@@ -1,0 +1,229 @@
+//! Button layouts with their keys; a change re-provisions every phone using the layout.
+
+use std::collections::HashMap;
+
+use sea_query::{Expr, ExprTrait, Query, SelectStatement};
+use switchboard_domain::Scope;
+use switchboard_domain::ids::{ButtonLayoutId, TenantId};
+use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
+use switchboard_domain::records::button_layout::{ButtonLayout, KeyInput, LayoutKey};
+
+use crate::backend::{Db, Tx};
+use crate::crud::{self, Changes};
+use crate::devices;
+use crate::error::{Error, Result};
+use crate::list::{self, Listing};
+use crate::scope;
+
+/// A layout row before its keys are attached.
+#[derive(sqlx::FromRow)]
+pub struct Row {
+    id: i64,
+    tenant_id: i64,
+    name: String,
+    device_model: String,
+}
+
+fn select(scope: &Scope) -> SelectStatement {
+    Query::select()
+        .columns([
+            ("l", "id"),
+            ("l", "tenant_id"),
+            ("l", "name"),
+            ("l", "device_model"),
+        ])
+        .from_as("button_layouts", "l")
+        .cond_where(scope::tenants(scope, Expr::col(("l", "tenant_id"))))
+        .take()
+}
+
+#[derive(sqlx::FromRow)]
+struct KeyRow {
+    layout_id: i64,
+    key_index: i64,
+    kind: String,
+    value: Option<String>,
+    label: Option<String>,
+}
+
+/// Attaches the keys of every layout in `rows`, with one query.
+async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<ButtonLayout>> {
+    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+    let mut keys: HashMap<i64, Vec<LayoutKey>> = HashMap::new();
+    if !ids.is_empty() {
+        let select = Query::select()
+            .columns(["layout_id", "key_index", "kind", "value", "label"])
+            .from("button_layout_keys")
+            .and_where(Expr::col("layout_id").is_in(ids))
+            .order_by("layout_id", sea_query::Order::Asc)
+            .order_by("key_index", sea_query::Order::Asc)
+            .take();
+        let rows: Vec<KeyRow> = db.conn().fetch_all(&select).await?;
+        for row in rows {
+            keys.entry(row.layout_id).or_default().push(LayoutKey {
+                index: row.key_index,
+                kind: row.kind,
+                value: row.value,
+                label: row.label,
+            });
+        }
+    }
+    Ok(rows
+        .into_iter()
+        .map(|row| ButtonLayout {
+            id: ButtonLayoutId(row.id),
+            tenant_id: TenantId(row.tenant_id),
+            name: row.name,
+            device_model: row.device_model,
+            keys: keys.remove(&row.id).unwrap_or_default(),
+        })
+        .collect())
+}
+
+/// Lists the layouts the caller reaches.
+pub async fn list(
+    db: &Db,
+    scope: &Scope,
+    filter: &TenantFilter,
+    query: &ListQuery,
+) -> Result<Listing<ButtonLayout>> {
+    let mut select = select(scope);
+    if let Some(tenant) = filter.tenant_id {
+        select.and_where(Expr::col(("l", "tenant_id")).eq(tenant.get()));
+    }
+    list::run_completed(db, select, ButtonLayout::SPEC, query, complete).await
+}
+
+/// One layout with its keys.
+pub async fn get(db: &Db, scope: &Scope, id: ButtonLayoutId) -> Result<ButtonLayout> {
+    let row: Row = crud::get(db, select(scope), "l.id", id.get()).await?;
+    complete(db.clone(), vec![row])
+        .await?
+        .pop()
+        .ok_or(Error::NotFound)
+}
+
+/// Replaces the keys of layout `id` (their targets checked by the caller to be the
+/// tenant's records).
+async fn replace_keys(tx: &mut Tx, id: i64, keys: &[KeyInput]) -> Result<()> {
+    let delete = Query::delete()
+        .from_table("button_layout_keys")
+        .and_where(Expr::col("layout_id").eq(id))
+        .take();
+    tx.execute(&delete).await?;
+    for key in keys {
+        let value = key.value.clone().filter(|v| !v.is_empty());
+        let target = |kind: &str| {
+            (key.kind == kind)
+                .then(|| value.as_deref().and_then(|v| v.parse::<i64>().ok()))
+                .flatten()
+        };
+        crud::insert_in(
+            tx,
+            "button_layout_keys",
+            vec![
+                ("layout_id", id.into()),
+                ("key_index", key.index.into()),
+                ("kind", key.kind.clone().into()),
+                ("extension_id", target("blf").into()),
+                ("paging_group_id", target("pagingGroup").into()),
+                ("value", value.into()),
+                ("label", key.label.clone().filter(|l| !l.is_empty()).into()),
+            ],
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// Creates a layout of `tenant` with its keys.
+pub async fn create(
+    db: &Db,
+    tenant: TenantId,
+    name: String,
+    model: String,
+    keys: &[KeyInput],
+) -> Result<ButtonLayout> {
+    let mut tx = db.begin().await?;
+    let id = crud::insert_in(
+        &mut tx,
+        "button_layouts",
+        vec![
+            ("tenant_id", tenant.get().into()),
+            ("name", name.into()),
+            ("device_model", model.into()),
+        ],
+    )
+    .await?;
+    replace_keys(&mut tx, id, keys).await?;
+    tx.commit().await?;
+    get(db, &Scope::Platform, ButtonLayoutId(id)).await
+}
+
+/// Changes a layout; a sent key list replaces the keys, and every phone using the layout
+/// is re-provisioned (its configuration version grows, with an event) in the same
+/// transaction.
+pub async fn update(
+    db: &Db,
+    scope: &Scope,
+    id: ButtonLayoutId,
+    name: Option<String>,
+    model: Option<String>,
+    keys: Option<&[KeyInput]>,
+) -> Result<ButtonLayout> {
+    get(db, scope, id).await?;
+    let mut changes: Changes = Vec::new();
+    if let Some(name) = name {
+        changes.push(("name", name.into()));
+    }
+    let rendered = model.is_some() || keys.is_some();
+    if let Some(model) = model {
+        changes.push(("device_model", model.into()));
+    }
+    let mut tx = db.begin().await?;
+    crud::update_in(&mut tx, "button_layouts", id.get(), changes).await?;
+    if let Some(keys) = keys {
+        replace_keys(&mut tx, id.get(), keys).await?;
+    }
+    if rendered {
+        let using = devices::using_layout(&mut tx, id).await?;
+        devices::config_changed(&mut tx, &using, "button-layout").await?;
+    }
+    tx.commit().await?;
+    get(db, scope, id).await
+}
+
+/// The names of (up to five of) the devices using layout `id`, and how many there are.
+pub async fn used_by(db: &Db, id: ButtonLayoutId) -> Result<(i64, Vec<String>)> {
+    let count = Query::select()
+        .expr(Expr::cust("COUNT(*)"))
+        .from("devices")
+        .and_where(Expr::col("button_layout_id").eq(id.get()))
+        .take();
+    let total: i64 = db.conn().scalar(&count).await?;
+    let names = Query::select()
+        .column("name")
+        .from("devices")
+        .and_where(Expr::col("button_layout_id").eq(id.get()))
+        .order_by("id", sea_query::Order::Asc)
+        .limit(5)
+        .take();
+    let rows: Vec<(String,)> = db.conn().fetch_all(&names).await?;
+    Ok((total, rows.into_iter().map(|(n,)| n).collect()))
+}
+
+/// Deletes a layout no device uses (409 naming them otherwise), answering it as it was.
+pub async fn delete(db: &Db, scope: &Scope, id: ButtonLayoutId) -> Result<ButtonLayout> {
+    let layout = get(db, scope, id).await?;
+    let (total, names) = used_by(db, id).await?;
+    if total > 0 {
+        return Err(Error::InUse(format!(
+            "the button layout is used by {total} device(s) ({}); move them to another layout first",
+            names.join(", ")
+        )));
+    }
+    // The keys go with the layout (ON DELETE CASCADE); a device assigned between the
+    // check and here makes the foreign key refuse the delete (409 from the constraint).
+    let _: Row = crud::delete(db, select(scope), "l.id", "button_layouts", id.get()).await?;
+    Ok(layout)
+}

@@ -1,0 +1,709 @@
+//! Desk phones with their ordered lines; their registration state; the configuration
+//! version that grows, with a `DEVICE_CONFIG_CHANGED` event in the same transaction,
+//! whenever what a phone's provisioning file renders changes.
+
+use std::collections::HashMap;
+
+use sea_query::{Condition, Expr, ExprTrait, Query, SelectStatement, TableRef};
+use serde_json::json;
+use switchboard_domain::Scope;
+use switchboard_domain::ids::{BranchId, ButtonLayoutId, DeviceId, ExtensionId, TenantId};
+use switchboard_domain::list::{ListQuery, Listed};
+use switchboard_domain::records::device::{
+    CreateDevice, Device, DeviceBranch, DeviceFilter, DeviceLine, IngestRegistration, display_mac,
+    mac_search,
+};
+
+use crate::backend::{Db, Tx};
+use crate::crud::{self, Changes};
+use crate::error::{Error, Result};
+use crate::events;
+use crate::list::{self, Listing};
+use crate::scope;
+
+/// The event a changed provisioning file emits.
+pub const CONFIG_CHANGED: &str = "DEVICE_CONFIG_CHANGED";
+
+/// A device row before its lines are attached.
+#[derive(sqlx::FromRow)]
+pub struct Row {
+    id: i64,
+    tenant_id: i64,
+    branch_id: Option<i64>,
+    branch_name: Option<String>,
+    name: String,
+    mac: String,
+    model: String,
+    button_layout_id: Option<i64>,
+    description: String,
+    registered: i64,
+    last_registered_at: Option<String>,
+    ip_address: Option<String>,
+    user_agent: Option<String>,
+    config_version: i64,
+    provisioning_username: String,
+}
+
+/// Devices the caller reaches: its tenants', a branch admin's branch's, and for a user
+/// (should one be granted `devices:read`) the phones its own extension is a line of.
+fn select(scope: &Scope) -> SelectStatement {
+    let own = match *scope {
+        Scope::User(_, _, Some(ext)) => Condition::all().add(
+            Expr::col(("d", "id")).in_subquery(
+                Query::select()
+                    .column("device_id")
+                    .from("device_lines")
+                    .and_where(Expr::col("extension_id").eq(ext.get()))
+                    .take(),
+            ),
+        ),
+        Scope::User(_, _, None) => Condition::all().add(Expr::cust("1 = 0")),
+        _ => Condition::all(),
+    };
+    Query::select()
+        .columns([
+            ("d", "id"),
+            ("d", "tenant_id"),
+            ("d", "branch_id"),
+            ("d", "name"),
+            ("d", "mac"),
+            ("d", "model"),
+            ("d", "button_layout_id"),
+            ("d", "description"),
+            ("d", "registered"),
+            ("d", "last_registered_at"),
+            ("d", "ip_address"),
+            ("d", "user_agent"),
+            ("d", "config_version"),
+            ("d", "provisioning_username"),
+        ])
+        .expr_as(Expr::col(("b", "name")), "branch_name")
+        .from_as("devices", "d")
+        .left_join(
+            TableRef::from("branches").alias("b"),
+            Expr::col(("b", "id")).equals(("d", "branch_id")),
+        )
+        .cond_where(scope::tenants(scope, Expr::col(("d", "tenant_id"))))
+        .cond_where(scope::branch(scope, Expr::col(("d", "branch_id"))))
+        .cond_where(own)
+        .take()
+}
+
+#[derive(sqlx::FromRow)]
+struct LineRow {
+    device_id: i64,
+    id: i64,
+    number: String,
+    name: String,
+}
+
+/// The lines of `devices`, in order, with one query.
+async fn lines_of(db: &Db, devices: &[i64]) -> Result<HashMap<i64, Vec<DeviceLine>>> {
+    let mut out: HashMap<i64, Vec<DeviceLine>> = HashMap::new();
+    if devices.is_empty() {
+        return Ok(out);
+    }
+    let select = Query::select()
+        .column(("l", "device_id"))
+        .columns([("e", "id"), ("e", "number"), ("e", "name")])
+        .from_as("device_lines", "l")
+        .inner_join(
+            TableRef::from("extensions").alias("e"),
+            Expr::col(("e", "id")).equals(("l", "extension_id")),
+        )
+        .and_where(Expr::col(("l", "device_id")).is_in(devices.iter().copied()))
+        .order_by(("l", "device_id"), sea_query::Order::Asc)
+        .order_by(("l", "position"), sea_query::Order::Asc)
+        .take();
+    let rows: Vec<LineRow> = db.conn().fetch_all(&select).await?;
+    for row in rows {
+        out.entry(row.device_id).or_default().push(DeviceLine {
+            id: ExtensionId(row.id),
+            number: row.number,
+            name: row.name,
+        });
+    }
+    Ok(out)
+}
+
+/// Attaches the lines of every device in `rows`.
+async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<Device>> {
+    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+    let mut lines = lines_of(&db, &ids).await?;
+    Ok(rows
+        .into_iter()
+        .map(|row| Device {
+            id: DeviceId(row.id),
+            tenant_id: TenantId(row.tenant_id),
+            branch_id: row.branch_id.map(BranchId),
+            branch: row
+                .branch_id
+                .zip(row.branch_name)
+                .map(|(id, name)| DeviceBranch {
+                    id: BranchId(id),
+                    name,
+                }),
+            name: row.name,
+            mac: display_mac(&row.mac),
+            model: row.model,
+            lines: lines.remove(&row.id).unwrap_or_default(),
+            button_layout_id: row.button_layout_id.map(ButtonLayoutId),
+            description: row.description,
+            registered: row.registered != 0,
+            last_registered_at: row.last_registered_at,
+            ip_address: row.ip_address,
+            user_agent: row.user_agent,
+            config_version: row.config_version,
+            provisioning_username: row.provisioning_username,
+        })
+        .collect())
+}
+
+/// The `query` of the device list: the name as a case-insensitive substring, or, when the
+/// text is (part of) a MAC address in any notation, its hex digits as a substring of the
+/// stored MAC. Served by the trigram indexes (SQLite FTS5, PostgreSQL pg_trgm) for texts
+/// of three characters or more.
+fn search(db: &Db, text: &str) -> Condition {
+    let mac = mac_search(text);
+    if db.keeps_search_tables() && text.chars().count() >= 3 {
+        let mut phrases = vec![format!("name : \"{}\"", text.replace('"', "\"\""))];
+        if let Some(hex) = &mac {
+            phrases.push(format!("mac : \"{hex}\""));
+        }
+        let matching = Query::select()
+            .column("rowid")
+            .from("devices_search")
+            .and_where(Expr::cust_with_values(
+                "devices_search MATCH ?",
+                [phrases.join(" OR ")],
+            ))
+            .take();
+        return Condition::all().add(Expr::col(("d", "id")).in_subquery(matching));
+    }
+    let mut any = Condition::any().add(list::contains("d.name", text));
+    if let Some(hex) = mac {
+        // Stored MACs are lowercase hex already: no lower() needed, so the trigram index
+        // on the column itself serves it.
+        any = any.add(Expr::col(("d", "mac")).like(format!("%{hex}%")));
+    }
+    any
+}
+
+/// Lists the devices the caller reaches.
+pub async fn list(
+    db: &Db,
+    scope: &Scope,
+    filter: &DeviceFilter,
+    query: &ListQuery,
+) -> Result<Listing<Device>> {
+    let mut select = select(scope);
+    if let Some(tenant) = filter.place.tenant.tenant_id {
+        select.and_where(Expr::col(("d", "tenant_id")).eq(tenant.get()));
+    }
+    if let Some(branch) = filter.place.branch_id {
+        select.and_where(Expr::col(("d", "branch_id")).eq(branch.get()));
+    }
+    if let Some(model) = &filter.model {
+        select.and_where(Expr::col(("d", "model")).eq(model.as_str()));
+    }
+    if let Some(registered) = filter.registered {
+        select.and_where(Expr::col(("d", "registered")).eq(i64::from(registered)));
+    }
+    if let Some(extension) = filter.line_extension_id {
+        select.and_where(
+            Expr::col(("d", "id")).in_subquery(
+                Query::select()
+                    .column("device_id")
+                    .from("device_lines")
+                    .and_where(Expr::col("extension_id").eq(extension.get()))
+                    .take(),
+            ),
+        );
+    }
+    let mut query = query.clone();
+    if let Some(text) = query.search.take() {
+        select.cond_where(search(db, &text));
+    }
+    list::run_completed(db, select, Device::SPEC, &query, complete).await
+}
+
+/// One device with its lines.
+pub async fn get(db: &Db, scope: &Scope, id: DeviceId) -> Result<Device> {
+    let row: Row = crud::get(db, select(scope), "d.id", id.get()).await?;
+    complete(db.clone(), vec![row])
+        .await?
+        .pop()
+        .ok_or(Error::NotFound)
+}
+
+/// Replaces the lines of device `id` (checked by the caller to be the tenant's).
+async fn replace_lines(tx: &mut Tx, id: i64, lines: &[i64]) -> Result<()> {
+    let delete = Query::delete()
+        .from_table("device_lines")
+        .and_where(Expr::col("device_id").eq(id))
+        .take();
+    tx.execute(&delete).await?;
+    for (position, extension) in lines.iter().enumerate() {
+        let position = i64::try_from(position).unwrap_or(i64::MAX) + 1;
+        crud::insert_in(
+            tx,
+            "device_lines",
+            vec![
+                ("device_id", id.into()),
+                ("position", position.into()),
+                ("extension_id", (*extension).into()),
+            ],
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+#[derive(sqlx::FromRow)]
+struct Changed {
+    id: i64,
+    tenant_id: i64,
+    mac: String,
+    config_version: i64,
+}
+
+fn now() -> i64 {
+    chrono::Utc::now().timestamp()
+}
+
+/// Grows the configuration version of `devices` and emits `DEVICE_CONFIG_CHANGED` for
+/// each, inside `tx` (the transaction of the change that caused it).
+pub async fn config_changed(tx: &mut Tx, devices: &[i64], reason: &str) -> Result<()> {
+    for id in devices {
+        crud::update_in(
+            tx,
+            "devices",
+            *id,
+            vec![("config_version", Expr::cust("config_version + 1"))],
+        )
+        .await?;
+        let read = Query::select()
+            .columns(["id", "tenant_id", "mac", "config_version"])
+            .from("devices")
+            .and_where(Expr::col("id").eq(*id))
+            .take();
+        let Some(changed) = tx.fetch_optional::<Changed>(&read).await? else {
+            continue;
+        };
+        let data = json!({
+            "deviceId": changed.id,
+            "mac": display_mac(&changed.mac),
+            "configVersion": changed.config_version,
+            "reason": reason,
+        });
+        events::emit(tx, TenantId(changed.tenant_id), CONFIG_CHANGED, data, now()).await?;
+    }
+    Ok(())
+}
+
+/// The devices whose provisioning file shows extension `id`: those it is a line of, and
+/// those whose layout has a key watching it.
+pub async fn showing_extension(tx: &mut Tx, id: ExtensionId) -> Result<Vec<i64>> {
+    let select = Query::select()
+        .column("id")
+        .from("devices")
+        .cond_where(
+            Condition::any()
+                .add(
+                    Expr::col("id").in_subquery(
+                        Query::select()
+                            .column("device_id")
+                            .from("device_lines")
+                            .and_where(Expr::col("extension_id").eq(id.get()))
+                            .take(),
+                    ),
+                )
+                .add(
+                    Expr::col("button_layout_id").in_subquery(
+                        Query::select()
+                            .column("layout_id")
+                            .from("button_layout_keys")
+                            .and_where(Expr::col("extension_id").eq(id.get()))
+                            .take(),
+                    ),
+                ),
+        )
+        .order_by("id", sea_query::Order::Asc)
+        .take();
+    let rows: Vec<(i64,)> = tx.fetch_all(&select).await?;
+    Ok(rows.into_iter().map(|(id,)| id).collect())
+}
+
+/// The devices using layout `id`.
+pub async fn using_layout(tx: &mut Tx, id: ButtonLayoutId) -> Result<Vec<i64>> {
+    let select = Query::select()
+        .column("id")
+        .from("devices")
+        .and_where(Expr::col("button_layout_id").eq(id.get()))
+        .order_by("id", sea_query::Order::Asc)
+        .take();
+    let rows: Vec<(i64,)> = tx.fetch_all(&select).await?;
+    Ok(rows.into_iter().map(|(id,)| id).collect())
+}
+
+/// What a new device is stored with beyond its body: its provisioning credentials.
+pub struct Credentials {
+    /// The user name the phone fetches its file with.
+    pub username: String,
+    /// SHA-256 (hex) of the generated password.
+    pub secret_hash: String,
+}
+
+/// Creates a device of `tenant` (branch, lines and layout already checked by the caller)
+/// with its provisioning credentials, announcing its first configuration.
+pub async fn create(
+    db: &Db,
+    tenant: TenantId,
+    branch: Option<BranchId>,
+    body: CreateDevice,
+    credentials: Credentials,
+) -> Result<Device> {
+    let mut tx = db.begin().await?;
+    let id = crud::insert_in(
+        &mut tx,
+        "devices",
+        vec![
+            ("tenant_id", tenant.get().into()),
+            ("branch_id", branch.map(BranchId::get).into()),
+            ("name", body.name.into()),
+            ("mac", body.mac.into()),
+            ("model", body.model.into()),
+            (
+                "button_layout_id",
+                body.button_layout_id.map(ButtonLayoutId::get).into(),
+            ),
+            ("description", body.description.into()),
+            ("config_version", 0i64.into()),
+            ("provisioning_username", credentials.username.into()),
+            ("provisioning_secret_hash", credentials.secret_hash.into()),
+        ],
+    )
+    .await?;
+    replace_lines(&mut tx, id, &body.lines).await?;
+    config_changed(&mut tx, &[id], "created").await?;
+    tx.commit().await?;
+    get(db, &Scope::Platform, DeviceId(id)).await
+}
+
+/// A device's changes, already checked by the caller (branch, lines, layout, model).
+#[derive(Default)]
+pub struct DeviceChanges {
+    /// The branch (outer `None`: unchanged).
+    pub branch_id: Option<Option<BranchId>>,
+    /// The name.
+    pub name: Option<String>,
+    /// The MAC's 12 hex digits.
+    pub mac: Option<String>,
+    /// The model.
+    pub model: Option<String>,
+    /// The lines (replace the current ones).
+    pub lines: Option<Vec<i64>>,
+    /// The layout (outer `None`: unchanged).
+    pub button_layout_id: Option<Option<ButtonLayoutId>>,
+    /// The description.
+    pub description: Option<String>,
+}
+
+/// Changes a device; anything its file renders grows its configuration version.
+pub async fn update(db: &Db, scope: &Scope, id: DeviceId, body: DeviceChanges) -> Result<Device> {
+    get(db, scope, id).await?;
+    let mut changes: Changes = Vec::new();
+    let mut rendered = false;
+    if let Some(branch) = body.branch_id {
+        changes.push(("branch_id", branch.map(BranchId::get).into()));
+    }
+    if let Some(name) = body.name {
+        changes.push(("name", name.into()));
+        rendered = true;
+    }
+    if let Some(mac) = body.mac {
+        changes.push(("mac", mac.into()));
+        rendered = true;
+    }
+    if let Some(model) = body.model {
+        changes.push(("model", model.into()));
+        rendered = true;
+    }
+    if let Some(layout) = body.button_layout_id {
+        changes.push(("button_layout_id", layout.map(ButtonLayoutId::get).into()));
+        rendered = true;
+    }
+    if let Some(description) = body.description {
+        changes.push(("description", description.into()));
+    }
+    let mut tx = db.begin().await?;
+    crud::update_in(&mut tx, "devices", id.get(), changes).await?;
+    if let Some(lines) = &body.lines {
+        replace_lines(&mut tx, id.get(), lines).await?;
+        rendered = true;
+    }
+    if rendered {
+        config_changed(&mut tx, &[id.get()], "device").await?;
+    }
+    tx.commit().await?;
+    get(db, scope, id).await
+}
+
+/// Replaces the provisioning password's hash of a device the caller reaches.
+pub async fn rotate_credentials(
+    db: &Db,
+    scope: &Scope,
+    id: DeviceId,
+    secret_hash: String,
+) -> Result<Device> {
+    let device = get(db, scope, id).await?;
+    let mut tx = db.begin().await?;
+    crud::update_in(
+        &mut tx,
+        "devices",
+        id.get(),
+        vec![("provisioning_secret_hash", secret_hash.into())],
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(device)
+}
+
+/// Deletes a device with its lines, answering it as it was.
+pub async fn delete(db: &Db, scope: &Scope, id: DeviceId) -> Result<Device> {
+    let device = get(db, scope, id).await?;
+    let _: Row = crud::delete(db, select(scope), "d.id", "devices", id.get()).await?;
+    Ok(device)
+}
+
+/// Records what the engine saw of the phone with MAC `body.mac` (12 hex digits);
+/// `NotFound` for a MAC no tenant has.
+pub async fn register(db: &Db, body: IngestRegistration) -> Result<Device> {
+    let find = Query::select()
+        .column("id")
+        .from("devices")
+        .and_where(Expr::col("mac").eq(body.mac.as_str()))
+        .take();
+    let (id,): (i64,) = db.conn().fetch_one(&find).await?;
+    let mut changes: Changes = vec![("registered", i64::from(body.registered).into())];
+    if body.registered {
+        let at = body.at.unwrap_or_else(chrono::Utc::now);
+        changes.push((
+            "last_registered_at",
+            switchboard_domain::validation::iso(at).into(),
+        ));
+    }
+    if let Some(address) = body.ip_address {
+        changes.push(("ip_address", address.into()));
+    }
+    if let Some(agent) = body.user_agent {
+        changes.push(("user_agent", agent.into()));
+    }
+    let mut tx = db.begin().await?;
+    crud::update_in(&mut tx, "devices", id, changes).await?;
+    tx.commit().await?;
+    get(db, &Scope::Platform, DeviceId(id)).await
+}
+
+/// Whether device layout `layout` belongs to `tenant` and is for `model`: `None` when it
+/// is not the tenant's, else whether the model matches.
+pub async fn layout_model(
+    db: &Db,
+    tenant: TenantId,
+    layout: ButtonLayoutId,
+) -> Result<Option<String>> {
+    let select = Query::select()
+        .column("device_model")
+        .from("button_layouts")
+        .and_where(Expr::col("id").eq(layout.get()))
+        .and_where(Expr::col("tenant_id").eq(tenant.get()))
+        .take();
+    Ok(db
+        .conn()
+        .fetch_optional::<(String,)>(&select)
+        .await?
+        .map(|(model,)| model))
+}
+
+/// The ids among `extensions` that are not extensions of `tenant`, with their positions.
+pub async fn foreign_extensions(
+    db: &Db,
+    tenant: TenantId,
+    extensions: &[i64],
+) -> Result<Vec<usize>> {
+    if extensions.is_empty() {
+        return Ok(Vec::new());
+    }
+    let select = Query::select()
+        .column("id")
+        .from("extensions")
+        .and_where(Expr::col("tenant_id").eq(tenant.get()))
+        .and_where(Expr::col("id").is_in(extensions.iter().copied()))
+        .take();
+    let found: Vec<(i64,)> = db.conn().fetch_all(&select).await?;
+    Ok(extensions
+        .iter()
+        .enumerate()
+        .filter(|(_, id)| !found.iter().any(|(f,)| f == *id))
+        .map(|(n, _)| n)
+        .collect())
+}
+
+/// A device as its provisioning file needs it, with the hash its fetch is checked
+/// against.
+pub struct Provisioned {
+    /// The device's id.
+    pub id: i64,
+    /// Its model.
+    pub model: String,
+    /// The user name of its fetches.
+    pub username: String,
+    /// SHA-256 (hex) of its provisioning password.
+    pub secret_hash: String,
+    /// What the file shows, but the registrar (the caller's setting).
+    pub config: switchboard_domain::provisioning::PhoneConfig,
+}
+
+#[derive(sqlx::FromRow)]
+struct ProvisionedRow {
+    id: i64,
+    name: String,
+    mac: String,
+    model: String,
+    button_layout_id: Option<i64>,
+    config_version: i64,
+    provisioning_username: String,
+    provisioning_secret_hash: String,
+    timezone: String,
+}
+
+#[derive(sqlx::FromRow)]
+struct SipRow {
+    number: String,
+    name: String,
+    peer_name: Option<String>,
+    peer_secret: Option<String>,
+}
+
+#[derive(sqlx::FromRow)]
+struct RenderedKeyRow {
+    key_index: i64,
+    kind: String,
+    value: Option<String>,
+    label: Option<String>,
+    target_number: Option<String>,
+    target_name: Option<String>,
+}
+
+/// The device with MAC `mac` (12 hex digits) as its file shows it; `None` for a MAC no
+/// tenant has. The SIP account of each line is the extension's number with the peer name
+/// and secret of the first user (by id) the extension belongs to.
+pub async fn provisioned(db: &Db, mac: &str) -> Result<Option<Provisioned>> {
+    use switchboard_domain::provisioning::{PhoneConfig, RenderedKey, SipLine};
+    let select = Query::select()
+        .columns([
+            ("d", "id"),
+            ("d", "name"),
+            ("d", "mac"),
+            ("d", "model"),
+            ("d", "button_layout_id"),
+            ("d", "config_version"),
+            ("d", "provisioning_username"),
+            ("d", "provisioning_secret_hash"),
+        ])
+        .column(("t", "timezone"))
+        .from_as("devices", "d")
+        .inner_join(
+            TableRef::from("tenants").alias("t"),
+            Expr::col(("t", "id")).equals(("d", "tenant_id")),
+        )
+        .and_where(Expr::col(("d", "mac")).eq(mac))
+        .take();
+    let Some(row) = db.conn().fetch_optional::<ProvisionedRow>(&select).await? else {
+        return Ok(None);
+    };
+    let first_user = |column: &str| {
+        Expr::cust(format!(
+            "(SELECT u.{column} FROM users u WHERE u.ext_id = e.id ORDER BY u.id LIMIT 1)"
+        ))
+    };
+    let lines = Query::select()
+        .columns([("e", "number"), ("e", "name")])
+        .expr_as(first_user("peer_name"), "peer_name")
+        .expr_as(first_user("peer_secret"), "peer_secret")
+        .from_as("device_lines", "l")
+        .inner_join(
+            TableRef::from("extensions").alias("e"),
+            Expr::col(("e", "id")).equals(("l", "extension_id")),
+        )
+        .and_where(Expr::col(("l", "device_id")).eq(row.id))
+        .order_by(("l", "position"), sea_query::Order::Asc)
+        .take();
+    let lines: Vec<SipRow> = db.conn().fetch_all(&lines).await?;
+    let keys = match row.button_layout_id {
+        None => None,
+        Some(layout) => {
+            let select = Query::select()
+                .columns([
+                    ("k", "key_index"),
+                    ("k", "kind"),
+                    ("k", "value"),
+                    ("k", "label"),
+                ])
+                .expr_as(Expr::cust("COALESCE(e.number, g.number)"), "target_number")
+                .expr_as(Expr::cust("COALESCE(e.name, g.name)"), "target_name")
+                .from_as("button_layout_keys", "k")
+                .left_join(
+                    TableRef::from("extensions").alias("e"),
+                    Expr::col(("e", "id")).equals(("k", "extension_id")),
+                )
+                .left_join(
+                    TableRef::from("paging_groups").alias("g"),
+                    Expr::col(("g", "id")).equals(("k", "paging_group_id")),
+                )
+                .and_where(Expr::col(("k", "layout_id")).eq(layout))
+                .order_by(("k", "key_index"), sea_query::Order::Asc)
+                .take();
+            let rows: Vec<RenderedKeyRow> = db.conn().fetch_all(&select).await?;
+            Some(
+                rows.into_iter()
+                    .map(|k| RenderedKey {
+                        index: k.key_index,
+                        kind: k.kind,
+                        value: k.target_number.or(k.value),
+                        label: k.label.or(k.target_name),
+                    })
+                    .collect(),
+            )
+        }
+    };
+    let config = PhoneConfig {
+        device_id: row.id,
+        name: row.name,
+        mac: row.mac,
+        config_version: row.config_version,
+        timezone: row.timezone,
+        sip_server: String::new(),
+        sip_port: 5060,
+        lines: lines
+            .into_iter()
+            .map(|l| SipLine {
+                auth_name: l
+                    .peer_name
+                    .filter(|p| !p.is_empty())
+                    .unwrap_or_else(|| l.number.clone()),
+                password: l.peer_secret.unwrap_or_default(),
+                number: l.number,
+                name: l.name,
+            })
+            .collect(),
+        keys,
+    };
+    Ok(Some(Provisioned {
+        id: row.id,
+        model: row.model,
+        username: row.provisioning_username,
+        secret_hash: row.provisioning_secret_hash,
+        config,
+    }))
+}

@@ -1,0 +1,623 @@
+//! Desk phones: MAC notations, platform-wide uniqueness without a leak, search by name and
+//! partial MAC on every path the release notes name, lines, in-use refusals, scope, the
+//! engine's registrations and the configuration version with its event.
+
+use serde_json::{Value, json};
+
+use crate::fixture::World;
+use crate::on_both_backends;
+use crate::support::TestApp;
+
+const T54W: &str = "yealink-t54w";
+
+/// Rows of `table` whose integer `column` equals `value` (the shared `count` compares
+/// text, which PostgreSQL refuses for integer columns).
+pub async fn count_id(app: &TestApp, table: &'static str, column: &'static str, value: i64) -> i64 {
+    use sea_query::{Expr, ExprTrait, Query};
+    let select = Query::select()
+        .expr(Expr::cust("COUNT(*)"))
+        .from(table)
+        .and_where(Expr::col(column).eq(value))
+        .take();
+    app.state.db.conn().scalar(&select).await.expect("a count")
+}
+
+async fn device(app: &TestApp, token: &str, body: Value) -> Value {
+    app.post("/v2/admin/devices/", token, body)
+        .await
+        .expect(200)
+}
+
+fn ids(page: &Value) -> Vec<i64> {
+    page["records"]
+        .as_array()
+        .expect("records")
+        .iter()
+        .map(|r| r["id"].as_i64().expect("an id"))
+        .collect()
+}
+
+async fn stored_mac(app: &TestApp, id: i64) -> String {
+    use sea_query::{Expr, ExprTrait, Query};
+    let select = Query::select()
+        .column("mac")
+        .from("devices")
+        .and_where(Expr::col("id").eq(id))
+        .take();
+    let (mac,): (String,) = app.state.db.conn().fetch_one(&select).await.unwrap();
+    mac
+}
+
+async fn mac_notations_are_one_address(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let created = device(
+        &app,
+        &token,
+        json!({"name": "Front desk", "mac": "80:5E:C0:AB:CD:01", "model": T54W, "lines": [w.ext_a]}),
+    )
+    .await;
+    let id = created["id"].as_i64().unwrap();
+    assert_eq!(created["mac"], "80:5e:c0:ab:cd:01");
+    assert_eq!(created["tenantId"], w.tenant_a);
+    assert_eq!(created["configVersion"], 1);
+    assert_eq!(created["registered"], false);
+    assert_eq!(created["provisioningUsername"], "805ec0abcd01");
+    let password = created["provisioningPassword"].as_str().unwrap();
+    assert!(password.len() >= 24, "{password}");
+    assert_eq!(stored_mac(&app, id).await, "805ec0abcd01");
+    let read = app
+        .get(&format!("/v2/admin/devices/{id}"), &token)
+        .await
+        .expect(200);
+    assert!(read.get("provisioningPassword").is_none(), "shown once");
+    assert_eq!(
+        read["lines"],
+        json!([{"id": w.ext_a, "number": "101", "name": "Front desk A"}])
+    );
+
+    for notation in ["80-5e-c0-ab-cd-01", "805e.c0ab.cd01", "805EC0ABCD01"] {
+        let refused = app
+            .post(
+                "/v2/admin/devices/",
+                &token,
+                json!({"name": "Twin", "mac": notation, "model": T54W}),
+            )
+            .await;
+        assert_eq!(refused.status.as_u16(), 409, "{notation}: {}", refused.body);
+    }
+    for bad in [
+        "80:5e:c0:ab:cd",
+        "80:5e-c0:ab:cd:01",
+        "80:5e:c0:ab:cd:0g",
+        "805e.c0ab.cd01.00",
+    ] {
+        let errors = app
+            .post(
+                "/v2/admin/devices/",
+                &token,
+                json!({"name": "Bad", "mac": bad, "model": T54W}),
+            )
+            .await
+            .error(400, "ValidationError");
+        assert_eq!(
+            errors,
+            [
+                "'body/mac' must be a MAC address (aa:bb:cc:dd:ee:ff, aa-bb-cc-dd-ee-ff, aabb.ccdd.eeff or aabbccddeeff)"
+            ],
+            "{bad}"
+        );
+    }
+    let changed = app
+        .patch(
+            &format!("/v2/admin/devices/{id}"),
+            &token,
+            json!({"mac": "80-5E-C0-AB-CD-02"}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(changed["mac"], "80:5e:c0:ab:cd:02");
+    assert_eq!(stored_mac(&app, id).await, "805ec0abcd02");
+    assert_eq!(app.count("devices", None).await, 1);
+}
+
+async fn a_mac_is_unique_on_the_platform_without_saying_whose(app: TestApp) {
+    let w = World::seed(&app).await;
+    let a = app.login(w.admin_a).await;
+    let b = app.login(w.admin_b).await;
+    device(
+        &app,
+        &a,
+        json!({"name": "Tenant A's phone", "mac": "00:15:65:00:00:01", "model": T54W}),
+    )
+    .await;
+    let from_b = app
+        .post(
+            "/v2/admin/devices/",
+            &b,
+            json!({"name": "Mine", "mac": "001565000001", "model": T54W}),
+        )
+        .await
+        .expect(409);
+    let from_a = app
+        .post(
+            "/v2/admin/devices/",
+            &a,
+            json!({"name": "Again", "mac": "0015.6500.0001", "model": T54W}),
+        )
+        .await
+        .expect(409);
+    assert_eq!(from_b["name"], "Conflict");
+    assert_eq!(
+        from_b["message"], "a device with this MAC address is already registered",
+        "{from_b}"
+    );
+    assert_eq!(
+        from_b, from_a,
+        "the owner's own admin and another tenant's get one answer"
+    );
+    assert_eq!(app.count("devices", None).await, 1);
+    assert_eq!(
+        crate::devices::count_id(&app, "devices", "tenant_id", w.tenant_b).await,
+        0
+    );
+}
+
+async fn search_by_name_and_partial_mac_on_every_path(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let lobby = device(
+        &app,
+        &token,
+        json!({"name": "Lobby phone", "mac": "80:5e:c0:11:22:33", "model": T54W, "lines": [w.ext_a]}),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    let office = device(
+        &app,
+        &token,
+        json!({"name": "Back office", "mac": "80:5e:c0:44:55:66", "model": "yealink-t31p", "lines": [w.ext_a2]}),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    let poly = device(
+        &app,
+        &token,
+        json!({"name": "Conference", "mac": "64:16:7f:44:55:66", "model": "poly-vvx450"}),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    let other = app.login(w.admin_b).await;
+    device(
+        &app,
+        &other,
+        json!({"name": "Lobby phone", "mac": "80:5e:c0:99:99:99", "model": T54W}),
+    )
+    .await;
+
+    for path in [
+        "/v2/admin/devices/",
+        "/v2/admin/devices",
+        "/admin/devices/",
+        "/admin/devices",
+        "/devices/search",
+        "/v2/devices/search",
+    ] {
+        for (query, expected) in [
+            ("805EC0", vec![lobby, office]),
+            ("80:5e:c0", vec![lobby, office]),
+            ("80-5E-C0-44", vec![office]),
+            ("805e.c011", vec![lobby]),
+            ("44:55:66", vec![office, poly]),
+            ("lobby", vec![lobby]),
+            ("OFFICE", vec![office]),
+            ("80:5e", vec![]),
+        ] {
+            let page = app
+                .get(&format!("{path}?query={query}&sortBy=id"), &token)
+                .await
+                .expect(200);
+            assert_eq!(ids(&page), expected, "{path}?query={query}");
+            assert_eq!(page["totalRecords"], expected.len(), "{path}?query={query}");
+        }
+    }
+    let page = app
+        .get(
+            "/devices/search?query=805ec0&recordsPerPage=1&sortBy=mac&sortDirection=desc",
+            &token,
+        )
+        .await
+        .expect(200);
+    assert_eq!(ids(&page), [office]);
+    assert_eq!(
+        (page["totalRecords"].as_i64(), page["maxPage"].as_i64()),
+        (Some(2), Some(2))
+    );
+
+    let filtered = |q: String| {
+        let app = &app;
+        let token = token.clone();
+        async move {
+            ids(&app
+                .get(&format!("/v2/admin/devices/?{q}"), &token)
+                .await
+                .expect(200))
+        }
+    };
+    assert_eq!(filtered("model=poly-vvx450".into()).await, [poly]);
+    assert_eq!(
+        filtered(format!("lineExtensionId={}", w.ext_a2)).await,
+        [office]
+    );
+    assert_eq!(
+        filtered(format!("branchId={}", w.branch_a)).await,
+        Vec::<i64>::new()
+    );
+    assert_eq!(filtered("registered=0".into()).await, [lobby, office, poly]);
+    assert_eq!(filtered("registered=1".into()).await, Vec::<i64>::new());
+    assert_eq!(filtered("sortBy=name".into()).await, [office, poly, lobby]);
+    let errors = app
+        .get("/v2/admin/devices/?sortBy=secret&model=acme-1", &token)
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.starts_with("'query/sortBy' must be one of: id, name, mac, model")),
+        "{errors:?}"
+    );
+    assert!(
+        errors.contains(&"'query/model' must be a model of GET /v2/admin/device-models".to_owned()),
+        "{errors:?}"
+    );
+}
+
+async fn lines_are_ordered_extensions_of_the_tenant(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let created = device(
+        &app,
+        &token,
+        json!({"name": "Two lines", "mac": "805ec0000010", "model": "yealink-t31p", "lines": [w.ext_a2, w.ext_a]}),
+    )
+    .await;
+    let numbers: Vec<&str> = created["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["number"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        numbers,
+        ["201", "101"],
+        "in the order sent: the first is primary"
+    );
+    let errors = app
+        .post(
+            "/v2/admin/devices/",
+            &token,
+            json!({"name": "Bad", "mac": "805ec0000011", "model": "yealink-t31p", "lines": [w.ext_b, w.ext_a, w.ext_a]}),
+        )
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(errors, ["'body/lines/2' is listed twice"]);
+    let errors = app
+        .post(
+            "/v2/admin/devices/",
+            &token,
+            json!({"name": "Bad", "mac": "805ec0000011", "model": "yealink-t31p", "lines": [w.ext_b]}),
+        )
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(
+        errors,
+        ["'body/lines/0' must name an extension of the tenant"]
+    );
+    let third = app
+        .post(
+            "/v2/admin/extensions/",
+            &token,
+            json!({"number": "102", "name": "Third"}),
+        )
+        .await
+        .expect(200)["id"]
+        .as_i64()
+        .unwrap();
+    let id = created["id"].as_i64().unwrap();
+    let errors = app
+        .patch(
+            &format!("/v2/admin/devices/{id}"),
+            &token,
+            json!({"lines": [w.ext_a, w.ext_a2, third]}),
+        )
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(
+        errors,
+        ["'body/lines' must hold at most 2 lines (the accounts of yealink-t31p)"]
+    );
+    assert_eq!(app.count("device_lines", None).await, 2, "nothing written");
+}
+
+async fn an_extension_a_phone_registers_as_cannot_be_deleted(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let id = device(
+        &app,
+        &token,
+        json!({"name": "Reception phone", "mac": "805ec0000020", "model": T54W, "lines": [w.ext_a]}),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    let refused = app
+        .delete(&format!("/v2/admin/extensions/{}", w.ext_a), &token)
+        .await
+        .expect(409);
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("device {id}")),
+        "{refused}"
+    );
+    assert_eq!(
+        crate::devices::count_id(&app, "extensions", "id", w.ext_a).await,
+        1
+    );
+    app.patch(
+        &format!("/v2/admin/devices/{id}"),
+        &token,
+        json!({"lines": []}),
+    )
+    .await
+    .expect(200);
+    app.delete(&format!("/v2/admin/extensions/{}", w.ext_a), &token)
+        .await
+        .expect(200);
+    let deleted = app
+        .delete(&format!("/v2/admin/devices/{id}"), &token)
+        .await
+        .expect(200);
+    assert_eq!(deleted["id"], id);
+    assert_eq!(app.count("devices", None).await, 0);
+}
+
+async fn scope_cross_tenant_and_branch(app: TestApp) {
+    let w = World::seed(&app).await;
+    let a = app.login(w.admin_a).await;
+    let b = app.login(w.admin_b).await;
+    let branch_admin = app.login(w.branch_admin_a).await;
+    let annex = device(
+        &app,
+        &a,
+        json!({"name": "Annex", "mac": "805ec0000030", "model": T54W, "branchId": w.branch_a2}),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    app.get(&format!("/v2/admin/devices/{annex}"), &b)
+        .await
+        .error(404, "NotFound");
+    app.patch(
+        &format!("/v2/admin/devices/{annex}"),
+        &b,
+        json!({"name": "Mine"}),
+    )
+    .await
+    .error(404, "NotFound");
+    app.delete(&format!("/v2/admin/devices/{annex}"), &b)
+        .await
+        .error(404, "NotFound");
+    app.get(&format!("/v2/admin/devices/?tenantId={}", w.tenant_a), &b)
+        .await
+        .error(403, "Forbidden");
+    app.post(
+        "/v2/admin/devices/",
+        &b,
+        json!({"tenantId": w.tenant_a, "name": "X", "mac": "805ec0000031", "model": T54W}),
+    )
+    .await
+    .error(403, "Forbidden");
+
+    let own = app
+        .post(
+            "/v2/admin/devices/",
+            &branch_admin,
+            json!({"name": "Main desk", "mac": "805ec0000032", "model": T54W, "lines": [w.ext_a]}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(own["branchId"], w.branch_a, "a branch admin's own branch");
+    assert_eq!(own["branch"]["name"], "A main");
+    let errors = app
+        .post(
+            "/v2/admin/devices/",
+            &branch_admin,
+            json!({"name": "Annex line", "mac": "805ec0000033", "model": T54W, "lines": [w.ext_a2]}),
+        )
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(
+        errors,
+        ["'body/lines/0' must name an extension of the tenant"],
+        "another branch's extension"
+    );
+    app.get(&format!("/v2/admin/devices/{annex}"), &branch_admin)
+        .await
+        .error(404, "NotFound");
+    let listed = app.get("/devices/search", &branch_admin).await.expect(200);
+    assert_eq!(ids(&listed), [own["id"].as_i64().unwrap()]);
+    let user = app.login(w.user_a).await;
+    app.get("/v2/admin/devices/", &user)
+        .await
+        .error(403, "Forbidden");
+    app.get("/v2/admin/device-models", &user)
+        .await
+        .error(403, "Forbidden");
+}
+
+async fn the_catalogue_lists_real_models(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let models = app
+        .get("/v2/admin/device-models/", &token)
+        .await
+        .expect(200);
+    let models = models.as_array().unwrap();
+    let find = |id: &str| {
+        models
+            .iter()
+            .find(|m| m["id"] == id)
+            .unwrap_or_else(|| panic!("{id}"))
+            .clone()
+    };
+    let t54w = find(T54W);
+    assert_eq!(t54w["vendor"], "Yealink");
+    assert_eq!(t54w["lineKeys"], 27);
+    assert_eq!(t54w["expansionModules"][0]["id"], "EXP50");
+    assert_eq!(t54w["maxKeys"], 27 + 180);
+    assert_eq!(t54w["provisioningFile"], "{mac}.cfg");
+    assert_eq!(find("poly-vvx450")["provisioningFormat"], "polycom-xml");
+    assert_eq!(find("cisco-spa504g")["expansionModules"][0]["keys"], 32);
+    assert_eq!(find("grandstream-grp2614")["vendor"], "Grandstream");
+    let vendors: std::collections::BTreeSet<&str> = models
+        .iter()
+        .map(|m| m["vendor"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        vendors.into_iter().collect::<Vec<_>>(),
+        ["Cisco", "Grandstream", "Poly", "Yealink"]
+    );
+}
+
+async fn the_engine_reports_registrations(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let platform = app.login(w.platform).await;
+    let id = device(
+        &app,
+        &token,
+        json!({"name": "Desk", "mac": "805ec0000040", "model": T54W}),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    let seen = app
+        .post(
+            "/v2/ingest/device-registrations",
+            &platform,
+            json!({"mac": "805E.C000.0040", "registered": true, "ipAddress": "192.0.2.10",
+                   "userAgent": "Yealink SIP-T54W 96.86.0.100", "at": "2026-11-24T08:00:00Z"}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(seen["id"], id);
+    assert_eq!(seen["registered"], true);
+    assert_eq!(seen["lastRegisteredAt"], "2026-11-24T08:00:00Z");
+    assert_eq!(seen["ipAddress"], "192.0.2.10");
+    let page = app
+        .get("/v2/admin/devices/?registered=1", &token)
+        .await
+        .expect(200);
+    assert_eq!(ids(&page), [id]);
+    let gone = app
+        .post(
+            "/v2/ingest/device-registrations",
+            &platform,
+            json!({"mac": "80:5e:c0:00:00:40", "registered": false}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(gone["registered"], false);
+    assert_eq!(gone["lastRegisteredAt"], "2026-11-24T08:00:00Z", "kept");
+    app.post(
+        "/v2/ingest/device-registrations",
+        &platform,
+        json!({"mac": "80:5e:c0:00:00:41", "registered": true}),
+    )
+    .await
+    .error(404, "NotFound");
+    app.post(
+        "/v2/ingest/device-registrations",
+        &token,
+        json!({"mac": "80:5e:c0:00:00:40", "registered": true}),
+    )
+    .await
+    .error(403, "Forbidden");
+    let errors = app
+        .post(
+            "/v2/ingest/device-registrations",
+            &platform,
+            json!({"mac": "nope", "registered": "yes"}),
+        )
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(errors.len(), 2, "{errors:?}");
+}
+
+async fn events(app: &TestApp) -> i64 {
+    app.count("webhook_events", Some(("type", "DEVICE_CONFIG_CHANGED")))
+        .await
+}
+
+async fn changes_grow_the_config_version_with_an_event(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let created = device(
+        &app,
+        &token,
+        json!({"name": "Desk", "mac": "805ec0000050", "model": T54W, "lines": [w.ext_a]}),
+    )
+    .await;
+    let id = created["id"].as_i64().unwrap();
+    assert_eq!(created["configVersion"], 1);
+    assert_eq!(events(&app).await, 1);
+    let path = format!("/v2/admin/devices/{id}");
+    let described = app
+        .patch(&path, &token, json!({"description": "By the door"}))
+        .await
+        .expect(200);
+    assert_eq!(described["configVersion"], 1, "not in the file");
+    let lined = app
+        .patch(&path, &token, json!({"lines": [w.ext_a, w.ext_a2]}))
+        .await
+        .expect(200);
+    assert_eq!(lined["configVersion"], 2);
+    assert_eq!(events(&app).await, 2);
+    app.patch(
+        &format!("/v2/admin/extensions/{}", w.ext_a2),
+        &token,
+        json!({"name": "Annex desk"}),
+    )
+    .await
+    .expect(200);
+    let read = app.get(&path, &token).await.expect(200);
+    assert_eq!(read["configVersion"], 3, "its line's extension changed");
+    assert_eq!(read["lines"][1]["name"], "Annex desk");
+    assert_eq!(events(&app).await, 3);
+    app.patch(
+        &format!("/v2/admin/extensions/{}", w.ext_b),
+        &app.login(w.admin_b).await,
+        json!({"name": "Elsewhere"}),
+    )
+    .await
+    .expect(200);
+    assert_eq!(events(&app).await, 3, "other phones are left alone");
+}
+
+on_both_backends!(
+    mac_notations_are_one_address,
+    a_mac_is_unique_on_the_platform_without_saying_whose,
+    search_by_name_and_partial_mac_on_every_path,
+    lines_are_ordered_extensions_of_the_tenant,
+    an_extension_a_phone_registers_as_cannot_be_deleted,
+    scope_cross_tenant_and_branch,
+    the_catalogue_lists_real_models,
+    the_engine_reports_registrations,
+    changes_grow_the_config_version_with_an_event,
+);

@@ -1,0 +1,303 @@
+//! Provisioning: each phone reads its own file with its own credentials and nothing else
+//! can; the rendered files match the golden files under `tests/fixtures/provisioning/`
+//! (checked by hand against Yealink's and Polycom's documented formats; rewrite them with
+//! `UPDATE_GOLDEN=1` after an intended change and review the diff).
+
+use serde_json::{Value, json};
+
+use crate::fixture::World;
+use crate::on_both_backends;
+use crate::support::TestApp;
+
+/// Fetches a provisioning file with Basic credentials (or none).
+async fn fetch(
+    app: &TestApp,
+    file: &str,
+    credentials: Option<(&str, &str)>,
+) -> (u16, String, String) {
+    let mut request = app.client.get(app.url(&format!("/provisioning/{file}")));
+    if let Some((user, password)) = credentials {
+        request = request.basic_auth(user, Some(password));
+    }
+    let response = request.send().await.expect("the server answers");
+    let status = response.status().as_u16();
+    let challenge = response
+        .headers()
+        .get("www-authenticate")
+        .map(|v| v.to_str().unwrap().to_owned())
+        .unwrap_or_default();
+    (status, challenge, response.text().await.unwrap())
+}
+
+async fn sql(app: &TestApp, statement: sea_query::UpdateStatement) {
+    app.state.db.conn().execute(&statement).await.unwrap();
+}
+
+fn golden(name: &str, rendered: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/provisioning")
+        .join(name);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, rendered).unwrap();
+    }
+    let expected = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(rendered, expected, "{name} differs from its golden file");
+}
+
+fn credentials(device: &Value) -> (String, String) {
+    (
+        device["provisioningUsername"].as_str().unwrap().to_owned(),
+        device["provisioningPassword"].as_str().unwrap().to_owned(),
+    )
+}
+
+async fn only_the_phone_itself_reads_its_file(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let one = app
+        .post(
+            "/v2/admin/devices/",
+            &token,
+            json!({"name": "One", "mac": "80:5e:c0:00:00:01", "model": "yealink-t54w", "lines": [w.ext_a]}),
+        )
+        .await
+        .expect(200);
+    let two = app
+        .post(
+            "/v2/admin/devices/",
+            &token,
+            json!({"name": "Two", "mac": "80:5e:c0:00:00:02", "model": "yealink-t54w"}),
+        )
+        .await
+        .expect(200);
+    let (user, password) = credentials(&one);
+    let (other_user, other_password) = credentials(&two);
+    let file = "805ec0000001.cfg";
+
+    let (status, challenge, _) = fetch(&app, file, None).await;
+    assert_eq!(status, 401);
+    assert!(challenge.starts_with("Basic realm="), "{challenge}");
+    let (status, _, _) = fetch(&app, file, Some((&user, "wrong-password"))).await;
+    assert_eq!(status, 401, "a wrong password");
+    let (status, _, _) = fetch(&app, file, Some((&other_user, &other_password))).await;
+    assert_eq!(status, 401, "another phone's credentials");
+    let (status, _, _) = fetch(&app, file, Some((&other_user, &password))).await;
+    assert_eq!(status, 401, "another phone's user name");
+    let (status, _, _) = fetch(&app, "805ec0000009.cfg", Some((&user, &password))).await;
+    assert_eq!(
+        status, 401,
+        "a MAC nobody has answers like a wrong password"
+    );
+    let bearer = app
+        .client
+        .get(app.url(&format!("/provisioning/{file}")))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        bearer.status().as_u16(),
+        401,
+        "an admin's token is no phone credential"
+    );
+
+    let (status, _, body) = fetch(&app, file, Some((&user, &password))).await;
+    assert_eq!(status, 200);
+    assert!(body.starts_with("#!version:1.0.0.1\n"), "{body}");
+    assert!(body.contains("account.1.user_name = 101\n"), "{body}");
+    let (status, _, body) = fetch(&app, "805EC0000001.cfg", Some((&user, &password))).await;
+    assert_eq!(
+        (status, body.contains("account.1.enable = 1")),
+        (200, true),
+        "either case"
+    );
+
+    let id = one["id"].as_i64().unwrap();
+    let rotated = app
+        .post(
+            &format!("/v2/admin/devices/{id}/provisioning-credentials"),
+            &token,
+            json!({}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(rotated["username"], user.as_str());
+    assert!(
+        rotated["url"]
+            .as_str()
+            .unwrap()
+            .ends_with("/provisioning/805ec0000001.cfg"),
+        "{rotated}"
+    );
+    let fresh = rotated["password"].as_str().unwrap();
+    assert_ne!(fresh, password);
+    let (status, _, _) = fetch(&app, file, Some((&user, &password))).await;
+    assert_eq!(status, 401, "the old password stopped working");
+    let (status, _, _) = fetch(&app, file, Some((&user, fresh))).await;
+    assert_eq!(status, 200);
+    let other = app.login(w.admin_b).await;
+    app.post(
+        &format!("/v2/admin/devices/{id}/provisioning-credentials"),
+        &other,
+        json!({}),
+    )
+    .await
+    .error(404, "NotFound");
+    let (status, _, _) = fetch(&app, file, Some((&user, fresh))).await;
+    assert_eq!(status, 200, "a refused rotation changed nothing");
+
+    app.delete(&format!("/v2/admin/devices/{id}"), &token)
+        .await
+        .expect(200);
+    let (status, _, _) = fetch(&app, file, Some((&user, fresh))).await;
+    assert_eq!(status, 401, "a deleted phone's file is gone");
+    let (status, _, _) = fetch(&app, "not-a-phone.cfg", Some((&user, fresh))).await;
+    assert_eq!(status, 404);
+
+    let grandstream = app
+        .post(
+            "/v2/admin/devices/",
+            &token,
+            json!({"name": "GS", "mac": "c0:74:ad:00:00:03", "model": "grandstream-grp2614"}),
+        )
+        .await
+        .expect(200);
+    let (user, password) = credentials(&grandstream);
+    let (status, _, _) = fetch(&app, "c074ad000003.cfg", Some((&user, &password))).await;
+    assert_eq!(status, 404, "a format Switchboard does not render");
+}
+
+/// The tenant's time zone, the user of extension 101 with its SIP account (set in the
+/// store: no endpoint takes a peer secret from an admin), a paging group.
+async fn world_for_files(app: &TestApp) -> (World, String, i64) {
+    use sea_query::{Expr, ExprTrait, Query};
+    let w = World::seed(app).await;
+    w.give_user_a_extension(app).await;
+    let platform = app.login(w.platform).await;
+    let tenant = app
+        .patch(
+            &format!("/v2/admin/tenants/{}", w.tenant_a),
+            &platform,
+            json!({"timezone": "America/New_York"}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(tenant["timezone"], "America/New_York");
+    sql(
+        app,
+        Query::update()
+            .table("users")
+            .value("peer_name", "t1-101")
+            .value("peer_secret", "Sip&Secret\"101\nx")
+            .and_where(Expr::col("ext_id").eq(w.ext_a))
+            .take(),
+    )
+    .await;
+    let token = app.login(w.admin_a).await;
+    let group = app
+        .post(
+            "/v2/admin/paging-groups/",
+            &token,
+            json!({"tenantId": w.tenant_a, "number": "*60", "name": "Warehouse"}),
+        )
+        .await
+        .expect(200)["id"]
+        .as_i64()
+        .unwrap();
+    (w, token, group)
+}
+
+async fn the_yealink_file_matches_its_golden_file(app: TestApp) {
+    let (w, token, group) = world_for_files(&app).await;
+    let layout = app
+        .post(
+            "/v2/admin/button-layouts/",
+            &token,
+            json!({"name": "Reception", "deviceModel": "yealink-t54w", "keys": [
+                {"index": 1, "type": "line", "label": "Front"},
+                {"index": 2, "type": "line", "value": "2"},
+                {"index": 3, "type": "blf", "value": w.ext_a2.to_string(), "label": "Annex"},
+                {"index": 4, "type": "speedDial", "value": "+15555550100", "label": "Supplier"},
+                {"index": 5, "type": "park", "value": "700"},
+                {"index": 6, "type": "voicemail"},
+                {"index": 7, "type": "pagingGroup", "value": group.to_string()},
+                {"index": 8, "type": "dnd"},
+                {"index": 28, "type": "speedDial", "value": "*97", "label": "Sidecar 1"},
+                {"index": 89, "type": "speedDial", "value": "*98", "label": "Sidecar 2"},
+            ]}),
+        )
+        .await
+        .expect(200)["id"]
+        .as_i64()
+        .unwrap();
+    let device = app
+        .post(
+            "/v2/admin/devices/",
+            &token,
+            json!({"name": "Front desk", "mac": "80:5E:C0:00:00:01", "model": "yealink-t54w",
+                   "lines": [w.ext_a, w.ext_a2], "buttonLayoutId": layout}),
+        )
+        .await
+        .expect(200);
+    let (user, password) = credentials(&device);
+    let (status, _, body) = fetch(&app, "805ec0000001.cfg", Some((&user, &password))).await;
+    assert_eq!(status, 200, "{body}");
+    golden("yealink-t54w.cfg", &body);
+
+    let platform = app.login(w.platform).await;
+    app.patch(
+        &format!("/v2/admin/tenants/{}", w.tenant_a),
+        &platform,
+        json!({"timezone": "Asia/Kolkata"}),
+    )
+    .await
+    .expect(200);
+    let (_, _, body) = fetch(&app, "805ec0000001.cfg", Some((&user, &password))).await;
+    assert!(body.contains("configuration version 2\n"), "{body}");
+    assert!(
+        body.contains("local_time.time_zone = +5:30\nlocal_time.summer_time = 0\n"),
+        "{body}"
+    );
+}
+
+async fn the_polycom_files_match_their_golden_files(app: TestApp) {
+    let (w, token, _) = world_for_files(&app).await;
+    let layout = app
+        .post(
+            "/v2/admin/button-layouts/",
+            &token,
+            json!({"name": "Poly", "deviceModel": "poly-vvx450", "keys": [
+                {"index": 1, "type": "line"},
+                {"index": 2, "type": "blf", "value": w.ext_a2.to_string(), "label": "Annex <2>"},
+                {"index": 13, "type": "line", "value": "1"},
+            ]}),
+        )
+        .await
+        .expect(200)["id"]
+        .as_i64()
+        .unwrap();
+    let device = app
+        .post(
+            "/v2/admin/devices/",
+            &token,
+            json!({"name": "Conference", "mac": "64-16-7F-00-00-02", "model": "poly-vvx450",
+                   "lines": [w.ext_a], "buttonLayoutId": layout}),
+        )
+        .await
+        .expect(200);
+    let (user, password) = credentials(&device);
+    let (status, _, master) = fetch(&app, "64167f000002.cfg", Some((&user, &password))).await;
+    assert_eq!(status, 200, "{master}");
+    golden("polycom-vvx450-master.cfg", &master);
+    let (status, _, phone) = fetch(&app, "phone64167f000002.cfg", Some((&user, &password))).await;
+    assert_eq!(status, 200, "{phone}");
+    golden("polycom-vvx450-phone.cfg", &phone);
+    let (status, _, _) = fetch(&app, "phone64167f000002.cfg", None).await;
+    assert_eq!(status, 401);
+}
+
+on_both_backends!(
+    only_the_phone_itself_reads_its_file,
+    the_yealink_file_matches_its_golden_file,
+    the_polycom_files_match_their_golden_files,
+);
