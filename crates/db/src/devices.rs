@@ -221,10 +221,45 @@ pub async fn list(
         );
     }
     let mut query = query.clone();
-    if let Some(text) = query.search.take() {
-        select.cond_where(search(db, &text));
+    let searched = query.search.take();
+    if let Some(text) = &searched {
+        select.cond_where(search(db, text));
     }
-    list::run_completed(db, select, Device::SPEC, &query, complete).await
+    // Without a search, a line filter or a user's own-line scope, the total is a sum of
+    // the counters the triggers keep, not a count of the tenant's devices.
+    let counted = searched.is_none()
+        && filter.line_extension_id.is_none()
+        && !matches!(scope, Scope::User(..))
+        && query.paginated;
+    let total = if counted {
+        Some(counted_total(db, scope, filter).await?)
+    } else {
+        None
+    };
+    list::run_completed_counted(db, select, Device::SPEC, &query, total, complete).await
+}
+
+/// The number of devices the caller reaches under `filter`, from `device_counts`.
+async fn counted_total(db: &Db, scope: &Scope, filter: &DeviceFilter) -> Result<i64> {
+    let mut select = Query::select()
+        .expr(Expr::cust("CAST(COALESCE(SUM(c.devices), 0) AS BIGINT)"))
+        .from_as("device_counts", "c")
+        .cond_where(scope::tenants(scope, Expr::col(("c", "tenant_id"))))
+        .cond_where(scope::branch(scope, Expr::col(("c", "branch_id"))))
+        .take();
+    if let Some(tenant) = filter.place.tenant.tenant_id {
+        select.and_where(Expr::col(("c", "tenant_id")).eq(tenant.get()));
+    }
+    if let Some(branch) = filter.place.branch_id {
+        select.and_where(Expr::col(("c", "branch_id")).eq(branch.get()));
+    }
+    if let Some(model) = &filter.model {
+        select.and_where(Expr::col(("c", "model")).eq(model.as_str()));
+    }
+    if let Some(registered) = filter.registered {
+        select.and_where(Expr::col(("c", "registered")).eq(i64::from(registered)));
+    }
+    db.conn().scalar(&select).await
 }
 
 /// One device with its lines.

@@ -293,9 +293,28 @@ where
     F: Fn(Db, Vec<R>) -> Fut + Send + Sync + 'static,
     Fut: std::future::Future<Output = Result<Vec<T>>> + Send + 'static,
 {
+    run_completed_counted(db, select, spec, query, None, complete).await
+}
+
+/// Like [`run_completed`], with the page's total given when the caller knows it without
+/// counting the rows (see [`page_of`]).
+pub async fn run_completed_counted<R, T, F, Fut>(
+    db: &Db,
+    select: SelectStatement,
+    spec: &ListSpec,
+    query: &ListQuery,
+    total: Option<i64>,
+    complete: F,
+) -> Result<Listing<T>>
+where
+    R: Record,
+    T: Send + 'static,
+    F: Fn(Db, Vec<R>) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = Result<Vec<T>>> + Send + 'static,
+{
     use futures::StreamExt;
     if query.paginated {
-        let page: Page<R> = page(db, select, spec, query).await?;
+        let page: Page<R> = page_of(db, select, spec, query, total).await?;
         let records = complete(db.clone(), page.records).await?;
         return Ok(Listing::Page(Page {
             records,

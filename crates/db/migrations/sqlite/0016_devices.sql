@@ -89,3 +89,33 @@ CREATE TRIGGER devices_search_update AFTER UPDATE OF name, mac ON devices BEGIN
     VALUES ('delete', old.id, old.name, old.mac);
     INSERT INTO devices_search (rowid, name, mac) VALUES (new.id, new.name, new.mac);
 END;
+
+-- Device counts per tenant, branch (0 for none), model and registration state, kept by
+-- triggers in the writing transaction: a list's totalRecords reads a few counters
+-- instead of counting a hundred thousand rows (searches still count their matches).
+CREATE TABLE device_counts (
+    tenant_id INTEGER NOT NULL,
+    branch_id INTEGER NOT NULL,
+    model TEXT NOT NULL,
+    registered INTEGER NOT NULL,
+    devices INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, branch_id, model, registered)
+);
+CREATE TRIGGER device_counts_insert AFTER INSERT ON devices BEGIN
+    INSERT INTO device_counts (tenant_id, branch_id, model, registered, devices)
+    VALUES (new.tenant_id, COALESCE(new.branch_id, 0), new.model, new.registered, 1)
+    ON CONFLICT (tenant_id, branch_id, model, registered) DO UPDATE SET devices = devices + 1;
+END;
+CREATE TRIGGER device_counts_delete AFTER DELETE ON devices BEGIN
+    UPDATE device_counts SET devices = devices - 1
+    WHERE tenant_id = old.tenant_id AND branch_id = COALESCE(old.branch_id, 0)
+      AND model = old.model AND registered = old.registered;
+END;
+CREATE TRIGGER device_counts_update AFTER UPDATE OF tenant_id, branch_id, model, registered ON devices BEGIN
+    UPDATE device_counts SET devices = devices - 1
+    WHERE tenant_id = old.tenant_id AND branch_id = COALESCE(old.branch_id, 0)
+      AND model = old.model AND registered = old.registered;
+    INSERT INTO device_counts (tenant_id, branch_id, model, registered, devices)
+    VALUES (new.tenant_id, COALESCE(new.branch_id, 0), new.model, new.registered, 1)
+    ON CONFLICT (tenant_id, branch_id, model, registered) DO UPDATE SET devices = devices + 1;
+END;
