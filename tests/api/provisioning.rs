@@ -198,7 +198,7 @@ async fn world_for_files(app: &TestApp) -> (World, String, i64) {
         .post(
             "/v2/admin/paging-groups/",
             &token,
-            json!({"tenantId": w.tenant_a, "number": "*60", "name": "Warehouse"}),
+            json!({"tenantId": w.tenant_a, "number": "460", "name": "Warehouse"}),
         )
         .await
         .expect(200)["id"]

@@ -59,6 +59,8 @@ pub const AUDITED: &[(&str, &str)] = &[
     ("webhooks", "webhook"),
     ("voicemail_messages", "voicemail-message"),
     ("calls", "call-recording"),
+    ("devices", "device"),
+    ("button_layouts", "button-layout"),
 ];
 
 /// Who acts in the current request and from where.

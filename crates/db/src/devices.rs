@@ -22,7 +22,7 @@ use crate::list::{self, Listing};
 use crate::scope;
 
 /// The event a changed provisioning file emits.
-pub const CONFIG_CHANGED: &str = "DEVICE_CONFIG_CHANGED";
+pub const CONFIG_CHANGED: &str = switchboard_domain::records::webhook::DEVICE_CONFIG_CHANGED;
 
 /// A device row before its lines are attached.
 #[derive(sqlx::FromRow)]

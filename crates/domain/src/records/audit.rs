@@ -31,6 +31,8 @@ pub const ENTITIES: &[&str] = &[
     "phone-number",
     "voicemail-message",
     "call-recording",
+    "device",
+    "button-layout",
     "call-outcome",
     "custom-voice",
     "queue",

@@ -8,8 +8,8 @@ use crate::declare::{Body, Filter, Listed};
 use crate::ids::TenantId;
 use crate::validation::{HttpUrl, ID, OneOf, Text, text};
 
-/// The 11 webhook types of interface §9, with what each delivers, and the desk phones'
-/// configuration change (issue 13) the engine sends check-syncs on.
+/// The 11 webhook types of interface §9 that `GET /v2/webhooks/list-types` answers, with
+/// what each delivers: the integrations' catalogue, exactly as the interface fixes it.
 pub const TYPES: &[(&str, &str)] = &[
     (
         "HubSpotCRM",
@@ -25,13 +25,15 @@ pub const TYPES: &[(&str, &str)] = &[
     ("SMS_SENT", "A text message went out"),
     ("FAX_RECEIVED", "A fax came in"),
     ("FAX_SENT", "A fax went out"),
-    (
-        "DEVICE_CONFIG_CHANGED",
-        "A desk phone's provisioning file changed (the device, its button layout or its lines' extensions); its configVersion grew",
-    ),
 ];
 
-/// The type names alone.
+/// The event the telephony engine subscribes to beside the catalogue: a desk phone's
+/// provisioning file changed (the device, its button layout or its lines' extensions) and
+/// its `configVersion` grew, so the engine sends the phone a check-sync. A webhook may be
+/// registered for it like any type, but `list-types` keeps to the interface's eleven.
+pub const DEVICE_CONFIG_CHANGED: &str = "DEVICE_CONFIG_CHANGED";
+
+/// Every type a webhook may be registered for: the catalogue's and the engine's.
 pub const TYPE_NAMES: &[&str] = &[
     "HubSpotCRM",
     "CALL_STARTED",
