@@ -26,6 +26,7 @@ pub mod identity;
 pub mod ivrs;
 pub mod jobs;
 pub mod media_files;
+pub mod mms_media;
 pub mod paging_groups;
 pub mod partners;
 pub mod phone_numbers;
