@@ -71,6 +71,10 @@ pub struct Config {
     pub media_url_ttl_seconds: u64,
     /// How long a session's refresh tokens live (without a new login).
     pub refresh_ttl_seconds: u64,
+    /// Bytes of MMS media a tenant may hold.
+    pub mms_quota_bytes: u64,
+    /// Days an MMS media upload is kept before retention removes it and its file.
+    pub mms_retention_days: u64,
     /// Requests per minute per access token.
     pub rate_limit_per_minute: u64,
     /// Requests per minute per client address.
@@ -119,6 +123,8 @@ impl Default for Config {
             shutdown_grace_seconds: 30,
             media_url_ttl_seconds: 900,
             refresh_ttl_seconds: 30 * 24 * 3600,
+            mms_quota_bytes: 1024 * 1024 * 1024,
+            mms_retention_days: 30,
             lockout_base_seconds: 30,
             password_hash_wait_ms: 5000,
             write_stall_seconds: 30,

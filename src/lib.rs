@@ -82,6 +82,10 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
         settings: Arc::new(Settings {
             body_limit: config.body_limit_bytes,
             media_url_ttl: Duration::from_secs(config.media_url_ttl_seconds),
+            mms_quota_bytes: i64::try_from(config.mms_quota_bytes).unwrap_or(i64::MAX),
+            mms_retention_seconds: i64::try_from(config.mms_retention_days)
+                .unwrap_or(i64::MAX)
+                .saturating_mul(86_400),
             refresh_ttl: Duration::from_secs(config.refresh_ttl_seconds),
             lockout_base: Duration::from_secs(config.lockout_base_seconds),
             rate_limit_per_token: config.rate_limit_per_minute,

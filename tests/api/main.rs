@@ -31,6 +31,7 @@ mod lists;
 mod lockout;
 mod media_files;
 mod messaging;
+mod mms_media;
 mod openapi;
 mod operations;
 mod paging_groups;

@@ -98,6 +98,8 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
                     messaging::MAX_FILES * (messaging::MAX_FILE_BYTES + 64 * 1024),
                 )),
         )
+        .routes(routes!(messaging::list_media))
+        .routes(routes!(messaging::delete_media))
         .routes(routes!(objects::download))
         .routes(routes!(phone_numbers::list, phone_numbers::create))
         .routes(routes!(

@@ -22,6 +22,10 @@ pub struct Settings {
     /// How long an MMS media URL stays valid: carriers fetch it when the message goes out,
     /// which may be a while after the upload.
     pub mms_url_ttl: std::time::Duration,
+    /// Bytes of MMS media a tenant may hold (unless it has a quota of its own).
+    pub mms_quota_bytes: i64,
+    /// Seconds an MMS media upload is kept before retention removes it.
+    pub mms_retention_seconds: i64,
     /// How long a session (and its refresh tokens) lives without a new login.
     pub refresh_ttl: std::time::Duration,
     /// Failed logins of one account within [`Settings::failure_window`] before it is
@@ -60,6 +64,8 @@ impl Settings {
             body_limit: 2 * 1024 * 1024,
             media_url_ttl: std::time::Duration::from_secs(900),
             mms_url_ttl: std::time::Duration::from_secs(7 * 24 * 3600),
+            mms_quota_bytes: 1024 * 1024 * 1024,
+            mms_retention_seconds: 30 * 24 * 3600,
             refresh_ttl: std::time::Duration::from_secs(30 * 24 * 3600),
             lockout_threshold: 5,
             failure_window: std::time::Duration::from_secs(15 * 60),

@@ -31,6 +31,7 @@ pub mod in_use;
 pub mod ivrs;
 pub mod jobs;
 pub mod media_files;
+pub mod mms_media;
 pub mod paging_groups;
 pub mod partners;
 pub mod phone_numbers;

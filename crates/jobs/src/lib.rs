@@ -7,6 +7,7 @@
 
 pub mod delivery;
 mod objects;
+mod retention;
 mod worker;
 
 use std::sync::Arc;
@@ -113,9 +114,16 @@ pub fn spawn(jobs: Jobs, stop: watch::Receiver<bool>) -> JoinHandle<()> {
             drain: std::time::Duration::from_secs(10),
         },
         jobs.inner.wake_jobs.clone(),
+        stop.clone(),
+    );
+    let expiring = retention::run(
+        jobs.clone(),
+        // Retention is coarse (days): a sweep a few times per poll interval's worth of
+        // idle polls is plenty, and each is one indexed read when nothing is due.
+        settings.poll_interval * 4,
         stop,
     );
     tokio::spawn(async move {
-        tokio::join!(deliveries, queued);
+        tokio::join!(deliveries, queued, expiring);
     })
 }

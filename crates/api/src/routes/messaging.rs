@@ -4,24 +4,30 @@
 //! the limit stops the upload whether the client sent a `Content-Length` or chunks.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::extract::multipart::{Field, Multipart, MultipartRejection};
 use axum::http::HeaderMap;
+use axum::response::Response;
+use switchboard_db::mms_media::{self, MmsMediaRow, StoredFile, Uploader};
 use switchboard_domain::Location;
+use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::TenantId;
+use switchboard_domain::list::Page;
+use switchboard_domain::records::mms_media::MmsMedia;
 use switchboard_domain::validation::{ID, Raw, Rule};
 use switchboard_storage::kinds::{self, SNIFF_BYTES};
 use utoipa::ToSchema;
 
 use crate::auth::caller::{Caller, MessagingSend};
 use crate::error::{ApiError, ApiResult};
+use crate::extract::{ListParams, PathId};
 use crate::routes::media_files::{multipart_rejection, require_multipart};
 use crate::state::AppState;
-use crate::tenancy;
+use crate::{listing, tenancy};
 
 /// The largest file, in bytes: 3 MB as carriers count it (3 × 1024 × 1024 = 3,145,728).
 pub const MAX_FILE_BYTES: usize = 3 * 1024 * 1024;
@@ -48,8 +54,12 @@ fn too_large() -> ApiError {
     ApiError::payload_too_large(format!("each file may be at most {MAX_FILE_BYTES} bytes"))
 }
 
-/// Streams one file to storage under a generated key, answering the key.
-async fn store_file(state: &AppState, tenant: TenantId, mut field: Field<'_>) -> ApiResult<String> {
+/// Streams one file to storage under a generated key, answering what was stored.
+async fn store_file(
+    state: &AppState,
+    tenant: TenantId,
+    mut field: Field<'_>,
+) -> ApiResult<StoredFile> {
     let mut head = Vec::new();
     let mut ended = false;
     while head.len() < SNIFF_BYTES {
@@ -79,10 +89,14 @@ async fn store_file(state: &AppState, tenant: TenantId, mut field: Field<'_>) ->
     );
     let failure = Arc::new(AtomicU8::new(0));
     let flag = failure.clone();
+    let size = Arc::new(AtomicUsize::new(0));
+    let measured = size.clone();
     let mut total = head.len();
     let chunks = async_stream::stream! {
         yield Ok::<Bytes, std::io::Error>(Bytes::from(head));
-        if !ended {
+        if ended {
+            measured.store(total, Ordering::SeqCst);
+        } else {
             loop {
                 match field.chunk().await {
                     Ok(Some(chunk)) => {
@@ -94,7 +108,10 @@ async fn store_file(state: &AppState, tenant: TenantId, mut field: Field<'_>) ->
                         }
                         yield Ok(chunk);
                     }
-                    Ok(None) => break,
+                    Ok(None) => {
+                        measured.store(total, Ordering::SeqCst);
+                        break;
+                    }
                     Err(_) => {
                         flag.store(MALFORMED, Ordering::SeqCst);
                         yield Err(std::io::Error::other("malformed multipart body"));
@@ -109,7 +126,11 @@ async fn store_file(state: &AppState, tenant: TenantId, mut field: Field<'_>) ->
         .put_stream(&key, Box::pin(chunks), kind.content_type())
         .await
     {
-        Ok(_) => Ok(key),
+        Ok(_) => Ok(StoredFile {
+            key,
+            content_type: kind.content_type().to_owned(),
+            bytes: i64::try_from(size.load(Ordering::SeqCst)).unwrap_or(i64::MAX),
+        }),
         Err(error) => Err(match failure.load(Ordering::SeqCst) {
             TOO_LARGE => too_large(),
             MALFORMED => ApiError::bad_request("malformed multipart body"),
@@ -133,7 +154,7 @@ pub async fn upload_media(
     let mut multipart = multipart.map_err(multipart_rejection)?;
     let mut named_tenant = None;
     let mut tenant = None;
-    let mut keys = Vec::new();
+    let mut files: Vec<StoredFile> = Vec::new();
     let outcome: ApiResult<()> = async {
         while let Some(field) = multipart.next_field().await.map_err(|e| {
             ApiError::bad_request(format!("malformed multipart body: {}", e.body_text()))
@@ -150,7 +171,7 @@ pub async fn upload_media(
                     named_tenant = Some(TenantId(id));
                 }
                 "files" => {
-                    if keys.len() == MAX_FILES {
+                    if files.len() == MAX_FILES {
                         return Err(ApiError::invalid(
                             Location::Body,
                             "files",
@@ -167,7 +188,7 @@ pub async fn upload_media(
                             t
                         }
                     };
-                    keys.push(store_file(&state, target, field).await?);
+                    files.push(store_file(&state, target, field).await?);
                 }
                 _ => {}
             }
@@ -177,23 +198,115 @@ pub async fn upload_media(
     .await;
     if let Err(error) = outcome {
         // Nothing half-done stays behind: the files already stored go too.
-        for key in &keys {
-            let _ = state.storage.delete(key).await;
-        }
+        forget(&state, &files).await;
         return Err(error);
     }
-    if keys.is_empty() {
+    let Some(tenant) = tenant.filter(|_| !files.is_empty()) else {
         return Err(ApiError::invalid(Location::Body, "files", "is required"));
+    };
+    let uploader = switchboard_db::users::find(&state.db, caller.user_id)
+        .await?
+        .ok_or_else(|| ApiError::unauthorized("the account no longer exists"))?;
+    let now = chrono::Utc::now().timestamp();
+    let expires_at = now.saturating_add(state.settings.mms_retention_seconds);
+    let recorded = mms_media::record(
+        &state.db,
+        tenant,
+        &Uploader {
+            user_id: caller.user_id.get(),
+            email: uploader.email,
+        },
+        &files,
+        (now, expires_at),
+        state.settings.mms_quota_bytes,
+    )
+    .await;
+    let refused = match recorded {
+        Ok(Ok(_)) => None,
+        Ok(Err(over)) => Some(ApiError::payload_too_large(format!(
+            "the tenant's MMS media quota of {} bytes would be exceeded: {} bytes are in use and this upload needs {}; delete uploads to make room",
+            over.quota, over.used, over.wanted
+        ))),
+        Err(error) => Some(error.into()),
+    };
+    if let Some(error) = refused {
+        forget(&state, &files).await;
+        return Err(error);
     }
-    let mut urls = Vec::with_capacity(keys.len());
-    for key in &keys {
+    let mut urls = Vec::with_capacity(files.len());
+    for file in &files {
         urls.push(
             state
                 .storage
-                .download_url(key, state.settings.mms_url_ttl)
+                .download_url(&file.key, state.settings.mms_url_ttl)
                 .await
                 .map_err(ApiError::internal)?,
         );
     }
     Ok(Json(urls))
+}
+
+/// Deletes what an upload stored when it is not kept (refused, or failed half-way).
+async fn forget(state: &AppState, files: &[StoredFile]) {
+    for file in files {
+        if let Err(error) = state.storage.delete(&file.key).await {
+            tracing::warn!(%error, key = file.key, "could not delete the file of a refused upload");
+        }
+    }
+}
+
+/// An upload as answered: with a fresh signed URL.
+async fn present(state: &AppState, row: MmsMediaRow) -> ApiResult<MmsMedia> {
+    let iso = |unix: i64| switchboard_db::calls::iso_at(Some(unix)).unwrap_or_default();
+    Ok(MmsMedia {
+        url: state
+            .storage
+            .download_url(&row.object_key, state.settings.mms_url_ttl)
+            .await
+            .map_err(ApiError::internal)?,
+        id: row.id,
+        tenant_id: row.tenant_id,
+        user_id: row.user_id,
+        uploaded_by: row.uploaded_by,
+        content_type: row.content_type,
+        size: row.bytes,
+        object_key: row.object_key,
+        created_at: iso(row.created_at),
+        expires_at: iso(row.expires_at),
+    })
+}
+
+/// Lists MMS media uploads (a branch admin sees its branch's users' uploads, a user its
+/// own); `query` searches the content type, the uploader's e-mail and the key.
+#[utoipa::path(get, path = "/v2/messaging/media/", tag = "messaging",
+    params(ListParams<MmsMedia>),
+    responses((status = 200, description = "A page of uploads", body = Page<MmsMedia>)))]
+pub async fn list_media(
+    caller: Caller<MessagingSend>,
+    State(state): State<AppState>,
+    ListParams { query, filter }: ListParams<MmsMedia>,
+) -> ApiResult<Response> {
+    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id()).await?;
+    let listing = mms_media::list(&state.db, &caller.scope, &filter, &query).await?;
+    let presented = listing::map_async(listing, move |row| {
+        let state = state.clone();
+        async move { present(&state, row).await }
+    })
+    .await?;
+    Ok(listing::respond(presented, std::convert::identity))
+}
+
+/// Deletes an upload: its record at once (its bytes leave the quota), its file through
+/// the job queue; answers it as it was.
+#[utoipa::path(delete, path = "/v2/messaging/media/{id}", tag = "messaging",
+    params(("id" = i64, Path, minimum = 1, description = "The upload's id")),
+    responses((status = 200, description = "The deleted upload", body = MmsMedia)))]
+pub async fn delete_media(
+    caller: Caller<MessagingSend>,
+    State(state): State<AppState>,
+    PathId(id): PathId<i64>,
+) -> ApiResult<Json<MmsMedia>> {
+    let row = mms_media::delete(&state.db, &caller.scope, id).await?;
+    state.jobs.wake();
+    Ok(Json(present(&state, row).await?))
 }

@@ -76,3 +76,31 @@ INSERT INTO call_parties (call_id, extension_id, role)
 SELECT c.id, e.id, 'caller' FROM calls c
 JOIN extensions e ON e.tenant_id = c.tenant_id AND e.number = c.caller_id_num
 WHERE c.direction IN ('outbound', 'internal') AND c.caller_id_num <> '';
+
+-- MMS media uploads as records of their tenant: who uploaded what, when, how large,
+-- where it is stored, and when retention removes it. Deleting one (or its expiry)
+-- removes the object through the job table, in the same transaction.
+CREATE TABLE mms_media (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    tenant_id INTEGER NOT NULL REFERENCES tenants (id),
+    -- The uploader (user ids are never reused) and its e-mail address then.
+    user_id INTEGER NOT NULL,
+    uploaded_by TEXT NOT NULL,
+    object_key TEXT NOT NULL CONSTRAINT mms_media_object_key UNIQUE,
+    content_type TEXT NOT NULL,
+    bytes INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+);
+CREATE INDEX mms_media_tenant ON mms_media (tenant_id, id);
+CREATE INDEX mms_media_user ON mms_media (user_id, id);
+CREATE INDEX mms_media_expires ON mms_media (expires_at);
+
+-- Bytes of MMS media a tenant holds, reserved by a conditional update in the upload's
+-- transaction (so concurrent uploads cannot together overshoot the quota) and released
+-- when an upload is deleted or expires. quota_bytes NULL: the configured default.
+CREATE TABLE mms_usage (
+    tenant_id INTEGER PRIMARY KEY REFERENCES tenants (id),
+    bytes INTEGER NOT NULL DEFAULT 0,
+    quota_bytes INTEGER
+);

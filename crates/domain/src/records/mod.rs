@@ -13,6 +13,7 @@ pub mod device_model;
 pub mod extension;
 pub mod ivr;
 pub mod media_file;
+pub mod mms_media;
 pub mod paging_group;
 pub mod partner;
 pub mod phone_number;

@@ -1,0 +1,211 @@
+//! MMS media uploads are accounted (issue 11): each file becomes a record of its tenant
+//! (who, when, size, type, key, URL), listed in scope and deleted with its object, within
+//! a per-tenant quota that a concurrent burst cannot overshoot, and removed by retention
+//! when it expires.
+
+use reqwest::multipart::{Form, Part};
+use sea_query::{Expr, ExprTrait, Query};
+use serde_json::Value;
+use switchboard_domain::ids::TenantId;
+
+use crate::fixture::World;
+use crate::support::{Answer, TestApp};
+
+const SIZE: usize = 10_000;
+
+/// A JPEG of `SIZE` bytes.
+fn jpeg() -> Vec<u8> {
+    let mut bytes = b"\xFF\xD8\xFF\xE0\x00\x10JFIF\x00".to_vec();
+    bytes.resize(SIZE, 0x20);
+    bytes
+}
+
+async fn upload(app: &TestApp, token: &str, files: usize) -> Answer {
+    let mut form = Form::new();
+    for _ in 0..files {
+        form = form.part(
+            "files",
+            Part::bytes(jpeg())
+                .file_name("photo.jpg")
+                .mime_str("image/jpeg")
+                .unwrap(),
+        );
+    }
+    let response = app
+        .client
+        .post(app.url("/v2/messaging/messages/upload-media"))
+        .bearer_auth(token)
+        .multipart(form)
+        .send()
+        .await
+        .unwrap();
+    TestApp::answer(response).await
+}
+
+/// Gives `tenant` a quota of its own, in bytes.
+async fn set_quota(app: &TestApp, tenant: i64, bytes: i64) {
+    let mut tx = app.state.db.begin().await.unwrap();
+    let insert = Query::insert()
+        .into_table("mms_usage")
+        .columns(["tenant_id", "bytes", "quota_bytes"])
+        .values_panic([tenant.into(), 0i64.into(), bytes.into()])
+        .take();
+    tx.execute(&insert).await.unwrap();
+    tx.commit().await.unwrap();
+}
+
+async fn usage(app: &TestApp, tenant: i64) -> i64 {
+    switchboard_db::mms_media::usage(&app.state.db, TenantId(tenant))
+        .await
+        .unwrap()
+}
+
+fn keys(page: &Value) -> Vec<String> {
+    page["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["objectKey"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+async fn listed_scoped_and_deleted_with_the_object(app: TestApp) {
+    let w = World::seed(&app).await;
+    let user = app.login(w.user_a).await;
+    let admin = app.login(w.admin_a).await;
+    upload(&app, &user, 2).await.expect(200);
+    upload(&app, &admin, 1).await.expect(200);
+    assert_eq!(usage(&app, w.tenant_a).await, 3 * SIZE as i64);
+
+    // The user sees its own uploads; the tenant admin all; another tenant none.
+    let own = app.get("/v2/messaging/media/", &user).await.expect(200);
+    assert_eq!(own["totalRecords"], 2, "{own}");
+    let first = &own["records"][0];
+    assert_eq!(first["size"], SIZE);
+    assert_eq!(first["contentType"], "image/jpeg");
+    assert_eq!(first["uploadedBy"], w.user_a);
+    assert_eq!(first["tenantId"], w.tenant_a);
+    let (status, _, bytes) = app.fetch(first["url"].as_str().unwrap(), None).await;
+    assert_eq!((status.as_u16(), bytes.len()), (200, SIZE));
+    let all = app
+        .get("/v2/messaging/media/?sortBy=id", &admin)
+        .await
+        .expect(200);
+    assert_eq!(all["totalRecords"], 3);
+    let admin_b = app.login(w.admin_b).await;
+    let none = app.get("/v2/messaging/media/", &admin_b).await.expect(200);
+    assert_eq!(none["totalRecords"], 0);
+    let id = first["id"].as_i64().unwrap();
+    app.delete(&format!("/v2/messaging/media/{id}"), &admin_b)
+        .await
+        .error(404, "NotFound");
+    let admins = all["records"][2]["id"].as_i64().unwrap();
+    app.delete(&format!("/v2/messaging/media/{admins}"), &user)
+        .await
+        .error(404, "NotFound");
+
+    // Deleting: the record and its bytes at once, the object through the job queue.
+    let key = first["objectKey"].as_str().unwrap().to_owned();
+    assert!(app.object_path(&key).exists());
+    let deleted = app
+        .delete(&format!("/v2/messaging/media/{id}"), &user)
+        .await
+        .expect(200);
+    assert_eq!(deleted["objectKey"], key.as_str());
+    app.delete(&format!("/v2/messaging/media/{id}"), &user)
+        .await
+        .error(404, "NotFound");
+    assert_eq!(usage(&app, w.tenant_a).await, 2 * SIZE as i64);
+    app.jobs_done().await;
+    assert!(!app.object_path(&key).exists(), "the object is gone");
+    let left = app.get("/v2/messaging/media/", &user).await.expect(200);
+    assert!(!keys(&left).contains(&key));
+    assert_eq!(left["totalRecords"], 1);
+}
+
+async fn the_quota_refuses_and_a_burst_cannot_overshoot_it(app: TestApp) {
+    let w = World::seed(&app).await;
+    set_quota(&app, w.tenant_a, 3 * SIZE as i64).await;
+    let user = app.login(w.user_a).await;
+    upload(&app, &user, 2).await.expect(200);
+    let prefix = format!("tenants/{}/mms", w.tenant_a);
+    // Two more would make four: refused, nothing kept.
+    let refused = upload(&app, &user, 2).await.error(413, "PayloadTooLarge");
+    assert!(refused.is_empty());
+    assert_eq!(usage(&app, w.tenant_a).await, 2 * SIZE as i64);
+    assert_eq!(app.stored_objects(&prefix).len(), 2);
+    assert_eq!(app.count("mms_media", None).await, 2);
+
+    // Room for one more: of a concurrent burst of eight, exactly one is kept.
+    let burst: Vec<_> = (0..8)
+        .map(|_| {
+            let (app, user) = (&app, user.clone());
+            async move { upload(app, &user, 1).await }
+        })
+        .collect();
+    let answers = futures::future::join_all(burst).await;
+    let statuses: Vec<u16> = answers.iter().map(|a| a.status.as_u16()).collect();
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 200).count(),
+        1,
+        "{statuses:?}"
+    );
+    assert!(
+        statuses.iter().all(|s| *s == 200 || *s == 413),
+        "{statuses:?}"
+    );
+    assert_eq!(usage(&app, w.tenant_a).await, 3 * SIZE as i64);
+    assert_eq!(app.count("mms_media", None).await, 3);
+    assert_eq!(
+        app.stored_objects(&prefix).len(),
+        3,
+        "refused files are gone"
+    );
+    // Another tenant's quota is its own.
+    let admin_b = app.login(w.admin_b).await;
+    upload(&app, &admin_b, 2).await.expect(200);
+}
+
+async fn retention_removes_an_expired_upload(app: TestApp) {
+    let w = World::seed(&app).await;
+    let user = app.login(w.user_a).await;
+    upload(&app, &user, 2).await.expect(200);
+    let page = app
+        .get("/v2/messaging/media/?sortBy=id", &user)
+        .await
+        .expect(200);
+    let expired = page["records"][0]["objectKey"].as_str().unwrap().to_owned();
+    let kept = page["records"][1]["objectKey"].as_str().unwrap().to_owned();
+    let mut tx = app.state.db.begin().await.unwrap();
+    let expire = Query::update()
+        .table("mms_media")
+        .value("expires_at", 0i64)
+        .and_where(Expr::col("object_key").eq(expired.as_str()))
+        .take();
+    assert_eq!(tx.execute(&expire).await.unwrap(), 1);
+    tx.commit().await.unwrap();
+    // The background sweep removes it, record and object, without any request.
+    let mut gone = false;
+    for _ in 0..200 {
+        if app.count("mms_media", Some(("object_key", &expired))).await == 0
+            && !app.object_path(&expired).exists()
+        {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(gone, "the expired upload is removed within ten seconds");
+    assert!(app.object_path(&kept).exists());
+    assert_eq!(
+        keys(&app.get("/v2/messaging/media/", &user).await.expect(200)),
+        [kept]
+    );
+    assert_eq!(usage(&app, w.tenant_a).await, SIZE as i64);
+}
+
+crate::on_both_backends!(
+    listed_scoped_and_deleted_with_the_object,
+    the_quota_refuses_and_a_burst_cannot_overshoot_it,
+    retention_removes_an_expired_upload,
+);
