@@ -61,6 +61,7 @@ pub const AUDITED: &[(&str, &str)] = &[
     ("calls", "call-recording"),
     ("devices", "device"),
     ("button_layouts", "button-layout"),
+    ("mms_media", "mms-media"),
 ];
 
 /// Who acts in the current request and from where.

@@ -206,11 +206,8 @@ pub async fn get(db: &Db, scope: &Scope, id: i64) -> Result<MmsMediaRow> {
 /// Removes upload `row` in `tx`: its record, its bytes from the tenant's usage, and its
 /// object through the job table. `false` when a concurrent removal got there first.
 async fn remove(tx: &mut Tx, row: &MmsMediaRow) -> Result<bool> {
-    let delete = Query::delete()
-        .from_table("mms_media")
-        .and_where(Expr::col("id").eq(row.id))
-        .take();
-    if tx.execute(&delete).await? == 0 {
+    // Through crud, so a caller's delete is audited like every other write.
+    if crud::delete_in(tx, "mms_media", row.id).await? == 0 {
         return Ok(false);
     }
     let release = Query::update()

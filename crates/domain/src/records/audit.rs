@@ -33,6 +33,7 @@ pub const ENTITIES: &[&str] = &[
     "call-recording",
     "device",
     "button-layout",
+    "mms-media",
     "call-outcome",
     "custom-voice",
     "queue",
