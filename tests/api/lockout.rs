@@ -93,7 +93,24 @@ async fn a_burst_past_the_hashing_threads_is_refused() {
     a_burst_past_the_hashing_threads_is_refused_not_queued().await;
 }
 
+/// One client address is locked after 50 failures within the window, whichever accounts
+/// they named — unknown ones counted too (each named once, so no account reaches its own
+/// threshold of 5): the next attempt is refused even with a real account's right password.
+async fn fifty_failures_lock_the_address_unknown_accounts_included(app: TestApp) {
+    let w = World::seed(&app).await;
+    for i in 0..50 {
+        let answer = app
+            .login_answer(&format!("nobody-{i}@example.com"), "not the password")
+            .await;
+        assert_eq!(answer.status, 401, "attempt {i}: {}", answer.body);
+    }
+    let locked = app.login_answer(w.admin_a, PASSWORD).await;
+    assert_eq!(locked.status, 429, "{}", locked.body);
+    assert!(locked.headers.contains_key("retry-after"));
+}
+
 on_both_backends!(
+    fifty_failures_lock_the_address_unknown_accounts_included,
     concurrent_wrong_logins_get_no_more_guesses,
     re_authentication_is_locked_out_like_a_login,
 );
