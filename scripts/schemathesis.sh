@@ -138,13 +138,20 @@ sys.exit("schemathesis.sh: /healthz did not answer 200 within 60 s")
 PY
 
 # --- a token for the demo platform admin --------------------------------------------------
-token="$(python3 - "$base/v2/authentication/" <<'PY'
+# `serve --demo` makes the platform admin's password at random and prints it once, in the
+# line `  platform admin: EMAIL / PASSWORD` of its output.
+platform_password="$(sed -n 's|^  platform admin: platform@demo.switchboard.test / ||p' "$server_log" | head -n 1)"
+if [[ -z "$platform_password" ]]; then
+    echo "schemathesis.sh: the server printed no platform admin password" >&2
+    exit 1
+fi
+token="$(python3 - "$base/v2/authentication/" "$platform_password" <<'PY'
 import json, sys, urllib.request
 request = urllib.request.Request(
     sys.argv[1],
     data=json.dumps({
         "email": "platform@demo.switchboard.test",
-        "password": "switchboard-demo-2026",
+        "password": sys.argv[2],
     }).encode(),
     headers={"Content-Type": "application/json"},
     method="POST",

@@ -18,8 +18,25 @@ use switchboard_domain::validation::FromBody;
 pub const ADMIN_EMAIL: &str = "admin@demo.switchboard.test";
 /// The demo platform admin's e-mail address.
 pub const PLATFORM_EMAIL: &str = "platform@demo.switchboard.test";
-/// The demo accounts' password: this is demo data on a local machine, printed on start.
+/// The demo tenant admin's password: demo data of one tenant on a local machine, printed
+/// on start. The platform admin, who reaches every tenant, gets a random one instead.
 pub const PASSWORD: &str = "switchboard-demo-2026";
+
+/// What seeding made that only it knows.
+pub struct Seeded {
+    /// The platform admin's password, random, to be shown once.
+    pub platform_password: String,
+}
+
+/// A random password of 24 letters and digits (143 bits).
+fn random_password() -> String {
+    use rand::Rng;
+    rand::rng()
+        .sample_iter(rand::distr::Alphanumeric)
+        .take(24)
+        .map(char::from)
+        .collect()
+}
 
 /// Whether the database holds no accounts yet.
 pub async fn is_empty(state: &AppState) -> anyhow::Result<bool> {
@@ -48,8 +65,8 @@ fn refused(error: switchboard_api::error::ApiError) -> anyhow::Error {
 }
 
 /// Seeds a partner, a tenant with a branch and extensions, a tenant admin and a
-/// platform admin.
-pub async fn seed(state: &AppState) -> anyhow::Result<()> {
+/// platform admin (with a random password, answered).
+pub async fn seed(state: &AppState) -> anyhow::Result<Seeded> {
     let operator = Principal::operator();
     let partner = partners::create(
         &state.db,
@@ -90,6 +107,7 @@ pub async fn seed(state: &AppState) -> anyhow::Result<()> {
     }
     seed_call_handling(state, tenant.id, branch.id, &extension_ids).await?;
     seed_voicemail_and_calls(state, tenant.id).await?;
+    let platform_password = random_password();
     users::create_account(
         state,
         &operator,
@@ -104,11 +122,13 @@ pub async fn seed(state: &AppState) -> anyhow::Result<()> {
     users::create_account(
         state,
         &operator,
-        body::<CreateUser>(json!({"email": PLATFORM_EMAIL, "password": PASSWORD, "userRole": 1}))?,
+        body::<CreateUser>(
+            json!({"email": PLATFORM_EMAIL, "password": platform_password, "userRole": 1}),
+        )?,
     )
     .await
     .map_err(refused)?;
-    Ok(())
+    Ok(Seeded { platform_password })
 }
 
 /// A short greeting for the demo media file (1.5 s of tone, 8 kHz WAV).

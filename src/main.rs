@@ -33,9 +33,11 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     let state = build_state(&config).await?;
     match cli.command {
         Command::Serve { demo: seed_demo } => {
-            if seed_demo && demo::is_empty(&state).await? {
-                demo::seed(&state).await?;
-            }
+            let seeded = if seed_demo && demo::is_empty(&state).await? {
+                Some(demo::seed(&state).await?)
+            } else {
+                None
+            };
             let listener = tokio::net::TcpListener::bind(config.listen).await?;
             let address = listener.local_addr()?;
             if seed_demo {
@@ -46,11 +48,18 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                     demo::ADMIN_EMAIL,
                     demo::PASSWORD
                 );
-                println!(
-                    "  platform admin: {} / {}",
-                    demo::PLATFORM_EMAIL,
-                    demo::PASSWORD
-                );
+                // Printed once, when it is made: it is kept nowhere else in the clear.
+                match &seeded {
+                    Some(seeded) => println!(
+                        "  platform admin: {} / {}",
+                        demo::PLATFORM_EMAIL,
+                        seeded.platform_password
+                    ),
+                    None => println!(
+                        "  platform admin: {} (its password was printed when the demo was first seeded)",
+                        demo::PLATFORM_EMAIL
+                    ),
+                }
                 println!(
                     "  try: curl -s {}/v2/authentication/ -H 'content-type: application/json' -d '{{\"email\":\"{}\",\"password\":\"{}\"}}'",
                     config.public_url(),

@@ -437,15 +437,16 @@ async fn open_now_across_midnight_and_holidays(app: TestApp) {
         "2026-11-24T07:00:00Z",
     )
     .await;
-    // Friday 2026-12-25 10:00 EST = 15:00Z is a holiday: closed, outside-hours list, until
-    // the holiday ends at Saturday 00:00 EST = 05:00Z.
+    // Friday 2026-12-25 10:00 EST = 15:00Z is a holiday: closed, outside-hours list.
     let answer = status(&app, &token, id, "2026-12-25T15:00:00Z").await;
     assert_eq!(answer["open"], false);
     assert_eq!(answer["reason"], "holiday");
     assert_eq!(answer["holiday"]["name"], "Christmas");
     assert_eq!(answer["destinationList"], "notMatch");
     assert_eq!(answer["destinations"][0]["destType"], "VOICEMAIL");
-    assert_eq!(answer["nextChangeAt"], "2026-12-26T05:00:00Z");
+    // Closed until the line reopens: Monday 2026-12-28 22:00 EST = 2026-12-29T03:00Z, not
+    // the holiday's end at midnight (still closed then, outside hours).
+    assert_eq!(answer["nextChangeAt"], "2026-12-29T03:00:00Z");
     // A Friday that is no holiday: open 09:00-17:00 EST.
     expect_status(
         &app,

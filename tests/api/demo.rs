@@ -7,7 +7,7 @@ use crate::support::TestApp;
 
 async fn the_demo_tenant(app: TestApp) {
     assert!(demo::is_empty(&app.state).await.unwrap());
-    demo::seed(&app.state).await.unwrap();
+    let seeded = demo::seed(&app.state).await.unwrap();
     assert!(!demo::is_empty(&app.state).await.unwrap());
     let admin = app
         .login_answer(demo::ADMIN_EMAIL, demo::PASSWORD)
@@ -81,7 +81,12 @@ async fn the_demo_tenant(app: TestApp) {
             .all(|m| m["extensionId"] == front_desk),
         "{voicemail}"
     );
+    // The platform admin's password is the random one seeding made, not the tenant's.
+    assert_eq!(seeded.platform_password.len(), 24);
     app.login_answer(demo::PLATFORM_EMAIL, demo::PASSWORD)
+        .await
+        .error(401, "Unauthorized");
+    app.login_answer(demo::PLATFORM_EMAIL, &seeded.platform_password)
         .await
         .expect(200);
 }

@@ -109,8 +109,46 @@ async fn fifty_failures_lock_the_address_unknown_accounts_included(app: TestApp)
     assert!(locked.headers.contains_key("retry-after"));
 }
 
+/// A lock says it is a lock and until when, in the same words for an account that does
+/// not exist.
+async fn a_lock_says_until_when_and_not_whether_the_account_exists(app: TestApp) {
+    let w = World::seed(&app).await;
+    let mut messages = Vec::new();
+    for email in [w.admin_a, "nobody-here@example.com"] {
+        for _ in 0..5 {
+            app.login_answer(email, "wrong password entirely")
+                .await
+                .error(401, "Unauthorized");
+        }
+        let started = chrono::Utc::now();
+        let locked = app.login_answer(email, "wrong password entirely").await;
+        let retry_after: i64 = locked.headers["retry-after"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let body = locked.body.clone();
+        locked.error(429, "TooManyRequests");
+        let message = body["message"].as_str().unwrap().to_owned();
+        let (words, until) = message.rsplit_once(", until ").expect("says until when");
+        let until = chrono::DateTime::parse_from_rfc3339(until).expect("an instant");
+        let expected = started.timestamp() + retry_after;
+        assert!(
+            (until.timestamp() - expected).abs() <= 1,
+            "{message}: until matches Retry-After ({retry_after} s)"
+        );
+        assert!(words.contains("locked"), "{message}");
+        messages.push(words.to_owned());
+    }
+    assert_eq!(
+        messages[0], messages[1],
+        "the same words with and without an account"
+    );
+}
+
 on_both_backends!(
     fifty_failures_lock_the_address_unknown_accounts_included,
+    a_lock_says_until_when_and_not_whether_the_account_exists,
     concurrent_wrong_logins_get_no_more_guesses,
     re_authentication_is_locked_out_like_a_login,
 );

@@ -153,6 +153,24 @@ impl ApiError {
         error
     }
 
+    /// 429 for a sign-in lock: says it is locked and until when (`now` + `retry_after`,
+    /// Unix seconds), in words that are the same whether or not the account exists.
+    pub fn locked(retry_after: u64, now: i64) -> Self {
+        let until = now.saturating_add(i64::try_from(retry_after).unwrap_or(i64::MAX));
+        let until = chrono::DateTime::from_timestamp(until, 0)
+            .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+            .unwrap_or_default();
+        let mut error = Self::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "TooManyRequests",
+            format!(
+                "sign-in with this e-mail address or from this network address is locked after too many failed attempts, until {until}"
+            ),
+        );
+        error.retry_after = Some(retry_after);
+        error
+    }
+
     /// 500, logging `cause` (with the request id the trace span carries).
     pub fn internal(cause: impl std::fmt::Display) -> Self {
         tracing::error!(%cause, "internal error");

@@ -73,8 +73,8 @@ pub struct Status {
     pub open: bool,
     /// Why it is open or closed.
     pub reason: Reason,
-    /// The first instant after `at` at which `open` or `reason` differs; None if it never
-    /// changes within the horizon.
+    /// The first instant after `at` at which `open` differs (on a holiday: when the line
+    /// reopens, not when the holiday ends); None if it never changes within the horizon.
     pub next_change_at: Option<DateTime<Utc>>,
 }
 
@@ -155,7 +155,7 @@ pub fn check_day(intervals: &[Interval]) -> Vec<(usize, String)> {
 /// Horizon for next_change_at: 400 days.
 pub fn status(hours: &WeeklyHours, closures: &[Closure], tz: Tz, at: DateTime<Utc>) -> Status {
     let (open, reason) = evaluate(hours, closures, at.with_timezone(&tz).naive_local());
-    let next_change_at = next_change(hours, closures, tz, at, open, &reason);
+    let next_change_at = next_change(hours, closures, tz, at, open);
     Status {
         open,
         reason,
@@ -320,7 +320,6 @@ fn next_change(
     tz: Tz,
     at: DateTime<Utc>,
     open: bool,
-    reason: &Reason,
 ) -> Option<DateTime<Utc>> {
     let horizon = at
         .checked_add_signed(TimeDelta::days(HORIZON_DAYS))
@@ -374,8 +373,10 @@ fn next_change(
             let local = instant
                 .naive_utc()
                 .checked_add_signed(TimeDelta::seconds(instant_offset))?;
-            let (candidate_open, candidate_reason) = evaluate(hours, closures, local);
-            if candidate_open != open || candidate_reason != *reason {
+            let (candidate_open, _) = evaluate(hours, closures, local);
+            // The open/closed state, not the reason: a holiday's end that leaves the line
+            // closed (outside hours) is no change a caller can act on.
+            if candidate_open != open {
                 return Some(instant);
             }
         }
@@ -1040,7 +1041,8 @@ mod tests {
         )
         .unwrap()];
         // Thursday 2026-12-24 10:00 EST = 15:00Z: closed through Monday 2026-12-28 inclusive,
-        // which ends at Tuesday 00:00 EST = 2026-12-29 05:00Z; reason becomes OutsideHours there.
+        // which ends at Tuesday 00:00 EST = 2026-12-29 05:00Z; the line reopens Tuesday 09:00
+        // EST = 14:00Z, which is the next change (the reason's change at midnight is not).
         let during = status(&hours, &closures, New_York, utc("2026-12-24T15:00:00Z"));
         assert_eq!(
             during.reason,
@@ -1049,7 +1051,7 @@ mod tests {
                 index: 0
             }
         );
-        assert_eq!(during.next_change_at, Some(utc("2026-12-29T05:00:00Z")));
+        assert_eq!(during.next_change_at, Some(utc("2026-12-29T14:00:00Z")));
         // Monday 2026-12-28 12:00 EST = 17:00Z is inside the last date.
         let last_day = status(&hours, &closures, New_York, utc("2026-12-28T17:00:00Z"));
         assert!(!last_day.open);
@@ -1086,7 +1088,8 @@ mod tests {
                 index: 1
             }
         );
-        assert_eq!(first.next_change_at, Some(utc("2026-07-04T04:00:00Z")));
+        // Closed throughout both: the line reopens when B ends, 07-06 00:00 EDT = 04:00Z.
+        assert_eq!(first.next_change_at, Some(utc("2026-07-06T04:00:00Z")));
         // Inside both: A wins; at A's end (07-05 00:00 EDT = 04:00Z) B remains.
         let both = status(&hours, &closures, New_York, utc("2026-07-04T16:00:00Z"));
         assert_eq!(
@@ -1096,7 +1099,7 @@ mod tests {
                 index: 0
             }
         );
-        assert_eq!(both.next_change_at, Some(utc("2026-07-05T04:00:00Z")));
+        assert_eq!(both.next_change_at, Some(utc("2026-07-06T04:00:00Z")));
     }
 
     #[test]
@@ -1296,7 +1299,7 @@ mod tests {
                     let got = status(hours, &closures, tz, *at);
                     assert_eq!((got.open, got.reason.clone()), truth[index]);
                     let expected = (index + 1..instants.len())
-                        .find(|later| truth[*later] != truth[index])
+                        .find(|later| truth[*later].0 != truth[index].0)
                         .map(|later| instants[later]);
                     if let Some(expected) = expected {
                         assert_eq!(got.next_change_at, Some(expected), "at {at} in {tz}");

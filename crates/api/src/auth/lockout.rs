@@ -73,7 +73,7 @@ pub async fn attempt(
                 ..NewEntry::default()
             };
             audit::record(state, locked).await;
-            Err(ApiError::too_many_requests(seconds))
+            Err(ApiError::locked(seconds, now))
         }
     }
 }

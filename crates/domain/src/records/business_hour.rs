@@ -522,7 +522,8 @@ pub struct BusinessHourStatus {
     pub at: String,
     /// `at` in the record's time zone (RFC 3339 with offset).
     pub local_time: String,
-    /// When the answer next changes (RFC 3339, UTC); null if not within 400 days.
+    /// When the line next opens or closes (RFC 3339, UTC): on a holiday, when it reopens,
+    /// not when the holiday ends; null if not within 400 days.
     pub next_change_at: Option<String>,
 }
 
