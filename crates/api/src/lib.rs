@@ -40,9 +40,9 @@ use utoipa_swagger_ui::SwaggerUi;
 use crate::error::ApiError;
 use crate::routes::{
     announcements, audit_log, authentication, branches, business_hours, button_layouts,
-    call_recordings, calls, devices, extensions, ingest, ivrs, me, media_files, messaging,
-    objects, operations, paging_groups, partners, phone_numbers, provisioning, tenants, users,
-    voicemail, webhook_deliveries, webhooks,
+    call_recordings, calls, devices, extensions, ingest, ivrs, me, media_files, messaging, objects,
+    operations, paging_groups, partners, phone_numbers, provisioning, tenants, users, voicemail,
+    webhook_deliveries, webhooks,
 };
 pub use crate::state::{AppState, Settings};
 
