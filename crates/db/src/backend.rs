@@ -279,10 +279,13 @@ impl Db {
             return false;
         }
         let answered = async {
-            match &self.pool {
-                Pool::Sqlite(pool) => sqlx::query("SELECT 1").execute(pool).await.is_ok(),
-                Pool::Postgres(pool) => sqlx::query("SELECT 1").execute(pool).await.is_ok(),
+            let result: Result<()> = match &self.pool {
+                Pool::Sqlite(pool) => sqlx::query("SELECT 1").execute(pool).await.map(drop),
+                Pool::Postgres(pool) => sqlx::query("SELECT 1").execute(pool).await.map(drop),
             }
+            .map_err(Into::into);
+            // A ping that cannot reach the server opens the circuit like any statement.
+            self.circuit.observe(result).is_ok()
         };
         tokio::time::timeout(crate::circuit::PROBE_TIMEOUT * 2, answered)
             .await

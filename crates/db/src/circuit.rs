@@ -137,13 +137,14 @@ impl Circuit {
 }
 
 /// Whether `error` says the server could not be reached (rather than that a statement
-/// was wrong): the socket failed, no connection came within the acquire timeout, or the
-/// pool was closed under it.
+/// was wrong): the socket failed or broke the protocol mid-message, no connection came
+/// within the acquire timeout, or the pool was closed under it.
 fn is_connection_failure(error: &sqlx::Error) -> bool {
     matches!(
         error,
         sqlx::Error::Io(_)
             | sqlx::Error::Tls(_)
+            | sqlx::Error::Protocol(_)
             | sqlx::Error::PoolTimedOut
             | sqlx::Error::PoolClosed
             | sqlx::Error::WorkerCrashed
