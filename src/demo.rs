@@ -281,6 +281,11 @@ async fn seed_voicemail_and_calls(state: &AppState, tenant: TenantId) -> anyhow:
     use switchboard_domain::records::voicemail::NewVoicemail;
 
     let now = chrono::Utc::now();
+    // Every duration the demo shows is the length of the audio behind it, measured.
+    let audio_seconds = switchboard_storage::audio::sniff(GREETING)
+        .and_then(|format| switchboard_storage::audio::duration_seconds(format, GREETING))
+        .ok_or_else(|| anyhow::anyhow!("demo greeting is not measurable audio"))?;
+    let audio_whole_seconds = audio_seconds.round().max(1.0) as i64;
     let callers = [
         ("\"Maria Lopez\" <2125550147>", "INBOX", 3600),
         ("\"Dr. Patel's office\" <2125550199>", "INBOX", 7200),
@@ -301,7 +306,7 @@ async fn seed_voicemail_and_calls(state: &AppState, tenant: TenantId) -> anyhow:
                 .map(|t| t.to_rfc2822())
                 .unwrap_or_default(),
             date_unix: left,
-            duration: 2,
+            duration: audio_whole_seconds,
             ext_num: "101".into(),
             transcript: String::new(),
             audio: None,
@@ -362,7 +367,8 @@ async fn seed_voicemail_and_calls(state: &AppState, tenant: TenantId) -> anyhow:
                 ("101", "PJSIP/101-00000002"),
                 "inbound",
                 5400,
-                154,
+                // The recording covers the talk, so the talk lasts as long as it plays.
+                audio_whole_seconds,
             ),
             Some(key.as_str()),
         ),

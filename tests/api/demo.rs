@@ -27,6 +27,22 @@ async fn the_demo_tenant(app: TestApp) {
         voicemail["stats"],
         serde_json::json!({"total": 3, "unread": 2, "read": 1})
     );
+    // Durations are the audio's own length, measured, not made up.
+    let greeting = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/demo-greeting.wav"
+    ))
+    .unwrap();
+    let format = switchboard_storage::audio::sniff(&greeting).unwrap();
+    let seconds = switchboard_storage::audio::duration_seconds(format, &greeting).unwrap();
+    let whole_seconds = seconds.round().max(1.0) as i64;
+    let durations: Vec<i64> = voicemail["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["duration"].as_i64().unwrap())
+        .collect();
+    assert_eq!(durations, [whole_seconds; 3], "{voicemail}");
     let url = voicemail["records"][0]["mediaURL"].as_str().unwrap();
     assert_eq!(app.fetch(url, None).await.0, 200);
     let recordings = app
@@ -53,6 +69,8 @@ async fn the_demo_tenant(app: TestApp) {
         .map(|c| c["hasRecording"].as_bool().unwrap())
         .collect();
     assert_eq!(recorded, [true, false, false]);
+    // The recorded call talked exactly as long as its recording plays.
+    assert_eq!(records[0]["billsec"], whole_seconds, "{calls}");
     assert!(
         records[0]["mediaURL"]
             .as_str()
