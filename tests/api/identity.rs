@@ -184,6 +184,56 @@ async fn an_extension_numbered_like_a_caller_reaches_nothing(app: TestApp) {
         .expect(200);
 }
 
+/// Attack 1b: a branch admin numbers an extension like the tenant's own phone number
+/// (the DID an inbound call reports as dialled) or like a Local channel's target, and
+/// must not take the calls that reach the tenant through them.
+async fn an_extension_numbered_like_a_did_reaches_nothing(app: TestApp) {
+    let world = World::seed(&app).await;
+    let platform = app.login(world.platform).await;
+    let branch_admin = app.login(world.branch_admin_a).await;
+    app.post(
+        "/v2/admin/phone-numbers/",
+        &platform,
+        json!({"tenantId": world.tenant_a, "number": "15557770001"}),
+    )
+    .await
+    .expect(200);
+    app.post(
+        "/v2/admin/extensions/",
+        &branch_admin,
+        json!({"number": "15557770001", "name": "Looks like the main line"}),
+    )
+    .await
+    .expect(200);
+    // A call to the main line that went to a menu (no extension's channel), one the
+    // annex took, and one through a Local channel named like the DID.
+    for (id, extra) in [
+        ("did.1", json!({"channel": "PJSIP/trunk-0000000a"})),
+        (
+            "did.2",
+            json!({"channel": "PJSIP/trunk-0000000c", "dstChannel": "PJSIP/201-0000000d"}),
+        ),
+        (
+            "did.3",
+            json!({"channel": "PJSIP/trunk-0000000e", "dstChannel": "Local/15557770001@from-trunk-0000000f;1"}),
+        ),
+    ] {
+        push_recorded(
+            &app,
+            &platform,
+            call(&world, id, "inbound", "+15551230000", "15557770001", extra),
+        )
+        .await;
+    }
+    assert!(
+        recordings(&app, &branch_admin).await.is_empty(),
+        "{:?}",
+        recordings(&app, &branch_admin).await
+    );
+    let annex = annex_admin(&app, &world).await;
+    assert_eq!(recordings(&app, &annex).await, ["did.2"]);
+}
+
 /// Attack 2: a branch admin numbers an extension like a mailbox no extension had, and
 /// must not see the messages left in it before.
 async fn an_extension_numbered_like_a_mailbox_reaches_nothing(app: TestApp) {
@@ -446,6 +496,7 @@ async fn named_extensions_must_be_the_tenants(app: TestApp) {
 
 crate::on_both_backends!(
     an_extension_numbered_like_a_caller_reaches_nothing,
+    an_extension_numbered_like_a_did_reaches_nothing,
     an_extension_numbered_like_a_mailbox_reaches_nothing,
     a_spoofed_caller_id_is_no_identity,
     renumbering_moves_nothing,

@@ -32,12 +32,14 @@ impl Role {
 }
 
 /// The endpoint an Asterisk channel name belongs to: `PJSIP/101-0000001a` → `101`,
-/// `SIP/alice-00000005` → `alice`, `Local/101@from-internal-00000002;1` → `101`; `None`
-/// for what names no endpoint (empty, no technology, no name).
+/// `SIP/alice-00000005` → `alice`; `None` for what names no endpoint (empty, no
+/// technology, no name) and for `Local/…` channels, which name a dialplan target (any
+/// number, a DID included), not a device that registered as an extension.
 pub fn channel_endpoint(channel: &str) -> Option<&str> {
-    let (_, resource) = channel.split_once('/')?;
-    // A Local channel ends in `;1` or `;2` (its two halves).
-    let resource = resource.split(';').next().unwrap_or(resource);
+    let (technology, resource) = channel.split_once('/')?;
+    if technology.eq_ignore_ascii_case("local") {
+        return None;
+    }
     // Asterisk appends `-<hex sequence>` to the endpoint's name.
     let resource = match resource.rsplit_once('-') {
         Some((name, sequence))
@@ -47,9 +49,7 @@ pub fn channel_endpoint(channel: &str) -> Option<&str> {
         }
         _ => resource,
     };
-    // Local channels name `<number>@<context>`.
-    let endpoint = resource.split('@').next().unwrap_or(resource);
-    (!endpoint.is_empty()).then_some(endpoint)
+    (!resource.is_empty()).then_some(resource)
 }
 
 /// The id of `tenant`'s extension numbered `number` now, if there is one.
@@ -69,6 +69,21 @@ pub async fn extension_numbered(
         .take();
     let found: Option<(i64,)> = tx.fetch_optional(&select).await?;
     Ok(found.map(|(id,)| id))
+}
+
+/// Whether `number` is one of `tenant`'s phone numbers (a DID, never an extension's
+/// identity).
+async fn is_phone_number_of(tx: &mut Tx, tenant: TenantId, number: &str) -> Result<bool> {
+    if number.is_empty() {
+        return Ok(false);
+    }
+    let select = Query::select()
+        .column("id")
+        .from("phone_numbers")
+        .and_where(Expr::col("tenant_id").eq(tenant.get()))
+        .and_where(Expr::col("number").eq(number))
+        .take();
+    Ok(tx.fetch_optional::<(i64,)>(&select).await?.is_some())
 }
 
 /// The extensions a call report identifies, with their roles: the caller from the
@@ -94,7 +109,13 @@ pub async fn call_parties(tx: &mut Tx, report: &CallReport) -> Result<Vec<(i64, 
     if let Some(endpoint) = channel_endpoint(&report.dst_channel) {
         callees.extend(extension_numbered(tx, tenant, endpoint).await?);
     }
-    if report.direction != "outbound" {
+    // The number dialled names an extension only for a call that did not leave the PBX,
+    // and only when nothing better named the callee: an inbound call's dialled number is
+    // usually the tenant's own phone number, which an extension may be numbered like.
+    if report.direction != "outbound"
+        && callees.is_empty()
+        && !is_phone_number_of(tx, tenant, &report.dialed_num).await?
+    {
         callees.extend(extension_numbered(tx, tenant, &report.dialed_num).await?);
     }
     callees.sort_unstable();
@@ -134,9 +155,10 @@ mod tests {
             channel_endpoint("PJSIP/trunk-provider-0000000f"),
             Some("trunk-provider")
         );
+        assert_eq!(channel_endpoint("Local/101@from-internal-00000002;1"), None);
         assert_eq!(
-            channel_endpoint("Local/101@from-internal-00000002;1"),
-            Some("101")
+            channel_endpoint("local/+15551234567@from-trunk-0001;2"),
+            None
         );
         assert_eq!(channel_endpoint("PJSIP/101"), Some("101"));
         assert_eq!(channel_endpoint(""), None);
