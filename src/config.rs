@@ -97,6 +97,8 @@ pub struct Config {
     pub write_stall_seconds: u64,
     /// Longest a request (other than an upload) may take before it is answered 503.
     pub request_timeout_seconds: u64,
+    /// Longest an upload may take, its body included, before it is answered 503.
+    pub upload_timeout_seconds: u64,
     /// Uploads (media files, MMS media, ingest with audio) that may run at once; the next
     /// is answered 503 with `Retry-After`.
     pub upload_concurrency: usize,
@@ -129,6 +131,7 @@ impl Default for Config {
             password_hash_wait_ms: 5000,
             write_stall_seconds: 30,
             request_timeout_seconds: 30,
+            upload_timeout_seconds: 300,
             upload_concurrency: switchboard_api::state::DEFAULT_UPLOADS,
             ingest_token: None,
             rate_limit_per_minute: 1200,

@@ -94,6 +94,7 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
             ingest_token: config.ingest_token.as_ref().map(|t| t.0.clone()),
             write_stall: Duration::from_secs(config.write_stall_seconds.max(1)),
             request_timeout: Duration::from_secs(config.request_timeout_seconds.max(1)),
+            upload_timeout: Duration::from_secs(config.upload_timeout_seconds.max(1)),
             upload_slots: Arc::new(tokio::sync::Semaphore::new(
                 config.upload_concurrency.max(1),
             )),

@@ -519,8 +519,61 @@ mod bounds {
         assert_eq!(app.count("media_files", None).await, 1);
     }
 
+    fn tight_uploads(config: &mut switchboard::Config) {
+        tight(config);
+        config.upload_timeout_seconds = 2;
+    }
+
+    /// An upload whose client stops sending is answered 503 at the upload timeout, and its
+    /// slot is free for the next upload at once.
+    async fn a_stalled_upload_is_cut_at_the_upload_timeout(app: TestApp) {
+        use tokio::io::AsyncReadExt;
+        let w = World::seed(&app).await;
+        let token = app.login(w.admin_a).await;
+        let address = app.base.trim_start_matches("http://").to_owned();
+        let mut slow = tokio::net::TcpStream::connect(&address).await.unwrap();
+        let head = format!(
+            "POST /v2/admin/media-files/ HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {token}\r\n\
+             Content-Type: multipart/form-data; boundary=XyZ\r\nContent-Length: 1000000\r\n\r\n\
+             --XyZ\r\nContent-Disposition: form-data; name=\"name\"\r\n\r\nslow\r\n"
+        );
+        slow.write_all(head.as_bytes()).await.unwrap();
+        let started = Instant::now();
+        let mut answer = vec![0u8; 4096];
+        let read = tokio::time::timeout(Duration::from_secs(10), slow.read(&mut answer))
+            .await
+            .expect("the stalled upload is answered")
+            .unwrap();
+        let took = started.elapsed();
+        let answer = String::from_utf8_lossy(&answer[..read]);
+        assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+        assert!(
+            took >= Duration::from_millis(1500) && took < Duration::from_secs(8),
+            "cut at the 2 s upload timeout: {took:?}"
+        );
+        app.upload(
+            &token,
+            &[("name", "next")],
+            Some(("tone.mp3", fixture("tone.mp3"))),
+        )
+        .await
+        .expect(200);
+        // The header alone does not make a request an upload: a GET keeps its timeout and
+        // takes no slot.
+        let listed = app
+            .client
+            .get(app.url("/v2/admin/extensions/"))
+            .bearer_auth(&token)
+            .header("content-type", "multipart/form-data; boundary=x")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(listed.status(), 200);
+    }
+
     on_both_backends!(with tight;
         a_request_that_takes_too_long_is_answered_503_and_undone,
         uploads_beyond_the_cap_are_refused
     );
+    on_both_backends!(with tight_uploads; a_stalled_upload_is_cut_at_the_upload_timeout);
 }

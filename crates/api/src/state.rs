@@ -52,6 +52,9 @@ pub struct Settings {
     pub write_stall: std::time::Duration,
     /// Longest a request (not an upload) may take to answer; 503 beyond.
     pub request_timeout: std::time::Duration,
+    /// Longest an upload may take, its body included; 503 beyond (a client trickling bytes
+    /// holds an upload slot no longer than this).
+    pub upload_timeout: std::time::Duration,
     /// Uploads that may run at once; the next is refused with 503 (see `crate::guard`).
     pub upload_slots: Arc<tokio::sync::Semaphore>,
 }
@@ -78,6 +81,7 @@ impl Settings {
             ingest_token: None,
             write_stall: std::time::Duration::from_secs(30),
             request_timeout: std::time::Duration::from_secs(30),
+            upload_timeout: std::time::Duration::from_secs(300),
             upload_slots: Arc::new(tokio::sync::Semaphore::new(DEFAULT_UPLOADS)),
         }
     }
