@@ -237,10 +237,37 @@ async fn the_trail_keeps_to_its_tenant(app: TestApp) {
         .error(403, "Forbidden");
     let branch = app.login(w.branch_admin_a).await;
     app.get(LOG, &branch).await.error(403, "Forbidden");
+    // A branch admin granted the trail reads what it did itself, not the tenant's.
+    app.post(
+        "/v2/admin/users/",
+        &a,
+        json!({"email": "auditor@example.com", "password": "a long enough password", "userRole": 4,
+               "branchId": w.branch_a, "permissions": ["audit-log:read"]}),
+    )
+    .await
+    .expect(200);
+    let auditor = app
+        .login_answer("auditor@example.com", "a long enough password")
+        .await
+        .expect(200)["accessToken"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    app.post(
+        "/v2/admin/extensions/",
+        &auditor,
+        json!({"number": "151", "name": "Auditor's own"}),
+    )
+    .await
+    .expect(200);
+    let seen = entries(&app, &auditor, "entities=extension,user").await;
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert_eq!(seen[0]["userEmail"], "auditor@example.com");
+    assert_eq!(seen[0]["after"]["name"], "Auditor's own", "{seen:?}");
     let platform = app.login(w.platform).await;
     let all = entries(&app, &platform, "entities=extension").await;
-    assert_eq!(all.len(), 1);
-    assert_eq!(all[0]["tenantName"], "Tenant A");
+    assert_eq!(all.len(), 2, "the tenant admin's and the auditor's");
+    assert!(all.iter().all(|e| e["tenantName"] == "Tenant A"), "{all:?}");
 }
 
 async fn entity_names_are_checked(app: TestApp) {

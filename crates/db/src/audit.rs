@@ -364,7 +364,7 @@ fn insert(entry: NewEntry) -> sea_query::InsertStatement {
         .take()
 }
 
-fn select(scope: &Scope) -> SelectStatement {
+fn select(scope: &Scope, viewer: UserId) -> SelectStatement {
     let mut select = Query::select();
     select
         .columns([
@@ -389,17 +389,23 @@ fn select(scope: &Scope) -> SelectStatement {
         // Entries without a tenant (platform operations) are the platform's alone.
         select.cond_where(scope::tenants(scope, Expr::col(("l", "tenant_id"))));
     }
+    // The trail is the tenant's: a branch admin or a user granted `audit-log:read` sees
+    // what it did itself, not the before/after of the other branches' records.
+    if let Scope::Branch(..) | Scope::User(..) = scope {
+        select.and_where(Expr::col(("l", "user_id")).eq(viewer.get()));
+    }
     select
 }
 
-/// The entries the caller reaches.
+/// The entries `viewer`, reaching `scope`, may read.
 pub async fn list(
     db: &Db,
     scope: &Scope,
+    viewer: UserId,
     filter: &AuditFilter,
     query: &ListQuery,
 ) -> Result<Listing<AuditEntry>> {
-    let mut select = select(scope);
+    let mut select = select(scope, viewer);
     if let Some(tenant) = filter.tenant_id {
         select.and_where(Expr::col(("l", "tenant_id")).eq(tenant.get()));
     }

@@ -23,7 +23,9 @@ async fn list_entries(
     for tenant in filter.tenant_ids.iter().flatten() {
         tenancy::check_tenant_filter(&state, &caller, Some(TenantId(*tenant))).await?;
     }
-    let listing = switchboard_db::audit::list(&state.db, &caller.scope, &filter, &query).await?;
+    let listing =
+        switchboard_db::audit::list(&state.db, &caller.scope, caller.user_id, &filter, &query)
+            .await?;
     Ok(listing::respond(listing, std::convert::identity))
 }
 
