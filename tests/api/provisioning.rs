@@ -145,6 +145,32 @@ async fn only_the_phone_itself_reads_its_file(app: TestApp) {
     .error(404, "NotFound");
     let (status, _, _) = fetch(&app, file, Some((&user, fresh))).await;
     assert_eq!(status, 200, "a refused rotation changed nothing");
+    // A phone of the main branch carrying the annex's extension: the main branch's admin
+    // reaches the phone but not that line, whose SIP password the file carries.
+    let mixed = app
+        .post(
+            "/v2/admin/devices/",
+            &token,
+            json!({"name": "Mixed", "mac": "80:5e:c0:00:00:03", "model": "yealink-t54w",
+                   "branchId": w.branch_a, "lines": [w.ext_a, w.ext_a2]}),
+        )
+        .await
+        .expect(200);
+    let branch_admin = app.login(w.branch_admin_a).await;
+    app.post(
+        &format!("/v2/admin/devices/{}/provisioning-credentials", mixed["id"]),
+        &branch_admin,
+        json!({}),
+    )
+    .await
+    .error(403, "Forbidden");
+    let (status, _, _) = fetch(
+        &app,
+        "805ec0000003.cfg",
+        Some(&credentials(&mixed)).map(|(u, p)| (u.as_str(), p.as_str())),
+    )
+    .await;
+    assert_eq!(status, 200, "the refused rotation changed nothing");
 
     app.delete(&format!("/v2/admin/devices/{id}"), &token)
         .await

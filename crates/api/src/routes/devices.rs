@@ -298,6 +298,21 @@ pub async fn rotate_credentials(
     State(state): State<AppState>,
     PathId(id): PathId<DeviceId>,
 ) -> ApiResult<Json<ProvisioningCredentials>> {
+    // The file the new password opens carries every line's SIP password: only a caller
+    // that reaches every line's extension may have it (a branch admin may not, for another
+    // branch's line a tenant admin put on a phone of its branch).
+    let current = devices::get(&state.db, &caller.scope, id).await?;
+    for line in &current.lines {
+        match switchboard_db::extensions::get(&state.db, &caller.scope, line.id).await {
+            Ok(_) => {}
+            Err(switchboard_db::Error::NotFound) => {
+                return Err(crate::error::ApiError::forbidden(
+                    "the device has lines outside your scope, whose SIP passwords its file carries",
+                ));
+            }
+            Err(other) => return Err(other.into()),
+        }
+    }
     let (password, secret_hash) = new_password();
     let device = devices::rotate_credentials(&state.db, &caller.scope, id, secret_hash).await?;
     Ok(Json(ProvisioningCredentials {
