@@ -257,10 +257,7 @@ async fn a_layout_serves_its_model_and_cannot_go_while_used(app: TestApp) {
         refused["message"].as_str().unwrap().contains("Desk"),
         "{refused}"
     );
-    assert_eq!(
-        crate::devices::count_id(&app, "button_layouts", "id", yealink).await,
-        1
-    );
+    assert_eq!(app.count_where("button_layouts", "id", yealink).await, 1);
     app.patch(&path, &token, json!({"buttonLayoutId": null}))
         .await
         .expect(200);
@@ -269,12 +266,10 @@ async fn a_layout_serves_its_model_and_cannot_go_while_used(app: TestApp) {
         .await
         .expect(200);
     assert_eq!(deleted["name"], "Yealink");
+    assert_eq!(app.count_where("button_layouts", "id", yealink).await, 0);
     assert_eq!(
-        crate::devices::count_id(&app, "button_layouts", "id", yealink).await,
-        0
-    );
-    assert_eq!(
-        crate::devices::count_id(&app, "button_layout_keys", "layout_id", yealink).await,
+        app.count_where("button_layout_keys", "layout_id", yealink)
+            .await,
         0
     );
 }

@@ -10,18 +10,6 @@ use crate::support::TestApp;
 
 const T54W: &str = "yealink-t54w";
 
-/// Rows of `table` whose integer `column` equals `value` (the shared `count` compares
-/// text, which PostgreSQL refuses for integer columns).
-pub async fn count_id(app: &TestApp, table: &'static str, column: &'static str, value: i64) -> i64 {
-    use sea_query::{Expr, ExprTrait, Query};
-    let select = Query::select()
-        .expr(Expr::cust("COUNT(*)"))
-        .from(table)
-        .and_where(Expr::col(column).eq(value))
-        .take();
-    app.state.db.conn().scalar(&select).await.expect("a count")
-}
-
 async fn device(app: &TestApp, token: &str, body: Value) -> Value {
     app.post("/v2/admin/devices/", token, body)
         .await
@@ -157,10 +145,7 @@ async fn a_mac_is_unique_on_the_platform_without_saying_whose(app: TestApp) {
         "the owner's own admin and another tenant's get one answer"
     );
     assert_eq!(app.count("devices", None).await, 1);
-    assert_eq!(
-        crate::devices::count_id(&app, "devices", "tenant_id", w.tenant_b).await,
-        0
-    );
+    assert_eq!(app.count_where("devices", "tenant_id", w.tenant_b).await, 0);
 }
 
 async fn search_by_name_and_partial_mac_on_every_path(app: TestApp) {
@@ -393,10 +378,7 @@ async fn an_extension_a_phone_registers_as_cannot_be_deleted(app: TestApp) {
             .contains(&format!("device {id}")),
         "{refused}"
     );
-    assert_eq!(
-        crate::devices::count_id(&app, "extensions", "id", w.ext_a).await,
-        1
-    );
+    assert_eq!(app.count_where("extensions", "id", w.ext_a).await, 1);
     app.patch(
         &format!("/v2/admin/devices/{id}"),
         &token,

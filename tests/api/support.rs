@@ -523,6 +523,28 @@ impl TestApp {
     /// Rows of `table`, all or those whose `column` equals a value: for checking what
     /// the service wrote where no endpoint shows it (the webhook outbox).
     pub async fn count(&self, table: &'static str, equal: Option<(&'static str, &str)>) -> i64 {
+        match equal {
+            Some((column, value)) => self.count_where(table, column, value).await,
+            None => self.count_rows(table, None).await,
+        }
+    }
+
+    /// How many rows of `table` have `column` equal to `value` (of the column's own type,
+    /// so an integer column is compared with an integer on PostgreSQL).
+    pub async fn count_where(
+        &self,
+        table: &'static str,
+        column: &'static str,
+        value: impl Into<sea_query::Value>,
+    ) -> i64 {
+        self.count_rows(table, Some((column, value.into()))).await
+    }
+
+    async fn count_rows(
+        &self,
+        table: &'static str,
+        equal: Option<(&'static str, sea_query::Value)>,
+    ) -> i64 {
         use sea_query::{Expr, ExprTrait, Query};
         let mut select = Query::select()
             .expr(Expr::cust("COUNT(*)"))
