@@ -52,9 +52,10 @@ pub fn channel_endpoint(channel: &str) -> Option<&str> {
     (!resource.is_empty()).then_some(resource)
 }
 
-/// The id of `tenant`'s extension numbered `number` now, if there is one.
-pub async fn extension_numbered(
+/// The id of `tenant`'s row of `table` numbered `number` now, if there is one.
+async fn numbered(
     tx: &mut Tx,
+    table: &'static str,
     tenant: TenantId,
     number: &str,
 ) -> Result<Option<i64>> {
@@ -63,7 +64,7 @@ pub async fn extension_numbered(
     }
     let select = Query::select()
         .column("id")
-        .from("extensions")
+        .from(table)
         .and_where(Expr::col("tenant_id").eq(tenant.get()))
         .and_where(Expr::col("number").eq(number))
         .take();
@@ -71,19 +72,21 @@ pub async fn extension_numbered(
     Ok(found.map(|(id,)| id))
 }
 
+/// The id of `tenant`'s extension numbered `number` now, if there is one.
+pub async fn extension_numbered(
+    tx: &mut Tx,
+    tenant: TenantId,
+    number: &str,
+) -> Result<Option<i64>> {
+    numbered(tx, "extensions", tenant, number).await
+}
+
 /// Whether `number` is one of `tenant`'s phone numbers (a DID, never an extension's
 /// identity).
 async fn is_phone_number_of(tx: &mut Tx, tenant: TenantId, number: &str) -> Result<bool> {
-    if number.is_empty() {
-        return Ok(false);
-    }
-    let select = Query::select()
-        .column("id")
-        .from("phone_numbers")
-        .and_where(Expr::col("tenant_id").eq(tenant.get()))
-        .and_where(Expr::col("number").eq(number))
-        .take();
-    Ok(tx.fetch_optional::<(i64,)>(&select).await?.is_some())
+    Ok(numbered(tx, "phone_numbers", tenant, number)
+        .await?
+        .is_some())
 }
 
 /// The extensions a call report identifies, with their roles: the caller from the
