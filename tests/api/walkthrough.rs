@@ -28,25 +28,30 @@ fn walkthrough() -> String {
     block[open..close].to_owned()
 }
 
-/// Whether `program` runs here.
-fn available(program: &str) -> bool {
-    Command::new(program)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
+/// The programs the walkthrough runs: without them its test is reported ignored with a
+/// line saying so, never passed; CI (`CI=true`) requires them
+/// (`scripts/install-test-tools.sh` installs them).
+static SHELL_TOOLS: switchboard_testing::Service = switchboard_testing::Service {
+    name: "bash, curl and jq",
+    require_var: "CI",
+    how: "Install bash, curl and jq (scripts/install-test-tools.sh does) to run it.",
+    probe: probe_tools,
+};
+
+fn probe_tools() -> Result<(), String> {
+    for program in ["bash", "curl", "jq"] {
+        let runs = Command::new(program)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !runs {
+            return Err(format!("`{program}` is not installed"));
+        }
+    }
+    Ok(())
 }
 
 async fn the_readme_walkthrough_runs(app: TestApp) {
-    let tools = ["bash", "curl", "jq"];
-    if let Some(missing) = tools.iter().find(|t| !available(t)) {
-        // CI installs them (scripts/install-test-tools.sh); elsewhere say what was skipped.
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "the walkthrough needs {missing}, which CI must install"
-        );
-        eprintln!("skipping the README walkthrough: `{missing}` is not installed");
-        return;
-    }
     demo::seed(&app.state).await.unwrap();
     let script = walkthrough();
     assert!(script.contains("localhost:8080"), "{script}");
@@ -73,4 +78,11 @@ async fn the_readme_walkthrough_runs(app: TestApp) {
     assert!(stdout.contains("200 audio/"), "{stdout}");
 }
 
-crate::on_both_backends!(the_readme_walkthrough_runs);
+async fn the_readme_walkthrough_runs_on_a_seeded_demo() {
+    let app = TestApp::start(crate::support::Backend::Sqlite)
+        .await
+        .expect("a SQLite app");
+    the_readme_walkthrough_runs(app).await;
+}
+
+switchboard_testing::tests!(needs SHELL_TOOLS; the_readme_walkthrough_runs_on_a_seeded_demo);
