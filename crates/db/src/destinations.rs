@@ -29,14 +29,52 @@ impl Owner {
     }
 }
 
-/// The table holding records of a destination type, for existence checks.
-fn target_table(dest_type: DestType) -> Option<&'static str> {
-    match dest_type {
-        DestType::Ext | DestType::Voicemail => Some("extensions"),
-        DestType::Ivr => Some("ivrs"),
-        DestType::PagingGroup => Some("paging_groups"),
-        DestType::External | DestType::Hangup => None,
-    }
+/// A kind of record destinations name.
+#[derive(Clone, Copy, Debug)]
+pub struct Target {
+    /// The destination types naming it.
+    pub types: &'static [&'static str],
+    /// Its table (every one has `id`, `tenant_id` and `name`).
+    pub table: &'static str,
+    /// Its alias in the query that resolves names.
+    alias: &'static str,
+    /// How a refusal names one (`an extension`).
+    pub what: &'static str,
+    /// Whether it has a dialled `number` to answer.
+    numbered: bool,
+}
+
+/// The records a destination can name, one line each: a new destination type joins here
+/// (and in `in_use::IN_USE`, so what it names cannot be deleted from under it).
+pub const TARGETS: &[Target] = &[
+    Target {
+        types: &["EXT", "VOICEMAIL"],
+        table: "extensions",
+        alias: "e",
+        what: "an extension",
+        numbered: true,
+    },
+    Target {
+        types: &["IVR"],
+        table: "ivrs",
+        alias: "i",
+        what: "an IVR",
+        numbered: true,
+    },
+    Target {
+        types: &["PAGING_GROUP"],
+        table: "paging_groups",
+        alias: "p",
+        what: "a paging group",
+        numbered: true,
+    },
+];
+
+/// The kind of record a destination type names; `None` for EXTERNAL and HANGUP.
+pub fn target(dest_type: DestType) -> Option<&'static Target> {
+    TARGETS
+        .iter()
+        .find(|target| target.types.contains(&dest_type.name()))
 }
 
 /// The positions (in `items`) of destinations whose target is not a record of `tenant`,
@@ -48,17 +86,12 @@ pub async fn foreign_targets(
 ) -> Result<Vec<(usize, String)>> {
     let mut problems = Vec::new();
     for (index, item) in items.iter().enumerate() {
-        let Some(table) = target_table(item.dest_type) else {
+        let Some(target) = target(item.dest_type) else {
             continue;
         };
         let condition = Expr::col("tenant_id").eq(tenant.get()).into();
-        if !crate::crud::exists(db, table, item.id, condition).await? {
-            let what = match item.dest_type {
-                DestType::Ext | DestType::Voicemail => "an extension",
-                DestType::Ivr => "an IVR",
-                _ => "a paging group",
-            };
-            problems.push((index, format!("must name {what} of the tenant")));
+        if !crate::crud::exists(db, target.table, item.id, condition).await? {
+            problems.push((index, format!("must name {} of the tenant", target.what)));
         }
     }
     Ok(problems)
@@ -81,7 +114,7 @@ pub async fn replace(
         .take();
     tx.execute(&delete).await?;
     for (position, item) in items.iter().enumerate() {
-        if let Some(table) = target_table(item.dest_type) {
+        if let Some(&Target { table, .. }) = target(item.dest_type) {
             // The target is read with a share lock in this transaction: a delete of it
             // (which locks it for update before its in-use check) either finished before
             // — the target is gone and this write is refused — or waits for this one
@@ -162,50 +195,33 @@ pub async fn load(
     if ids.is_empty() {
         return Ok(lists);
     }
-    let dest_type = || Expr::col(("d", "dest_type"));
-    let select = Query::select()
+    let names = TARGETS.iter().map(|t| Expr::col((t.alias, "name")));
+    let numbers = std::iter::once(Expr::col(("d", "number"))).chain(
+        TARGETS
+            .iter()
+            .filter(|t| t.numbered)
+            .map(|t| Expr::col((t.alias, "number"))),
+    );
+    let mut select = Query::select();
+    select
         .expr_as(Expr::col(("d", "owner_id")), "owner_id")
         .expr_as(Expr::col(("d", "list")), "list")
         .expr_as(Expr::col(("d", "target_id")), "id")
         .expr_as(Expr::col(("d", "dest_type")), "dest_type")
         .expr_as(Expr::col(("d", "sort_order")), "order")
         .expr_as(Expr::col(("d", "type_src")), "type_src")
-        .expr_as(
-            Func::coalesce([
-                Expr::col(("e", "name")),
-                Expr::col(("i", "name")),
-                Expr::col(("p", "name")),
-            ]),
-            "name",
-        )
-        .expr_as(
-            Func::coalesce([
-                Expr::col(("d", "number")),
-                Expr::col(("e", "number")),
-                Expr::col(("i", "number")),
-                Expr::col(("p", "number")),
-            ]),
-            "number",
-        )
-        .from_as("destinations", "d")
-        .left_join(
-            sea_query::TableRef::from("extensions").alias("e"),
-            Expr::col(("e", "id"))
+        .expr_as(Func::coalesce(names), "name")
+        .expr_as(Func::coalesce(numbers), "number")
+        .from_as("destinations", "d");
+    for target in TARGETS {
+        select.left_join(
+            sea_query::TableRef::from(target.table).alias(target.alias),
+            Expr::col((target.alias, "id"))
                 .equals(("d", "target_id"))
-                .and(dest_type().is_in(["EXT", "VOICEMAIL"])),
-        )
-        .left_join(
-            sea_query::TableRef::from("ivrs").alias("i"),
-            Expr::col(("i", "id"))
-                .equals(("d", "target_id"))
-                .and(dest_type().eq("IVR")),
-        )
-        .left_join(
-            sea_query::TableRef::from("paging_groups").alias("p"),
-            Expr::col(("p", "id"))
-                .equals(("d", "target_id"))
-                .and(dest_type().eq("PAGING_GROUP")),
-        )
+                .and(Expr::col(("d", "dest_type")).is_in(target.types.iter().copied())),
+        );
+    }
+    let select = select
         .and_where(Expr::col(("d", "owner_type")).eq(owner.name()))
         .and_where(Expr::col(("d", "owner_id")).is_in(ids.iter().copied()))
         .order_by(("d", "owner_id"), sea_query::Order::Asc)

@@ -10,60 +10,53 @@ use utoipa::openapi::{Ref, RefOr};
 
 use crate::validation::{At, Field, Int, ObjectReader, OneOf, Rule, dial, int, text};
 
-/// The destination types.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum DestType {
+/// Declares the destination types once: the enum, its wire names and their lookup.
+macro_rules! dest_types {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal),* $(,)?) => {
+        /// The destination types.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum DestType {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl DestType {
+            /// Every type, as accepted in `destType`.
+            pub const NAMES: &'static [&'static str] = &[$($name,)*];
+
+            /// The wire name.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(DestType::$variant => $name,)*
+                }
+            }
+
+            /// The type of a wire name.
+            pub fn from_name(name: &str) -> Option<DestType> {
+                match name {
+                    $($name => Some(DestType::$variant),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+dest_types! {
     /// An extension.
-    Ext,
+    Ext = "EXT",
     /// An IVR.
-    Ivr,
+    Ivr = "IVR",
     /// A paging group.
-    PagingGroup,
+    PagingGroup = "PAGING_GROUP",
     /// An extension's mailbox.
-    Voicemail,
+    Voicemail = "VOICEMAIL",
     /// A dialled number, carried in `number`.
-    External,
+    External = "EXTERNAL",
     /// Hang up.
-    Hangup,
+    Hangup = "HANGUP",
 }
 
 impl DestType {
-    /// Every type, as accepted in `destType`.
-    pub const NAMES: &'static [&'static str] = &[
-        "EXT",
-        "IVR",
-        "PAGING_GROUP",
-        "VOICEMAIL",
-        "EXTERNAL",
-        "HANGUP",
-    ];
-
-    /// The wire name.
-    pub fn name(self) -> &'static str {
-        match self {
-            DestType::Ext => "EXT",
-            DestType::Ivr => "IVR",
-            DestType::PagingGroup => "PAGING_GROUP",
-            DestType::Voicemail => "VOICEMAIL",
-            DestType::External => "EXTERNAL",
-            DestType::Hangup => "HANGUP",
-        }
-    }
-
-    /// The type of a wire name.
-    pub fn from_name(name: &str) -> Option<DestType> {
-        [
-            DestType::Ext,
-            DestType::Ivr,
-            DestType::PagingGroup,
-            DestType::Voicemail,
-            DestType::External,
-            DestType::Hangup,
-        ]
-        .into_iter()
-        .find(|t| t.name() == name)
-    }
-
     /// Whether `id` names a record (as opposed to EXTERNAL and HANGUP, which name none).
     pub fn has_target(self) -> bool {
         !matches!(self, DestType::External | DestType::Hangup)
