@@ -571,9 +571,58 @@ mod bounds {
         assert_eq!(listed.status(), 200);
     }
 
+    fn two_connections(config: &mut switchboard::Config) {
+        config.db_max_connections = 2;
+    }
+
+    /// Every pooled connection held by requests waiting on a lock is saturation, not an
+    /// outage: a request that finds none free is answered 503, but the circuit stays
+    /// closed, so the next request once they are free is served (an open circuit would
+    /// refuse it, and everyone, until the probe closed it again).
+    async fn a_saturated_pool_does_not_open_the_circuit(app: TestApp) {
+        let w = World::seed(&app).await;
+        let token = app.login(w.admin_a).await;
+        let lock = lock_extensions(&app).await;
+        let holders = futures::future::join_all((0..2).map(|i| {
+            app.post(
+                "/v2/admin/extensions/",
+                &token,
+                json!({"number": format!("16{i}"), "name": "Held", "branchId": w.branch_a}),
+            )
+        }));
+        let starved = async {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            // Waits the pool's 10 s acquire timeout: both connections are held.
+            let refused = app.get("/v2/admin/ivrs/", &token).await;
+            release(lock).await;
+            let served = app.get("/v2/admin/ivrs/", &token).await;
+            (refused, served)
+        };
+        let (held, (refused, served)) = tokio::join!(holders, starved);
+        // SQLite's holders give up at its 10 s busy timeout, as the starved request's
+        // wait ends: which comes first is a race, and it has no circuit to open.
+        if app
+            .config
+            .database_url
+            .as_deref()
+            .is_some_and(|url| url.starts_with("postgres"))
+        {
+            let retry_after = refused.headers.get("retry-after").cloned();
+            refused.error(503, "ServiceUnavailable");
+            assert!(retry_after.is_some(), "Retry-After is set");
+            for answer in held {
+                answer.expect(200);
+            }
+        }
+        served.expect(200);
+        let ready = app.client.get(app.url("/readyz")).send().await.unwrap();
+        assert_eq!(ready.status(), 200);
+    }
+
     on_both_backends!(with tight;
         a_request_that_takes_too_long_is_answered_503_and_undone,
         uploads_beyond_the_cap_are_refused
     );
     on_both_backends!(with tight_uploads; a_stalled_upload_is_cut_at_the_upload_timeout);
+    on_both_backends!(with two_connections; a_saturated_pool_does_not_open_the_circuit);
 }

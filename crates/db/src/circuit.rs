@@ -91,6 +91,10 @@ impl Circuit {
                 self.set(true);
                 Err(Error::Unavailable)
             }
+            // Every connection busy is saturation, not an outage: this statement is
+            // answered 503, the others go on (the probe alone judges whether a pool
+            // that cannot connect is down).
+            Err(Error::Database(sqlx::Error::PoolTimedOut)) => Err(Error::Busy),
             other => other,
         }
     }
@@ -137,15 +141,16 @@ impl Circuit {
 }
 
 /// Whether `error` says the server could not be reached (rather than that a statement
-/// was wrong): the socket failed or broke the protocol mid-message, no connection came
-/// within the acquire timeout, or the pool was closed under it.
+/// was wrong): the socket failed or broke the protocol mid-message, or the pool was
+/// closed under it. No connection within the acquire timeout (`PoolTimedOut`) is not
+/// one: a saturated pool says so too, and opening the circuit then would refuse
+/// everyone for the load of a few; when the server is really gone the probe opens it.
 fn is_connection_failure(error: &sqlx::Error) -> bool {
     matches!(
         error,
         sqlx::Error::Io(_)
             | sqlx::Error::Tls(_)
             | sqlx::Error::Protocol(_)
-            | sqlx::Error::PoolTimedOut
             | sqlx::Error::PoolClosed
             | sqlx::Error::WorkerCrashed
     )

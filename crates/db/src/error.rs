@@ -24,6 +24,10 @@ pub enum Error {
     /// The database is known to be down (see [`crate::circuit`]); answered at once.
     #[error("the database is unavailable")]
     Unavailable,
+    /// Every pooled connection stayed busy for the acquire timeout: this statement is
+    /// answered 503, but the circuit stays closed (saturation is not an outage).
+    #[error("every database connection is busy")]
+    Busy,
     /// Migrations failed.
     #[error(transparent)]
     Migrate(#[from] sqlx::migrate::MigrateError),
