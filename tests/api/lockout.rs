@@ -146,7 +146,67 @@ async fn a_lock_says_until_when_and_not_whether_the_account_exists(app: TestApp)
     );
 }
 
+/// A guessing campaign that never succeeds leaves bounded rows: the attempts refused
+/// while an account is locked add one `login.locked` entry per lock (counting them), not
+/// one per attempt, and the background sweep deletes the failures older than the
+/// lockout window (15 minutes: the rows of a campaign that ended before it are written
+/// directly, with their time).
+async fn a_flood_of_failures_leaves_bounded_rows(app: TestApp) {
+    use sea_query::{Expr, ExprTrait, Query};
+    let w = World::seed(&app).await;
+    let long_ago = chrono::Utc::now().timestamp() - 20 * 60;
+    let mut old = Query::insert()
+        .into_table("login_failures")
+        .columns(["account_key", "client_address", "at"])
+        .take();
+    for i in 0..500 {
+        old.values_panic([
+            format!("guess{i}@example.com").into(),
+            "203.0.113.9".into(),
+            (long_ago - i).into(),
+        ]);
+    }
+    app.state.db.conn().execute(&old).await.unwrap();
+    let attempts = (0..45).map(|_| app.login_answer(w.user_a, "not the password"));
+    let answers = futures::future::join_all(attempts).await;
+    let refused = answers.iter().filter(|a| a.status == 429).count();
+    assert_eq!(refused, 40);
+    assert_eq!(
+        app.count("audit_log", Some(("action", "login.locked")))
+            .await,
+        1,
+        "one entry for the lock"
+    );
+    let details: String = app
+        .state
+        .db
+        .conn()
+        .scalar(
+            &Query::select()
+                .column("details")
+                .from("audit_log")
+                .and_where(Expr::col("action").eq("login.locked"))
+                .take(),
+        )
+        .await
+        .unwrap();
+    let details: serde_json::Value = serde_json::from_str(&details).unwrap();
+    assert_eq!(details["refusals"], 40, "{details}");
+    assert!(details["lockedUntil"].as_i64().is_some(), "{details}");
+    // The sweep leaves the five failures of the window, and only them.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while app.count("login_failures", None).await != 5 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "old failures never swept: {}",
+            app.count("login_failures", None).await
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 on_both_backends!(
+    a_flood_of_failures_leaves_bounded_rows,
     fifty_failures_lock_the_address_unknown_accounts_included,
     a_lock_says_until_when_and_not_whether_the_account_exists,
     concurrent_wrong_logins_get_no_more_guesses,

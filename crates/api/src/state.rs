@@ -71,7 +71,7 @@ impl Settings {
             mms_retention_seconds: 30 * 24 * 3600,
             refresh_ttl: std::time::Duration::from_secs(30 * 24 * 3600),
             lockout_threshold: 5,
-            failure_window: std::time::Duration::from_secs(15 * 60),
+            failure_window: switchboard_db::security::FAILURE_WINDOW,
             lockout_base: std::time::Duration::from_secs(30),
             lockout_max: std::time::Duration::from_secs(15 * 60),
             address_threshold: 50,

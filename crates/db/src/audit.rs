@@ -330,6 +330,58 @@ pub async fn record(db: &Db, entry: NewEntry) -> Result<()> {
     Ok(())
 }
 
+/// Records a sign-in refused by a lock ending at `locked_until` (Unix seconds): the
+/// first refusal of that lock for the entry's account and address writes the entry
+/// (its details gain `lockedUntil`, `refusals: 1`), each later one counts in it
+/// (`refusals`, `lastAt`), so a flood at a locked account adds one row per lock, not
+/// one per attempt.
+pub async fn record_refusal(db: &Db, mut entry: NewEntry, locked_until: i64) -> Result<()> {
+    #[derive(sqlx::FromRow)]
+    struct Latest {
+        id: i64,
+        details: String,
+    }
+    let mut tx = db.begin().await?;
+    let key = format!(
+        "audit:{}:{}:{}",
+        entry.action, entry.user_email, entry.client_address
+    );
+    tx.lock_keys(&[&key]).await?;
+    let latest = Query::select()
+        .columns(["id", "details"])
+        .from("audit_log")
+        .and_where(Expr::col("action").eq(entry.action))
+        .and_where(Expr::col("user_email").eq(entry.user_email.as_str()))
+        .and_where(Expr::col("client_address").eq(entry.client_address.as_str()))
+        .order_by("id", sea_query::Order::Desc)
+        .limit(1)
+        .take();
+    let latest: Option<Latest> = tx.fetch_optional(&latest).await?;
+    let same_lock = latest.and_then(|row| {
+        let details: serde_json::Value = serde_json::from_str(&row.details).ok()?;
+        (details.get("lockedUntil")?.as_i64()? == locked_until).then_some((row.id, details))
+    });
+    if let Some((id, mut details)) = same_lock {
+        let refusals = details.get("refusals").and_then(serde_json::Value::as_i64);
+        details["refusals"] = (refusals.unwrap_or(1) + 1).into();
+        details["lastAt"] = chrono::Utc::now().timestamp().into();
+        let update = Query::update()
+            .table("audit_log")
+            .value("details", details.to_string())
+            .and_where(Expr::col("id").eq(id))
+            .take();
+        tx.execute(&update).await?;
+    } else {
+        if !entry.details.is_object() {
+            entry.details = serde_json::json!({});
+        }
+        entry.details["lockedUntil"] = locked_until.into();
+        entry.details["refusals"] = 1.into();
+        tx.execute(&insert(entry)).await?;
+    }
+    tx.commit().await
+}
+
 fn insert(entry: NewEntry) -> sea_query::InsertStatement {
     let at_ms = chrono::Utc::now().timestamp_millis();
     let details = if serde_json::Value::is_null(&entry.details) {

@@ -10,6 +10,10 @@ use crate::error::Result;
 /// Failures, as counted for a lock: how many within the window, and when the last was.
 pub type Failures = (i64, i64);
 
+/// How long a failed attempt counts towards a lock; older failures judge nothing and
+/// the background sweep ([`prune_failures`]) deletes them.
+pub const FAILURE_WINDOW: std::time::Duration = std::time::Duration::from_secs(15 * 60);
+
 /// What asking to try a secret came to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reservation {
@@ -97,6 +101,17 @@ pub async fn clear_failures(db: &Db, account: &str, before: i64) -> Result<()> {
         .take();
     db.conn().execute(&delete).await?;
     Ok(())
+}
+
+/// Deletes the failures older than `before` (outside every window), answering how many:
+/// run on a schedule by the background worker, so a guessing campaign that never
+/// succeeds (no success clears it) cannot grow the table without bound.
+pub async fn prune_failures(db: &Db, before: i64) -> Result<u64> {
+    let delete = Query::delete()
+        .from_table("login_failures")
+        .and_where(Expr::col("at").lt(before))
+        .take();
+    db.conn().execute(&delete).await
 }
 
 /// The multi-factor state of a user.

@@ -1,6 +1,7 @@
-//! Retention of MMS media uploads: a sweep on a schedule removes the uploads whose time
-//! is up — record, quota bytes and (through the job table) object — in every `serve`
-//! process; each upload is removed once however many sweep at the same moment.
+//! Retention on a schedule, in every `serve` process: the sweep removes the MMS media
+//! uploads whose time is up — record, quota bytes and (through the job table) object;
+//! each upload is removed once however many sweep at the same moment — and the failed
+//! sign-ins older than the lockout window.
 
 use std::time::Duration;
 
@@ -32,6 +33,7 @@ pub(crate) async fn run(jobs: Jobs, every: Duration, mut stop: watch::Receiver<b
                 }
             }
         }
+        prune_login_failures(&jobs).await;
         tokio::select! {
             changed = stop.changed() => {
                 if changed.is_err() {
@@ -40,5 +42,18 @@ pub(crate) async fn run(jobs: Jobs, every: Duration, mut stop: watch::Receiver<b
             }
             _ = tokio::time::sleep(every) => {}
         }
+    }
+}
+
+/// Deletes the failed sign-ins outside every lockout window: a guessing campaign that
+/// never succeeds (a success clears its account's failures) leaves at most a window's
+/// worth of rows.
+async fn prune_login_failures(jobs: &Jobs) {
+    let window = i64::try_from(switchboard_db::security::FAILURE_WINDOW.as_secs()).unwrap_or(0);
+    let before = chrono::Utc::now().timestamp().saturating_sub(window);
+    match switchboard_db::security::prune_failures(jobs.db(), before).await {
+        Ok(0) => {}
+        Ok(removed) => tracing::info!(removed, "expired sign-in failures removed"),
+        Err(error) => tracing::warn!(%error, "pruning sign-in failures failed"),
     }
 }

@@ -9,7 +9,6 @@ use serde_json::json;
 use switchboard_db::audit::NewEntry;
 use switchboard_db::security::{self, Failures, Reservation};
 
-use crate::audit;
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 
@@ -72,7 +71,13 @@ pub async fn attempt(
                 }),
                 ..NewEntry::default()
             };
-            audit::record(state, locked).await;
+            let until = now.saturating_add(i64::try_from(seconds).unwrap_or(i64::MAX));
+            // One entry per lock, counting its refusals: a flood adds no rows.
+            if let Err(error) =
+                switchboard_db::audit::record_refusal(&state.db, locked, until).await
+            {
+                tracing::error!(%error, "could not record a refused sign-in");
+            }
             Err(ApiError::locked(seconds, now))
         }
     }
