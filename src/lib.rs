@@ -59,6 +59,14 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
         Duration::from_millis(config.password_hash_wait_ms),
     )?;
     let sealer = Sealer::new(&derive_key32(&key, "sealed secrets"));
+    // Secrets sealed before they were bound to their rows are bound now, before any
+    // request or worker opens one (only bound values open).
+    let resealed = switchboard_db::seal::reseal_unbound(&db, &sealer)
+        .await
+        .context("re-sealing secrets bound to their rows")?;
+    if resealed > 0 {
+        tracing::info!(resealed, "sealed secrets bound to their rows");
+    }
     let jobs = Jobs::new(
         db.clone(),
         storage.clone(),

@@ -41,6 +41,7 @@ mod records;
 mod resilience;
 mod s3;
 mod scope;
+mod sealing;
 mod security;
 mod texts_and_faxes;
 mod voicemail;

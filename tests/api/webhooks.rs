@@ -81,7 +81,7 @@ async fn create_read_mask_and_seal(app: TestApp) {
         row.signing_secret_sealed.clone(),
     ] {
         assert!(
-            sealed.starts_with("xc1:")
+            sealed.starts_with("xc2:")
                 && !sealed.contains("s3cret")
                 && !sealed.contains("tok-123")
                 && !sealed.contains(&secret[6..])

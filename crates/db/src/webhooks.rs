@@ -1,5 +1,5 @@
-//! Webhooks: rows with their sealed credentials and signing secrets (sealing and masking
-//! happen in the HTTP layer, which holds the key).
+//! Webhooks: rows with their sealed credentials and signing secrets, each sealed here
+//! bound to its row (`crate::seal`); masking happens in the HTTP layer.
 
 use sea_query::{Expr, ExprTrait, Query, SelectStatement};
 use switchboard_domain::Scope;
@@ -12,6 +12,7 @@ use crate::crud::{self, Changes};
 use crate::error::Result;
 use crate::list::{self, Listing};
 use crate::scope;
+use crate::seal::{self, Sealer, Seat};
 
 /// A webhook as stored.
 #[derive(Clone, Debug, sqlx::FromRow)]
@@ -95,16 +96,17 @@ pub struct WebhookWrite {
     pub url: Option<String>,
     /// Basic user name.
     pub username: Option<String>,
-    /// Sealed password; `Some(None)` clears it.
-    pub password_sealed: Option<Option<String>>,
-    /// Sealed bearer token; `Some(None)` clears it.
-    pub authtoken_sealed: Option<Option<String>>,
+    /// Basic password, sealed when written; `Some(None)` clears it.
+    pub password: Option<Option<String>>,
+    /// Bearer token, sealed when written; `Some(None)` clears it.
+    pub authtoken: Option<Option<String>>,
     /// Clears a disabling (and the run of failures behind it), so deliveries resume.
     pub enable: bool,
 }
 
 impl WebhookWrite {
-    fn changes(self) -> Changes {
+    /// The columns to write for row `id`, credentials sealed by `seal`.
+    fn changes(self, id: i64, seal: &dyn Fn(Seat, &str) -> String) -> Changes {
         let mut changes: Changes = Vec::new();
         if let Some(kind) = self.kind {
             changes.push(("type", kind.into()));
@@ -115,11 +117,13 @@ impl WebhookWrite {
         if let Some(username) = self.username {
             changes.push(("username", username.into()));
         }
-        if let Some(password) = self.password_sealed {
-            changes.push(("password_sealed", password.into()));
+        if let Some(password) = self.password {
+            let sealed = password.map(|p| seal(seal::webhook_password(id), &p));
+            changes.push(("password_sealed", sealed.into()));
         }
-        if let Some(token) = self.authtoken_sealed {
-            changes.push(("authtoken_sealed", token.into()));
+        if let Some(token) = self.authtoken {
+            let sealed = token.map(|t| seal(seal::webhook_authtoken(id), &t));
+            changes.push(("authtoken_sealed", sealed.into()));
         }
         if self.enable {
             changes.push(("disabled_at", Option::<i64>::None.into()));
@@ -130,25 +134,55 @@ impl WebhookWrite {
     }
 }
 
-/// Creates a webhook of `tenant` with its sealed signing secret.
+/// Creates a webhook of `tenant` with its signing secret, sealing the secrets.
 pub async fn create(
     db: &Db,
     tenant: TenantId,
     write: WebhookWrite,
-    secret_sealed: String,
+    sealer: &Sealer,
+    signing_secret: &str,
     now: i64,
 ) -> Result<WebhookRow> {
-    let mut changes = write.changes();
+    // Sealed values bind the row's id, known only once it is inserted: the row is
+    // written with its sealed columns empty (the audit entry notes them as set), then
+    // they are sealed, in the same transaction.
+    let mut tx = db.begin().await?;
+    let mut changes = write.clone().changes(0, &|_, _| String::new());
     changes.push(("tenant_id", tenant.get().into()));
-    changes.push(("signing_secret_sealed", secret_sealed.into()));
+    changes.push(("signing_secret_sealed", String::new().into()));
     changes.push(("created_at", now.into()));
-    let id = crud::insert(db, "webhooks", changes).await?;
+    let id = crud::insert_in(&mut tx, "webhooks", changes).await?;
+    let mut sealed: Changes = write
+        .changes(id, &|seat, value| sealer.seal(seat, value.as_bytes()))
+        .into_iter()
+        .filter(|(column, _)| column.ends_with("_sealed"))
+        .collect();
+    sealed.push((
+        "signing_secret_sealed",
+        sealer
+            .seal(seal::webhook_signing_secret(id), signing_secret.as_bytes())
+            .into(),
+    ));
+    let update = Query::update()
+        .table("webhooks")
+        .values(sealed)
+        .and_where(Expr::col("id").eq(id))
+        .take();
+    tx.execute(&update).await?;
+    tx.commit().await?;
     get(db, &Scope::Platform, id).await
 }
 
-/// Changes a webhook.
-pub async fn update(db: &Db, scope: &Scope, id: i64, write: WebhookWrite) -> Result<WebhookRow> {
-    crud::update(db, select(scope), "id", "webhooks", id, write.changes()).await
+/// Changes a webhook, sealing its new credentials.
+pub async fn update(
+    db: &Db,
+    scope: &Scope,
+    id: i64,
+    write: WebhookWrite,
+    sealer: &Sealer,
+) -> Result<WebhookRow> {
+    let changes = write.changes(id, &|seat, value| sealer.seal(seat, value.as_bytes()));
+    crud::update(db, select(scope), "id", "webhooks", id, changes).await
 }
 
 /// Replaces the signing secret, keeping the old one signing until `previous_expires_at`.
@@ -156,9 +190,12 @@ pub async fn rotate(
     db: &Db,
     scope: &Scope,
     id: i64,
-    new_sealed: String,
+    sealer: &Sealer,
+    new_secret: &str,
     previous_expires_at: i64,
 ) -> Result<WebhookRow> {
+    // The previous secret keeps its seat: both are the webhook's signing secret.
+    let new_sealed = sealer.seal(seal::webhook_signing_secret(id), new_secret.as_bytes());
     // One statement: the secret being replaced is read by the write itself (SET sees the
     // row as it was), so concurrent rotations chain — each answered secret is the
     // current or the previous one — instead of one silently dropping another's.

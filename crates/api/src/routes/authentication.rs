@@ -145,10 +145,10 @@ async fn attribute(state: &AppState, entry: &mut NewEntry, user: UserId) {
 /// Checks a second factor: a TOTP code (each step accepted once) or an unused recovery code.
 async fn second_factor(state: &AppState, user: UserId, code: &str, now: i64) -> ApiResult<bool> {
     let mfa = security::mfa_state(&state.db, user).await?;
-    let secret = mfa
-        .mfa_secret
-        .as_deref()
-        .and_then(|sealed| state.sealer.open(sealed));
+    let secret = mfa.mfa_secret.as_deref().and_then(|sealed| {
+        let seat = switchboard_db::seal::totp_secret(user.get());
+        state.sealer.open(seat, sealed)
+    });
     if let Some(secret) = secret
         && let Some(step) = totp::verify(&secret, code.trim(), u64::try_from(now).unwrap_or(0))
     {

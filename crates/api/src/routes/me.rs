@@ -6,7 +6,7 @@ use axum::extract::State;
 use serde::Serialize;
 use serde_json::{Value, json};
 use switchboard_db::audit::NewEntry;
-use switchboard_db::{security, users};
+use switchboard_db::{seal, security, users};
 use switchboard_domain::declare::Body;
 use switchboard_domain::ids::{TenantId, UserId};
 use switchboard_domain::records::user::{PASSWORD, User};
@@ -192,7 +192,9 @@ pub async fn enrol_totp(
         ));
     }
     let secret = totp::new_secret();
-    security::set_pending_secret(&state.db, caller.user_id, &state.sealer.seal(&secret)).await?;
+    let seat = seal::pending_totp_secret(caller.user_id.get());
+    security::set_pending_secret(&state.db, caller.user_id, &state.sealer.seal(seat, &secret))
+        .await?;
     audit::record(&state, entry("mfa.enrol", "mfa", &user, &address)).await;
     Ok(Json(TotpEnrolment {
         otpauth_uri: totp::otpauth_uri("Switchboard", &user.email, &secret),
@@ -213,11 +215,10 @@ pub async fn confirm_totp(
 ) -> ApiResult<Json<MfaEnabled>> {
     let user = me(&state, &caller).await?;
     let mfa = security::mfa_state(&state.db, caller.user_id).await?;
-    let Some(secret) = mfa
-        .mfa_pending_secret
-        .as_deref()
-        .and_then(|s| state.sealer.open(s))
-    else {
+    let Some(secret) = mfa.mfa_pending_secret.as_deref().and_then(|s| {
+        let seat = seal::pending_totp_secret(caller.user_id.get());
+        state.sealer.open(seat, s)
+    }) else {
         return Err(ApiError::conflict(
             "no enrolment is pending: start one with POST /v2/users/me/mfa/totp",
         ));
@@ -230,7 +231,9 @@ pub async fn confirm_totp(
     security::enable_mfa(
         &state.db,
         caller.user_id,
-        &state.sealer.seal(&secret),
+        &state
+            .sealer
+            .seal(seal::totp_secret(caller.user_id.get()), &secret),
         step,
         &hashes,
     )

@@ -73,10 +73,11 @@ fn present(row: WebhookRow) -> Webhook {
 }
 
 fn secrets(state: &AppState, row: &WebhookRow) -> ApiResult<SigningSecret> {
+    let seat = switchboard_db::seal::webhook_signing_secret(row.id);
     let open = |sealed: &str| {
         state
             .sealer
-            .open(sealed)
+            .open(seat, sealed)
             .and_then(|bytes| String::from_utf8(bytes).ok())
             .ok_or_else(|| ApiError::internal("a sealed webhook secret does not open"))
     };
@@ -94,17 +95,15 @@ fn secrets(state: &AppState, row: &WebhookRow) -> ApiResult<SigningSecret> {
     })
 }
 
-/// Seals the credentials of a body: an empty string clears one.
-fn write_of(state: &AppState, fields: WebhookFields) -> WebhookWrite {
-    let seal = |value: Option<String>| {
-        value.map(|v| (!v.is_empty()).then(|| state.sealer.seal(v.as_bytes())))
-    };
+/// The write of a body: an empty credential clears it.
+fn write_of(fields: WebhookFields) -> WebhookWrite {
+    let credential = |value: Option<String>| value.map(|v| (!v.is_empty()).then_some(v));
     WebhookWrite {
         kind: fields.kind,
         url: fields.url,
         username: fields.username,
-        password_sealed: seal(fields.password),
-        authtoken_sealed: seal(fields.authtoken),
+        password: credential(fields.password),
+        authtoken: credential(fields.authtoken),
         enable: false,
     }
 }
@@ -150,8 +149,15 @@ pub async fn create(
     let fields = WebhookFields::from(body);
     let tenant = tenancy::tenant_for_write(&state, &caller, fields.tenant_id).await?;
     let secret = new_secret();
-    let sealed = state.sealer.seal(secret.as_bytes());
-    let row = webhooks::create(&state.db, tenant, write_of(&state, fields), sealed, now()).await?;
+    let row = webhooks::create(
+        &state.db,
+        tenant,
+        write_of(fields),
+        &state.sealer,
+        &secret,
+        now(),
+    )
+    .await?;
     Ok(Json(WebhookCreated {
         webhook: present(row),
         signing_secret: secret,
@@ -189,9 +195,9 @@ pub async fn update(
     let before = webhooks::get(&state.db, &caller.scope, id).await?;
     let write = WebhookWrite {
         enable: true,
-        ..write_of(&state, fields)
+        ..write_of(fields)
     };
-    let row = webhooks::update(&state.db, &caller.scope, id, write).await?;
+    let row = webhooks::update(&state.db, &caller.scope, id, write, &state.sealer).await?;
     if let Some(reason) = before
         .disabled_reason
         .filter(|_| before.disabled_at.is_some())
@@ -252,12 +258,12 @@ pub async fn rotate_secret(
     State(state): State<AppState>,
     PathId(WebhookId(id)): PathId<WebhookId>,
 ) -> ApiResult<Json<SigningSecret>> {
-    let sealed = state.sealer.seal(new_secret().as_bytes());
     let row = webhooks::rotate(
         &state.db,
         &caller.scope,
         id,
-        sealed,
+        &state.sealer,
+        &new_secret(),
         now() + ROTATION_OVERLAP_SECONDS,
     )
     .await?;

@@ -285,20 +285,23 @@ async fn send(jobs: &Jobs, delivery: &Claimed, timestamp: i64) -> Result<client:
     } else {
         delivery.payload.clone()
     };
-    let open = |sealed: &str| {
+    use switchboard_db::seal;
+    let id = delivery.webhook_id;
+    let open = |seat: seal::Seat, sealed: &str| {
         jobs.inner
             .sealer
-            .open(sealed)
+            .open(seat, sealed)
             .and_then(|bytes| String::from_utf8(bytes).ok())
             .ok_or_else(|| "a stored webhook secret does not open".to_owned())
     };
-    let mut keys = vec![open(&delivery.signing_secret_sealed)?];
+    let signing = |sealed: &str| open(seal::webhook_signing_secret(id), sealed);
+    let mut keys = vec![signing(&delivery.signing_secret_sealed)?];
     if let (Some(previous), Some(until)) = (
         &delivery.previous_secret_sealed,
         delivery.previous_secret_expires_at,
     ) && until > timestamp
     {
-        keys.push(open(previous)?);
+        keys.push(signing(previous)?);
     }
     let keys: Vec<Vec<u8>> = keys
         .iter()
@@ -315,8 +318,16 @@ async fn send(jobs: &Jobs, delivery: &Claimed, timestamp: i64) -> Result<client:
         .header("webhook-timestamp", timestamp.to_string())
         .header("webhook-signature", signature)
         .body(body);
-    let password = delivery.password_sealed.as_deref().map(open).transpose()?;
-    let token = delivery.authtoken_sealed.as_deref().map(open).transpose()?;
+    let password = delivery
+        .password_sealed
+        .as_deref()
+        .map(|sealed| open(seal::webhook_password(id), sealed))
+        .transpose()?;
+    let token = delivery
+        .authtoken_sealed
+        .as_deref()
+        .map(|sealed| open(seal::webhook_authtoken(id), sealed))
+        .transpose()?;
     let basic = !delivery.username.is_empty() || password.is_some();
     // HubSpot authenticates with the bearer token; other receivers with Basic when a user
     // or password is set, else with the token when one is.
