@@ -103,9 +103,7 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
             write_stall: Duration::from_secs(config.write_stall_seconds.max(1)),
             request_timeout: Duration::from_secs(config.request_timeout_seconds.max(1)),
             upload_timeout: Duration::from_secs(config.upload_timeout_seconds.max(1)),
-            upload_slots: Arc::new(tokio::sync::Semaphore::new(
-                config.upload_concurrency.max(1),
-            )),
+            upload_slots: switchboard_api::guard::UploadSlots::new(config.upload_concurrency),
             ..Settings::new(config.public_url())
         }),
     })

@@ -571,6 +571,35 @@ mod bounds {
         assert_eq!(listed.status(), 200);
     }
 
+    fn four_uploads(config: &mut switchboard::Config) {
+        config.upload_concurrency = 4;
+    }
+
+    /// The upload slots are shared fairly: a tenant whose uploads stall holds at most its
+    /// share (a quarter of 4: one), so its next upload is refused while another tenant's
+    /// is served.
+    async fn one_tenants_stalled_uploads_do_not_refuse_another_tenant(app: TestApp) {
+        let w = World::seed(&app).await;
+        let (a, b) = (app.login(w.admin_a).await, app.login(w.admin_b).await);
+        let address = app.base.trim_start_matches("http://").to_owned();
+        let mut slow = tokio::net::TcpStream::connect(&address).await.unwrap();
+        let head = format!(
+            "POST /v2/admin/media-files/ HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {a}\r\n\
+             Content-Type: multipart/form-data; boundary=XyZ\r\nContent-Length: 1000000\r\n\r\n\
+             --XyZ\r\nContent-Disposition: form-data; name=\"name\"\r\n\r\nslow\r\n"
+        );
+        slow.write_all(head.as_bytes()).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let tone = || Some(("tone.mp3", fixture("tone.mp3")));
+        app.upload(&a, &[("name", "second")], tone())
+            .await
+            .error(503, "ServiceUnavailable");
+        app.upload(&b, &[("name", "theirs")], tone())
+            .await
+            .expect(200);
+        drop(slow);
+    }
+
     fn two_connections(config: &mut switchboard::Config) {
         config.db_max_connections = 2;
     }
@@ -625,4 +654,5 @@ mod bounds {
     );
     on_both_backends!(with tight_uploads; a_stalled_upload_is_cut_at_the_upload_timeout);
     on_both_backends!(with two_connections; a_saturated_pool_does_not_open_the_circuit);
+    on_both_backends!(with four_uploads; one_tenants_stalled_uploads_do_not_refuse_another_tenant);
 }

@@ -10,6 +10,13 @@
 //! a slot for a bounded time) and by the cap on how many run at once, beyond which they
 //! are refused with 503 and `Retry-After` rather than queued. Only a `POST` is an upload:
 //! the header alone does not lift another request's timeout.
+//!
+//! The cap is shared fairly ([`UploadSlots`]): one tenant (or one user without a tenant,
+//! or the engine) holds at most a quarter of the slots (at least one), so a caller whose
+//! uploads stall cannot refuse every other tenant's.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use axum::extract::{Request, State};
 use axum::http::header;
@@ -39,10 +46,84 @@ fn is_upload(request: &Request) -> bool {
             })
 }
 
+/// The uploads that may run at once: `total` in all, at most `per_holder` of them for
+/// one holder (a tenant, a user without one, the engine).
+#[derive(Debug)]
+pub struct UploadSlots {
+    total: usize,
+    per_holder: usize,
+    held: Mutex<HashMap<String, usize>>,
+}
+
+impl UploadSlots {
+    /// `total` slots, a quarter of them (at least one) for any one holder.
+    pub fn new(total: usize) -> Arc<UploadSlots> {
+        let total = total.max(1);
+        Arc::new(UploadSlots {
+            total,
+            per_holder: (total / 4).max(1),
+            held: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// A slot for `holder`, or `None` when every slot or the holder's share is taken.
+    fn take(self: &Arc<Self>, holder: String) -> Option<UploadSlot> {
+        let mut held = self.held.lock().ok()?;
+        let in_use: usize = held.values().sum();
+        let mine = held.get(&holder).copied().unwrap_or(0);
+        if in_use >= self.total || mine >= self.per_holder {
+            return None;
+        }
+        held.insert(holder.clone(), mine + 1);
+        Some(UploadSlot {
+            slots: self.clone(),
+            holder,
+        })
+    }
+}
+
+/// A taken upload slot, given back when dropped.
+struct UploadSlot {
+    slots: Arc<UploadSlots>,
+    holder: String,
+}
+
+impl Drop for UploadSlot {
+    fn drop(&mut self) {
+        if let Ok(mut held) = self.slots.held.lock()
+            && let Some(count) = held.get_mut(&self.holder)
+        {
+            *count -= 1;
+            if *count == 0 {
+                held.remove(&self.holder);
+            }
+        }
+    }
+}
+
+/// Who an upload counts against: the tenant its bearer token was issued for, the user
+/// when that has no tenant, else the token's digest prefix (the engine's token, or one
+/// that authentication will refuse at once, before any body is read).
+fn holder(state: &AppState, request: &Request) -> String {
+    let token = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token.trim())
+        .unwrap_or_default();
+    match state.tokens.verify(token) {
+        Some(verified) if verified.tenant > 0 => format!("tenant:{}", verified.tenant),
+        Some(verified) => format!("user:{}", verified.user.get()),
+        None => "unauthenticated".to_owned(),
+    }
+}
+
 /// Runs `request` within the request timeout, or (an upload) within an upload slot.
 pub async fn guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
     if is_upload(&request) {
-        let Ok(_slot) = state.settings.upload_slots.clone().try_acquire_owned() else {
+        let Some(_slot) = state.settings.upload_slots.take(holder(&state, &request)) else {
             return ApiError::unavailable(
                 "too many uploads at once; retry in a moment",
                 UPLOAD_RETRY_AFTER,

@@ -55,8 +55,9 @@ pub struct Settings {
     /// Longest an upload may take, its body included; 503 beyond (a client trickling bytes
     /// holds an upload slot no longer than this).
     pub upload_timeout: std::time::Duration,
-    /// Uploads that may run at once; the next is refused with 503 (see `crate::guard`).
-    pub upload_slots: Arc<tokio::sync::Semaphore>,
+    /// Uploads that may run at once, shared fairly between tenants; the next is refused
+    /// with 503 (see `crate::guard`).
+    pub upload_slots: Arc<crate::guard::UploadSlots>,
 }
 
 impl Settings {
@@ -82,7 +83,7 @@ impl Settings {
             write_stall: std::time::Duration::from_secs(30),
             request_timeout: std::time::Duration::from_secs(30),
             upload_timeout: std::time::Duration::from_secs(300),
-            upload_slots: Arc::new(tokio::sync::Semaphore::new(DEFAULT_UPLOADS)),
+            upload_slots: crate::guard::UploadSlots::new(DEFAULT_UPLOADS),
         }
     }
 }

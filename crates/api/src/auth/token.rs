@@ -43,6 +43,9 @@ pub struct Verified {
     pub user: UserId,
     /// The session.
     pub session: String,
+    /// The user's tenant when the token was issued, 0 for none (a hint for sharing
+    /// capacity fairly; scope is read from the store).
+    pub tenant: i64,
 }
 
 /// Signs and verifies access tokens.
@@ -127,6 +130,7 @@ impl Tokens {
         Some(Verified {
             user,
             session: data.claims.sid,
+            tenant: data.claims.tid,
         })
     }
 }
@@ -184,6 +188,7 @@ mod tests {
         let expected = Some(Verified {
             user: UserId(7),
             session: "session-1".into(),
+            tenant: 3,
         });
         assert_eq!(tokens.verify(&issued), expected);
         assert_eq!(tokens.verify(&sign(&genuine())), expected);
