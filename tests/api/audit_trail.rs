@@ -290,7 +290,68 @@ async fn entity_names_are_checked(app: TestApp) {
     assert!(problems[0].starts_with("'query/entities"), "{problems:?}");
 }
 
+/// A change made from above (the platform admin, who has no tenant) is entered in the
+/// trail of the record's tenant — the tenant of the row after an update, of the row as
+/// it was for a delete — so that tenant sees it and no other does; and no update moves a
+/// record to another tenant (the tenant is refused as unchangeable), so the tenant
+/// before and after are one.
+async fn changes_from_above_are_in_the_records_tenants_trail(app: TestApp) {
+    let w = World::seed(&app).await;
+    let platform = app.login(w.platform).await;
+    let (a, b) = (app.login(w.admin_a).await, app.login(w.admin_b).await);
+    let path = format!("/v2/admin/extensions/{}", w.ext_a);
+    app.patch(&path, &platform, json!({"name": "Renamed from above"}))
+        .await
+        .expect(200);
+    app.delete(&path, &platform).await.expect(200);
+    let seen: Vec<(String, i64)> = entries(
+        &app,
+        &a,
+        &format!("entities=extension&tenantId={}", w.tenant_a),
+    )
+    .await
+    .iter()
+    .filter(|e| e["entityId"] == w.ext_a.to_string())
+    .map(|e| {
+        (
+            e["action"].as_str().unwrap().to_owned(),
+            e["tenantId"].as_i64().unwrap(),
+        )
+    })
+    .collect();
+    assert_eq!(
+        seen,
+        [
+            ("update".to_owned(), w.tenant_a),
+            ("delete".to_owned(), w.tenant_a)
+        ]
+    );
+    assert!(
+        entries(&app, &b, "entities=extension")
+            .await
+            .iter()
+            .all(|e| e["entityId"] != w.ext_a.to_string())
+    );
+    // A webhook of A cannot be moved to B by its tenantId.
+    let hook = app
+        .post(
+            "/v2/webhooks/",
+            &platform,
+            json!({"tenantId": w.tenant_a, "type": "CALL_ENDED", "url": "https://crm.example.com/a"}),
+        )
+        .await
+        .expect(200);
+    app.patch(
+        &format!("/v2/webhooks/{}", hook["id"]),
+        &platform,
+        json!({"tenantId": w.tenant_b}),
+    )
+    .await
+    .error(400, "ValidationError");
+}
+
 on_both_backends!(
+    changes_from_above_are_in_the_records_tenants_trail,
     creates_updates_and_deletes_are_recorded,
     secrets_never_reach_the_trail,
     a_failed_change_writes_no_entry_and_a_failed_entry_fails_the_change,
