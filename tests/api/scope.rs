@@ -242,7 +242,36 @@ async fn nobody_grants_more_than_it_holds(app: TestApp) {
     .expect(200);
 }
 
+/// An e-mail address is one account's on the whole platform (login is by address
+/// alone), so a user admin learns that an address is taken; the answer must not tell
+/// whether it is taken in its own tenant or in another, nor anything of the other: the
+/// same status and the same body, whether creating or changing a user, in any case.
+async fn a_taken_address_answers_alike_in_every_tenant(app: TestApp) {
+    let w = World::seed(&app).await;
+    let b = app.login(w.admin_b).await;
+    let create = |email: String| {
+        app.post(
+            "/v2/admin/users/",
+            &b,
+            json!({"email": email, "password": "a long enough password", "userRole": 5}),
+        )
+    };
+    let own = create(w.admin_b.to_owned()).await;
+    let foreign = create(w.user_a.to_uppercase()).await;
+    assert_eq!((own.status, &own.body), (foreign.status, &foreign.body));
+    let body = own.body.clone();
+    own.error(409, "Conflict");
+    assert!(!body.to_string().contains("tenant"), "{body}");
+    let mine = create("mine@example.com".to_owned()).await.expect(200);
+    let path = format!("/v2/admin/users/{}", mine["id"]);
+    let own = app.patch(&path, &b, json!({"email": w.admin_b})).await;
+    let foreign = app.patch(&path, &b, json!({"email": w.user_a})).await;
+    assert_eq!((own.status, &own.body), (foreign.status, &foreign.body));
+    own.error(409, "Conflict");
+}
+
 on_both_backends!(
+    a_taken_address_answers_alike_in_every_tenant,
     other_tenants_records_are_not_found,
     foreign_tenant_ids_are_forbidden,
     partner_admins_reach_their_partners_tenants,
