@@ -156,6 +156,9 @@ async fn seed_call_handling(
         tenant.get(),
         format.extension()
     );
+    let pledge = switchboard_api::guard::pledge_upload_object(state, &key)
+        .await
+        .map_err(|e| anyhow::anyhow!("pledging the demo greeting's deletion: {e:?}"))?;
     state
         .storage
         .put(&key, GREETING.to_vec().into(), format.content_type())
@@ -176,6 +179,7 @@ async fn seed_call_handling(
                 multilingual_text: None,
             },
         },
+        pledge,
     )
     .await?;
     let menu = ivrs::create(

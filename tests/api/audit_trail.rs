@@ -304,6 +304,7 @@ async fn changes_from_above_are_in_the_records_tenants_trail(app: TestApp) {
         .await
         .expect(200);
     app.delete(&path, &platform).await.expect(200);
+    let ext = w.ext_a.to_string();
     let seen: Vec<(String, i64)> = entries(
         &app,
         &a,
@@ -311,7 +312,7 @@ async fn changes_from_above_are_in_the_records_tenants_trail(app: TestApp) {
     )
     .await
     .iter()
-    .filter(|e| e["entityId"] == w.ext_a.to_string())
+    .filter(|e| e["entityId"].as_str() == Some(ext.as_str()))
     .map(|e| {
         (
             e["action"].as_str().unwrap().to_owned(),
@@ -330,7 +331,7 @@ async fn changes_from_above_are_in_the_records_tenants_trail(app: TestApp) {
         entries(&app, &b, "entities=extension")
             .await
             .iter()
-            .all(|e| e["entityId"] != w.ext_a.to_string())
+            .all(|e| e["entityId"].as_str() != Some(ext.as_str()))
     );
     // A webhook of A cannot be moved to B by its tenantId.
     let hook = app

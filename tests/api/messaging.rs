@@ -176,6 +176,7 @@ async fn refuses_what_carriers_do_not_take(app: TestApp) {
     send(&app, &token, form)
         .await
         .error(415, "UnsupportedMediaType");
+    app.jobs_done().await;
     assert_eq!(app.stored_objects(&mms), before, "the good file went too");
     let problems = send(&app, &token, Form::new().text("note", "no files"))
         .await

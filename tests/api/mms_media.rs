@@ -133,6 +133,7 @@ async fn the_quota_refuses_and_a_burst_cannot_overshoot_it(app: TestApp) {
     let refused = upload(&app, &user, 2).await.error(413, "PayloadTooLarge");
     assert!(refused.is_empty());
     assert_eq!(usage(&app, w.tenant_a).await, 2 * SIZE as i64);
+    app.jobs_done().await;
     assert_eq!(app.stored_objects(&prefix).len(), 2);
     assert_eq!(app.count("mms_media", None).await, 2);
 
@@ -156,6 +157,7 @@ async fn the_quota_refuses_and_a_burst_cannot_overshoot_it(app: TestApp) {
     );
     assert_eq!(usage(&app, w.tenant_a).await, 3 * SIZE as i64);
     assert_eq!(app.count("mms_media", None).await, 3);
+    app.jobs_done().await;
     assert_eq!(
         app.stored_objects(&prefix).len(),
         3,
@@ -204,8 +206,74 @@ async fn retention_removes_an_expired_upload(app: TestApp) {
     assert_eq!(usage(&app, w.tenant_a).await, SIZE as i64);
 }
 
+fn two_second_uploads(config: &mut switchboard::Config) {
+    config.upload_timeout_seconds = 2;
+}
+
+/// An upload cut off between storing a file and recording it (here: its first file
+/// stored, then the second never finished, until the upload timeout drops the request)
+/// leaves no object behind: its deletion was pledged before it was stored, and only
+/// recording it cancels that.
+async fn a_file_stored_but_never_recorded_is_deleted(app: TestApp) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let address = app.base.trim_start_matches("http://").to_owned();
+    let mut slow = tokio::net::TcpStream::connect(&address).await.unwrap();
+    let head = format!(
+        "POST /v2/messaging/messages/upload-media HTTP/1.1\r\nHost: {address}\r\n\
+         Authorization: Bearer {token}\r\nContent-Type: multipart/form-data; boundary=XyZ\r\n\
+         Content-Length: 1000000\r\n\r\n\
+         --XyZ\r\nContent-Disposition: form-data; name=\"files\"; filename=\"a.jpg\"\r\n\
+         Content-Type: image/jpeg\r\n\r\n"
+    );
+    let mut sent = head.into_bytes();
+    sent.extend(jpeg());
+    sent.extend_from_slice(
+        b"\r\n--XyZ\r\nContent-Disposition: form-data; name=\"files\"; filename=\"b.jpg\"\r\n\
+          Content-Type: image/jpeg\r\n\r\n",
+    );
+    sent.extend(&jpeg()[..100]);
+    slow.write_all(&sent).await.unwrap();
+    let mut answer = vec![0u8; 4096];
+    let read = tokio::time::timeout(std::time::Duration::from_secs(10), slow.read(&mut answer))
+        .await
+        .expect("the stalled upload is answered")
+        .unwrap();
+    let answer = String::from_utf8_lossy(&answer[..read]);
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    let prefix = format!("tenants/{}/mms", w.tenant_a);
+    assert_eq!(app.count("mms_media", None).await, 0);
+    // The pledge falls due past the upload timeout (and ten seconds of clock margin).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !app.stored_objects(&prefix).is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "an unrecorded object stays: {:?}",
+            app.stored_objects(&prefix)
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    // A recorded upload keeps its object: its pledge was cancelled with the record.
+    upload(&app, &token, 1).await.expect(200);
+    assert_eq!(
+        app.count("jobs", None).await,
+        0,
+        "no pledge is left pending"
+    );
+    assert_eq!(app.stored_objects(&prefix).len(), 1);
+}
+
+crate::on_both_backends!(with two_second_uploads; a_file_stored_but_never_recorded_is_deleted);
+
+/// Room for a burst of eight uploads of one tenant (a quarter of 32 slots).
+fn thirty_two_uploads(config: &mut switchboard::Config) {
+    config.upload_concurrency = 32;
+}
+
+crate::on_both_backends!(with thirty_two_uploads; the_quota_refuses_and_a_burst_cannot_overshoot_it);
+
 crate::on_both_backends!(
     listed_scoped_and_deleted_with_the_object,
-    the_quota_refuses_and_a_burst_cannot_overshoot_it,
     retention_removes_an_expired_upload,
 );

@@ -11,9 +11,10 @@
 //! are refused with 503 and `Retry-After` rather than queued. Only a `POST` is an upload:
 //! the header alone does not lift another request's timeout.
 //!
-//! The cap is shared fairly ([`UploadSlots`]): one tenant (or one user without a tenant,
-//! or the engine) holds at most a quarter of the slots (at least one), so a caller whose
-//! uploads stall cannot refuse every other tenant's.
+//! The cap is shared fairly ([`UploadSlots`]): one tenant holds at most a quarter of the
+//! slots (at least one), so a caller whose uploads stall cannot refuse every other
+//! tenant's. Callers above tenants (platform and partner admins, the engine) draw on the
+//! whole cap.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -47,7 +48,7 @@ fn is_upload(request: &Request) -> bool {
 }
 
 /// The uploads that may run at once: `total` in all, at most `per_holder` of them for
-/// one holder (a tenant, a user without one, the engine).
+/// one holder (a tenant).
 #[derive(Debug)]
 pub struct UploadSlots {
     total: usize,
@@ -66,12 +67,19 @@ impl UploadSlots {
         })
     }
 
-    /// A slot for `holder`, or `None` when every slot or the holder's share is taken.
-    fn take(self: &Arc<Self>, holder: String) -> Option<UploadSlot> {
+    /// A slot for `holder` (`None`: bound by the whole cap alone), or `None` when every
+    /// slot or the holder's share is taken.
+    fn take(self: &Arc<Self>, holder: Option<String>) -> Option<UploadSlot> {
         let mut held = self.held.lock().ok()?;
         let in_use: usize = held.values().sum();
+        let holder = holder.unwrap_or_default();
         let mine = held.get(&holder).copied().unwrap_or(0);
-        if in_use >= self.total || mine >= self.per_holder {
+        let share = if holder.is_empty() {
+            self.total
+        } else {
+            self.per_holder
+        };
+        if in_use >= self.total || mine >= share {
             return None;
         }
         held.insert(holder.clone(), mine + 1);
@@ -101,23 +109,20 @@ impl Drop for UploadSlot {
     }
 }
 
-/// Who an upload counts against: the tenant its bearer token was issued for, the user
-/// when that has no tenant, else the token's digest prefix (the engine's token, or one
-/// that authentication will refuse at once, before any body is read).
-fn holder(state: &AppState, request: &Request) -> String {
+/// The tenant an upload counts against: the one its bearer token was issued for.
+/// Callers above tenants (platform and partner admins, the engine's token) draw on the
+/// whole cap, as does a request without a valid token, which authentication refuses
+/// before any body is read.
+fn holder(state: &AppState, request: &Request) -> Option<String> {
     let token = request
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.split_once(' '))
         .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-        .map(|(_, token)| token.trim())
-        .unwrap_or_default();
-    match state.tokens.verify(token) {
-        Some(verified) if verified.tenant > 0 => format!("tenant:{}", verified.tenant),
-        Some(verified) => format!("user:{}", verified.user.get()),
-        None => "unauthenticated".to_owned(),
-    }
+        .map(|(_, token)| token.trim())?;
+    let tenant = state.tokens.verify(token)?.tenant;
+    (tenant > 0).then(|| format!("tenant:{tenant}"))
 }
 
 /// Runs `request` within the request timeout, or (an upload) within an upload slot.
@@ -149,4 +154,26 @@ async fn within(limit: std::time::Duration, work: impl Future<Output = Response>
             .into_response()
         }
     }
+}
+
+/// Pledges the deletion of the object an upload is about to store at `key`, before it
+/// is stored (see [`switchboard_db::jobs::pledge_object_deletion`]): due once the upload
+/// could no longer be recorded (its timeout, and ten seconds for clocks that differ), so an object whose
+/// record is never written is deleted, whatever happened to the request.
+pub async fn pledge_upload_object(state: &AppState, key: &str) -> Result<i64, ApiError> {
+    let grace = state.settings.upload_timeout.as_secs().saturating_add(10);
+    let run_at = chrono::Utc::now()
+        .timestamp()
+        .saturating_add(i64::try_from(grace).unwrap_or(i64::MAX));
+    Ok(switchboard_db::jobs::pledge_object_deletion(&state.db, key, run_at).await?)
+}
+
+/// Gives up the objects of an upload that is not kept (refused, or failed half-way):
+/// their pledged deletions are made due now and the worker woken.
+pub async fn abandon_upload_objects(state: &AppState, pledges: &[i64]) {
+    if let Err(error) = switchboard_db::jobs::hasten(&state.db, pledges).await {
+        // The pledges stay due at their own time: the objects still go, later.
+        tracing::warn!(%error, "could not hasten the deletion of a refused upload's files");
+    }
+    state.jobs.wake();
 }

@@ -58,6 +58,67 @@ pub async fn delete_object(tx: &mut Tx, key: &str) -> Result<()> {
     enqueue(tx, DELETE_OBJECT, &serde_json::json!({ "key": key }), now).await
 }
 
+/// Pledges the deletion of the object about to be stored at `key`, due at `run_at`,
+/// committed at once in a transaction of its own, before the object is stored; answers
+/// the pledge. Unless the transaction that records the object cancels it
+/// ([`keep_object`]), the object is deleted: a store whose record is never written (a
+/// dropped connection, a crash, a refusal) leaves nothing behind. `run_at` must lie past
+/// the longest the upload may still take, so the object is not deleted before it could
+/// be recorded.
+pub async fn pledge_object_deletion(db: &Db, key: &str, run_at: i64) -> Result<i64> {
+    let now = chrono::Utc::now().timestamp();
+    let insert = Query::insert()
+        .into_table("jobs")
+        .columns(["kind", "payload", "run_at", "created_at"])
+        .values_panic([
+            DELETE_OBJECT.into(),
+            serde_json::json!({ "key": key }).to_string().into(),
+            run_at.into(),
+            now.into(),
+        ])
+        .returning_col("id")
+        .take();
+    let mut tx = db.begin().await?;
+    let id = tx.scalar(&insert).await?;
+    tx.commit().await?;
+    Ok(id)
+}
+
+/// Cancels the pledged deletion `pledge` in `tx`, the transaction that records its
+/// object, so the object stays exactly when the record is committed. A pledge a worker
+/// has already taken (the object may be gone) cannot be cancelled: a conflict, and the
+/// record is not written.
+pub async fn keep_object(tx: &mut Tx, pledge: i64) -> Result<()> {
+    let delete = Query::delete()
+        .from_table("jobs")
+        .and_where(Expr::col("id").eq(pledge))
+        .and_where(Expr::col("state").eq("pending"))
+        .and_where(Expr::col("lease_owner").is_null())
+        .take();
+    if tx.execute(&delete).await? == 0 {
+        return Err(crate::Error::Conflict(
+            "the upload took too long and its file was removed; upload it again".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Makes the pledged deletions `pledges` due now: what they pledged is not kept (an
+/// upload refused or failed half-way), so the objects go at once.
+pub async fn hasten(db: &Db, pledges: &[i64]) -> Result<()> {
+    if pledges.is_empty() {
+        return Ok(());
+    }
+    let update = Query::update()
+        .table("jobs")
+        .value("run_at", chrono::Utc::now().timestamp())
+        .and_where(Expr::col("id").is_in(pledges.iter().copied()))
+        .and_where(Expr::col("lease_owner").is_null())
+        .take();
+    db.conn().execute(&update).await?;
+    Ok(())
+}
+
 /// Leases about `limit` due jobs to `owner` until `lease_until`, answering them.
 pub async fn claim(
     db: &Db,

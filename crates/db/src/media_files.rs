@@ -119,7 +119,12 @@ fn text_changes(fields: MediaFileFields, changes: &mut Changes) {
 }
 
 /// Records a media file of `tenant` whose audio is already stored.
-pub async fn create(db: &Db, tenant: TenantId, new: NewMediaFile) -> Result<MediaFileRow> {
+pub async fn create(
+    db: &Db,
+    tenant: TenantId,
+    new: NewMediaFile,
+    pledge: i64,
+) -> Result<MediaFileRow> {
     let mut changes: Changes = vec![
         ("tenant_id", tenant.get().into()),
         ("object_key", new.object_key.into()),
@@ -128,7 +133,10 @@ pub async fn create(db: &Db, tenant: TenantId, new: NewMediaFile) -> Result<Medi
         ("duration_seconds", new.duration_seconds.into()),
     ];
     text_changes(new.fields, &mut changes);
-    let id = crud::insert(db, "media_files", changes).await?;
+    let mut tx = db.begin().await?;
+    let id = crud::insert_in(&mut tx, "media_files", changes).await?;
+    crate::jobs::keep_object(&mut tx, pledge).await?;
+    tx.commit().await?;
     get(db, &Scope::Platform, MediaFileId(id)).await
 }
 

@@ -59,6 +59,9 @@ pub struct StoredFile {
     pub content_type: String,
     /// Its size in bytes.
     pub bytes: i64,
+    /// The deletion pledged before it was stored ([`crate::jobs::pledge_object_deletion`]),
+    /// cancelled when it is recorded.
+    pub pledge: i64,
 }
 
 /// Who uploaded.
@@ -179,6 +182,7 @@ pub async fn record(
             )
             .await?,
         );
+        crate::jobs::keep_object(&mut tx, file.pledge).await?;
     }
     tx.commit().await?;
     Ok(Ok(ids))

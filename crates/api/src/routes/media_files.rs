@@ -210,11 +210,16 @@ pub async fn create(
         format.extension()
     );
     let size = i64::try_from(bytes.len()).unwrap_or(i64::MAX);
-    state
+    // Pledged before storing: a request dropped before the record leaves no object.
+    let pledge = crate::guard::pledge_upload_object(&state, &key).await?;
+    if let Err(error) = state
         .storage
         .put(&key, bytes.into(), format.content_type())
         .await
-        .map_err(ApiError::internal)?;
+    {
+        crate::guard::abandon_upload_objects(&state, &[pledge]).await;
+        return Err(ApiError::internal(error));
+    }
     let new = NewMediaFile {
         name: fields.name.clone().unwrap_or_default(),
         object_key: key.clone(),
@@ -223,13 +228,11 @@ pub async fn create(
         duration_seconds: duration,
         fields,
     };
-    match media_files::create(&state.db, tenant, new).await {
+    match media_files::create(&state.db, tenant, new, pledge).await {
         Ok(row) => Ok(Json(present(&state, row).await?)),
         Err(error) => {
             // No orphaned audio: the row was not written, so the object goes too.
-            if let Err(cleanup) = state.storage.delete(&key).await {
-                tracing::warn!(%cleanup, key, "could not remove the audio of a failed upload");
-            }
+            crate::guard::abandon_upload_objects(&state, &[pledge]).await;
             Err(error.into())
         }
     }

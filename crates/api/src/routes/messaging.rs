@@ -27,7 +27,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::extract::{ListParams, PathId};
 use crate::routes::media_files::{multipart_rejection, require_multipart};
 use crate::state::AppState;
-use crate::{listing, tenancy};
+use crate::{guard, listing, tenancy};
 
 /// The largest file, in bytes: 3 MB as carriers count it (3 × 1024 × 1024 = 3,145,728).
 pub const MAX_FILE_BYTES: usize = 3 * 1024 * 1024;
@@ -87,6 +87,8 @@ async fn store_file(
         uuid::Uuid::now_v7(),
         kind.extension()
     );
+    // Pledged before storing: a dropped connection before the record leaves no object.
+    let pledge = guard::pledge_upload_object(state, &key).await?;
     let failure = Arc::new(AtomicU8::new(0));
     let flag = failure.clone();
     let size = Arc::new(AtomicUsize::new(0));
@@ -130,12 +132,16 @@ async fn store_file(
             key,
             content_type: kind.content_type().to_owned(),
             bytes: i64::try_from(size.load(Ordering::SeqCst)).unwrap_or(i64::MAX),
+            pledge,
         }),
-        Err(error) => Err(match failure.load(Ordering::SeqCst) {
-            TOO_LARGE => too_large(),
-            MALFORMED => ApiError::bad_request("malformed multipart body"),
-            _ => ApiError::internal(error),
-        }),
+        Err(error) => {
+            guard::abandon_upload_objects(state, &[pledge]).await;
+            Err(match failure.load(Ordering::SeqCst) {
+                TOO_LARGE => too_large(),
+                MALFORMED => ApiError::bad_request("malformed multipart body"),
+                _ => ApiError::internal(error),
+            })
+        }
     }
 }
 
@@ -246,13 +252,11 @@ pub async fn upload_media(
     Ok(Json(urls))
 }
 
-/// Deletes what an upload stored when it is not kept (refused, or failed half-way).
+/// Deletes what an upload stored when it is not kept (refused, or failed half-way),
+/// through the pledged deletions (made due now), so a store failure is retried too.
 async fn forget(state: &AppState, files: &[StoredFile]) {
-    for file in files {
-        if let Err(error) = state.storage.delete(&file.key).await {
-            tracing::warn!(%error, key = file.key, "could not delete the file of a refused upload");
-        }
-    }
+    let pledges: Vec<i64> = files.iter().map(|file| file.pledge).collect();
+    guard::abandon_upload_objects(state, &pledges).await;
 }
 
 /// An upload as answered: with a fresh signed URL.
