@@ -391,15 +391,7 @@ async fn a_delete_failing_midway_removes_nothing(app: TestApp) {
     let holidays_before = app.count("holidays", None).await;
     assert!(destinations_before >= 2, "{destinations_before}");
     assert!(holidays_before >= 1, "{holidays_before}");
-    app.raw_sql(
-        "CREATE TRIGGER injected_failure BEFORE DELETE ON business_hours \
-         BEGIN SELECT RAISE(ABORT, 'injected failure'); END;",
-        "CREATE FUNCTION injected_failure() RETURNS trigger LANGUAGE plpgsql AS \
-         $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$; \
-         CREATE TRIGGER injected_failure BEFORE DELETE ON business_hours \
-         FOR EACH ROW EXECUTE FUNCTION injected_failure();",
-    )
-    .await;
+    app.inject_failure("DELETE", "business_hours").await;
     let failed = app
         .delete(&format!("/v2/admin/business-hours/{id}"), &token)
         .await;
@@ -422,11 +414,7 @@ async fn a_delete_failing_midway_removes_nothing(app: TestApp) {
         .await
         .error(409, "Conflict");
     // Without the failure the same delete goes through.
-    app.raw_sql(
-        "DROP TRIGGER injected_failure;",
-        "DROP TRIGGER injected_failure ON business_hours;",
-    )
-    .await;
+    app.remove_failure("business_hours").await;
     app.delete(&format!("/v2/admin/business-hours/{id}"), &token)
         .await
         .expect(200);

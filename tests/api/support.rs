@@ -292,24 +292,52 @@ impl TestApp {
     }
 
     /// Runs `sqlite` or `postgres` (several statements allowed) on this app's database
-    /// from a connection of its own: how a test injects a failure (a trigger that raises).
-    pub async fn raw_sql(&self, sqlite: &'static str, postgres: &'static str) {
+    /// from a connection of its own.
+    pub async fn raw_sql(&self, sqlite: &str, postgres: &str) {
         let url = self.config.database_url.clone().expect("a database URL");
         if url.starts_with("sqlite:") {
             let pool = sqlx::SqlitePool::connect(&url).await.expect("the database");
-            sqlx::raw_sql(sqlite)
+            sqlx::raw_sql(sqlx::AssertSqlSafe(sqlite.to_owned()))
                 .execute(&pool)
                 .await
                 .expect("the SQL runs");
             pool.close().await;
         } else {
             let pool = sqlx::PgPool::connect(&url).await.expect("the database");
-            sqlx::raw_sql(postgres)
+            sqlx::raw_sql(sqlx::AssertSqlSafe(postgres.to_owned()))
                 .execute(&pool)
                 .await
                 .expect("the SQL runs");
             pool.close().await;
         }
+    }
+
+    /// Makes every `event` (`INSERT`, `UPDATE` or `DELETE`) on `table` fail with
+    /// "injected failure" — a trigger that raises, inside whatever transaction runs the
+    /// statement — until [`TestApp::remove_failure`].
+    pub async fn inject_failure(&self, event: &str, table: &str) {
+        self.raw_sql(
+            &format!(
+                "CREATE TRIGGER injected_failure_{table} BEFORE {event} ON {table} \
+                 BEGIN SELECT RAISE(ABORT, 'injected failure'); END;"
+            ),
+            &format!(
+                "CREATE OR REPLACE FUNCTION injected_failure() RETURNS trigger \
+                 LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$; \
+                 CREATE TRIGGER injected_failure_{table} BEFORE {event} ON {table} \
+                 FOR EACH ROW EXECUTE FUNCTION injected_failure();"
+            ),
+        )
+        .await;
+    }
+
+    /// Removes the failure [`TestApp::inject_failure`] put on `table`.
+    pub async fn remove_failure(&self, table: &str) {
+        self.raw_sql(
+            &format!("DROP TRIGGER injected_failure_{table};"),
+            &format!("DROP TRIGGER injected_failure_{table} ON {table};"),
+        )
+        .await;
     }
 
     /// Waits for the server to finish.

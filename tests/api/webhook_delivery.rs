@@ -788,15 +788,7 @@ async fn no_event_when_its_records_transaction_fails(app: TestApp) {
     .await;
     let sms = json!({"tenantId": w.tenant_a, "messageId": "SM-TX", "direction": "inbound",
                      "from": "+15551230000", "to": "+15559870000", "body": "hello"});
-    app.raw_sql(
-        "CREATE TRIGGER injected_failure BEFORE INSERT ON webhook_deliveries \
-         BEGIN SELECT RAISE(ABORT, 'injected failure'); END;",
-        "CREATE FUNCTION injected_failure() RETURNS trigger LANGUAGE plpgsql AS \
-         $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$; \
-         CREATE TRIGGER injected_failure BEFORE INSERT ON webhook_deliveries \
-         FOR EACH ROW EXECUTE FUNCTION injected_failure();",
-    )
-    .await;
+    app.inject_failure("INSERT", "webhook_deliveries").await;
     let failed = app.post("/v2/ingest/sms", &platform, sms.clone()).await;
     assert_eq!(failed.status, 500, "{}", failed.body);
     assert_eq!(app.count("webhook_events", None).await, 0, "no event");
@@ -805,11 +797,7 @@ async fn no_event_when_its_records_transaction_fails(app: TestApp) {
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert!(receiver.all().is_empty(), "nothing was sent");
 
-    app.raw_sql(
-        "DROP TRIGGER injected_failure;",
-        "DROP TRIGGER injected_failure ON webhook_deliveries;",
-    )
-    .await;
+    app.remove_failure("webhook_deliveries").await;
     let recorded = app.post("/v2/ingest/sms", &platform, sms).await.expect(200);
     assert_eq!(recorded["recorded"], true, "the failed push left nothing");
     assert_eq!(app.count("webhook_events", None).await, 1);
