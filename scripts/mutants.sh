@@ -20,6 +20,7 @@
 # target/mutants-out/<file>/mutants.out. MUTANTS_TIMEOUT (seconds, default 300) bounds one
 # mutant's tests; MUTANTS_BUDGET_MINUTES (default: none; CI sets one) bounds the whole run:
 # when it runs out the run fails, naming the files to run locally and record.
+# MUTANTS_EXTRA_ARGS goes to cargo-mutants as is (e.g. `--re own_extensions` to retry some).
 #
 # Exit status: 0 when every mutant was caught, unviable, or listed as harmless in
 # docs/mutants.md; 1 otherwise (the missed ones are printed); 2 on a usage error.
@@ -53,7 +54,7 @@ tests_for() {
             echo "$api & test(/^(scope|security|records|atomic_writes|business_hours|paging_groups|announcements|phone_numbers|webhooks)::/) & $not_pg"
             ;;
         crates/db/src/scope.rs)
-            echo "(package(switchboard-db) & kind(lib)) | ($api & test(/^(scope|security|records|lists|audit_trail)::/) & $not_pg)"
+            echo "(package(switchboard-db) & kind(lib)) | ($api & test(/^(scope|security|records|lists|audit_trail|voicemail|calls|call_recordings|identity)::/) & $not_pg)"
             ;;
         crates/jobs/src/delivery/client.rs)
             echo "(package(switchboard-jobs) & kind(lib)) | ($api & test(/^webhook_delivery::/) & $not_pg)"
@@ -170,7 +171,7 @@ for file in "${files[@]}"; do
         --cargo-test-arg=--lib --cargo-test-arg=--test=api \
         --cargo-test-arg=-E --cargo-test-arg="$filter" \
         --baseline skip --timeout "${MUTANTS_TIMEOUT:-300}" --build-timeout 1200 \
-        --output "$out" --no-shuffle || status=$?
+        --output "$out" --no-shuffle ${MUTANTS_EXTRA_ARGS:-} || status=$?
     # cargo-mutants: 0 all caught, 2 some missed, 3 some timed out; 124/130: our budget.
     if ((status == 124 || status == 130)); then
         unfinished+=("$file")
