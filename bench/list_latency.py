@@ -13,8 +13,18 @@ For each backend (SQLite, PostgreSQL) and each size (default 10k, 100k, 1M):
      connection, and its p50/p95 latency recorded.
 
 Prints a Markdown table per backend: p50 at each size and the ratio of the largest size
-to the smallest. Exits 1 when a ratio exceeds --max-ratio (default 2.0) and 2 when the
-benchmark itself could not run.
+to the smallest, then the verdicts it computes itself, one line each per backend: the
+worst ratio of the pages, sorts and filters (held to --max-ratio, default 2.0), and the
+worst ratio of the free-text searches on its own line (reported, not held to the goal:
+docs/benchmarks.md says why). At the largest size of the voicemail suite it also streams
+the whole list (`paginated=0`) once and prints its size, time and the server's resident
+memory before and at its peak (VmRSS, sampled every 100 ms).
+Exits 1 when a page, sort or filter exceeds --max-ratio and 2 when the benchmark itself
+could not run.
+
+`--short` runs each backend at 100 and 1,000 rows with 3 requests a query: a check that
+the benchmark works (CI runs it), whose figures mean nothing and whose verdict is not
+applied.
 
 Python 3.11 standard library only; talks to loopback addresses only.
 
@@ -27,6 +37,7 @@ tenant within 2x of 1,000, search by MAC included): the sizes are devices, seede
 (`sampleDeviceMac` of the seeding's answer) in several notations.
 
     python3 bench/list_latency.py --suite devices --sizes 1000,100000
+    python3 bench/list_latency.py --short --binary target/debug/switchboard
 """
 
 from __future__ import annotations
@@ -68,6 +79,14 @@ QUERIES = [
 
 
 DEVICES = "/v2/admin/devices/"
+
+# The key under which a size's results carry the `paginated=0` measurement.
+STREAM = "paginated=0"
+
+
+def is_search(name: str) -> bool:
+    """Free-text searches are judged on a line of their own (not held to the 2x goal)."""
+    return "search" in name
 
 
 def device_queries(mac: str) -> list[tuple[str, str]]:
@@ -155,7 +174,37 @@ def measure(port: int, token: str, path: str, warmup: int, count: int) -> tuple[
     return statistics.median(samples), p95, total
 
 
-def run_size(args, backend: str, size: int) -> dict[str, tuple[float, float, int]]:
+def rss_mb(pid: int) -> float:
+    """The resident memory of process `pid`, in MB (VmRSS)."""
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS")
+
+
+def stream_all(port: int, pid: int, token: str) -> dict[str, float]:
+    """Reads the whole voicemail list unpaginated, sampling the server's memory."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+    before = rss_mb(pid)
+    peak = before
+    started = time.perf_counter()
+    conn.request("GET", VOICEMAIL + "?paginated=0", headers={"authorization": f"Bearer {token}"})
+    response = conn.getresponse()
+    if response.status != 200:
+        raise RuntimeError(f"paginated=0: {response.status}")
+    size = 0
+    sampled = started
+    while chunk := response.read(1 << 16):
+        size += len(chunk)
+        if time.perf_counter() - sampled >= 0.1:
+            peak = max(peak, rss_mb(pid))
+            sampled = time.perf_counter()
+    peak = max(peak, rss_mb(pid))
+    return {"bytes": size, "seconds": time.perf_counter() - started, "before": before, "peak": peak}
+
+
+def run_size(args, backend: str, size: int, stream: bool = False) -> dict[str, tuple[float, float, int]]:
     folder = tempfile.mkdtemp(prefix=f"switchboard-bench-{backend}-{size}-")
     pg_name = None
     try:
@@ -182,7 +231,10 @@ def run_size(args, backend: str, size: int) -> dict[str, tuple[float, float, int
             login = request(conn, "POST", "/v2/authentication/", body={"email": seeded["email"], "password": seeded["password"]})
             token = login["accessToken"]
             queries = QUERIES if args.suite == "voicemail" else device_queries(seeded["sampleDeviceMac"])
-            return {name: measure(server.port, token, path, args.warmup, args.requests) for name, path in queries}
+            results = {name: measure(server.port, token, path, args.warmup, args.requests) for name, path in queries}
+            if stream:
+                results[STREAM] = stream_all(server.port, server.process.pid, token)
+            return results
         finally:
             server.stop()
     finally:
@@ -203,14 +255,20 @@ def main() -> int:
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--max-ratio", type=float, default=2.0)
     parser.add_argument("--keep", action="store_true", help="keep the temporary folders")
+    parser.add_argument("--short", action="store_true", help="100 and 1,000 rows, 3 requests: does it run (CI)")
+    parser.add_argument("--no-stream", action="store_true", help="skip the paginated=0 measurement")
     args = parser.parse_args()
+    if args.short:
+        args.sizes, args.requests, args.warmup = "100,1000", 3, 1
     if args.sizes is None:
         args.sizes = "10000,100000,1000000" if args.suite == "voicemail" else "1000,100000"
     sizes = [int(s) for s in args.sizes.split(",")]
-    worst = 0.0
+    stream = args.suite == "voicemail" and not args.no_stream
+    verdicts = []
+    failed = False
     for backend in args.backends.split(","):
         try:
-            results = {size: run_size(args, backend, size) for size in sizes}
+            results = {size: run_size(args, backend, size, stream and size == sizes[-1]) for size in sizes}
         except Exception as error:  # noqa: BLE001 - report and fail the run
             print(f"benchmark failed on {backend}: {error}", file=sys.stderr)
             return 2
@@ -218,13 +276,35 @@ def main() -> int:
         header = "| query | " + " | ".join(f"{s:,} rows" for s in sizes) + f" | {sizes[-1]:,} / {sizes[0]:,} |"
         print(header)
         print("|" + "---|" * (len(sizes) + 2))
+        worst = {False: (0.0, ""), True: (0.0, "")}
         for name in results[sizes[0]]:
             cells = [f"{results[s][name][0]:.2f} ({results[s][name][1]:.2f})" for s in sizes]
             ratio = results[sizes[-1]][name][0] / max(results[sizes[0]][name][0], 1e-9)
-            worst = max(worst, ratio)
+            if ratio > worst[is_search(name)][0]:
+                worst[is_search(name)] = (ratio, name)
             print(f"| {name} | " + " | ".join(cells) + f" | {ratio:.2f}x |")
-    print(f"\nworst ratio: {worst:.2f}x (goal ≤ {args.max_ratio}x)")
-    return 0 if worst <= args.max_ratio else 1
+        pages, searches = worst[False], worst[True]
+        ok = pages[0] <= args.max_ratio
+        failed |= not ok
+        verdicts.append(
+            f"{backend}: pages, sorts and filters: worst {pages[0]:.2f}x ({pages[1]}), goal ≤ {args.max_ratio}x: "
+            + ("PASS" if ok else "FAIL")
+        )
+        if searches[1]:
+            verdicts.append(f"{backend}: free-text search: worst {searches[0]:.2f}x ({searches[1]}), reported, not held to the goal")
+        if stream:
+            s = results[sizes[-1]][STREAM]
+            verdicts.append(
+                f"{backend}: paginated=0 at {sizes[-1]:,} rows: {s['bytes'] / 1e6:.1f} MB in {s['seconds']:.1f} s, "
+                f"server RSS {s['before']:.1f} MB before, peak {s['peak']:.1f} MB"
+            )
+    print()
+    for verdict in verdicts:
+        print(verdict)
+    if args.short:
+        print("short mode: the figures above only show that the benchmark runs; no verdict applied")
+        return 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

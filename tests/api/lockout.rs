@@ -205,8 +205,57 @@ async fn a_flood_of_failures_leaves_bounded_rows(app: TestApp) {
     }
 }
 
+/// Attempts while locked are refused without being counted (`docs/decisions.md`, "Lockout
+/// is one rule"): ten more wrong passwords during the first lock (2 s in tests) neither
+/// lengthen it nor deepen the next one. Counted, they would make 15 failures, the latest
+/// at the end of the lock, and the account would stay locked for the cap (15 minutes).
+async fn attempts_while_locked_are_not_counted(app: TestApp) {
+    let w = World::seed(&app).await;
+    for _ in 0..5 {
+        app.login_answer(w.user_a, "not the password")
+            .await
+            .error(401, "Unauthorized");
+    }
+    let retry_after = |answer: &crate::support::Answer| -> u64 {
+        answer.headers["retry-after"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let first = app.login_answer(w.user_a, "not the password").await;
+    let lock = retry_after(&first);
+    first.error(429, "TooManyRequests");
+    assert!(
+        (1..=2).contains(&lock),
+        "the first lock is the base: {lock}"
+    );
+    for _ in 0..10 {
+        let again = app.login_answer(w.user_a, "not the password").await;
+        assert!(
+            retry_after(&again) <= lock,
+            "a refused attempt does not extend the lock"
+        );
+        again.error(429, "TooManyRequests");
+    }
+    tokio::time::sleep(Duration::from_millis(lock * 1000 + 1100)).await;
+    // The lock ended when the fifth failure said: the next wrong password is judged (the
+    // sixth failure), and locks for the base doubled once, not for the cap.
+    app.login_answer(w.user_a, "not the password")
+        .await
+        .error(401, "Unauthorized");
+    let second = app.login_answer(w.user_a, PASSWORD).await;
+    let next = retry_after(&second);
+    second.error(429, "TooManyRequests");
+    assert!(
+        (1..=4).contains(&next),
+        "six failures lock for twice the base: {next}"
+    );
+}
+
 on_both_backends!(
     a_flood_of_failures_leaves_bounded_rows,
+    attempts_while_locked_are_not_counted,
     fifty_failures_lock_the_address_unknown_accounts_included,
     a_lock_says_until_when_and_not_whether_the_account_exists,
     concurrent_wrong_logins_get_no_more_guesses,

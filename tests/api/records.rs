@@ -367,19 +367,6 @@ async fn concurrent_writes_resolve_as_answered(app: TestApp) {
 
 /// Runs `sqlite` or `postgres` (several statements) on the app's database, as an operator
 /// would: for injecting a failure the service cannot cause itself.
-async fn raw_sql(app: &TestApp, sqlite: &'static str, postgres: &'static str) {
-    let url = app.config.database_url.clone().unwrap();
-    if url.starts_with("sqlite:") {
-        let pool = sqlx::SqlitePool::connect(&url).await.unwrap();
-        sqlx::raw_sql(sqlite).execute(&pool).await.unwrap();
-        pool.close().await;
-    } else {
-        let pool = sqlx::PgPool::connect(&url).await.unwrap();
-        sqlx::raw_sql(postgres).execute(&pool).await.unwrap();
-        pool.close().await;
-    }
-}
-
 /// Deleting business hours removes its destinations, holidays and the record in one
 /// transaction: when the last statement fails (a trigger injects the failure), the
 /// destinations and holidays deleted before it are back, and the record answers as before.
@@ -404,16 +391,7 @@ async fn a_delete_failing_midway_removes_nothing(app: TestApp) {
     let holidays_before = app.count("holidays", None).await;
     assert!(destinations_before >= 2, "{destinations_before}");
     assert!(holidays_before >= 1, "{holidays_before}");
-    raw_sql(
-        &app,
-        "CREATE TRIGGER injected_failure BEFORE DELETE ON business_hours \
-         BEGIN SELECT RAISE(ABORT, 'injected failure'); END;",
-        "CREATE FUNCTION injected_failure() RETURNS trigger LANGUAGE plpgsql AS \
-         $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$; \
-         CREATE TRIGGER injected_failure BEFORE DELETE ON business_hours \
-         FOR EACH ROW EXECUTE FUNCTION injected_failure();",
-    )
-    .await;
+    app.inject_failure("DELETE", "business_hours").await;
     let failed = app
         .delete(&format!("/v2/admin/business-hours/{id}"), &token)
         .await;
@@ -436,12 +414,7 @@ async fn a_delete_failing_midway_removes_nothing(app: TestApp) {
         .await
         .error(409, "Conflict");
     // Without the failure the same delete goes through.
-    raw_sql(
-        &app,
-        "DROP TRIGGER injected_failure;",
-        "DROP TRIGGER injected_failure ON business_hours;",
-    )
-    .await;
+    app.remove_failure("business_hours").await;
     app.delete(&format!("/v2/admin/business-hours/{id}"), &token)
         .await
         .expect(200);

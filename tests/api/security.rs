@@ -768,3 +768,63 @@ async fn foreign_tenant_ids_are_forbidden_whether_or_not_they_exist(app: TestApp
 
 switchboard_testing::tests!(rate_limits_answer_429_with_headers);
 switchboard_testing::tests!(needs switchboard_testing::REDIS; two_processes_share_limits_through_redis);
+
+/// Two `serve` processes on one PostgreSQL database, one refresh token presented to both at
+/// once: exactly one answers a new pair, the other is refused as a reuse — and the reuse
+/// revokes the session, so the winner's new tokens stop working too (the design's
+/// refresh-token-family defence; `docs/decisions.md`, "Sessions"). Several rounds, each
+/// with a fresh login, so the two requests really overlap in some of them.
+async fn refresh_rotation_races_across_two_processes() {
+    let app = TestApp::start(Backend::Postgres).await.unwrap();
+    let sibling = app.start_sibling().await;
+    let w = World::seed(&app).await;
+    let refresh = |base: &str, token: &str| {
+        app.client
+            .post(format!("{base}/v2/authentication/refresh"))
+            .json(&json!({"refreshToken": token}))
+            .send()
+    };
+    for round in 0..12 {
+        let login = app.login_answer(w.admin_a, PASSWORD).await.expect(200);
+        let token = login["refreshToken"].as_str().unwrap();
+        let (here, there) = tokio::join!(refresh(&app.base, token), refresh(&sibling.base, token));
+        let answers = [
+            TestApp::answer(here.unwrap()).await,
+            TestApp::answer(there.unwrap()).await,
+        ];
+        let statuses: Vec<u16> = answers.iter().map(|a| a.status.as_u16()).collect();
+        let winners: Vec<&crate::support::Answer> =
+            answers.iter().filter(|a| a.status == 200).collect();
+        assert_eq!(
+            winners.len(),
+            1,
+            "round {round}: one new pair, not {statuses:?}"
+        );
+        assert!(
+            statuses.contains(&401),
+            "round {round}: the other is refused: {statuses:?}"
+        );
+        let pair = &winners[0].body;
+        let (access, next) = (
+            pair["accessToken"].as_str().unwrap(),
+            pair["refreshToken"].as_str().unwrap(),
+        );
+        assert_ne!(next, token);
+        // The reuse revoked the session: the winner's pair is dead as well.
+        post_anonymous(
+            &app,
+            "/v2/authentication/refresh",
+            json!({"refreshToken": next}),
+        )
+        .await
+        .error(401, "Unauthorized");
+        app.get("/v2/admin/extensions/", access)
+            .await
+            .error(401, "Unauthorized");
+    }
+    // The account itself is not locked or harmed: a new login works.
+    let fresh = app.login(w.admin_a).await;
+    app.get("/v2/admin/extensions/", &fresh).await.expect(200);
+}
+
+switchboard_testing::tests!(needs switchboard_testing::POSTGRES; refresh_rotation_races_across_two_processes);

@@ -197,14 +197,13 @@ impl TestApp {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("a port");
+        let base = format!("http://{}", listener.local_addr().expect("an address"));
         let mut config = self.config.clone();
-        config.public_url = Some(format!(
-            "http://{}",
-            listener.local_addr().expect("an address")
-        ));
+        config.public_url = Some(base.clone());
         let (state, shutdown, server) =
             serve(listener, &config, Some(self.state.storage.clone())).await;
         Sibling {
+            base,
             state,
             shutdown: Some(shutdown),
             _server: server,
@@ -292,6 +291,55 @@ impl TestApp {
         }
     }
 
+    /// Runs `sqlite` or `postgres` (several statements allowed) on this app's database
+    /// from a connection of its own.
+    pub async fn raw_sql(&self, sqlite: &str, postgres: &str) {
+        let url = self.config.database_url.clone().expect("a database URL");
+        if url.starts_with("sqlite:") {
+            let pool = sqlx::SqlitePool::connect(&url).await.expect("the database");
+            sqlx::raw_sql(sqlx::AssertSqlSafe(sqlite.to_owned()))
+                .execute(&pool)
+                .await
+                .expect("the SQL runs");
+            pool.close().await;
+        } else {
+            let pool = sqlx::PgPool::connect(&url).await.expect("the database");
+            sqlx::raw_sql(sqlx::AssertSqlSafe(postgres.to_owned()))
+                .execute(&pool)
+                .await
+                .expect("the SQL runs");
+            pool.close().await;
+        }
+    }
+
+    /// Makes every `event` (`INSERT`, `UPDATE` or `DELETE`) on `table` fail with
+    /// "injected failure" — a trigger that raises, inside whatever transaction runs the
+    /// statement — until [`TestApp::remove_failure`].
+    pub async fn inject_failure(&self, event: &str, table: &str) {
+        self.raw_sql(
+            &format!(
+                "CREATE TRIGGER injected_failure_{table} BEFORE {event} ON {table} \
+                 BEGIN SELECT RAISE(ABORT, 'injected failure'); END;"
+            ),
+            &format!(
+                "CREATE OR REPLACE FUNCTION injected_failure() RETURNS trigger \
+                 LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$; \
+                 CREATE TRIGGER injected_failure_{table} BEFORE {event} ON {table} \
+                 FOR EACH ROW EXECUTE FUNCTION injected_failure();"
+            ),
+        )
+        .await;
+    }
+
+    /// Removes the failure [`TestApp::inject_failure`] put on `table`.
+    pub async fn remove_failure(&self, table: &str) {
+        self.raw_sql(
+            &format!("DROP TRIGGER injected_failure_{table};"),
+            &format!("DROP TRIGGER injected_failure_{table} ON {table};"),
+        )
+        .await;
+    }
+
     /// Waits for the server to finish.
     pub async fn join(&mut self) -> std::io::Result<()> {
         match self.server.take() {
@@ -338,6 +386,8 @@ async fn serve(
 
 /// A second `serve` process on a [`TestApp`]'s database.
 pub struct Sibling {
+    /// Its base URL, `http://127.0.0.1:PORT`.
+    pub base: String,
     /// Its state (its own pool, worker name and settings).
     pub state: AppState,
     shutdown: Option<oneshot::Sender<()>>,

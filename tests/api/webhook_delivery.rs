@@ -770,7 +770,98 @@ async fn redirects_are_not_followed(app: TestApp) {
     assert!(receiver.received("/target").is_empty(), "not followed");
 }
 
+/// An event is written in its record's transaction (`crates/db/src/events.rs`): when the
+/// transaction's last statement fails — a trigger injected on `webhook_deliveries` raises
+/// on the delivery queued after the text message and its event were written — neither the
+/// message nor the event remains and nothing is sent. Without the failure, the same push
+/// records the message as new and its one event is delivered once.
+async fn no_event_when_its_records_transaction_fails(app: TestApp) {
+    let w = World::seed(&app).await;
+    let receiver = Receiver::start().await;
+    let platform = app.login(w.platform).await;
+    let admin = app.login(w.admin_a).await;
+    webhook(
+        &app,
+        &admin,
+        json!({"tenantId": w.tenant_a, "type": "SMS_RECEIVED", "url": receiver.url("/sms")}),
+    )
+    .await;
+    let sms = json!({"tenantId": w.tenant_a, "messageId": "SM-TX", "direction": "inbound",
+                     "from": "+15551230000", "to": "+15559870000", "body": "hello"});
+    app.inject_failure("INSERT", "webhook_deliveries").await;
+    let failed = app.post("/v2/ingest/sms", &platform, sms.clone()).await;
+    assert_eq!(failed.status, 500, "{}", failed.body);
+    assert_eq!(app.count("webhook_events", None).await, 0, "no event");
+    assert_eq!(app.count("sms_messages", None).await, 0, "no message");
+    assert_eq!(app.count("webhook_deliveries", None).await, 0);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(receiver.all().is_empty(), "nothing was sent");
+
+    app.remove_failure("webhook_deliveries").await;
+    let recorded = app.post("/v2/ingest/sms", &platform, sms).await.expect(200);
+    assert_eq!(recorded["recorded"], true, "the failed push left nothing");
+    assert_eq!(app.count("webhook_events", None).await, 1);
+    let sent = receiver.wait_for("/sms", 1).await;
+    assert_eq!(sent[0].json()["data"]["messageId"], "SM-TX");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(receiver.all().len(), 1, "one event, sent once");
+}
+
+/// A worker that claims a delivery and dies (a claim with nobody behind it: the lease is
+/// taken through the same call the workers use, here ending 2 s after the delivery is
+/// due instead of 75 s): nobody sends it while the lease holds, and once it has run out
+/// the live process takes it over and delivers it exactly once, under the same
+/// `webhook-id`.
+async fn an_expired_lease_is_taken_over_and_delivered_once(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let receiver = Receiver::start().await;
+    let (id, _) = webhook(
+        &app,
+        &token,
+        json!({"tenantId": w.tenant_a, "type": "CALL_ENDED", "url": receiver.url("/taken")}),
+    )
+    .await;
+    // Due in 2 s, so the live worker cannot claim it before the dead one does.
+    let now = chrono::Utc::now().timestamp();
+    let (due, lease_until) = (now + 2, now + 4);
+    let mut tx = app.state.db.begin().await.unwrap();
+    switchboard_db::events::emit(
+        &mut tx,
+        TenantId(w.tenant_a),
+        "CALL_ENDED",
+        call("inbound"),
+        due,
+    )
+    .await
+    .unwrap();
+    tx.commit().await.unwrap();
+    let claimed =
+        switchboard_db::deliveries::claim(&app.state.db, "dead-worker", due, lease_until, 10)
+            .await
+            .unwrap();
+    assert_eq!(claimed.len(), 1, "the dead worker holds the delivery");
+    while chrono::Utc::now().timestamp() < lease_until {
+        assert!(
+            receiver.all().is_empty(),
+            "sent while the lease held: {:?}",
+            receiver.all().len()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let sent = receiver.wait_for("/taken", 1).await;
+    assert_eq!(sent[0].header("webhook-id"), claimed[0].message_id);
+    // Long enough for a second sending to show.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(receiver.all().len(), 1, "delivered exactly once");
+    let done = wait_deliveries(&app, &token, id, |d| d[0]["state"] == "delivered").await;
+    assert_eq!(done.len(), 1);
+    assert_eq!(done[0]["attempts"].as_array().unwrap().len(), 1, "{done:?}");
+}
+
 on_both_backends!(with fast;
+    no_event_when_its_records_transaction_fails,
+    an_expired_lease_is_taken_over_and_delivered_once,
     redirects_are_not_followed,
     ingested_records_are_delivered,
     signed_with_basic_auth_and_sent_once,

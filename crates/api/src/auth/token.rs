@@ -194,6 +194,28 @@ mod tests {
         assert_eq!(tokens.verify(&sign(&genuine())), expected);
     }
 
+    /// An issued token expires its time to live after it was issued (a mutant that
+    /// multiplied the two went unnoticed: docs/mutants.md).
+    #[test]
+    fn an_issued_token_lasts_its_ttl() {
+        let tokens = tokens();
+        let issued = tokens
+            .issue(UserId(7), "session-1", 3, 3)
+            .unwrap_or_default();
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.set_audience(&[AUDIENCE]);
+        let claims = jsonwebtoken::decode::<Value>(
+            &issued,
+            &jsonwebtoken::DecodingKey::from_secret(KEY),
+            &validation,
+        )
+        .map(|data| data.claims)
+        .unwrap_or_default();
+        let (exp, iat) = (claims["exp"].as_u64(), claims["iat"].as_u64());
+        assert_eq!(exp.zip(iat).map(|(e, i)| e - i), Some(900), "{claims}");
+        assert!(iat.is_some_and(|iat| iat.abs_diff(now()) <= 5), "{claims}");
+    }
+
     #[test]
     fn each_single_change_is_refused() {
         let tokens = tokens();
