@@ -67,9 +67,9 @@ pub const AUDITED: &[(&str, &str)] = &[
 /// Who acts in the current request and from where.
 #[derive(Clone, Debug, Default)]
 pub struct Actor {
-    /// The authenticated user.
+    /// The authenticated user (none for the command line, which acts as the operator).
     pub user_id: Option<UserId>,
-    /// That user's e-mail address.
+    /// That user's e-mail address, or what names the actor without one (`cli:root`).
     pub user_email: String,
     /// The client address.
     pub client_address: String,
@@ -79,7 +79,7 @@ pub struct Actor {
 #[derive(Debug)]
 struct Acting {
     client_address: String,
-    user: Option<(UserId, String)>,
+    user: Option<(Option<UserId>, String)>,
 }
 
 tokio::task_local! {
@@ -100,7 +100,7 @@ pub async fn acting<F: std::future::Future>(client_address: String, work: F) -> 
 pub async fn acting_as<F: std::future::Future>(actor: Actor, work: F) -> F::Output {
     let acting = Mutex::new(Acting {
         client_address: actor.client_address,
-        user: actor.user_id.map(|id| (id, actor.user_email)),
+        user: Some((actor.user_id, actor.user_email)),
     });
     ACTING.scope(acting, work).await
 }
@@ -109,20 +109,21 @@ pub async fn acting_as<F: std::future::Future>(actor: Actor, work: F) -> F::Outp
 pub fn identify(user: UserId, email: &str) {
     let _ = ACTING.try_with(|acting| {
         if let Ok(mut acting) = acting.lock() {
-            acting.user = Some((user, email.to_owned()));
+            acting.user = Some((Some(user), email.to_owned()));
         }
     });
 }
 
-/// The current actor, when a user is known: writes without one (the engine's reports,
-/// background work, seeding) are not administrative changes and are not audited.
+/// The current actor, when a user (or the command line) is known: writes without one
+/// (the engine's reports pushed with its token, background work, seeding) are not
+/// administrative changes and are not audited.
 pub(crate) fn current() -> Option<Actor> {
     ACTING
         .try_with(|acting| {
             let acting = acting.lock().ok()?;
             let (id, email) = acting.user.clone()?;
             Some(Actor {
-                user_id: Some(id),
+                user_id: id,
                 user_email: email,
                 client_address: acting.client_address.clone(),
             })

@@ -85,6 +85,9 @@ pub async fn insert_once(
     if let Some((id,)) = tx.fetch_optional::<(i64,)>(&existing).await? {
         return Ok(Recorded { id, new: false });
     }
+    // A new record is audited when someone is acting (an importer run from the command
+    // line, a platform admin pushing); the engine's own token acts as no one.
+    let audit = audit::begin(tx, table, None).await?;
     let mut insert = insert_statement(table, changes);
     insert.on_conflict(
         sea_query::OnConflict::columns(identity.iter().copied())
@@ -92,6 +95,7 @@ pub async fn insert_once(
             .to_owned(),
     );
     if let Some((id,)) = tx.fetch_optional::<(i64,)>(&insert).await? {
+        audit::defer(tx, table, audit, id, &[]);
         return Ok(Recorded { id, new: true });
     }
     let (id,) = tx.fetch_one::<(i64,)>(&existing).await?;
