@@ -242,6 +242,23 @@ pub async fn create_user(state: &AppState, user: NewUser) -> anyhow::Result<Stri
     Ok(serde_json::to_string(&created.shown_to(id))?)
 }
 
+/// Who the command line's writes are audited as: the operator at this machine, named
+/// `cli:` and the OS user (`cli` when the environment names none), from `local`.
+pub fn actor() -> switchboard_db::audit::Actor {
+    let user = std::env::var("USER")
+        .or_else(|_| std::env::var("LOGNAME"))
+        .unwrap_or_default();
+    switchboard_db::audit::Actor {
+        user_id: None,
+        user_email: if user.is_empty() {
+            "cli".to_owned()
+        } else {
+            format!("cli:{user}")
+        },
+        client_address: "local".to_owned(),
+    }
+}
+
 /// Reads a password from standard input, without its line ending.
 pub fn password_from_stdin() -> anyhow::Result<String> {
     let mut input = String::new();

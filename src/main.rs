@@ -6,6 +6,7 @@ use std::time::Duration;
 use clap::Parser;
 use switchboard::cli::{Cli, Command, ImportCommand, NewUser, TenantCommand, UserCommand};
 use switchboard::{Config, build_state, cli, demo, import, shutdown_signal, telemetry};
+use switchboard_db::audit::acting_as;
 use switchboard_domain::ids::TenantId;
 
 #[tokio::main]
@@ -83,7 +84,8 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Tenant {
             command: TenantCommand::Create { name, partner },
         } => {
-            println!("{}", cli::create_tenant(&state, name, partner).await?);
+            let created = acting_as(cli::actor(), cli::create_tenant(&state, name, partner));
+            println!("{}", created.await?);
         }
         Command::User {
             command:
@@ -110,32 +112,38 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 partner,
                 branch,
             };
-            println!("{}", cli::create_user(&state, user).await?);
+            println!(
+                "{}",
+                acting_as(cli::actor(), cli::create_user(&state, user)).await?
+            );
         }
         Command::Demo { scale, devices } => {
             println!("{}", demo::scale(&state, scale, devices).await?);
         }
         Command::Import { command } => {
-            let report = match command {
-                ImportCommand::AsteriskVoicemail { dir, tenant } => {
-                    import::asterisk_voicemail(&state, &dir, TenantId(tenant)).await?
-                }
-                ImportCommand::AsteriskCdr {
-                    file,
-                    tenant,
-                    recordings,
-                    timezone,
-                } => {
-                    import::asterisk_cdr(
-                        &state,
-                        &file,
-                        TenantId(tenant),
-                        recordings.as_deref(),
+            let report = acting_as(cli::actor(), async {
+                match command {
+                    ImportCommand::AsteriskVoicemail { dir, tenant } => {
+                        import::asterisk_voicemail(&state, &dir, TenantId(tenant)).await
+                    }
+                    ImportCommand::AsteriskCdr {
+                        file,
+                        tenant,
+                        recordings,
                         timezone,
-                    )
-                    .await?
+                    } => {
+                        import::asterisk_cdr(
+                            &state,
+                            &file,
+                            TenantId(tenant),
+                            recordings.as_deref(),
+                            timezone,
+                        )
+                        .await
+                    }
                 }
-            };
+            })
+            .await?;
             println!("{}", serde_json::to_string(&report)?);
         }
         Command::Openapi => {}

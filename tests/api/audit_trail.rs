@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::fixture::World;
 use crate::on_both_backends;
-use crate::support::TestApp;
+use crate::support::{TestApp, fixture};
 
 const LOG: &str = "/v2/admin/audit-log/";
 
@@ -351,7 +351,180 @@ async fn changes_from_above_are_in_the_records_tenants_trail(app: TestApp) {
     .error(400, "ValidationError");
 }
 
+/// The one entry of `entity` `id` with `action`.
+async fn only(app: &TestApp, token: &str, entity: &str, id: &Value, action: &str) -> Value {
+    let log = entries(
+        app,
+        token,
+        &format!("entities={entity}&entityId={id}&action={action}"),
+    )
+    .await;
+    assert_eq!(log.len(), 1, "{entity} {id} {action}: {log:?}");
+    log[0].clone()
+}
+
+async fn child_lists_show_in_their_owners_entries(app: TestApp) {
+    let w = World::seed(&app).await;
+    let a = app.login(w.admin_a).await;
+
+    // A paging group's members: a change of the list alone is an update of the group.
+    let group = app
+        .post(
+            "/v2/admin/paging-groups/",
+            &a,
+            json!({"tenantId": w.tenant_a, "number": "80", "name": "Store",
+                   "routingDestinations": [{"id": w.ext_a, "destType": "EXT"}]}),
+        )
+        .await
+        .expect(200);
+    let path = format!("/v2/admin/paging-groups/{}", group["id"]);
+    app.patch(
+        &path,
+        &a,
+        json!({"routingDestinations": [{"id": w.ext_a2, "destType": "EXT"}]}),
+    )
+    .await
+    .expect(200);
+    let create = only(&app, &a, "paging-group", &group["id"], "create").await;
+    assert_eq!(
+        create["after"]["routingDestinations"][0]["targetId"], w.ext_a,
+        "{create}"
+    );
+    let update = only(&app, &a, "paging-group", &group["id"], "update").await;
+    assert_eq!(
+        update["before"]["routingDestinations"][0]["targetId"], w.ext_a,
+        "{update}"
+    );
+    assert_eq!(
+        update["after"]["routingDestinations"][0]["targetId"],
+        w.ext_a2
+    );
+    assert_eq!(
+        update["after"]["routingDestinations"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    app.delete(&path, &a).await.expect(200);
+    let delete = only(&app, &a, "paging-group", &group["id"], "delete").await;
+    assert_eq!(
+        delete["before"]["routingDestinations"][0]["targetId"], w.ext_a2,
+        "the members it had: {delete}"
+    );
+
+    // A business hour's destination lists and holidays.
+    let hours = app
+        .post(
+            "/v2/admin/business-hours/",
+            &a,
+            json!({"name": "Store hours", "branchId": w.branch_a, "timezone": "Europe/Berlin",
+                   "hours": {"1": [{"from": "09:00", "to": "17:00"}]},
+                   "matchDestinations": [{"id": w.ext_a, "destType": "EXT"}],
+                   "notMatchDestinations": [{"id": w.ext_a, "destType": "VOICEMAIL"}],
+                   "holidays": [{"name": "New Year", "date": "2027-01-01"}]}),
+        )
+        .await
+        .expect(200);
+    let path = format!("/v2/admin/business-hours/{}", hours["id"]);
+    app.patch(
+        &path,
+        &a,
+        json!({"notMatchDestinations": [{"id": w.ext_a2, "destType": "VOICEMAIL"}],
+               "holidays": [{"name": "Christmas", "date": "2026-12-25"}]}),
+    )
+    .await
+    .expect(200);
+    let update = only(&app, &a, "business-hours", &hours["id"], "update").await;
+    assert_eq!(
+        update["before"]["notMatchDestinations"][0]["targetId"], w.ext_a,
+        "{update}"
+    );
+    assert_eq!(
+        update["after"]["notMatchDestinations"][0]["targetId"],
+        w.ext_a2
+    );
+    assert_eq!(update["before"]["holidays"][0]["name"], "New Year");
+    assert_eq!(update["after"]["holidays"][0]["name"], "Christmas");
+    assert!(
+        update["after"].get("matchDestinations").is_none(),
+        "an unchanged list is not shown: {update}"
+    );
+
+    // An announcement's IVRs.
+    let media = app
+        .upload(
+            &a,
+            &[("name", "Holiday greeting")],
+            Some(("g.mp3", fixture("tone.mp3"))),
+        )
+        .await
+        .expect(200);
+    let mut ivrs = Vec::new();
+    for number in ["700", "701"] {
+        let ivr = app
+            .post(
+                "/v2/admin/ivrs/",
+                &a,
+                json!({"name": format!("Menu {number}"), "number": number}),
+            )
+            .await
+            .expect(200);
+        ivrs.push(ivr["id"].clone());
+    }
+    let announcement = app
+        .post(
+            "/v2/admin/announcements/",
+            &a,
+            json!({"name": "Holidays", "description": "Closed", "mediaFileId": media["id"],
+                   "active": 1, "startDate": "2026-12-20", "endDate": "2027-01-02",
+                   "branchId": w.branch_a, "ivrs": [{"id": ivrs[0], "order": 1}]}),
+        )
+        .await
+        .expect(200);
+    app.patch(
+        &format!("/v2/admin/announcements/{}", announcement["id"]),
+        &a,
+        json!({"ivrs": [{"id": ivrs[1], "order": 1}]}),
+    )
+    .await
+    .expect(200);
+    let update = only(&app, &a, "announcement", &announcement["id"], "update").await;
+    assert_eq!(update["before"]["ivrs"][0]["ivrId"], ivrs[0], "{update}");
+    assert_eq!(update["after"]["ivrs"][0]["ivrId"], ivrs[1]);
+
+    // A device's lines.
+    let device = app
+        .post(
+            "/v2/admin/devices/",
+            &a,
+            json!({"name": "Front desk", "mac": "80:5E:C0:AB:CD:01", "model": "yealink-t54w",
+                   "lines": [w.ext_a]}),
+        )
+        .await
+        .expect(200);
+    app.patch(
+        &format!("/v2/admin/devices/{}", device["id"]),
+        &a,
+        json!({"lines": [w.ext_a2, w.ext_a]}),
+    )
+    .await
+    .expect(200);
+    let update = only(&app, &a, "device", &device["id"], "update").await;
+    assert_eq!(
+        update["before"]["lines"],
+        json!([{"position": 1, "extensionId": w.ext_a}]),
+        "{update}"
+    );
+    assert_eq!(
+        update["after"]["lines"],
+        json!([{"position": 1, "extensionId": w.ext_a2}, {"position": 2, "extensionId": w.ext_a}])
+    );
+}
+
+
 on_both_backends!(
+    child_lists_show_in_their_owners_entries,
     changes_from_above_are_in_the_records_tenants_trail,
     creates_updates_and_deletes_are_recorded,
     secrets_never_reach_the_trail,

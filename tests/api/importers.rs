@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use serde_json::json;
+use serde_json::{Value, json};
 use switchboard::import::{self, ImportReport};
 use switchboard_domain::ids::TenantId;
 
@@ -322,7 +322,103 @@ async fn the_command_line(app: TestApp) {
     );
 }
 
+/// What the command line writes joins the audit trail, its actor naming the command
+/// line and the OS user: `tenant create`, `user create` and the importers.
+async fn command_line_writes_are_audited(app: TestApp) {
+    let world = World::seed(&app).await;
+    let run = |args: &[&str]| {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .args(args)
+            .env("SWITCHBOARD_DATABASE_URL", app.config.database_url())
+            .env("SWITCHBOARD_DATA_DIR", &app.config.data_dir)
+            .env("SWITCHBOARD_STORAGE_URL", app.config.storage_url())
+            .env("USER", "operator")
+            .output()
+            .expect("the binary runs");
+        assert!(
+            output.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&output.stdout).unwrap()
+    };
+    let tenant = run(&[
+        "tenant",
+        "create",
+        "--name",
+        "Harbour Pharmacy",
+        "--partner",
+        &world.partner_a.to_string(),
+    ]);
+    let tenant_id = tenant["id"].as_i64().unwrap();
+    let user = run(&[
+        "user",
+        "create",
+        "--email",
+        "owner@harbour.example",
+        "--password",
+        "Harbour-Owner-2026!",
+        "--role",
+        "tenant-admin",
+        "--tenant",
+        &tenant_id.to_string(),
+    ]);
+    let spool = asterisk("spool");
+    run(&[
+        "import",
+        "asterisk-voicemail",
+        spool.to_str().unwrap(),
+        "--tenant",
+        &world.tenant_a.to_string(),
+    ]);
+
+    let platform = app.login(world.platform).await;
+    let page = app
+        .get(
+            "/v2/admin/audit-log/?sortBy=id&recordsPerPage=1000&entities=tenant,user,voicemail-message",
+            &platform,
+        )
+        .await
+        .expect(200);
+    let log = page["records"].as_array().unwrap();
+    let by_cli: Vec<&Value> = log
+        .iter()
+        .filter(|e| e["userEmail"] == "cli:operator")
+        .collect();
+    let find = |entity: &str, id: String| {
+        by_cli
+            .iter()
+            .find(|e| {
+                e["entity"] == entity && e["entityId"] == id.as_str() && e["action"] == "create"
+            })
+            .unwrap_or_else(|| panic!("no cli entry for {entity} {id}: {log:?}"))
+    };
+    let created = find("tenant", tenant_id.to_string());
+    assert_eq!(created["after"]["name"], "Harbour Pharmacy");
+    assert_eq!(created["clientAddress"], "local");
+    assert_eq!(created["userId"], Value::Null, "no user: {created}");
+    let created = find("user", user["id"].as_i64().unwrap().to_string());
+    assert_eq!(created["after"]["email"], "owner@harbour.example");
+    assert_eq!(created["tenantId"], tenant_id);
+    let imported = by_cli
+        .iter()
+        .filter(|e| e["entity"] == "voicemail-message" && e["action"] == "create")
+        .count();
+    assert!(
+        imported > 0,
+        "the import's messages are in the trail: {log:?}"
+    );
+    assert!(
+        by_cli
+            .iter()
+            .filter(|e| e["entity"] == "voicemail-message")
+            .all(|e| e["tenantId"] == world.tenant_a),
+        "{by_cli:?}"
+    );
+}
+
 crate::on_both_backends!(
+    command_line_writes_are_audited,
     voicemail_spool,
     broken_spool_imports_nothing,
     cdr_with_recordings,

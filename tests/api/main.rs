@@ -29,6 +29,7 @@ mod identity;
 mod importers;
 mod lists;
 mod lockout;
+mod logs;
 mod media_files;
 mod messaging;
 mod mms_media;

@@ -229,7 +229,7 @@ pub async fn update(
 pub async fn delete(db: &Db, scope: &Scope, id: AnnouncementId) -> Result<Announcement> {
     let current = get(db, scope, id).await?;
     let mut tx = db.begin().await?;
-    replace_ivrs(&mut tx, id.get(), &[]).await?;
+    // The IVR links go with it (ON DELETE CASCADE), after its audit entry's snapshot.
     if crud::delete_in(&mut tx, "announcements", id.get()).await? == 0 {
         return Err(crate::Error::NotFound);
     }

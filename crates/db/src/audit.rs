@@ -2,7 +2,7 @@
 //!
 //! Every create, update and delete of an audited table (see [`AUDITED`]) made through
 //! [`crate::crud`] while an actor is known writes an entry in the same transaction as the
-//! change: entity, id, action, who, the tenant, the client address, and the changed
+//! change (when it commits, so the record's child lists of [`CHILD_LISTS`] are final): entity, id, action, who, the tenant, the client address, and the changed
 //! columns before and after. The actor is ambient: the HTTP layer runs each request
 //! inside [`acting`] and names the authenticated user with [`identify`], so no handler
 //! or repository passes it along and none can forget it.
@@ -67,9 +67,9 @@ pub const AUDITED: &[(&str, &str)] = &[
 /// Who acts in the current request and from where.
 #[derive(Clone, Debug, Default)]
 pub struct Actor {
-    /// The authenticated user.
+    /// The authenticated user (none for the command line, which acts as the operator).
     pub user_id: Option<UserId>,
-    /// That user's e-mail address.
+    /// That user's e-mail address, or what names the actor without one (`cli:root`).
     pub user_email: String,
     /// The client address.
     pub client_address: String,
@@ -79,7 +79,7 @@ pub struct Actor {
 #[derive(Debug)]
 struct Acting {
     client_address: String,
-    user: Option<(UserId, String)>,
+    user: Option<(Option<UserId>, String)>,
 }
 
 tokio::task_local! {
@@ -100,7 +100,7 @@ pub async fn acting<F: std::future::Future>(client_address: String, work: F) -> 
 pub async fn acting_as<F: std::future::Future>(actor: Actor, work: F) -> F::Output {
     let acting = Mutex::new(Acting {
         client_address: actor.client_address,
-        user: actor.user_id.map(|id| (id, actor.user_email)),
+        user: Some((actor.user_id, actor.user_email)),
     });
     ACTING.scope(acting, work).await
 }
@@ -109,20 +109,21 @@ pub async fn acting_as<F: std::future::Future>(actor: Actor, work: F) -> F::Outp
 pub fn identify(user: UserId, email: &str) {
     let _ = ACTING.try_with(|acting| {
         if let Ok(mut acting) = acting.lock() {
-            acting.user = Some((user, email.to_owned()));
+            acting.user = Some((Some(user), email.to_owned()));
         }
     });
 }
 
-/// The current actor, when a user is known: writes without one (the engine's reports,
-/// background work, seeding) are not administrative changes and are not audited.
+/// The current actor, when a user (or the command line) is known: writes without one
+/// (the engine's reports pushed with its token, background work, seeding) are not
+/// administrative changes and are not audited.
 pub(crate) fn current() -> Option<Actor> {
     ACTING
         .try_with(|acting| {
             let acting = acting.lock().ok()?;
             let (id, email) = acting.user.clone()?;
             Some(Actor {
-                user_id: Some(id),
+                user_id: id,
                 user_email: email,
                 client_address: acting.client_address.clone(),
             })
@@ -150,17 +151,119 @@ pub(crate) fn entity_of(table: &str) -> Option<&'static str> {
 /// A row as the trail keeps it.
 pub(crate) type Snapshot = serde_json::Map<String, serde_json::Value>;
 
-/// What an audited write is about to change: its entity, actor and the row before.
+/// A list a record owns in another table (a paging group's members, a device's lines):
+/// its entries show in the owner's before and after as one field, an array of the
+/// child rows in order, so replacing the list is an update of the owner.
+pub struct ChildList {
+    /// The owner's table.
+    pub owner: &'static str,
+    /// The field the list is shown as (`snake_case`, answered in camelCase).
+    pub field: &'static str,
+    /// The table of the child rows.
+    pub table: &'static str,
+    /// Their column naming the owner's id.
+    pub key: &'static str,
+    /// Further columns fixing which rows are this list (a shared table's owner type
+    /// and list name).
+    pub filter: &'static [(&'static str, &'static str)],
+    /// The columns shown of each child row.
+    pub columns: &'static [&'static str],
+    /// The order of the list.
+    pub order: &'static [&'static str],
+}
+
+/// The child lists the trail shows with their owners. A new one is a line here; its
+/// writers need nothing more, as long as the owner's own write (`crud::insert_in`,
+/// `update_in` — even with no column changed — or `delete_in`) comes first in the
+/// transaction, which snapshots the owner with its lists as they were.
+pub const CHILD_LISTS: &[ChildList] = &[
+    ChildList {
+        owner: "paging_groups",
+        field: "routing_destinations",
+        table: "destinations",
+        key: "owner_id",
+        filter: &[("owner_type", "paging_group"), ("list", "members")],
+        columns: &["dest_type", "target_id", "number", "sort_order"],
+        order: &["sort_order", "position"],
+    },
+    ChildList {
+        owner: "business_hours",
+        field: "match_destinations",
+        table: "destinations",
+        key: "owner_id",
+        filter: &[("owner_type", "business_hour"), ("list", "match")],
+        columns: &["dest_type", "target_id", "number", "sort_order"],
+        order: &["sort_order", "position"],
+    },
+    ChildList {
+        owner: "business_hours",
+        field: "not_match_destinations",
+        table: "destinations",
+        key: "owner_id",
+        filter: &[("owner_type", "business_hour"), ("list", "notMatch")],
+        columns: &["dest_type", "target_id", "number", "sort_order"],
+        order: &["sort_order", "position"],
+    },
+    ChildList {
+        owner: "business_hours",
+        field: "holidays",
+        table: "holidays",
+        key: "business_hour_id",
+        filter: &[],
+        columns: &["name", "date", "starts", "ends", "media_file_id"],
+        order: &["id"],
+    },
+    ChildList {
+        owner: "announcements",
+        field: "ivrs",
+        table: "announcement_ivrs",
+        key: "announcement_id",
+        filter: &[],
+        columns: &["ivr_id", "position"],
+        order: &["position", "ivr_id"],
+    },
+    ChildList {
+        owner: "devices",
+        field: "lines",
+        table: "device_lines",
+        key: "device_id",
+        filter: &[],
+        columns: &["position", "extension_id"],
+        order: &["position"],
+    },
+];
+
+/// Row `id` of `table` as the trail shows it: its columns (secrets left out) and its
+/// child lists; `None` when there is no such row.
+async fn snapshot(tx: &mut Tx, table: &'static str, id: i64) -> Result<Option<Snapshot>> {
+    let Some(mut row) = tx.row_json(table, id, keep).await? else {
+        return Ok(None);
+    };
+    for list in CHILD_LISTS.iter().filter(|list| list.owner == table) {
+        let fields: Vec<(String, &'static str)> =
+            list.columns.iter().map(|c| (camel(c), *c)).collect();
+        let rows = tx
+            .rows_json(list.table, list.key, id, list.filter, &fields, list.order)
+            .await?;
+        row.insert(list.field.to_owned(), rows);
+    }
+    Ok(Some(row))
+}
+
+/// An audited write of this transaction: its entity, actor and the row before it (with
+/// its child lists), finished at commit.
 pub(crate) struct Pending {
     table: &'static str,
     entity: &'static str,
     actor: Actor,
     id: i64,
     before: Option<Snapshot>,
+    secrets: Vec<&'static str>,
 }
 
 /// Starts auditing a write of row `id` of `table` (reads the row as it is), or `None`
-/// when the table is not audited or no actor is known.
+/// when the table is not audited, no actor is known, or the row's write is audited
+/// already in this transaction (its first snapshot is the before).
 pub(crate) async fn begin(
     tx: &mut Tx,
     table: &'static str,
@@ -169,8 +272,13 @@ pub(crate) async fn begin(
     let (Some(entity), Some(actor)) = (entity_of(table), current()) else {
         return Ok(None);
     };
+    if let Some(id) = id
+        && tx.audits.iter().any(|p| p.table == table && p.id == id)
+    {
+        return Ok(None);
+    }
     let before = match id {
-        Some(id) => tx.row_json(table, id, keep).await?,
+        Some(id) => snapshot(tx, table, id).await?,
         None => None,
     };
     Ok(Some(Pending {
@@ -179,7 +287,46 @@ pub(crate) async fn begin(
         actor,
         id: id.unwrap_or(0),
         before,
+        secrets: Vec::new(),
     }))
+}
+
+/// Keeps `pending`, the write of row `id` of `table` that set the secret columns
+/// `secrets`, to be written to the trail when the transaction commits; a further write
+/// of a row audited already adds its secrets to the first one's entry.
+pub(crate) fn defer(
+    tx: &mut Tx,
+    table: &'static str,
+    pending: Option<Pending>,
+    id: i64,
+    secrets: &[&'static str],
+) {
+    if let Some(mut pending) = pending {
+        if pending.id == 0 {
+            pending.id = id;
+        }
+        tx.audits.push(pending);
+    }
+    if let Some(pending) = tx
+        .audits
+        .iter_mut()
+        .find(|p| p.table == table && p.id == id)
+    {
+        for secret in secrets {
+            if !pending.secrets.contains(secret) {
+                pending.secrets.push(secret);
+            }
+        }
+    }
+}
+
+/// Writes the entries of the transaction's audited writes, each comparing the row (and
+/// its child lists) as it was before its first write with how it is now.
+pub(crate) async fn flush(tx: &mut Tx) -> Result<()> {
+    for pending in std::mem::take(&mut tx.audits) {
+        pending.finish(tx).await?;
+    }
+    Ok(())
 }
 
 fn keep(column: &str) -> bool {
@@ -218,19 +365,11 @@ fn tenant_in(table: &str, id: i64, row: &Snapshot) -> Option<TenantId> {
 }
 
 impl Pending {
-    /// Writes the entry of the finished write in `tx`: `id` is the row's (a create's new
-    /// id), `secrets` the secret columns the write set (noted, never shown). An update
-    /// that changed nothing writes nothing; a deleted row (`after` gone) is a delete.
-    pub(crate) async fn finish(
-        mut self,
-        tx: &mut Tx,
-        id: i64,
-        secrets: &[&'static str],
-    ) -> Result<()> {
-        if self.id == 0 {
-            self.id = id;
-        }
-        let after = tx.row_json(self.table, self.id, keep).await?;
+    /// Writes the entry of the finished write in `tx`. An update that changed nothing
+    /// writes nothing; a deleted row (`after` gone) is a delete.
+    async fn finish(self, tx: &mut Tx) -> Result<()> {
+        let after = snapshot(tx, self.table, self.id).await?;
+        let secrets = &self.secrets;
         let (action, before, after) = match (self.before, after) {
             (None, Some(after)) => ("create", None, Some(after)),
             (Some(before), None) => ("delete", Some(before), None),

@@ -76,6 +76,9 @@ pub struct Db {
 pub struct Tx {
     inner: TxInner,
     circuit: Arc<Circuit>,
+    /// The audited writes of this transaction, written to the trail at [`Tx::commit`]
+    /// (when the record and its child lists are final).
+    pub(crate) audits: Vec<crate::audit::Pending>,
 }
 
 enum TxInner {
@@ -331,6 +334,7 @@ impl Db {
         Ok(Tx {
             inner: self.circuit.observe(inner)?,
             circuit: self.circuit.clone(),
+            audits: Vec::new(),
         })
     }
 
@@ -582,8 +586,67 @@ impl Tx {
         }))
     }
 
-    /// Makes the transaction's writes permanent.
-    pub async fn commit(self) -> Result<()> {
+    /// The rows of `table` whose `key` is `id` and whose `filter` columns hold their
+    /// texts, as a JSON array of objects (`fields`: the object key and the column of
+    /// each), in `order`. Every name is one of the code's own, never input.
+    pub async fn rows_json(
+        &mut self,
+        table: &'static str,
+        key: &'static str,
+        id: i64,
+        filter: &[(&'static str, &'static str)],
+        fields: &[(String, &'static str)],
+        order: &[&'static str],
+    ) -> Result<serde_json::Value> {
+        let order = order
+            .iter()
+            .map(|c| format!("\"{c}\""))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let pairs = fields
+            .iter()
+            .map(|(name, c)| format!("'{name}', \"{c}\""))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let text: Option<String> = match &mut self.inner {
+            TxInner::Sqlite(tx) => {
+                let mut sql = format!(
+                    "SELECT json_object({pairs}) AS item FROM \"{table}\" WHERE \"{key}\" = ?1"
+                );
+                for (n, (column, _)) in filter.iter().enumerate() {
+                    sql.push_str(&format!(" AND \"{column}\" = ?{}", n + 2));
+                }
+                let sql =
+                    format!("SELECT json_group_array(json(item)) FROM ({sql} ORDER BY {order})");
+                let mut query = sqlx::query_scalar(AssertSqlSafe(sql)).bind(id);
+                for (_, value) in filter {
+                    query = query.bind(*value);
+                }
+                query.fetch_optional(&mut **tx).await?
+            }
+            TxInner::Postgres(tx) => {
+                let mut sql = format!(
+                    "SELECT COALESCE(jsonb_agg(jsonb_build_object({pairs}) ORDER BY {order}), '[]'::jsonb)::text \
+                     FROM \"{table}\" WHERE \"{key}\" = $1"
+                );
+                for (n, (column, _)) in filter.iter().enumerate() {
+                    sql.push_str(&format!(" AND \"{column}\" = ${}", n + 2));
+                }
+                let mut query = sqlx::query_scalar(AssertSqlSafe(sql)).bind(id);
+                for (_, value) in filter {
+                    query = query.bind(*value);
+                }
+                query.fetch_optional(&mut **tx).await?
+            }
+        };
+        Ok(text
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or_else(|| serde_json::json!([])))
+    }
+
+    /// Makes the transaction's writes permanent, the audit entries of its changes first.
+    pub async fn commit(mut self) -> Result<()> {
+        crate::audit::flush(&mut self).await?;
         let committed: Result<()> = async {
             match self.inner {
                 TxInner::Sqlite(tx) => tx.commit().await?,

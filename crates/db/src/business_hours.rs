@@ -296,15 +296,12 @@ pub async fn update(
 pub async fn delete(db: &Db, scope: &Scope, id: BusinessHourId) -> Result<BusinessHour> {
     let current = get(db, scope, id).await?;
     let mut tx = db.begin().await?;
-    destinations::delete_all(&mut tx, Owner::BusinessHour, id.get()).await?;
-    let holidays = Query::delete()
-        .from_table("holidays")
-        .and_where(Expr::col("business_hour_id").eq(id.get()))
-        .take();
-    tx.execute(&holidays).await?;
+    // The record first, so its audit entry shows the lists and holidays it had (the
+    // holidays go with it: ON DELETE CASCADE).
     if crud::delete_in(&mut tx, "business_hours", id.get()).await? == 0 {
         return Err(crate::Error::NotFound);
     }
+    destinations::delete_all(&mut tx, Owner::BusinessHour, id.get()).await?;
     tx.commit().await?;
     Ok(current)
 }

@@ -1,7 +1,7 @@
 //! The shapes every record's create, read, update and delete share, so each repository
 //! states only its table, its columns and its scope. Every write here also keeps the
 //! shared mechanisms in its transaction: the dial plan's check (`dial_plan::check`; the
-//! rows themselves are kept by triggers) and the audit entry (`audit::begin`/`finish`).
+//! rows themselves are kept by triggers) and the audit entry (`audit::begin`/`defer`, written at commit).
 
 use sea_query::{Condition, Expr, ExprTrait, Query, SelectStatement};
 
@@ -46,9 +46,7 @@ pub async fn insert_in(tx: &mut Tx, table: &'static str, changes: Changes) -> Re
     let audit = audit::begin(tx, table, None).await?;
     let secrets = secrets(&changes);
     let id = tx.scalar(&insert_statement(table, changes)).await?;
-    if let Some(audit) = audit {
-        audit.finish(tx, id, &secrets).await?;
-    }
+    audit::defer(tx, table, audit, id, &secrets);
     Ok(id)
 }
 
@@ -87,6 +85,9 @@ pub async fn insert_once(
     if let Some((id,)) = tx.fetch_optional::<(i64,)>(&existing).await? {
         return Ok(Recorded { id, new: false });
     }
+    // A new record is audited when someone is acting (an importer run from the command
+    // line, a platform admin pushing); the engine's own token acts as no one.
+    let audit = audit::begin(tx, table, None).await?;
     let mut insert = insert_statement(table, changes);
     insert.on_conflict(
         sea_query::OnConflict::columns(identity.iter().copied())
@@ -94,19 +95,23 @@ pub async fn insert_once(
             .to_owned(),
     );
     if let Some((id,)) = tx.fetch_optional::<(i64,)>(&insert).await? {
+        audit::defer(tx, table, audit, id, &[]);
         return Ok(Recorded { id, new: true });
     }
     let (id,) = tx.fetch_one::<(i64,)>(&existing).await?;
     Ok(Recorded { id, new: false })
 }
 
-/// Changes row `id` of `table` inside a transaction (nothing when `changes` is empty).
+/// Changes row `id` of `table` inside a transaction. With no `changes` it writes
+/// nothing but still snapshots the row for the audit trail: its child lists
+/// (`audit::CHILD_LISTS`) written next in the transaction show as the row's update.
 pub async fn update_in(tx: &mut Tx, table: &'static str, id: i64, changes: Changes) -> Result<()> {
+    let audit = audit::begin(tx, table, Some(id)).await?;
     if changes.is_empty() {
+        audit::defer(tx, table, audit, id, &[]);
         return Ok(());
     }
     dial_plan::check(tx, table, Some(id), &changes).await?;
-    let audit = audit::begin(tx, table, Some(id)).await?;
     let secrets = secrets(&changes);
     let update = Query::update()
         .table(table)
@@ -114,9 +119,7 @@ pub async fn update_in(tx: &mut Tx, table: &'static str, id: i64, changes: Chang
         .and_where(Expr::col("id").eq(id))
         .take();
     tx.execute(&update).await?;
-    if let Some(audit) = audit {
-        audit.finish(tx, id, &secrets).await?;
-    }
+    audit::defer(tx, table, audit, id, &secrets);
     Ok(())
 }
 
@@ -141,8 +144,8 @@ pub async fn update_if(
         .cond_where(condition)
         .take();
     let done = tx.execute(&update).await? == 1;
-    if done && let Some(audit) = audit {
-        audit.finish(tx, id, &secrets).await?;
+    if done {
+        audit::defer(tx, table, audit, id, &secrets);
     }
     Ok(done)
 }
@@ -236,10 +239,8 @@ pub async fn delete_in(tx: &mut Tx, table: &'static str, id: i64) -> Result<u64>
         )),
         other => other,
     })?;
-    if deleted > 0
-        && let Some(audit) = audit
-    {
-        audit.finish(tx, id, &[]).await?;
+    if deleted > 0 {
+        audit::defer(tx, table, audit, id, &[]);
     }
     Ok(deleted)
 }

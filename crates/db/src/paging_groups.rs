@@ -185,10 +185,11 @@ pub async fn update(
 pub async fn delete(db: &Db, scope: &Scope, id: PagingGroupId) -> Result<PagingGroup> {
     let current = get(db, scope, id).await?;
     let mut tx = db.begin().await?;
-    destinations::delete_all(&mut tx, Owner::PagingGroup, id.get()).await?;
+    // The group first, so its audit entry shows the members it had.
     if crud::delete_in(&mut tx, "paging_groups", id.get()).await? == 0 {
         return Err(Error::NotFound);
     }
+    destinations::delete_all(&mut tx, Owner::PagingGroup, id.get()).await?;
     tx.commit().await?;
     Ok(current)
 }
