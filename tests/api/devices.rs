@@ -626,6 +626,79 @@ async fn changes_grow_the_config_version_with_an_event(app: TestApp) {
     assert_eq!(events(&app).await, 3, "other phones are left alone");
 }
 
+async fn a_changed_sip_password_reaches_the_phones(app: TestApp) {
+    let w = World::seed(&app).await;
+    w.give_user_a_extension(&app).await;
+    let token = app.login(w.admin_a).await;
+    let carrying = device(
+        &app,
+        &token,
+        json!({"name": "Desk", "mac": "805ec0000060", "model": T54W, "lines": [w.ext_a2, w.ext_a]}),
+    )
+    .await;
+    let other = device(
+        &app,
+        &token,
+        json!({"name": "Annex", "mac": "805ec0000061", "model": T54W, "lines": [w.ext_a2]}),
+    )
+    .await;
+    let before = events(&app).await;
+    let users = app
+        .get(&format!("/v2/admin/users/?query={}", w.user_a), &token)
+        .await
+        .expect(200);
+    let user = users["records"][0]["id"].as_i64().unwrap();
+    app.patch(
+        &format!("/v2/admin/users/{user}"),
+        &token,
+        json!({"peerSecret": "fresh-sip-secret"}),
+    )
+    .await
+    .expect(200);
+    let read = app
+        .get(&format!("/v2/admin/devices/{}", carrying["id"]), &token)
+        .await
+        .expect(200);
+    assert_eq!(read["configVersion"], 2, "its line's SIP password changed");
+    let read = app
+        .get(&format!("/v2/admin/devices/{}", other["id"]), &token)
+        .await
+        .expect(200);
+    assert_eq!(read["configVersion"], 1, "other phones are left alone");
+    assert_eq!(events(&app).await, before + 1);
+    let file = app
+        .client
+        .get(app.url("/provisioning/805ec0000060.cfg"))
+        .basic_auth(
+            carrying["provisioningUsername"].as_str().unwrap(),
+            carrying["provisioningPassword"].as_str(),
+        )
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        file.contains("account.2.password = fresh-sip-secret\n"),
+        "{file}"
+    );
+    // Moving the user off the extension changes the account the phone registers with.
+    app.patch(
+        &format!("/v2/admin/users/{user}"),
+        &token,
+        json!({"extId": null}),
+    )
+    .await
+    .expect(200);
+    let read = app
+        .get(&format!("/v2/admin/devices/{}", carrying["id"]), &token)
+        .await
+        .expect(200);
+    assert_eq!(read["configVersion"], 3, "the line lost its user");
+    assert_eq!(events(&app).await, before + 2);
+}
+
 on_both_backends!(
     mac_notations_are_one_address,
     a_mac_is_unique_on_the_platform_without_saying_whose,
@@ -636,4 +709,5 @@ on_both_backends!(
     the_catalogue_lists_real_models,
     the_engine_reports_registrations,
     changes_grow_the_config_version_with_an_event,
+    a_changed_sip_password_reaches_the_phones,
 );

@@ -369,6 +369,30 @@ pub async fn showing_extension(tx: &mut Tx, id: ExtensionId) -> Result<Vec<i64>>
     Ok(rows.into_iter().map(|(id,)| id).collect())
 }
 
+/// The devices registering as one of `extensions` (a line of theirs): the ones whose
+/// file carries the SIP account of the extension's user.
+pub async fn with_lines(tx: &mut Tx, extensions: &[i64]) -> Result<Vec<i64>> {
+    if extensions.is_empty() {
+        return Ok(Vec::new());
+    }
+    let select = Query::select()
+        .distinct()
+        .column("device_id")
+        .from("device_lines")
+        .and_where(Expr::col("extension_id").is_in(extensions.iter().copied()))
+        .order_by("device_id", sea_query::Order::Asc)
+        .take();
+    let rows: Vec<(i64,)> = tx.fetch_all(&select).await?;
+    Ok(rows.into_iter().map(|(id,)| id).collect())
+}
+
+/// After a user's SIP account (peer name or secret) or extension changed inside `tx`:
+/// every phone registering as its old or new extension renders another account.
+pub async fn sip_account_changed(tx: &mut Tx, extensions: &[i64]) -> Result<()> {
+    let phones = with_lines(tx, extensions).await?;
+    config_changed(tx, &phones, "sip-account").await
+}
+
 /// The devices using layout `id`.
 pub async fn using_layout(tx: &mut Tx, id: ButtonLayoutId) -> Result<Vec<i64>> {
     let select = Query::select()
