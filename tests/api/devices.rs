@@ -699,6 +699,123 @@ async fn a_changed_sip_password_reaches_the_phones(app: TestApp) {
     assert_eq!(events(&app).await, before + 2);
 }
 
+/// A vendor's prefix under more phones than the search gathers first (the walk of the
+/// list's index, the total from counters): the total stays exact through creates, a MAC
+/// change, a delete, branches and tenants, with the phones matching by name or by the
+/// digits further in counted once, and agrees with the streamed list.
+async fn a_vendor_search_counts_exactly_at_scale(app: TestApp) {
+    let w = World::seed(&app).await;
+    let tenant = switchboard_domain::ids::TenantId(w.tenant_a);
+    switchboard_db::synthetic::devices(&app.state.db, tenant, 4_400)
+        .await
+        .unwrap();
+    let token = app.login(w.admin_a).await;
+    let total = |query: &str, token: String| {
+        let query = query.to_owned();
+        let app = &app;
+        async move {
+            let page = app
+                .get(&format!("/v2/admin/devices/?query={query}"), &token)
+                .await
+                .expect(200);
+            let streamed = app
+                .get(
+                    &format!("/devices/search?query={query}&paginated=0"),
+                    &token,
+                )
+                .await
+                .expect(200);
+            let records = streamed["records"].as_array().unwrap().len() as i64;
+            assert_eq!(page["totalRecords"], records, "{query}: counted as listed");
+            records
+        }
+    };
+    assert_eq!(total("80:5e:c0", token.clone()).await, 1_100);
+    let inside = device(
+        &app,
+        &token,
+        json!({"name": "Oddball", "mac": "00:80:5e:c0:00:01", "model": T54W}),
+    )
+    .await;
+    device(
+        &app,
+        &token,
+        json!({"name": "Spare 805ec0", "mac": "0014bf999999", "model": "cisco-spa504g"}),
+    )
+    .await;
+    let branched = device(
+        &app,
+        &token,
+        json!({"name": "Annex", "mac": "80:5e:c0:ee:00:01", "model": T54W, "branchId": w.branch_a}),
+    )
+    .await;
+    let other = app.login(w.admin_b).await;
+    device(
+        &app,
+        &other,
+        json!({"name": "Theirs", "mac": "80:5e:c0:ff:00:01", "model": T54W}),
+    )
+    .await;
+    assert_eq!(
+        total("80:5e:c0", token.clone()).await,
+        1_102,
+        "the digits further in"
+    );
+    assert_eq!(total("805ec0", token.clone()).await, 1_103, "and a name");
+    assert_eq!(
+        total("805EC0", other.clone()).await,
+        1,
+        "another tenant's own"
+    );
+    let branch_admin = app.login(w.branch_admin_a).await;
+    assert_eq!(total("805ec0", branch_admin).await, 1, "a branch's own");
+    let page = app
+        .get(
+            "/v2/admin/devices/?query=80-5e-c0&sortBy=name&page=3",
+            &token,
+        )
+        .await
+        .expect(200);
+    assert_eq!(page["totalRecords"], 1_102);
+    for record in page["records"].as_array().unwrap() {
+        let mac = record["mac"].as_str().unwrap().replace(':', "");
+        assert!(mac.contains("805ec0"), "{record}");
+    }
+    app.patch(
+        &format!("/v2/admin/devices/{}", inside["id"]),
+        &token,
+        json!({"mac": "11:22:33:44:55:66"}),
+    )
+    .await
+    .expect(200);
+    app.delete(&format!("/v2/admin/devices/{}", branched["id"]), &token)
+        .await
+        .expect(200);
+    assert_eq!(total("805ec0", token.clone()).await, 1_101);
+    assert_eq!(total("805ec0ee", token.clone()).await, 0, "a longer prefix");
+    let seeded = format!("805ec0{:x}", w.tenant_a % 16);
+    assert_eq!(
+        total(&seeded, token.clone()).await,
+        1_100,
+        "the tenant's digit"
+    );
+    let filtered = app
+        .get("/v2/admin/devices/?query=805ec0&registered=1", &token)
+        .await
+        .expect(200);
+    let streamed = app
+        .get(
+            "/v2/admin/devices/?query=805ec0&registered=1&paginated=0",
+            &token,
+        )
+        .await
+        .expect(200);
+    assert_eq!(
+        filtered["totalRecords"],
+        streamed["records"].as_array().unwrap().len()
+    );
+}
+
 on_both_backends!(
     mac_notations_are_one_address,
     a_mac_is_unique_on_the_platform_without_saying_whose,
@@ -710,4 +827,5 @@ on_both_backends!(
     the_engine_reports_registrations,
     changes_grow_the_config_version_with_an_event,
     a_changed_sip_password_reaches_the_phones,
+    a_vendor_search_counts_exactly_at_scale,
 );

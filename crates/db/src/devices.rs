@@ -11,7 +11,6 @@ use switchboard_domain::ids::{BranchId, ButtonLayoutId, DeviceId, ExtensionId, T
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::device::{
     CreateDevice, Device, DeviceBranch, DeviceFilter, DeviceLine, IngestRegistration, display_mac,
-    mac_search,
 };
 
 use crate::backend::{Db, Tx};
@@ -159,34 +158,113 @@ async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<Device>> {
         .collect())
 }
 
-/// The `query` of the device list: the name as a case-insensitive substring, or, when the
-/// text is (part of) a MAC address in any notation, its hex digits as a substring of the
-/// stored MAC. Served by the trigram indexes (SQLite FTS5, PostgreSQL pg_trgm) for texts
-/// of three characters or more.
-fn search(db: &Db, text: &str) -> Condition {
-    let mac = mac_search(text);
+/// The `query` of the device list when it is not (part of) a MAC: the name as a
+/// case-insensitive substring, served by the trigram indexes (SQLite FTS5, PostgreSQL
+/// pg_trgm) for texts of three characters or more.
+fn name_search(db: &Db, text: &str) -> Condition {
     if db.keeps_search_tables() && text.chars().count() >= 3 {
-        let mut phrases = vec![format!("name : \"{}\"", text.replace('"', "\"\""))];
-        if let Some(hex) = &mac {
-            phrases.push(format!("mac : \"{hex}\""));
-        }
-        let matching = Query::select()
+        return Condition::all().add(Expr::col(("d", "id")).in_subquery(name_matches(db, text)));
+    }
+    Condition::all().add(list::contains("d.name", text))
+}
+
+/// The ids of the devices whose name holds `text`, case-insensitively.
+fn name_matches(db: &Db, text: &str) -> SelectStatement {
+    if db.keeps_search_tables() && text.chars().count() >= 3 {
+        return Query::select()
             .column("rowid")
             .from("devices_search")
             .and_where(Expr::cust_with_values(
                 "devices_search MATCH ?",
-                [phrases.join(" OR ")],
+                [format!("name : \"{}\"", text.replace('"', "\"\""))],
             ))
             .take();
-        return Condition::all().add(Expr::col(("d", "id")).in_subquery(matching));
     }
-    let mut any = Condition::any().add(list::contains("d.name", text));
-    if let Some(hex) = mac {
-        // Stored MACs are lowercase hex already: no lower() needed, so the trigram index
-        // on the column itself serves it.
-        any = any.add(Expr::col(("d", "mac")).like(format!("%{hex}%")));
-    }
-    any
+    Query::select()
+        .column(("n", "id"))
+        .from_as("devices", "n")
+        .and_where(list::contains("n.name", text))
+        .take()
+}
+
+/// The devices whose MAC starts with `hex`: a range of the MAC index (stored MACs are
+/// lowercase hex digits, all below `g`).
+fn mac_prefix(hex: &str) -> Condition {
+    Condition::all()
+        .add(Expr::col(("d", "mac")).gte(hex))
+        .add(Expr::col(("d", "mac")).lt(format!("{hex}g")))
+}
+
+/// Above this many phones under a MAC prefix, its search walks the list's own index
+/// (one phone in a few matches, so a page is found within a few pages' rows) instead of
+/// gathering every match first.
+const DENSE_PREFIX: i64 = 1_000;
+
+/// A search for (part of) a MAC of 6 to 12 hex digits, `hex`, typed as `text`.
+struct MacSearch {
+    /// What the list's rows must meet.
+    condition: Condition,
+    /// The ids matching otherwise than by prefix (name, or the digits further in).
+    others: SelectStatement,
+    /// The phones under the prefix the caller reaches, from the counters (`None` for a
+    /// whole MAC, which names one phone at most).
+    prefixed: Option<i64>,
+}
+
+/// The `query` of the device list when it is (part of) a MAC in any notation: its hex
+/// digits anywhere in the stored MAC, or the text in the name. A prefix (a vendor's
+/// phones) is a range of the MAC index counted by `device_prefix_counts`; the digits
+/// further in are found through `device_mac_windows` (migration 0018); the name through
+/// its trigram index.
+async fn mac_search(
+    db: &Db,
+    scope: &Scope,
+    filter: &DeviceFilter,
+    text: &str,
+    hex: &str,
+) -> Result<MacSearch> {
+    let inside = Query::select()
+        .column(("w", "device_id"))
+        .from_as("device_mac_windows", "w")
+        .inner_join(
+            TableRef::from("devices").alias("x"),
+            Expr::col(("x", "id")).equals(("w", "device_id")),
+        )
+        .and_where(Expr::col(("w", "win")).eq(&hex[..6]))
+        .and_where(Expr::cust("substr(x.mac, 2)").like(format!("%{hex}%")))
+        .take();
+    let mut others = name_matches(db, text);
+    others.union(sea_query::UnionType::All, inside);
+    let prefixed = if hex.len() < 12 {
+        let sum = sum_counters(
+            db,
+            scope,
+            filter,
+            "device_prefix_counts",
+            Condition::all().add(Expr::col(("c", "prefix")).eq(hex)),
+        );
+        Some(sum.await?)
+    } else {
+        None
+    };
+    let condition = if prefixed.unwrap_or(0) > DENSE_PREFIX {
+        Condition::any()
+            .add(mac_prefix(hex))
+            .add(Expr::col(("d", "id")).in_subquery(others.clone()))
+    } else {
+        let mut all = Query::select()
+            .column(("d", "id"))
+            .from_as("devices", "d")
+            .cond_where(mac_prefix(hex))
+            .take();
+        all.union(sea_query::UnionType::All, others.clone());
+        Condition::all().add(Expr::col(("d", "id")).in_subquery(all))
+    };
+    Ok(MacSearch {
+        condition,
+        others,
+        prefixed,
+    })
 }
 
 /// Lists the devices the caller reaches.
@@ -221,43 +299,80 @@ pub async fn list(
         );
     }
     let mut query = query.clone();
-    let searched = query.search.take();
-    if let Some(text) = &searched {
-        select.cond_where(search(db, text));
-    }
-    // Without a search, a line filter or a user's own-line scope, the total is a sum of
-    // the counters the triggers keep, not a count of the tenant's devices.
-    let counted = searched.is_none()
-        && filter.line_extension_id.is_none()
-        && !matches!(scope, Scope::User(..))
-        && query.paginated;
-    let total = if counted {
-        Some(counted_total(db, scope, filter).await?)
-    } else {
-        None
+    // The counters know tenants, branches, models and registration; not a user's own
+    // lines or a line filter.
+    let countable =
+        filter.line_extension_id.is_none() && !matches!(scope, Scope::User(..)) && query.paginated;
+    let total = match query.search.take() {
+        None if countable => Some(counted_total(db, scope, filter).await?),
+        None => None,
+        Some(text) => match switchboard_domain::records::device::mac_search(&text) {
+            Some(hex) => {
+                let search = mac_search(db, scope, filter, &text, &hex).await?;
+                let mut total = None;
+                if let Some(prefixed) = search.prefixed
+                    && countable
+                    && filter.model.is_none()
+                    && filter.registered.is_none()
+                {
+                    // The prefix's phones from the counters, plus the few matching
+                    // otherwise that are not among them.
+                    let mut others = select.clone();
+                    others
+                        .and_where(Expr::col(("d", "id")).in_subquery(search.others))
+                        .cond_where(mac_prefix(&hex).not());
+                    let count = Query::select()
+                        .expr(Expr::cust("COUNT(*)"))
+                        .from_subquery(others, "others")
+                        .take();
+                    let others: i64 = db.conn().scalar(&count).await?;
+                    total = Some(prefixed + others);
+                }
+                select.cond_where(search.condition);
+                total
+            }
+            None => {
+                select.cond_where(name_search(db, &text));
+                None
+            }
+        },
     };
     list::run_completed_counted(db, select, Device::SPEC, &query, total, complete).await
 }
 
 /// The number of devices the caller reaches under `filter`, from `device_counts`.
 async fn counted_total(db: &Db, scope: &Scope, filter: &DeviceFilter) -> Result<i64> {
+    let mut condition = Condition::all();
+    if let Some(model) = &filter.model {
+        condition = condition.add(Expr::col(("c", "model")).eq(model.as_str()));
+    }
+    if let Some(registered) = filter.registered {
+        condition = condition.add(Expr::col(("c", "registered")).eq(i64::from(registered)));
+    }
+    sum_counters(db, scope, filter, "device_counts", condition).await
+}
+
+/// The sum of the `devices` counters of `table` (kept per tenant and branch, 0 for
+/// none) the caller reaches under the filter's tenant and branch and `condition`.
+async fn sum_counters(
+    db: &Db,
+    scope: &Scope,
+    filter: &DeviceFilter,
+    table: &'static str,
+    condition: Condition,
+) -> Result<i64> {
     let mut select = Query::select()
         .expr(Expr::cust("CAST(COALESCE(SUM(c.devices), 0) AS BIGINT)"))
-        .from_as("device_counts", "c")
+        .from_as(table, "c")
         .cond_where(scope::tenants(scope, Expr::col(("c", "tenant_id"))))
         .cond_where(scope::branch(scope, Expr::col(("c", "branch_id"))))
+        .cond_where(condition)
         .take();
     if let Some(tenant) = filter.place.tenant.tenant_id {
         select.and_where(Expr::col(("c", "tenant_id")).eq(tenant.get()));
     }
     if let Some(branch) = filter.place.branch_id {
         select.and_where(Expr::col(("c", "branch_id")).eq(branch.get()));
-    }
-    if let Some(model) = &filter.model {
-        select.and_where(Expr::col(("c", "model")).eq(model.as_str()));
-    }
-    if let Some(registered) = filter.registered {
-        select.and_where(Expr::col(("c", "registered")).eq(i64::from(registered)));
     }
     db.conn().scalar(&select).await
 }
