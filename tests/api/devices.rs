@@ -816,6 +816,98 @@ async fn a_vendor_search_counts_exactly_at_scale(app: TestApp) {
     );
 }
 
+/// A new time zone reaches every phone of the tenant, however many: a job announces them
+/// in bounded batches after the change is answered, each phone once.
+async fn a_time_zone_change_reaches_every_phone_in_batches(app: TestApp) {
+    let w = World::seed(&app).await;
+    let tenant = switchboard_domain::ids::TenantId(w.tenant_a);
+    switchboard_db::synthetic::devices(&app.state.db, tenant, 1_201)
+        .await
+        .unwrap();
+    let theirs = device(
+        &app,
+        &app.login(w.admin_b).await,
+        json!({"name": "Theirs", "mac": "805ec0ff0001", "model": T54W}),
+    )
+    .await;
+    let before = events(&app).await;
+    let platform = app.login(w.platform).await;
+    app.patch(
+        &format!("/v2/admin/tenants/{}", w.tenant_a),
+        &platform,
+        json!({"timezone": "Europe/Berlin"}),
+    )
+    .await
+    .expect(200);
+    app.jobs_done().await;
+    assert_eq!(events(&app).await, before + 1_201, "each phone once");
+    assert_eq!(
+        app.count_where("devices", "config_version", 2i64).await,
+        1_201
+    );
+    assert_eq!(app.count("jobs", Some(("state", "failed"))).await, 0);
+    let token = app.login(w.admin_b).await;
+    let read = app
+        .get(&format!("/v2/admin/devices/{}", theirs["id"]), &token)
+        .await
+        .expect(200);
+    assert_eq!(
+        read["configVersion"], 1,
+        "another tenant's phone is left alone"
+    );
+}
+
+/// A layout's model changing while a phone of the old model is being assigned to it: one
+/// of the two is refused, never a phone on a layout for another model.
+async fn a_layout_model_change_races_no_device_assignment(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let layout = app
+        .post(
+            "/v2/admin/button-layouts/",
+            &token,
+            json!({"name": "Race", "deviceModel": "poly-vvx450", "keys": [{"index": 1, "type": "line"}]}),
+        )
+        .await
+        .expect(200)["id"]
+        .as_i64()
+        .unwrap();
+    let phone = device(
+        &app,
+        &token,
+        json!({"name": "Racer", "mac": "64167f0000aa", "model": "poly-vvx450"}),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    let layout_path = format!("/v2/admin/button-layouts/{layout}");
+    let phone_path = format!("/v2/admin/devices/{phone}");
+    for round in 0..25 {
+        let (moved, assigned) = tokio::join!(
+            app.patch(&layout_path, &token, json!({"deviceModel": "poly-vvx350"})),
+            app.patch(&phone_path, &token, json!({"buttonLayoutId": layout})),
+        );
+        let (moved, assigned) = (moved.status.as_u16(), assigned.status.as_u16());
+        let read = app.get(&phone_path, &token).await.expect(200);
+        let on = app.get(&layout_path, &token).await.expect(200);
+        let stuck = read["buttonLayoutId"] == layout && on["deviceModel"] != read["model"];
+        assert!(
+            !stuck,
+            "round {round}: layout {moved}, assignment {assigned}: {read} on {on}"
+        );
+        assert!(
+            (moved == 200) != (assigned == 200),
+            "round {round}: exactly one wins, not {moved} and {assigned}"
+        );
+        app.patch(&phone_path, &token, json!({"buttonLayoutId": null}))
+            .await
+            .expect(200);
+        app.patch(&layout_path, &token, json!({"deviceModel": "poly-vvx450"}))
+            .await
+            .expect(200);
+    }
+}
+
 on_both_backends!(
     mac_notations_are_one_address,
     a_mac_is_unique_on_the_platform_without_saying_whose,
@@ -828,4 +920,6 @@ on_both_backends!(
     changes_grow_the_config_version_with_an_event,
     a_changed_sip_password_reaches_the_phones,
     a_vendor_search_counts_exactly_at_scale,
+    a_time_zone_change_reaches_every_phone_in_batches,
+    a_layout_model_change_races_no_device_assignment,
 );

@@ -451,6 +451,46 @@ pub async fn config_changed(tx: &mut Tx, devices: &[i64], reason: &str) -> Resul
     Ok(())
 }
 
+/// The job announcing a change to every phone of a tenant:
+/// `{"tenantId": …, "after": <device id>, "reason": …}`.
+pub const REPROVISION: &str = "devices.reprovision";
+
+/// Phones announced per transaction of a [`REPROVISION`] job: a short transaction each,
+/// however many phones the tenant has.
+pub const REPROVISION_BATCH: u64 = 500;
+
+/// Queues, in `tx`, the announcement of a change to every phone of `tenant`.
+pub async fn reprovision_later(tx: &mut Tx, tenant: TenantId, reason: &str) -> Result<()> {
+    let payload = json!({"tenantId": tenant.get(), "after": 0, "reason": reason});
+    crate::jobs::enqueue(tx, REPROVISION, &payload, now()).await
+}
+
+/// One batch of a [`REPROVISION`] job: the configuration version of the next
+/// [`REPROVISION_BATCH`] phones of `tenant` after device `after` grows, with an event
+/// each, and the job for the rest is queued in the same transaction (a crash between
+/// batches loses nothing; a batch run twice announces its phones twice, harmlessly).
+pub async fn reprovision_batch(db: &Db, tenant: TenantId, after: i64, reason: &str) -> Result<()> {
+    let mut tx = db.begin().await?;
+    let select = Query::select()
+        .column("id")
+        .from("devices")
+        .and_where(Expr::col("tenant_id").eq(tenant.get()))
+        .and_where(Expr::col("id").gt(after))
+        .order_by("id", sea_query::Order::Asc)
+        .limit(REPROVISION_BATCH)
+        .take();
+    let rows: Vec<(i64,)> = tx.fetch_all(&select).await?;
+    let phones: Vec<i64> = rows.into_iter().map(|(id,)| id).collect();
+    config_changed(&mut tx, &phones, reason).await?;
+    if let Some(last) = phones.last()
+        && phones.len() as u64 == REPROVISION_BATCH
+    {
+        let payload = json!({"tenantId": tenant.get(), "after": last, "reason": reason});
+        crate::jobs::enqueue(&mut tx, REPROVISION, &payload, now()).await?;
+    }
+    tx.commit().await
+}
+
 /// The devices whose provisioning file shows extension `id`: those it is a line of, and
 /// those whose layout has a key watching it.
 pub async fn showing_extension(tx: &mut Tx, id: ExtensionId) -> Result<Vec<i64>> {
@@ -528,6 +568,29 @@ pub struct Credentials {
     pub secret_hash: String,
 }
 
+/// Refuses (409) a device of `model` on `layout` when the layout is no longer for that
+/// model, checked with the layout locked against a concurrent change of its model (which
+/// locks it too, see `button_layouts::update`): the caller's check ran before the
+/// transaction.
+async fn layout_fits(tx: &mut Tx, layout: Option<i64>, model: &str) -> Result<()> {
+    let Some(layout) = layout else {
+        return Ok(());
+    };
+    tx.lock_keys(&[&crate::button_layouts::layout_key(layout)])
+        .await?;
+    let select = Query::select()
+        .column("device_model")
+        .from("button_layouts")
+        .and_where(Expr::col("id").eq(layout))
+        .take();
+    match tx.fetch_optional::<(String,)>(&select).await? {
+        Some((other,)) if other != model => Err(Error::Conflict(format!(
+            "the button layout is now for {other}, not for the device's model {model}"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Creates a device of `tenant` (branch, lines and layout already checked by the caller)
 /// with its provisioning credentials, announcing its first configuration.
 pub async fn create(
@@ -538,6 +601,12 @@ pub async fn create(
     credentials: Credentials,
 ) -> Result<Device> {
     let mut tx = db.begin().await?;
+    layout_fits(
+        &mut tx,
+        body.button_layout_id.map(ButtonLayoutId::get),
+        &body.model,
+    )
+    .await?;
     let id = crud::insert_in(
         &mut tx,
         "devices",
@@ -586,6 +655,7 @@ pub struct DeviceChanges {
 /// Changes a device; anything its file renders grows its configuration version.
 pub async fn update(db: &Db, scope: &Scope, id: DeviceId, body: DeviceChanges) -> Result<Device> {
     get(db, scope, id).await?;
+    let layout_or_model = body.button_layout_id.is_some() || body.model.is_some();
     let mut changes: Changes = Vec::new();
     let mut rendered = false;
     if let Some(branch) = body.branch_id {
@@ -612,6 +682,15 @@ pub async fn update(db: &Db, scope: &Scope, id: DeviceId, body: DeviceChanges) -
     }
     let mut tx = db.begin().await?;
     crud::update_in(&mut tx, "devices", id.get(), changes).await?;
+    if layout_or_model {
+        let read = Query::select()
+            .columns(["button_layout_id", "model"])
+            .from("devices")
+            .and_where(Expr::col("id").eq(id.get()))
+            .take();
+        let (layout, model): (Option<i64>, String) = tx.fetch_one(&read).await?;
+        layout_fits(&mut tx, layout, &model).await?;
+    }
     if let Some(lines) = &body.lines {
         replace_lines(&mut tx, id.get(), lines).await?;
         rendered = true;
