@@ -93,8 +93,8 @@ async fn every_rule_is_answered_at_its_key(app: TestApp) {
         .post(
             "/v2/admin/button-layouts/",
             &token,
-            json!({"name": "Poly", "deviceModel": "poly-vvx250", "keys": [
-                {"index": 2, "type": "speedDial", "value": "5551234"},
+            json!({"name": "SPA", "deviceModel": "cisco-spa504g", "keys": [
+                {"index": 2, "type": "park", "value": "701"},
             ]}),
         )
         .await
@@ -102,7 +102,7 @@ async fn every_rule_is_answered_at_its_key(app: TestApp) {
     assert_eq!(
         errors,
         [
-            "'body/keys/0/type' is not supported by poly-vvx250 (one of: line, blf, none)",
+            "'body/keys/0/type' is not supported by cisco-spa504g (one of: line, blf, speedDial, none)",
             "'body/keys' must hold index 1, the primary line",
         ]
     );
@@ -247,7 +247,7 @@ async fn a_layout_serves_its_model_and_cannot_go_while_used(app: TestApp) {
         json!({"deviceModel": "yealink-t57w"}),
     )
     .await
-    .error(400, "ValidationError");
+    .error(409, "Conflict");
 
     let refused = app
         .delete(&format!("/v2/admin/button-layouts/{yealink}"), &token)

@@ -626,6 +626,288 @@ async fn changes_grow_the_config_version_with_an_event(app: TestApp) {
     assert_eq!(events(&app).await, 3, "other phones are left alone");
 }
 
+async fn a_changed_sip_password_reaches_the_phones(app: TestApp) {
+    let w = World::seed(&app).await;
+    w.give_user_a_extension(&app).await;
+    let token = app.login(w.admin_a).await;
+    let carrying = device(
+        &app,
+        &token,
+        json!({"name": "Desk", "mac": "805ec0000060", "model": T54W, "lines": [w.ext_a2, w.ext_a]}),
+    )
+    .await;
+    let other = device(
+        &app,
+        &token,
+        json!({"name": "Annex", "mac": "805ec0000061", "model": T54W, "lines": [w.ext_a2]}),
+    )
+    .await;
+    let before = events(&app).await;
+    let users = app
+        .get(&format!("/v2/admin/users/?query={}", w.user_a), &token)
+        .await
+        .expect(200);
+    let user = users["records"][0]["id"].as_i64().unwrap();
+    app.patch(
+        &format!("/v2/admin/users/{user}"),
+        &token,
+        json!({"peerSecret": "fresh-sip-secret"}),
+    )
+    .await
+    .expect(200);
+    let read = app
+        .get(&format!("/v2/admin/devices/{}", carrying["id"]), &token)
+        .await
+        .expect(200);
+    assert_eq!(read["configVersion"], 2, "its line's SIP password changed");
+    let read = app
+        .get(&format!("/v2/admin/devices/{}", other["id"]), &token)
+        .await
+        .expect(200);
+    assert_eq!(read["configVersion"], 1, "other phones are left alone");
+    assert_eq!(events(&app).await, before + 1);
+    let file = app
+        .client
+        .get(app.url("/provisioning/805ec0000060.cfg"))
+        .basic_auth(
+            carrying["provisioningUsername"].as_str().unwrap(),
+            carrying["provisioningPassword"].as_str(),
+        )
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        file.contains("account.2.password = fresh-sip-secret\n"),
+        "{file}"
+    );
+    // Moving the user off the extension changes the account the phone registers with.
+    app.patch(
+        &format!("/v2/admin/users/{user}"),
+        &token,
+        json!({"extId": null}),
+    )
+    .await
+    .expect(200);
+    let read = app
+        .get(&format!("/v2/admin/devices/{}", carrying["id"]), &token)
+        .await
+        .expect(200);
+    assert_eq!(read["configVersion"], 3, "the line lost its user");
+    assert_eq!(events(&app).await, before + 2);
+}
+
+/// A vendor's prefix under more phones than the search gathers first (the walk of the
+/// list's index, the total from counters): the total stays exact through creates, a MAC
+/// change, a delete, branches and tenants, with the phones matching by name or by the
+/// digits further in counted once, and agrees with the streamed list.
+async fn a_vendor_search_counts_exactly_at_scale(app: TestApp) {
+    let w = World::seed(&app).await;
+    let tenant = switchboard_domain::ids::TenantId(w.tenant_a);
+    switchboard_db::synthetic::devices(&app.state.db, tenant, 4_400)
+        .await
+        .unwrap();
+    let token = app.login(w.admin_a).await;
+    let total = |query: &str, token: String| {
+        let query = query.to_owned();
+        let app = &app;
+        async move {
+            let page = app
+                .get(&format!("/v2/admin/devices/?query={query}"), &token)
+                .await
+                .expect(200);
+            let streamed = app
+                .get(
+                    &format!("/devices/search?query={query}&paginated=0"),
+                    &token,
+                )
+                .await
+                .expect(200);
+            let records = streamed["records"].as_array().unwrap().len() as i64;
+            assert_eq!(page["totalRecords"], records, "{query}: counted as listed");
+            records
+        }
+    };
+    assert_eq!(total("80:5e:c0", token.clone()).await, 1_100);
+    let inside = device(
+        &app,
+        &token,
+        json!({"name": "Oddball", "mac": "00:80:5e:c0:00:01", "model": T54W}),
+    )
+    .await;
+    device(
+        &app,
+        &token,
+        json!({"name": "Spare 805ec0", "mac": "0014bf999999", "model": "cisco-spa504g"}),
+    )
+    .await;
+    let branched = device(
+        &app,
+        &token,
+        json!({"name": "Annex", "mac": "80:5e:c0:ee:00:01", "model": T54W, "branchId": w.branch_a}),
+    )
+    .await;
+    let other = app.login(w.admin_b).await;
+    device(
+        &app,
+        &other,
+        json!({"name": "Theirs", "mac": "80:5e:c0:ff:00:01", "model": T54W}),
+    )
+    .await;
+    assert_eq!(
+        total("80:5e:c0", token.clone()).await,
+        1_102,
+        "the digits further in"
+    );
+    assert_eq!(total("805ec0", token.clone()).await, 1_103, "and a name");
+    assert_eq!(
+        total("805EC0", other.clone()).await,
+        1,
+        "another tenant's own"
+    );
+    let branch_admin = app.login(w.branch_admin_a).await;
+    assert_eq!(total("805ec0", branch_admin).await, 1, "a branch's own");
+    let page = app
+        .get(
+            "/v2/admin/devices/?query=80-5e-c0&sortBy=name&page=3",
+            &token,
+        )
+        .await
+        .expect(200);
+    assert_eq!(page["totalRecords"], 1_102);
+    for record in page["records"].as_array().unwrap() {
+        let mac = record["mac"].as_str().unwrap().replace(':', "");
+        assert!(mac.contains("805ec0"), "{record}");
+    }
+    app.patch(
+        &format!("/v2/admin/devices/{}", inside["id"]),
+        &token,
+        json!({"mac": "11:22:33:44:55:66"}),
+    )
+    .await
+    .expect(200);
+    app.delete(&format!("/v2/admin/devices/{}", branched["id"]), &token)
+        .await
+        .expect(200);
+    assert_eq!(total("805ec0", token.clone()).await, 1_101);
+    assert_eq!(total("805ec0ee", token.clone()).await, 0, "a longer prefix");
+    let seeded = format!("805ec0{:x}", w.tenant_a % 16);
+    assert_eq!(
+        total(&seeded, token.clone()).await,
+        1_100,
+        "the tenant's digit"
+    );
+    let filtered = app
+        .get("/v2/admin/devices/?query=805ec0&registered=1", &token)
+        .await
+        .expect(200);
+    let streamed = app
+        .get(
+            "/v2/admin/devices/?query=805ec0&registered=1&paginated=0",
+            &token,
+        )
+        .await
+        .expect(200);
+    assert_eq!(
+        filtered["totalRecords"],
+        streamed["records"].as_array().unwrap().len()
+    );
+}
+
+/// A new time zone reaches every phone of the tenant, however many: a job announces them
+/// in bounded batches after the change is answered, each phone once.
+async fn a_time_zone_change_reaches_every_phone_in_batches(app: TestApp) {
+    let w = World::seed(&app).await;
+    let tenant = switchboard_domain::ids::TenantId(w.tenant_a);
+    switchboard_db::synthetic::devices(&app.state.db, tenant, 1_201)
+        .await
+        .unwrap();
+    let theirs = device(
+        &app,
+        &app.login(w.admin_b).await,
+        json!({"name": "Theirs", "mac": "805ec0ff0001", "model": T54W}),
+    )
+    .await;
+    let before = events(&app).await;
+    let platform = app.login(w.platform).await;
+    app.patch(
+        &format!("/v2/admin/tenants/{}", w.tenant_a),
+        &platform,
+        json!({"timezone": "Europe/Berlin"}),
+    )
+    .await
+    .expect(200);
+    app.jobs_done().await;
+    assert_eq!(events(&app).await, before + 1_201, "each phone once");
+    assert_eq!(
+        app.count_where("devices", "config_version", 2i64).await,
+        1_201
+    );
+    assert_eq!(app.count("jobs", Some(("state", "failed"))).await, 0);
+    let token = app.login(w.admin_b).await;
+    let read = app
+        .get(&format!("/v2/admin/devices/{}", theirs["id"]), &token)
+        .await
+        .expect(200);
+    assert_eq!(
+        read["configVersion"], 1,
+        "another tenant's phone is left alone"
+    );
+}
+
+/// A layout's model changing while a phone of the old model is being assigned to it: one
+/// of the two is refused, never a phone on a layout for another model.
+async fn a_layout_model_change_races_no_device_assignment(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let layout = app
+        .post(
+            "/v2/admin/button-layouts/",
+            &token,
+            json!({"name": "Race", "deviceModel": "poly-vvx450", "keys": [{"index": 1, "type": "line"}]}),
+        )
+        .await
+        .expect(200)["id"]
+        .as_i64()
+        .unwrap();
+    let phone = device(
+        &app,
+        &token,
+        json!({"name": "Racer", "mac": "64167f0000aa", "model": "poly-vvx450"}),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    let layout_path = format!("/v2/admin/button-layouts/{layout}");
+    let phone_path = format!("/v2/admin/devices/{phone}");
+    for round in 0..25 {
+        let (moved, assigned) = tokio::join!(
+            app.patch(&layout_path, &token, json!({"deviceModel": "poly-vvx350"})),
+            app.patch(&phone_path, &token, json!({"buttonLayoutId": layout})),
+        );
+        let (moved, assigned) = (moved.status.as_u16(), assigned.status.as_u16());
+        let read = app.get(&phone_path, &token).await.expect(200);
+        let on = app.get(&layout_path, &token).await.expect(200);
+        let stuck = read["buttonLayoutId"] == layout && on["deviceModel"] != read["model"];
+        assert!(
+            !stuck,
+            "round {round}: layout {moved}, assignment {assigned}: {read} on {on}"
+        );
+        assert!(
+            (moved == 200) != (assigned == 200),
+            "round {round}: exactly one wins, not {moved} and {assigned}"
+        );
+        app.patch(&phone_path, &token, json!({"buttonLayoutId": null}))
+            .await
+            .expect(200);
+        app.patch(&layout_path, &token, json!({"deviceModel": "poly-vvx450"}))
+            .await
+            .expect(200);
+    }
+}
+
 on_both_backends!(
     mac_notations_are_one_address,
     a_mac_is_unique_on_the_platform_without_saying_whose,
@@ -636,4 +918,8 @@ on_both_backends!(
     the_catalogue_lists_real_models,
     the_engine_reports_registrations,
     changes_grow_the_config_version_with_an_event,
+    a_changed_sip_password_reaches_the_phones,
+    a_vendor_search_counts_exactly_at_scale,
+    a_time_zone_change_reaches_every_phone_in_batches,
+    a_layout_model_change_races_no_device_assignment,
 );

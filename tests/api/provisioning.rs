@@ -1,6 +1,7 @@
 //! Provisioning: each phone reads its own file with its own credentials and nothing else
 //! can; the rendered files match the golden files under `tests/fixtures/provisioning/`
-//! (checked by hand against Yealink's and Polycom's documented formats; rewrite them with
+//! (checked by hand against Yealink's, Polycom's, Grandstream's and Cisco's documented
+//! formats; rewrite them with
 //! `UPDATE_GOLDEN=1` after an intended change and review the diff).
 
 use serde_json::{Value, json};
@@ -190,7 +191,13 @@ async fn only_the_phone_itself_reads_its_file(app: TestApp) {
         .expect(200);
     let (user, password) = credentials(&grandstream);
     let (status, _, _) = fetch(&app, "c074ad000003.cfg", Some((&user, &password))).await;
-    assert_eq!(status, 404, "a format Switchboard does not render");
+    assert_eq!(status, 404, "another vendor's file name");
+    let (status, _, _) = fetch(&app, "spac074ad000003.xml", Some((&user, &password))).await;
+    assert_eq!(status, 404, "another vendor's file name");
+    let (status, _, _) = fetch(&app, "cfgc074ad000003.xml", Some((&user, &password))).await;
+    assert_eq!(status, 200, "its own");
+    let (status, _, _) = fetch(&app, "cfgc074ad000003.xml", Some((&user, "wrong"))).await;
+    assert_eq!(status, 401);
 }
 
 /// The tenant's time zone, the user of extension 101 with its SIP account (set in the
@@ -278,6 +285,8 @@ async fn the_yealink_file_matches_its_golden_file(app: TestApp) {
     )
     .await
     .expect(200);
+    // The phones are announced by a background job.
+    app.jobs_done().await;
     let (_, _, body) = fetch(&app, "805ec0000001.cfg", Some((&user, &password))).await;
     assert!(body.contains("configuration version 2\n"), "{body}");
     assert!(
@@ -287,7 +296,7 @@ async fn the_yealink_file_matches_its_golden_file(app: TestApp) {
 }
 
 async fn the_polycom_files_match_their_golden_files(app: TestApp) {
-    let (w, token, _) = world_for_files(&app).await;
+    let (w, token, group) = world_for_files(&app).await;
     let layout = app
         .post(
             "/v2/admin/button-layouts/",
@@ -295,6 +304,12 @@ async fn the_polycom_files_match_their_golden_files(app: TestApp) {
             json!({"name": "Poly", "deviceModel": "poly-vvx450", "keys": [
                 {"index": 1, "type": "line"},
                 {"index": 2, "type": "blf", "value": w.ext_a2.to_string(), "label": "Annex <2>"},
+                {"index": 3, "type": "speedDial", "value": "+15555550100", "label": "Supplier"},
+                {"index": 4, "type": "park", "value": "700"},
+                {"index": 5, "type": "park"},
+                {"index": 6, "type": "voicemail"},
+                {"index": 7, "type": "pagingGroup", "value": group.to_string()},
+                {"index": 8, "type": "dnd", "label": "Quiet"},
                 {"index": 13, "type": "line", "value": "1"},
             ]}),
         )
@@ -322,8 +337,81 @@ async fn the_polycom_files_match_their_golden_files(app: TestApp) {
     assert_eq!(status, 401);
 }
 
+async fn the_grandstream_file_matches_its_golden_file(app: TestApp) {
+    let (w, token, group) = world_for_files(&app).await;
+    let layout = app
+        .post(
+            "/v2/admin/button-layouts/",
+            &token,
+            json!({"name": "GRP", "deviceModel": "grandstream-grp2614", "keys": [
+                {"index": 1, "type": "line"},
+                {"index": 2, "type": "line", "value": "2", "label": "Annex"},
+                {"index": 3, "type": "blf", "value": w.ext_a2.to_string()},
+                {"index": 4, "type": "speedDial", "value": "+15555550100", "label": "Supplier & Co"},
+                {"index": 5, "type": "park", "value": "700"},
+                {"index": 6, "type": "voicemail"},
+                {"index": 7, "type": "pagingGroup", "value": group.to_string()},
+            ]}),
+        )
+        .await
+        .expect(200)["id"]
+        .as_i64()
+        .unwrap();
+    let device = app
+        .post(
+            "/v2/admin/devices/",
+            &token,
+            json!({"name": "Stock <room>", "mac": "C0:74:AD:00:00:07", "model": "grandstream-grp2614",
+                   "lines": [w.ext_a, w.ext_a2], "buttonLayoutId": layout}),
+        )
+        .await
+        .expect(200);
+    let (user, password) = credentials(&device);
+    let (status, _, body) = fetch(&app, "cfgc074ad000007.xml", Some((&user, &password))).await;
+    assert_eq!(status, 200, "{body}");
+    golden("grandstream-grp2614.xml", &body);
+    let (status, _, _) = fetch(&app, "cfgc074ad000007.xml", None).await;
+    assert_eq!(status, 401);
+}
+
+async fn the_cisco_spa_file_matches_its_golden_file(app: TestApp) {
+    let (w, token, _) = world_for_files(&app).await;
+    let layout = app
+        .post(
+            "/v2/admin/button-layouts/",
+            &token,
+            json!({"name": "SPA", "deviceModel": "cisco-spa504g", "keys": [
+                {"index": 1, "type": "line"},
+                {"index": 2, "type": "blf", "value": w.ext_a2.to_string(), "label": "Annex"},
+                {"index": 3, "type": "speedDial", "value": "5550100"},
+                {"index": 6, "type": "speedDial", "value": "*97", "label": "Sidecar <1>"},
+            ]}),
+        )
+        .await
+        .expect(200)["id"]
+        .as_i64()
+        .unwrap();
+    let device = app
+        .post(
+            "/v2/admin/devices/",
+            &token,
+            json!({"name": "Shop", "mac": "00-14-BF-00-00-08", "model": "cisco-spa504g",
+                   "lines": [w.ext_a], "buttonLayoutId": layout}),
+        )
+        .await
+        .expect(200);
+    let (user, password) = credentials(&device);
+    let (status, _, body) = fetch(&app, "spa0014bf000008.xml", Some((&user, &password))).await;
+    assert_eq!(status, 200, "{body}");
+    golden("cisco-spa504g.xml", &body);
+    let (status, _, _) = fetch(&app, "spa0014bf000008.xml", Some((&user, "nope"))).await;
+    assert_eq!(status, 401);
+}
+
 on_both_backends!(
     only_the_phone_itself_reads_its_file,
     the_yealink_file_matches_its_golden_file,
     the_polycom_files_match_their_golden_files,
+    the_grandstream_file_matches_its_golden_file,
+    the_cisco_spa_file_matches_its_golden_file,
 );

@@ -177,10 +177,29 @@ pub async fn update(
         changes.push(("name", name.into()));
     }
     let rendered = model.is_some() || keys.is_some();
+    let mut tx = db.begin().await?;
     if let Some(model) = model {
+        // Checked with the layout locked against device writes (see
+        // `devices::layout_fits`), so no phone of the old model can be assigned meanwhile.
+        tx.lock_keys(&[&layout_key(id.get())]).await?;
+        let current = Query::select()
+            .column("device_model")
+            .from("button_layouts")
+            .and_where(Expr::col("id").eq(id.get()))
+            .take();
+        let (before,): (String,) = tx.fetch_one(&current).await?;
+        if before != model {
+            let (total, names) = used_by_in(&mut tx, id).await?;
+            if total > 0 {
+                return Err(Error::InUse(format!(
+                    "the button layout's model cannot change while {total} device(s) of \
+                     {before} use it ({}); move them to another layout first",
+                    names.join(", ")
+                )));
+            }
+        }
         changes.push(("device_model", model.into()));
     }
-    let mut tx = db.begin().await?;
     crud::update_in(&mut tx, "button_layouts", id.get(), changes).await?;
     if let Some(keys) = keys {
         replace_keys(&mut tx, id.get(), keys).await?;
@@ -193,14 +212,21 @@ pub async fn update(
     get(db, scope, id).await
 }
 
-/// The names of (up to five of) the devices using layout `id`, and how many there are.
-pub async fn used_by(db: &Db, id: ButtonLayoutId) -> Result<(i64, Vec<String>)> {
+/// The key a transaction locks (`Tx::lock_keys`) to check or change which model layout
+/// `id` is for against the devices using it.
+pub fn layout_key(id: i64) -> String {
+    format!("button-layout:{id}")
+}
+
+/// The names of (up to five of) the devices using layout `id`, and how many there are,
+/// inside `tx`.
+async fn used_by_in(tx: &mut Tx, id: ButtonLayoutId) -> Result<(i64, Vec<String>)> {
     let count = Query::select()
         .expr(Expr::cust("COUNT(*)"))
         .from("devices")
         .and_where(Expr::col("button_layout_id").eq(id.get()))
         .take();
-    let total: i64 = db.conn().scalar(&count).await?;
+    let total: i64 = tx.scalar(&count).await?;
     let names = Query::select()
         .column("name")
         .from("devices")
@@ -208,8 +234,14 @@ pub async fn used_by(db: &Db, id: ButtonLayoutId) -> Result<(i64, Vec<String>)> 
         .order_by("id", sea_query::Order::Asc)
         .limit(5)
         .take();
-    let rows: Vec<(String,)> = db.conn().fetch_all(&names).await?;
+    let rows: Vec<(String,)> = tx.fetch_all(&names).await?;
     Ok((total, rows.into_iter().map(|(n,)| n).collect()))
+}
+
+/// The names of (up to five of) the devices using layout `id`, and how many there are.
+pub async fn used_by(db: &Db, id: ButtonLayoutId) -> Result<(i64, Vec<String>)> {
+    let mut tx = db.begin().await?;
+    used_by_in(&mut tx, id).await
 }
 
 /// Deletes a layout no device uses (409 naming them otherwise), answering it as it was.

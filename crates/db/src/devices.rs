@@ -11,7 +11,6 @@ use switchboard_domain::ids::{BranchId, ButtonLayoutId, DeviceId, ExtensionId, T
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::device::{
     CreateDevice, Device, DeviceBranch, DeviceFilter, DeviceLine, IngestRegistration, display_mac,
-    mac_search,
 };
 
 use crate::backend::{Db, Tx};
@@ -159,34 +158,113 @@ async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<Device>> {
         .collect())
 }
 
-/// The `query` of the device list: the name as a case-insensitive substring, or, when the
-/// text is (part of) a MAC address in any notation, its hex digits as a substring of the
-/// stored MAC. Served by the trigram indexes (SQLite FTS5, PostgreSQL pg_trgm) for texts
-/// of three characters or more.
-fn search(db: &Db, text: &str) -> Condition {
-    let mac = mac_search(text);
+/// The `query` of the device list when it is not (part of) a MAC: the name as a
+/// case-insensitive substring, served by the trigram indexes (SQLite FTS5, PostgreSQL
+/// pg_trgm) for texts of three characters or more.
+fn name_search(db: &Db, text: &str) -> Condition {
     if db.keeps_search_tables() && text.chars().count() >= 3 {
-        let mut phrases = vec![format!("name : \"{}\"", text.replace('"', "\"\""))];
-        if let Some(hex) = &mac {
-            phrases.push(format!("mac : \"{hex}\""));
-        }
-        let matching = Query::select()
+        return Condition::all().add(Expr::col(("d", "id")).in_subquery(name_matches(db, text)));
+    }
+    Condition::all().add(list::contains("d.name", text))
+}
+
+/// The ids of the devices whose name holds `text`, case-insensitively.
+fn name_matches(db: &Db, text: &str) -> SelectStatement {
+    if db.keeps_search_tables() && text.chars().count() >= 3 {
+        return Query::select()
             .column("rowid")
             .from("devices_search")
             .and_where(Expr::cust_with_values(
                 "devices_search MATCH ?",
-                [phrases.join(" OR ")],
+                [format!("name : \"{}\"", text.replace('"', "\"\""))],
             ))
             .take();
-        return Condition::all().add(Expr::col(("d", "id")).in_subquery(matching));
     }
-    let mut any = Condition::any().add(list::contains("d.name", text));
-    if let Some(hex) = mac {
-        // Stored MACs are lowercase hex already: no lower() needed, so the trigram index
-        // on the column itself serves it.
-        any = any.add(Expr::col(("d", "mac")).like(format!("%{hex}%")));
-    }
-    any
+    Query::select()
+        .column(("n", "id"))
+        .from_as("devices", "n")
+        .and_where(list::contains("n.name", text))
+        .take()
+}
+
+/// The devices whose MAC starts with `hex`: a range of the MAC index (stored MACs are
+/// lowercase hex digits, all below `g`).
+fn mac_prefix(hex: &str) -> Condition {
+    Condition::all()
+        .add(Expr::col(("d", "mac")).gte(hex))
+        .add(Expr::col(("d", "mac")).lt(format!("{hex}g")))
+}
+
+/// Above this many phones under a MAC prefix, its search walks the list's own index
+/// (one phone in a few matches, so a page is found within a few pages' rows) instead of
+/// gathering every match first.
+const DENSE_PREFIX: i64 = 1_000;
+
+/// A search for (part of) a MAC of 6 to 12 hex digits, `hex`, typed as `text`.
+struct MacSearch {
+    /// What the list's rows must meet.
+    condition: Condition,
+    /// The ids matching otherwise than by prefix (name, or the digits further in).
+    others: SelectStatement,
+    /// The phones under the prefix the caller reaches, from the counters (`None` for a
+    /// whole MAC, which names one phone at most).
+    prefixed: Option<i64>,
+}
+
+/// The `query` of the device list when it is (part of) a MAC in any notation: its hex
+/// digits anywhere in the stored MAC, or the text in the name. A prefix (a vendor's
+/// phones) is a range of the MAC index counted by `device_prefix_counts`; the digits
+/// further in are found through `device_mac_windows` (migration 0018); the name through
+/// its trigram index.
+async fn mac_search(
+    db: &Db,
+    scope: &Scope,
+    filter: &DeviceFilter,
+    text: &str,
+    hex: &str,
+) -> Result<MacSearch> {
+    let inside = Query::select()
+        .column(("w", "device_id"))
+        .from_as("device_mac_windows", "w")
+        .inner_join(
+            TableRef::from("devices").alias("x"),
+            Expr::col(("x", "id")).equals(("w", "device_id")),
+        )
+        .and_where(Expr::col(("w", "win")).eq(&hex[..6]))
+        .and_where(Expr::cust("substr(x.mac, 2)").like(format!("%{hex}%")))
+        .take();
+    let mut others = name_matches(db, text);
+    others.union(sea_query::UnionType::All, inside);
+    let prefixed = if hex.len() < 12 {
+        let sum = sum_counters(
+            db,
+            scope,
+            filter,
+            "device_prefix_counts",
+            Condition::all().add(Expr::col(("c", "prefix")).eq(hex)),
+        );
+        Some(sum.await?)
+    } else {
+        None
+    };
+    let condition = if prefixed.unwrap_or(0) > DENSE_PREFIX {
+        Condition::any()
+            .add(mac_prefix(hex))
+            .add(Expr::col(("d", "id")).in_subquery(others.clone()))
+    } else {
+        let mut all = Query::select()
+            .column(("d", "id"))
+            .from_as("devices", "d")
+            .cond_where(mac_prefix(hex))
+            .take();
+        all.union(sea_query::UnionType::All, others.clone());
+        Condition::all().add(Expr::col(("d", "id")).in_subquery(all))
+    };
+    Ok(MacSearch {
+        condition,
+        others,
+        prefixed,
+    })
 }
 
 /// Lists the devices the caller reaches.
@@ -221,43 +299,80 @@ pub async fn list(
         );
     }
     let mut query = query.clone();
-    let searched = query.search.take();
-    if let Some(text) = &searched {
-        select.cond_where(search(db, text));
-    }
-    // Without a search, a line filter or a user's own-line scope, the total is a sum of
-    // the counters the triggers keep, not a count of the tenant's devices.
-    let counted = searched.is_none()
-        && filter.line_extension_id.is_none()
-        && !matches!(scope, Scope::User(..))
-        && query.paginated;
-    let total = if counted {
-        Some(counted_total(db, scope, filter).await?)
-    } else {
-        None
+    // The counters know tenants, branches, models and registration; not a user's own
+    // lines or a line filter.
+    let countable =
+        filter.line_extension_id.is_none() && !matches!(scope, Scope::User(..)) && query.paginated;
+    let total = match query.search.take() {
+        None if countable => Some(counted_total(db, scope, filter).await?),
+        None => None,
+        Some(text) => match switchboard_domain::records::device::mac_search(&text) {
+            Some(hex) => {
+                let search = mac_search(db, scope, filter, &text, &hex).await?;
+                let mut total = None;
+                if let Some(prefixed) = search.prefixed
+                    && countable
+                    && filter.model.is_none()
+                    && filter.registered.is_none()
+                {
+                    // The prefix's phones from the counters, plus the few matching
+                    // otherwise that are not among them.
+                    let mut others = select.clone();
+                    others
+                        .and_where(Expr::col(("d", "id")).in_subquery(search.others))
+                        .cond_where(mac_prefix(&hex).not());
+                    let count = Query::select()
+                        .expr(Expr::cust("COUNT(*)"))
+                        .from_subquery(others, "others")
+                        .take();
+                    let others: i64 = db.conn().scalar(&count).await?;
+                    total = Some(prefixed + others);
+                }
+                select.cond_where(search.condition);
+                total
+            }
+            None => {
+                select.cond_where(name_search(db, &text));
+                None
+            }
+        },
     };
     list::run_completed_counted(db, select, Device::SPEC, &query, total, complete).await
 }
 
 /// The number of devices the caller reaches under `filter`, from `device_counts`.
 async fn counted_total(db: &Db, scope: &Scope, filter: &DeviceFilter) -> Result<i64> {
+    let mut condition = Condition::all();
+    if let Some(model) = &filter.model {
+        condition = condition.add(Expr::col(("c", "model")).eq(model.as_str()));
+    }
+    if let Some(registered) = filter.registered {
+        condition = condition.add(Expr::col(("c", "registered")).eq(i64::from(registered)));
+    }
+    sum_counters(db, scope, filter, "device_counts", condition).await
+}
+
+/// The sum of the `devices` counters of `table` (kept per tenant and branch, 0 for
+/// none) the caller reaches under the filter's tenant and branch and `condition`.
+async fn sum_counters(
+    db: &Db,
+    scope: &Scope,
+    filter: &DeviceFilter,
+    table: &'static str,
+    condition: Condition,
+) -> Result<i64> {
     let mut select = Query::select()
         .expr(Expr::cust("CAST(COALESCE(SUM(c.devices), 0) AS BIGINT)"))
-        .from_as("device_counts", "c")
+        .from_as(table, "c")
         .cond_where(scope::tenants(scope, Expr::col(("c", "tenant_id"))))
         .cond_where(scope::branch(scope, Expr::col(("c", "branch_id"))))
+        .cond_where(condition)
         .take();
     if let Some(tenant) = filter.place.tenant.tenant_id {
         select.and_where(Expr::col(("c", "tenant_id")).eq(tenant.get()));
     }
     if let Some(branch) = filter.place.branch_id {
         select.and_where(Expr::col(("c", "branch_id")).eq(branch.get()));
-    }
-    if let Some(model) = &filter.model {
-        select.and_where(Expr::col(("c", "model")).eq(model.as_str()));
-    }
-    if let Some(registered) = filter.registered {
-        select.and_where(Expr::col(("c", "registered")).eq(i64::from(registered)));
     }
     db.conn().scalar(&select).await
 }
@@ -336,6 +451,46 @@ pub async fn config_changed(tx: &mut Tx, devices: &[i64], reason: &str) -> Resul
     Ok(())
 }
 
+/// The job announcing a change to every phone of a tenant:
+/// `{"tenantId": …, "after": <device id>, "reason": …}`.
+pub const REPROVISION: &str = "devices.reprovision";
+
+/// Phones announced per transaction of a [`REPROVISION`] job: a short transaction each,
+/// however many phones the tenant has.
+pub const REPROVISION_BATCH: u64 = 500;
+
+/// Queues, in `tx`, the announcement of a change to every phone of `tenant`.
+pub async fn reprovision_later(tx: &mut Tx, tenant: TenantId, reason: &str) -> Result<()> {
+    let payload = json!({"tenantId": tenant.get(), "after": 0, "reason": reason});
+    crate::jobs::enqueue(tx, REPROVISION, &payload, now()).await
+}
+
+/// One batch of a [`REPROVISION`] job: the configuration version of the next
+/// [`REPROVISION_BATCH`] phones of `tenant` after device `after` grows, with an event
+/// each, and the job for the rest is queued in the same transaction (a crash between
+/// batches loses nothing; a batch run twice announces its phones twice, harmlessly).
+pub async fn reprovision_batch(db: &Db, tenant: TenantId, after: i64, reason: &str) -> Result<()> {
+    let mut tx = db.begin().await?;
+    let select = Query::select()
+        .column("id")
+        .from("devices")
+        .and_where(Expr::col("tenant_id").eq(tenant.get()))
+        .and_where(Expr::col("id").gt(after))
+        .order_by("id", sea_query::Order::Asc)
+        .limit(REPROVISION_BATCH)
+        .take();
+    let rows: Vec<(i64,)> = tx.fetch_all(&select).await?;
+    let phones: Vec<i64> = rows.into_iter().map(|(id,)| id).collect();
+    config_changed(&mut tx, &phones, reason).await?;
+    if let Some(last) = phones.last()
+        && phones.len() as u64 == REPROVISION_BATCH
+    {
+        let payload = json!({"tenantId": tenant.get(), "after": last, "reason": reason});
+        crate::jobs::enqueue(&mut tx, REPROVISION, &payload, now()).await?;
+    }
+    tx.commit().await
+}
+
 /// The devices whose provisioning file shows extension `id`: those it is a line of, and
 /// those whose layout has a key watching it.
 pub async fn showing_extension(tx: &mut Tx, id: ExtensionId) -> Result<Vec<i64>> {
@@ -369,6 +524,30 @@ pub async fn showing_extension(tx: &mut Tx, id: ExtensionId) -> Result<Vec<i64>>
     Ok(rows.into_iter().map(|(id,)| id).collect())
 }
 
+/// The devices registering as one of `extensions` (a line of theirs): the ones whose
+/// file carries the SIP account of the extension's user.
+pub async fn with_lines(tx: &mut Tx, extensions: &[i64]) -> Result<Vec<i64>> {
+    if extensions.is_empty() {
+        return Ok(Vec::new());
+    }
+    let select = Query::select()
+        .distinct()
+        .column("device_id")
+        .from("device_lines")
+        .and_where(Expr::col("extension_id").is_in(extensions.iter().copied()))
+        .order_by("device_id", sea_query::Order::Asc)
+        .take();
+    let rows: Vec<(i64,)> = tx.fetch_all(&select).await?;
+    Ok(rows.into_iter().map(|(id,)| id).collect())
+}
+
+/// After a user's SIP account (peer name or secret) or extension changed inside `tx`:
+/// every phone registering as its old or new extension renders another account.
+pub async fn sip_account_changed(tx: &mut Tx, extensions: &[i64]) -> Result<()> {
+    let phones = with_lines(tx, extensions).await?;
+    config_changed(tx, &phones, "sip-account").await
+}
+
 /// The devices using layout `id`.
 pub async fn using_layout(tx: &mut Tx, id: ButtonLayoutId) -> Result<Vec<i64>> {
     let select = Query::select()
@@ -389,6 +568,29 @@ pub struct Credentials {
     pub secret_hash: String,
 }
 
+/// Refuses (409) a device of `model` on `layout` when the layout is no longer for that
+/// model, checked with the layout locked against a concurrent change of its model (which
+/// locks it too, see `button_layouts::update`): the caller's check ran before the
+/// transaction.
+async fn layout_fits(tx: &mut Tx, layout: Option<i64>, model: &str) -> Result<()> {
+    let Some(layout) = layout else {
+        return Ok(());
+    };
+    tx.lock_keys(&[&crate::button_layouts::layout_key(layout)])
+        .await?;
+    let select = Query::select()
+        .column("device_model")
+        .from("button_layouts")
+        .and_where(Expr::col("id").eq(layout))
+        .take();
+    match tx.fetch_optional::<(String,)>(&select).await? {
+        Some((other,)) if other != model => Err(Error::Conflict(format!(
+            "the button layout is now for {other}, not for the device's model {model}"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Creates a device of `tenant` (branch, lines and layout already checked by the caller)
 /// with its provisioning credentials, announcing its first configuration.
 pub async fn create(
@@ -399,6 +601,12 @@ pub async fn create(
     credentials: Credentials,
 ) -> Result<Device> {
     let mut tx = db.begin().await?;
+    layout_fits(
+        &mut tx,
+        body.button_layout_id.map(ButtonLayoutId::get),
+        &body.model,
+    )
+    .await?;
     let id = crud::insert_in(
         &mut tx,
         "devices",
@@ -447,6 +655,7 @@ pub struct DeviceChanges {
 /// Changes a device; anything its file renders grows its configuration version.
 pub async fn update(db: &Db, scope: &Scope, id: DeviceId, body: DeviceChanges) -> Result<Device> {
     get(db, scope, id).await?;
+    let layout_or_model = body.button_layout_id.is_some() || body.model.is_some();
     let mut changes: Changes = Vec::new();
     let mut rendered = false;
     if let Some(branch) = body.branch_id {
@@ -473,6 +682,15 @@ pub async fn update(db: &Db, scope: &Scope, id: DeviceId, body: DeviceChanges) -
     }
     let mut tx = db.begin().await?;
     crud::update_in(&mut tx, "devices", id.get(), changes).await?;
+    if layout_or_model {
+        let read = Query::select()
+            .columns(["button_layout_id", "model"])
+            .from("devices")
+            .and_where(Expr::col("id").eq(id.get()))
+            .take();
+        let (layout, model): (Option<i64>, String) = tx.fetch_one(&read).await?;
+        layout_fits(&mut tx, layout, &model).await?;
+    }
     if let Some(lines) = &body.lines {
         replace_lines(&mut tx, id.get(), lines).await?;
         rendered = true;

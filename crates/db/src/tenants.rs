@@ -79,15 +79,9 @@ pub async fn update(db: &Db, scope: &Scope, id: TenantId, body: UpdateTenant) ->
     visible.and_where(Expr::col("id").eq(id.get()));
     tx.fetch_one::<Tenant>(&visible).await?;
     crud::update_in(&mut tx, "tenants", id.get(), changes).await?;
-    // The tenant's desk phones show its time zone: their files change with it.
-    let phones = Query::select()
-        .column("id")
-        .from("devices")
-        .and_where(Expr::col("tenant_id").eq(id.get()))
-        .take();
-    let phones: Vec<(i64,)> = tx.fetch_all(&phones).await?;
-    let phones: Vec<i64> = phones.into_iter().map(|(id,)| id).collect();
-    crate::devices::config_changed(&mut tx, &phones, "tenant-timezone").await?;
+    // The tenant's desk phones show its time zone: their files change with it at once,
+    // and a job announces it to them in bounded batches (a tenant may have 100,000).
+    crate::devices::reprovision_later(&mut tx, id, "tenant-timezone").await?;
     let tenant = tx.fetch_one(&visible).await?;
     tx.commit().await?;
     Ok(tenant)

@@ -183,6 +183,14 @@ pub struct UserWrite {
 }
 
 impl UserWrite {
+    /// Whether the write changes what a desk phone's file renders of the user: its SIP
+    /// account or the extension the account registers as.
+    fn changes_sip_account(&self) -> bool {
+        self.settings.peer_name.is_some()
+            || self.settings.peer_secret.is_some()
+            || self.ext_id.is_some()
+    }
+
     fn changes(self) -> Changes {
         let mut changes: Changes = Vec::new();
         if let Some(email) = self.email {
@@ -229,7 +237,13 @@ impl UserWrite {
 
 /// Creates a user; `write` carries e-mail, password hash and role.
 pub async fn create(db: &Db, write: UserWrite) -> Result<User> {
-    let id = crud::insert(db, "users", write.changes()).await?;
+    let extension = write.ext_id.flatten().map(ExtensionId::get);
+    let mut tx = db.begin().await?;
+    let id = crud::insert_in(&mut tx, "users", write.changes()).await?;
+    if let Some(extension) = extension {
+        crate::devices::sip_account_changed(&mut tx, &[extension]).await?;
+    }
+    tx.commit().await?;
     get(db, &Scope::Platform, UserId(id)).await
 }
 
@@ -246,20 +260,36 @@ pub async fn update_ending_sessions(
     let mut visible = select(scope);
     visible.and_where(Expr::col(("u", "id")).eq(id.get()));
     let mut tx = db.begin().await?;
-    tx.fetch_one::<User>(&visible).await?;
+    let before = tx.fetch_one::<User>(&visible).await?;
+    let sip = write.changes_sip_account();
     crud::update_in(&mut tx, "users", id.get(), write.changes()).await?;
     let revoked = match end_sessions {
         Some(reason) => crate::sessions::revoke_all_in(&mut tx, id, reason, now).await?,
         None => 0,
     };
-    let user = tx.fetch_one(&visible).await?;
+    let user: User = tx.fetch_one(&visible).await?;
+    if sip {
+        let extensions = [before.ext_id, user.ext_id];
+        crate::devices::sip_account_changed(&mut tx, &extensions).await?;
+    }
     tx.commit().await?;
     Ok((user, revoked))
 }
 
 /// Deletes a user.
 pub async fn delete(db: &Db, scope: &Scope, id: UserId) -> Result<User> {
-    crud::delete(db, select(scope), "u.id", "users", id.get()).await
+    let mut visible = select(scope);
+    visible.and_where(Expr::col(("u", "id")).eq(id.get()));
+    let mut tx = db.begin().await?;
+    let user: User = tx.fetch_one(&visible).await?;
+    if crud::delete_in(&mut tx, "users", id.get()).await? == 0 {
+        // A concurrent delete got there first (PostgreSQL reads without locking).
+        return Err(crate::error::Error::NotFound);
+    }
+    // The phones of its extension fall back to the next user's SIP account.
+    crate::devices::sip_account_changed(&mut tx, &[user.ext_id]).await?;
+    tx.commit().await?;
+    Ok(user)
 }
 
 /// How many accounts exist.

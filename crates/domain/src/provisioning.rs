@@ -4,7 +4,7 @@
 //! per-phone file) with `phone<mac>.cfg` (parameters as attributes under
 //! `polycomConfig`). Pure functions of what the store holds, so golden files test them.
 
-use chrono::{Datelike, Offset, TimeZone, Utc};
+use chrono::{Datelike, Offset, TimeZone, Timelike, Utc};
 
 use crate::records::device::display_mac;
 use crate::records::device_model::DeviceModel;
@@ -89,6 +89,147 @@ pub fn zone_offsets(timezone: &str, year: i32) -> (i32, bool) {
     };
     let (january, july) = (at(1), at(7));
     (january.min(july), january != july)
+}
+
+/// One change of a zone's clocks, as the rules of phones state it: in `month`, on the
+/// `week`th (5: the last) `weekday` (0 Sunday to 6 Saturday), at `seconds` after local
+/// midnight on the clock before the change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClockChange {
+    /// 1 to 12.
+    pub month: u32,
+    /// 1 to 4, or 5 for the last such weekday of the month.
+    pub week: u32,
+    /// 0 Sunday to 6 Saturday.
+    pub weekday: u32,
+    /// Seconds after local midnight, on the clock before the change.
+    pub seconds: u32,
+}
+
+/// A zone's clock in `year`: its standard offset from UTC in seconds and, when it
+/// observes daylight saving time, when that starts and ends and how many seconds it adds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ZoneRule {
+    /// Standard time's offset from UTC, in seconds.
+    pub standard: i32,
+    /// Start, end and the seconds added, for a zone with daylight saving time.
+    pub dst: Option<(ClockChange, ClockChange, i32)>,
+}
+
+/// The rule of `timezone` in `year`, read from the zone database: the year's clock
+/// changes are found hour by hour, then to the minute.
+pub fn zone_rule(timezone: &str, year: i32) -> ZoneRule {
+    let Ok(tz) = timezone.parse::<chrono_tz::Tz>() else {
+        return ZoneRule {
+            standard: 0,
+            dst: None,
+        };
+    };
+    let offset = |t: chrono::DateTime<Utc>| tz.offset_from_utc_datetime(&t.naive_utc()).fix();
+    let Some(start) = Utc.with_ymd_and_hms(year, 1, 1, 0, 0, 0).single() else {
+        return ZoneRule {
+            standard: 0,
+            dst: None,
+        };
+    };
+    // The first moment on a new clock after `from`, within `step` of it, to the minute.
+    let narrow = |from: chrono::DateTime<Utc>, step: chrono::Duration| {
+        let mut at = from;
+        for unit in [chrono::Duration::hours(1), chrono::Duration::minutes(1)] {
+            while at + unit <= from + step && offset(at + unit) == offset(from) {
+                at += unit;
+            }
+        }
+        at + chrono::Duration::minutes(1)
+    };
+    let mut changes = Vec::new();
+    let day = chrono::Duration::days(1);
+    let mut at = start;
+    while at.year() == year {
+        let next = at + day;
+        if offset(next) != offset(at) {
+            let minute = narrow(at, day);
+            let before = offset(at).local_minus_utc();
+            let after = offset(minute).local_minus_utc();
+            let local = (minute + chrono::Duration::seconds(i64::from(before))).naive_utc();
+            let days = days_in_month(local.year(), local.month());
+            let change = ClockChange {
+                month: local.month(),
+                week: if local.day() + 7 > days {
+                    5
+                } else {
+                    (local.day() - 1) / 7 + 1
+                },
+                weekday: local.weekday().num_days_from_sunday(),
+                seconds: local.num_seconds_from_midnight(),
+            };
+            changes.push((change, before, after));
+        }
+        at = next;
+    }
+    let (january, july) = (offset(start), offset(start + chrono::Duration::days(182)));
+    let standard = january.local_minus_utc().min(july.local_minus_utc());
+    let begins = changes.iter().find(|(_, before, after)| after > before);
+    let ends = changes.iter().find(|(_, before, after)| after < before);
+    ZoneRule {
+        standard,
+        dst: begins
+            .zip(ends)
+            .map(|((on, before, after), (off, _, _))| (*on, *off, after - before)),
+    }
+}
+
+fn days_in_month(year: i32, month: u32) -> u32 {
+    let (y, m) = if month == 12 {
+        (year + 1, 1)
+    } else {
+        (year, month + 1)
+    };
+    chrono::NaiveDate::from_ymd_opt(y, m, 1)
+        .and_then(|d| d.pred_opt())
+        .map_or(31, |d| d.day())
+}
+
+/// `[+-]H[:MM]` of an offset in seconds.
+fn hours(seconds: i32, sign_always: bool) -> String {
+    let sign = if seconds < 0 {
+        "-"
+    } else if sign_always {
+        "+"
+    } else {
+        ""
+    };
+    let minutes = seconds.unsigned_abs() / 60;
+    match minutes % 60 {
+        0 => format!("{sign}{}", minutes / 60),
+        m => format!("{sign}{}:{m:02}", minutes / 60),
+    }
+}
+
+/// A POSIX `TZ` string of `rule` (`STD+5DST+4,M3.2.0/2:00:00,M11.1.0/2:00:00`), whose
+/// offsets are hours west of UTC.
+pub fn posix_tz(rule: &ZoneRule) -> String {
+    let mut out = format!("STD{}", hours(-rule.standard, true));
+    if let Some((on, off, save)) = rule.dst {
+        let at = |c: ClockChange| {
+            format!(
+                "M{}.{}.{}/{}:{:02}:{:02}",
+                c.month,
+                c.week,
+                c.weekday,
+                c.seconds / 3600,
+                c.seconds / 60 % 60,
+                c.seconds % 60
+            )
+        };
+        out.push_str(&format!(
+            "DST{},{},{}",
+            hours(-(rule.standard + save), true),
+            at(on),
+            at(off)
+        ));
+    }
+    out
 }
 
 /// Yealink's `local_time.time_zone` notation of an offset: `+1`, `-5`, `+5:30`.
@@ -223,6 +364,24 @@ pub fn polycom_phone_file(mac: &str) -> String {
     format!("phone{mac}.cfg")
 }
 
+/// The enhanced-feature-key macro (Polycom UC Software "Macro Actions": digits then
+/// `$Tinvite$` dial them, `$F<function>$` presses one of the phone's own function keys)
+/// of a key that is neither a line nor a BLF, with the label it gets without one of
+/// its own; `None` for an unassigned key. Digits are the validated dial strings (0-9 * #
+/// +), which hold no `$`.
+fn polycom_action(kind: &str, value: Option<&str>) -> Option<(String, &'static str)> {
+    let dial = |digits: &str| format!("{digits}$Tinvite$");
+    match (kind, value) {
+        ("speedDial", Some(number)) => Some((dial(number), "Speed dial")),
+        ("pagingGroup", Some(number)) => Some((dial(number), "Paging")),
+        ("park", Some(slot)) => Some((dial(slot), "Park")),
+        ("park", None) => Some(("$FPark$".to_owned(), "Park")),
+        ("voicemail", _) => Some(("$FMessages$".to_owned(), "Voicemail")),
+        ("dnd", _) => Some(("$FDoNotDisturb$".to_owned(), "DND")),
+        _ => None,
+    }
+}
+
 /// Renders Polycom's master configuration `<mac>.cfg`: the firmware to run and the
 /// configuration files to load.
 pub fn polycom_master(config: &PhoneConfig) -> String {
@@ -278,6 +437,7 @@ pub fn polycom_phone(config: &PhoneConfig, model: &DeviceModel) -> String {
     }
     let keys = config.keys.clone().unwrap_or_else(|| default_keys(config));
     let mut attendant = Vec::new();
+    let mut efk = Vec::new();
     let mut line_keys = vec![("lineKey.reassignment.enabled".to_owned(), "1".to_owned())];
     let mut indexes: Vec<i64> = (1..=model.line_keys).collect();
     indexes.extend(
@@ -305,7 +465,19 @@ pub fn polycom_phone(config: &PhoneConfig, model: &DeviceModel) -> String {
                 ));
                 ("BLF", n.to_string())
             }
-            _ => ("Unassigned", "0".to_owned()),
+            Some((kind, k)) => match polycom_action(kind, k.value.as_deref()) {
+                Some((action, fallback)) => {
+                    let n = efk.len() / 4 + 1;
+                    let label = k.label.clone().unwrap_or_else(|| fallback.to_owned());
+                    efk.push((format!("efk.efklist.{n}.mname"), format!("key{index}")));
+                    efk.push((format!("efk.efklist.{n}.status"), "1".to_owned()));
+                    efk.push((format!("efk.efklist.{n}.label"), label));
+                    efk.push((format!("efk.efklist.{n}.action.string"), action));
+                    ("EFK", n.to_string())
+                }
+                None => ("Unassigned", "0".to_owned()),
+            },
+            None => ("Unassigned", "0".to_owned()),
         };
         line_keys.push((format!("lineKey.{index}.category"), category.to_owned()));
         line_keys.push((format!("lineKey.{index}.index"), target));
@@ -331,9 +503,242 @@ pub fn polycom_phone(config: &PhoneConfig, model: &DeviceModel) -> String {
     if !attendant.is_empty() {
         out.push_str(&element("attendant", &attendant));
     }
+    if !efk.is_empty() {
+        out.push_str(&element(
+            "feature",
+            &[(
+                "feature.enhancedFeatureKeys.enabled".to_owned(),
+                "1".to_owned(),
+            )],
+        ));
+        efk.insert(0, ("efk.version".to_owned(), "2".to_owned()));
+        out.push_str(&element("efk", &efk));
+    }
     out.push_str(&element("lineKey", &line_keys));
     out.push_str(&element("tcpIpApp", &clock));
     out.push_str("</polycomConfig>\n");
+    out
+}
+
+/// Grandstream's P-values of SIP account `n` (1 to 6, GXP/GRP configuration templates):
+/// active, account name, SIP server, SIP user id, authentication id, password, display
+/// name.
+fn grandstream_account(n: i64) -> Option<[u32; 7]> {
+    let base = match n {
+        1 => return Some([271, 270, 47, 35, 36, 34, 3]),
+        2 => 400,
+        3 => 500,
+        4 => 600,
+        5 => 1700,
+        6 => 1800,
+        _ => return None,
+    };
+    Some([1, 17, 2, 4, 5, 6, 7].map(|offset| base + offset))
+}
+
+/// Grandstream's key modes (GRP line keys): 0 Line, 2 Speed Dial, 3 BLF, 8 Voicemail,
+/// 11 Call Park; a paging group is a speed dial of its number, as on the other vendors
+/// (Grandstream's own paging is RTP multicast).
+fn grandstream_mode(kind: &str) -> Option<u8> {
+    match kind {
+        "line" => Some(0),
+        "speedDial" | "pagingGroup" => Some(2),
+        "blf" => Some(3),
+        "voicemail" => Some(8),
+        "park" => Some(11),
+        _ => None,
+    }
+}
+
+/// Renders Grandstream's `cfg<mac>.xml` (the `gs_provision` XML of P-values) for `config`
+/// on `model`: accounts, the phone's line keys of the layout, and the clock as a POSIX
+/// rule (`P64` `customize` with `P246`).
+pub fn grandstream(config: &PhoneConfig, model: &DeviceModel) -> String {
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    out.push_str(&format!(
+        "<!-- Switchboard device {} \"{}\" ({}), configuration version {} -->\n",
+        config.device_id,
+        xml(&config.name).replace("--", "- -"),
+        model.id,
+        config.config_version
+    ));
+    out.push_str("<gs_provision version=\"1\">\n");
+    out.push_str(&format!("  <mac>{}</mac>\n", config.mac));
+    out.push_str("  <config version=\"1\">\n");
+    let mut set = |p: u32, value: &str| {
+        out.push_str(&format!("    <P{p}>{}</P{p}>\n", xml(value)));
+    };
+    for account in 1..=model.accounts {
+        let Some([active, label, server, user, auth, password, name]) =
+            grandstream_account(account)
+        else {
+            break;
+        };
+        let line = usize::try_from(account - 1)
+            .ok()
+            .and_then(|n| config.lines.get(n));
+        let Some(line) = line else {
+            set(active, "0");
+            continue;
+        };
+        set(active, "1");
+        set(label, &line.name);
+        set(
+            server,
+            &format!("{}:{}", config.sip_server, config.sip_port),
+        );
+        set(user, &line.number);
+        set(auth, &line.auth_name);
+        set(password, &line.password);
+        set(name, &line.name);
+    }
+    let rule = zone_rule(&config.timezone, Utc::now().year());
+    set(64, "customize");
+    set(246, &posix_tz(&rule));
+    let keys = config.keys.clone().unwrap_or_else(|| default_keys(config));
+    for key in keys.iter().filter(|k| k.index <= model.line_keys) {
+        let Some(mode) = grandstream_mode(&key.kind) else {
+            continue;
+        };
+        let n = u32::try_from(key.index - 1).unwrap_or(0);
+        let (account, value) = match key.kind.as_str() {
+            "line" => (key.value.as_deref().unwrap_or("1"), ""),
+            _ => ("1", key.value.as_deref().unwrap_or("")),
+        };
+        let account = account.parse::<u32>().unwrap_or(1).saturating_sub(1);
+        set(1363 + 2 * n, &mode.to_string());
+        set(1364 + 2 * n, &account.to_string());
+        set(1465 + 3 * n, key.label.as_deref().unwrap_or(""));
+        set(1467 + 3 * n, value);
+    }
+    out.push_str("  </config>\n</gs_provision>\n");
+    out
+}
+
+/// Cisco's `Time_Zone` notation of an offset: `GMT-05:00`, `GMT+05:30`.
+fn cisco_offset(seconds: i32) -> String {
+    let sign = if seconds < 0 { '-' } else { '+' };
+    let minutes = seconds.unsigned_abs() / 60;
+    format!("GMT{sign}{:02}:{:02}", minutes / 60, minutes % 60)
+}
+
+/// Cisco's `Daylight_Saving_Time_Rule` (`start=3/8/7/2:0:0;end=11/1/7/2:0:0;save=1`):
+/// month, the day the weekday falls on or after (-1: the last of the month), weekday
+/// (1 Monday to 7 Sunday), time.
+fn cisco_dst(on: ClockChange, off: ClockChange, save: i32) -> String {
+    let at = |c: ClockChange| {
+        let day = if c.week == 5 {
+            -1
+        } else {
+            i64::from((c.week - 1) * 7 + 1)
+        };
+        let weekday = if c.weekday == 0 { 7 } else { c.weekday };
+        format!(
+            "{}/{day}/{weekday}/{}:{}:{}",
+            c.month,
+            c.seconds / 3600,
+            c.seconds / 60 % 60,
+            c.seconds % 60
+        )
+    };
+    let minutes = save.unsigned_abs() / 60;
+    let save = match minutes % 60 {
+        0 => (minutes / 60).to_string(),
+        m => format!("{}:{m}:0", minutes / 60),
+    };
+    format!("start={};end={};save={save}", at(on), at(off))
+}
+
+/// Renders Cisco SPA's `spa<mac>.xml` (a `flat-profile` of named parameters, the SPA
+/// provisioning guide's XML form) for `config` on `model`: lines, line keys, the
+/// sidecar's keys of the layout, and the clock.
+pub fn cisco_spa(config: &PhoneConfig, model: &DeviceModel) -> String {
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    out.push_str(&format!(
+        "<!-- Switchboard device {} \"{}\" ({}), configuration version {} -->\n",
+        config.device_id,
+        xml(&config.name).replace("--", "- -"),
+        model.id,
+        config.config_version
+    ));
+    out.push_str("<flat-profile>\n");
+    let mut set = |name: String, value: &str| {
+        out.push_str(&format!("  <{name}>{}</{name}>\n", xml(value)));
+    };
+    let proxy = format!("{}:{}", config.sip_server, config.sip_port);
+    for account in 1..=model.accounts {
+        let line = usize::try_from(account - 1)
+            .ok()
+            .and_then(|n| config.lines.get(n));
+        let Some(line) = line else {
+            set(format!("Line_Enable_{account}_"), "No");
+            continue;
+        };
+        set(format!("Line_Enable_{account}_"), "Yes");
+        set(format!("Proxy_{account}_"), &proxy);
+        set(format!("Display_Name_{account}_"), &line.name);
+        set(format!("User_ID_{account}_"), &line.number);
+        set(format!("Password_{account}_"), &line.password);
+        set(format!("Use_Auth_ID_{account}_"), "Yes");
+        set(format!("Auth_ID_{account}_"), &line.auth_name);
+    }
+    let keys = config.keys.clone().unwrap_or_else(|| default_keys(config));
+    let function = |key: &RenderedKey| {
+        let target = key.value.as_deref().unwrap_or("");
+        let name = key.label.as_deref().unwrap_or(target);
+        match key.kind.as_str() {
+            "blf" => format!(
+                "fnc=blf+sd+cp;sub={target}@{};nme={name}",
+                config.sip_server
+            ),
+            "speedDial" => format!("fnc=sd;ext={target}@{};nme={name}", config.sip_server),
+            _ => String::new(),
+        }
+    };
+    // Every key of the phone is written, unused ones disabled, so a key removed from the
+    // layout is cleared on the phone too.
+    for index in 1..=model.line_keys {
+        let key = keys.iter().find(|k| k.index == index);
+        let (extension, label, extended) = match key {
+            Some(k) if k.kind == "line" => (
+                k.value.clone().unwrap_or_else(|| "1".into()),
+                k.label.clone().unwrap_or_default(),
+                String::new(),
+            ),
+            Some(k) if !function(k).is_empty() => (
+                "Disabled".to_owned(),
+                k.label.clone().unwrap_or_default(),
+                function(k),
+            ),
+            _ => ("Disabled".to_owned(), String::new(), String::new()),
+        };
+        set(format!("Extension_{index}_"), &extension);
+        set(format!("Short_Name_{index}_"), &label);
+        set(format!("Extended_Function_{index}_"), &extended);
+    }
+    let module_keys = model.expansion_modules.first().map_or(0, |m| m.keys);
+    if module_keys > 0 {
+        for key in keys.iter().filter(|k| k.index > model.line_keys) {
+            let n = key.index - model.line_keys - 1;
+            set(
+                format!("Unit_{}_Key_{}_", n / module_keys + 1, n % module_keys + 1),
+                &function(key),
+            );
+        }
+    }
+    let rule = zone_rule(&config.timezone, Utc::now().year());
+    set("Time_Zone".into(), &cisco_offset(rule.standard));
+    match rule.dst {
+        Some((on, off, save)) => {
+            set("Daylight_Saving_Time_Enable".into(), "Yes");
+            set(
+                "Daylight_Saving_Time_Rule".into(),
+                &cisco_dst(on, off, save),
+            );
+        }
+        None => set("Daylight_Saving_Time_Enable".into(), "No"),
+    }
+    out.push_str("</flat-profile>\n");
     out
 }
 
@@ -349,6 +754,31 @@ mod tests {
         assert_eq!(yealink_offset(-5 * 3600), "-5");
         assert_eq!(yealink_offset(19800), "+5:30");
         assert_eq!(yealink_offset(0), "+0");
+    }
+
+    #[test]
+    fn zone_rules_are_read_from_the_zone_database() {
+        let york = zone_rule("America/New_York", 2026);
+        assert_eq!(posix_tz(&york), "STD+5DST+4,M3.2.0/2:00:00,M11.1.0/2:00:00");
+        let (on, off, save) = york.dst.unwrap();
+        assert_eq!(
+            cisco_dst(on, off, save),
+            "start=3/8/7/2:0:0;end=11/1/7/2:0:0;save=1"
+        );
+        assert_eq!(cisco_offset(york.standard), "GMT-05:00");
+        let london = zone_rule("Europe/London", 2026);
+        assert_eq!(
+            posix_tz(&london),
+            "STD+0DST-1,M3.5.0/1:00:00,M10.5.0/2:00:00"
+        );
+        let sydney = zone_rule("Australia/Sydney", 2026);
+        assert_eq!(
+            posix_tz(&sydney),
+            "STD-10DST-11,M10.1.0/2:00:00,M4.1.0/3:00:00"
+        );
+        let kolkata = zone_rule("Asia/Kolkata", 2026);
+        assert_eq!(posix_tz(&kolkata), "STD-5:30");
+        assert_eq!(cisco_offset(kolkata.standard), "GMT+05:30");
     }
 
     #[test]

@@ -82,6 +82,21 @@ async fn run(jobs: &Jobs, job: &Job) -> Result<(), String> {
                 .await
                 .map_err(|e| format!("storage refused the delete: {e}"))
         }
+        switchboard_db::devices::REPROVISION => {
+            let tenant = payload["tenantId"]
+                .as_i64()
+                .ok_or("the job names no tenant")?;
+            let after = payload["after"].as_i64().unwrap_or(0);
+            let reason = payload["reason"].as_str().unwrap_or("tenant");
+            switchboard_db::devices::reprovision_batch(
+                jobs.db(),
+                switchboard_domain::ids::TenantId(tenant),
+                after,
+                reason,
+            )
+            .await
+            .map_err(|e| format!("the phones could not be announced: {e}"))
+        }
         other => Err(format!("no worker knows jobs of kind {other}")),
     }
 }

@@ -119,18 +119,6 @@ pub async fn update(
 ) -> ApiResult<Json<ButtonLayout>> {
     let current = button_layouts::get(&state.db, &caller.scope, id).await?;
     tenant_wide(&caller)?;
-    if let Some(model) = &body.device_model
-        && *model != current.device_model
-    {
-        let (total, _) = button_layouts::used_by(&state.db, id).await?;
-        if total > 0 {
-            return Err(ApiError::invalid(
-                Location::Body,
-                "deviceModel",
-                "cannot change while devices of the current model use the layout",
-            ));
-        }
-    }
     let model = body
         .device_model
         .clone()

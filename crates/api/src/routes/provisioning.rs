@@ -1,5 +1,6 @@
 //! `/provisioning/{file}`: the file a desk phone fetches its configuration from, under
-//! the vendor's own name (Yealink and Polycom `<mac>.cfg`, Polycom's `phone<mac>.cfg`),
+//! the vendor's own name (Yealink and Polycom `<mac>.cfg`, Polycom's `phone<mac>.cfg`,
+//! Grandstream's `cfg<mac>.xml`, Cisco SPA's `spa<mac>.xml`),
 //! readable only with that phone's own credentials (HTTP Basic).
 
 use axum::extract::{Path, State};
@@ -22,15 +23,27 @@ enum File {
     Main,
     /// `phone<mac>.cfg`: Polycom's per-phone configuration.
     PolycomPhone,
+    /// `cfg<mac>.xml`: Grandstream's configuration.
+    Grandstream,
+    /// `spa<mac>.xml`: Cisco SPA's profile.
+    CiscoSpa,
 }
 
 /// The file and the MAC's 12 hex digits of a requested file name.
 fn parse_file(name: &str) -> Option<(File, String)> {
     let lower = name.to_ascii_lowercase();
-    let stem = lower.strip_suffix(".cfg")?;
-    let (file, mac) = match stem.strip_prefix("phone") {
-        Some(mac) => (File::PolycomPhone, mac),
-        None => (File::Main, stem),
+    let (file, mac) = if let Some(stem) = lower.strip_suffix(".cfg") {
+        match stem.strip_prefix("phone") {
+            Some(mac) => (File::PolycomPhone, mac),
+            None => (File::Main, stem),
+        }
+    } else {
+        let stem = lower.strip_suffix(".xml")?;
+        match (stem.strip_prefix("cfg"), stem.strip_prefix("spa")) {
+            (Some(mac), _) => (File::Grandstream, mac),
+            (_, Some(mac)) => (File::CiscoSpa, mac),
+            _ => return None,
+        }
     };
     (mac.len() == 12).then_some(())?;
     Some((file, parse_mac(mac)?))
@@ -79,8 +92,8 @@ fn sip_server(state: &AppState) -> String {
 /// so the endpoint says nothing about which phones exist.
 #[utoipa::path(get, path = "/provisioning/{file}", tag = "provisioning",
     security(("provisioningBasic" = [])),
-    params(("file" = String, Path, pattern = "^(?:phone)?[0-9A-Fa-f]{12}\\.cfg$",
-        description = "`<mac>.cfg` (Yealink; Polycom's master file) or `phone<mac>.cfg` (Polycom's per-phone file)")),
+    params(("file" = String, Path, pattern = "^(?:(?:phone)?[0-9A-Fa-f]{12}\\.cfg|(?:cfg|spa)[0-9A-Fa-f]{12}\\.xml)$",
+        description = "`<mac>.cfg` (Yealink; Polycom's master file), `phone<mac>.cfg` (Polycom's per-phone file), `cfg<mac>.xml` (Grandstream) or `spa<mac>.xml` (Cisco SPA)")),
     responses(
         (status = 200, description = "The configuration file", content_type = "text/plain", body = String),
         (status = 401, description = "Missing or wrong credentials", body = crate::error::ErrorBody)))]
@@ -122,6 +135,14 @@ pub async fn fetch(
             provisioning::polycom_phone(&device.config, model),
             "application/xml; charset=utf-8",
         ),
+        ("grandstream-xml", File::Grandstream) => (
+            provisioning::grandstream(&device.config, model),
+            "application/xml; charset=utf-8",
+        ),
+        ("cisco-spa-xml", File::CiscoSpa) => (
+            provisioning::cisco_spa(&device.config, model),
+            "application/xml; charset=utf-8",
+        ),
         _ => return Err(ApiError::not_found()),
     };
     let mut response = (StatusCode::OK, body).into_response();
@@ -152,6 +173,15 @@ mod tests {
         );
         assert_eq!(parse_file("805ec012345.cfg"), None);
         assert_eq!(parse_file("805ec0123456.xml"), None);
+        assert_eq!(
+            parse_file("cfgC074AD123456.xml"),
+            Some((File::Grandstream, "c074ad123456".into()))
+        );
+        assert_eq!(
+            parse_file("spa0014bf123456.xml"),
+            Some((File::CiscoSpa, "0014bf123456".into()))
+        );
+        assert_eq!(parse_file("cfg0014bf123456.cfg"), None);
         assert_eq!(parse_file("80:5e:c0:12:34:56.cfg"), None);
     }
 }

@@ -100,9 +100,10 @@ pub async fn update(
     PathId(id): PathId<TenantId>,
     JsonBody(body): JsonBody<UpdateTenant>,
 ) -> ApiResult<Json<Tenant>> {
-    Ok(Json(
-        tenants::update(&state.db, &caller.scope, id, body).await?,
-    ))
+    let tenant = tenants::update(&state.db, &caller.scope, id, body).await?;
+    // A new time zone queued the announcement to its phones.
+    state.jobs.wake();
+    Ok(Json(tenant))
 }
 
 /// Deletes a tenant with nothing left in it (409 otherwise).

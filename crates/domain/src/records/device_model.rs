@@ -98,8 +98,8 @@ pub struct DeviceModel {
     pub provisioning_format: String,
     /// The file the phone fetches, `{mac}` standing for its 12 lowercase hex digits.
     pub provisioning_file: String,
-    /// Whether Switchboard renders this format at `/provisioning/…` (Yealink and
-    /// Polycom today).
+    /// Whether Switchboard renders this format at `/provisioning/…` (all four
+    /// today).
     pub provisioning_rendered: bool,
 }
 
