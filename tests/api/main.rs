@@ -42,6 +42,7 @@ mod resilience;
 mod s3;
 mod scope;
 mod security;
+mod text_to_speech;
 mod texts_and_faxes;
 mod voicemail;
 mod walkthrough;

@@ -41,8 +41,8 @@ use crate::error::ApiError;
 use crate::routes::{
     announcements, audit_log, authentication, branches, business_hours, button_layouts,
     call_recordings, calls, devices, extensions, ingest, ivrs, me, media_files, messaging, objects,
-    operations, paging_groups, partners, phone_numbers, provisioning, tenants, users, voicemail,
-    webhook_deliveries, webhooks,
+    operations, paging_groups, partners, phone_numbers, provisioning, tenants, text_to_speech,
+    users, voicemail, webhook_deliveries, webhooks,
 };
 pub use crate::state::{AppState, Settings};
 
@@ -183,6 +183,12 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
             button_layouts::delete
         ))
         .routes(routes!(provisioning::fetch))
+        .routes(routes!(text_to_speech::voices))
+        .routes(routes!(text_to_speech::voices_unversioned))
+        .routes(routes!(text_to_speech::languages))
+        .routes(routes!(text_to_speech::languages_unversioned))
+        .routes(routes!(text_to_speech::tts))
+        .routes(routes!(text_to_speech::tts_unversioned))
         .split_for_parts();
     openapi::finish(&mut openapi);
     (router, openapi)

@@ -23,6 +23,7 @@ pub mod partners;
 pub mod phone_numbers;
 pub mod provisioning;
 pub mod tenants;
+pub mod text_to_speech;
 pub mod users;
 pub mod voicemail;
 pub mod webhook_deliveries;

@@ -17,6 +17,7 @@ pub mod mms_media;
 pub mod paging_group;
 pub mod partner;
 pub mod phone_number;
+pub mod speech;
 pub mod tenant;
 pub mod traffic;
 pub mod user;

@@ -6,6 +6,8 @@ mod mp3;
 mod ogg;
 mod wav;
 
+pub mod rendition;
+
 #[cfg(test)]
 mod tests;
 
