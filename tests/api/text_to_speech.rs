@@ -386,3 +386,202 @@ on_both_backends!(with |c: &mut switchboard::Config| {
     };
     without_the_engine_the_service_runs_and_says_why,
 );
+
+const VOICES: &str = "/v2/admin/custom-voices/";
+
+async fn custom_voices_are_presets_spoken_by_their_id(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let slow = app
+        .post(
+            VOICES,
+            &admin,
+            json!({"name": "Slow reception", "baseVoiceId": "en-us", "rate": 100,
+                   "pitch": 30, "volume": 150, "language": "en"}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(slow["tenantId"], w.tenant_a);
+    let id = slow["id"].as_i64().unwrap();
+    let voice_id = format!("custom-{id}");
+    assert_eq!(slow["voiceId"], voice_id.as_str());
+    assert_eq!(slow["rate"], 100);
+    // Spoken by its id, slower than the engine voice it is over.
+    let path = format!("/text-to-speech/voices/{voice_id}/tts");
+    let custom = speech(&app, &admin, &path, json!({"text": PROMPT})).await;
+    let plain = speech(&app, &admin, TTS, json!({"text": PROMPT})).await;
+    assert!(
+        custom.duration_seconds() > plain.duration_seconds() * 1.4,
+        "{} s against {} s",
+        custom.duration_seconds(),
+        plain.duration_seconds()
+    );
+    // It speaks its base voice's languages only.
+    let errors = app
+        .post(&path, &admin, json!({"text": "Hallo", "language": "de"}))
+        .await
+        .error(400, "ValidationError");
+    assert!(errors[0].starts_with("'body/language' is not spoken by the voice en-us"));
+
+    // Read, listed, changed (null returns a setting to the default), deleted.
+    let one = app.get(&format!("{VOICES}{id}"), &admin).await.expect(200);
+    assert_eq!(one, slow);
+    let list = app
+        .get("/v2/admin/custom-voices?sortBy=name", &admin)
+        .await
+        .expect(200);
+    assert_eq!(list["totalRecords"], 1);
+    let changed = app
+        .patch(
+            &format!("{VOICES}{id}"),
+            &admin,
+            json!({"rate": null, "name": "Reception"}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(changed["rate"], Value::Null);
+    assert_eq!(changed["pitch"], 30);
+    assert_eq!(changed["name"], "Reception");
+
+    // The catalogue decides the base voice and its language, on create and change.
+    let errors = app
+        .post(
+            VOICES,
+            &admin,
+            json!({"name": "X", "baseVoiceId": "no-such-voice"}),
+        )
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(errors.len(), 1);
+    assert!(
+        errors[0].starts_with("'body/baseVoiceId' is not a voice"),
+        "{errors:?}"
+    );
+    let errors = app
+        .post(
+            VOICES,
+            &admin,
+            json!({"name": "X", "baseVoiceId": "fr-fr", "language": "en"}),
+        )
+        .await
+        .error(400, "ValidationError");
+    assert!(
+        errors[0].starts_with("'body/language' is not spoken"),
+        "{errors:?}"
+    );
+    let errors = app
+        .post(
+            VOICES,
+            &admin,
+            json!({"name": "X", "baseVoiceId": "en-us", "rate": 20, "pitch": 100, "volume": -1}),
+        )
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(errors.len(), 3, "{errors:?}");
+    // A new base voice must still speak the stored language.
+    let errors = app
+        .patch(
+            &format!("{VOICES}{id}"),
+            &admin,
+            json!({"baseVoiceId": "de"}),
+        )
+        .await
+        .error(400, "ValidationError");
+    assert!(errors[0].starts_with("'body/language'"), "{errors:?}");
+    app.patch(
+        &format!("{VOICES}{id}"),
+        &admin,
+        json!({"baseVoiceId": "de", "language": null}),
+    )
+    .await
+    .expect(200);
+
+    // Audited as custom-voice.
+    let trail = app
+        .get("/v2/admin/audit-log/?entities=custom-voice", &admin)
+        .await
+        .expect(200);
+    let actions: Vec<&str> = trail["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(actions.len(), 3, "{trail}");
+    assert!(actions.contains(&"create") && actions.contains(&"update"));
+
+    app.delete(&format!("{VOICES}{id}"), &admin)
+        .await
+        .expect(200);
+    app.get(&format!("{VOICES}{id}"), &admin)
+        .await
+        .error(404, "NotFound");
+    app.post(&path, &admin, json!({"text": "Hi"}))
+        .await
+        .error(404, "NotFound");
+    for bad in ["custom-0", "custom-x", "custom-01", "custom-"] {
+        app.post(
+            &format!("/text-to-speech/voices/{bad}/tts"),
+            &admin,
+            json!({"text": "Hi"}),
+        )
+        .await
+        .error(404, "NotFound");
+    }
+}
+
+async fn custom_voices_stay_in_their_tenant(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin_a = app.login(w.admin_a).await;
+    let admin_b = app.login(w.admin_b).await;
+    let voice = app
+        .post(
+            VOICES,
+            &admin_a,
+            json!({"name": "A's voice", "baseVoiceId": "en-gb"}),
+        )
+        .await
+        .expect(200);
+    let id = voice["id"].as_i64().unwrap();
+    let one = format!("{VOICES}{id}");
+    // Another tenant's admin finds nothing, and cannot speak with it.
+    app.get(&one, &admin_b).await.error(404, "NotFound");
+    app.patch(&one, &admin_b, json!({"name": "Mine"}))
+        .await
+        .error(404, "NotFound");
+    app.delete(&one, &admin_b).await.error(404, "NotFound");
+    app.post(
+        &format!("/v2/text-to-speech/voices/custom-{id}/tts"),
+        &admin_b,
+        json!({"text": "Hi"}),
+    )
+    .await
+    .error(404, "NotFound");
+    let list = app.get(VOICES, &admin_b).await.expect(200);
+    assert_eq!(list["totalRecords"], 0);
+    // Naming the other tenant is refused.
+    app.post(
+        VOICES,
+        &admin_b,
+        json!({"tenantId": w.tenant_a, "name": "X", "baseVoiceId": "en-us"}),
+    )
+    .await
+    .error(403, "Forbidden");
+    app.get(&format!("{VOICES}?tenantId={}", w.tenant_a), &admin_b)
+        .await
+        .error(403, "Forbidden");
+    // A plain user may not make voices.
+    let user = app.login(w.user_a).await;
+    app.post(VOICES, &user, json!({"name": "X", "baseVoiceId": "en-us"}))
+        .await
+        .error(403, "Forbidden");
+    // The platform admin reaches it.
+    let platform = app.login(w.platform).await;
+    app.get(&one, &platform).await.expect(200);
+    app.get(&one, &admin_a).await.expect(200);
+}
+
+on_both_backends!(needs switchboard_testing::ESPEAK_NG;
+    custom_voices_are_presets_spoken_by_their_id,
+    custom_voices_stay_in_their_tenant,
+);

@@ -40,9 +40,9 @@ use utoipa_swagger_ui::SwaggerUi;
 use crate::error::ApiError;
 use crate::routes::{
     announcements, audit_log, authentication, branches, business_hours, button_layouts,
-    call_recordings, calls, devices, extensions, ingest, ivrs, me, media_files, messaging, objects,
-    operations, paging_groups, partners, phone_numbers, provisioning, tenants, text_to_speech,
-    users, voicemail, webhook_deliveries, webhooks,
+    call_recordings, calls, custom_voices, devices, extensions, ingest, ivrs, me, media_files,
+    messaging, objects, operations, paging_groups, partners, phone_numbers, provisioning, tenants,
+    text_to_speech, users, voicemail, webhook_deliveries, webhooks,
 };
 pub use crate::state::{AppState, Settings};
 
@@ -189,6 +189,12 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(text_to_speech::languages_unversioned))
         .routes(routes!(text_to_speech::tts))
         .routes(routes!(text_to_speech::tts_unversioned))
+        .routes(routes!(custom_voices::list, custom_voices::create))
+        .routes(routes!(
+            custom_voices::get,
+            custom_voices::update,
+            custom_voices::delete
+        ))
         .split_for_parts();
     openapi::finish(&mut openapi);
     (router, openapi)

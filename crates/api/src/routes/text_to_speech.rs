@@ -7,7 +7,10 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
+use switchboard_db::custom_voices;
 use switchboard_domain::Location;
+use switchboard_domain::ids::CustomVoiceId;
+use switchboard_domain::records::custom_voice::VOICE_PREFIX;
 use switchboard_domain::records::speech::{DEFAULT_PAUSE_MS, SpeakRequest, TtsLanguage, TtsVoice};
 use switchboard_speech::{Catalogue, Piece, Prosody, SpeechError, Voice};
 use utoipa::IntoParams;
@@ -39,7 +42,8 @@ fn speech_error(error: SpeechError) -> ApiError {
     }
 }
 
-fn catalogue(state: &AppState) -> ApiResult<&Catalogue> {
+/// The engine's catalogue, or 503 saying why there is none.
+pub fn catalogue(state: &AppState) -> ApiResult<&Catalogue> {
     state.speech.catalogue().map_err(speech_error)
 }
 
@@ -229,13 +233,41 @@ fn wants_mp3(headers: &HeaderMap) -> bool {
         })
 }
 
-/// The voice `id` names, for the caller.
+/// The voice `id` names for the caller: an engine voice, or `custom-{n}`, a custom voice
+/// in the caller's scope (404 otherwise, as for any record).
 async fn speaker(
     state: &AppState,
-    _caller: &Caller<MediaFilesWrite>,
+    caller: &Caller<MediaFilesWrite>,
     id: &str,
 ) -> ApiResult<Speaker> {
     let catalogue = catalogue(state)?;
+    if let Some(number) = id.strip_prefix(VOICE_PREFIX) {
+        let custom_id = number
+            .parse::<i64>()
+            .ok()
+            .filter(|n| *n > 0 && !number.starts_with('0'))
+            .ok_or_else(ApiError::not_found)?;
+        let custom = custom_voices::get(&state.db, &caller.scope, CustomVoiceId(custom_id)).await?;
+        // A base voice the engine no longer has (an upgrade dropped it) cannot speak.
+        let voice = catalogue.voice(&custom.base_voice_id).ok_or_else(|| {
+            ApiError::unavailable(
+                format!(
+                    "the custom voice's base voice {} is not in the speech engine's catalogue",
+                    custom.base_voice_id
+                ),
+                60,
+            )
+        })?;
+        let setting = |v: Option<i64>| v.and_then(|v| u32::try_from(v).ok());
+        return Ok(Speaker {
+            voice: voice.clone(),
+            prosody: Prosody {
+                rate: setting(custom.rate),
+                pitch: setting(custom.pitch),
+                volume: setting(custom.volume),
+            },
+        });
+    }
     let voice = catalogue.voice(id).ok_or_else(ApiError::not_found)?;
     Ok(Speaker {
         voice: voice.clone(),
