@@ -38,6 +38,7 @@ mod paging_groups;
 mod phone_numbers;
 mod provisioning;
 mod records;
+mod renditions;
 mod resilience;
 mod s3;
 mod scope;

@@ -90,6 +90,8 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
             media_files::update,
             media_files::delete
         ))
+        .routes(routes!(media_files::get_unversioned))
+        .routes(routes!(media_files::get_v2))
         .merge(
             // Several files of up to 3 MB each; the per-file limit is enforced as they stream.
             OpenApiRouter::new()

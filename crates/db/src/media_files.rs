@@ -36,6 +36,11 @@ pub struct MediaFileRow {
     pub text: Option<String>,
     /// Spoken text per language, as JSON.
     pub multilingual_text: Option<String>,
+    /// The voice that rendered it; `None` for recorded audio.
+    pub voice_id: Option<String>,
+    /// Its 8 kHz mono WAV telephony rendition; `None` for Ogg Opus (no decoder yet) and
+    /// files stored before renditions.
+    pub rendition_key: Option<String>,
 }
 
 impl MediaFileRow {
@@ -60,6 +65,10 @@ pub struct NewMediaFile {
     pub size_bytes: i64,
     /// Playing time in seconds.
     pub duration_seconds: f64,
+    /// The voice that rendered it; `None` for recorded audio.
+    pub voice_id: Option<String>,
+    /// Its telephony rendition's object key.
+    pub rendition_key: Option<String>,
     /// Texts.
     pub fields: MediaFileFields,
 }
@@ -77,6 +86,8 @@ fn select(scope: &Scope) -> SelectStatement {
             "language",
             "text",
             "multilingual_text",
+            "voice_id",
+            "rendition_key",
         ])
         .from("media_files")
         .cond_where(scope::tenants(scope, Expr::col("tenant_id")))
@@ -126,6 +137,8 @@ pub async fn create(db: &Db, tenant: TenantId, new: NewMediaFile) -> Result<Medi
         ("content_type", new.content_type.into()),
         ("size_bytes", new.size_bytes.into()),
         ("duration_seconds", new.duration_seconds.into()),
+        ("voice_id", new.voice_id.into()),
+        ("rendition_key", new.rendition_key.into()),
     ];
     text_changes(new.fields, &mut changes);
     let id = crud::insert(db, "media_files", changes).await?;
@@ -153,7 +166,11 @@ pub async fn delete(db: &Db, scope: &Scope, id: MediaFileId) -> Result<MediaFile
         "id",
         "media_files",
         id.get(),
-        |row: &MediaFileRow| Some(row.object_key.as_str()),
+        |row: &MediaFileRow| {
+            std::iter::once(row.object_key.as_str())
+                .chain(row.rendition_key.as_deref())
+                .collect()
+        },
     )
     .await
 }

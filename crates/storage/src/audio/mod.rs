@@ -57,6 +57,11 @@ pub fn sniff(bytes: &[u8]) -> Option<AudioFormat> {
     }
 }
 
+/// Whether `bytes` are Ogg holding Opus (which the rendition decoders cannot read).
+pub fn is_opus(bytes: &[u8]) -> bool {
+    ogg::is_opus(bytes)
+}
+
 /// The playing time in seconds, measured from the audio itself: WAV from the fmt chunk's byte rate and
 /// the data chunk size; MP3 from a Xing/Info header (less the LAME encoder delay and padding when
 /// recorded) or a VBRI header, else by summing every frame; Ogg from the last page's granule position
