@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the tools the test suite starts besides cargo's own: moto's S3-compatible server,
 # which crates/storage/tests/s3_store.rs runs as `python3 -m moto.server` on a loopback port,
-# and curl and jq, which the README walkthrough (run by tests/api/walkthrough.rs) uses.
+# curl and jq, which the README walkthrough (run by tests/api/walkthrough.rs) uses, and
+# espeak-ng, the speech engine of the text-to-speech tests (tests/api/text_to_speech.rs).
 #
 #   scripts/install-test-tools.sh
 #
@@ -12,7 +13,7 @@ set -euo pipefail
 MOTO_VERSION="5.2.1"
 
 missing_packages=()
-for tool in curl jq; do
+for tool in curl jq espeak-ng; do
     command -v "$tool" >/dev/null 2>&1 || missing_packages+=("$tool")
 done
 if ((${#missing_packages[@]})); then

@@ -102,6 +102,13 @@ pub struct Config {
     /// Uploads (media files, MMS media, ingest with audio) that may run at once; the next
     /// is answered 503 with `Retry-After`.
     pub upload_concurrency: usize,
+    /// The espeak-ng program text-to-speech runs (a name on the PATH or a path).
+    pub tts_espeak_ng: PathBuf,
+    /// Prompts rendered at once (default: the machine's cores).
+    pub tts_workers: Option<usize>,
+    /// Prompts that may wait for a rendering worker; the next is answered 503 with
+    /// `Retry-After`.
+    pub tts_queue: usize,
 }
 
 impl Default for Config {
@@ -133,6 +140,9 @@ impl Default for Config {
             request_timeout_seconds: 30,
             upload_timeout_seconds: 300,
             upload_concurrency: switchboard_api::state::DEFAULT_UPLOADS,
+            tts_espeak_ng: PathBuf::from("espeak-ng"),
+            tts_workers: None,
+            tts_queue: 16,
             ingest_token: None,
             rate_limit_per_minute: 1200,
             rate_limit_per_minute_per_address: 6000,

@@ -147,39 +147,25 @@ async fn seed_call_handling(
     use switchboard_domain::records::business_hour::CreateBusinessHour;
     use switchboard_domain::records::ivr::CreateIvr;
     use switchboard_domain::records::paging_group::CreatePagingGroup;
-    use switchboard_storage::audio;
-
-    let format =
-        audio::sniff(GREETING).ok_or_else(|| anyhow::anyhow!("demo greeting is not audio"))?;
-    let key = format!(
-        "tenants/{}/media/demo-greeting.{}",
-        tenant.get(),
-        format.extension()
-    );
-    let pledge = switchboard_api::guard::pledge_upload_object(state, &key)
-        .await
-        .map_err(|e| anyhow::anyhow!("pledging the demo greeting's deletion: {e:?}"))?;
-    state
-        .storage
-        .put(&key, GREETING.to_vec().into(), format.content_type())
-        .await?;
+    // Stored as an upload is: checked, measured, with its telephony rendition.
+    let (stored, pledges) =
+        switchboard_api::routes::media_files::store_audio(state, tenant, GREETING.to_vec())
+            .await
+            .map_err(|e| anyhow::anyhow!("storing the demo greeting: {e:?}"))?;
     let greeting = media_files::create(
         &state.db,
         tenant,
         media_files::NewMediaFile {
             name: "Welcome greeting".into(),
-            object_key: key,
-            content_type: format.content_type().into(),
-            size_bytes: i64::try_from(GREETING.len())?,
-            duration_seconds: audio::duration_seconds(format, GREETING).unwrap_or_default(),
             fields: switchboard_domain::records::media_file::MediaFileFields {
                 name: Some("Welcome greeting".into()),
                 language: Some(Some("en".into())),
                 text: Some(Some("Thank you for calling Riverside Pharmacy.".into())),
                 multilingual_text: None,
             },
+            ..stored
         },
-        pledge,
+        &pledges,
     )
     .await?;
     let menu = ivrs::create(

@@ -74,8 +74,21 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
         delivery_settings(config)?,
     )
     .context("building the webhook HTTP client")?;
+    let speech = switchboard_speech::Speech::new(
+        Arc::new(switchboard_speech::espeak::EspeakNg::new(
+            &config.tts_espeak_ng,
+        )),
+        switchboard_speech::QueueSettings {
+            workers: config.tts_workers.unwrap_or_else(|| {
+                std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+            }),
+            queue: config.tts_queue,
+        },
+    )
+    .await;
     Ok(AppState {
         db,
+        speech,
         tokens,
         passwords,
         storage,

@@ -522,7 +522,6 @@ async fn child_lists_show_in_their_owners_entries(app: TestApp) {
     );
 }
 
-
 on_both_backends!(
     child_lists_show_in_their_owners_entries,
     changes_from_above_are_in_the_records_tenants_trail,

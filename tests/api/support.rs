@@ -433,15 +433,28 @@ impl Drop for TestApp {
 /// Registers, for each named `async fn(TestApp)`, one test on SQLite
 /// (`module::sqlite::name`) and one on PostgreSQL (`module::postgres::name`, reported
 /// ignored when PostgreSQL is unreachable); `with CONFIGURE;` first applies
-/// `fn(&mut Config)` to the configuration of each.
+/// `fn(&mut Config)` to the configuration of each; `needs SERVICE, …;` before it names
+/// further outside services (reported ignored when absent, as PostgreSQL is).
 #[macro_export]
 macro_rules! on_both_backends {
+    (needs $($service:path),+; with $configure:expr; $($name:ident),* $(,)?) => {
+        $crate::on_both_backends!(@register [$(&$service),+]; $configure; $($name),*);
+    };
+    (needs $($service:path),+; $($name:ident),* $(,)?) => {
+        $crate::on_both_backends!(@register [$(&$service),+]; |_: &mut switchboard::Config| {}; $($name),*);
+    };
     (with $configure:expr; $($name:ident),* $(,)?) => {
+        $crate::on_both_backends!(@register []; $configure; $($name),*);
+    };
+    (@postgres [$($service:expr),*]) => {
+        &[&switchboard_testing::POSTGRES $(, $service)*]
+    };
+    (@register $services:tt; $configure:expr; $($name:ident),*) => {
         $(
             switchboard_testing::inventory::submit! {
                 switchboard_testing::Case {
                     path: concat!(module_path!(), "::sqlite::", stringify!($name)),
-                    services: &[],
+                    services: &$services,
                     run: || switchboard_testing::run_async(async {
                         let app = $crate::support::TestApp::start_with($crate::support::Backend::Sqlite, $configure).await;
                         $name(app.expect("a SQLite app")).await;
@@ -451,7 +464,7 @@ macro_rules! on_both_backends {
             switchboard_testing::inventory::submit! {
                 switchboard_testing::Case {
                     path: concat!(module_path!(), "::postgres::", stringify!($name)),
-                    services: &[&switchboard_testing::POSTGRES],
+                    services: $crate::on_both_backends!(@postgres $services),
                     run: || switchboard_testing::run_async(async {
                         let app = $crate::support::TestApp::start_with($crate::support::Backend::Postgres, $configure).await;
                         $name(app.expect("a PostgreSQL app")).await;

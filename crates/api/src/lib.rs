@@ -40,9 +40,9 @@ use utoipa_swagger_ui::SwaggerUi;
 use crate::error::ApiError;
 use crate::routes::{
     announcements, audit_log, authentication, branches, business_hours, button_layouts,
-    call_recordings, calls, devices, extensions, ingest, ivrs, me, media_files, messaging, objects,
-    operations, paging_groups, partners, phone_numbers, provisioning, tenants, users, voicemail,
-    webhook_deliveries, webhooks,
+    call_recordings, calls, custom_voices, devices, extensions, ingest, ivrs, me, media_files,
+    messaging, objects, operations, paging_groups, partners, phone_numbers, provisioning, tenants,
+    text_to_speech, users, voicemail, webhook_deliveries, webhooks,
 };
 pub use crate::state::{AppState, Settings};
 
@@ -90,6 +90,8 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
             media_files::update,
             media_files::delete
         ))
+        .routes(routes!(media_files::get_unversioned))
+        .routes(routes!(media_files::get_v2))
         .merge(
             // Several files of up to 3 MB each; the per-file limit is enforced as they stream.
             OpenApiRouter::new()
@@ -183,6 +185,18 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
             button_layouts::delete
         ))
         .routes(routes!(provisioning::fetch))
+        .routes(routes!(text_to_speech::voices))
+        .routes(routes!(text_to_speech::voices_unversioned))
+        .routes(routes!(text_to_speech::languages))
+        .routes(routes!(text_to_speech::languages_unversioned))
+        .routes(routes!(text_to_speech::tts))
+        .routes(routes!(text_to_speech::tts_unversioned))
+        .routes(routes!(custom_voices::list, custom_voices::create))
+        .routes(routes!(
+            custom_voices::get,
+            custom_voices::update,
+            custom_voices::delete
+        ))
         .split_for_parts();
     openapi::finish(&mut openapi);
     (router, openapi)

@@ -52,6 +52,7 @@ use crate::error::ErrorBody;
         (name = "devices", description = "Desk phones, their provisioning credentials and the device-model catalogue"),
         (name = "button-layouts", description = "What each key of a desk-phone model does"),
         (name = "provisioning", description = "The configuration files desk phones fetch, with their own credentials"),
+        (name = "text-to-speech", description = "The speech engine's voices and languages, and prompts rendered as telephony audio"),
         (name = "operations", description = "Health probes"),
     )
 )]

@@ -106,6 +106,8 @@ pub struct AppState {
     /// Background work (webhook delivery, the job queue): this process's worker name,
     /// settings and wake-up.
     pub jobs: switchboard_jobs::Jobs,
+    /// Text-to-speech: the engine, its voice catalogue and the rendering queue.
+    pub speech: switchboard_speech::Speech,
     /// Settings.
     pub settings: Arc<Settings>,
 }

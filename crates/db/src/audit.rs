@@ -61,6 +61,7 @@ pub const AUDITED: &[(&str, &str)] = &[
     ("calls", "call-recording"),
     ("devices", "device"),
     ("button_layouts", "button-layout"),
+    ("custom_voices", "custom-voice"),
     ("mms_media", "mms-media"),
 ];
 

@@ -191,24 +191,24 @@ pub async fn delete<T: Record>(
     table: &'static str,
     id: i64,
 ) -> Result<T> {
-    delete_owning(db, select, id_column, table, id, |_: &T| None).await
+    delete_owning(db, select, id_column, table, id, |_: &T| Vec::new()).await
 }
 
 /// Deletes row `id` of `table` like [`delete`], and in the same transaction queues the
-/// deletion of the stored object the record owns (`object` answers its key), so that the
-/// object goes exactly when the record does, even if storage is away for a while.
+/// deletion of the stored objects the record owns (`objects` answers their keys), so that
+/// they go exactly when the record does, even if storage is away for a while.
 pub async fn delete_owning<T: Record>(
     db: &Db,
     mut select: SelectStatement,
     id_column: &'static str,
     table: &'static str,
     id: i64,
-    object: fn(&T) -> Option<&str>,
+    objects: fn(&T) -> Vec<&str>,
 ) -> Result<T> {
     let mut tx = db.begin().await?;
     select.and_where(column(id_column).eq(id));
     let record = tx.fetch_one::<T>(&select).await?;
-    if let Some(key) = object(&record) {
+    for key in objects(&record) {
         crate::jobs::delete_object(&mut tx, key).await?;
     }
     let deleted = delete_in(&mut tx, table, id).await?;

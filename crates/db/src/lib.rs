@@ -8,6 +8,7 @@
 pub mod backend;
 pub mod circuit;
 pub mod crud;
+pub mod custom_voices;
 pub mod error;
 pub mod lease;
 pub mod list;

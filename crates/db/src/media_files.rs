@@ -36,6 +36,11 @@ pub struct MediaFileRow {
     pub text: Option<String>,
     /// Spoken text per language, as JSON.
     pub multilingual_text: Option<String>,
+    /// The voice that rendered it; `None` for recorded audio.
+    pub voice_id: Option<String>,
+    /// Its 8 kHz mono WAV telephony rendition; `None` for Ogg Opus (no decoder yet) and
+    /// files stored before renditions.
+    pub rendition_key: Option<String>,
 }
 
 impl MediaFileRow {
@@ -60,6 +65,10 @@ pub struct NewMediaFile {
     pub size_bytes: i64,
     /// Playing time in seconds.
     pub duration_seconds: f64,
+    /// The voice that rendered it; `None` for recorded audio.
+    pub voice_id: Option<String>,
+    /// Its telephony rendition's object key.
+    pub rendition_key: Option<String>,
     /// Texts.
     pub fields: MediaFileFields,
 }
@@ -77,6 +86,8 @@ fn select(scope: &Scope) -> SelectStatement {
             "language",
             "text",
             "multilingual_text",
+            "voice_id",
+            "rendition_key",
         ])
         .from("media_files")
         .cond_where(scope::tenants(scope, Expr::col("tenant_id")))
@@ -123,7 +134,7 @@ pub async fn create(
     db: &Db,
     tenant: TenantId,
     new: NewMediaFile,
-    pledge: i64,
+    pledges: &[i64],
 ) -> Result<MediaFileRow> {
     let mut changes: Changes = vec![
         ("tenant_id", tenant.get().into()),
@@ -131,11 +142,15 @@ pub async fn create(
         ("content_type", new.content_type.into()),
         ("size_bytes", new.size_bytes.into()),
         ("duration_seconds", new.duration_seconds.into()),
+        ("voice_id", new.voice_id.into()),
+        ("rendition_key", new.rendition_key.into()),
     ];
     text_changes(new.fields, &mut changes);
     let mut tx = db.begin().await?;
     let id = crud::insert_in(&mut tx, "media_files", changes).await?;
-    crate::jobs::keep_object(&mut tx, pledge).await?;
+    for &pledge in pledges {
+        crate::jobs::keep_object(&mut tx, pledge).await?;
+    }
     tx.commit().await?;
     get(db, &Scope::Platform, MediaFileId(id)).await
 }
@@ -161,7 +176,11 @@ pub async fn delete(db: &Db, scope: &Scope, id: MediaFileId) -> Result<MediaFile
         "id",
         "media_files",
         id.get(),
-        |row: &MediaFileRow| Some(row.object_key.as_str()),
+        |row: &MediaFileRow| {
+            std::iter::once(row.object_key.as_str())
+                .chain(row.rendition_key.as_deref())
+                .collect()
+        },
     )
     .await
 }

@@ -224,7 +224,7 @@ pub async fn delete(db: &Db, scope: &Scope, id: i64) -> Result<VoicemailRow> {
         "v.id",
         "voicemail_messages",
         id,
-        |row: &VoicemailRow| row.audio_key.as_deref(),
+        |row: &VoicemailRow| row.audio_key.as_deref().into_iter().collect(),
     )
     .await
 }

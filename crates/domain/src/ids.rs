@@ -89,4 +89,6 @@ ids! {
     DeviceId,
     /// Identifies a button layout of desk phones.
     ButtonLayoutId,
+    /// Identifies a tenant's custom text-to-speech voice.
+    CustomVoiceId,
 }

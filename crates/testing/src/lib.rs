@@ -393,6 +393,27 @@ fn probe_moto() -> Result<(), String> {
     }
 }
 
+/// espeak-ng, the speech engine the text-to-speech tests render with (from the PATH).
+pub static ESPEAK_NG: Service = Service {
+    name: "espeak-ng",
+    require_var: "SWITCHBOARD_TEST_REQUIRE_ESPEAK_NG",
+    how: "Install espeak-ng (scripts/install-test-tools.sh does) to run them.",
+    probe: probe_espeak_ng,
+};
+
+fn probe_espeak_ng() -> Result<(), String> {
+    let output = Command::new("espeak-ng")
+        .arg("--version")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run espeak-ng: {e}"))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(format!("espeak-ng --version failed ({})", output.status))
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

@@ -21,6 +21,10 @@ use switchboard_domain::validation::{ID, Raw, Rule};
 use switchboard_domain::{Location, Problems};
 use switchboard_storage::audio;
 
+use switchboard_db::custom_voices;
+use switchboard_domain::ids::CustomVoiceId;
+use switchboard_domain::records::custom_voice::VOICE_PREFIX;
+
 use crate::auth::caller::{Caller, MediaFilesRead, MediaFilesWrite};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{JsonBody, ListParams, PathId};
@@ -33,6 +37,10 @@ pub const MAX_MEDIA_BYTES: usize = 20 * 1024 * 1024;
 /// A stored row as answered: with a fresh signed URL.
 pub async fn present(state: &AppState, row: MediaFileRow) -> ApiResult<MediaFile> {
     let url = crate::routes::objects::media_url(state, Some(&row.object_key)).await?;
+    let rendition_url = match &row.rendition_key {
+        Some(key) => Some(crate::routes::objects::media_url(state, Some(key)).await?),
+        None => None,
+    };
     let expires =
         Utc::now() + chrono::Duration::from_std(state.settings.media_url_ttl).unwrap_or_default();
     Ok(MediaFile {
@@ -45,7 +53,8 @@ pub async fn present(state: &AppState, row: MediaFileRow) -> ApiResult<MediaFile
         duration: (row.duration_seconds * 1000.0).round() / 1000.0,
         language: row.language,
         text: row.text,
-        voice_id: None,
+        voice_id: row.voice_id,
+        rendition_url,
         url,
         url_expires_at: expires.to_rfc3339_opts(SecondsFormat::Secs, true),
     })
@@ -149,6 +158,7 @@ pub async fn create(
     let mut fields = MediaFileFields::default();
     let mut tenant_id = None;
     let mut name_seen = false;
+    let mut voice_id = None;
     while let Some(field) = multipart.next_field().await.map_err(multipart_error)? {
         let name = field.name().unwrap_or_default().to_owned();
         if name == "file" {
@@ -168,6 +178,14 @@ pub async fn create(
             "text" => fields.text = Some(field_text(&value, "text", &TEXT, &mut problems)),
             "multilingualText" => {
                 fields.multilingual_text = Some(parse_multilingual_form(&value, &mut problems))
+            }
+            "voiceId" => {
+                voice_id = field_text(
+                    &value,
+                    "voiceId",
+                    &switchboard_domain::records::custom_voice::VOICE_ID,
+                    &mut problems,
+                )
             }
             "tenantId" => {
                 tenant_id = match ID.check(Raw::Text(&value)) {
@@ -192,6 +210,66 @@ pub async fn create(
         return Err(ApiError::validation(problems));
     }
     let bytes = file.unwrap_or_default();
+    let tenant = tenancy::tenant_for_write(&state, &caller, tenant_id).await?;
+    if let Some(voice) = &voice_id {
+        check_voice(&state, &caller, tenant, voice).await?;
+    }
+    let (stored, pledges) = store_audio(&state, tenant, bytes).await?;
+    let new = NewMediaFile {
+        name: fields.name.clone().unwrap_or_default(),
+        voice_id,
+        fields,
+        ..stored
+    };
+    match media_files::create(&state.db, tenant, new, &pledges).await {
+        Ok(row) => Ok(Json(present(&state, row).await?)),
+        Err(error) => {
+            // No orphaned audio: the row was not written, so the objects go too.
+            crate::guard::abandon_upload_objects(&state, &pledges).await;
+            Err(error.into())
+        }
+    }
+}
+
+/// Refuses a `voiceId` that names no voice: an engine voice of the catalogue, or a custom
+/// voice of the media file's own tenant.
+async fn check_voice(
+    state: &AppState,
+    caller: &Caller<MediaFilesWrite>,
+    tenant: TenantId,
+    voice: &str,
+) -> ApiResult<()> {
+    let known = match voice
+        .strip_prefix(VOICE_PREFIX)
+        .and_then(|n| n.parse::<i64>().ok().filter(|_| !n.starts_with('0')))
+    {
+        Some(id) => custom_voices::get(&state.db, &caller.scope, CustomVoiceId(id))
+            .await
+            .ok()
+            .is_some_and(|custom| custom.tenant_id == tenant),
+        None => crate::routes::text_to_speech::catalogue(state)?
+            .voice(voice)
+            .is_some(),
+    };
+    if known {
+        Ok(())
+    } else {
+        Err(ApiError::invalid(
+            Location::Body,
+            "voiceId",
+            "is not a voice of the speech engine nor a custom voice of the tenant",
+        ))
+    }
+}
+
+/// Audio checked, measured and stored with its telephony rendition, ready to be recorded
+/// (the name, voice and texts are the caller's to fill in), with the pledged deletions of
+/// its objects that recording it must keep (`media_files::create`).
+pub async fn store_audio(
+    state: &AppState,
+    tenant: TenantId,
+    bytes: Vec<u8>,
+) -> ApiResult<(NewMediaFile, Vec<i64>)> {
     let format = audio::sniff(&bytes).ok_or_else(|| {
         ApiError::unsupported_media_type("the file is not WAV, MP3 or OGG (Vorbis or Opus) audio")
     })?;
@@ -202,40 +280,58 @@ pub async fn create(
             &format!("is not a readable {} file", format.extension()),
         )
     })?;
-    let tenant = tenancy::tenant_for_write(&state, &caller, tenant_id).await?;
-    let key = format!(
-        "tenants/{}/media/{}.{}",
-        tenant.get(),
-        uuid::Uuid::now_v7(),
-        format.extension()
-    );
+    // Made once, here, so the telephony engine never meets a file it cannot play; audio
+    // that cannot be decoded is refused and nothing is stored. Ogg Opus has no decoder
+    // here (symphonia has none): it is kept without a rendition.
+    let opus = format == audio::AudioFormat::Ogg && audio::is_opus(&bytes);
+    let rendition = if opus {
+        None
+    } else {
+        let source = bytes.clone();
+        let made = tokio::task::spawn_blocking(move || audio::rendition::telephony_wav(&source))
+            .await
+            .map_err(ApiError::internal)?;
+        Some(made.map_err(|e| {
+            ApiError::unsupported_media_type(format!(
+                "the {} file cannot be converted for telephony: {e}",
+                format.extension()
+            ))
+        })?)
+    };
+    let stem = format!("tenants/{}/media/{}", tenant.get(), uuid::Uuid::now_v7());
+    let key = format!("{stem}.{}", format.extension());
     let size = i64::try_from(bytes.len()).unwrap_or(i64::MAX);
-    // Pledged before storing: a request dropped before the record leaves no object.
-    let pledge = crate::guard::pledge_upload_object(&state, &key).await?;
-    if let Err(error) = state
-        .storage
-        .put(&key, bytes.into(), format.content_type())
-        .await
-    {
-        crate::guard::abandon_upload_objects(&state, &[pledge]).await;
-        return Err(ApiError::internal(error));
+    // Each object's deletion is pledged before it is stored: a request dropped before the
+    // record is written leaves no object behind (the record's transaction keeps them).
+    let mut pledges = Vec::new();
+    let rendition_key = rendition.as_ref().map(|_| format!("{stem}.telephony.wav"));
+    let objects = std::iter::once((key.clone(), bytes, format.content_type())).chain(
+        rendition
+            .zip(rendition_key.clone())
+            .map(|(rendition, key)| (key, rendition.bytes, "audio/wav")),
+    );
+    for (object_key, object, content_type) in objects {
+        pledges.push(crate::guard::pledge_upload_object(state, &object_key).await?);
+        if let Err(error) = state
+            .storage
+            .put(&object_key, object.into(), content_type)
+            .await
+        {
+            crate::guard::abandon_upload_objects(state, &pledges).await;
+            return Err(ApiError::internal(error));
+        }
     }
     let new = NewMediaFile {
-        name: fields.name.clone().unwrap_or_default(),
-        object_key: key.clone(),
+        name: String::new(),
+        object_key: key,
         content_type: format.content_type().to_owned(),
         size_bytes: size,
         duration_seconds: duration,
-        fields,
+        voice_id: None,
+        rendition_key,
+        fields: MediaFileFields::default(),
     };
-    match media_files::create(&state.db, tenant, new, pledge).await {
-        Ok(row) => Ok(Json(present(&state, row).await?)),
-        Err(error) => {
-            // No orphaned audio: the row was not written, so the object goes too.
-            crate::guard::abandon_upload_objects(&state, &[pledge]).await;
-            Err(error.into())
-        }
-    }
+    Ok((new, pledges))
 }
 
 /// One media file, with a fresh signed URL.
@@ -249,6 +345,30 @@ pub async fn get(
 ) -> ApiResult<Json<MediaFile>> {
     let row = media_files::get(&state.db, &caller.scope, id).await?;
     Ok(Json(present(&state, row).await?))
+}
+
+/// One media file (release notes' path, the same answer).
+#[utoipa::path(get, path = "/media-files/{id}", tag = "media-files",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Media file id")),
+    responses((status = 200, description = "The media file", body = MediaFile)))]
+pub async fn get_unversioned(
+    caller: Caller<MediaFilesRead>,
+    state: State<AppState>,
+    id: PathId<MediaFileId>,
+) -> ApiResult<Json<MediaFile>> {
+    get(caller, state, id).await
+}
+
+/// One media file (the release notes' path under `/v2`, the same answer).
+#[utoipa::path(get, path = "/v2/media-files/{id}", tag = "media-files",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Media file id")),
+    responses((status = 200, description = "The media file", body = MediaFile)))]
+pub async fn get_v2(
+    caller: Caller<MediaFilesRead>,
+    state: State<AppState>,
+    id: PathId<MediaFileId>,
+) -> ApiResult<Json<MediaFile>> {
+    get(caller, state, id).await
 }
 
 /// Changes a media file's name and texts.

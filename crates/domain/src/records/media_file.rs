@@ -69,8 +69,13 @@ pub struct MediaFile {
     pub text: Option<String>,
     /// What the audio says, per language.
     pub multilingual_text: Option<Vec<LanguageText>>,
-    /// The text-to-speech voice it was made with; null for uploaded audio.
+    /// The text-to-speech voice it was made with (an engine voice's id or `custom-{n}`);
+    /// null for recorded audio.
     pub voice_id: Option<String>,
+    /// A short-lived signed URL of its telephony rendition: 8 kHz 16-bit mono WAV, made
+    /// once at upload, what the telephony engine plays. Null for Ogg Opus, which has no
+    /// decoder here yet.
+    pub rendition_url: Option<String>,
     /// A short-lived signed URL that fetches the audio.
     pub url: String,
     /// When `url` stops working (RFC 3339).
@@ -91,7 +96,7 @@ pub struct MediaFileFields {
 }
 
 /// The multipart form of `POST /v2/admin/media-files/`: `file` and `name`, optional
-/// `tenantId`, `language`, and `text` or `multilingualText` (a JSON array of
+/// `tenantId`, `voiceId`, `language`, and `text` or `multilingualText` (a JSON array of
 /// `{language, text}`). Its schema is built from the same rules the form is read with.
 #[derive(Clone, Debug)]
 pub struct MediaFileUpload;
@@ -127,6 +132,19 @@ impl PartialSchema for MediaFileUpload {
             RefOr::T(ID.query_schema()),
             Value::Null,
             Some("The owning tenant; tenant-scoped callers may omit it."),
+            false,
+            false,
+        );
+        declare::property(
+            &mut form,
+            "voiceId",
+            Field::field_schema(&super::custom_voice::VOICE_ID),
+            Value::Null,
+            Some(
+                "The text-to-speech voice that rendered the file (a voice of \
+                 /text-to-speech/voices, or a custom voice `custom-{n}` of the same tenant); \
+                 omitted for recorded audio.",
+            ),
             false,
             false,
         );

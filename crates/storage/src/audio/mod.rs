@@ -6,6 +6,8 @@ mod mp3;
 mod ogg;
 mod wav;
 
+pub mod rendition;
+
 #[cfg(test)]
 mod tests;
 
@@ -53,6 +55,11 @@ pub fn sniff(bytes: &[u8]) -> Option<AudioFormat> {
     } else {
         None
     }
+}
+
+/// Whether `bytes` are Ogg holding Opus (which the rendition decoders cannot read).
+pub fn is_opus(bytes: &[u8]) -> bool {
+    ogg::is_opus(bytes)
 }
 
 /// The playing time in seconds, measured from the audio itself: WAV from the fmt chunk's byte rate and

@@ -88,6 +88,13 @@ pub(super) fn sniff(bytes: &[u8]) -> bool {
     parse_page(bytes).as_ref().and_then(identify).is_some()
 }
 
+pub(super) fn is_opus(bytes: &[u8]) -> bool {
+    matches!(
+        parse_page(bytes).as_ref().and_then(identify),
+        Some(Codec::Opus { .. })
+    )
+}
+
 pub(super) fn duration(bytes: &[u8]) -> Option<f64> {
     let first = parse_page(bytes)?;
     let codec = identify(&first)?;

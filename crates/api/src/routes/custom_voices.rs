@@ -1,0 +1,134 @@
+//! `/v2/admin/custom-voices`: a tenant's named presets over an engine voice (rate, pitch,
+//! volume, default language), spoken as `custom-{id}` by `/text-to-speech/voices/{id}/tts`.
+
+use axum::Json;
+use axum::extract::State;
+use axum::response::Response;
+use switchboard_db::custom_voices;
+use switchboard_domain::declare::DeclaredFilter;
+use switchboard_domain::ids::CustomVoiceId;
+use switchboard_domain::list::Page;
+use switchboard_domain::records::custom_voice::{
+    CreateCustomVoice, CustomVoice, UpdateCustomVoice,
+};
+use switchboard_domain::{Location, Problems};
+
+use crate::auth::caller::{Caller, MediaFilesRead, MediaFilesWrite};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{JsonBody, ListParams, PathId};
+use crate::routes::text_to_speech;
+use crate::state::AppState;
+use crate::{listing, tenancy};
+
+/// Refuses a base voice the engine does not have, or a language it does not speak.
+fn check_voice(state: &AppState, base: &str, language: Option<&str>) -> ApiResult<()> {
+    let catalogue = text_to_speech::catalogue(state)?;
+    let mut problems = Problems::new();
+    match catalogue.voice(base) {
+        None => problems.add(
+            Location::Body,
+            "baseVoiceId",
+            "is not a voice of the speech engine (see /text-to-speech/voices)",
+        ),
+        Some(voice) => {
+            if let Some(language) = language
+                && !voice.speaks(language)
+            {
+                problems.add(
+                    Location::Body,
+                    "language",
+                    format!("is not spoken by the voice {}", voice.id),
+                );
+            }
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiError::validation(problems))
+    }
+}
+
+/// Lists the custom voices in the caller's scope.
+#[utoipa::path(get, path = "/v2/admin/custom-voices/", tag = "text-to-speech",
+    params(ListParams<CustomVoice>),
+    responses((status = 200, description = "A page of custom voices", body = Page<CustomVoice>)))]
+pub async fn list(
+    caller: Caller<MediaFilesRead>,
+    State(state): State<AppState>,
+    ListParams { query, filter }: ListParams<CustomVoice>,
+) -> ApiResult<Response> {
+    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id()).await?;
+    let listing = custom_voices::list(&state.db, &caller.scope, &filter, &query).await?;
+    Ok(listing::respond(listing, std::convert::identity))
+}
+
+/// Creates a custom voice over an engine voice of the catalogue.
+#[utoipa::path(post, path = "/v2/admin/custom-voices/", tag = "text-to-speech",
+    request_body = CreateCustomVoice,
+    responses((status = 200, description = "The new custom voice", body = CustomVoice)))]
+pub async fn create(
+    caller: Caller<MediaFilesWrite>,
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody<CreateCustomVoice>,
+) -> ApiResult<Json<CustomVoice>> {
+    let tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
+    check_voice(&state, &body.base_voice_id, body.language.as_deref())?;
+    Ok(Json(custom_voices::create(&state.db, tenant, body).await?))
+}
+
+/// One custom voice.
+#[utoipa::path(get, path = "/v2/admin/custom-voices/{id}", tag = "text-to-speech",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Custom voice id")),
+    responses((status = 200, description = "The custom voice", body = CustomVoice)))]
+pub async fn get(
+    caller: Caller<MediaFilesRead>,
+    State(state): State<AppState>,
+    PathId(id): PathId<CustomVoiceId>,
+) -> ApiResult<Json<CustomVoice>> {
+    Ok(Json(
+        custom_voices::get(&state.db, &caller.scope, id).await?,
+    ))
+}
+
+/// Changes a custom voice; the language must stay one its (new) base voice speaks.
+#[utoipa::path(patch, path = "/v2/admin/custom-voices/{id}", tag = "text-to-speech",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Custom voice id")),
+    request_body = UpdateCustomVoice,
+    responses((status = 200, description = "The changed custom voice", body = CustomVoice)))]
+pub async fn update(
+    caller: Caller<MediaFilesWrite>,
+    State(state): State<AppState>,
+    PathId(id): PathId<CustomVoiceId>,
+    JsonBody(body): JsonBody<UpdateCustomVoice>,
+) -> ApiResult<Json<CustomVoice>> {
+    let current = custom_voices::get(&state.db, &caller.scope, id).await?;
+    if body.base_voice_id.is_some() || matches!(body.language, Some(Some(_))) {
+        let base = body
+            .base_voice_id
+            .as_deref()
+            .unwrap_or(&current.base_voice_id);
+        let language = match &body.language {
+            Some(language) => language.as_deref(),
+            None => current.language.as_deref(),
+        };
+        check_voice(&state, base, language)?;
+    }
+    Ok(Json(
+        custom_voices::update(&state.db, &caller.scope, id, body).await?,
+    ))
+}
+
+/// Deletes a custom voice.
+#[utoipa::path(delete, path = "/v2/admin/custom-voices/{id}", tag = "text-to-speech",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Custom voice id")),
+    responses((status = 200, description = "The deleted custom voice", body = CustomVoice)))]
+pub async fn delete(
+    caller: Caller<MediaFilesWrite>,
+    State(state): State<AppState>,
+    PathId(id): PathId<CustomVoiceId>,
+) -> ApiResult<Json<CustomVoice>> {
+    Ok(Json(
+        custom_voices::delete(&state.db, &caller.scope, id).await?,
+    ))
+}

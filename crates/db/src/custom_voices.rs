@@ -1,0 +1,107 @@
+//! Custom voices of a tenant.
+
+use sea_query::{Expr, ExprTrait, Query, SelectStatement};
+use switchboard_domain::Scope;
+use switchboard_domain::ids::{CustomVoiceId, TenantId};
+use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
+use switchboard_domain::records::custom_voice::{
+    CreateCustomVoice, CustomVoice, UpdateCustomVoice,
+};
+
+use crate::backend::Db;
+use crate::crud::{self, Changes};
+use crate::error::Result;
+use crate::list::{self, Listing};
+use crate::scope;
+
+fn select(scope: &Scope) -> SelectStatement {
+    Query::select()
+        .columns([
+            "id",
+            "tenant_id",
+            "name",
+            "base_voice_id",
+            "rate",
+            "pitch",
+            "volume",
+            "language",
+        ])
+        // The same text on both backends: `||` turns the id into text on each.
+        .expr_as(Expr::cust("'custom-' || id"), "voice_id")
+        .from("custom_voices")
+        .cond_where(scope::tenants(scope, Expr::col("tenant_id")))
+        .take()
+}
+
+/// Lists the custom voices the caller reaches.
+pub async fn list(
+    db: &Db,
+    scope: &Scope,
+    filter: &TenantFilter,
+    query: &ListQuery,
+) -> Result<Listing<CustomVoice>> {
+    let mut select = select(scope);
+    if let Some(tenant) = filter.tenant_id {
+        select.and_where(Expr::col("tenant_id").eq(tenant.get()));
+    }
+    list::run(db, select, CustomVoice::SPEC, query).await
+}
+
+/// One custom voice.
+pub async fn get(db: &Db, scope: &Scope, id: CustomVoiceId) -> Result<CustomVoice> {
+    crud::get(db, select(scope), "id", id.get()).await
+}
+
+/// Creates a custom voice of `tenant` (its base voice and language already checked
+/// against the engine's catalogue).
+pub async fn create(db: &Db, tenant: TenantId, body: CreateCustomVoice) -> Result<CustomVoice> {
+    let id = crud::insert(
+        db,
+        "custom_voices",
+        vec![
+            ("tenant_id", tenant.get().into()),
+            ("name", body.name.into()),
+            ("base_voice_id", body.base_voice_id.into()),
+            ("rate", body.rate.into()),
+            ("pitch", body.pitch.into()),
+            ("volume", body.volume.into()),
+            ("language", body.language.into()),
+        ],
+    )
+    .await?;
+    get(db, &Scope::Platform, CustomVoiceId(id)).await
+}
+
+/// Changes a custom voice.
+pub async fn update(
+    db: &Db,
+    scope: &Scope,
+    id: CustomVoiceId,
+    body: UpdateCustomVoice,
+) -> Result<CustomVoice> {
+    let mut changes: Changes = Vec::new();
+    if let Some(name) = body.name {
+        changes.push(("name", name.into()));
+    }
+    if let Some(base) = body.base_voice_id {
+        changes.push(("base_voice_id", base.into()));
+    }
+    for (column, value) in [
+        ("rate", body.rate),
+        ("pitch", body.pitch),
+        ("volume", body.volume),
+    ] {
+        if let Some(value) = value {
+            changes.push((column, value.into()));
+        }
+    }
+    if let Some(language) = body.language {
+        changes.push(("language", language.into()));
+    }
+    crud::update(db, select(scope), "id", "custom_voices", id.get(), changes).await
+}
+
+/// Deletes a custom voice.
+pub async fn delete(db: &Db, scope: &Scope, id: CustomVoiceId) -> Result<CustomVoice> {
+    crud::delete(db, select(scope), "id", "custom_voices", id.get()).await
+}

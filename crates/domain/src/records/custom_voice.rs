@@ -1,0 +1,110 @@
+//! Custom voices: a tenant's named preset (rate, pitch, volume, default language) over an
+//! engine voice, used as `custom-{id}` in the text-to-speech path.
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::NAME;
+use super::media_file::LANGUAGE;
+use crate::declare::{Body, Listed};
+use crate::ids::{CustomVoiceId, TenantId};
+use crate::list::TenantFilter;
+use crate::validation::{Chars, ID, Int, int};
+
+/// The prefix of a custom voice's id in `/text-to-speech/voices/{id}/tts`.
+pub const VOICE_PREFIX: &str = "custom-";
+
+/// An engine voice's id: lower-case letters, digits and hyphens.
+pub const VOICE_ID: Chars = Chars {
+    min: 1,
+    max: 64,
+    pattern: "^[a-z0-9-]+$",
+    allowed: |c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-',
+    sample: "en-us",
+};
+/// Words per minute.
+pub const RATE: Int = int(80, 450);
+/// Pitch, 50 being the voice's own.
+pub const PITCH: Int = int(0, 99);
+/// Volume, 100 being the voice's own.
+pub const VOLUME: Int = int(0, 200);
+
+/// A custom voice.
+#[derive(Clone, Debug, Serialize, ToSchema, Listed)]
+#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+#[serde(rename_all = "camelCase")]
+#[list(sort(id, name, tenant_id), filter = TenantFilter, search("name"))]
+pub struct CustomVoice {
+    /// The custom voice's id.
+    pub id: CustomVoiceId,
+    /// The tenant it belongs to.
+    pub tenant_id: TenantId,
+    /// Its name.
+    pub name: String,
+    /// Its id in `/text-to-speech/voices/{id}/tts`: `custom-{id}`, which no engine
+    /// voice's id can be.
+    pub voice_id: String,
+    /// The engine voice it speaks with.
+    pub base_voice_id: String,
+    /// Words per minute (80–450); null for the engine's default.
+    pub rate: Option<i64>,
+    /// Pitch (0–99, 50 the voice's own); null for the default.
+    pub pitch: Option<i64>,
+    /// Volume (0–200, 100 the voice's own); null for the default.
+    pub volume: Option<i64>,
+    /// The language spoken when a prompt names none: one the base voice speaks; null for
+    /// the base voice's own.
+    pub language: Option<String>,
+}
+
+/// The body of `POST /v2/admin/custom-voices/`.
+#[derive(Clone, Debug, Body)]
+#[body(placement(tenant))]
+pub struct CreateCustomVoice {
+    /// The owning tenant; tenant-scoped callers may omit it.
+    #[field(rule = ID)]
+    pub tenant_id: Option<TenantId>,
+    /// Its name.
+    #[field(rule = NAME)]
+    pub name: String,
+    /// An engine voice of `GET /text-to-speech/voices`.
+    #[field(rule = VOICE_ID)]
+    pub base_voice_id: String,
+    /// Words per minute (80–450).
+    #[field(rule = RATE)]
+    pub rate: Option<i64>,
+    /// Pitch (0–99).
+    #[field(rule = PITCH)]
+    pub pitch: Option<i64>,
+    /// Volume (0–200).
+    #[field(rule = VOLUME)]
+    pub volume: Option<i64>,
+    /// A language the base voice speaks.
+    #[field(rule = LANGUAGE)]
+    pub language: Option<String>,
+}
+
+/// The body of `PATCH /v2/admin/custom-voices/{id}`: fields not sent stay unchanged;
+/// `null` returns a setting to the engine's default.
+#[derive(Clone, Debug, Default, Body)]
+#[body(refuse(tenantId = "cannot be changed"))]
+pub struct UpdateCustomVoice {
+    /// Its name.
+    #[field(rule = NAME)]
+    pub name: Option<String>,
+    /// An engine voice of `GET /text-to-speech/voices`.
+    #[field(rule = VOICE_ID)]
+    pub base_voice_id: Option<String>,
+    /// Words per minute (80–450).
+    #[field(rule = RATE)]
+    pub rate: Option<Option<i64>>,
+    /// Pitch (0–99).
+    #[field(rule = PITCH)]
+    pub pitch: Option<Option<i64>>,
+    /// Volume (0–200).
+    #[field(rule = VOLUME)]
+    pub volume: Option<Option<i64>>,
+    /// A language the base voice speaks.
+    #[field(rule = LANGUAGE)]
+    pub language: Option<Option<String>>,
+}
