@@ -74,7 +74,8 @@ async fn the_type_comes_from_the_bytes(app: TestApp) {
     // Text named .mp3 is refused, and nothing is stored.
     let media = format!("tenants/{}/media", w.tenant_a);
     let before = app.stored_objects(&media);
-    assert_eq!(before.len(), 2, "the two uploads above: {before:?}");
+    // The two uploads above, each with its telephony rendition.
+    assert_eq!(before.len(), 4, "the two uploads above: {before:?}");
     let refused = app
         .upload(
             &token,

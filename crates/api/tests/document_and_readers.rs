@@ -13,8 +13,9 @@ use std::collections::BTreeMap;
 use regex::Regex;
 use serde_json::{Map, Value, json};
 use switchboard_domain::records::{
-    announcement, branch, business_hour, button_layout, call, device, extension, ivr, media_file,
-    paging_group, partner, phone_number, tenant, traffic, user, voicemail, webhook,
+    announcement, branch, business_hour, button_layout, call, custom_voice, device, extension, ivr,
+    media_file, paging_group, partner, phone_number, speech, tenant, traffic, user, voicemail,
+    webhook,
 };
 use switchboard_domain::validation::{FromBody, Problems};
 
@@ -73,6 +74,9 @@ fn readers() -> BTreeMap<String, Reader> {
         device::IngestRegistration,
         button_layout::CreateButtonLayout,
         button_layout::UpdateButtonLayout,
+        custom_voice::CreateCustomVoice,
+        custom_voice::UpdateCustomVoice,
+        speech::SpeakRequest,
         authentication::LoginRequest,
         authentication::RefreshRequest,
         me::ChangePassword,
@@ -87,6 +91,11 @@ const UNSTATABLE: &[(&str, &str, &str)] = &[
     ("CreateUser", "password", PASSWORD_STRENGTH),
     ("UpdateUser", "password", PASSWORD_STRENGTH),
     ("ChangePassword", "newPassword", PASSWORD_STRENGTH),
+    (
+        "SpeakRequest",
+        "text",
+        "exactly one of text and segments is sent, and text holds more than white space",
+    ),
 ];
 
 /// Why a password inside its length bounds may still be refused.
