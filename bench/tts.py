@@ -103,7 +103,11 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--throughput-requests", type=int, default=5)
     parser.add_argument("--latency-requests", type=int, default=25)
+    parser.add_argument("--short", action="store_true",
+                        help="a few prompts only: shows the benchmark runs (CI); no figure")
     args = parser.parse_args()
+    if args.short:
+        args.throughput_requests, args.latency_requests = 1, 4
     binary = os.path.abspath(args.binary)
     folder = tempfile.mkdtemp(prefix="switchboard-tts-bench-")
     port = free_port()
