@@ -126,6 +126,22 @@ async fn partner_admins_reach_their_partners_tenants(app: TestApp) {
         .await
         .expect(200);
     assert_eq!(extensions["totalRecords"], 2);
+    // A list's tenantId filter: the partner's own tenant is allowed (a mutant refusing
+    // it went unnoticed: docs/mutants.md), another partner's is a 403.
+    let filtered = app
+        .get(
+            &format!("/v2/admin/extensions/?tenantId={}", w.tenant_a),
+            &partner,
+        )
+        .await
+        .expect(200);
+    assert_eq!(filtered["totalRecords"], 2);
+    app.get(
+        &format!("/v2/admin/extensions/?tenantId={}", w.tenant_b),
+        &partner,
+    )
+    .await
+    .error(403, "Forbidden");
 }
 
 async fn branch_admins_and_users_are_confined(app: TestApp) {
