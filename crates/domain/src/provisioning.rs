@@ -760,7 +760,7 @@ mod tests {
     fn zone_rules_are_read_from_the_zone_database() {
         let york = zone_rule("America/New_York", 2026);
         assert_eq!(posix_tz(&york), "STD+5DST+4,M3.2.0/2:00:00,M11.1.0/2:00:00");
-        let (on, off, save) = york.dst.unwrap();
+        let (on, off, save) = york.dst.expect("New York has daylight saving time");
         assert_eq!(
             cisco_dst(on, off, save),
             "start=3/8/7/2:0:0;end=11/1/7/2:0:0;save=1"
