@@ -222,14 +222,15 @@ pub async fn asterisk_cdr(
                 let bytes = tokio::fs::read(path)
                     .await
                     .with_context(|| format!("reading {}", path.display()))?;
-                let mp3 = engine::recording_to_mp3(Bytes::from(bytes))
+                let recording = engine::recording_to_mp3(Bytes::from(bytes))
                     .await
                     .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-                let size = i64::try_from(mp3.len()).unwrap_or(i64::MAX);
-                let key = engine::store_recording(&state.storage, tenant, &call.unique_id, mp3)
-                    .await
-                    .with_context(|| format!("storing {}", path.display()))?;
-                Some((key, size))
+                let size = i64::try_from(recording.mp3.len()).unwrap_or(i64::MAX);
+                let key =
+                    engine::store_recording(&state.storage, tenant, &call.unique_id, recording.mp3)
+                        .await
+                        .with_context(|| format!("storing {}", path.display()))?;
+                Some((key, size, recording.seconds))
             }
             _ => None,
         };
@@ -241,7 +242,13 @@ pub async fn asterisk_cdr(
             let outcome = engine::record_call(
                 &mut tx,
                 call,
-                recording.as_ref().map(|(key, size)| (key.as_str(), *size)),
+                recording
+                    .as_ref()
+                    .map(|(key, bytes, seconds)| engine::StoredRecording {
+                        key,
+                        bytes: *bytes,
+                        seconds: *seconds,
+                    }),
                 now(),
             )
             .await?;
@@ -261,7 +268,7 @@ pub async fn asterisk_cdr(
     if let Err(error) = written.await {
         let stored: Vec<String> = prepared
             .iter()
-            .filter_map(|(_, recording)| recording.as_ref().map(|(key, _)| key.clone()))
+            .filter_map(|(_, recording)| recording.as_ref().map(|(key, ..)| key.clone()))
             .collect();
         forget(state, &stored).await;
         return Err(error.into());
