@@ -404,11 +404,13 @@ async fn seed_voicemail_and_calls(state: &AppState, tenant: TenantId) -> anyhow:
         engine::record_call(
             &mut tx,
             report,
-            recording.map(|key| engine::StoredRecording {
-                key,
-                bytes: size,
-                seconds,
-            }),
+            recording
+                .map(|key| engine::StoredRecording {
+                    key: key.to_owned(),
+                    bytes: size,
+                    seconds,
+                })
+                .as_ref(),
             now.timestamp(),
         )
         .await?;

@@ -230,7 +230,11 @@ pub async fn asterisk_cdr(
                     engine::store_recording(&state.storage, tenant, &call.unique_id, recording.mp3)
                         .await
                         .with_context(|| format!("storing {}", path.display()))?;
-                Some((key, size, recording.seconds))
+                Some(engine::StoredRecording {
+                    key,
+                    bytes: size,
+                    seconds: recording.seconds,
+                })
             }
             _ => None,
         };
@@ -239,19 +243,7 @@ pub async fn asterisk_cdr(
     let written = async {
         let mut tx = state.db.begin().await?;
         for (call, recording) in &prepared {
-            let outcome = engine::record_call(
-                &mut tx,
-                call,
-                recording
-                    .as_ref()
-                    .map(|(key, bytes, seconds)| engine::StoredRecording {
-                        key,
-                        bytes: *bytes,
-                        seconds: *seconds,
-                    }),
-                now(),
-            )
-            .await?;
+            let outcome = engine::record_call(&mut tx, call, recording.as_ref(), now()).await?;
             if outcome.call.is_some() {
                 report.imported += 1;
             } else {
@@ -268,7 +260,7 @@ pub async fn asterisk_cdr(
     if let Err(error) = written.await {
         let stored: Vec<String> = prepared
             .iter()
-            .filter_map(|(_, recording)| recording.as_ref().map(|(key, ..)| key.clone()))
+            .filter_map(|(_, recording)| recording.as_ref().map(|r| r.key.clone()))
             .collect();
         forget(state, &stored).await;
         return Err(error.into());

@@ -134,10 +134,10 @@ pub async fn recording_to_mp3(bytes: Bytes) -> Result<Recording, String> {
 }
 
 /// A stored recording to attach: its key, size in bytes and measured length in seconds.
-#[derive(Clone, Copy, Debug)]
-pub struct StoredRecording<'a> {
+#[derive(Clone, Debug)]
+pub struct StoredRecording {
     /// Its storage key.
-    pub key: &'a str,
+    pub key: String,
     /// Its size in bytes.
     pub bytes: i64,
     /// How long it plays, in whole seconds.
@@ -149,7 +149,7 @@ pub struct StoredRecording<'a> {
 pub async fn record_call(
     tx: &mut Tx,
     report: &CallReport,
-    recording: Option<StoredRecording<'_>>,
+    recording: Option<&StoredRecording>,
     now: i64,
 ) -> switchboard_db::Result<CallOutcome> {
     let call = calls::record(tx, report, now).await?;
@@ -159,7 +159,7 @@ pub async fn record_call(
                 tx,
                 report.tenant,
                 &report.unique_id,
-                (r.key, r.bytes, r.seconds),
+                (r.key.as_str(), r.bytes, r.seconds),
                 now,
             )
             .await?

@@ -320,27 +320,19 @@ pub async fn call(
         )
         .await
         .map_err(ApiError::internal)?;
-        recording = Some((key, size, converted.seconds));
+        recording = Some(engine::StoredRecording {
+            key,
+            bytes: size,
+            seconds: converted.seconds,
+        });
     }
     let written = async {
         let mut tx = state.db.begin().await?;
-        let outcome = engine::record_call(
-            &mut tx,
-            &report,
-            recording
-                .as_ref()
-                .map(|(key, bytes, seconds)| engine::StoredRecording {
-                    key,
-                    bytes: *bytes,
-                    seconds: *seconds,
-                }),
-            now(),
-        )
-        .await?;
+        let outcome = engine::record_call(&mut tx, &report, recording.as_ref(), now()).await?;
         tx.commit().await?;
         Ok::<_, switchboard_db::Error>(outcome)
     };
-    let stored = recording.as_ref().map(|(key, ..)| key.as_str());
+    let stored = recording.as_ref().map(|r| r.key.as_str());
     let outcome = forget_on_failure(&state, stored, written.await).await?;
     state.jobs.wake();
     let recorded = outcome.recorded();
