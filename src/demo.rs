@@ -314,8 +314,9 @@ async fn seed_voicemail_and_calls(state: &AppState, tenant: TenantId) -> anyhow:
         .await
         .map_err(anyhow::Error::msg)?;
     let recorded_id = format!("{}.101", now.timestamp() - 5400);
-    let size = i64::try_from(recording.len())?;
-    let key = engine::store_recording(&state.storage, tenant, &recorded_id, recording).await?;
+    let size = i64::try_from(recording.mp3.len())?;
+    let seconds = recording.seconds;
+    let key = engine::store_recording(&state.storage, tenant, &recorded_id, recording.mp3).await?;
     // The engine names the front desk's side by its channel (`PJSIP/101-…`), as Asterisk
     // reports it; the outside numbers are no extension's identity.
     let call = |unique_id: String,
@@ -393,7 +394,13 @@ async fn seed_voicemail_and_calls(state: &AppState, tenant: TenantId) -> anyhow:
         engine::record_call(
             &mut tx,
             report,
-            recording.map(|k| (k, size)),
+            recording
+                .map(|key| engine::StoredRecording {
+                    key: key.to_owned(),
+                    bytes: size,
+                    seconds,
+                })
+                .as_ref(),
             now.timestamp(),
         )
         .await?;

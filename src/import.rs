@@ -222,14 +222,19 @@ pub async fn asterisk_cdr(
                 let bytes = tokio::fs::read(path)
                     .await
                     .with_context(|| format!("reading {}", path.display()))?;
-                let mp3 = engine::recording_to_mp3(Bytes::from(bytes))
+                let recording = engine::recording_to_mp3(Bytes::from(bytes))
                     .await
                     .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-                let size = i64::try_from(mp3.len()).unwrap_or(i64::MAX);
-                let key = engine::store_recording(&state.storage, tenant, &call.unique_id, mp3)
-                    .await
-                    .with_context(|| format!("storing {}", path.display()))?;
-                Some((key, size))
+                let size = i64::try_from(recording.mp3.len()).unwrap_or(i64::MAX);
+                let key =
+                    engine::store_recording(&state.storage, tenant, &call.unique_id, recording.mp3)
+                        .await
+                        .with_context(|| format!("storing {}", path.display()))?;
+                Some(engine::StoredRecording {
+                    key,
+                    bytes: size,
+                    seconds: recording.seconds,
+                })
             }
             _ => None,
         };
@@ -238,13 +243,7 @@ pub async fn asterisk_cdr(
     let written = async {
         let mut tx = state.db.begin().await?;
         for (call, recording) in &prepared {
-            let outcome = engine::record_call(
-                &mut tx,
-                call,
-                recording.as_ref().map(|(key, size)| (key.as_str(), *size)),
-                now(),
-            )
-            .await?;
+            let outcome = engine::record_call(&mut tx, call, recording.as_ref(), now()).await?;
             if outcome.call.is_some() {
                 report.imported += 1;
             } else {
@@ -261,7 +260,7 @@ pub async fn asterisk_cdr(
     if let Err(error) = written.await {
         let stored: Vec<String> = prepared
             .iter()
-            .filter_map(|(_, recording)| recording.as_ref().map(|(key, _)| key.clone()))
+            .filter_map(|(_, recording)| recording.as_ref().map(|r| r.key.clone()))
             .collect();
         forget(state, &stored).await;
         return Err(error.into());

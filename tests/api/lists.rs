@@ -290,7 +290,7 @@ async fn paging_through_ties_keeps_every_record_once(app: TestApp) {
 async fn voicemail_sorts_by_duration_with_ties(app: TestApp) {
     let w = World::seed(&app).await;
     let platform = app.login(w.platform).await;
-    let audio = crate::support::fixture("tone.wav");
+    // Each message's audio plays its duration: the stored duration is the audio's.
     let durations = [30, 5, 12, 5, 30, 1, 5];
     for (i, duration) in durations.iter().enumerate() {
         let message = json!({
@@ -303,7 +303,7 @@ async fn voicemail_sorts_by_duration_with_ties(app: TestApp) {
             &platform,
             "/v2/ingest/voicemail-messages",
             ("message", message),
-            Some(("audio", audio.clone())),
+            Some(("audio", crate::durations::wav(*duration))),
         )
         .await
         .expect(200);

@@ -23,6 +23,7 @@ mod consistency;
 mod demo;
 mod devices;
 mod dial_plan;
+mod durations;
 mod engine_token;
 mod errors;
 mod identity;

@@ -62,12 +62,17 @@ pub struct MessageAudio {
     pub extension: &'static str,
 }
 
-/// Stores a message's audio and notes its key in `message`.
+/// Stores a message's audio and notes its key and measured length in `message`.
 pub async fn store_voicemail_audio(
     storage: &Storage,
     message: &mut NewVoicemail,
     audio: MessageAudio,
 ) -> Result<(), StorageError> {
+    // The message lasts as long as its audio plays; the engine's figure stays only for
+    // audio that cannot be measured.
+    if let Some(seconds) = switchboard_storage::audio::whole_seconds(&audio.bytes) {
+        message.duration = seconds;
+    }
     let key = voicemail_key(message, audio.extension);
     storage.put(&key, audio.bytes, audio.content_type).await?;
     message.audio = Some((key, audio.content_type.to_owned()));
@@ -102,31 +107,62 @@ impl CallOutcome {
     }
 }
 
-/// A recording as MP3: PCM WAV (Asterisk's MixMonitor default) is transcoded, MP3 kept
-/// as sent; anything else is refused, naming what was found. Encoding is CPU work, so it
-/// runs off the async workers.
-pub async fn recording_to_mp3(bytes: Bytes) -> Result<Bytes, String> {
+/// A recording to store: its MP3 and how long it plays.
+#[derive(Clone, Debug)]
+pub struct Recording {
+    /// The MP3.
+    pub mp3: Bytes,
+    /// Its measured length in whole seconds (rounded, at least 1).
+    pub seconds: i64,
+}
+
+/// A recording as MP3 with its measured length: PCM WAV (Asterisk's MixMonitor default)
+/// is transcoded, MP3 kept as sent; anything else is refused, naming what was found.
+/// Encoding is CPU work, so it runs off the async workers.
+pub async fn recording_to_mp3(bytes: Bytes) -> Result<Recording, String> {
     let encoded =
         tokio::task::spawn_blocking(move || switchboard_asterisk::transcode::to_mp3(&bytes))
             .await
             .map_err(|e| format!("the transcoder failed: {e}"))?;
     encoded
-        .map(|mp3| Bytes::from(mp3.bytes))
+        .map(|mp3| Recording {
+            // At most a day of audio, so the cast cannot saturate.
+            seconds: mp3.duration_seconds.round().clamp(1.0, 86_400.0) as i64,
+            mp3: Bytes::from(mp3.bytes),
+        })
         .map_err(|e| e.to_string())
 }
 
-/// Records a call report in `tx` and, when given, attaches its recording (already stored
-/// under `recording`: key and size).
+/// A stored recording to attach: its key, size in bytes and measured length in seconds.
+#[derive(Clone, Debug)]
+pub struct StoredRecording {
+    /// Its storage key.
+    pub key: String,
+    /// Its size in bytes.
+    pub bytes: i64,
+    /// How long it plays, in whole seconds.
+    pub seconds: i64,
+}
+
+/// Records a call report in `tx` and, when given, attaches its recording (already
+/// stored), whose measured length becomes the call's talk time.
 pub async fn record_call(
     tx: &mut Tx,
     report: &CallReport,
-    recording: Option<(&str, i64)>,
+    recording: Option<&StoredRecording>,
     now: i64,
 ) -> switchboard_db::Result<CallOutcome> {
     let call = calls::record(tx, report, now).await?;
     let recording_attached = match recording {
-        Some((key, size)) => {
-            calls::attach_recording(tx, report.tenant, &report.unique_id, key, size, now).await?
+        Some(r) => {
+            calls::attach_recording(
+                tx,
+                report.tenant,
+                &report.unique_id,
+                (r.key.as_str(), r.bytes, r.seconds),
+                now,
+            )
+            .await?
         }
         None => false,
     };

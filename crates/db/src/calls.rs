@@ -227,14 +227,31 @@ fn event_of(status: &str) -> &'static str {
     }
 }
 
-fn report_changes(report: &CallReport, status: &str) -> Changes {
+fn report_changes(report: &CallReport, status: &str, update: bool) -> Changes {
+    let (duration, billsec): (Expr, Expr) = if update {
+        // A recorded call's talk time is its recording's measured length: a later
+        // report's figures change the ringing only.
+        (
+            Expr::case(Expr::col("recording_key").is_null(), report.duration)
+                .finally(
+                    Expr::col("billsec")
+                        .add(Ord::max(report.duration.saturating_sub(report.billsec), 0)),
+                )
+                .into(),
+            Expr::case(Expr::col("recording_key").is_null(), report.billsec)
+                .finally(Expr::col("billsec"))
+                .into(),
+        )
+    } else {
+        (report.duration.into(), report.billsec.into())
+    };
     let mut changes: Changes = vec![
         ("status", status.into()),
         ("direction", report.direction.clone().into()),
         ("time", report.time().into()),
         ("start_unix", report.start.timestamp().into()),
-        ("duration", report.duration.into()),
-        ("billsec", report.billsec.into()),
+        ("duration", duration),
+        ("billsec", billsec),
     ];
     if let Some(answer) = report.answer {
         changes.push(("answer_unix", answer.timestamp().into()));
@@ -270,7 +287,7 @@ pub async fn record(tx: &mut Tx, report: &CallReport, now: i64) -> Result<Option
     let status = status_of(report);
     let mut existing: Option<CallRow> = tx.fetch_optional(&identity()).await?;
     if existing.is_none() {
-        let mut values = report_changes(report, status);
+        let mut values = report_changes(report, status, false);
         values.push(("tenant_id", report.tenant.get().into()));
         values.push(("unique_id", report.unique_id.clone().into()));
         values.push(("created_at", now.into()));
@@ -298,7 +315,7 @@ pub async fn record(tx: &mut Tx, report: &CallReport, now: i64) -> Result<Option
             "calls",
             call.id,
             Condition::all().add(Expr::col("status").is_in(behind)),
-            report_changes(report, status),
+            report_changes(report, status, true),
         )
         .await?;
         if !moved {
@@ -317,8 +334,7 @@ pub async fn attach_recording(
     tx: &mut Tx,
     tenant: TenantId,
     unique_id: &str,
-    key: &str,
-    bytes: i64,
+    (key, bytes, seconds): (&str, i64, i64),
     now: i64,
 ) -> Result<bool> {
     let call: CallRow = tx.fetch_one(&identity(tenant, unique_id)).await?;
@@ -331,6 +347,13 @@ pub async fn attach_recording(
         vec![
             ("recording_key", key.into()),
             ("recording_bytes", bytes.into()),
+            // The recording covers the talk: its measured length is the talk time, the
+            // ringing before it kept (`duration` less the reported talk).
+            (
+                "duration",
+                Expr::col("duration").sub(Expr::col("billsec")).add(seconds),
+            ),
+            ("billsec", seconds.into()),
         ],
     )
     .await?;

@@ -308,28 +308,31 @@ pub async fn call(
     let has_recording = known.as_ref().is_some_and(|c| c.recording_key.is_some());
     let mut recording = None;
     if !has_recording && let Some(bytes) = pushed.audio {
-        let mp3 = engine::recording_to_mp3(bytes)
+        let converted = engine::recording_to_mp3(bytes)
             .await
             .map_err(ApiError::unsupported_media_type)?;
-        let size = i64::try_from(mp3.len()).unwrap_or(i64::MAX);
-        let key = engine::store_recording(&state.storage, report.tenant, &report.unique_id, mp3)
-            .await
-            .map_err(ApiError::internal)?;
-        recording = Some((key, size));
+        let size = i64::try_from(converted.mp3.len()).unwrap_or(i64::MAX);
+        let key = engine::store_recording(
+            &state.storage,
+            report.tenant,
+            &report.unique_id,
+            converted.mp3,
+        )
+        .await
+        .map_err(ApiError::internal)?;
+        recording = Some(engine::StoredRecording {
+            key,
+            bytes: size,
+            seconds: converted.seconds,
+        });
     }
     let written = async {
         let mut tx = state.db.begin().await?;
-        let outcome = engine::record_call(
-            &mut tx,
-            &report,
-            recording.as_ref().map(|(key, size)| (key.as_str(), *size)),
-            now(),
-        )
-        .await?;
+        let outcome = engine::record_call(&mut tx, &report, recording.as_ref(), now()).await?;
         tx.commit().await?;
         Ok::<_, switchboard_db::Error>(outcome)
     };
-    let stored = recording.as_ref().map(|(key, _)| key.as_str());
+    let stored = recording.as_ref().map(|r| r.key.as_str());
     let outcome = forget_on_failure(&state, stored, written.await).await?;
     state.jobs.wake();
     let recorded = outcome.recorded();

@@ -76,6 +76,28 @@ pub fn duration_seconds(format: AudioFormat, bytes: &[u8]) -> Option<f64> {
     seconds.is_finite().then_some(seconds)
 }
 
+/// The playing time of `bytes` in whole seconds (rounded, at least 1), measured from the
+/// audio: any format [`sniff`] knows (WAV49, GSM in a WAV, by its byte rate), or raw GSM
+/// 06.10 (Asterisk's `.gsm`: 33-byte frames of 20 ms, each opening with the nibble
+/// `0xD`). `None` when the bytes are none of these, so a caller keeps the length it was
+/// told only where there is no measurable audio.
+pub fn whole_seconds(bytes: &[u8]) -> Option<i64> {
+    let seconds = match sniff(bytes) {
+        Some(format) => duration_seconds(format, bytes)?,
+        None => raw_gsm_seconds(bytes)?,
+    };
+    // At most a day of audio, so the cast cannot saturate.
+    Some(seconds.round().clamp(1.0, 86_400.0) as i64)
+}
+
+/// Raw GSM 06.10's length: every 33-byte frame is 20 ms.
+fn raw_gsm_seconds(bytes: &[u8]) -> Option<f64> {
+    const FRAME: usize = 33;
+    let whole = !bytes.is_empty() && bytes.len().is_multiple_of(FRAME);
+    let framed = bytes.chunks(FRAME).all(|frame| frame[0] >> 4 == 0xD);
+    (whole && framed).then_some((bytes.len() / FRAME) as f64 * 0.02)
+}
+
 /// Bounds-checked little- and big-endian reads; `None` past the end.
 fn array<const N: usize>(bytes: &[u8], at: usize) -> Option<[u8; N]> {
     bytes.get(at..at.checked_add(N)?)?.try_into().ok()

@@ -419,3 +419,25 @@ fn mp3_false_positives_are_refused() {
     tag_only.extend(b"fLaC\x00\x00\x00\x22");
     assert_eq!(sniff(&tag_only), None);
 }
+
+#[test]
+fn whole_seconds_measures_known_formats_and_raw_gsm() {
+    // 50 frames of 20 ms, each opening with GSM 06.10's signature nibble.
+    let mut gsm = Vec::new();
+    for _ in 0..50 {
+        gsm.push(0xD8);
+        gsm.extend_from_slice(&[0u8; 32]);
+    }
+    assert_eq!(super::whole_seconds(&gsm), Some(1));
+    // Not whole frames, or not GSM's signature: not measurable.
+    assert_eq!(super::whole_seconds(&gsm[..40]), None);
+    assert_eq!(super::whole_seconds(&[0u8; 66]), None);
+    assert_eq!(super::whole_seconds(b""), None);
+    // 1.5 s of WAV rounds to 2.
+    let wav = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/audio/tone.wav"
+    ))
+    .unwrap();
+    assert_eq!(super::whole_seconds(&wav), Some(2));
+}
