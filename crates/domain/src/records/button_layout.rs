@@ -324,9 +324,9 @@ mod tests {
             ]
         );
         assert_eq!(
-            messages("poly-vvx250", &[key(2, "speedDial", Some("1"))]),
+            messages("cisco-spa504g", &[key(2, "park", Some("1"))]),
             vec![
-                "'body/keys/0/type' is not supported by poly-vvx250 (one of: line, blf, none)",
+                "'body/keys/0/type' is not supported by cisco-spa504g (one of: line, blf, speedDial, none)",
                 "'body/keys' must hold index 1, the primary line",
             ]
         );
