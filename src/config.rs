@@ -109,6 +109,9 @@ pub struct Config {
     /// Prompts that may wait for a rendering worker; the next is answered 503 with
     /// `Retry-After`.
     pub tts_queue: usize,
+    /// The longest audio one prompt (or one segment) may become when spoken; a longer one
+    /// is refused with 400, so a text spoken at length cannot fill the memory.
+    pub tts_max_audio_seconds: u64,
 }
 
 impl Default for Config {
@@ -143,6 +146,7 @@ impl Default for Config {
             tts_espeak_ng: PathBuf::from("espeak-ng"),
             tts_workers: None,
             tts_queue: 16,
+            tts_max_audio_seconds: 720,
             ingest_token: None,
             rate_limit_per_minute: 1200,
             rate_limit_per_minute_per_address: 6000,

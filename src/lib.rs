@@ -75,9 +75,10 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
     )
     .context("building the webhook HTTP client")?;
     let speech = switchboard_speech::Speech::new(
-        Arc::new(switchboard_speech::espeak::EspeakNg::new(
-            &config.tts_espeak_ng,
-        )),
+        Arc::new(
+            switchboard_speech::espeak::EspeakNg::new(&config.tts_espeak_ng)
+                .with_max_audio_seconds(config.tts_max_audio_seconds),
+        ),
         switchboard_speech::QueueSettings {
             workers: config.tts_workers.unwrap_or_else(|| {
                 std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)

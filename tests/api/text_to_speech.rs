@@ -376,6 +376,12 @@ on_both_backends!(needs switchboard_testing::ESPEAK_NG;
     broken_prompts_are_refused_naming_the_fields,
 );
 on_both_backends!(needs switchboard_testing::ESPEAK_NG; with |c: &mut switchboard::Config| {
+        // A minute's bound, reached in a second or two of rendering.
+        c.tts_max_audio_seconds = 60;
+    };
+    a_prompt_too_long_when_spoken_is_refused,
+);
+on_both_backends!(needs switchboard_testing::ESPEAK_NG; with |c: &mut switchboard::Config| {
         c.tts_workers = Some(1);
         c.tts_queue = 0;
     };
@@ -386,6 +392,50 @@ on_both_backends!(with |c: &mut switchboard::Config| {
     };
     without_the_engine_the_service_runs_and_says_why,
 );
+
+/// A text that takes far longer to say than to write (each "9999" is six words, spoken
+/// slowly) is refused as too long when spoken — the engine's output is bounded, so one
+/// prompt cannot take the memory of every other — and the service goes on answering.
+async fn a_prompt_too_long_when_spoken_is_refused(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let slowest = app
+        .post(
+            "/v2/admin/custom-voices/",
+            &admin,
+            json!({"name": "Slowest", "baseVoiceId": "en-us", "rate": 80}),
+        )
+        .await
+        .expect(200);
+    let path = format!(
+        "/v2/text-to-speech/voices/{}/tts",
+        slowest["voiceId"].as_str().unwrap()
+    );
+    let numbers = "9999 ".repeat(1000);
+    let errors = app
+        .post(&path, &admin, json!({"text": numbers}))
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].starts_with("'body/text' is too long when spoken"),
+        "{errors:?}"
+    );
+    let errors = app
+        .post(
+            &path,
+            &admin,
+            json!({"segments": [{"language": "en", "text": "Hello."}, {"language": "en", "text": numbers}]}),
+        )
+        .await
+        .error(400, "ValidationError");
+    assert!(
+        errors[0].starts_with("'body/segments' is too long when spoken"),
+        "{errors:?}"
+    );
+    // A prompt of ordinary length is still spoken.
+    speech(&app, &admin, TTS, json!({"text": PROMPT})).await;
+}
 
 const VOICES: &str = "/v2/admin/custom-voices/";
 

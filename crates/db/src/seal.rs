@@ -173,6 +173,8 @@ pub async fn reseal_unbound(db: &crate::Db, sealer: &Sealer) -> crate::Result<u6
             .expr_as(Expr::col(*column), "sealed")
             .from(*table)
             .and_where(Expr::col(*column).like(format!("{UNBOUND}%")))
+            // One order for every starting process, so two never lock rows crosswise.
+            .order_by("id", sea_query::Order::Asc)
             .take();
         let rows: Vec<Row> = tx.fetch_all(&select).await?;
         for row in rows {
@@ -184,6 +186,9 @@ pub async fn reseal_unbound(db: &crate::Db, sealer: &Sealer) -> crate::Result<u6
                 .table(*table)
                 .value(*column, sealer.seal(seat(row.id), &plaintext))
                 .and_where(Expr::col("id").eq(row.id))
+                // Only the value read: a process that started first and has since served
+                // a rotation or an enrolment is not undone by a late starter.
+                .and_where(Expr::col(*column).eq(row.sealed.as_str()))
                 .take();
             resealed += tx.execute(&update).await?;
         }

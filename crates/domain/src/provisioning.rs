@@ -494,7 +494,7 @@ pub fn polycom_phone(config: &PhoneConfig, model: &DeviceModel) -> String {
     out.push_str(&format!(
         "<!-- Switchboard device {} \"{}\" ({}), configuration version {} -->\n",
         config.device_id,
-        xml(&config.name).replace("--", "- -"),
+        comment_text(&config.name),
         model.id,
         config.config_version
     ));
@@ -558,7 +558,7 @@ pub fn grandstream(config: &PhoneConfig, model: &DeviceModel) -> String {
     out.push_str(&format!(
         "<!-- Switchboard device {} \"{}\" ({}), configuration version {} -->\n",
         config.device_id,
-        xml(&config.name).replace("--", "- -"),
+        comment_text(&config.name),
         model.id,
         config.config_version
     ));
@@ -657,7 +657,7 @@ pub fn cisco_spa(config: &PhoneConfig, model: &DeviceModel) -> String {
     out.push_str(&format!(
         "<!-- Switchboard device {} \"{}\" ({}), configuration version {} -->\n",
         config.device_id,
-        xml(&config.name).replace("--", "- -"),
+        comment_text(&config.name),
         model.id,
         config.config_version
     ));
@@ -684,8 +684,11 @@ pub fn cisco_spa(config: &PhoneConfig, model: &DeviceModel) -> String {
     }
     let keys = config.keys.clone().unwrap_or_else(|| default_keys(config));
     let function = |key: &RenderedKey| {
-        let target = key.value.as_deref().unwrap_or("");
-        let name = key.label.as_deref().unwrap_or(target);
+        // `;` and `=` separate the function's fields: a label or target holding them
+        // would add fields of its own (`;sub=…`).
+        let field = |text: &str| text.replace([';', '='], " ");
+        let target = field(key.value.as_deref().unwrap_or(""));
+        let name = key.label.as_deref().map_or_else(|| target.clone(), field);
         match key.kind.as_str() {
             "blf" => format!(
                 "fnc=blf+sd+cp;sub={target}@{};nme={name}",
@@ -740,6 +743,16 @@ pub fn cisco_spa(config: &PhoneConfig, model: &DeviceModel) -> String {
     }
     out.push_str("</flat-profile>\n");
     out
+}
+
+/// `text` fit for an XML comment: escaped, and never holding `--` (which ends one early),
+/// however many dashes it runs to.
+fn comment_text(text: &str) -> String {
+    let mut text = xml(text);
+    while text.contains("--") {
+        text = text.replace("--", "- -");
+    }
+    text
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use std::process::Stdio;
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use switchboard_storage::audio::rendition::{self, Pcm};
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
 
 use crate::{Engine, Prosody, SpeechError, Voice};
@@ -16,10 +16,16 @@ use crate::{Engine, Prosody, SpeechError, Voice};
 /// The engine's name in the catalogue.
 pub const ENGINE: &str = "espeak-ng";
 
+/// The bytes a second of espeak-ng's audio takes (22,050 Hz, 16-bit mono WAV).
+const BYTES_PER_SECOND: u64 = 2 * 22_050;
+
 /// espeak-ng, run as the program at `program` (`espeak-ng` from the PATH by default).
 #[derive(Debug, Clone)]
 pub struct EspeakNg {
     program: PathBuf,
+    /// The most audio one render may answer, in bytes of WAV: beyond it the render is
+    /// stopped, so a text spoken at length cannot fill the memory.
+    max_output_bytes: u64,
 }
 
 impl Default for EspeakNg {
@@ -33,10 +39,23 @@ impl EspeakNg {
     pub fn new(program: impl Into<PathBuf>) -> EspeakNg {
         EspeakNg {
             program: program.into(),
+            // 12 minutes: more than 5,000 characters of prose take at the slowest rate.
+            max_output_bytes: 720 * BYTES_PER_SECOND,
         }
     }
 
-    async fn run(&self, args: &[&str], stdin: &[u8]) -> Result<Vec<u8>, String> {
+    /// The same engine answering at most `seconds` of audio a render.
+    pub fn with_max_audio_seconds(self, seconds: u64) -> EspeakNg {
+        EspeakNg {
+            max_output_bytes: seconds.max(1).saturating_mul(BYTES_PER_SECOND),
+            ..self
+        }
+    }
+
+    async fn run(&self, args: &[&str], stdin: &[u8]) -> Result<Vec<u8>, SpeechError> {
+        let failed = |what: &str, e: &dyn std::fmt::Display| {
+            SpeechError::Engine(format!("{what} {}: {e}", self.program.display()))
+        };
         let mut child = Command::new(&self.program)
             .args(args)
             .stdin(Stdio::piped())
@@ -45,31 +64,56 @@ impl EspeakNg {
             // A request given up on (a client gone, a timeout) stops its render.
             .kill_on_drop(true)
             .spawn()
-            .map_err(|e| format!("cannot run {}: {e}", self.program.display()))?;
+            .map_err(|e| failed("cannot run", &e))?;
         if let Some(mut input) = child.stdin.take() {
             input
                 .write_all(stdin)
                 .await
-                .map_err(|e| format!("writing to {}: {e}", self.program.display()))?;
+                .map_err(|e| failed("writing to", &e))?;
         }
-        let output = child
-            .wait_with_output()
-            .await
-            .map_err(|e| format!("waiting for {}: {e}", self.program.display()))?;
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        if !output.status.success() || output.stdout.is_empty() {
-            return Err(format!(
-                "{} {} ({}): {}",
-                self.program.display(),
-                args.join(" "),
-                output.status,
-                stderr.trim()
+        let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+        let (Some(out), Some(err)) = (child.stdout.take(), child.stderr.take()) else {
+            return Err(failed("no pipes to", &"stdout or stderr"));
+        };
+        // One byte past the bound tells that the audio would have gone on.
+        let (mut out, mut err) = (out.take(self.max_output_bytes + 1), err.take(64 << 10));
+        let limit = self.max_output_bytes;
+        let reading = async {
+            let read = out.read_to_end(&mut stdout).await;
+            if stdout.len() as u64 > limit {
+                // Stopped now: blocked on the pipe, it would never close its stderr.
+                let _ = child.start_kill();
+            }
+            read
+        };
+        let (read_out, read_err) = tokio::join!(reading, err.read_to_end(&mut stderr));
+        read_out.map_err(|e| failed("reading from", &e))?;
+        read_err.map_err(|e| failed("reading from", &e))?;
+        if stdout.len() as u64 > self.max_output_bytes {
+            // Killed above; dropped here, it is reaped (`kill_on_drop`).
+            return Err(SpeechError::TooLong(
+                self.max_output_bytes / BYTES_PER_SECOND,
             ));
         }
-        Ok(output.stdout)
+        let status = child.wait().await.map_err(|e| failed("waiting for", &e))?;
+        let stderr = String::from_utf8_lossy(&stderr);
+        if !status.success() || stdout.is_empty() {
+            return Err(SpeechError::Engine(format!(
+                "{} {} ({status}): {}",
+                self.program.display(),
+                args.join(" "),
+                stderr.trim()
+            )));
+        }
+        Ok(stdout)
     }
 
-    async fn synthesise(&self, voice: &str, text: &str, prosody: Prosody) -> Result<Pcm, String> {
+    async fn synthesise(
+        &self,
+        voice: &str,
+        text: &str,
+        prosody: Prosody,
+    ) -> Result<Pcm, SpeechError> {
         let (rate, pitch, volume) = (
             prosody.rate.map(|v| v.to_string()),
             prosody.pitch.map(|v| v.to_string()),
@@ -82,7 +126,20 @@ impl EspeakNg {
             }
         }
         let wav = self.run(&args, text.as_bytes()).await?;
-        rendition::decode(&wav).map_err(|e| e.to_string())
+        // Decoding is CPU work: the blocking pool, not a request thread.
+        tokio::task::spawn_blocking(move || rendition::decode(&wav))
+            .await
+            .map_err(|e| SpeechError::Engine(format!("the decoding task failed: {e}")))?
+            .map_err(SpeechError::from)
+    }
+}
+
+/// Why the engine cannot serve, said once: an engine failure's own words (the catalogue's
+/// error adds "unavailable" itself).
+fn reason(error: SpeechError) -> String {
+    match error {
+        SpeechError::Engine(why) => why,
+        other => other.to_string(),
     }
 }
 
@@ -93,7 +150,7 @@ impl Engine for EspeakNg {
 
     fn voices(&self) -> BoxFuture<'_, Result<Vec<Voice>, String>> {
         async move {
-            let listing = self.run(&["--voices"], b"").await?;
+            let listing = self.run(&["--voices"], b"").await.map_err(reason)?;
             let mut voices = parse_voices(&String::from_utf8_lossy(&listing));
             if voices.is_empty() {
                 return Err(format!(
@@ -104,7 +161,8 @@ impl Engine for EspeakNg {
             // The rate is the engine's to say: one short render tells it.
             let probe = self
                 .synthesise(&voices[0].engine_name, "a", Prosody::default())
-                .await?;
+                .await
+                .map_err(reason)?;
             for voice in &mut voices {
                 voice.sample_rate_hz = probe.sample_rate;
             }
@@ -119,12 +177,7 @@ impl Engine for EspeakNg {
         text: &'a str,
         prosody: Prosody,
     ) -> BoxFuture<'a, Result<Pcm, SpeechError>> {
-        async move {
-            self.synthesise(&voice.engine_name, text, prosody)
-                .await
-                .map_err(SpeechError::Engine)
-        }
-        .boxed()
+        async move { self.synthesise(&voice.engine_name, text, prosody).await }.boxed()
     }
 }
 

@@ -218,6 +218,10 @@ pub enum SpeechError {
     /// The engine failed on this text.
     #[error("the speech engine failed: {0}")]
     Engine(String),
+    /// Spoken, the text is longer than an engine may answer (its audio is bounded so one
+    /// prompt cannot take the memory of every other).
+    #[error("is too long when spoken: more than {0} seconds of audio")]
+    TooLong(u64),
     /// Its audio could not be converted.
     #[error(transparent)]
     Audio(#[from] RenditionError),

@@ -262,6 +262,10 @@ async fn check_voice(
     }
 }
 
+/// Renditions made at once: each may decode up to `rendition::MAX_SAMPLES` (256 MiB of
+/// samples), so the blocking pool's many threads must not all hold one.
+static RENDITIONS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(2);
+
 /// Audio checked, measured and stored with its telephony rendition, ready to be recorded
 /// (the name, voice and texts are the caller's to fill in), with the pledged deletions of
 /// its objects that recording it must keep (`media_files::create`).
@@ -288,9 +292,15 @@ pub async fn store_audio(
         None
     } else {
         let source = bytes.clone();
-        let made = tokio::task::spawn_blocking(move || audio::rendition::telephony_wav(&source))
-            .await
-            .map_err(ApiError::internal)?;
+        // Held inside the blocking task: a client that goes away does not free the slot
+        // while its decode still runs.
+        let permit = RENDITIONS.acquire().await.map_err(ApiError::internal)?;
+        let made = tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            audio::rendition::telephony_wav(&source)
+        })
+        .await
+        .map_err(ApiError::internal)?;
         Some(made.map_err(|e| {
             ApiError::unsupported_media_type(format!(
                 "the {} file cannot be converted for telephony: {e}",

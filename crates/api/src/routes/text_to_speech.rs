@@ -13,6 +13,7 @@ use switchboard_domain::ids::CustomVoiceId;
 use switchboard_domain::records::custom_voice::VOICE_PREFIX;
 use switchboard_domain::records::speech::{DEFAULT_PAUSE_MS, SpeakRequest, TtsLanguage, TtsVoice};
 use switchboard_speech::{Catalogue, Piece, Prosody, SpeechError, Voice};
+use switchboard_storage::audio::rendition::RenditionError;
 use utoipa::IntoParams;
 
 use crate::auth::caller::{Anyone, Caller, MediaFilesWrite};
@@ -33,13 +34,23 @@ pub struct VoiceFilter {
 }
 
 /// The contract's error for a speech failure: unavailable or busy is a 503 with
-/// `Retry-After`, anything else a 500 whose details go to the log.
-fn speech_error(error: SpeechError) -> ApiError {
+/// `Retry-After`, a prompt too long when spoken a 400 naming `field`, anything else a 500
+/// whose details go to the log.
+fn spoken_error(error: SpeechError, field: &str) -> ApiError {
     match error {
         SpeechError::Unavailable(_) => ApiError::unavailable(error.to_string(), 60),
         SpeechError::Busy(_) => ApiError::unavailable(error.to_string(), BUSY_RETRY_AFTER),
+        SpeechError::TooLong(_) => ApiError::invalid(Location::Body, field, &error.to_string()),
+        SpeechError::Audio(RenditionError::TooLong) => {
+            ApiError::invalid(Location::Body, field, "is too long when spoken")
+        }
         SpeechError::Engine(_) | SpeechError::Audio(_) => ApiError::internal(error),
     }
+}
+
+/// [`spoken_error`] where no request field is in question.
+fn speech_error(error: SpeechError) -> ApiError {
+    spoken_error(error, "text")
 }
 
 /// The engine's catalogue, or 503 saying why there is none.
@@ -287,12 +298,17 @@ async fn speak(
         return Err(ApiError::not_found());
     }
     let speaker = speaker(&state, &caller, &id).await?;
+    let field = if body.segments.is_some() {
+        "segments"
+    } else {
+        "text"
+    };
     let pieces = pieces(catalogue(&state)?, &speaker, body)?;
     let wav = state
         .speech
         .speak(&pieces, speaker.prosody)
         .await
-        .map_err(speech_error)?;
+        .map_err(|error| spoken_error(error, field))?;
     let (bytes, content_type) = if wants_mp3(&headers) {
         let mp3 =
             tokio::task::spawn_blocking(move || switchboard_asterisk::transcode::to_mp3(&wav))

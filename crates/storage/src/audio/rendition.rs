@@ -20,9 +20,14 @@ use symphonia::core::meta::MetadataOptions;
 /// The sample rate of a telephony rendition (G.711's, what every SIP phone speaks).
 pub const TELEPHONY_RATE: u32 = 8_000;
 
-/// The longest audio decoded, in seconds of the source: a media file is at most 20 MiB,
-/// but a compressed one could otherwise unpack into gigabytes of samples.
-pub const MAX_SECONDS: u32 = 3 * 3600;
+/// The most samples decoded (2^26: 256 MiB as f32; 23 minutes at 48 kHz, over two hours
+/// at 8 kHz): a media file is at most 20 MiB, but compressed silence could otherwise
+/// unpack into gigabytes, whatever the rate its header claims.
+pub const MAX_SAMPLES: usize = 1 << 26;
+
+/// The sample rates decoded: a header may claim any rate, and the resampler's buffers grow
+/// with it (a claimed 4 GHz would ask for tens of gigabytes).
+pub const SOURCE_RATES: std::ops::RangeInclusive<u32> = 4_000..=192_000;
 
 /// Mono audio as 32-bit float samples in [-1, 1].
 #[derive(Debug, Clone, PartialEq)]
@@ -55,8 +60,8 @@ pub enum RenditionError {
     /// The bytes are not audio the decoders know, or break their format's rules.
     #[error("the audio cannot be decoded: {0}")]
     Undecodable(String),
-    /// Decoded, but longer than [`MAX_SECONDS`].
-    #[error("the audio is longer than {MAX_SECONDS} seconds")]
+    /// Decoded, but longer than [`MAX_SAMPLES`].
+    #[error("the audio is longer than {MAX_SAMPLES} samples")]
     TooLong,
     /// The resampler or the WAV writer failed.
     #[error("the audio cannot be converted: {0}")]
@@ -90,6 +95,7 @@ pub fn decode(bytes: &[u8]) -> Result<Pcm, RenditionError> {
         .make_audio_decoder(&params, &AudioDecoderOptions::default())
         .map_err(undecodable)?;
     let mut sample_rate = params.sample_rate.unwrap_or(0);
+    check_rate(sample_rate)?;
     let mut samples = Vec::new();
     let mut interleaved: Vec<f32> = Vec::new();
     loop {
@@ -113,6 +119,7 @@ pub fn decode(bytes: &[u8]) -> Result<Pcm, RenditionError> {
             Err(e) => return Err(undecodable(e)),
         };
         sample_rate = buffer.spec().rate();
+        check_rate(sample_rate)?;
         let channels = buffer.spec().channels().count().max(1);
         interleaved.resize(buffer.samples_interleaved(), 0.0);
         buffer.copy_to_slice_interleaved(&mut interleaved);
@@ -121,7 +128,7 @@ pub fn decode(bytes: &[u8]) -> Result<Pcm, RenditionError> {
                 .chunks_exact(channels)
                 .map(|frame| frame.iter().sum::<f32>() / channels as f32),
         );
-        if samples.len() as u64 > u64::from(MAX_SECONDS) * u64::from(sample_rate.max(1)) {
+        if samples.len() > MAX_SAMPLES {
             return Err(RenditionError::TooLong);
         }
     }
@@ -134,9 +141,24 @@ pub fn decode(bytes: &[u8]) -> Result<Pcm, RenditionError> {
     })
 }
 
+/// Refuses a sample rate outside [`SOURCE_RATES`] (0, unknown until the first packet,
+/// passes: the packets then say).
+fn check_rate(rate: u32) -> Result<(), RenditionError> {
+    if rate == 0 || SOURCE_RATES.contains(&rate) {
+        Ok(())
+    } else {
+        Err(RenditionError::Undecodable(format!(
+            "its sample rate of {rate} Hz is outside {} to {} Hz",
+            SOURCE_RATES.start(),
+            SOURCE_RATES.end()
+        )))
+    }
+}
+
 /// `pcm` at `rate` samples per second (rubato's FFT resampler; the clip whole, its delay
 /// trimmed, so the length is kept).
 pub fn resample(pcm: &Pcm, rate: u32) -> Result<Pcm, RenditionError> {
+    check_rate(pcm.sample_rate)?;
     if pcm.sample_rate == rate || pcm.samples.is_empty() {
         return Ok(Pcm {
             sample_rate: rate,
@@ -269,5 +291,35 @@ mod tests {
         let mut header_only = wav(&tone(8_000, 0.0, 1.0)).unwrap();
         header_only.truncate(44);
         assert!(telephony_wav(&header_only).is_err());
+    }
+
+    /// A WAV of 8-bit samples whose header claims `rate` (and the byte rate to match).
+    fn wav_claiming(rate: u32) -> Vec<u8> {
+        let data = vec![128u8; 100];
+        let mut bytes = b"RIFF".to_vec();
+        bytes.extend(&(36 + data.len() as u32).to_le_bytes());
+        bytes.extend(b"WAVEfmt ");
+        bytes.extend(&16u32.to_le_bytes());
+        bytes.extend(&1u16.to_le_bytes()); // PCM
+        bytes.extend(&1u16.to_le_bytes()); // mono
+        bytes.extend(&rate.to_le_bytes());
+        bytes.extend(&rate.to_le_bytes()); // byte rate: one byte a sample
+        bytes.extend(&1u16.to_le_bytes()); // block align
+        bytes.extend(&8u16.to_le_bytes()); // bits
+        bytes.extend(b"data");
+        bytes.extend(&(data.len() as u32).to_le_bytes());
+        bytes.extend(data);
+        bytes
+    }
+
+    #[test]
+    fn a_claimed_rate_outside_the_range_is_refused_not_resampled() {
+        // Resampling from a claimed 4 GHz would ask for tens of gigabytes of buffers.
+        let error = telephony_wav(&wav_claiming(4_294_967_291)).unwrap_err();
+        assert!(matches!(error, RenditionError::Undecodable(_)), "{error}");
+        assert!(error.to_string().contains("sample rate"), "{error}");
+        // The same file at a rate in the range is a rendition.
+        let made = telephony_wav(&wav_claiming(16_000)).unwrap();
+        assert!(made.duration_seconds > 0.0);
     }
 }
