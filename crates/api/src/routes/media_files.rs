@@ -321,7 +321,14 @@ pub async fn store_audio(
             .map(|(rendition, key)| (key, rendition.bytes, "audio/wav")),
     );
     for (object_key, object, content_type) in objects {
-        pledges.push(crate::guard::pledge_upload_object(state, &object_key).await?);
+        match crate::guard::pledge_upload_object(state, &object_key).await {
+            Ok(pledge) => pledges.push(pledge),
+            Err(error) => {
+                // The objects already stored go now, not when their pledges fall due.
+                crate::guard::abandon_upload_objects(state, &pledges).await;
+                return Err(error);
+            }
+        }
         if let Err(error) = state
             .storage
             .put(&object_key, object.into(), content_type)

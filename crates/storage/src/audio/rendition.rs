@@ -61,7 +61,9 @@ pub enum RenditionError {
     #[error("the audio cannot be decoded: {0}")]
     Undecodable(String),
     /// Decoded, but longer than [`MAX_SAMPLES`].
-    #[error("the audio is longer than {MAX_SAMPLES} samples")]
+    #[error(
+        "the audio is too long to convert: more than {MAX_SAMPLES} samples (23 minutes at 48 kHz)"
+    )]
     TooLong,
     /// The resampler or the WAV writer failed.
     #[error("the audio cannot be converted: {0}")]
