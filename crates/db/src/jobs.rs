@@ -87,13 +87,15 @@ pub async fn pledge_object_deletion(db: &Db, key: &str, run_at: i64) -> Result<i
 /// Cancels the pledged deletion `pledge` in `tx`, the transaction that records its
 /// object, so the object stays exactly when the record is committed. A pledge a worker
 /// has already taken (the object may be gone) cannot be cancelled: a conflict, and the
-/// record is not written.
+/// record is not written. So is one a worker took and failed (`attempts` above zero): its
+/// attempt may have deleted the object before failing.
 pub async fn keep_object(tx: &mut Tx, pledge: i64) -> Result<()> {
     let delete = Query::delete()
         .from_table("jobs")
         .and_where(Expr::col("id").eq(pledge))
         .and_where(Expr::col("state").eq("pending"))
         .and_where(Expr::col("lease_owner").is_null())
+        .and_where(Expr::col("attempts").eq(0))
         .take();
     if tx.execute(&delete).await? == 0 {
         return Err(crate::Error::Conflict(
@@ -194,4 +196,54 @@ pub async fn count(db: &Db, state: &str) -> Result<i64> {
         .and_where(Expr::col("state").eq(state))
         .take();
     db.conn().scalar(&select).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::ConnectOptions;
+
+    /// A fresh, migrated SQLite database in the temporary folder.
+    async fn fresh_db() -> (Db, std::path::PathBuf) {
+        let path = std::env::temp_dir().join(format!("jobs-{}.db", uuid::Uuid::new_v4()));
+        let db = Db::connect(&ConnectOptions {
+            url: format!("sqlite://{}", path.display()),
+            max_connections: 2,
+        })
+        .await
+        .unwrap();
+        db.migrate().await.unwrap();
+        (db, path)
+    }
+
+    #[tokio::test]
+    async fn a_pledge_not_yet_taken_is_kept_but_one_a_worker_tried_is_not() {
+        let (db, path) = fresh_db().await;
+        let now = chrono::Utc::now().timestamp();
+
+        let untouched = pledge_object_deletion(&db, "a", now + 60).await.unwrap();
+        let mut tx = db.begin().await.unwrap();
+        keep_object(&mut tx, untouched).await.unwrap();
+        tx.commit().await.unwrap();
+
+        // Due at once, taken by a worker whose delete failed after the store may have
+        // removed the object: back to pending, but never cancellable again.
+        let tried = pledge_object_deletion(&db, "b", now).await.unwrap();
+        let claimed = claim(&db, "worker", now, now + 30, 10).await.unwrap();
+        assert_eq!(
+            claimed.iter().map(|job| job.id).collect::<Vec<_>>(),
+            [tried]
+        );
+        retry(&db, tried, "worker", now + 60, "store timed out")
+            .await
+            .unwrap();
+        let mut tx = db.begin().await.unwrap();
+        let kept = keep_object(&mut tx, tried).await;
+        assert!(matches!(kept, Err(crate::Error::Conflict(_))), "{kept:?}");
+        drop(tx);
+        assert_eq!(count(&db, "pending").await.unwrap(), 1);
+
+        db.close().await;
+        let _ = std::fs::remove_file(path);
+    }
 }
