@@ -550,7 +550,7 @@ mod tests {
     use super::*;
 
     fn node(id: &str) -> Node {
-        let kind = id.split(':').next().unwrap();
+        let kind = id.split(':').next().unwrap_or(id);
         Node::new(id.into(), kind, id.into(), None)
     }
 
