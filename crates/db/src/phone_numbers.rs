@@ -99,11 +99,11 @@ pub async fn list(
     list_matching(db, scope, filter, query, select).await
 }
 
-/// The numbers `scope` reaches matching `filter` and `search` (a text in any
-/// formatting): its digits, when it has any, against the number's digits; the text
-/// against the comment name and the CNAM, case-insensitively. The digits of a number
-/// are its dial characters but `+`, `*` and `#`, so `+1 (555) 010-2030` finds
-/// `15550102030`.
+/// The numbers `scope` reaches matching `filter` and `search`: the text against the
+/// comment name and the CNAM, case-insensitively, and — when it reads as a number in some
+/// formatting — its digits against the number's (its dial characters but `+`, `*` and
+/// `#`), so `+1 (555) 010-2030` finds `15550102030`. Without a search it is the list,
+/// counted from the maintained counters.
 pub async fn search(
     db: &Db,
     scope: &Scope,
@@ -111,34 +111,35 @@ pub async fn search(
     query: &ListQuery,
     search: Option<&str>,
 ) -> Result<Listing<PhoneNumber>> {
+    let Some(text) = search else {
+        return list(db, scope, filter, query).await;
+    };
     let mut select = select(conditions(scope, filter));
     if let Some(number) = &filter.number {
         select.and_where(list::contains("p.number", number));
     }
-    if let Some(text) = search {
-        let mut any = Condition::any()
-            .add(list::contains("p.di_comment_name", text))
-            .add(list::contains("p.registered_cnam", text));
-        if let Some(digits) = switchboard_domain::records::phone_number::number_digits(text) {
-            let bare = Func::cust("REPLACE").args([
-                Func::cust("REPLACE")
-                    .args([
-                        Func::cust("REPLACE")
-                            .args([Expr::col(("p", "number")), Expr::val("+"), Expr::val("")])
-                            .into(),
-                        Expr::val("*"),
-                        Expr::val(""),
-                    ])
-                    .into(),
-                Expr::val("#"),
-                Expr::val(""),
-            ]);
-            any = any.add(
-                Expr::expr(bare).like(sea_query::LikeExpr::new(format!("%{digits}%")).escape('\\')),
-            );
-        }
-        select.cond_where(any);
+    let mut any = Condition::any()
+        .add(list::contains("p.di_comment_name", text))
+        .add(list::contains("p.registered_cnam", text));
+    if let Some(digits) = switchboard_domain::records::phone_number::number_digits(text) {
+        let bare = Func::cust("REPLACE").args([
+            Func::cust("REPLACE")
+                .args([
+                    Func::cust("REPLACE")
+                        .args([Expr::col(("p", "number")), Expr::val("+"), Expr::val("")])
+                        .into(),
+                    Expr::val("*"),
+                    Expr::val(""),
+                ])
+                .into(),
+            Expr::val("#"),
+            Expr::val(""),
+        ]);
+        any = any.add(
+            Expr::expr(bare).like(sea_query::LikeExpr::new(format!("%{digits}%")).escape('\\')),
+        );
     }
+    select.cond_where(any);
     let query = ListQuery {
         search: None,
         ..query.clone()

@@ -173,7 +173,7 @@ impl CreateIvr {
 /// The body of `PATCH /v2/admin/ivrs/{id}`: fields not sent stay unchanged; a sent
 /// `options` replaces the whole menu.
 #[derive(Clone, Debug, Default, Body)]
-#[body(check = UpdateIvr::check)]
+#[body(check = UpdateIvr::check, example = UpdateIvr::example_body)]
 pub struct UpdateIvr {
     /// Its name.
     #[field(rule = NAME)]
@@ -208,6 +208,11 @@ pub struct UpdateIvr {
 }
 
 impl UpdateIvr {
+    fn example_body() -> Value {
+        json!({"options": [{"digit": "0", "destination": {"id": 1, "destType": "IVR"}}],
+               "timeoutDestination": null, "greetingAnnouncementId": 1})
+    }
+
     fn check(&self, r: &mut ObjectReader<'_>) -> bool {
         check_menu(
             self.options.as_deref(),
