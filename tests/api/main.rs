@@ -53,6 +53,8 @@ mod walkthrough;
 mod webhook_delivery;
 mod webhooks;
 
+mod routing;
+
 fn main() -> std::process::ExitCode {
     switchboard_testing::main()
 }

@@ -44,6 +44,7 @@ use crate::routes::{
     messaging, objects, operations, paging_groups, partners, phone_numbers, provisioning, tenants,
     text_to_speech, users, voicemail, webhook_deliveries, webhooks,
 };
+use crate::routes::{destinations, queues};
 pub use crate::state::{AppState, Settings};
 
 /// The request id header, taken from the client or made, echoed and logged.
@@ -197,6 +198,12 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
             custom_voices::update,
             custom_voices::delete
         ))
+        .routes(routes!(queues::list, queues::create))
+        .routes(routes!(queues::get, queues::update, queues::delete))
+        .routes(routes!(destinations::graph))
+        .routes(routes!(destinations::graph_unversioned))
+        .routes(routes!(phone_numbers::search))
+        .routes(routes!(phone_numbers::search_unversioned))
         .split_for_parts();
     openapi::finish(&mut openapi);
     (router, openapi)

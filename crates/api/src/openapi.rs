@@ -54,6 +54,8 @@ use crate::error::ErrorBody;
         (name = "provisioning", description = "The configuration files desk phones fetch, with their own credentials"),
         (name = "text-to-speech", description = "The speech engine's voices and languages, and prompts rendered as telephony audio"),
         (name = "operations", description = "Health probes"),
+        (name = "queues", description = "Call queues: callers wait with hold music until a member answers"),
+        (name = "destinations", description = "The routing graph: where calls to each number can go"),
     )
 )]
 pub struct ApiDoc;

@@ -109,6 +109,55 @@ pub async fn check_destinations(
     Err(ApiError::validation(problems))
 }
 
+/// Checks that the single destination at body `field` (when one is sent) names a record
+/// of `tenant`.
+pub async fn check_destination(
+    state: &AppState,
+    tenant: TenantId,
+    field: &str,
+    item: Option<&switchboard_domain::records::destination::DestinationInput>,
+) -> ApiResult<()> {
+    let Some(item) = item else {
+        return Ok(());
+    };
+    let foreign = switchboard_db::destinations::foreign_targets(
+        &state.db,
+        tenant,
+        std::slice::from_ref(item),
+    )
+    .await?;
+    match foreign.into_iter().next() {
+        None => Ok(()),
+        Some((_, message)) => Err(ApiError::invalid(
+            Location::Body,
+            &format!("{field}/id"),
+            &message,
+        )),
+    }
+}
+
+/// Checks that announcement `id` (when not 0/absent) belongs to `tenant`.
+pub async fn check_announcement(
+    state: &AppState,
+    tenant: TenantId,
+    field: &str,
+    id: Option<i64>,
+) -> ApiResult<()> {
+    let Some(id) = id.filter(|id| *id > 0) else {
+        return Ok(());
+    };
+    let condition = switchboard_db::scope::of_tenant(tenant);
+    if switchboard_db::crud::exists(&state.db, "announcements", id, condition).await? {
+        Ok(())
+    } else {
+        Err(ApiError::invalid(
+            Location::Body,
+            field,
+            "must name an announcement of the tenant",
+        ))
+    }
+}
+
 /// Checks that media file `id` (when not 0/absent) belongs to `tenant`.
 pub async fn check_media_file(
     state: &AppState,

@@ -14,8 +14,8 @@ use regex::Regex;
 use serde_json::{Map, Value, json};
 use switchboard_domain::records::{
     announcement, branch, business_hour, button_layout, call, custom_voice, device, extension, ivr,
-    media_file, paging_group, partner, phone_number, speech, tenant, traffic, user, voicemail,
-    webhook,
+    media_file, paging_group, partner, phone_number, queue, speech, tenant, traffic, user,
+    voicemail, webhook,
 };
 use switchboard_domain::validation::{FromBody, Problems};
 
@@ -76,6 +76,8 @@ fn readers() -> BTreeMap<String, Reader> {
         button_layout::UpdateButtonLayout,
         custom_voice::CreateCustomVoice,
         custom_voice::UpdateCustomVoice,
+        queue::CreateQueue,
+        queue::UpdateQueue,
         speech::SpeakRequest,
         authentication::LoginRequest,
         authentication::RefreshRequest,

@@ -63,6 +63,7 @@ pub const AUDITED: &[(&str, &str)] = &[
     ("button_layouts", "button-layout"),
     ("custom_voices", "custom-voice"),
     ("mms_media", "mms-media"),
+    ("queues", "queue"),
 ];
 
 /// Who acts in the current request and from where.
@@ -231,6 +232,60 @@ pub const CHILD_LISTS: &[ChildList] = &[
         filter: &[],
         columns: &["position", "extension_id"],
         order: &["position"],
+    },
+    ChildList {
+        owner: "ivrs",
+        field: "options",
+        table: "destinations",
+        key: "owner_id",
+        filter: &[("owner_type", "ivr"), ("list", "options")],
+        columns: &["type_src", "dest_type", "target_id", "number", "sort_order"],
+        order: &["sort_order", "position"],
+    },
+    ChildList {
+        owner: "ivrs",
+        field: "timeout_destination",
+        table: "destinations",
+        key: "owner_id",
+        filter: &[("owner_type", "ivr"), ("list", "timeout")],
+        columns: &["dest_type", "target_id", "number", "sort_order"],
+        order: &["sort_order", "position"],
+    },
+    ChildList {
+        owner: "ivrs",
+        field: "invalid_destination",
+        table: "destinations",
+        key: "owner_id",
+        filter: &[("owner_type", "ivr"), ("list", "invalid")],
+        columns: &["dest_type", "target_id", "number", "sort_order"],
+        order: &["sort_order", "position"],
+    },
+    ChildList {
+        owner: "queues",
+        field: "timeout_destination",
+        table: "destinations",
+        key: "owner_id",
+        filter: &[("owner_type", "queue"), ("list", "timeout")],
+        columns: &["dest_type", "target_id", "number", "sort_order"],
+        order: &["sort_order", "position"],
+    },
+    ChildList {
+        owner: "phone_numbers",
+        field: "destination",
+        table: "destinations",
+        key: "owner_id",
+        filter: &[("owner_type", "phone_number"), ("list", "destination")],
+        columns: &["dest_type", "target_id", "number", "sort_order"],
+        order: &["sort_order", "position"],
+    },
+    ChildList {
+        owner: "queues",
+        field: "members",
+        table: "queue_members",
+        key: "queue_id",
+        filter: &[],
+        columns: &["extension_id", "position", "penalty"],
+        order: &["position", "extension_id"],
     },
 ];
 

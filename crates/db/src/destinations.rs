@@ -18,13 +18,36 @@ pub enum Owner {
     PagingGroup,
     /// A business-hours record's lists.
     BusinessHour,
+    /// An IVR's menu: its options (the digit in `type_src`), timeout and invalid paths.
+    Ivr,
+    /// A queue's timeout destination.
+    Queue,
+    /// A phone number's destination.
+    PhoneNumber,
 }
 
 impl Owner {
-    fn name(self) -> &'static str {
+    /// The owner's name in the `destinations` table.
+    pub fn name(self) -> &'static str {
         match self {
             Owner::PagingGroup => "paging_group",
             Owner::BusinessHour => "business_hour",
+            Owner::Ivr => "ivr",
+            Owner::Queue => "queue",
+            Owner::PhoneNumber => "phone_number",
+        }
+    }
+
+    /// The owner whose rows live in `table`, so a record's own lists routing back to it
+    /// do not keep it from being deleted (`in_use`).
+    pub fn of_table(table: &str) -> Option<Owner> {
+        match table {
+            "paging_groups" => Some(Owner::PagingGroup),
+            "business_hours" => Some(Owner::BusinessHour),
+            "ivrs" => Some(Owner::Ivr),
+            "queues" => Some(Owner::Queue),
+            "phone_numbers" => Some(Owner::PhoneNumber),
+            _ => None,
         }
     }
 }
@@ -67,6 +90,20 @@ pub const TARGETS: &[Target] = &[
         alias: "p",
         what: "a paging group",
         numbered: true,
+    },
+    Target {
+        types: &["QUEUE"],
+        table: "queues",
+        alias: "q",
+        what: "a queue",
+        numbered: true,
+    },
+    Target {
+        types: &["BUSINESS_HOUR"],
+        table: "business_hours",
+        alias: "h",
+        what: "a business hour",
+        numbered: false,
     },
 ];
 

@@ -15,6 +15,7 @@ pub const DIALABLE: &[(&str, &str)] = &[
     ("extensions", "extension"),
     ("ivrs", "IVR"),
     ("paging_groups", "paging group"),
+    ("queues", "queue"),
 ];
 
 /// The kind a dialable `table`'s numbers are held as.

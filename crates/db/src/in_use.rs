@@ -41,6 +41,12 @@ pub const IN_USE: &[(&str, &str, &[Use])] = &[
                 key: "device_id",
                 what: "device",
             },
+            Use::Column {
+                table: "queue_members",
+                column: "extension_id",
+                key: "queue_id",
+                what: "queue",
+            },
         ],
     ),
     (
@@ -60,6 +66,22 @@ pub const IN_USE: &[(&str, &str, &[Use])] = &[
         "paging_groups",
         "paging group",
         &[Use::Routed(&["PAGING_GROUP"])],
+    ),
+    ("queues", "queue", &[Use::Routed(&["QUEUE"])]),
+    (
+        "business_hours",
+        "business hour",
+        &[Use::Routed(&["BUSINESS_HOUR"])],
+    ),
+    (
+        "announcements",
+        "announcement",
+        &[Use::Column {
+            table: "ivrs",
+            key: "id",
+            column: "greeting_announcement_id",
+            what: "IVR",
+        }],
     ),
     (
         "media_files",
@@ -83,6 +105,18 @@ pub const IN_USE: &[(&str, &str, &[Use])] = &[
                 column: "media_file_id",
                 what: "holiday",
             },
+            Use::Column {
+                table: "queues",
+                key: "id",
+                column: "hold_media_file_id",
+                what: "queue",
+            },
+            Use::Column {
+                table: "ivrs",
+                key: "id",
+                column: "greeting_media_file_id",
+                what: "IVR",
+            },
         ],
     ),
 ];
@@ -104,7 +138,7 @@ pub(crate) async fn check(tx: &mut Tx, table: &'static str, id: i64) -> Result<(
     let mut users = Vec::new();
     for used in *uses {
         match *used {
-            Use::Routed(types) => users.extend(routed(tx, types, id).await?),
+            Use::Routed(types) => users.extend(routed(tx, table, types, id).await?),
             Use::Column {
                 table,
                 column,
@@ -133,14 +167,29 @@ pub(crate) async fn check(tx: &mut Tx, table: &'static str, id: i64) -> Result<(
 }
 
 /// Descriptions of the owners of destination lists routing to `target_id` of one of
-/// `dest_types`.
-async fn routed(tx: &mut Tx, dest_types: &[&'static str], target_id: i64) -> Result<Vec<String>> {
-    let select = Query::select()
+/// `dest_types`, the row's own lists (an IVR option leading back to its menu) aside:
+/// they go with it.
+async fn routed(
+    tx: &mut Tx,
+    table: &'static str,
+    dest_types: &[&'static str],
+    target_id: i64,
+) -> Result<Vec<String>> {
+    let mut select = Query::select();
+    select
         .distinct()
         .columns(["owner_type", "owner_id"])
         .from("destinations")
         .and_where(Expr::col("dest_type").is_in(dest_types.iter().copied()))
-        .and_where(Expr::col("target_id").eq(target_id))
+        .and_where(Expr::col("target_id").eq(target_id));
+    if let Some(own) = crate::destinations::Owner::of_table(table) {
+        select.and_where(
+            Expr::col("owner_type")
+                .ne(own.name())
+                .or(Expr::col("owner_id").ne(target_id)),
+        );
+    }
+    let select = select
         .order_by("owner_type", sea_query::Order::Asc)
         .order_by("owner_id", sea_query::Order::Asc)
         .take();

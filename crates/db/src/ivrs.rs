@@ -1,23 +1,107 @@
-//! IVRs of a tenant.
+//! IVRs of a tenant with their menus: the options, timeout and invalid paths live in the
+//! shared destination lists (owner `ivr`; an option's digit in `type_src`).
 
-use sea_query::{Expr, ExprTrait, Query, SelectStatement};
+use sea_query::{Expr, ExprTrait, Func, Query, SelectStatement};
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{IvrId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
-use switchboard_domain::records::ivr::{CreateIvr, Ivr, UpdateIvr};
+use switchboard_domain::records::destination::{Destination, DestinationInput};
+use switchboard_domain::records::ivr::{CreateIvr, Ivr, IvrOption, IvrOptionInput, UpdateIvr};
 
-use crate::backend::Db;
+use crate::backend::{Db, Tx};
 use crate::crud::{self, Changes};
-use crate::error::Result;
+use crate::destinations::{self, Owner};
+use crate::error::{Error, Result};
 use crate::list::{self, Listing};
 use crate::scope;
 
+/// The menu's options list.
+const OPTIONS: &str = "options";
+/// The path of a caller who presses nothing.
+const TIMEOUT: &str = "timeout";
+/// The path of a caller who keeps pressing unknown keys.
+const INVALID: &str = "invalid";
+
+/// An IVR row before its menu is attached.
+#[derive(sqlx::FromRow)]
+pub struct Row {
+    id: i64,
+    tenant_id: i64,
+    name: String,
+    number: String,
+    greeting_media_file_id: i64,
+    greeting_announcement_id: i64,
+    timeout_seconds: i64,
+    invalid_retries: i64,
+    direct_dial: i64,
+}
+
 fn select(scope: &Scope) -> SelectStatement {
     Query::select()
-        .columns(["id", "tenant_id", "name", "number"])
-        .from("ivrs")
-        .cond_where(scope::tenants(scope, Expr::col("tenant_id")))
+        .columns([
+            ("i", "id"),
+            ("i", "tenant_id"),
+            ("i", "name"),
+            ("i", "number"),
+            ("i", "timeout_seconds"),
+            ("i", "invalid_retries"),
+            ("i", "direct_dial"),
+        ])
+        .expr_as(
+            Func::coalesce([Expr::col(("i", "greeting_media_file_id")), Expr::val(0i64)]),
+            "greeting_media_file_id",
+        )
+        .expr_as(
+            Func::coalesce([
+                Expr::col(("i", "greeting_announcement_id")),
+                Expr::val(0i64),
+            ]),
+            "greeting_announcement_id",
+        )
+        .from_as("ivrs", "i")
+        .cond_where(scope::tenants(scope, Expr::col(("i", "tenant_id"))))
         .take()
+}
+
+/// The key order of a menu: `0`–`9`, then `*`, then `#`.
+fn digit_rank(digit: &str) -> usize {
+    switchboard_domain::records::ivr::DIGITS
+        .iter()
+        .position(|d| *d == digit)
+        .unwrap_or(usize::MAX)
+}
+
+/// Attaches the menus of every IVR in `rows`, with one query.
+async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<Ivr>> {
+    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+    let mut lists = destinations::load(&db, Owner::Ivr, &ids).await?;
+    let mut take = |id: i64, list: &str| lists.remove(&(id, list.to_owned())).unwrap_or_default();
+    let mut out = Vec::with_capacity(rows.len());
+    for row in rows {
+        let mut options: Vec<IvrOption> = take(row.id, OPTIONS)
+            .into_iter()
+            .filter_map(|mut destination: Destination| {
+                let digit = destination.type_src.take()?;
+                Some(IvrOption { digit, destination })
+            })
+            .collect();
+        options.sort_by_key(|o| digit_rank(&o.digit));
+        out.push(Ivr {
+            id: IvrId(row.id),
+            tenant_id: TenantId(row.tenant_id),
+            name: row.name,
+            number: row.number,
+            greeting_media_file_id: row.greeting_media_file_id,
+            greeting_announcement_id: row.greeting_announcement_id,
+            options,
+            timeout_seconds: row.timeout_seconds,
+            timeout_destination: take(row.id, TIMEOUT).into_iter().next(),
+            invalid_retries: row.invalid_retries,
+            invalid_destination: take(row.id, INVALID).into_iter().next(),
+            direct_dial: row.direct_dial,
+        });
+    }
+    Ok(out)
 }
 
 /// Lists the IVRs the caller reaches.
@@ -29,33 +113,100 @@ pub async fn list(
 ) -> Result<Listing<Ivr>> {
     let mut select = select(scope);
     if let Some(tenant) = filter.tenant_id {
-        select.and_where(Expr::col("tenant_id").eq(tenant.get()));
+        select.and_where(Expr::col(("i", "tenant_id")).eq(tenant.get()));
     }
-    list::run(db, select, Ivr::SPEC, query).await
+    list::run_completed(db, select, Ivr::SPEC, query, complete).await
 }
 
-/// One IVR.
+/// One IVR with its menu.
 pub async fn get(db: &Db, scope: &Scope, id: IvrId) -> Result<Ivr> {
-    crud::get(db, select(scope), "id", id.get()).await
+    let row: Row = crud::get(db, select(scope), "i.id", id.get()).await?;
+    complete(db.clone(), vec![row])
+        .await?
+        .pop()
+        .ok_or(Error::NotFound)
 }
 
-/// Creates an IVR of `tenant`.
+/// A greeting id column value: NULL for 0.
+fn reference(id: i64) -> Expr {
+    (id > 0).then_some(id).into()
+}
+
+/// The options as destination list items, the digit kept in `typeSrc`.
+fn option_items(options: &[IvrOptionInput]) -> Vec<DestinationInput> {
+    options
+        .iter()
+        .enumerate()
+        .map(|(index, option)| DestinationInput {
+            order: i64::try_from(index).unwrap_or(i64::MAX - 1) + 1,
+            type_src: Some(option.digit.clone()),
+            ..option.destination.clone()
+        })
+        .collect()
+}
+
+/// Writes the menu lists that `options`, `timeout` and `invalid` name (each `None`: kept).
+async fn write_menu(
+    tx: &mut Tx,
+    tenant: TenantId,
+    id: i64,
+    options: Option<&[IvrOptionInput]>,
+    timeout: Option<Option<&DestinationInput>>,
+    invalid: Option<Option<&DestinationInput>>,
+) -> Result<()> {
+    if let Some(options) = options {
+        destinations::replace(tx, tenant, Owner::Ivr, id, OPTIONS, &option_items(options)).await?;
+    }
+    for (list, path) in [(TIMEOUT, timeout), (INVALID, invalid)] {
+        if let Some(path) = path {
+            let items: Vec<DestinationInput> = path.cloned().into_iter().collect();
+            destinations::replace(tx, tenant, Owner::Ivr, id, list, &items).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Creates an IVR of `tenant` with its menu (references checked by the caller).
 pub async fn create(db: &Db, tenant: TenantId, body: CreateIvr) -> Result<Ivr> {
-    let id = crud::insert(
-        db,
+    let mut tx = db.begin().await?;
+    let id = crud::insert_in(
+        &mut tx,
         "ivrs",
         vec![
             ("tenant_id", tenant.get().into()),
             ("name", body.name.into()),
             ("number", body.number.into()),
+            (
+                "greeting_media_file_id",
+                reference(body.greeting_media_file_id.unwrap_or(0)),
+            ),
+            (
+                "greeting_announcement_id",
+                reference(body.greeting_announcement_id.unwrap_or(0)),
+            ),
+            ("timeout_seconds", body.timeout_seconds.into()),
+            ("invalid_retries", body.invalid_retries.into()),
+            ("direct_dial", body.direct_dial.into()),
         ],
     )
     .await?;
+    write_menu(
+        &mut tx,
+        tenant,
+        id,
+        Some(&body.options),
+        Some(body.timeout_destination.as_ref()),
+        Some(body.invalid_destination.as_ref()),
+    )
+    .await?;
+    tx.commit().await?;
     get(db, &Scope::Platform, IvrId(id)).await
 }
 
-/// Changes an IVR.
+/// Changes an IVR; a sent `options` replaces the menu. Setting one kind of greeting
+/// clears the other, so an IVR greets with one thing.
 pub async fn update(db: &Db, scope: &Scope, id: IvrId, body: UpdateIvr) -> Result<Ivr> {
+    let current = get(db, scope, id).await?;
     let mut changes: Changes = Vec::new();
     if let Some(name) = body.name {
         changes.push(("name", name.into()));
@@ -63,10 +214,52 @@ pub async fn update(db: &Db, scope: &Scope, id: IvrId, body: UpdateIvr) -> Resul
     if let Some(number) = body.number {
         changes.push(("number", number.into()));
     }
-    crud::update(db, select(scope), "id", "ivrs", id.get(), changes).await
+    if let Some(media) = body.greeting_media_file_id {
+        changes.push(("greeting_media_file_id", reference(media)));
+        if media > 0 && body.greeting_announcement_id.is_none() {
+            changes.push(("greeting_announcement_id", reference(0)));
+        }
+    }
+    if let Some(announcement) = body.greeting_announcement_id {
+        changes.push(("greeting_announcement_id", reference(announcement)));
+        if announcement > 0 && body.greeting_media_file_id.is_none() {
+            changes.push(("greeting_media_file_id", reference(0)));
+        }
+    }
+    if let Some(seconds) = body.timeout_seconds {
+        changes.push(("timeout_seconds", seconds.into()));
+    }
+    if let Some(retries) = body.invalid_retries {
+        changes.push(("invalid_retries", retries.into()));
+    }
+    if let Some(direct) = body.direct_dial {
+        changes.push(("direct_dial", direct.into()));
+    }
+    let mut tx = db.begin().await?;
+    crud::update_in(&mut tx, "ivrs", id.get(), changes).await?;
+    write_menu(
+        &mut tx,
+        current.tenant_id,
+        id.get(),
+        body.options.as_deref(),
+        body.timeout_destination.as_ref().map(Option::as_ref),
+        body.invalid_destination.as_ref().map(Option::as_ref),
+    )
+    .await?;
+    tx.commit().await?;
+    get(db, scope, id).await
 }
 
-/// Deletes an IVR that no destination list or announcement uses.
+/// Deletes an IVR and its menu, unless another record routes to it or an announcement
+/// is attached to it.
 pub async fn delete(db: &Db, scope: &Scope, id: IvrId) -> Result<Ivr> {
-    crud::delete(db, select(scope), "id", "ivrs", id.get()).await
+    let current = get(db, scope, id).await?;
+    let mut tx = db.begin().await?;
+    // The IVR first, so its audit entry shows the menu it had.
+    if crud::delete_in(&mut tx, "ivrs", id.get()).await? == 0 {
+        return Err(Error::NotFound);
+    }
+    destinations::delete_all(&mut tx, Owner::Ivr, id.get()).await?;
+    tx.commit().await?;
+    Ok(current)
 }

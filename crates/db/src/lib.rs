@@ -36,6 +36,8 @@ pub mod mms_media;
 pub mod paging_groups;
 pub mod partners;
 pub mod phone_numbers;
+pub mod queues;
+pub mod routing;
 pub mod security;
 pub mod sessions;
 pub mod synthetic;

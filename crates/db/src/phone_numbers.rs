@@ -10,7 +10,8 @@ use switchboard_domain::records::phone_number::{
 
 use crate::backend::Db;
 use crate::crud::{self, Changes};
-use crate::error::Result;
+use crate::destinations::{self, Owner};
+use crate::error::{Error, Result};
 use crate::list::{self, Listing};
 use crate::scope;
 
@@ -95,6 +96,66 @@ pub async fn list(
     if let Some(number) = &filter.number {
         select.and_where(list::contains("p.number", number));
     }
+    list_matching(db, scope, filter, query, select).await
+}
+
+/// The numbers `scope` reaches matching `filter` and `search`: the text against the
+/// comment name and the CNAM, case-insensitively, and — when it reads as a number in some
+/// formatting — its digits against the number's (its dial characters but `+`, `*` and
+/// `#`), so `+1 (555) 010-2030` finds `15550102030`. Without a search it is the list,
+/// counted from the maintained counters.
+pub async fn search(
+    db: &Db,
+    scope: &Scope,
+    filter: &PhoneNumberFilter,
+    query: &ListQuery,
+    search: Option<&str>,
+) -> Result<Listing<PhoneNumber>> {
+    let Some(text) = search else {
+        return list(db, scope, filter, query).await;
+    };
+    let mut select = select(conditions(scope, filter));
+    if let Some(number) = &filter.number {
+        select.and_where(list::contains("p.number", number));
+    }
+    let mut any = Condition::any()
+        .add(list::contains("p.di_comment_name", text))
+        .add(list::contains("p.registered_cnam", text));
+    if let Some(digits) = switchboard_domain::records::phone_number::number_digits(text) {
+        let bare = Func::cust("REPLACE").args([
+            Func::cust("REPLACE")
+                .args([
+                    Func::cust("REPLACE")
+                        .args([Expr::col(("p", "number")), Expr::val("+"), Expr::val("")])
+                        .into(),
+                    Expr::val("*"),
+                    Expr::val(""),
+                ])
+                .into(),
+            Expr::val("#"),
+            Expr::val(""),
+        ]);
+        any = any.add(
+            Expr::expr(bare).like(sea_query::LikeExpr::new(format!("%{digits}%")).escape('\\')),
+        );
+    }
+    select.cond_where(any);
+    let query = ListQuery {
+        search: None,
+        ..query.clone()
+    };
+    list::run_completed_counted(db, select, PhoneNumber::SPEC, &query, None, complete).await
+}
+
+/// Answers `query` over `select`, counted from the maintained counters when nothing but
+/// exact filters narrows it.
+async fn list_matching(
+    db: &Db,
+    scope: &Scope,
+    filter: &PhoneNumberFilter,
+    query: &ListQuery,
+    select: SelectStatement,
+) -> Result<Listing<PhoneNumber>> {
     let counted = filter.number.is_none() && query.search.is_none() && query.paginated;
     let total = if counted {
         let count = Query::select()
@@ -106,12 +167,45 @@ pub async fn list(
     } else {
         None
     };
-    list::run_counted(db, select, PhoneNumber::SPEC, query, total).await
+    list::run_completed_counted(db, select, PhoneNumber::SPEC, query, total, complete).await
 }
 
-/// One phone number.
+/// The destination's list name.
+const DESTINATION: &str = "destination";
+
+/// Attaches the destination of every number in `rows`, with one query.
+async fn complete(db: Db, mut rows: Vec<PhoneNumber>) -> Result<Vec<PhoneNumber>> {
+    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+    let mut lists = destinations::load(&db, Owner::PhoneNumber, &ids).await?;
+    for row in &mut rows {
+        row.destination = lists
+            .remove(&(row.id, DESTINATION.to_owned()))
+            .and_then(|list| list.into_iter().next());
+    }
+    Ok(rows)
+}
+
+/// One phone number with its destination.
 pub async fn get(db: &Db, scope: &Scope, id: i64) -> Result<PhoneNumber> {
-    crud::get(db, scoped(scope), "p.id", id).await
+    let row: PhoneNumber = crud::get(db, scoped(scope), "p.id", id).await?;
+    complete(db.clone(), vec![row])
+        .await?
+        .pop()
+        .ok_or(Error::NotFound)
+}
+
+/// Writes the destination `settings` sets (if it sets one) in `tx`.
+async fn write_destination(
+    tx: &mut crate::backend::Tx,
+    tenant: TenantId,
+    id: i64,
+    settings: &PhoneNumberSettings,
+) -> Result<()> {
+    if let Some(destination) = &settings.destination {
+        let items: Vec<_> = destination.iter().cloned().collect();
+        destinations::replace(tx, tenant, Owner::PhoneNumber, id, DESTINATION, &items).await?;
+    }
+    Ok(())
 }
 
 fn changes(settings: PhoneNumberSettings) -> Changes {
@@ -155,11 +249,18 @@ pub async fn create(
     settings: PhoneNumberSettings,
     now: i64,
 ) -> Result<PhoneNumber> {
+    let mut tx = db.begin().await?;
+    let destination = PhoneNumberSettings {
+        destination: settings.destination.clone(),
+        ..PhoneNumberSettings::default()
+    };
     let mut values = changes(settings);
     values.push(("tenant_id", tenant.get().into()));
     values.push(("number", number.into()));
     values.push(("created_at", now.into()));
-    let id = crud::insert(db, "phone_numbers", values).await?;
+    let id = crud::insert_in(&mut tx, "phone_numbers", values).await?;
+    write_destination(&mut tx, tenant, id, &destination).await?;
+    tx.commit().await?;
     get(db, &Scope::Platform, id).await
 }
 
@@ -170,18 +271,27 @@ pub async fn update(
     id: i64,
     settings: PhoneNumberSettings,
 ) -> Result<PhoneNumber> {
-    crud::update(
-        db,
-        scoped(scope),
-        "p.id",
-        "phone_numbers",
-        id,
-        changes(settings),
-    )
-    .await
+    let current = get(db, scope, id).await?;
+    let mut tx = db.begin().await?;
+    let destination = PhoneNumberSettings {
+        destination: settings.destination.clone(),
+        ..PhoneNumberSettings::default()
+    };
+    crud::update_in(&mut tx, "phone_numbers", id, changes(settings)).await?;
+    write_destination(&mut tx, TenantId(current.tenant_id), id, &destination).await?;
+    tx.commit().await?;
+    get(db, scope, id).await
 }
 
-/// Releases a number.
+/// Releases a number, with its destination.
 pub async fn delete(db: &Db, scope: &Scope, id: i64) -> Result<PhoneNumber> {
-    crud::delete(db, scoped(scope), "p.id", "phone_numbers", id).await
+    let current = get(db, scope, id).await?;
+    let mut tx = db.begin().await?;
+    // The number first, so its audit entry shows where it routed.
+    if crud::delete_in(&mut tx, "phone_numbers", id).await? == 0 {
+        return Err(Error::NotFound);
+    }
+    destinations::delete_all(&mut tx, Owner::PhoneNumber, id).await?;
+    tx.commit().await?;
+    Ok(current)
 }

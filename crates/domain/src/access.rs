@@ -86,6 +86,8 @@ impl Role {
                 IvrsWrite,
                 PagingGroupsRead,
                 PagingGroupsWrite,
+                QueuesRead,
+                QueuesWrite,
                 BusinessHoursRead,
                 BusinessHoursWrite,
                 AnnouncementsRead,
@@ -117,6 +119,8 @@ impl Role {
                 IvrsWrite,
                 PagingGroupsRead,
                 PagingGroupsWrite,
+                QueuesRead,
+                QueuesWrite,
                 BusinessHoursRead,
                 BusinessHoursWrite,
                 AnnouncementsRead,
@@ -146,6 +150,7 @@ impl Role {
                 ExtensionsWrite,
                 IvrsRead,
                 PagingGroupsRead,
+                QueuesRead,
                 BusinessHoursRead,
                 BusinessHoursWrite,
                 AnnouncementsRead,
@@ -274,6 +279,10 @@ permissions! {
     /// Create, change and delete desk phones and button layouts; rotate provisioning
     /// credentials.
     DevicesWrite = "devices:write",
+    /// Read call queues.
+    QueuesRead = "queues:read",
+    /// Create, change and delete call queues.
+    QueuesWrite = "queues:write",
 }
 
 /// Which tenants' records a caller reaches.

@@ -12,6 +12,7 @@ pub mod ids;
 pub mod list;
 pub mod provisioning;
 pub mod records;
+pub mod routing;
 pub mod schedule;
 pub mod validation;
 

@@ -5,8 +5,10 @@ use axum::extract::State;
 use axum::response::Response;
 use switchboard_db::ivrs;
 use switchboard_domain::declare::DeclaredFilter;
-use switchboard_domain::ids::IvrId;
+use switchboard_domain::ids::{IvrId, TenantId};
 use switchboard_domain::list::Page;
+use switchboard_domain::records::destination::DestinationInput;
+use switchboard_domain::records::ivr::IvrOptionInput;
 use switchboard_domain::records::ivr::{CreateIvr, Ivr, UpdateIvr};
 
 use crate::auth::caller::{Caller, IvrsRead, IvrsWrite};
@@ -14,6 +16,31 @@ use crate::error::ApiResult;
 use crate::extract::{JsonBody, ListParams, PathId};
 use crate::state::AppState;
 use crate::{listing, tenancy};
+
+/// Checks every reference of an IVR body belongs to `tenant`: the greeting (media file
+/// or announcement), each option's destination and the timeout and invalid paths.
+async fn check_references(
+    state: &AppState,
+    tenant: TenantId,
+    greeting: (Option<i64>, Option<i64>),
+    options: Option<&[IvrOptionInput]>,
+    timeout: Option<&DestinationInput>,
+    invalid: Option<&DestinationInput>,
+) -> ApiResult<()> {
+    tenancy::check_media_file(state, tenant, "greetingMediaFileId", greeting.0).await?;
+    tenancy::check_announcement(state, tenant, "greetingAnnouncementId", greeting.1).await?;
+    for (index, option) in options.unwrap_or_default().iter().enumerate() {
+        tenancy::check_destination(
+            state,
+            tenant,
+            &format!("options/{index}/destination"),
+            Some(&option.destination),
+        )
+        .await?;
+    }
+    tenancy::check_destination(state, tenant, "timeoutDestination", timeout).await?;
+    tenancy::check_destination(state, tenant, "invalidDestination", invalid).await
+}
 
 /// Lists the IVRs in the caller's scope.
 #[utoipa::path(get, path = "/v2/admin/ivrs/", tag = "ivrs",
@@ -29,7 +56,8 @@ pub async fn list(
     Ok(listing::respond(listing, std::convert::identity))
 }
 
-/// Creates an IVR; its number must be free among the tenant's IVRs.
+/// Creates an IVR with its menu; its number must be free in the tenant's dial plan, each
+/// key has one destination, and every reference is a record of the tenant.
 #[utoipa::path(post, path = "/v2/admin/ivrs/", tag = "ivrs",
     request_body = CreateIvr,
     responses((status = 200, description = "The new IVR", body = Ivr)))]
@@ -39,6 +67,15 @@ pub async fn create(
     JsonBody(body): JsonBody<CreateIvr>,
 ) -> ApiResult<Json<Ivr>> {
     let tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
+    check_references(
+        &state,
+        tenant,
+        (body.greeting_media_file_id, body.greeting_announcement_id),
+        Some(&body.options),
+        body.timeout_destination.as_ref(),
+        body.invalid_destination.as_ref(),
+    )
+    .await?;
     Ok(Json(ivrs::create(&state.db, tenant, body).await?))
 }
 
@@ -54,7 +91,7 @@ pub async fn get(
     Ok(Json(ivrs::get(&state.db, &caller.scope, id).await?))
 }
 
-/// Changes an IVR.
+/// Changes an IVR; a sent `options` replaces the whole menu.
 #[utoipa::path(patch, path = "/v2/admin/ivrs/{id}", tag = "ivrs",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "IVR id")),
     request_body = UpdateIvr,
@@ -65,12 +102,22 @@ pub async fn update(
     PathId(id): PathId<IvrId>,
     JsonBody(body): JsonBody<UpdateIvr>,
 ) -> ApiResult<Json<Ivr>> {
+    let current = ivrs::get(&state.db, &caller.scope, id).await?;
+    check_references(
+        &state,
+        current.tenant_id,
+        (body.greeting_media_file_id, body.greeting_announcement_id),
+        body.options.as_deref(),
+        body.timeout_destination.as_ref().and_then(Option::as_ref),
+        body.invalid_destination.as_ref().and_then(Option::as_ref),
+    )
+    .await?;
     Ok(Json(
         ivrs::update(&state.db, &caller.scope, id, body).await?,
     ))
 }
 
-/// Deletes an IVR that nothing routes to (409 naming the users otherwise).
+/// Deletes an IVR and its menu when nothing routes to it (409 naming the users otherwise).
 #[utoipa::path(delete, path = "/v2/admin/ivrs/{id}", tag = "ivrs",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "IVR id")),
     responses((status = 200, description = "The deleted IVR", body = Ivr)))]

@@ -29,3 +29,6 @@ pub mod users;
 pub mod voicemail;
 pub mod webhook_deliveries;
 pub mod webhooks;
+
+pub mod destinations;
+pub mod queues;

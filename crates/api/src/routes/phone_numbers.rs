@@ -29,7 +29,7 @@ impl From<i64> for PhoneNumberId {
     }
 }
 
-/// Checks the branch and SMS extension named by `settings` belong to `tenant`.
+/// Checks the branch, SMS extension and destination named by `settings` belong to `tenant`.
 async fn check_references(
     state: &AppState,
     caller: &switchboard_domain::Principal,
@@ -48,6 +48,9 @@ async fn check_references(
             "smsExtId",
             "must name an extension of the tenant",
         ));
+    }
+    if let Some(Some(destination)) = &settings.destination {
+        tenancy::check_destination(state, tenant, "destination", Some(destination)).await?;
     }
     Ok(())
 }
@@ -127,4 +130,42 @@ pub async fn delete(
     Ok(Json(
         phone_numbers::delete(&state.db, &caller.scope, id).await?,
     ))
+}
+
+/// Searches phone numbers: the list's filters and limits, `query` matching the number
+/// (its digits, written in any formatting: `+1 (555) 010-2030`), the comment name or
+/// the CNAM; answers the paginated envelope with `totalRecords`.
+#[utoipa::path(get, path = "/v2/admin/phone-numbers/search", tag = "phone-numbers",
+    params(ListParams<PhoneNumber>),
+    responses((status = 200, description = "A page of matching phone numbers", body = Page<PhoneNumber>)))]
+pub async fn search(
+    caller: Caller<PhoneNumbersRead>,
+    State(state): State<AppState>,
+    params: ListParams<PhoneNumber>,
+) -> ApiResult<Response> {
+    search_numbers(caller, state, params).await
+}
+
+/// The phone-number search at the release notes' path.
+#[utoipa::path(get, path = "/admin/phone-numbers/search", tag = "phone-numbers",
+    params(ListParams<PhoneNumber>),
+    responses((status = 200, description = "A page of matching phone numbers", body = Page<PhoneNumber>)))]
+pub async fn search_unversioned(
+    caller: Caller<PhoneNumbersRead>,
+    State(state): State<AppState>,
+    params: ListParams<PhoneNumber>,
+) -> ApiResult<Response> {
+    search_numbers(caller, state, params).await
+}
+
+async fn search_numbers(
+    caller: Caller<PhoneNumbersRead>,
+    state: AppState,
+    ListParams { query, filter }: ListParams<PhoneNumber>,
+) -> ApiResult<Response> {
+    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id()).await?;
+    let text = query.search.clone();
+    let listing =
+        phone_numbers::search(&state.db, &caller.scope, &filter, &query, text.as_deref()).await?;
+    Ok(listing::respond(listing, std::convert::identity))
 }

@@ -105,23 +105,29 @@ pub struct BusinessHour {
 impl BusinessHour {
     /// The weekly hours as minutes, for the schedule computation.
     pub fn weekly(&self) -> WeeklyHours {
-        let mut weekly = WeeklyHours::default();
-        for (day, intervals) in &self.hours {
-            let Some(index) = day.parse::<usize>().ok().filter(|d| *d < 7) else {
-                continue;
-            };
-            weekly.days[index] = intervals
-                .iter()
-                .filter_map(|i| {
-                    Some(Interval {
-                        from: schedule::parse_minute(&i.from, false)?,
-                        to: schedule::parse_minute(&i.to, true)?,
-                    })
-                })
-                .collect();
-        }
-        weekly
+        weekly_hours(&self.hours)
     }
+}
+
+/// Weekly hours as written (`"0"`–`"6"` to `{from, to}` lists) as minutes, for the
+/// schedule computation.
+pub fn weekly_hours(hours: &BTreeMap<String, Vec<HoursInterval>>) -> WeeklyHours {
+    let mut weekly = WeeklyHours::default();
+    for (day, intervals) in hours {
+        let Some(index) = day.parse::<usize>().ok().filter(|d| *d < 7) else {
+            continue;
+        };
+        weekly.days[index] = intervals
+            .iter()
+            .filter_map(|i| {
+                Some(Interval {
+                    from: schedule::parse_minute(&i.from, false)?,
+                    to: schedule::parse_minute(&i.to, true)?,
+                })
+            })
+            .collect();
+    }
+    weekly
 }
 
 /// A local date or date-time as written in a holiday's `from`/`to`.

@@ -54,6 +54,10 @@ dest_types! {
     External = "EXTERNAL",
     /// Hang up.
     Hangup = "HANGUP",
+    /// A call queue.
+    Queue = "QUEUE",
+    /// A business-hours record: its open or closed list, by the time of the call.
+    BusinessHour = "BUSINESS_HOUR",
 }
 
 impl DestType {
@@ -284,5 +288,38 @@ impl Field for Destinations {
                 RefOr::T(Schema::Object(self.item_schema())),
             ));
         }
+    }
+}
+
+/// The rule of one destination in a body (an IVR's timeout path, a phone number's
+/// route): an object read like an item of `list`, documented as that list's item schema.
+#[derive(Clone, Copy, Debug)]
+pub struct OneDestination(pub Destinations);
+
+impl OneDestination {
+    /// Reads one destination object at `at` (its order defaults to 1).
+    pub fn read_at(&self, value: &Value, at: &mut At<'_>) -> Option<DestinationInput> {
+        let mut reader = at.object(value)?;
+        self.0.read_item(&mut reader, 1)
+    }
+}
+
+impl Field for OneDestination {
+    type Output = DestinationInput;
+
+    fn read(&self, value: &Value, at: &mut At<'_>) -> Option<DestinationInput> {
+        self.read_at(value, at)
+    }
+
+    fn field_schema(&self) -> RefOr<Schema> {
+        RefOr::Ref(Ref::from_schema_name(self.0.name))
+    }
+
+    fn field_example(&self) -> Value {
+        self.0.field_example()[0].clone()
+    }
+
+    fn components(&self, out: &mut Vec<(String, RefOr<Schema>)>) {
+        self.0.components(out);
     }
 }

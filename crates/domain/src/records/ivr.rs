@@ -1,22 +1,40 @@
-//! IVRs: the voice menus callers are routed to and announcements attach to.
+//! IVRs: the voice menus callers are routed to and announcements attach to — a greeting,
+//! one destination per key pressed, and where a caller goes who presses nothing or a key
+//! the menu does not know.
 
 use serde::Serialize;
+use serde_json::{Value, json};
 use utoipa::ToSchema;
 
 use super::NAME;
+use super::destination::{ANY_DESTINATION, Destination, DestinationInput, OneDestination};
 use crate::declare::{Body, Listed};
 use crate::ids::{IvrId, TenantId};
 use crate::list::TenantFilter;
-use crate::validation::{ID, PlanNumber, plan_number};
+use crate::validation::{
+    FLAG, ID, Int, ListOf, Nested, ObjectReader, OneOf, PlanNumber, int, list_of, nested,
+    plan_number,
+};
 
 /// An IVR number: 1 to 32 dial characters, unique among the tenant's IVRs.
 pub const NUMBER: PlanNumber = plan_number(1, 32);
 
-/// An IVR.
+/// The keys a caller may press in a menu.
+pub const DIGITS: &[&str] = &["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "*", "#"];
+
+/// One menu option as answered: the key and where it sends the caller.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct IvrOption {
+    /// The key pressed: `0`–`9`, `*` or `#`.
+    pub digit: String,
+    /// Where the key sends the caller, resolved.
+    pub destination: Destination,
+}
+
+/// An IVR with its menu.
 #[derive(Clone, Debug, Serialize, ToSchema, Listed)]
-#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
 #[serde(rename_all = "camelCase")]
-#[list(sort(id, name, number, tenant_id), filter = TenantFilter, search("name", "number"))]
+#[list(sort(id, name, number, tenant_id), filter = TenantFilter, table = "i", search("name", "number"))]
 pub struct Ivr {
     /// The IVR's id.
     pub id: IvrId,
@@ -24,13 +42,80 @@ pub struct Ivr {
     pub tenant_id: TenantId,
     /// Its name.
     pub name: String,
-    /// The number dialled to reach it, unique among the tenant's IVRs.
+    /// The number dialled to reach it, unique in the tenant's dial plan.
     pub number: String,
+    /// The media file greeting callers; 0 for none.
+    pub greeting_media_file_id: i64,
+    /// The announcement greeting callers instead; 0 for none.
+    pub greeting_announcement_id: i64,
+    /// The menu: one destination per key, by key order (`0`–`9`, `*`, `#`).
+    pub options: Vec<IvrOption>,
+    /// Seconds to wait for a key before the timeout path.
+    pub timeout_seconds: i64,
+    /// Where a caller who presses nothing goes; null: the call ends.
+    pub timeout_destination: Option<Destination>,
+    /// Unknown keys tolerated before the invalid path.
+    pub invalid_retries: i64,
+    /// Where a caller who keeps pressing unknown keys goes; null: the call ends.
+    pub invalid_destination: Option<Destination>,
+    /// 1: callers may dial an extension's number directly from the menu.
+    pub direct_dial: i64,
 }
 
-/// The body of `POST /v2/admin/ivrs/`.
+/// The key of an option.
+const DIGIT: OneOf = OneOf(DIGITS);
+/// A media file or announcement id, or 0 for none.
+const GREETING_OR_NONE: Int = int(0, i64::MAX);
+/// Seconds to wait for a key.
+const TIMEOUT_SECONDS: Int = int(1, 600);
+/// Unknown keys tolerated.
+const INVALID_RETRIES: Int = int(0, 10);
+/// One destination of a menu path: any type.
+pub const PATH: OneDestination = OneDestination(ANY_DESTINATION);
+/// The options of a menu: at most one per key.
+const OPTIONS: ListOf<Nested<IvrOptionInput>> = list_of(nested::<IvrOptionInput>(), 0, 12);
+
+/// A menu option as sent: `{digit, destination}`.
 #[derive(Clone, Debug, Body)]
-#[body(placement(tenant))]
+pub struct IvrOptionInput {
+    /// The key: `0`–`9`, `*` or `#`, each once in a menu.
+    #[field(rule = DIGIT)]
+    pub digit: String,
+    /// Where the key sends the caller: a destination of the same tenant.
+    #[field(rule = PATH)]
+    pub destination: DestinationInput,
+}
+
+/// Refuses a key used twice and a greeting that is both a media file and an
+/// announcement: rules across fields no schema states.
+fn check_menu(
+    options: Option<&[IvrOptionInput]>,
+    media: Option<i64>,
+    announcement: Option<i64>,
+    r: &mut ObjectReader<'_>,
+) -> bool {
+    let before = r.problem_count();
+    let mut seen = std::collections::HashMap::new();
+    for (index, option) in options.unwrap_or_default().iter().enumerate() {
+        if let Some(first) = seen.insert(option.digit.as_str(), index) {
+            r.problem_at(
+                &format!("options/{index}/digit"),
+                format!("is already used by options/{first}"),
+            );
+        }
+    }
+    if media.unwrap_or(0) > 0 && announcement.unwrap_or(0) > 0 {
+        r.problem(
+            "greetingAnnouncementId",
+            "cannot be set with greetingMediaFileId: the greeting is one or the other",
+        );
+    }
+    r.problem_count() == before
+}
+
+/// The body of `POST /v2/admin/ivrs/`: a name and a number, and the menu (all optional).
+#[derive(Clone, Debug, Body)]
+#[body(placement(tenant), check = CreateIvr::check, example = CreateIvr::example_body)]
 pub struct CreateIvr {
     /// The owning tenant; tenant-scoped callers may omit it.
     #[field(rule = ID)]
@@ -41,10 +126,54 @@ pub struct CreateIvr {
     /// Its number.
     #[field(rule = NUMBER)]
     pub number: String,
+    /// A media file of the tenant greeting callers; 0 (the default) for none.
+    #[field(rule = GREETING_OR_NONE)]
+    pub greeting_media_file_id: Option<i64>,
+    /// An announcement of the tenant greeting callers; 0 (the default) for none.
+    #[field(rule = GREETING_OR_NONE)]
+    pub greeting_announcement_id: Option<i64>,
+    /// The menu: `{digit, destination}`, each key once.
+    #[field(rule = OPTIONS, default = Vec::new())]
+    pub options: Vec<IvrOptionInput>,
+    /// Seconds to wait for a key (default 10).
+    #[field(rule = TIMEOUT_SECONDS, default = 10)]
+    pub timeout_seconds: i64,
+    /// Where a caller who presses nothing goes (default: the call ends).
+    #[field(rule = PATH, nullable)]
+    pub timeout_destination: Option<DestinationInput>,
+    /// Unknown keys tolerated before the invalid path (default 3).
+    #[field(rule = INVALID_RETRIES, default = 3)]
+    pub invalid_retries: i64,
+    /// Where a caller who keeps pressing unknown keys goes (default: the call ends).
+    #[field(rule = PATH, nullable)]
+    pub invalid_destination: Option<DestinationInput>,
+    /// 1: callers may dial extensions directly from the menu; 0 (the default) not.
+    #[field(rule = FLAG, default = 0)]
+    pub direct_dial: i64,
 }
 
-/// The body of `PATCH /v2/admin/ivrs/{id}`.
+impl CreateIvr {
+    fn check(&self, r: &mut ObjectReader<'_>) -> bool {
+        check_menu(
+            Some(&self.options),
+            self.greeting_media_file_id,
+            self.greeting_announcement_id,
+            r,
+        )
+    }
+
+    fn example_body() -> Value {
+        json!({"name": "Main menu", "number": "500", "greetingMediaFileId": 0,
+               "options": [{"digit": "1", "destination": {"id": 1, "destType": "EXT"}}],
+               "timeoutSeconds": 10, "timeoutDestination": {"id": 0, "destType": "HANGUP"},
+               "invalidRetries": 3, "directDial": 0})
+    }
+}
+
+/// The body of `PATCH /v2/admin/ivrs/{id}`: fields not sent stay unchanged; a sent
+/// `options` replaces the whole menu.
 #[derive(Clone, Debug, Default, Body)]
+#[body(check = UpdateIvr::check, example = UpdateIvr::example_body)]
 pub struct UpdateIvr {
     /// Its name.
     #[field(rule = NAME)]
@@ -52,4 +181,44 @@ pub struct UpdateIvr {
     /// Its number.
     #[field(rule = NUMBER)]
     pub number: Option<String>,
+    /// A media file of the tenant; 0 for none.
+    #[field(rule = GREETING_OR_NONE)]
+    pub greeting_media_file_id: Option<i64>,
+    /// An announcement of the tenant; 0 for none.
+    #[field(rule = GREETING_OR_NONE)]
+    pub greeting_announcement_id: Option<i64>,
+    /// The menu (replaces the current one).
+    #[field(rule = OPTIONS)]
+    pub options: Option<Vec<IvrOptionInput>>,
+    /// Seconds to wait for a key.
+    #[field(rule = TIMEOUT_SECONDS)]
+    pub timeout_seconds: Option<i64>,
+    /// Where a caller who presses nothing goes; null: the call ends.
+    #[field(rule = PATH)]
+    pub timeout_destination: Option<Option<DestinationInput>>,
+    /// Unknown keys tolerated.
+    #[field(rule = INVALID_RETRIES)]
+    pub invalid_retries: Option<i64>,
+    /// Where a caller who keeps pressing unknown keys goes; null: the call ends.
+    #[field(rule = PATH)]
+    pub invalid_destination: Option<Option<DestinationInput>>,
+    /// 1 or 0.
+    #[field(rule = FLAG)]
+    pub direct_dial: Option<i64>,
+}
+
+impl UpdateIvr {
+    fn example_body() -> Value {
+        json!({"options": [{"digit": "0", "destination": {"id": 1, "destType": "IVR"}}],
+               "timeoutDestination": null, "greetingAnnouncementId": 1})
+    }
+
+    fn check(&self, r: &mut ObjectReader<'_>) -> bool {
+        check_menu(
+            self.options.as_deref(),
+            self.greeting_media_file_id,
+            self.greeting_announcement_id,
+            r,
+        )
+    }
 }

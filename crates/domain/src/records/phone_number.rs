@@ -4,6 +4,7 @@
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::destination::{Destination, DestinationInput, Destinations, OneDestination};
 use crate::declare::{Body, Filter, Listed};
 use crate::ids::{BranchId, ExtensionId, TenantId};
 use crate::list::BranchedFilter;
@@ -60,6 +61,33 @@ pub struct PhoneNumber {
     pub store_and_forward_number: String,
     /// The tenant's name.
     pub tenant_name: String,
+    /// Where its calls go, resolved; null while it routes nowhere.
+    #[cfg_attr(feature = "sqlx", sqlx(skip))]
+    pub destination: Option<Destination>,
+}
+
+/// Where a phone number's calls may go: a business hour, an IVR, a queue, a paging
+/// group, an extension or its mailbox, of the number's tenant.
+pub const ROUTE: OneDestination = OneDestination(Destinations {
+    name: "RouteBody",
+    allowed: &[
+        "BUSINESS_HOUR",
+        "IVR",
+        "QUEUE",
+        "PAGING_GROUP",
+        "EXT",
+        "VOICEMAIL",
+    ],
+    min: 0,
+});
+
+/// The digits of `text` when it is a number written in some formatting (digits with
+/// spaces, `+`, `-`, `.`, `/` or parentheses: `+1 (555) 010-2030` is `15550102030`);
+/// `None` for other text (a name with a digit in it is searched as text).
+pub fn number_digits(text: &str) -> Option<String> {
+    let formatting = |c: char| c.is_ascii_digit() || " +-./()".contains(c);
+    let digits: String = text.chars().filter(char::is_ascii_digit).collect();
+    (!digits.is_empty() && text.chars().all(formatting)).then_some(digits)
 }
 
 /// The text limit of a CNAM.
@@ -113,6 +141,10 @@ pub struct PhoneNumberSettings {
     /// Dial characters, or empty.
     #[field(rule = FORWARD)]
     pub store_and_forward_number: Option<String>,
+    /// Where its calls go: a business hour, IVR, queue, paging group, extension or
+    /// mailbox of the tenant; null to route nowhere.
+    #[field(rule = ROUTE)]
+    pub destination: Option<Option<DestinationInput>>,
 }
 
 /// The body of `POST /v2/admin/phone-numbers/` (platform and partner admins).

@@ -1,0 +1,208 @@
+//! Call queues: a number whose callers wait, with hold music, until one of an ordered
+//! set of extensions answers, or go elsewhere after waiting too long.
+
+use serde::Serialize;
+use serde_json::{Value, json};
+use utoipa::ToSchema;
+
+use super::NAME;
+use super::destination::{Destination, DestinationInput};
+use super::ivr::PATH;
+use crate::declare::{Body, Listed};
+use crate::ids::{QueueId, TenantId};
+use crate::list::TenantFilter;
+use crate::validation::{
+    FLAG, ID, Int, ListOf, Nested, ObjectReader, OneOf, PlanNumber, int, list_of, nested,
+    plan_number,
+};
+
+/// A queue number: 1 to 32 dial characters, unique in the tenant's dial plan.
+pub const NUMBER: PlanNumber = plan_number(1, 32);
+
+/// How a queue picks the member to ring.
+pub const STRATEGIES: &[&str] = &[
+    "ringAll",
+    "roundRobin",
+    "leastRecent",
+    "fewestCalls",
+    "random",
+];
+
+/// A member as answered: the extension, resolved, with its place and penalty.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct QueueMember {
+    /// The extension's id.
+    pub id: i64,
+    /// The extension's name.
+    pub name: String,
+    /// The extension's number.
+    pub number: String,
+    /// Position among the members.
+    pub order: i64,
+    /// Members with a lower penalty are rung first (0 to 100).
+    pub penalty: i64,
+}
+
+/// A call queue.
+#[derive(Clone, Debug, Serialize, ToSchema, Listed)]
+#[serde(rename_all = "camelCase")]
+#[list(sort(id, name, number, tenant_id), filter = TenantFilter, table = "q", search("name", "number"))]
+pub struct Queue {
+    /// The queue's id.
+    pub id: QueueId,
+    /// The tenant it belongs to.
+    pub tenant_id: TenantId,
+    /// Its name.
+    pub name: String,
+    /// The number dialled to reach it, unique in the tenant's dial plan.
+    pub number: String,
+    /// How a member is picked: `ringAll`, `roundRobin`, `leastRecent`, `fewestCalls`, `random`.
+    pub strategy: String,
+    /// The member extensions, by `order`.
+    pub members: Vec<QueueMember>,
+    /// Longest a caller waits before the timeout destination (seconds; 0: no limit).
+    pub max_wait_seconds: i64,
+    /// Most callers waiting at once (0: no limit); the next goes to the timeout destination.
+    pub max_callers: i64,
+    /// The media file played while waiting (music on hold); 0 for the platform's default.
+    pub hold_media_file_id: i64,
+    /// 1: callers hear their position in the queue.
+    pub announce_position: i64,
+    /// Where a caller goes after `maxWaitSeconds` or beyond `maxCallers`; null: the call ends.
+    pub timeout_destination: Option<Destination>,
+}
+
+/// A member as sent: `{id, order?, penalty?}`, the id an extension of the tenant.
+#[derive(Clone, Debug, PartialEq, Eq, Body)]
+pub struct QueueMemberInput {
+    /// The extension's id, of the same tenant, each once in a queue.
+    #[field(rule = ID)]
+    pub id: i64,
+    /// Position among the members (defaults to the array position, from 1).
+    #[field(rule = ORDER)]
+    pub order: Option<i64>,
+    /// Lower rings first, 0 (the default) to 100.
+    #[field(rule = PENALTY, default = 0)]
+    pub penalty: i64,
+}
+
+impl QueueMemberInput {
+    /// The member's position: as sent, else its place in the list (from 1).
+    pub fn position(&self, index: usize) -> i64 {
+        self.order
+            .unwrap_or_else(|| i64::try_from(index).map_or(i64::MAX, |i| i + 1))
+    }
+}
+
+const STRATEGY: OneOf = OneOf(STRATEGIES);
+const ORDER: Int = int(0, 1_000_000);
+const PENALTY: Int = int(0, 100);
+const MAX_WAIT: Int = int(0, 86_400);
+const MAX_CALLERS: Int = int(0, 10_000);
+/// A media file id, or 0 for none.
+const MEDIA_FILE_OR_NONE: Int = int(0, i64::MAX);
+/// The members of a queue.
+const MEMBERS: ListOf<Nested<QueueMemberInput>> = list_of(nested::<QueueMemberInput>(), 0, 500);
+
+/// Refuses an extension listed twice, which no schema states.
+fn check_members(members: Option<&[QueueMemberInput]>, r: &mut ObjectReader<'_>) -> bool {
+    let before = r.problem_count();
+    let mut seen = std::collections::HashSet::new();
+    for (index, member) in members.unwrap_or_default().iter().enumerate() {
+        if !seen.insert(member.id) {
+            r.problem_at(&format!("members/{index}/id"), "is listed twice");
+        }
+    }
+    r.problem_count() == before
+}
+
+/// The body of `POST /v2/admin/queues/`.
+#[derive(Clone, Debug, Body)]
+#[body(placement(tenant), check = CreateQueue::check, example = CreateQueue::example_body)]
+pub struct CreateQueue {
+    /// The owning tenant; tenant-scoped callers may omit it.
+    #[field(rule = ID)]
+    pub tenant_id: Option<TenantId>,
+    /// Its name.
+    #[field(rule = NAME)]
+    pub name: String,
+    /// Its number, free in the tenant's dial plan.
+    #[field(rule = NUMBER)]
+    pub number: String,
+    /// How a member is picked (default `ringAll`).
+    #[field(rule = STRATEGY, default = "ringAll".to_owned())]
+    pub strategy: String,
+    /// The member extensions, in order.
+    #[field(rule = MEMBERS, default = Vec::new())]
+    pub members: Vec<QueueMemberInput>,
+    /// Longest wait in seconds (default 300; 0: no limit).
+    #[field(rule = MAX_WAIT, default = 300)]
+    pub max_wait_seconds: i64,
+    /// Most callers waiting (default 0: no limit).
+    #[field(rule = MAX_CALLERS, default = 0)]
+    pub max_callers: i64,
+    /// A media file of the tenant played while waiting; 0 (the default) for the
+    /// platform's music.
+    #[field(rule = MEDIA_FILE_OR_NONE, default = 0)]
+    pub hold_media_file_id: i64,
+    /// 1: announce callers' position; 0 (the default) not.
+    #[field(rule = FLAG, default = 0)]
+    pub announce_position: i64,
+    /// Where a caller goes after waiting too long (default: the call ends).
+    #[field(rule = PATH, nullable)]
+    pub timeout_destination: Option<DestinationInput>,
+}
+
+impl CreateQueue {
+    fn check(&self, r: &mut ObjectReader<'_>) -> bool {
+        check_members(Some(&self.members), r)
+    }
+
+    fn example_body() -> Value {
+        json!({"name": "Support", "number": "600", "strategy": "roundRobin",
+               "members": [{"id": 1, "order": 1, "penalty": 0}],
+               "maxWaitSeconds": 300, "maxCallers": 10, "holdMediaFileId": 0,
+               "announcePosition": 1, "timeoutDestination": {"id": 1, "destType": "VOICEMAIL"}})
+    }
+}
+
+/// The body of `PATCH /v2/admin/queues/{id}`: fields not sent stay unchanged; a sent
+/// `members` replaces the members.
+#[derive(Clone, Debug, Default, Body)]
+#[body(check = UpdateQueue::check)]
+pub struct UpdateQueue {
+    /// Its name.
+    #[field(rule = NAME)]
+    pub name: Option<String>,
+    /// Its number.
+    #[field(rule = NUMBER)]
+    pub number: Option<String>,
+    /// How a member is picked.
+    #[field(rule = STRATEGY)]
+    pub strategy: Option<String>,
+    /// The member extensions (replaces the current ones).
+    #[field(rule = MEMBERS)]
+    pub members: Option<Vec<QueueMemberInput>>,
+    /// Longest wait in seconds.
+    #[field(rule = MAX_WAIT)]
+    pub max_wait_seconds: Option<i64>,
+    /// Most callers waiting.
+    #[field(rule = MAX_CALLERS)]
+    pub max_callers: Option<i64>,
+    /// A media file of the tenant; 0 for the platform's music.
+    #[field(rule = MEDIA_FILE_OR_NONE)]
+    pub hold_media_file_id: Option<i64>,
+    /// 1 or 0.
+    #[field(rule = FLAG)]
+    pub announce_position: Option<i64>,
+    /// Where a caller goes after waiting too long; null: the call ends.
+    #[field(rule = PATH)]
+    pub timeout_destination: Option<Option<DestinationInput>>,
+}
+
+impl UpdateQueue {
+    fn check(&self, r: &mut ObjectReader<'_>) -> bool {
+        check_members(self.members.as_deref(), r)
+    }
+}
