@@ -41,6 +41,7 @@ mod phone_numbers;
 mod provisioning;
 mod records;
 mod renditions;
+mod reporting;
 mod resilience;
 mod s3;
 mod scope;

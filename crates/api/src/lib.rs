@@ -38,6 +38,7 @@ use utoipa_axum::routes;
 use utoipa_swagger_ui::SwaggerUi;
 
 use crate::error::ApiError;
+use crate::routes::reporting;
 use crate::routes::{
     announcements, audit_log, authentication, branches, business_hours, button_layouts,
     call_recordings, calls, custom_voices, devices, extensions, ingest, ivrs, me, media_files,
@@ -197,6 +198,11 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
             custom_voices::update,
             custom_voices::delete
         ))
+        .routes(routes!(reporting::list))
+        .routes(routes!(reporting::list_unversioned))
+        .routes(routes!(reporting::get))
+        .routes(routes!(reporting::get_unversioned))
+        .routes(routes!(reporting::ingest_transcript))
         .split_for_parts();
     openapi::finish(&mut openapi);
     (router, openapi)

@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 
 use regex::Regex;
 use serde_json::{Map, Value, json};
+use switchboard_domain::records::report;
 use switchboard_domain::records::{
     announcement, branch, business_hour, button_layout, call, custom_voice, device, extension, ivr,
     media_file, paging_group, partner, phone_number, speech, tenant, traffic, user, voicemail,
@@ -76,6 +77,7 @@ fn readers() -> BTreeMap<String, Reader> {
         button_layout::UpdateButtonLayout,
         custom_voice::CreateCustomVoice,
         custom_voice::UpdateCustomVoice,
+        report::IngestTranscript,
         speech::SpeakRequest,
         authentication::LoginRequest,
         authentication::RefreshRequest,
@@ -96,7 +98,18 @@ const UNSTATABLE: &[(&str, &str, &str)] = &[
         "text",
         "exactly one of text and segments is sent, and text holds more than white space",
     ),
+    ("IngestTranscript", "channels/0/channel", TRANSCRIPT_LEGEND),
+    ("IngestTranscript", "segments/0/channel", TRANSCRIPT_LEGEND),
+    (
+        "IngestTranscript",
+        "segments/0/startMs",
+        "a segment does not end before it starts",
+    ),
 ];
+
+/// Why a channel number inside its bounds may still be refused.
+const TRANSCRIPT_LEGEND: &str =
+    "the legend numbers its channels 0, 1, … once each, and segments use its channels";
 
 /// Why a password inside its length bounds may still be refused.
 const PASSWORD_STRENGTH: &str = "a password must not be a common one or easy to guess";

@@ -78,7 +78,8 @@ const COLUMNS: &[&str] = &[
     "recording_bytes",
 ];
 
-fn select(scope: &Scope) -> SelectStatement {
+/// The calls the caller reaches, every column (shared with the reports).
+pub(crate) fn select(scope: &Scope) -> SelectStatement {
     let mut select = Query::select();
     select.from_as("calls", "c");
     for column in COLUMNS {

@@ -36,6 +36,7 @@ pub mod mms_media;
 pub mod paging_groups;
 pub mod partners;
 pub mod phone_numbers;
+pub mod reports;
 pub mod security;
 pub mod sessions;
 pub mod synthetic;

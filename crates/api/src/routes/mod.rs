@@ -23,6 +23,7 @@ pub mod paging_groups;
 pub mod partners;
 pub mod phone_numbers;
 pub mod provisioning;
+pub mod reporting;
 pub mod tenants;
 pub mod text_to_speech;
 pub mod users;

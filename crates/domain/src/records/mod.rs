@@ -18,6 +18,7 @@ pub mod mms_media;
 pub mod paging_group;
 pub mod partner;
 pub mod phone_number;
+pub mod report;
 pub mod speech;
 pub mod tenant;
 pub mod traffic;
