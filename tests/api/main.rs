@@ -19,6 +19,7 @@ mod business_hours;
 mod button_layouts;
 mod call_recordings;
 mod calls;
+mod conduits;
 mod consistency;
 mod demo;
 mod devices;

@@ -38,13 +38,13 @@ use utoipa_axum::routes;
 use utoipa_swagger_ui::SwaggerUi;
 
 use crate::error::ApiError;
-use crate::routes::reporting;
 use crate::routes::{
     announcements, audit_log, authentication, branches, business_hours, button_layouts,
     call_recordings, calls, custom_voices, devices, extensions, ingest, ivrs, me, media_files,
     messaging, objects, operations, paging_groups, partners, phone_numbers, provisioning, tenants,
     text_to_speech, users, voicemail, webhook_deliveries, webhooks,
 };
+use crate::routes::{conduits, reporting};
 pub use crate::state::{AppState, Settings};
 
 /// The request id header, taken from the client or made, echoed and logged.
@@ -203,6 +203,10 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(reporting::get))
         .routes(routes!(reporting::get_unversioned))
         .routes(routes!(reporting::ingest_transcript))
+        .routes(routes!(conduits::tenant_list))
+        .routes(routes!(conduits::tenant_list_v2))
+        .routes(routes!(conduits::list, conduits::create))
+        .routes(routes!(conduits::get, conduits::update, conduits::delete))
         .split_for_parts();
     openapi::finish(&mut openapi);
     (router, openapi)

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use regex::Regex;
 use serde_json::{Map, Value, json};
-use switchboard_domain::records::report;
+use switchboard_domain::records::{conduit, report};
 use switchboard_domain::records::{
     announcement, branch, business_hour, button_layout, call, custom_voice, device, extension, ivr,
     media_file, paging_group, partner, phone_number, speech, tenant, traffic, user, voicemail,
@@ -78,6 +78,8 @@ fn readers() -> BTreeMap<String, Reader> {
         custom_voice::CreateCustomVoice,
         custom_voice::UpdateCustomVoice,
         report::IngestTranscript,
+        conduit::CreateConduit,
+        conduit::UpdateConduit,
         speech::SpeakRequest,
         authentication::LoginRequest,
         authentication::RefreshRequest,

@@ -21,6 +21,7 @@ pub mod branches;
 pub mod business_hours;
 pub mod button_layouts;
 pub mod calls;
+pub mod conduits;
 pub mod deliveries;
 pub mod destinations;
 pub mod devices;

@@ -102,6 +102,8 @@ impl Role {
                 CallRecordingsWrite,
                 DevicesRead,
                 DevicesWrite,
+                ConduitsRead,
+                ConduitsWrite,
             ],
             Role::TenantAdmin => &[
                 TenantsRead,
@@ -133,6 +135,7 @@ impl Role {
                 CallRecordingsWrite,
                 DevicesRead,
                 DevicesWrite,
+                ConduitsRead,
             ],
             // Branch admins run their branch's call handling; tenant-wide routing (IVRs,
             // paging groups) they may read but not change.
@@ -274,6 +277,10 @@ permissions! {
     /// Create, change and delete desk phones and button layouts; rotate provisioning
     /// credentials.
     DevicesWrite = "devices:write",
+    /// Read a tenant's conduits (trunks, carrier connections, integrations).
+    ConduitsRead = "conduits:read",
+    /// Create, change and delete conduits and their sealed credentials.
+    ConduitsWrite = "conduits:write",
 }
 
 /// Which tenants' records a caller reaches.

@@ -44,6 +44,7 @@ requirements! {
     MessagingSend, WebhooksRead, WebhooksWrite, PhoneNumbersRead, PhoneNumbersWrite,
     PhoneNumbersProvision, VoicemailRead, VoicemailWrite, CallRecordingsRead,
     CallRecordingsWrite, IngestWrite, DevicesRead, DevicesWrite,
+    ConduitsRead, ConduitsWrite,
 }
 
 /// The authenticated caller, holding permission `P`.

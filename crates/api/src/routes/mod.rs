@@ -9,6 +9,7 @@ pub mod business_hours;
 pub mod button_layouts;
 pub mod call_recordings;
 pub mod calls;
+pub mod conduits;
 pub mod custom_voices;
 pub mod devices;
 pub mod extensions;

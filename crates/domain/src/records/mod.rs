@@ -7,6 +7,7 @@ pub mod branch;
 pub mod business_hour;
 pub mod button_layout;
 pub mod call;
+pub mod conduit;
 pub mod custom_voice;
 pub mod destination;
 pub mod device;
