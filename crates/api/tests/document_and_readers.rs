@@ -12,12 +12,12 @@ use std::collections::BTreeMap;
 
 use regex::Regex;
 use serde_json::{Map, Value, json};
-use switchboard_domain::records::{conduit, report};
 use switchboard_domain::records::{
     announcement, branch, business_hour, button_layout, call, custom_voice, device, extension, ivr,
     media_file, paging_group, partner, phone_number, speech, tenant, traffic, user, voicemail,
     webhook,
 };
+use switchboard_domain::records::{conduit, report};
 use switchboard_domain::validation::{FromBody, Problems};
 
 /// Reads a body with `T`'s reader, answering the problems it found.

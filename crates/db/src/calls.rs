@@ -373,6 +373,11 @@ pub async fn attach_recording(
     Ok(true)
 }
 
+/// The ISO 8601 form of an instant, as calls store their start.
+pub fn iso_of_instant(instant: DateTime<chrono::Utc>) -> String {
+    iso(instant)
+}
+
 /// The ISO 8601 form of a Unix time, if any.
 pub fn iso_at(unix: Option<i64>) -> Option<String> {
     unix.and_then(|u| DateTime::from_timestamp(u, 0)).map(iso)
