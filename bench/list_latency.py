@@ -31,6 +31,13 @@ Python 3.11 standard library only; talks to loopback addresses only.
     cargo build --release && python3 bench/list_latency.py
     python3 bench/list_latency.py --sizes 10000,100000 --backends sqlite
 
+`--suite calls` measures the call reports instead (issue 16: the reporting list and its
+aggregates for a tenant of 1,000,000 calls within 2x of 10,000): calls are seeded with
+`switchboard demo --scale 0 --calls N`, a thousand a day up to 2026-11-01, and the
+reports ask for the last day and week, so they read the same calls at every size.
+
+    python3 bench/list_latency.py --suite calls --sizes 10000,1000000
+
 `--suite devices` measures the desk-phone list instead (issue 13: 100,000 devices per
 tenant within 2x of 1,000, search by MAC included): the sizes are devices, seeded with
 `switchboard demo --scale 0 --devices N`, and the searches name one seeded phone's MAC
@@ -104,6 +111,21 @@ def device_queries(mac: str) -> list[tuple[str, str]]:
         ("devices: search a partial MAC (last 6)", "/devices/search?query=" + mac[-8:]),
         ("devices: search a vendor (OUI)", "/devices/search?query=" + mac[:8]),
     ]
+
+
+REPORT = "/v2/admin/reporting/calls/"
+DAY = "from=2026-10-31T00:00:00Z&to=2026-11-01T00:00:00Z"
+WEEK = "from=2026-10-25T00:00:00Z&to=2026-11-01T00:00:00Z"
+# The calls suite (issue 16): the reporting list and its aggregates over the last day and
+# week before 2026-11-01, which hold the same calls (a thousand a day) at every size.
+CALL_QUERIES = [
+    ("report: a day, per day", REPORT + "?" + DAY),
+    ("report: a day, per hour", REPORT + "?" + DAY + "&groupBy=hour"),
+    ("report: a week, per day", REPORT + "?" + WEEK),
+    ("report: a week, per hour", REPORT + "?" + WEEK + "&groupBy=hour"),
+    ("report: a week, inbound, missed", REPORT + "?" + WEEK + "&direction=inbound&disposition=NO%20ANSWER"),
+    ("report: a week, longest first", REPORT + "?" + WEEK + "&sortBy=duration&sortDirection=desc"),
+]
 
 
 def free_port() -> int:
@@ -219,7 +241,11 @@ def run_size(args, backend: str, size: int, stream: bool = False) -> dict[str, t
             pg_name, url = postgres_database(args.postgres)
             env["SWITCHBOARD_DATABASE_URL"] = url
         started = time.time()
-        seed = ["demo", "--scale", str(size)] if args.suite == "voicemail" else ["demo", "--scale", "0", "--devices", str(size)]
+        seed = {
+            "voicemail": ["demo", "--scale", str(size)],
+            "devices": ["demo", "--scale", "0", "--devices", str(size)],
+            "calls": ["demo", "--scale", "0", "--calls", str(size)],
+        }[args.suite]
         out = subprocess.run([args.binary, *seed], env=env, check=True, capture_output=True, text=True)
         seeded = json.loads(out.stdout.strip().splitlines()[-1])
         if backend == "postgres":
@@ -230,7 +256,11 @@ def run_size(args, backend: str, size: int, stream: bool = False) -> dict[str, t
             conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
             login = request(conn, "POST", "/v2/authentication/", body={"email": seeded["email"], "password": seeded["password"]})
             token = login["accessToken"]
-            queries = QUERIES if args.suite == "voicemail" else device_queries(seeded["sampleDeviceMac"])
+            queries = {
+                "voicemail": lambda: QUERIES,
+                "devices": lambda: device_queries(seeded["sampleDeviceMac"]),
+                "calls": lambda: CALL_QUERIES,
+            }[args.suite]()
             results = {name: measure(server.port, token, path, args.warmup, args.requests) for name, path in queries}
             if stream:
                 results[STREAM] = stream_all(server.port, server.process.pid, token)
@@ -247,8 +277,8 @@ def run_size(args, backend: str, size: int, stream: bool = False) -> dict[str, t
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binary", default="target/release/switchboard")
-    parser.add_argument("--suite", choices=["voicemail", "devices"], default="voicemail")
-    parser.add_argument("--sizes", default=None, help="default 10000,100000,1000000 (voicemail), 1000,100000 (devices)")
+    parser.add_argument("--suite", choices=["voicemail", "devices", "calls"], default="voicemail")
+    parser.add_argument("--sizes", default=None, help="default 10000,100000,1000000 (voicemail), 1000,100000 (devices), 10000,1000000 (calls)")
     parser.add_argument("--backends", default="sqlite,postgres")
     parser.add_argument("--postgres", default="postgres://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--requests", type=int, default=30)
@@ -261,7 +291,7 @@ def main() -> int:
     if args.short:
         args.sizes, args.requests, args.warmup = "100,1000", 3, 1
     if args.sizes is None:
-        args.sizes = "10000,100000,1000000" if args.suite == "voicemail" else "1000,100000"
+        args.sizes = {"voicemail": "10000,100000,1000000", "devices": "1000,100000", "calls": "10000,1000000"}[args.suite]
     sizes = [int(s) for s in args.sizes.split(",")]
     stream = args.suite == "voicemail" and not args.no_stream
     verdicts = []

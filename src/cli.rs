@@ -60,6 +60,9 @@ pub enum Command {
         /// How many desk phones (none by default).
         #[arg(long, default_value_t = 0)]
         devices: usize,
+        /// How many calls, a thousand a day up to 2026-11-01 (none by default).
+        #[arg(long, default_value_t = 0)]
+        calls: usize,
     },
     /// Import Asterisk's voicemail spool or CDRs.
     Import {

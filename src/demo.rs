@@ -218,11 +218,17 @@ async fn seed_call_handling(
     Ok(())
 }
 
-/// `demo --scale N [--devices D]`: a new tenant holding `messages` voicemail messages
-/// (over a thousand mailboxes), a tenth as many phone numbers and `devices` desk phones,
+/// `demo --scale N [--devices D] [--calls C]`: a new tenant holding `messages` voicemail
+/// messages (over a thousand mailboxes), a tenth as many phone numbers, `devices` desk
+/// phones and `calls` calls,
 /// with a tenant admin to list them; answers the tenant, the login and the MAC of one
 /// phone (to search for) as one line of JSON.
-pub async fn scale(state: &AppState, messages: usize, devices: usize) -> anyhow::Result<String> {
+pub async fn scale(
+    state: &AppState,
+    messages: usize,
+    devices: usize,
+    calls: usize,
+) -> anyhow::Result<String> {
     let started = std::time::Instant::now();
     let created =
         crate::cli::create_tenant(state, format!("Scale tenant ({messages} messages)"), None)
@@ -248,6 +254,7 @@ pub async fn scale(state: &AppState, messages: usize, devices: usize) -> anyhow:
     switchboard_db::synthetic::voicemail(&state.db, TenantId(id), messages, 1000).await?;
     switchboard_db::synthetic::phone_numbers(&state.db, TenantId(id), numbers).await?;
     switchboard_db::synthetic::devices(&state.db, TenantId(id), devices).await?;
+    switchboard_db::synthetic::calls(&state.db, TenantId(id), calls).await?;
     let sample = switchboard_db::synthetic::device_mac(TenantId(id), 777.min(devices.max(1) - 1));
     Ok(json!({
         "tenantId": id,
@@ -256,6 +263,7 @@ pub async fn scale(state: &AppState, messages: usize, devices: usize) -> anyhow:
         "voicemailMessages": messages,
         "phoneNumbers": numbers,
         "devices": devices,
+        "calls": calls,
         "sampleDeviceMac": switchboard_domain::records::device::display_mac(&sample),
         "seconds": (started.elapsed().as_secs_f64() * 10.0).round() / 10.0,
     })

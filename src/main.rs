@@ -117,8 +117,12 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 acting_as(cli::actor(), cli::create_user(&state, user)).await?
             );
         }
-        Command::Demo { scale, devices } => {
-            println!("{}", demo::scale(&state, scale, devices).await?);
+        Command::Demo {
+            scale,
+            devices,
+            calls,
+        } => {
+            println!("{}", demo::scale(&state, scale, devices, calls).await?);
         }
         Command::Import { command } => {
             let report = acting_as(cli::actor(), async {

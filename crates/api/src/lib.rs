@@ -45,6 +45,7 @@ use crate::routes::{
     text_to_speech, users, voicemail, webhook_deliveries, webhooks,
 };
 use crate::routes::{destinations, queues};
+use crate::routes::{conduits, reporting};
 pub use crate::state::{AppState, Settings};
 
 /// The request id header, taken from the client or made, echoed and logged.
@@ -204,6 +205,15 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(destinations::graph_unversioned))
         .routes(routes!(phone_numbers::search))
         .routes(routes!(phone_numbers::search_unversioned))
+        .routes(routes!(reporting::list))
+        .routes(routes!(reporting::list_unversioned))
+        .routes(routes!(reporting::get))
+        .routes(routes!(reporting::get_unversioned))
+        .routes(routes!(reporting::ingest_transcript))
+        .routes(routes!(conduits::tenant_list))
+        .routes(routes!(conduits::tenant_list_v2))
+        .routes(routes!(conduits::list, conduits::create))
+        .routes(routes!(conduits::get, conduits::update, conduits::delete))
         .split_for_parts();
     openapi::finish(&mut openapi);
     (router, openapi)

@@ -53,6 +53,8 @@ use crate::error::ErrorBody;
         (name = "button-layouts", description = "What each key of a desk-phone model does"),
         (name = "provisioning", description = "The configuration files desk phones fetch, with their own credentials"),
         (name = "text-to-speech", description = "The speech engine's voices and languages, and prompts rendered as telephony audio"),
+        (name = "reporting", description = "Call reports with transcripts, and call aggregates per day or hour"),
+        (name = "conduits", description = "A tenant's external connections: SIP trunks, carriers, integrations"),
         (name = "operations", description = "Health probes"),
         (name = "queues", description = "Call queues: callers wait with hold music until a member answers"),
         (name = "destinations", description = "The routing graph: where calls to each number can go"),

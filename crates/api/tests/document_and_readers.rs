@@ -17,6 +17,7 @@ use switchboard_domain::records::{
     media_file, paging_group, partner, phone_number, queue, speech, tenant, traffic, user,
     voicemail, webhook,
 };
+use switchboard_domain::records::{conduit, report};
 use switchboard_domain::validation::{FromBody, Problems};
 
 /// Reads a body with `T`'s reader, answering the problems it found.
@@ -78,6 +79,9 @@ fn readers() -> BTreeMap<String, Reader> {
         custom_voice::UpdateCustomVoice,
         queue::CreateQueue,
         queue::UpdateQueue,
+        report::IngestTranscript,
+        conduit::CreateConduit,
+        conduit::UpdateConduit,
         speech::SpeakRequest,
         authentication::LoginRequest,
         authentication::RefreshRequest,
@@ -98,7 +102,18 @@ const UNSTATABLE: &[(&str, &str, &str)] = &[
         "text",
         "exactly one of text and segments is sent, and text holds more than white space",
     ),
+    ("IngestTranscript", "channels/0/channel", TRANSCRIPT_LEGEND),
+    ("IngestTranscript", "segments/0/channel", TRANSCRIPT_LEGEND),
+    (
+        "IngestTranscript",
+        "segments/0/startMs",
+        "a segment does not end before it starts",
+    ),
 ];
+
+/// Why a channel number inside its bounds may still be refused.
+const TRANSCRIPT_LEGEND: &str =
+    "the legend numbers its channels 0, 1, … once each, and segments use its channels";
 
 /// Why a password inside its length bounds may still be refused.
 const PASSWORD_STRENGTH: &str = "a password must not be a common one or easy to guess";

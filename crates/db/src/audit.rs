@@ -64,6 +64,7 @@ pub const AUDITED: &[(&str, &str)] = &[
     ("custom_voices", "custom-voice"),
     ("mms_media", "mms-media"),
     ("queues", "queue"),
+    ("conduits", "conduit"),
 ];
 
 /// Who acts in the current request and from where.

@@ -78,7 +78,8 @@ const COLUMNS: &[&str] = &[
     "recording_bytes",
 ];
 
-fn select(scope: &Scope) -> SelectStatement {
+/// The calls the caller reaches, every column (shared with the reports).
+pub(crate) fn select(scope: &Scope) -> SelectStatement {
     let mut select = Query::select();
     select.from_as("calls", "c");
     for column in COLUMNS {
@@ -370,6 +371,11 @@ pub async fn attach_recording(
     });
     events::emit(tx, tenant, "RECORDING_READY", data, now).await?;
     Ok(true)
+}
+
+/// The ISO 8601 form of an instant, as calls store their start.
+pub fn iso_of_instant(instant: DateTime<chrono::Utc>) -> String {
+    iso(instant)
 }
 
 /// The ISO 8601 form of a Unix time, if any.

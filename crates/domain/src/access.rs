@@ -104,6 +104,8 @@ impl Role {
                 CallRecordingsWrite,
                 DevicesRead,
                 DevicesWrite,
+                ConduitsRead,
+                ConduitsWrite,
             ],
             Role::TenantAdmin => &[
                 TenantsRead,
@@ -137,6 +139,7 @@ impl Role {
                 CallRecordingsWrite,
                 DevicesRead,
                 DevicesWrite,
+                ConduitsRead,
             ],
             // Branch admins run their branch's call handling; tenant-wide routing (IVRs,
             // paging groups) they may read but not change.
@@ -283,6 +286,10 @@ permissions! {
     QueuesRead = "queues:read",
     /// Create, change and delete call queues.
     QueuesWrite = "queues:write",
+    /// Read a tenant's conduits (trunks, carrier connections, integrations).
+    ConduitsRead = "conduits:read",
+    /// Create, change and delete conduits and their sealed credentials.
+    ConduitsWrite = "conduits:write",
 }
 
 /// Which tenants' records a caller reaches.

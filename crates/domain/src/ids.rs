@@ -93,4 +93,6 @@ ids! {
     CustomVoiceId,
     /// Identifies a call queue.
     QueueId,
+    /// Identifies a conduit (a tenant's SIP trunk, carrier connection or integration).
+    ConduitId,
 }

@@ -45,6 +45,7 @@ requirements! {
     PhoneNumbersProvision, VoicemailRead, VoicemailWrite, CallRecordingsRead,
     CallRecordingsWrite, IngestWrite, DevicesRead, DevicesWrite,
     QueuesRead, QueuesWrite,
+    ConduitsRead, ConduitsWrite,
 }
 
 /// The authenticated caller, holding permission `P`.

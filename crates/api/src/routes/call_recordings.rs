@@ -44,7 +44,7 @@ pub(crate) fn call_id(path: Result<Path<String>, PathRejection>) -> ApiResult<St
 }
 
 /// Lists recorded calls (a user sees its own calls only), newest first when sorted by
-/// `time` descending; `query` searches numbers, caller name and call id.
+/// `time` descending; `query` searches numbers, caller name, call id and transcript text.
 #[utoipa::path(get, path = "/v2/admin/call-recordings/", tag = "call-recordings",
     params(ListParams<CallRecording>),
     responses((status = 200, description = "A page of call recordings", body = Page<CallRecording>)))]

@@ -41,7 +41,7 @@ pub async fn present(state: &AppState, row: CallRow) -> ApiResult<Call> {
 }
 
 /// Lists calls, recorded or not (a branch admin sees its extensions' calls, a user its
-/// own); `query` searches numbers, caller name and call id.
+/// own); `query` searches numbers, caller name, call id and transcript text.
 #[utoipa::path(get, path = "/v2/admin/calls/", tag = "calls",
     params(ListParams<Call>),
     responses((status = 200, description = "A page of calls", body = Page<Call>)))]

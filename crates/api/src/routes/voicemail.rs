@@ -65,7 +65,7 @@ struct VoicemailPage {
 }
 
 /// Lists voicemail messages (a user sees its own mailbox only), filtered by tenant,
-/// mailbox, read state and folder; `query` searches caller id and message id; `stats=1` adds counts over the
+/// mailbox, read state and folder; `query` searches caller id, message id and transcript; `stats=1` adds counts over the
 /// whole filter.
 #[utoipa::path(get, path = "/v2/admin/voicemail-messages/", tag = "voicemail",
     params(ListParams<VoicemailMessage>),

@@ -31,7 +31,7 @@ pub const MAX_RECORDING_BYTES: usize = 256 * 1024 * 1024;
 #[derive(Clone, Debug, Serialize, ToSchema, Listed)]
 #[serde(rename_all = "camelCase")]
 #[list(sort(time, duration, caller_id_num, dialed_num, unique_id), filter = CallRecordingFilter, table = "c", id = "c.id",
-       search("caller_id_num", "caller_id_name", "dialed_num", "unique_id"))]
+       search("caller_id_num", "caller_id_name", "dialed_num", "unique_id", "transcript_text"))]
 pub struct CallRecording {
     /// A presigned URL of the recording's MP3 (S3's own, or switchboard's signed link).
     #[serde(rename = "mediaURL")]
@@ -61,7 +61,7 @@ pub struct CallRecording {
 #[derive(Clone, Debug, Serialize, ToSchema, Listed)]
 #[serde(rename_all = "camelCase")]
 #[list(sort(time, duration, caller_id_num, dialed_num, unique_id), filter = CallRecordingFilter, table = "c", id = "c.id",
-       search("caller_id_num", "caller_id_name", "dialed_num", "unique_id"))]
+       search("caller_id_num", "caller_id_name", "dialed_num", "unique_id", "transcript_text"))]
 pub struct Call {
     /// The call identifier (Asterisk's uniqueid).
     pub unique_id: String,

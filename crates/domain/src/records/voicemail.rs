@@ -33,7 +33,7 @@ pub const FOLDER: OneOf = OneOf(FOLDERS);
 // the usual inbox order, but the default sort stays `id` like every list.
 #[derive(Clone, Debug, Serialize, ToSchema, Listed)]
 #[serde(rename_all = "camelCase")]
-#[list(sort(id, date_unix, duration, caller_id, mailbox_user, message_number, dir, read), filter = VoicemailFilter, table = "v", search("caller_id", "msg_id"),
+#[list(sort(id, date_unix, duration, caller_id, mailbox_user, message_number, dir, read), filter = VoicemailFilter, table = "v", search("caller_id", "msg_id", "transcript"),
        search_index(table = "voicemail_messages_search", id = "v.id"))]
 pub struct VoicemailMessage {
     /// The message's id.

@@ -1,0 +1,211 @@
+//! Conduits of a tenant, their credentials sealed here bound to their row
+//! (`crate::seal`) and never selected into an answer.
+
+use sea_query::{Expr, ExprTrait, Query, SelectStatement};
+use switchboard_domain::Scope;
+use switchboard_domain::ids::{ConduitId, TenantId};
+use switchboard_domain::list::{ListQuery, Listed};
+use switchboard_domain::records::conduit::{Conduit, ConduitFilter, CreateConduit, UpdateConduit};
+
+use crate::backend::Db;
+use crate::crud::{self, Changes};
+use crate::error::Result;
+use crate::list::{self, Listing};
+use crate::scope;
+use crate::seal::{Sealer, Seat};
+
+/// A conduit as read: every column but the sealed credentials, which stay in the table.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct ConduitRow {
+    /// Id.
+    pub id: i64,
+    /// Tenant.
+    pub tenant_id: i64,
+    /// sip-trunk, carrier, pharmacy-system or crm.
+    pub kind: String,
+    /// Name.
+    pub name: String,
+    /// inbound, outbound or both.
+    pub direction: String,
+    /// active, disabled or failing.
+    pub status: String,
+    /// SIP host or URL.
+    pub address: String,
+    /// 1 when a credential is stored.
+    pub has_credentials: i64,
+    /// Last check, Unix seconds.
+    pub last_checked_at: Option<i64>,
+    /// Phone numbers routed through it.
+    pub numbers_count: i64,
+}
+
+impl ConduitRow {
+    /// The conduit as answered.
+    pub fn into_conduit(self) -> Conduit {
+        Conduit {
+            id: ConduitId(self.id),
+            tenant_id: TenantId(self.tenant_id),
+            kind: self.kind,
+            name: self.name,
+            direction: self.direction,
+            status: self.status,
+            address: self.address,
+            has_credentials: self.has_credentials == 1,
+            last_checked_at: crate::calls::iso_at(self.last_checked_at),
+            numbers_count: self.numbers_count,
+        }
+    }
+}
+
+/// The seat of a conduit's user name.
+fn username_seat(id: i64) -> Seat {
+    Seat {
+        table: "conduits",
+        column: "username_sealed",
+        id,
+    }
+}
+
+/// The seat of a conduit's password or API key.
+fn secret_seat(id: i64) -> Seat {
+    Seat {
+        table: "conduits",
+        column: "secret_sealed",
+        id,
+    }
+}
+
+fn select(scope: &Scope) -> SelectStatement {
+    Query::select()
+        .columns([
+            "id",
+            "tenant_id",
+            "kind",
+            "name",
+            "direction",
+            "status",
+            "address",
+            "last_checked_at",
+        ])
+        .expr_as(
+            Expr::cust(
+                "CAST(CASE WHEN username_sealed IS NULL AND secret_sealed IS NULL \
+                 THEN 0 ELSE 1 END AS BIGINT)",
+            ),
+            "has_credentials",
+        )
+        .expr_as(
+            Expr::cust("(SELECT COUNT(*) FROM phone_numbers n WHERE n.conduit_id = conduits.id)"),
+            "numbers_count",
+        )
+        .from("conduits")
+        .cond_where(scope::tenants(scope, Expr::col("tenant_id")))
+        .take()
+}
+
+/// Lists the conduits the caller reaches.
+pub async fn list(
+    db: &Db,
+    scope: &Scope,
+    filter: &ConduitFilter,
+    query: &ListQuery,
+) -> Result<Listing<ConduitRow>> {
+    let mut select = select(scope);
+    if let Some(tenant) = filter.tenant_id {
+        select.and_where(Expr::col("tenant_id").eq(tenant.get()));
+    }
+    if let Some(kind) = &filter.kind {
+        select.and_where(Expr::col("kind").eq(kind.as_str()));
+    }
+    list::run(db, select, Conduit::SPEC, query).await
+}
+
+/// One conduit.
+pub async fn get(db: &Db, scope: &Scope, id: ConduitId) -> Result<ConduitRow> {
+    crud::get(db, select(scope), "id", id.get()).await
+}
+
+/// The sealed credential columns to write for row `id`: `None` leaves one unchanged,
+/// `Some(None)` removes it.
+fn credentials(
+    id: i64,
+    sealer: &Sealer,
+    username: Option<Option<String>>,
+    secret: Option<Option<String>>,
+) -> Changes {
+    let mut changes: Changes = Vec::new();
+    if let Some(username) = username {
+        let sealed = username.map(|u| sealer.seal(username_seat(id), u.as_bytes()));
+        changes.push(("username_sealed", sealed.into()));
+    }
+    if let Some(secret) = secret {
+        let sealed = secret.map(|s| sealer.seal(secret_seat(id), s.as_bytes()));
+        changes.push(("secret_sealed", sealed.into()));
+    }
+    changes
+}
+
+/// Creates a conduit of `tenant`, sealing its credentials bound to the new row.
+pub async fn create(
+    db: &Db,
+    tenant: TenantId,
+    body: CreateConduit,
+    sealer: &Sealer,
+    now: i64,
+) -> Result<ConduitRow> {
+    // The seal binds the row's id, known once inserted: the row is written without its
+    // credentials, then they are sealed and set, in the same transaction.
+    let mut tx = db.begin().await?;
+    let id = crud::insert_in(
+        &mut tx,
+        "conduits",
+        vec![
+            ("tenant_id", tenant.get().into()),
+            ("kind", body.kind.into()),
+            ("name", body.name.into()),
+            ("direction", body.direction.into()),
+            ("status", body.status.into()),
+            ("address", body.address.into()),
+            ("created_at", now.into()),
+        ],
+    )
+    .await?;
+    let sealed = credentials(id, sealer, Some(body.username), Some(body.secret));
+    let update = Query::update()
+        .table("conduits")
+        .values(sealed)
+        .and_where(Expr::col("id").eq(id))
+        .take();
+    tx.execute(&update).await?;
+    tx.commit().await?;
+    get(db, &Scope::Platform, ConduitId(id)).await
+}
+
+/// Changes a conduit, sealing new credentials.
+pub async fn update(
+    db: &Db,
+    scope: &Scope,
+    id: ConduitId,
+    body: UpdateConduit,
+    sealer: &Sealer,
+) -> Result<ConduitRow> {
+    let mut changes: Changes = Vec::new();
+    for (column, value) in [
+        ("kind", body.kind),
+        ("name", body.name),
+        ("direction", body.direction),
+        ("status", body.status),
+        ("address", body.address),
+    ] {
+        if let Some(value) = value {
+            changes.push((column, value.into()));
+        }
+    }
+    changes.extend(credentials(id.get(), sealer, body.username, body.secret));
+    crud::update(db, select(scope), "id", "conduits", id.get(), changes).await
+}
+
+/// Deletes a conduit (the numbers routed through it keep their settings, without it).
+pub async fn delete(db: &Db, scope: &Scope, id: ConduitId) -> Result<ConduitRow> {
+    crud::delete(db, select(scope), "id", "conduits", id.get()).await
+}

@@ -1,0 +1,123 @@
+//! Conduits: a tenant's external connections — SIP trunks, carrier connections and
+//! integration endpoints (a pharmacy system, a CRM). Their credentials are written,
+//! stored sealed, and never answered: a conduit says only whether it has some.
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::NAME;
+use crate::declare::{Body, Filter, Listed};
+use crate::ids::{ConduitId, TenantId};
+use crate::validation::{ID, OneOf, Text, text};
+
+/// Kinds of conduit: a SIP trunk, a carrier connection, or an integration endpoint.
+pub const KINDS: &[&str] = &["sip-trunk", "carrier", "pharmacy-system", "crm"];
+
+/// Which way a conduit carries traffic.
+pub const DIRECTIONS: &[&str] = &["inbound", "outbound", "both"];
+
+/// Whether a conduit is in use: `active`, `disabled` by an administrator, or `failing`
+/// (its last check failed).
+pub const STATUSES: &[&str] = &["active", "disabled", "failing"];
+
+/// Where a conduit connects: a SIP host (`sip.carrier.example:5061`) or a URL.
+pub const ADDRESS: Text = text(0, 255);
+
+/// A credential: a user name, a password, an API key.
+pub const CREDENTIAL: Text = text(1, 1024);
+
+/// A conduit, as answered: never its credentials.
+#[derive(Clone, Debug, Serialize, ToSchema, Listed)]
+#[serde(rename_all = "camelCase")]
+#[list(sort(id, name, kind, tenant_id), filter = ConduitFilter, search("name", "address"))]
+pub struct Conduit {
+    /// The conduit's id.
+    pub id: ConduitId,
+    /// The tenant it belongs to.
+    pub tenant_id: TenantId,
+    /// `sip-trunk`, `carrier`, `pharmacy-system` or `crm`.
+    pub kind: String,
+    /// Its name.
+    pub name: String,
+    /// `inbound`, `outbound` or `both`.
+    pub direction: String,
+    /// `active`, `disabled` or `failing`.
+    pub status: String,
+    /// Where it connects (a SIP host or a URL); empty when not set.
+    pub address: String,
+    /// Whether credentials are stored (they are never answered).
+    pub has_credentials: bool,
+    /// When its status was last checked (ISO 8601, UTC); null until a check reports.
+    pub last_checked_at: Option<String>,
+    /// The tenant's phone numbers routed through it.
+    pub numbers_count: i64,
+}
+
+/// Filters of the conduit lists.
+#[derive(Clone, Debug, Default, Filter)]
+pub struct ConduitFilter {
+    /// Only this tenant's conduits.
+    #[field(rule = ID)]
+    pub tenant_id: Option<TenantId>,
+    /// Only conduits of this kind.
+    #[field(rule = OneOf(KINDS))]
+    pub kind: Option<String>,
+}
+
+/// The body of `POST /v2/admin/conduits/`.
+#[derive(Clone, Debug, Body)]
+#[body(placement(tenant))]
+pub struct CreateConduit {
+    /// The owning tenant; tenant-scoped callers may omit it.
+    #[field(rule = ID)]
+    pub tenant_id: Option<TenantId>,
+    /// `sip-trunk`, `carrier`, `pharmacy-system` or `crm`.
+    #[field(rule = OneOf(KINDS))]
+    pub kind: String,
+    /// Its name.
+    #[field(rule = NAME)]
+    pub name: String,
+    /// `inbound`, `outbound` or `both` (default).
+    #[field(rule = OneOf(DIRECTIONS), default = "both".to_owned())]
+    pub direction: String,
+    /// `active` (default), `disabled` or `failing`.
+    #[field(rule = OneOf(STATUSES), default = "active".to_owned())]
+    pub status: String,
+    /// Where it connects (a SIP host or a URL).
+    #[field(rule = ADDRESS, default = String::new())]
+    pub address: String,
+    /// The user name it authenticates with (stored sealed, never answered).
+    #[field(rule = CREDENTIAL)]
+    pub username: Option<String>,
+    /// The password or API key it authenticates with (stored sealed, never answered).
+    #[field(rule = CREDENTIAL)]
+    pub secret: Option<String>,
+}
+
+/// The body of `PATCH /v2/admin/conduits/{id}`: fields not sent stay unchanged; `null`
+/// removes a credential.
+#[derive(Clone, Debug, Default, Body)]
+#[body(refuse(tenantId = "cannot be changed"))]
+pub struct UpdateConduit {
+    /// `sip-trunk`, `carrier`, `pharmacy-system` or `crm`.
+    #[field(rule = OneOf(KINDS))]
+    pub kind: Option<String>,
+    /// Its name.
+    #[field(rule = NAME)]
+    pub name: Option<String>,
+    /// `inbound`, `outbound` or `both`.
+    #[field(rule = OneOf(DIRECTIONS))]
+    pub direction: Option<String>,
+    /// `active`, `disabled` or `failing`.
+    #[field(rule = OneOf(STATUSES))]
+    pub status: Option<String>,
+    /// Where it connects.
+    #[field(rule = ADDRESS)]
+    pub address: Option<String>,
+    /// The user name (sealed); `null` removes it.
+    #[field(rule = CREDENTIAL)]
+    pub username: Option<Option<String>>,
+    /// The password or API key (sealed); `null` removes it.
+    #[field(rule = CREDENTIAL)]
+    pub secret: Option<Option<String>>,
+}
