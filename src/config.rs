@@ -224,7 +224,7 @@ impl Config {
 }
 
 /// `url` with the password of its user part (`user:password@`) left out.
-fn without_password(url: &str) -> String {
+pub(crate) fn without_password(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_owned();
     };

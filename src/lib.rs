@@ -5,6 +5,7 @@ pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod import;
+pub mod ops;
 pub mod telemetry;
 
 use std::path::Path;

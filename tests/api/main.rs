@@ -20,6 +20,7 @@ mod button_layouts;
 mod call_recordings;
 mod calls;
 mod consistency;
+mod data_moves;
 mod demo;
 mod devices;
 mod dial_plan;

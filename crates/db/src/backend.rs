@@ -366,6 +366,25 @@ impl Db {
         matches!(tokio::time::timeout(bound, acquired).await, Ok(Ok(())))
     }
 
+    /// Writes a consistent copy of a SQLite database to the new file `path` while others
+    /// go on writing (`VACUUM INTO`, one read transaction). PostgreSQL has its own tools
+    /// (pg_dump, base backups): refused there.
+    pub async fn vacuum_into(&self, path: &str) -> Result<()> {
+        match &self.pool {
+            Pool::Sqlite(pool) => {
+                sqlx::query("VACUUM INTO $1")
+                    .bind(path)
+                    .execute(pool)
+                    .await?;
+                Ok(())
+            }
+            Pool::Postgres(_) => Err(sqlx::Error::Configuration(
+                "VACUUM INTO is SQLite's: back PostgreSQL up with pg_dump".into(),
+            )
+            .into()),
+        }
+    }
+
     /// Closes every connection.
     pub async fn close(&self) {
         match &self.pool {
