@@ -37,7 +37,11 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Backup { dir } => Some(ops::backup(&config, dir).await?),
         Command::Restore { dir } => Some(ops::restore(&config, dir).await?),
         Command::MigrateData { to, storage_to } => {
-            Some(ops::migrate_data(&config, to, storage_to.as_deref()).await?)
+            let target = match storage_to {
+                Some(url) => Some(ops::open_target_store(&config, url)?),
+                None => None,
+            };
+            Some(ops::migrate_data(&config, to, target.as_ref()).await?)
         }
         _ => None,
     };

@@ -171,7 +171,7 @@ pub async fn restore(config: &Config, dir: &Path) -> anyhow::Result<Value> {
 pub async fn migrate_data(
     config: &Config,
     to: &str,
-    storage_to: Option<&str>,
+    storage_to: Option<&Storage>,
 ) -> anyhow::Result<Value> {
     let source_url = config.database_url();
     sqlite_path(config, "migrate-data")?;
@@ -183,7 +183,7 @@ pub async fn migrate_data(
     open_migrated(to).await?.close().await;
     switchboard_db::transfer::check_target_empty(&source_url, to).await?;
     let objects = match storage_to {
-        Some(url) => copy_objects(config, url).await?,
+        Some(target) => copy_objects(config, target).await?,
         None => {
             json!({"copied": false, "why": "no --storage-to: the objects stay where SWITCHBOARD_STORAGE_URL points"})
         }
@@ -201,15 +201,17 @@ pub async fn migrate_data(
     }))
 }
 
-/// Copies every object of the configured store into the store at `url`, reading each back
-/// and comparing its SHA-256.
-async fn copy_objects(config: &Config, url: &str) -> anyhow::Result<Value> {
-    // Neither store signs links here: any key of the right length will do.
-    let key = [0u8; 32];
-    let source = Storage::open(&config.storage_url(), &key, &config.public_url())
+/// Opens the store a copy goes to (`--storage-to`): S3 settings from the usual `AWS_*`
+/// variables. It signs no links here, so any key of the right length will do.
+pub fn open_target_store(config: &Config, url: &str) -> anyhow::Result<Storage> {
+    Storage::open(url, &[0u8; 32], &config.public_url()).context("opening the target object store")
+}
+
+/// Copies every object of the configured store into `target`, reading each back and
+/// comparing its SHA-256.
+async fn copy_objects(config: &Config, target: &Storage) -> anyhow::Result<Value> {
+    let source = Storage::open(&config.storage_url(), &[0u8; 32], &config.public_url())
         .context("opening the source object store")?;
-    let target = Storage::open(url, &key, &config.public_url())
-        .context("opening the target object store")?;
     let keys = source.keys().await.context("listing the source objects")?;
     let mut all = Sha256::new();
     let mut bytes_total: u64 = 0;

@@ -181,7 +181,8 @@ async fn migrate_data_to_postgres(app: TestApp) {
     let target = with_database(&admin, &name);
     let store = tempfile::tempdir().unwrap();
     let store_url = format!("file://{}", store.path().display());
-    let report = ops::migrate_data(&app.config, &target, Some(&store_url))
+    let store_to = ops::open_target_store(&app.config, &store_url).unwrap();
+    let report = ops::migrate_data(&app.config, &target, Some(&store_to))
         .await
         .unwrap();
     // Every table of the PostgreSQL schema was filled from the SQLite one: the list came
@@ -282,3 +283,67 @@ async fn before_highest_branch(app: &TestApp, token: &str) -> i64 {
 }
 
 on_both_backends!(migrate_data_to_postgres);
+
+/// The demo moved to PostgreSQL and an S3 bucket (moto's server): its audio is then
+/// answered with S3's own presigned links, and their bytes are the source's.
+async fn migrate_data_into_s3() {
+    let moto = crate::s3::moto::moto().await;
+    moto.create_bucket("switchboard-moved").await;
+    let app = TestApp::start(Backend::Sqlite).await.unwrap();
+    let platform = seeded_demo(&app).await;
+    let (admin, name) = create_postgres_database().await;
+    let target = with_database(&admin, &name);
+    let bucket = moto.storage("s3://switchboard-moved/prod");
+    let report = ops::migrate_data(&app.config, &target, Some(&bucket))
+        .await
+        .unwrap();
+    let copied = report["objects"]["copied"].as_u64().unwrap();
+    assert!(copied >= 3, "{report}");
+    assert_eq!(bucket.keys().await.unwrap().len() as u64, copied);
+    let url = target.clone();
+    let moved = TestApp::start_on(
+        Backend::Sqlite,
+        move |c| c.database_url = Some(url),
+        Some(bucket),
+    )
+    .await
+    .unwrap();
+    for path in READ_CHECKS {
+        let before = without_links(app.get(path, &platform).await.expect(200));
+        let after = without_links(moved.get(path, &platform).await.expect(200));
+        assert_eq!(before, after, "{path}");
+    }
+    let (a, b) = (
+        token_of(&app, demo::ADMIN_EMAIL).await,
+        token_of(&moved, demo::ADMIN_EMAIL).await,
+    );
+    let path = "/v2/admin/voicemail-messages/?sortBy=dateUnix";
+    let before = app.get(path, &a).await.expect(200);
+    let after = moved.get(path, &b).await.expect(200);
+    let link = after["records"][0]["mediaURL"].as_str().unwrap();
+    assert!(link.contains("X-Amz-Signature="), "{link}");
+    let moved_bytes = crate::s3::moto::http_client()
+        .get(link)
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    let source_link = before["records"][0]["mediaURL"].as_str().unwrap();
+    let source_bytes = app
+        .client
+        .get(source_link)
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    assert_eq!(moved_bytes, source_bytes);
+}
+
+switchboard_testing::tests!(
+    needs switchboard_testing::POSTGRES, switchboard_testing::S3;
+    migrate_data_into_s3
+);

@@ -149,7 +149,9 @@ impl TestApp {
         Self::start_on(backend, |_| {}, Some(storage)).await
     }
 
-    async fn start_on(
+    /// Starts the application on `backend` with `configure` applied and, when given, its
+    /// objects in `storage`.
+    pub async fn start_on(
         backend: Backend,
         configure: impl FnOnce(&mut Config),
         storage: Option<switchboard_storage::Storage>,
