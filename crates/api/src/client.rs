@@ -181,18 +181,18 @@ mod tests {
     fn headers(name: &'static str, values: &[&'static str]) -> HeaderMap {
         let mut map = HeaderMap::new();
         for v in values {
-            map.append(name, v.parse().unwrap());
+            map.append(name, v.parse().expect("a header value"));
         }
         map
     }
 
     fn ip(s: &str) -> IpAddr {
-        s.parse().unwrap()
+        s.parse().expect("an address")
     }
 
     #[test]
     fn the_rightmost_untrusted_hop_is_the_client() {
-        let trusted = parse_trusted("10.0.0.0/8, 192.168.1.1").unwrap();
+        let trusted = parse_trusted("10.0.0.0/8, 192.168.1.1").expect("CIDRs");
         let xff = ForwardedHeader::XForwardedFor;
         // A client-written spoof stays left of the address the proxy appended.
         let h = headers("x-forwarded-for", &["6.6.6.6, 203.0.113.7", "10.1.2.3"]);
