@@ -72,6 +72,28 @@ pub enum Command {
     },
     /// Print the OpenAPI document.
     Openapi,
+    /// Copy the embedded database (online, consistent) and the local objects into DIR.
+    Backup {
+        /// A new or empty folder.
+        dir: std::path::PathBuf,
+    },
+    /// Put a backup's database and objects in place of the configured ones (moved
+    /// aside), with the service stopped.
+    Restore {
+        /// A folder written by `backup`.
+        dir: std::path::PathBuf,
+    },
+    /// Copy this SQLite installation into an empty PostgreSQL database (one transaction)
+    /// and, with --storage-to, its objects into another store; verifies and prints counts.
+    MigrateData {
+        /// The PostgreSQL database, `postgres://…` (migrated here; must hold no rows).
+        #[arg(long)]
+        to: String,
+        /// The object store to copy the objects into, `s3://bucket[/prefix]` or
+        /// `file://folder`.
+        #[arg(long)]
+        storage_to: Option<String>,
+    },
 }
 
 /// Import commands: each prints what it did as one line of JSON, and imports nothing

@@ -112,6 +112,14 @@ pub struct Config {
     /// The longest audio one prompt (or one segment) may become when spoken; a longer one
     /// is refused with 400, so a text spoken at length cannot fill the memory.
     pub tts_max_audio_seconds: u64,
+    /// Where `GET /metrics` (Prometheus text) is served, a listener of its own; off when
+    /// unset. Never the public port: bind it where only the scraper reaches.
+    pub metrics_listen: Option<SocketAddr>,
+    /// Reverse proxies (CIDRs or addresses, comma-separated) whose forwarding header names
+    /// the client; empty: the TCP peer is the client.
+    pub trusted_proxies: String,
+    /// The header those proxies append the client to: `x-forwarded-for` or `forwarded`.
+    pub forwarded_header: String,
 }
 
 impl Default for Config {
@@ -152,6 +160,9 @@ impl Default for Config {
             rate_limit_per_minute_per_address: 6000,
             redis_url: None,
             rate_limit_namespace: String::new(),
+            metrics_listen: None,
+            trusted_proxies: String::new(),
+            forwarded_header: "x-forwarded-for".into(),
         }
     }
 }
@@ -213,7 +224,7 @@ impl Config {
 }
 
 /// `url` with the password of its user part (`user:password@`) left out.
-fn without_password(url: &str) -> String {
+pub(crate) fn without_password(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_owned();
     };

@@ -5,6 +5,7 @@ pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod import;
+pub mod ops;
 pub mod telemetry;
 
 use std::path::Path;
@@ -46,6 +47,11 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
             "SWITCHBOARD_INGEST_TOKEN must be at least {MIN_KEY_BYTES} bytes"
         );
     }
+    let trusted_proxies = switchboard_api::client::parse_trusted(&config.trusted_proxies)
+        .map_err(|e| anyhow::anyhow!("SWITCHBOARD_TRUSTED_PROXIES: {e}"))?;
+    let forwarded_header =
+        switchboard_api::client::ForwardedHeader::parse(&config.forwarded_header)
+            .context("SWITCHBOARD_FORWARDED_HEADER must be x-forwarded-for or forwarded")?;
     let key = signing_key(config)?;
     let tokens = Tokens::new(&key, Duration::from_secs(config.token_ttl_seconds));
     let storage = switchboard_storage::Storage::open(
@@ -118,6 +124,9 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
             request_timeout: Duration::from_secs(config.request_timeout_seconds.max(1)),
             upload_timeout: Duration::from_secs(config.upload_timeout_seconds.max(1)),
             upload_slots: switchboard_api::guard::UploadSlots::new(config.upload_concurrency),
+            trusted_proxies: trusted_proxies.into(),
+            forwarded_header,
+            metrics_listen: config.metrics_listen,
             ..Settings::new(config.public_url())
         }),
     })

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use switchboard::cli::{Cli, Command, ImportCommand, NewUser, TenantCommand, UserCommand};
-use switchboard::{Config, build_state, cli, demo, import, shutdown_signal, telemetry};
+use switchboard::{Config, build_state, cli, demo, import, ops, shutdown_signal, telemetry};
 use switchboard_db::audit::acting_as;
 use switchboard_domain::ids::TenantId;
 
@@ -31,6 +31,24 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     // On stderr: stdout carries the commands' JSON. Said every time, so that a database
     // created in whatever folder the command runs from is never a surprise.
     eprintln!("switchboard: {}", config.describe_storage());
+    // These work on the files and databases themselves, not through a running service's
+    // state (a restore must not open the database it replaces).
+    let report = match &cli.command {
+        Command::Backup { dir } => Some(ops::backup(&config, dir).await?),
+        Command::Restore { dir } => Some(ops::restore(&config, dir).await?),
+        Command::MigrateData { to, storage_to } => {
+            let target = match storage_to {
+                Some(url) => Some(ops::open_target_store(&config, url)?),
+                None => None,
+            };
+            Some(ops::migrate_data(&config, to, target.as_ref()).await?)
+        }
+        _ => None,
+    };
+    if let Some(report) = report {
+        println!("{}", serde_json::to_string(&report)?);
+        return Ok(());
+    }
     let state = build_state(&config).await?;
     match cli.command {
         Command::Serve { demo: seed_demo } => {
@@ -150,7 +168,10 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             .await?;
             println!("{}", serde_json::to_string(&report)?);
         }
-        Command::Openapi => {}
+        Command::Openapi
+        | Command::Backup { .. }
+        | Command::Restore { .. }
+        | Command::MigrateData { .. } => {}
     }
     Ok(())
 }

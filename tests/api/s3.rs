@@ -8,7 +8,7 @@ use crate::fixture::World;
 use crate::support::{Backend, TestApp, fixture};
 
 #[path = "../../crates/storage/tests/support/moto.rs"]
-mod moto;
+pub(crate) mod moto;
 
 async fn recordings_are_presigned_by_s3(backend: Backend) {
     let moto = moto::moto().await;

@@ -95,7 +95,7 @@ impl Answer {
 }
 
 /// `postgres://…/NAME` for `admin` with its database replaced by `name`.
-fn with_database(admin: &str, name: &str) -> String {
+pub fn with_database(admin: &str, name: &str) -> String {
     let (base, query) = match admin.split_once('?') {
         Some((b, q)) => (b, Some(q)),
         None => (admin, None),
@@ -110,7 +110,7 @@ fn with_database(admin: &str, name: &str) -> String {
     }
 }
 
-async fn create_postgres_database() -> (String, String) {
+pub async fn create_postgres_database() -> (String, String) {
     let admin = switchboard_testing::postgres_url();
     // The harness probed PostgreSQL before running this test (or was told to run it anyway
     // with `--ignored`): unreachable now is a failure.
@@ -149,7 +149,9 @@ impl TestApp {
         Self::start_on(backend, |_| {}, Some(storage)).await
     }
 
-    async fn start_on(
+    /// Starts the application on `backend` with `configure` applied and, when given, its
+    /// objects in `storage`.
+    pub async fn start_on(
         backend: Backend,
         configure: impl FnOnce(&mut Config),
         storage: Option<switchboard_storage::Storage>,

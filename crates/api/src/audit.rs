@@ -3,9 +3,7 @@
 //! change's own transaction (`switchboard_db::audit`). A failure to record a login event
 //! is logged, not answered: the action it describes has already happened.
 
-use std::net::SocketAddr;
-
-use axum::extract::{ConnectInfo, Request};
+use axum::extract::Request;
 use axum::middleware::Next;
 use axum::response::Response;
 use switchboard_db::audit::NewEntry;
@@ -28,10 +26,6 @@ pub fn now() -> i64 {
 /// Runs the request inside its acting context (the client address now; the user once
 /// the `Caller` extractor has authenticated it).
 pub async fn acting(request: Request, next: Next) -> Response {
-    let address = request
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|ConnectInfo(address)| address.ip().to_canonical().to_string())
-        .unwrap_or_else(|| "unknown".to_owned());
+    let address = crate::client::address(request.extensions());
     switchboard_db::audit::acting(address, next.run(request)).await
 }

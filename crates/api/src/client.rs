@@ -1,11 +1,19 @@
 //! The client's address, for failed-login counting, rate limits and the audit trail: the
-//! peer of the TCP connection (a deployment behind a proxy should make the proxy the only
-//! peer and rate-limit there too).
+//! peer of the TCP connection, or — when that peer is one of the configured trusted
+//! proxies (`SWITCHBOARD_TRUSTED_PROXIES`) — the rightmost address of the forwarding
+//! header that is not itself a trusted proxy. A header from anyone else is ignored, so a
+//! client cannot choose the address it is counted under.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 
-use axum::extract::{ConnectInfo, FromRequestParts};
+use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
 use axum::http::request::Parts;
+use axum::http::{Extensions, HeaderMap};
+use axum::middleware::Next;
+use axum::response::Response;
+use ipnet::IpNet;
+
+use crate::state::AppState;
 
 /// The client's IP address as text (`unknown` when the server was not given connection
 /// information, as in some tests).
@@ -20,11 +28,198 @@ impl<S: Send + Sync> FromRequestParts<S> for ClientAddress {
     }
 }
 
+/// Which header the trusted proxies write the client's address into. Only the one the
+/// proxy itself appends to can be read: a header the proxy passes through untouched is
+/// entirely the client's to write.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ForwardedHeader {
+    /// `X-Forwarded-For: client, proxy1, proxy2` (nginx, HAProxy, most load balancers).
+    #[default]
+    XForwardedFor,
+    /// RFC 7239 `Forwarded: for=client, for=proxy1`.
+    Forwarded,
+}
+
+impl ForwardedHeader {
+    /// Reads `x-forwarded-for` or `forwarded`.
+    pub fn parse(name: &str) -> Option<ForwardedHeader> {
+        match name.to_ascii_lowercase().as_str() {
+            "x-forwarded-for" => Some(ForwardedHeader::XForwardedFor),
+            "forwarded" => Some(ForwardedHeader::Forwarded),
+            _ => None,
+        }
+    }
+}
+
+/// The address [`resolve`] settled on, kept in the request's extensions.
+#[derive(Clone, Copy, Debug)]
+struct Resolved(IpAddr);
+
+/// Settles the request's client address once, before rate limits, lockout and the audit
+/// trail read it.
+pub async fn resolve(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+    if let Some(ConnectInfo(peer)) = request.extensions().get::<ConnectInfo<SocketAddr>>() {
+        let settings = &state.settings;
+        let client = client_ip(
+            peer.ip(),
+            request.headers(),
+            &settings.trusted_proxies,
+            settings.forwarded_header,
+        );
+        request.extensions_mut().insert(Resolved(client));
+    }
+    next.run(request).await
+}
+
 /// The client address of a request's parts.
 pub fn of(parts: &Parts) -> String {
-    parts
-        .extensions
+    address(&parts.extensions)
+}
+
+/// The client address recorded in a request's extensions: the resolved one, else the TCP
+/// peer, else `unknown`.
+pub fn address(extensions: &Extensions) -> String {
+    if let Some(Resolved(ip)) = extensions.get::<Resolved>() {
+        return ip.to_string();
+    }
+    extensions
         .get::<ConnectInfo<SocketAddr>>()
         .map(|ConnectInfo(address)| address.ip().to_canonical().to_string())
         .unwrap_or_else(|| "unknown".to_owned())
+}
+
+/// The client of a connection from `peer`: `peer` itself unless it is a trusted proxy;
+/// then the hops of `header` are walked from the right (the hop nearest to us, written by
+/// the proxy) and the first one that is not a trusted proxy is the client. A hop that
+/// cannot be read (`unknown`, an obfuscated name) ends the walk at the last trusted
+/// address: nothing left of it can be believed.
+pub fn client_ip(
+    peer: IpAddr,
+    headers: &HeaderMap,
+    trusted: &[IpNet],
+    header: ForwardedHeader,
+) -> IpAddr {
+    let peer = peer.to_canonical();
+    let is_trusted = |ip: &IpAddr| trusted.iter().any(|net| net.contains(ip));
+    if !is_trusted(&peer) {
+        return peer;
+    }
+    let mut client = peer;
+    for hop in hops(headers, header).into_iter().rev() {
+        let Some(ip) = hop else {
+            return client;
+        };
+        client = ip.to_canonical();
+        if !is_trusted(&client) {
+            return client;
+        }
+    }
+    client
+}
+
+/// The hops of the forwarding header, leftmost (farthest) first, every instance of the
+/// header in order; `None` for a hop that is not an IP address.
+fn hops(headers: &HeaderMap, header: ForwardedHeader) -> Vec<Option<IpAddr>> {
+    let name = match header {
+        ForwardedHeader::XForwardedFor => "x-forwarded-for",
+        ForwardedHeader::Forwarded => "forwarded",
+    };
+    let mut hops = Vec::new();
+    for value in headers.get_all(name) {
+        let Ok(value) = value.to_str() else {
+            // Bytes no proxy writes: believe nothing of this header.
+            hops.push(None);
+            continue;
+        };
+        for element in value.split(',') {
+            let hop = match header {
+                ForwardedHeader::XForwardedFor => Some(element.trim()),
+                ForwardedHeader::Forwarded => element.split(';').find_map(|pair| {
+                    let (key, value) = pair.split_once('=')?;
+                    key.trim()
+                        .eq_ignore_ascii_case("for")
+                        .then_some(value.trim())
+                }),
+            };
+            hops.push(hop.and_then(parse_node));
+        }
+    }
+    hops
+}
+
+/// An address as proxies write it: `192.0.2.1`, `192.0.2.1:4711`, `2001:db8::1`,
+/// `"[2001:db8::1]:4711"`.
+fn parse_node(node: &str) -> Option<IpAddr> {
+    let node = node.trim().trim_matches('"');
+    if let Ok(ip) = node.parse::<IpAddr>() {
+        return Some(ip);
+    }
+    if let Some(rest) = node.strip_prefix('[') {
+        return rest.split(']').next()?.parse().ok();
+    }
+    node.parse::<SocketAddr>().ok().map(|a| a.ip())
+}
+
+/// Reads `SWITCHBOARD_TRUSTED_PROXIES`: CIDRs or single addresses, separated by commas
+/// or spaces.
+pub fn parse_trusted(list: &str) -> Result<Vec<IpNet>, String> {
+    list.split([',', ' '])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|item| {
+            item.parse::<IpNet>()
+                .or_else(|_| item.parse::<IpAddr>().map(IpNet::from))
+                .map_err(|_| format!("{item:?} is not a CIDR (10.0.0.0/8) or an IP address"))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(name: &'static str, values: &[&'static str]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for v in values {
+            map.append(name, v.parse().expect("a header value"));
+        }
+        map
+    }
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().expect("an address")
+    }
+
+    #[test]
+    fn the_rightmost_untrusted_hop_is_the_client() {
+        let trusted = parse_trusted("10.0.0.0/8, 192.168.1.1").expect("CIDRs");
+        let xff = ForwardedHeader::XForwardedFor;
+        // A client-written spoof stays left of the address the proxy appended.
+        let h = headers("x-forwarded-for", &["6.6.6.6, 203.0.113.7", "10.1.2.3"]);
+        assert_eq!(
+            client_ip(ip("10.0.0.1"), &h, &trusted, xff),
+            ip("203.0.113.7")
+        );
+        // An untrusted peer's header is ignored.
+        assert_eq!(
+            client_ip(ip("198.51.100.1"), &h, &trusted, xff),
+            ip("198.51.100.1")
+        );
+        // The other header is not read.
+        let f = headers("forwarded", &["for=6.6.6.6"]);
+        assert_eq!(client_ip(ip("10.0.0.1"), &f, &trusted, xff), ip("10.0.0.1"));
+        // An unreadable hop stops the walk at the last trusted address.
+        let h = headers("x-forwarded-for", &["6.6.6.6, unknown, 10.9.9.9"]);
+        assert_eq!(client_ip(ip("10.0.0.1"), &h, &trusted, xff), ip("10.9.9.9"));
+        let f = headers(
+            "forwarded",
+            &["for=6.6.6.6, for=\"[2001:db8::17]:4711\";proto=https, For=192.168.1.1:80"],
+        );
+        let fwd = ForwardedHeader::Forwarded;
+        assert_eq!(
+            client_ip(ip("::ffff:10.0.0.1"), &f, &trusted, fwd),
+            ip("2001:db8::17")
+        );
+        assert!(parse_trusted("10.0.0.0/33").is_err());
+    }
 }

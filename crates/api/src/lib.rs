@@ -12,6 +12,7 @@ pub mod guard;
 pub mod limits;
 pub mod linger;
 pub mod listing;
+pub mod metrics;
 pub mod openapi;
 pub mod rate_limit;
 pub mod routes;
@@ -259,6 +260,7 @@ pub fn app(
         .layer(axum::middleware::from_fn(audit::acting))
         .layer(axum::middleware::from_fn_with_state(state.clone(), guard::guard))
         .layer(axum::middleware::from_fn_with_state(state.clone(), rate_limit::enforce))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), client::resolve))
         .layer(CatchPanicLayer::custom(panic_response))
         .layer(axum::middleware::from_fn(linger::linger))
         .layer(
@@ -286,6 +288,7 @@ pub fn app(
                     },
                 ),
         )
+        .layer(axum::middleware::from_fn(metrics::track))
         .layer(PropagateRequestIdLayer::new(REQUEST_ID))
         .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
         .with_state(state);
@@ -366,9 +369,21 @@ pub async fn serve(
     grace: Duration,
 ) -> std::io::Result<()> {
     let (stop_worker, worker_stop) = tokio::sync::watch::channel(false);
+    // Metrics on their own listener, bound before serving so a bad address fails the start.
+    let metrics = match state.settings.metrics_listen {
+        Some(address) => Some(tokio::spawn(metrics::serve(
+            TcpListener::bind(address).await?,
+            state.clone(),
+            worker_stop.clone(),
+        ))),
+        None => None,
+    };
     let worker = switchboard_jobs::spawn(state.jobs.clone(), worker_stop);
     let served = serve_http(listener, state, shutdown, grace).await;
     let _ = stop_worker.send(true);
+    if let Some(metrics) = metrics {
+        let _ = metrics.await;
+    }
     if let Err(error) = worker.await {
         tracing::error!(%error, "the background workers failed");
     }

@@ -77,6 +77,7 @@ pub async fn enforce(State(state): State<AppState>, request: Request, next: Next
     let mut response = if decision.allowed {
         next.run(Request::from_parts(parts, body)).await
     } else {
+        crate::metrics::refused("rate_limit");
         ApiError::too_many_requests(decision.reset_after_secs).into_response()
     };
     set_headers(response.headers_mut(), &decision);

@@ -58,6 +58,14 @@ pub struct Settings {
     /// Uploads that may run at once, shared fairly between tenants; the next is refused
     /// with 503 (see `crate::guard`).
     pub upload_slots: Arc<crate::guard::UploadSlots>,
+    /// The reverse proxies whose `Forwarded` / `X-Forwarded-For` name the client (see
+    /// `crate::client`); empty: the TCP peer is the client.
+    pub trusted_proxies: Arc<[ipnet::IpNet]>,
+    /// The header those proxies write the client's address into.
+    pub forwarded_header: crate::client::ForwardedHeader,
+    /// Where `/metrics` is served (a listener of its own, never the public port); off
+    /// when `None`.
+    pub metrics_listen: Option<std::net::SocketAddr>,
 }
 
 impl Settings {
@@ -84,6 +92,9 @@ impl Settings {
             request_timeout: std::time::Duration::from_secs(30),
             upload_timeout: std::time::Duration::from_secs(300),
             upload_slots: crate::guard::UploadSlots::new(DEFAULT_UPLOADS),
+            trusted_proxies: Arc::from([]),
+            forwarded_header: crate::client::ForwardedHeader::XForwardedFor,
+            metrics_listen: None,
         }
     }
 }

@@ -70,6 +70,21 @@ pub struct Db {
     pool: Pool,
     /// Open while the database is known to be down.
     circuit: Arc<Circuit>,
+    /// Transactions waiting for a connection right now (the pool does not count them).
+    waiting: Arc<std::sync::atomic::AtomicU64>,
+}
+
+/// The pool's figures at one moment, for the metrics.
+#[derive(Clone, Copy, Debug)]
+pub struct PoolFigures {
+    /// Open connections.
+    pub size: u32,
+    /// Open connections not checked out.
+    pub idle: u32,
+    /// Transactions waiting for a connection.
+    pub waiting: u64,
+    /// The largest pool.
+    pub max: u32,
 }
 
 /// An open transaction; dropped without [`Tx::commit`], it rolls back.
@@ -236,7 +251,11 @@ impl Db {
                 )
             }
         };
-        Ok(Db { pool, circuit })
+        Ok(Db {
+            pool,
+            circuit,
+            waiting: Arc::default(),
+        })
     }
 
     /// The backend a database URL selects.
@@ -310,6 +329,62 @@ impl Db {
         size.saturating_sub(u32::try_from(idle).unwrap_or(u32::MAX))
     }
 
+    /// The pool's size, idle connections, waiting transactions and largest size now.
+    pub fn pool_figures(&self) -> PoolFigures {
+        let (size, idle, max) = match &self.pool {
+            Pool::Sqlite(pool) => (
+                pool.size(),
+                pool.num_idle(),
+                pool.options().get_max_connections(),
+            ),
+            Pool::Postgres(pool) => (
+                pool.size(),
+                pool.num_idle(),
+                pool.options().get_max_connections(),
+            ),
+        };
+        PoolFigures {
+            size,
+            idle: u32::try_from(idle).unwrap_or(u32::MAX),
+            waiting: self.waiting.load(std::sync::atomic::Ordering::Relaxed),
+            max,
+        }
+    }
+
+    /// Whether a connection can be had within `bound` (for readiness: a pool exhausted
+    /// for that long cannot serve a request in time either).
+    pub async fn connection_within(&self, bound: Duration) -> bool {
+        if self.circuit.is_open() {
+            return false;
+        }
+        let acquired = async {
+            match &self.pool {
+                Pool::Sqlite(pool) => pool.acquire().await.map(drop),
+                Pool::Postgres(pool) => pool.acquire().await.map(drop),
+            }
+        };
+        matches!(tokio::time::timeout(bound, acquired).await, Ok(Ok(())))
+    }
+
+    /// Writes a consistent copy of a SQLite database to the new file `path` while others
+    /// go on writing (`VACUUM INTO`, one read transaction). PostgreSQL has its own tools
+    /// (pg_dump, base backups): refused there.
+    pub async fn vacuum_into(&self, path: &str) -> Result<()> {
+        match &self.pool {
+            Pool::Sqlite(pool) => {
+                sqlx::query("VACUUM INTO $1")
+                    .bind(path)
+                    .execute(pool)
+                    .await?;
+                Ok(())
+            }
+            Pool::Postgres(_) => Err(sqlx::Error::Configuration(
+                "VACUUM INTO is SQLite's: back PostgreSQL up with pg_dump".into(),
+            )
+            .into()),
+        }
+    }
+
     /// Closes every connection.
     pub async fn close(&self) {
         match &self.pool {
@@ -324,6 +399,11 @@ impl Db {
     /// lock at the start is covered by the busy timeout.
     pub async fn begin(&self) -> Result<Tx> {
         self.circuit.check()?;
+        use std::sync::atomic::Ordering;
+        // The wait for a connection (and its BEGIN): the figure that grows first when the
+        // pool is too small for the load.
+        let started = std::time::Instant::now();
+        self.waiting.fetch_add(1, Ordering::Relaxed);
         let inner: Result<TxInner> = async {
             Ok(match &self.pool {
                 Pool::Sqlite(pool) => TxInner::Sqlite(pool.begin_with("BEGIN IMMEDIATE").await?),
@@ -331,6 +411,9 @@ impl Db {
             })
         }
         .await;
+        self.waiting.fetch_sub(1, Ordering::Relaxed);
+        metrics::histogram!("switchboard_db_acquire_seconds")
+            .record(started.elapsed().as_secs_f64());
         Ok(Tx {
             inner: self.circuit.observe(inner)?,
             circuit: self.circuit.clone(),

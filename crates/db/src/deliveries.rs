@@ -469,3 +469,14 @@ async fn with_attempts(
         })
         .collect())
 }
+
+/// Deliveries waiting to be sent (the outbox's depth, for the metrics): pending ones,
+/// due now or later.
+pub async fn pending_count(db: &Db) -> Result<i64> {
+    let select = Query::select()
+        .expr(Expr::col("id").count())
+        .from("webhook_deliveries")
+        .and_where(Expr::col("state").eq("pending"))
+        .take();
+    db.conn().scalar(&select).await
+}

@@ -45,6 +45,7 @@ pub mod sessions;
 pub mod synthetic;
 pub mod tenants;
 pub mod traffic;
+pub mod transfer;
 pub mod users;
 pub mod voicemail;
 pub mod webhooks;

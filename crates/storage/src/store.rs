@@ -219,6 +219,53 @@ impl Storage {
         })
     }
 
+    /// Whether the store answers (readiness): the local folder exists, or the bucket
+    /// answers a metadata read (a missing object is an answer).
+    pub async fn reachable(&self) -> bool {
+        match &self.inner.backend {
+            Backend::Local { root, .. } => tokio::fs::metadata(root)
+                .await
+                .is_ok_and(|meta| meta.is_dir()),
+            Backend::S3 { store, .. } => {
+                let probe = Path::from(".readiness-probe");
+                matches!(
+                    store.head(&probe).await,
+                    Ok(_) | Err(object_store::Error::NotFound { .. })
+                )
+            }
+        }
+    }
+
+    /// The local folder of a `file://` store (for backups); `None` on S3.
+    pub fn local_root(&self) -> Option<&std::path::Path> {
+        match &self.inner.backend {
+            Backend::Local { root, .. } => Some(root),
+            Backend::S3 { .. } => None,
+        }
+    }
+
+    /// Every object's key, sorted (for copying a store into another): the keys `put`
+    /// took, without the S3 prefix and without the local store's content-type notes.
+    pub async fn keys(&self) -> Result<Vec<String>, StorageError> {
+        let (prefix, store) = match &self.inner.backend {
+            Backend::Local { store, .. } => (None, store.clone() as Arc<dyn ObjectStore>),
+            Backend::S3 { prefix, store, .. } => (
+                (!prefix.is_empty()).then(|| Path::from(prefix.as_str())),
+                store.clone() as Arc<dyn ObjectStore>,
+            ),
+        };
+        let metas: Vec<_> = store.list(prefix.as_ref()).try_collect().await?;
+        let strip = prefix.map(|p| format!("{p}/")).unwrap_or_default();
+        let mut keys: Vec<String> = metas
+            .into_iter()
+            .map(|meta| meta.location.to_string())
+            .filter_map(|location| location.strip_prefix(&strip).map(str::to_owned))
+            .filter(|key| !key.starts_with(CONTENT_TYPE_DIR))
+            .collect();
+        keys.sort();
+        Ok(keys)
+    }
+
     /// Whether objects live in S3 (presigned URLs) rather than the local folder (URLs served by switchboard).
     pub fn is_s3(&self) -> bool {
         matches!(self.inner.backend, Backend::S3 { .. })

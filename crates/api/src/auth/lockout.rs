@@ -58,6 +58,7 @@ pub async fn attempt(
             reservation,
         }),
         Reservation::Locked(seconds) => {
+            crate::metrics::refused("lockout");
             let (account_failures, address_failures) = counts.unwrap_or_default();
             let locked = NewEntry {
                 action: "login.locked",

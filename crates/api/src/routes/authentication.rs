@@ -125,6 +125,7 @@ fn tenant_of(user: &User) -> Option<TenantId> {
 
 /// Audits a failed login (the attempt itself is already counted).
 async fn fail(state: &AppState, account: &str, address: &str, user: Option<&User>, why: &str) {
+    crate::metrics::refused("login_failure");
     let mut failure = entry("login.failure", "authentication", account, address);
     failure.user_id = user.map(|u| UserId(u.id));
     failure.tenant_id = user.and_then(tenant_of);

@@ -181,6 +181,15 @@ pub async fn attempt(jobs: &Jobs, delivery: Claimed) -> switchboard_db::Result<(
             gone: false,
         },
     };
+    // Counted per attempt, by what it led to (alert on a growing share of failures).
+    let counted = match &outcome.next {
+        Next::Delivered => "delivered",
+        Next::RetryAt(_) => "retry",
+        Next::Failed => "failed",
+    };
+    metrics::counter!("switchboard_webhook_attempts_total", "outcome" => counted).increment(1);
+    metrics::histogram!("switchboard_webhook_attempt_seconds")
+        .record(clock.elapsed().as_secs_f64());
     let now = finished_at.timestamp();
     let finished = deliveries::finish(
         jobs.db(),

@@ -1,0 +1,124 @@
+//! Metrics in the Prometheus text format (`metrics` + `metrics-exporter-prometheus`),
+//! served by `GET /metrics` on a listener of its own (`SWITCHBOARD_METRICS_LISTEN`), never
+//! on the public port: request counts and latencies by route template and status, the
+//! database pool, the webhook outbox and job queue, login failures and lockouts, and
+//! rate-limit refusals. Counters are recorded where things happen; the gauges of queues
+//! and the pool are read when scraped.
+
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use axum::Router;
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::{StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+use tokio::net::TcpListener;
+
+use crate::state::AppState;
+
+/// Latency buckets (seconds): from a cached read to the request timeout.
+const BUCKETS: [f64; 14] = [
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
+];
+
+static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
+
+/// The process's recorder, installed the first time metrics are asked for. One per
+/// process (the `metrics` facade has one global recorder): several servers in one process
+/// (tests) share it. Until it is installed, recording is a no-op, so a deployment without
+/// a metrics listener pays nothing.
+pub fn install() -> PrometheusHandle {
+    HANDLE
+        .get_or_init(|| {
+            let recorder = PrometheusBuilder::new()
+                .set_buckets_for_metric(Matcher::Suffix("_seconds".into()), &BUCKETS)
+                .map(PrometheusBuilder::build_recorder)
+                .unwrap_or_else(|_| PrometheusBuilder::new().build_recorder());
+            let handle = recorder.handle();
+            if metrics::set_global_recorder(recorder).is_err() {
+                tracing::warn!("another metrics recorder was installed first");
+            }
+            handle
+        })
+        .clone()
+}
+
+/// Counts and times every request by method, route template (never the raw path: ids
+/// would make a series per record) and status.
+pub async fn track(request: Request, next: Next) -> Response {
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| "unmatched".to_owned(), |p| p.as_str().to_owned());
+    let method = request.method().as_str().to_owned();
+    let started = Instant::now();
+    let response = next.run(request).await;
+    let status = response.status().as_u16().to_string();
+    let labels = [("method", method), ("route", route), ("status", status)];
+    metrics::counter!("switchboard_http_requests_total", &labels).increment(1);
+    metrics::histogram!("switchboard_http_request_duration_seconds", &labels)
+        .record(started.elapsed().as_secs_f64());
+    response
+}
+
+/// A refused request counted by why (`login_failure`, `lockout`, `rate_limit`).
+pub fn refused(what: &'static str) {
+    match what {
+        "login_failure" => metrics::counter!("switchboard_login_failures_total").increment(1),
+        "lockout" => metrics::counter!("switchboard_login_lockouts_total").increment(1),
+        other => metrics::counter!("switchboard_rate_limit_refusals_total", "limit" => other)
+            .increment(1),
+    }
+}
+
+/// `GET /metrics`: the gauges read now, then every series.
+async fn scrape(State(state): State<AppState>) -> Response {
+    let handle = install();
+    let pool = state.db.pool_figures();
+    metrics::gauge!("switchboard_db_pool_connections").set(f64::from(pool.size));
+    metrics::gauge!("switchboard_db_pool_idle").set(f64::from(pool.idle));
+    metrics::gauge!("switchboard_db_pool_waiting").set(pool.waiting as f64);
+    metrics::gauge!("switchboard_db_pool_max").set(f64::from(pool.max));
+    // Queue depths are counts over partial indexes of pending rows; a failed read leaves
+    // the last figure and says so in its own gauge.
+    let outbox = switchboard_db::deliveries::pending_count(&state.db).await;
+    let jobs = switchboard_db::jobs::count(&state.db, "pending").await;
+    let ok = outbox.is_ok() && jobs.is_ok();
+    if let Ok(n) = outbox {
+        metrics::gauge!("switchboard_webhook_outbox_pending").set(n as f64);
+    }
+    if let Ok(n) = jobs {
+        metrics::gauge!("switchboard_jobs_pending").set(n as f64);
+    }
+    metrics::gauge!("switchboard_metrics_queue_read_ok").set(if ok { 1.0 } else { 0.0 });
+    handle.run_upkeep();
+    (
+        StatusCode::OK,
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        handle.render(),
+    )
+        .into_response()
+}
+
+/// Serves `/metrics` (and nothing else) on `listener` until `stop` is set.
+pub async fn serve(
+    listener: TcpListener,
+    state: AppState,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) -> std::io::Result<()> {
+    install();
+    tracing::info!(address = %listener.local_addr()?, "serving metrics");
+    let router = Router::new()
+        .route("/metrics", axum::routing::get(scrape))
+        .with_state(state);
+    axum::serve(listener, router)
+        .with_graceful_shutdown(async move {
+            let _ = stop.wait_for(|stopped| *stopped).await;
+        })
+        .await
+}

@@ -1,0 +1,349 @@
+//! Moving an installation's data: `backup` under write load and `restore` losing no
+//! acknowledged write; `migrate-data` from SQLite to an empty PostgreSQL and another
+//! object store, every table of the schema copied and read back over HTTP.
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use switchboard::{demo, ops};
+
+use crate::on_both_backends;
+use crate::support::{Backend, TestApp, create_postgres_database, with_database};
+
+/// The platform admin of a freshly seeded demo, logged in.
+async fn seeded_demo(app: &TestApp) -> String {
+    let seeded = demo::seed(&app.state).await.unwrap();
+    let answer = app
+        .login_answer(demo::PLATFORM_EMAIL, &seeded.platform_password)
+        .await
+        .expect(200);
+    answer["accessToken"].as_str().unwrap().to_owned()
+}
+
+async fn backup_under_load_and_restore(app: TestApp) {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("backup");
+    if app.config.database_url().starts_with("postgres") {
+        let refused = ops::backup(&app.config, &target).await.unwrap_err();
+        assert!(
+            refused.to_string().contains("docs/operations.md"),
+            "{refused}"
+        );
+        return;
+    }
+    let token = seeded_demo(&app).await;
+    app.state
+        .storage
+        .put("backup-check/a.txt", "kept".into(), "text/plain")
+        .await
+        .unwrap();
+    // A writer creating tenants as fast as it can, keeping each acknowledged id.
+    let acked: Arc<Mutex<Vec<(i64, String)>>> = Arc::default();
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let (acked, stop, client, url, token) = (
+            acked.clone(),
+            stop.clone(),
+            app.client.clone(),
+            app.url("/v2/admin/tenants/"),
+            token.clone(),
+        );
+        tokio::spawn(async move {
+            let mut i = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                i += 1;
+                let name = format!("Load tenant {i}");
+                let answer = client
+                    .post(&url)
+                    .bearer_auth(&token)
+                    .json(&json!({"name": name, "partnerId": 1}))
+                    .send()
+                    .await
+                    .unwrap();
+                if answer.status() == 200 {
+                    let body: Value = answer.json().await.unwrap();
+                    acked
+                        .lock()
+                        .unwrap()
+                        .push((body["id"].as_i64().unwrap(), name));
+                }
+            }
+        })
+    };
+    while acked.lock().unwrap().len() < 10 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let before: Vec<(i64, String)> = acked.lock().unwrap().clone();
+    let report = ops::backup(&app.config, &target).await.unwrap();
+    let during = acked.lock().unwrap().len();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    writer.await.unwrap();
+    assert!(
+        acked.lock().unwrap().len() > during,
+        "writes went on after the backup"
+    );
+    assert!(
+        report["objects"]["files"].as_u64().unwrap() >= 1,
+        "{report}"
+    );
+    // Writing into a non-empty folder is refused.
+    assert!(ops::backup(&app.config, &target).await.is_err());
+
+    // Restore into another installation and serve it.
+    let restored_dir = tempfile::tempdir().unwrap();
+    let mut config = app.config.clone();
+    config.data_dir = restored_dir.path().join("data");
+    config.database_url = Some(format!(
+        "sqlite://{}",
+        restored_dir.path().join("restored.db").display()
+    ));
+    ops::restore(&config, &target).await.unwrap();
+    let (url, data_dir) = (config.database_url.clone(), config.data_dir.clone());
+    let restored = TestApp::start_with(Backend::Sqlite, move |c| {
+        c.database_url = url;
+        c.data_dir = data_dir;
+    })
+    .await
+    .unwrap();
+    let answer = restored
+        .login_answer(demo::ADMIN_EMAIL, demo::PASSWORD)
+        .await
+        .expect(200);
+    let admin = answer["accessToken"].as_str().unwrap().to_owned();
+    restored
+        .get("/v2/admin/extensions/", &admin)
+        .await
+        .expect(200);
+    for (id, name) in &before {
+        let tenant = restored
+            .get(&format!("/v2/admin/tenants/{id}"), &token)
+            .await
+            .expect(200);
+        assert_eq!(
+            &tenant["name"], name,
+            "acknowledged before the backup began"
+        );
+    }
+    let object = restored
+        .state
+        .storage
+        .get("backup-check/a.txt", None)
+        .await
+        .unwrap()
+        .into_bytes()
+        .await
+        .unwrap();
+    assert_eq!(&object[..], b"kept");
+}
+
+on_both_backends!(backup_under_load_and_restore);
+
+/// The lists an operator would check after a move, compared between the source and the
+/// target (links differ by host, so `mediaURL` is left out).
+const READ_CHECKS: [&str; 8] = [
+    "/v2/admin/tenants/?sortBy=id",
+    "/v2/admin/users/?sortBy=id&recordsPerPage=1000",
+    "/v2/admin/extensions/?sortBy=id",
+    "/v2/admin/ivrs/",
+    "/v2/admin/paging-groups/",
+    "/v2/admin/business-hours/",
+    "/v2/admin/calls/?sortBy=id",
+    "/v2/admin/audit-log/?sortBy=id&recordsPerPage=1000",
+];
+
+fn without_links(mut value: Value) -> Value {
+    if let Some(records) = value["records"].as_array_mut() {
+        for record in records {
+            if let Some(object) = record.as_object_mut() {
+                object.remove("mediaURL");
+            }
+        }
+    }
+    value
+}
+
+async fn migrate_data_to_postgres(app: TestApp) {
+    if app.config.database_url().starts_with("postgres") {
+        // The source is the embedded installation: a PostgreSQL one is refused.
+        let refused = ops::migrate_data(&app.config, "postgres://x@127.0.0.1/y", None)
+            .await
+            .unwrap_err();
+        assert!(refused.to_string().contains("SQLite"), "{refused}");
+        return;
+    }
+    let platform = seeded_demo(&app).await;
+    let large = demo::scale(&app.state, 100_000, 0).await.unwrap();
+    let large: Value = serde_json::from_str(&large).unwrap();
+    let (admin, name) = create_postgres_database().await;
+    let target = with_database(&admin, &name);
+    let store = tempfile::tempdir().unwrap();
+    let store_url = format!("file://{}", store.path().display());
+    let store_to = ops::open_target_store(&app.config, &store_url).unwrap();
+    let report = ops::migrate_data(&app.config, &target, Some(&store_to))
+        .await
+        .unwrap();
+    // Every table of the PostgreSQL schema was filled from the SQLite one: the list came
+    // from the schema, so a table added later cannot be forgotten.
+    let copied: BTreeSet<String> = report["database"]["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            assert_eq!(t["sourceRows"], t["targetRows"], "{t}");
+            t["table"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(&target)
+        .await
+        .unwrap();
+    let schema = switchboard_db::transfer::postgres_tables(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(copied, schema, "every PostgreSQL table is copied");
+    assert!(copied.contains("webhook_deliveries") && copied.contains("sessions"));
+    let messages = report["database"]["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["table"] == "voicemail_messages")
+        .unwrap()["targetRows"]
+        .as_i64()
+        .unwrap();
+    assert!(messages >= 100_000, "{messages}");
+    assert!(
+        report["objects"]["copied"].as_u64().unwrap() >= 3,
+        "{report}"
+    );
+    // A second run is refused: the target is no longer empty.
+    let again = ops::migrate_data(&app.config, &target, None)
+        .await
+        .unwrap_err();
+    assert!(again.to_string().contains("not empty"), "{again}");
+
+    // Serve the target and read the same answers.
+    let (url, store_for_app) = (target.clone(), store_url.clone());
+    let moved = TestApp::start_with(Backend::Sqlite, move |c| {
+        c.database_url = Some(url);
+        c.storage_url = Some(store_for_app);
+    })
+    .await
+    .unwrap();
+    let moved_platform = platform.clone();
+    for path in READ_CHECKS {
+        let before = without_links(app.get(path, &platform).await.expect(200));
+        let after = without_links(moved.get(path, &moved_platform).await.expect(200));
+        assert_eq!(before, after, "{path}");
+    }
+    let large_admin = large["email"].as_str().unwrap().to_owned();
+    let (a, b) = (
+        token_of(&app, &large_admin).await,
+        token_of(&moved, &large_admin).await,
+    );
+    let path = "/v2/admin/voicemail-messages/?stats=1&sortBy=dateUnix&recordsPerPage=50";
+    let before = without_links(app.get(path, &a).await.expect(200));
+    let after = without_links(moved.get(path, &b).await.expect(200));
+    assert_eq!(after["totalRecords"], 100_000);
+    assert_eq!(before, after, "the counters came along");
+    // The demo's audio is served from the new store.
+    let demo_admin = token_of(&moved, demo::ADMIN_EMAIL).await;
+    let voicemail = moved
+        .get("/v2/admin/voicemail-messages/", &demo_admin)
+        .await
+        .expect(200);
+    let link = voicemail["records"][0]["mediaURL"].as_str().unwrap();
+    let audio = moved.client.get(link).send().await.unwrap();
+    assert_eq!(audio.status(), 200);
+    // Sequences continue after the kept ids.
+    let created = moved
+        .post(
+            "/v2/admin/branches/",
+            &demo_admin,
+            json!({"name": "After the move"}),
+        )
+        .await
+        .expect(200);
+    let highest = before_highest_branch(&app, &platform).await;
+    assert!(created["id"].as_i64().unwrap() > highest);
+}
+
+async fn token_of(app: &TestApp, email: &str) -> String {
+    let answer = app.login_answer(email, demo::PASSWORD).await.expect(200);
+    answer["accessToken"].as_str().unwrap().to_owned()
+}
+
+async fn before_highest_branch(app: &TestApp, token: &str) -> i64 {
+    let branches = app
+        .get("/v2/admin/branches/?sortBy=id&sortDirection=desc", token)
+        .await
+        .expect(200);
+    branches["records"][0]["id"].as_i64().unwrap()
+}
+
+on_both_backends!(migrate_data_to_postgres);
+
+/// The demo moved to PostgreSQL and an S3 bucket (moto's server): its audio is then
+/// answered with S3's own presigned links, and their bytes are the source's.
+async fn migrate_data_into_s3() {
+    let moto = crate::s3::moto::moto().await;
+    moto.create_bucket("switchboard-moved").await;
+    let app = TestApp::start(Backend::Sqlite).await.unwrap();
+    let platform = seeded_demo(&app).await;
+    let (admin, name) = create_postgres_database().await;
+    let target = with_database(&admin, &name);
+    let bucket = moto.storage("s3://switchboard-moved/prod");
+    let report = ops::migrate_data(&app.config, &target, Some(&bucket))
+        .await
+        .unwrap();
+    let copied = report["objects"]["copied"].as_u64().unwrap();
+    assert!(copied >= 3, "{report}");
+    assert_eq!(bucket.keys().await.unwrap().len() as u64, copied);
+    let url = target.clone();
+    let moved = TestApp::start_on(
+        Backend::Sqlite,
+        move |c| c.database_url = Some(url),
+        Some(bucket),
+    )
+    .await
+    .unwrap();
+    for path in READ_CHECKS {
+        let before = without_links(app.get(path, &platform).await.expect(200));
+        let after = without_links(moved.get(path, &platform).await.expect(200));
+        assert_eq!(before, after, "{path}");
+    }
+    let (a, b) = (
+        token_of(&app, demo::ADMIN_EMAIL).await,
+        token_of(&moved, demo::ADMIN_EMAIL).await,
+    );
+    let path = "/v2/admin/voicemail-messages/?sortBy=dateUnix";
+    let before = app.get(path, &a).await.expect(200);
+    let after = moved.get(path, &b).await.expect(200);
+    let link = after["records"][0]["mediaURL"].as_str().unwrap();
+    assert!(link.contains("X-Amz-Signature="), "{link}");
+    let moved_bytes = crate::s3::moto::http_client()
+        .get(link)
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    let source_link = before["records"][0]["mediaURL"].as_str().unwrap();
+    let source_bytes = app
+        .client
+        .get(source_link)
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    assert_eq!(moved_bytes, source_bytes);
+}
+
+switchboard_testing::tests!(
+    needs switchboard_testing::POSTGRES, switchboard_testing::S3;
+    migrate_data_into_s3
+);
