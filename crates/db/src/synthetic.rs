@@ -259,7 +259,7 @@ pub async fn calls(db: &Db, tenant: TenantId, count: usize) -> Result<()> {
             for i in written..end {
                 let r = mix(i as u64 ^ 0xca11);
                 let start = CALLS_END - ((i as i64 + 1) * 864) / 10;
-                let answered = r % 5 != 0;
+                let answered = !r.is_multiple_of(5);
                 let wait = 1 + ((r >> 8) % 60) as i64;
                 let talk = if answered {
                     10 + ((r >> 16) % 591) as i64
