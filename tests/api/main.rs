@@ -34,6 +34,7 @@ mod logs;
 mod media_files;
 mod messaging;
 mod mms_media;
+mod music_on_hold;
 mod openapi;
 mod operations;
 mod paging_groups;

@@ -63,6 +63,7 @@ pub const AUDITED: &[(&str, &str)] = &[
     ("button_layouts", "button-layout"),
     ("custom_voices", "custom-voice"),
     ("mms_media", "mms-media"),
+    ("music_on_hold", "music-on-hold"),
 ];
 
 /// Who acts in the current request and from where.
@@ -231,6 +232,15 @@ pub const CHILD_LISTS: &[ChildList] = &[
         filter: &[],
         columns: &["position", "extension_id"],
         order: &["position"],
+    },
+    ChildList {
+        owner: "music_on_hold",
+        field: "routing_destinations",
+        table: "destinations",
+        key: "owner_id",
+        filter: &[("owner_type", "music_on_hold"), ("list", "files")],
+        columns: &["dest_type", "target_id", "sort_order"],
+        order: &["sort_order", "position"],
     },
 ];
 

@@ -18,13 +18,17 @@ pub enum Owner {
     PagingGroup,
     /// A business-hours record's lists.
     BusinessHour,
+    /// A music-on-hold playlist.
+    MusicOnHold,
 }
 
 impl Owner {
-    fn name(self) -> &'static str {
+    /// Its `owner_type` in the destinations table.
+    pub fn name(self) -> &'static str {
         match self {
             Owner::PagingGroup => "paging_group",
             Owner::BusinessHour => "business_hour",
+            Owner::MusicOnHold => "music_on_hold",
         }
     }
 }
@@ -67,6 +71,13 @@ pub const TARGETS: &[Target] = &[
         alias: "p",
         what: "a paging group",
         numbered: true,
+    },
+    Target {
+        types: &["MEDIA_FILE"],
+        table: "media_files",
+        alias: "mf",
+        what: "a media file",
+        numbered: false,
     },
 ];
 

@@ -83,6 +83,7 @@ pub const IN_USE: &[(&str, &str, &[Use])] = &[
                 column: "media_file_id",
                 what: "holiday",
             },
+            Use::Routed(&["MEDIA_FILE"]),
         ],
     ),
 ];

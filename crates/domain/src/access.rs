@@ -102,6 +102,8 @@ impl Role {
                 CallRecordingsWrite,
                 DevicesRead,
                 DevicesWrite,
+                MusicOnHoldRead,
+                MusicOnHoldWrite,
             ],
             Role::TenantAdmin => &[
                 TenantsRead,
@@ -133,6 +135,8 @@ impl Role {
                 CallRecordingsWrite,
                 DevicesRead,
                 DevicesWrite,
+                MusicOnHoldRead,
+                MusicOnHoldWrite,
             ],
             // Branch admins run their branch's call handling; tenant-wide routing (IVRs,
             // paging groups) they may read but not change.
@@ -158,6 +162,7 @@ impl Role {
                 CallRecordingsRead,
                 DevicesRead,
                 DevicesWrite,
+                MusicOnHoldRead,
             ],
             // A user reaches its own mailbox and calls only (the scope sees to that).
             Role::User => &[
@@ -274,6 +279,10 @@ permissions! {
     /// Create, change and delete desk phones and button layouts; rotate provisioning
     /// credentials.
     DevicesWrite = "devices:write",
+    /// Read music on hold and its playlists.
+    MusicOnHoldRead = "music-on-hold:read",
+    /// Create, change and delete music on hold (tenant-wide, like paging groups).
+    MusicOnHoldWrite = "music-on-hold:write",
 }
 
 /// Which tenants' records a caller reaches.

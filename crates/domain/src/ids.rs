@@ -91,4 +91,6 @@ ids! {
     ButtonLayoutId,
     /// Identifies a tenant's custom text-to-speech voice.
     CustomVoiceId,
+    /// Identifies a music-on-hold playlist.
+    MusicOnHoldId,
 }
