@@ -39,6 +39,7 @@ mod openapi;
 mod operations;
 mod paging_groups;
 mod phone_numbers;
+mod playable_voicemail;
 mod provisioning;
 mod records;
 mod renditions;

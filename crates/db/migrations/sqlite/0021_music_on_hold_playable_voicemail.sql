@@ -15,3 +15,9 @@ CREATE TABLE music_on_hold (
 );
 CREATE INDEX music_on_hold_tenant_id ON music_on_hold (tenant_id, id);
 CREATE UNIQUE INDEX music_on_hold_one_default ON music_on_hold (tenant_id) WHERE is_default = 1;
+
+-- Voicemail left in GSM (Asterisk's `gsm` and `wav49`), which no browser plays, is
+-- served as the PCM WAV made from it when it was recorded (`audio_key`); the audio as the
+-- engine wrote it is kept here.
+ALTER TABLE voicemail_messages ADD COLUMN original_key TEXT;
+ALTER TABLE voicemail_messages ADD COLUMN original_type TEXT;
