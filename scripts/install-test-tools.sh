@@ -2,7 +2,8 @@
 # Installs the tools the test suite starts besides cargo's own: moto's S3-compatible server,
 # which crates/storage/tests/s3_store.rs runs as `python3 -m moto.server` on a loopback port,
 # curl and jq, which the README walkthrough (run by tests/api/walkthrough.rs) uses, and
-# espeak-ng, the speech engine of the text-to-speech tests (tests/api/text_to_speech.rs).
+# espeak-ng, the speech engine of the text-to-speech tests (tests/api/text_to_speech.rs), and
+# sox, which decodes GSM voicemail into playable WAV (tests/api/playable_voicemail.rs).
 #
 #   scripts/install-test-tools.sh
 #
@@ -13,7 +14,7 @@ set -euo pipefail
 MOTO_VERSION="5.2.1"
 
 missing_packages=()
-for tool in curl jq espeak-ng; do
+for tool in curl jq espeak-ng sox; do
     command -v "$tool" >/dev/null 2>&1 || missing_packages+=("$tool")
 done
 if ((${#missing_packages[@]})); then

@@ -308,6 +308,7 @@ async fn seed_voicemail_and_calls(state: &AppState, tenant: TenantId) -> anyhow:
             ext_num: "101".into(),
             transcript: String::new(),
             audio: None,
+            original_audio: None,
             extension: None,
         };
         let audio = MessageAudio {

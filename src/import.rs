@@ -62,6 +62,7 @@ fn new_voicemail(tenant: TenantId, message: &SpoolMessage) -> NewVoicemail {
         ext_num: message.exten.clone(),
         transcript: String::new(),
         audio: None,
+        original_audio: None,
         // Resolved when recorded: the extension numbered as the mailbox at import.
         extension: None,
     }
@@ -121,7 +122,9 @@ pub async fn asterisk_voicemail(
     }
     let stored: Vec<String> = new
         .iter()
-        .filter_map(|record| record.audio.as_ref().map(|(key, _)| key.clone()))
+        .flat_map(|record| [&record.audio, &record.original_audio])
+        .flatten()
+        .map(|(key, _)| key.clone())
         .collect();
     let written = async {
         let mut tx = state.db.begin().await?;

@@ -253,8 +253,9 @@ async fn a_layout_serves_its_model_and_cannot_go_while_used(app: TestApp) {
         .delete(&format!("/v2/admin/button-layouts/{yealink}"), &token)
         .await
         .expect(409);
-    assert!(
-        refused["message"].as_str().unwrap().contains("Desk"),
+    assert_eq!(
+        refused["message"],
+        format!("the button layout is used by device {id}"),
         "{refused}"
     );
     assert_eq!(app.count_where("button_layouts", "id", yealink).await, 1);
@@ -314,7 +315,58 @@ async fn layouts_are_tenant_wide(app: TestApp) {
     assert_eq!(app.count("button_layouts", None).await, 1);
 }
 
+/// A layout deleted while a phone is being put on it: the delete checks its users inside
+/// its transaction with the layout locked (`in_use`), so either the phone lands first and
+/// the delete is a 409 naming it, or the layout goes first and the assignment is refused;
+/// never a phone on a layout that is gone, never a 500.
+async fn a_layout_delete_races_no_assignment(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let device = app
+        .post(
+            "/v2/admin/devices/",
+            &token,
+            json!({"name": "Racer", "mac": "805ec0000077", "model": "yealink-t54w"}),
+        )
+        .await
+        .expect(200);
+    let path = format!("/v2/admin/devices/{}", device["id"]);
+    for round in 0..10 {
+        let id = layout(
+            &app,
+            &token,
+            json!({"name": format!("Race {round}"), "deviceModel": "yealink-t54w"}),
+        )
+        .await["id"]
+            .as_i64()
+            .unwrap();
+        let layout_path = format!("/v2/admin/button-layouts/{id}");
+        let (deleted, assigned) = tokio::join!(
+            app.delete(&layout_path, &token),
+            app.patch(&path, &token, json!({"buttonLayoutId": id})),
+        );
+        let (deleted, assigned) = (deleted.status.as_u16(), assigned.status.as_u16());
+        assert!(
+            deleted != 500 && assigned != 500,
+            "round {round}: {deleted} {assigned}"
+        );
+        let on = app.get(&path, &token).await.expect(200)["buttonLayoutId"].clone();
+        if deleted == 200 {
+            assert_ne!(assigned, 200, "round {round}: assigned to a deleted layout");
+            assert_eq!(on, Value::Null, "round {round}");
+        } else {
+            assert_eq!((deleted, assigned), (409, 200), "round {round}");
+            assert_eq!(on, id, "round {round}");
+            app.patch(&path, &token, json!({"buttonLayoutId": null}))
+                .await
+                .expect(200);
+            app.delete(&layout_path, &token).await.expect(200);
+        }
+    }
+}
+
 on_both_backends!(
+    a_layout_delete_races_no_assignment,
     every_rule_is_answered_at_its_key,
     a_sound_layout_is_kept_key_by_key,
     a_layout_serves_its_model_and_cannot_go_while_used,

@@ -11,6 +11,7 @@ use switchboard_db::calls::{self, CallRow};
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::records::call::CallReport;
 use switchboard_domain::records::voicemail::NewVoicemail;
+use switchboard_storage::audio::Gsm;
 use switchboard_storage::{Storage, StorageError};
 
 /// A short, key-safe digest of an identity made of parts that may hold any character.
@@ -62,7 +63,131 @@ pub struct MessageAudio {
     pub extension: &'static str,
 }
 
-/// Stores a message's audio and notes its key and measured length in `message`.
+/// The program that decodes GSM voicemail: SoX, a runtime dependency like espeak-ng
+/// (Debian package `sox`; `scripts/install-test-tools.sh` installs it).
+pub const SOX: &str = "sox";
+
+/// The longest GSM message made playable: an hour of 8 kHz 16-bit audio. Longer ones
+/// (no mailbox keeps them) are stored as they are.
+const MAX_DECODED_BYTES: usize = 3600 * 8000 * 2;
+
+/// How long SoX may take over one message (it decodes an hour of GSM in about a second).
+const SOX_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// GSM 06.10 audio (raw, or Asterisk's `wav49`) decoded by SoX into an 8 kHz 16-bit mono
+/// PCM WAV, which every browser plays. SoX is run without a shell, the audio on its stdin
+/// and the samples on its stdout; the WAV header is written here, so its sizes are exact
+/// (SoX cannot seek back in a pipe to fix its own).
+pub async fn gsm_to_wav(bytes: Bytes, kind: Gsm) -> Result<Vec<u8>, String> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let input = match kind {
+        Gsm::Wav49 => "wav",
+        Gsm::Raw => "gsm",
+    };
+    let args = [
+        "-q",
+        "-t",
+        input,
+        "-",
+        "-t",
+        "raw",
+        "-e",
+        "signed-integer",
+        "-b",
+        "16",
+        "-L",
+        "-c",
+        "1",
+        "-r",
+        "8000",
+        "-",
+    ];
+    let mut child = tokio::process::Command::new(SOX)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| format!("cannot run {SOX}: {e}"))?;
+    let (Some(mut stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        return Err(format!("no pipes to {SOX}"));
+    };
+    let limit = MAX_DECODED_BYTES as u64;
+    let (mut pcm, mut errors) = (Vec::new(), Vec::new());
+    // Written while the output is read: a large message would fill both pipes otherwise.
+    let writing = async move {
+        let written = stdin.write_all(&bytes).await;
+        drop(stdin);
+        written
+    };
+    let reading = async {
+        stdout
+            .take(limit + 1)
+            .read_to_end(&mut pcm)
+            .await
+            .map(|_| ())
+    };
+    let complaining = async {
+        stderr
+            .take(16 << 10)
+            .read_to_end(&mut errors)
+            .await
+            .map(|_| ())
+    };
+    let run = async { tokio::join!(writing, reading, complaining) };
+    let (written, read, _) = tokio::time::timeout(SOX_TIMEOUT, run)
+        .await
+        .map_err(|_| format!("{SOX} took longer than {} s", SOX_TIMEOUT.as_secs()))?;
+    if pcm.len() as u64 > limit {
+        return Err(format!(
+            "the decoded audio is longer than {} s",
+            limit / 16_000
+        ));
+    }
+    read.map_err(|e| format!("reading from {SOX}: {e}"))?;
+    let status = child
+        .wait()
+        .await
+        .map_err(|e| format!("waiting for {SOX}: {e}"))?;
+    if !status.success() || pcm.is_empty() {
+        return Err(format!(
+            "{SOX} could not decode the GSM audio ({status}): {}",
+            String::from_utf8_lossy(&errors).trim()
+        ));
+    }
+    // A write cut short by SoX exiting early is reported by its status above.
+    drop(written);
+    Ok(pcm_wav(&pcm))
+}
+
+/// 8 kHz 16-bit mono PCM samples as a WAV file.
+fn pcm_wav(pcm: &[u8]) -> Vec<u8> {
+    // At most MAX_DECODED_BYTES, far below 4 GiB.
+    let data = u32::try_from(pcm.len()).unwrap_or(u32::MAX);
+    let mut wav = Vec::with_capacity(pcm.len() + 44);
+    wav.extend_from_slice(b"RIFF");
+    wav.extend_from_slice(&data.saturating_add(36).to_le_bytes());
+    wav.extend_from_slice(b"WAVEfmt ");
+    wav.extend_from_slice(&16u32.to_le_bytes());
+    wav.extend_from_slice(&1u16.to_le_bytes()); // PCM
+    wav.extend_from_slice(&1u16.to_le_bytes()); // mono
+    wav.extend_from_slice(&8000u32.to_le_bytes());
+    wav.extend_from_slice(&16_000u32.to_le_bytes()); // byte rate
+    wav.extend_from_slice(&2u16.to_le_bytes()); // block align
+    wav.extend_from_slice(&16u16.to_le_bytes()); // bits
+    wav.extend_from_slice(b"data");
+    wav.extend_from_slice(&data.to_le_bytes());
+    wav.extend_from_slice(pcm);
+    wav
+}
+
+/// Stores a message's audio and notes its key and measured length in `message`. GSM
+/// (which no browser plays) is stored as it came and as a PCM WAV made from it, the WAV
+/// being what the message serves; should SoX be missing or fail, the GSM is served as it
+/// is (logged), so a message is never lost for want of a decoder.
 pub async fn store_voicemail_audio(
     storage: &Storage,
     message: &mut NewVoicemail,
@@ -73,9 +198,37 @@ pub async fn store_voicemail_audio(
     if let Some(seconds) = switchboard_storage::audio::whole_seconds(&audio.bytes) {
         message.duration = seconds;
     }
-    let key = voicemail_key(message, audio.extension);
-    storage.put(&key, audio.bytes, audio.content_type).await?;
-    message.audio = Some((key, audio.content_type.to_owned()));
+    let playable = match switchboard_storage::audio::gsm(&audio.bytes) {
+        Some(kind) => match gsm_to_wav(audio.bytes.clone(), kind).await {
+            Ok(wav) => Some((kind, wav)),
+            Err(error) => {
+                tracing::warn!(%error, msg_id = %message.msg_id, "GSM voicemail kept as it came");
+                None
+            }
+        },
+        None => None,
+    };
+    let Some((kind, wav)) = playable else {
+        let key = voicemail_key(message, audio.extension);
+        storage.put(&key, audio.bytes, audio.content_type).await?;
+        message.audio = Some((key, audio.content_type.to_owned()));
+        return Ok(());
+    };
+    let (original_type, original_extension) = match kind {
+        Gsm::Wav49 => ("audio/wav", "wav49.wav"),
+        Gsm::Raw => ("audio/x-gsm", "gsm"),
+    };
+    let original = voicemail_key(message, original_extension);
+    storage.put(&original, audio.bytes, original_type).await?;
+    let key = voicemail_key(message, "wav");
+    if let Err(error) = storage.put(&key, Bytes::from(wav), "audio/wav").await {
+        if let Err(error) = storage.delete(&original).await {
+            tracing::warn!(%error, key = original, "could not delete the audio of a failed store");
+        }
+        return Err(error);
+    }
+    message.audio = Some((key, "audio/wav".to_owned()));
+    message.original_audio = Some((original, original_type.to_owned()));
     Ok(())
 }
 

@@ -42,8 +42,8 @@ use crate::error::ApiError;
 use crate::routes::{
     announcements, audit_log, authentication, branches, business_hours, button_layouts,
     call_recordings, calls, custom_voices, devices, extensions, ingest, ivrs, me, media_files,
-    messaging, objects, operations, paging_groups, partners, phone_numbers, provisioning, tenants,
-    text_to_speech, users, voicemail, webhook_deliveries, webhooks,
+    messaging, music_on_hold, objects, operations, paging_groups, partners, phone_numbers,
+    provisioning, tenants, text_to_speech, users, voicemail, webhook_deliveries, webhooks,
 };
 use crate::routes::{destinations, queues};
 use crate::routes::{conduits, reporting};
@@ -215,6 +215,22 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(conduits::tenant_list_v2))
         .routes(routes!(conduits::list, conduits::create))
         .routes(routes!(conduits::get, conduits::update, conduits::delete))
+        .routes(routes!(music_on_hold::list, music_on_hold::create))
+        .routes(routes!(
+            music_on_hold::list_unversioned,
+            music_on_hold::create_unversioned
+        ))
+        .routes(routes!(
+            music_on_hold::get,
+            music_on_hold::update,
+            music_on_hold::delete
+        ))
+        .routes(routes!(
+            music_on_hold::get_unversioned,
+            music_on_hold::update_unversioned,
+            music_on_hold::delete_unversioned
+        ))
+        .routes(routes!(music_on_hold::playlist))
         .split_for_parts();
     openapi::finish(&mut openapi);
     (router, openapi)

@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 
 use regex::Regex;
 use serde_json::{Map, Value, json};
+use switchboard_domain::records::music_on_hold;
 use switchboard_domain::records::{
     announcement, branch, business_hour, button_layout, call, custom_voice, device, extension, ivr,
     media_file, paging_group, partner, phone_number, queue, speech, tenant, traffic, user,
@@ -82,6 +83,8 @@ fn readers() -> BTreeMap<String, Reader> {
         report::IngestTranscript,
         conduit::CreateConduit,
         conduit::UpdateConduit,
+        music_on_hold::CreateMusicOnHold,
+        music_on_hold::UpdateMusicOnHold,
         speech::SpeakRequest,
         authentication::LoginRequest,
         authentication::RefreshRequest,

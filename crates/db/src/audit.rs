@@ -65,6 +65,7 @@ pub const AUDITED: &[(&str, &str)] = &[
     ("mms_media", "mms-media"),
     ("queues", "queue"),
     ("conduits", "conduit"),
+    ("music_on_hold", "music-on-hold"),
 ];
 
 /// Who acts in the current request and from where.
@@ -287,6 +288,15 @@ pub const CHILD_LISTS: &[ChildList] = &[
         filter: &[],
         columns: &["extension_id", "position", "penalty"],
         order: &["position", "extension_id"],
+    },
+    ChildList {
+        owner: "music_on_hold",
+        field: "routing_destinations",
+        table: "destinations",
+        key: "owner_id",
+        filter: &[("owner_type", "music_on_hold"), ("list", "files")],
+        columns: &["dest_type", "target_id", "sort_order"],
+        order: &["sort_order", "position"],
     },
 ];
 

@@ -244,18 +244,11 @@ pub async fn used_by(db: &Db, id: ButtonLayoutId) -> Result<(i64, Vec<String>)> 
     used_by_in(&mut tx, id).await
 }
 
-/// Deletes a layout no device uses (409 naming them otherwise), answering it as it was.
+/// Deletes a layout no device uses (409 naming them otherwise: `in_use::IN_USE`, checked
+/// with the layout locked in the delete's transaction), answering it as it was.
 pub async fn delete(db: &Db, scope: &Scope, id: ButtonLayoutId) -> Result<ButtonLayout> {
     let layout = get(db, scope, id).await?;
-    let (total, names) = used_by(db, id).await?;
-    if total > 0 {
-        return Err(Error::InUse(format!(
-            "the button layout is used by {total} device(s) ({}); move them to another layout first",
-            names.join(", ")
-        )));
-    }
-    // The keys go with the layout (ON DELETE CASCADE); a device assigned between the
-    // check and here makes the foreign key refuse the delete (409 from the constraint).
+    // The keys go with the layout (ON DELETE CASCADE).
     let _: Row = crud::delete(db, select(scope), "l.id", "button_layouts", id.get()).await?;
     Ok(layout)
 }

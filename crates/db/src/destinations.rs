@@ -24,6 +24,8 @@ pub enum Owner {
     Queue,
     /// A phone number's destination.
     PhoneNumber,
+    /// A music-on-hold playlist.
+    MusicOnHold,
 }
 
 impl Owner {
@@ -35,6 +37,7 @@ impl Owner {
             Owner::Ivr => "ivr",
             Owner::Queue => "queue",
             Owner::PhoneNumber => "phone_number",
+            Owner::MusicOnHold => "music_on_hold",
         }
     }
 
@@ -47,6 +50,7 @@ impl Owner {
             "ivrs" => Some(Owner::Ivr),
             "queues" => Some(Owner::Queue),
             "phone_numbers" => Some(Owner::PhoneNumber),
+            "music_on_hold" => Some(Owner::MusicOnHold),
             _ => None,
         }
     }
@@ -103,6 +107,13 @@ pub const TARGETS: &[Target] = &[
         table: "business_hours",
         alias: "h",
         what: "a business hour",
+        numbered: false,
+    },
+    Target {
+        types: &["MEDIA_FILE"],
+        table: "media_files",
+        alias: "mf",
+        what: "a media file",
         numbered: false,
     },
 ];

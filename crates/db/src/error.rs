@@ -92,6 +92,12 @@ fn unique_message(constraint: Option<&str>, message: &str) -> String {
             "ivrs.number",
             "an IVR with this number already exists in the tenant",
         ),
+        (
+            // Only a concurrent write can reach it: making a default un-sets the old one.
+            "music_on_hold_one_default",
+            "music_on_hold.tenant_id",
+            "the tenant already has a default music on hold",
+        ),
     ];
     known
         .iter()

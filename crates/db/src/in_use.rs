@@ -117,9 +117,24 @@ pub const IN_USE: &[(&str, &str, &[Use])] = &[
                 column: "greeting_media_file_id",
                 what: "IVR",
             },
+            Use::Routed(&["MEDIA_FILE"]),
         ],
     ),
+    (
+        "button_layouts",
+        "button layout",
+        &[Use::Column {
+            table: "devices",
+            column: "button_layout_id",
+            key: "id",
+            what: "device",
+        }],
+    ),
 ];
+
+/// The most users of one kind a 409 names; past it, it says how many there are in all (a
+/// layout on 100,000 phones must not answer 100,000 ids).
+const NAMED: u64 = 5;
 
 /// Locks row `id` of `table` for the rest of `tx` (PostgreSQL `FOR UPDATE`; SQLite's
 /// write transactions already run one at a time) and refuses with 409 naming the users
@@ -150,9 +165,24 @@ pub(crate) async fn check(tx: &mut Tx, table: &'static str, id: i64) -> Result<(
                     .from(table)
                     .and_where(Expr::col(column).eq(id))
                     .order_by(key, sea_query::Order::Asc)
+                    .limit(NAMED + 1)
                     .take();
                 let ids: Vec<(i64,)> = tx.fetch_all(&select).await?;
-                users.extend(ids.into_iter().map(|(id,)| format!("{what} {id}")));
+                let more = ids.len() as u64 > NAMED;
+                users.extend(
+                    ids.into_iter()
+                        .take(NAMED as usize)
+                        .map(|(id,)| format!("{what} {id}")),
+                );
+                if more {
+                    let count = Query::select()
+                        .expr(Expr::cust("COUNT(*)"))
+                        .from(table)
+                        .and_where(Expr::col(column).eq(id))
+                        .take();
+                    let total: i64 = tx.scalar(&count).await?;
+                    users.push(format!("{} more {what}s", total - NAMED as i64));
+                }
             }
         }
     }

@@ -34,6 +34,7 @@ pub mod ivrs;
 pub mod jobs;
 pub mod media_files;
 pub mod mms_media;
+pub mod music_on_hold;
 pub mod paging_groups;
 pub mod partners;
 pub mod phone_numbers;

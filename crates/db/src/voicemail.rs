@@ -53,6 +53,11 @@ pub struct VoicemailRow {
     pub audio_key: Option<String>,
     /// Content type of the audio.
     pub audio_type: Option<String>,
+    /// Object key of the audio as the engine wrote it, when `audio_key` is a playable WAV
+    /// made from it (GSM).
+    pub original_key: Option<String>,
+    /// Its content type.
+    pub original_type: Option<String>,
     /// The extension whose mailbox it was left in, resolved when it was recorded.
     pub extension_id: Option<i64>,
 }
@@ -74,6 +79,8 @@ const COLUMNS: &[&str] = &[
     "transcript",
     "audio_key",
     "audio_type",
+    "original_key",
+    "original_type",
     "extension_id",
 ];
 
@@ -224,7 +231,13 @@ pub async fn delete(db: &Db, scope: &Scope, id: i64) -> Result<VoicemailRow> {
         "v.id",
         "voicemail_messages",
         id,
-        |row: &VoicemailRow| row.audio_key.as_deref().into_iter().collect(),
+        |row: &VoicemailRow| {
+            row.audio_key
+                .as_deref()
+                .into_iter()
+                .chain(row.original_key.as_deref())
+                .collect()
+        },
     )
     .await
 }
@@ -272,6 +285,7 @@ pub async fn mailbox_owner(tx: &mut Tx, message: &NewVoicemail) -> Result<Option
 pub async fn record(tx: &mut Tx, message: NewVoicemail, now: i64) -> Result<Recorded> {
     let owner = mailbox_owner(tx, &message).await?;
     let (audio_key, audio_type) = message.audio.clone().unzip();
+    let (original_key, original_type) = message.original_audio.clone().unzip();
     let read = i64::from(is_read_folder(&message.dir));
     let recorded = crud::insert_once(
         tx,
@@ -293,6 +307,8 @@ pub async fn record(tx: &mut Tx, message: NewVoicemail, now: i64) -> Result<Reco
             ("transcript", message.transcript.into()),
             ("audio_key", audio_key.clone().into()),
             ("audio_type", audio_type.into()),
+            ("original_key", original_key.clone().into()),
+            ("original_type", original_type.into()),
             ("extension_id", owner.into()),
             ("created_at", now.into()),
         ],
@@ -301,7 +317,7 @@ pub async fn record(tx: &mut Tx, message: NewVoicemail, now: i64) -> Result<Reco
     if !recorded.new {
         // A concurrent push recorded the message first, with its own audio: this one's
         // goes, with this transaction.
-        if let Some(key) = &audio_key {
+        for key in audio_key.iter().chain(original_key.iter()) {
             crate::jobs::delete_object(tx, key).await?;
         }
         return Ok(recorded);

@@ -106,6 +106,8 @@ impl Role {
                 DevicesWrite,
                 ConduitsRead,
                 ConduitsWrite,
+                MusicOnHoldRead,
+                MusicOnHoldWrite,
             ],
             Role::TenantAdmin => &[
                 TenantsRead,
@@ -140,6 +142,8 @@ impl Role {
                 DevicesRead,
                 DevicesWrite,
                 ConduitsRead,
+                MusicOnHoldRead,
+                MusicOnHoldWrite,
             ],
             // Branch admins run their branch's call handling; tenant-wide routing (IVRs,
             // paging groups) they may read but not change.
@@ -166,6 +170,7 @@ impl Role {
                 CallRecordingsRead,
                 DevicesRead,
                 DevicesWrite,
+                MusicOnHoldRead,
             ],
             // A user reaches its own mailbox and calls only (the scope sees to that).
             Role::User => &[
@@ -290,6 +295,10 @@ permissions! {
     ConduitsRead = "conduits:read",
     /// Create, change and delete conduits and their sealed credentials.
     ConduitsWrite = "conduits:write",
+    /// Read music on hold and its playlists.
+    MusicOnHoldRead = "music-on-hold:read",
+    /// Create, change and delete music on hold (tenant-wide, like paging groups).
+    MusicOnHoldWrite = "music-on-hold:write",
 }
 
 /// Which tenants' records a caller reaches.

@@ -95,4 +95,6 @@ ids! {
     QueueId,
     /// Identifies a conduit (a tenant's SIP trunk, carrier connection or integration).
     ConduitId,
+    /// Identifies a music-on-hold playlist.
+    MusicOnHoldId,
 }

@@ -46,6 +46,7 @@ requirements! {
     CallRecordingsWrite, IngestWrite, DevicesRead, DevicesWrite,
     QueuesRead, QueuesWrite,
     ConduitsRead, ConduitsWrite,
+    MusicOnHoldRead, MusicOnHoldWrite,
 }
 
 /// The authenticated caller, holding permission `P`.

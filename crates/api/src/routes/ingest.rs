@@ -131,14 +131,15 @@ async fn read_pushed(
 /// push stored (no record refers to it: its key is unique to the upload).
 async fn forget_on_failure<T>(
     state: &AppState,
-    stored: Option<&str>,
+    stored: &[String],
     written: switchboard_db::Result<T>,
 ) -> ApiResult<T> {
-    if written.is_err()
-        && let Some(key) = stored
-        && let Err(error) = state.storage.delete(key).await
-    {
-        tracing::warn!(%error, key, "could not delete the audio of a failed push");
+    if written.is_err() {
+        for key in stored {
+            if let Err(error) = state.storage.delete(key).await {
+                tracing::warn!(%error, key, "could not delete the audio of a failed push");
+            }
+        }
     }
     Ok(written?)
 }
@@ -247,25 +248,37 @@ pub async fn voicemail(
     )
     .await?;
     if !known && let Some(bytes) = pushed.audio {
-        let format = audio::sniff(&bytes)
-            .ok_or_else(|| ApiError::unsupported_media_type("the audio must be WAV, MP3 or Ogg"))?;
+        // Raw GSM (Asterisk's `gsm`) has no header to sniff; it is told by its frames.
+        let (content_type, extension) = match audio::sniff(&bytes) {
+            Some(format) => (format.content_type(), format.extension()),
+            None if audio::gsm(&bytes) == Some(audio::Gsm::Raw) => ("audio/x-gsm", "gsm"),
+            None => {
+                return Err(ApiError::unsupported_media_type(
+                    "the audio must be WAV (PCM or GSM), raw GSM, MP3 or Ogg",
+                ));
+            }
+        };
         let audio = MessageAudio {
             bytes,
-            content_type: format.content_type(),
-            extension: format.extension(),
+            content_type,
+            extension,
         };
         engine::store_voicemail_audio(&state.storage, &mut message, audio)
             .await
             .map_err(ApiError::internal)?;
     }
-    let stored = message.audio.as_ref().map(|(key, _)| key.clone());
+    let stored: Vec<String> = [&message.audio, &message.original_audio]
+        .into_iter()
+        .flatten()
+        .map(|(key, _)| key.clone())
+        .collect();
     let written = async {
         let mut tx = state.db.begin().await?;
         let recorded = voicemail::record(&mut tx, message, now()).await?;
         tx.commit().await?;
         Ok::<_, switchboard_db::Error>(recorded)
     };
-    let recorded = forget_on_failure(&state, stored.as_deref(), written.await).await?;
+    let recorded = forget_on_failure(&state, &stored, written.await).await?;
     state.jobs.wake();
     Ok(Json(IngestResult::of(recorded)))
 }
@@ -332,8 +345,8 @@ pub async fn call(
         tx.commit().await?;
         Ok::<_, switchboard_db::Error>(outcome)
     };
-    let stored = recording.as_ref().map(|r| r.key.as_str());
-    let outcome = forget_on_failure(&state, stored, written.await).await?;
+    let stored: Vec<String> = recording.iter().map(|r| r.key.clone()).collect();
+    let outcome = forget_on_failure(&state, &stored, written.await).await?;
     state.jobs.wake();
     let recorded = outcome.recorded();
     let call = match outcome.call {

@@ -18,6 +18,7 @@ pub mod ivrs;
 pub mod me;
 pub mod media_files;
 pub mod messaging;
+pub mod music_on_hold;
 pub mod objects;
 pub mod operations;
 pub mod paging_groups;

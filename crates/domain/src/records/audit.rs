@@ -39,6 +39,7 @@ pub const ENTITIES: &[&str] = &[
     "queue",
     "theme",
     "conduit",
+    "music-on-hold",
 ];
 
 /// One audit entry.

@@ -11,8 +11,19 @@ use utoipa::openapi::{Ref, RefOr};
 use crate::validation::{At, Field, Int, ObjectReader, OneOf, Rule, dial, int, text};
 
 /// Declares the destination types once: the enum, its wire names and their lookup.
+/// The types before the `;` are where a call can be routed; those after it name records
+/// other lists hold (music on hold's media files) and no call-routing list accepts.
 macro_rules! dest_types {
-    ($($(#[$doc:meta])* $variant:ident = $name:literal),* $(,)?) => {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal),* $(,)?
+     ; $($(#[$odoc:meta])* $other:ident = $oname:literal),* $(,)?) => {
+        dest_types!(@all [$($(#[$doc])* $variant = $name,)* $($(#[$odoc])* $other = $oname,)*]);
+
+        impl DestType {
+            /// The types a call can be routed to, as accepted in call-routing lists.
+            pub const CALL_TARGETS: &'static [&'static str] = &[$($name,)*];
+        }
+    };
+    (@all [$($(#[$doc:meta])* $variant:ident = $name:literal,)*]) => {
         /// The destination types.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum DestType {
@@ -58,6 +69,9 @@ dest_types! {
     Queue = "QUEUE",
     /// A business-hours record: its open or closed list, by the time of the call.
     BusinessHour = "BUSINESS_HOUR",
+    ;
+    /// A media file of the tenant (a music-on-hold playlist's entries).
+    MediaFile = "MEDIA_FILE",
 }
 
 impl DestType {
@@ -119,7 +133,7 @@ pub struct Destinations {
 /// Any destination type, in any list of routing choices.
 pub const ANY_DESTINATION: Destinations = Destinations {
     name: "DestinationBody",
-    allowed: DestType::NAMES,
+    allowed: DestType::CALL_TARGETS,
     min: 0,
 };
 
@@ -241,11 +255,17 @@ impl Field for Destinations {
             return None;
         };
         if items.len() < self.min {
-            at.problem(format!(
-                "must hold at least {} destination{}",
-                self.min,
-                if self.min == 1 { "" } else { "s" }
-            ));
+            // A list of one type says what it lacks (`at least one media file`).
+            let what = match self.allowed {
+                [only] => only.to_lowercase().replace('_', " "),
+                _ => "destination".to_owned(),
+            };
+            let count = match self.min {
+                1 => "one".to_owned(),
+                n => n.to_string(),
+            };
+            let plural = if self.min == 1 { "" } else { "s" };
+            at.problem(format!("must hold at least {count} {what}{plural}"));
             return None;
         }
         let mut out = Vec::with_capacity(items.len());

@@ -16,6 +16,7 @@ pub mod extension;
 pub mod ivr;
 pub mod media_file;
 pub mod mms_media;
+pub mod music_on_hold;
 pub mod paging_group;
 pub mod partner;
 pub mod phone_number;

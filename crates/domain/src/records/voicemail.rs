@@ -173,6 +173,9 @@ pub struct NewVoicemail {
     pub transcript: String,
     /// Object key and content type of the stored audio.
     pub audio: Option<(String, String)>,
+    /// Object key and content type of the audio as the engine wrote it, when `audio` is a
+    /// playable WAV made from it (GSM voicemail).
+    pub original_audio: Option<(String, String)>,
     /// The extension whose mailbox it is, when the engine names it by id (otherwise the
     /// extension numbered as the mailbox when it is recorded).
     pub extension: Option<ExtensionId>,
@@ -255,6 +258,7 @@ impl IngestVoicemail {
             ext_num: self.ext_num,
             transcript: self.transcript,
             audio: None,
+            original_audio: None,
             extension: self.extension_id,
         }
     }

@@ -90,6 +90,24 @@ pub fn whole_seconds(bytes: &[u8]) -> Option<i64> {
     Some(seconds.round().clamp(1.0, 86_400.0) as i64)
 }
 
+/// GSM 06.10 audio as Asterisk writes voicemail, which no browser plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gsm {
+    /// GSM 6.10 inside a Microsoft WAV (format tag 0x0031; Asterisk's `wav49`, `.WAV`).
+    Wav49,
+    /// Raw GSM 06.10 frames (Asterisk's `gsm`).
+    Raw,
+}
+
+/// Whether `bytes` are GSM 06.10 audio, and in which container.
+pub fn gsm(bytes: &[u8]) -> Option<Gsm> {
+    const WAVE_FORMAT_GSM610: u16 = 0x0031;
+    if wav::sniff(bytes) {
+        return (wav::format_tag(bytes) == Some(WAVE_FORMAT_GSM610)).then_some(Gsm::Wav49);
+    }
+    (sniff(bytes).is_none() && raw_gsm_seconds(bytes).is_some()).then_some(Gsm::Raw)
+}
+
 /// Raw GSM 06.10's length: every 33-byte frame is 20 ms.
 fn raw_gsm_seconds(bytes: &[u8]) -> Option<f64> {
     const FRAME: usize = 33;

@@ -441,3 +441,20 @@ fn whole_seconds_measures_known_formats_and_raw_gsm() {
     .unwrap();
     assert_eq!(super::whole_seconds(&wav), Some(2));
 }
+
+#[test]
+fn gsm_is_told_from_its_bytes() {
+    let wav49 = fixture!("tone-wav49.WAV");
+    let raw = fixture!("tone.gsm");
+    assert_eq!(gsm(wav49), Some(Gsm::Wav49));
+    assert_eq!(gsm(raw), Some(Gsm::Raw));
+    // Both last 1.5 s (75 frames of 20 ms; the wav49 by its byte rate).
+    assert_eq!(whole_seconds(raw), Some(2));
+    assert!((duration_seconds(AudioFormat::Wav, wav49).unwrap() - 1.5).abs() < 0.05);
+    for other in [WAV, MP3, VORBIS, OPUS, TEXT] {
+        assert_eq!(gsm(other), None);
+    }
+    // A cut raw file is not whole frames; a cut header has no fmt chunk.
+    assert_eq!(gsm(&raw[..40]), None);
+    assert_eq!(gsm(&wav49[..16]), None);
+}

@@ -42,6 +42,23 @@ pub(super) fn duration(bytes: &[u8]) -> Option<f64> {
     Some(data_len? as f64 / f64::from(byte_rate?))
 }
 
+/// The format tag of a RIFF/WAVE's fmt chunk (0x0031: GSM 6.10, Asterisk's wav49).
+pub(super) fn format_tag(bytes: &[u8]) -> Option<u16> {
+    if !sniff(bytes) {
+        return None;
+    }
+    let mut pos: usize = 12;
+    loop {
+        let id = bytes.get(pos..pos.checked_add(4)?)?;
+        let size = usize::try_from(u32_le(bytes, pos + 4)?).ok()?;
+        let body = pos + 8;
+        if id == b"fmt " {
+            return u16_le(bytes, body);
+        }
+        pos = body.checked_add(size)?.checked_add(size & 1)?;
+    }
+}
+
 /// The byte rate of a valid fmt chunk body.
 fn parse_fmt(fmt: &[u8]) -> Option<u32> {
     let format = u16_le(fmt, 0)?;

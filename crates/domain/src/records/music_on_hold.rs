@@ -1,0 +1,139 @@
+//! Music on hold: a tenant's named playlists of media files, played to callers on hold in
+//! order or shuffled; one of them may be the tenant's default.
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::NAME;
+use super::business_hour::BranchRef;
+use super::destination::{Destination, DestinationInput, Destinations};
+use crate::declare::{Body, Filter, Listed};
+use crate::ids::{BranchId, MusicOnHoldId, TenantId};
+use crate::list::BranchedFilter;
+use crate::validation::{Bool, ID, OneOf, Switch};
+
+/// How the playlist plays: in order from the first file, shuffled, or in order from a
+/// random file (so callers put on hold together do not all hear the same bar).
+pub const MODE: OneOf = OneOf(&["sequential", "random", "randomStart"]);
+
+/// The playlist: media files of the same tenant, in order, at least one.
+pub const FILES: Destinations = Destinations {
+    name: "MusicOnHoldFileBody",
+    allowed: &["MEDIA_FILE"],
+    min: 1,
+};
+
+/// A music-on-hold playlist.
+#[derive(Clone, Debug, Serialize, ToSchema, Listed)]
+#[serde(rename_all = "camelCase")]
+#[list(sort(id, name, mode, is_default, tenant_id), filter = MusicOnHoldFilter, table = "h", search("name"))]
+pub struct MusicOnHold {
+    /// Its id.
+    pub id: MusicOnHoldId,
+    /// The tenant it belongs to.
+    pub tenant_id: TenantId,
+    /// The branch it is for; null for the whole tenant.
+    pub branch_id: Option<BranchId>,
+    /// The branch, resolved; null for the whole tenant.
+    pub branch: Option<BranchRef>,
+    /// Its name.
+    pub name: String,
+    /// `sequential`, `random` or `randomStart`.
+    pub mode: String,
+    /// Whether it is the tenant's default (at most one is).
+    pub is_default: bool,
+    /// The media files it plays (`destType` `MEDIA_FILE`), by `order`.
+    pub routing_destinations: Vec<Destination>,
+}
+
+/// The body of `POST /v2/admin/music-on-hold/`.
+#[derive(Clone, Debug, Body)]
+#[body(placement(tenant))]
+pub struct CreateMusicOnHold {
+    /// The owning tenant; tenant-scoped callers may omit it.
+    #[field(rule = ID)]
+    pub tenant_id: Option<TenantId>,
+    /// The branch, of the same tenant, or null for the whole tenant.
+    #[field(rule = ID, nullable)]
+    pub branch_id: Option<BranchId>,
+    /// Its name.
+    #[field(rule = NAME)]
+    pub name: String,
+    /// `sequential` (the default), `random` or `randomStart`.
+    #[field(rule = MODE, default = "sequential".to_owned())]
+    pub mode: String,
+    /// Whether it becomes the tenant's default (the previous default stops being one).
+    #[field(rule = Bool, default = false)]
+    pub is_default: bool,
+    /// The media files it plays, in order: at least one, each of the tenant.
+    #[field(rule = FILES)]
+    pub routing_destinations: Vec<DestinationInput>,
+}
+
+/// The body of `PATCH /v2/admin/music-on-hold/{id}`: fields not sent stay unchanged; a
+/// sent `routingDestinations` replaces the playlist and must still hold a media file.
+#[derive(Clone, Debug, Default, Body)]
+#[body(refuse(tenantId = "cannot be changed"))]
+pub struct UpdateMusicOnHold {
+    /// The branch, of the same tenant; null for the whole tenant.
+    #[field(rule = ID)]
+    pub branch_id: Option<Option<BranchId>>,
+    /// Its name.
+    #[field(rule = NAME)]
+    pub name: Option<String>,
+    /// `sequential`, `random` or `randomStart`.
+    #[field(rule = MODE)]
+    pub mode: Option<String>,
+    /// `true` makes it the tenant's default (the previous default stops being one);
+    /// `false` leaves the tenant without one if it was.
+    #[field(rule = Bool)]
+    pub is_default: Option<bool>,
+    /// The media files it plays, in order (replaces the current ones).
+    #[field(rule = FILES)]
+    pub routing_destinations: Option<Vec<DestinationInput>>,
+}
+
+/// Filters of the music-on-hold list.
+#[derive(Clone, Debug, Default, Filter)]
+pub struct MusicOnHoldFilter {
+    /// The tenant and branch.
+    #[field(flatten)]
+    pub place: BranchedFilter,
+    /// 1 (or `true`) only the default, 0 (or `false`) the others.
+    #[field(rule = Switch)]
+    pub is_default: Option<bool>,
+}
+
+/// One file of a playlist as the engine plays it.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PlaylistEntry {
+    /// Position in the playlist.
+    pub order: i64,
+    /// The media file's id.
+    pub media_file_id: i64,
+    /// Its name.
+    pub name: String,
+    /// The audio's type at `url`: `audio/wav` for the telephony rendition; the stored
+    /// type for a file that has none (Ogg Opus).
+    pub content_type: String,
+    /// Its playing time in seconds.
+    pub duration: f64,
+    /// A signed link to the 8 kHz mono WAV telephony rendition (the original where there
+    /// is none).
+    pub url: String,
+}
+
+/// `GET /v2/admin/music-on-hold/{id}/playlist`: what the engine plays, in order.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Playlist {
+    /// The music on hold's id.
+    pub id: MusicOnHoldId,
+    /// How to play it.
+    pub mode: String,
+    /// The files, in order.
+    pub files: Vec<PlaylistEntry>,
+    /// When the links expire (RFC 3339).
+    pub url_expires_at: String,
+}
