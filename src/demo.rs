@@ -220,8 +220,7 @@ async fn seed_call_handling(
 
 /// `demo --scale N [--devices D] [--calls C]`: a new tenant holding `messages` voicemail
 /// messages (over a thousand mailboxes), a tenth as many phone numbers, `devices` desk
-/// phones and `calls` calls,
-/// with a tenant admin to list them; answers the tenant, the login and the MAC of one
+/// phones and `calls` calls, with a tenant admin to list them; answers the tenant, the login and the MAC of one
 /// phone (to search for) as one line of JSON.
 pub async fn scale(
     state: &AppState,

@@ -175,7 +175,7 @@ async fn migrate_data_to_postgres(app: TestApp) {
         return;
     }
     let platform = seeded_demo(&app).await;
-    let large = demo::scale(&app.state, 100_000, 0).await.unwrap();
+    let large = demo::scale(&app.state, 100_000, 0, 0).await.unwrap();
     let large: Value = serde_json::from_str(&large).unwrap();
     let (admin, name) = create_postgres_database().await;
     let target = with_database(&admin, &name);
