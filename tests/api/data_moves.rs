@@ -165,15 +165,28 @@ fn without_links(mut value: Value) -> Value {
     value
 }
 
-async fn migrate_data_to_postgres(app: TestApp) {
-    if app.config.database_url().starts_with("postgres") {
-        // The source is the embedded installation: a PostgreSQL one is refused.
-        let refused = ops::migrate_data(&app.config, "postgres://x@127.0.0.1/y", None)
-            .await
-            .unwrap_err();
-        assert!(refused.to_string().contains("SQLite"), "{refused}");
-        return;
+/// The source is the embedded installation and the target PostgreSQL: anything else is
+/// refused before a byte is copied.
+async fn migrate_data_goes_from_sqlite_to_postgres_only(app: TestApp) {
+    let refused = if app.config.database_url().starts_with("postgres") {
+        ops::migrate_data(&app.config, "postgres://x@127.0.0.1/y", None).await
+    } else {
+        ops::migrate_data(&app.config, "sqlite:///tmp/elsewhere.db", None).await
     }
+    .unwrap_err()
+    .to_string();
+    assert!(
+        refused.contains("SQLite") || refused.contains("--to must be a postgres:// URL"),
+        "{refused}"
+    );
+}
+
+on_both_backends!(migrate_data_goes_from_sqlite_to_postgres_only);
+
+/// The demo and a tenant of 100,000 messages moved from SQLite (a PostgreSQL test: the
+/// target is one).
+async fn migrate_data_to_postgres() {
+    let app = TestApp::start(Backend::Sqlite).await.unwrap();
     let platform = seeded_demo(&app).await;
     let large = demo::scale(&app.state, 100_000, 0, 0).await.unwrap();
     let large: Value = serde_json::from_str(&large).unwrap();
@@ -282,7 +295,7 @@ async fn before_highest_branch(app: &TestApp, token: &str) -> i64 {
     branches["records"][0]["id"].as_i64().unwrap()
 }
 
-on_both_backends!(migrate_data_to_postgres);
+switchboard_testing::tests!(needs switchboard_testing::POSTGRES; migrate_data_to_postgres);
 
 /// The demo moved to PostgreSQL and an S3 bucket (moto's server): its audio is then
 /// answered with S3's own presigned links, and their bytes are the source's.
