@@ -40,9 +40,9 @@ use utoipa_swagger_ui::SwaggerUi;
 use crate::error::ApiError;
 use crate::routes::{
     announcements, audit_log, authentication, branches, business_hours, button_layouts,
-    call_recordings, calls, custom_voices, devices, extensions, ingest, ivrs, me, media_files,
-    messaging, objects, operations, paging_groups, partners, phone_numbers, provisioning, tenants,
-    text_to_speech, users, voicemail, webhook_deliveries, webhooks,
+    call_recordings, calls, custom_voices, devices, engine_jobs, extensions, ingest, ivrs, me,
+    media_files, messaging, objects, operations, paging_groups, partners, phone_numbers,
+    provisioning, tenants, text_to_speech, users, voicemail, webhook_deliveries, webhooks,
 };
 pub use crate::state::{AppState, Settings};
 
@@ -132,6 +132,8 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         )
         .routes(routes!(ingest::sms))
         .routes(routes!(ingest::fax))
+        .routes(routes!(engine_jobs::claim))
+        .routes(routes!(engine_jobs::result))
         .routes(routes!(webhooks::list_types))
         .routes(routes!(webhooks::list, webhooks::create))
         .routes(routes!(webhooks::get, webhooks::update, webhooks::delete))

@@ -13,9 +13,9 @@ use std::collections::BTreeMap;
 use regex::Regex;
 use serde_json::{Map, Value, json};
 use switchboard_domain::records::{
-    announcement, branch, business_hour, button_layout, call, custom_voice, device, extension, ivr,
-    media_file, paging_group, partner, phone_number, speech, tenant, traffic, user, voicemail,
-    webhook,
+    announcement, branch, business_hour, button_layout, call, custom_voice, device, engine_job,
+    extension, ivr, media_file, paging_group, partner, phone_number, speech, tenant, traffic, user,
+    voicemail, webhook,
 };
 use switchboard_domain::validation::{FromBody, Problems};
 
@@ -82,6 +82,8 @@ fn readers() -> BTreeMap<String, Reader> {
         me::ChangePassword,
         me::ConfirmPassword,
         me::ConfirmCode,
+        engine_job::ClaimJobs,
+        engine_job::JobResult,
     ]
 }
 
