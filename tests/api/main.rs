@@ -37,6 +37,7 @@ mod messaging;
 mod mms_media;
 mod openapi;
 mod operations;
+mod outbound;
 mod paging_groups;
 mod phone_numbers;
 mod provisioning;

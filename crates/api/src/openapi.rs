@@ -54,6 +54,7 @@ use crate::error::ErrorBody;
         (name = "provisioning", description = "The configuration files desk phones fetch, with their own credentials"),
         (name = "text-to-speech", description = "The speech engine's voices and languages, and prompts rendered as telephony audio"),
         (name = "operations", description = "Health probes"),
+        (name = "faxes", description = "Faxes received and sent, their documents, attempts and retries"),
         (name = "engine", description = "The telephony engine's work queue: outbound faxes and texts claimed under a lease, and their results"),
     )
 )]

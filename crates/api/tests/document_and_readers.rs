@@ -13,10 +13,12 @@ use std::collections::BTreeMap;
 use regex::Regex;
 use serde_json::{Map, Value, json};
 use switchboard_domain::records::{
-    announcement, branch, business_hour, button_layout, call, custom_voice, device, engine_job,
-    extension, ivr, media_file, paging_group, partner, phone_number, speech, tenant, traffic, user,
-    voicemail, webhook,
+    announcement, branch, business_hour, button_layout, call, custom_voice, device, extension, ivr,
+    media_file, paging_group, partner, phone_number, speech, tenant, traffic, user, voicemail,
+    webhook,
 };
+// The engine work queue and what goes through it (issue 15).
+use switchboard_domain::records::{engine_job, fax};
 use switchboard_domain::validation::{FromBody, Problems};
 
 /// Reads a body with `T`'s reader, answering the problems it found.
@@ -84,6 +86,8 @@ fn readers() -> BTreeMap<String, Reader> {
         me::ConfirmCode,
         engine_job::ClaimJobs,
         engine_job::JobResult,
+        traffic::SendText,
+        fax::SetFaxRetryPolicy,
     ]
 }
 

@@ -63,6 +63,7 @@ pub const AUDITED: &[(&str, &str)] = &[
     ("button_layouts", "button-layout"),
     ("custom_voices", "custom-voice"),
     ("mms_media", "mms-media"),
+    ("faxes", "fax"),
 ];
 
 /// Who acts in the current request and from where.

@@ -28,6 +28,7 @@ pub mod dial_plan;
 pub mod engine_jobs;
 pub mod events;
 pub mod extensions;
+pub mod faxes;
 pub mod identity;
 pub mod in_use;
 pub mod ivrs;

@@ -2,16 +2,24 @@
 //! FAX_* event in the same transaction.
 
 use futures::future::BoxFuture;
-use sea_query::{Expr, ExprTrait, Query};
+use sea_query::{Expr, ExprTrait, Query, SelectStatement};
 use serde_json::json;
+use switchboard_domain::Scope;
+use switchboard_domain::ids::TenantId;
+use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::engine_job::{self, JobResult};
-use switchboard_domain::records::traffic::{IngestFax, IngestSms, time_or_now};
+use switchboard_domain::records::traffic::{
+    IngestFax, IngestSms, TextFilter, TextMessage, time_or_now,
+};
+use switchboard_domain::validation::iso;
 
-use crate::backend::Tx;
+use crate::backend::{Db, Tx};
 use crate::crud::{self, Recorded};
 use crate::engine_jobs::{Job, Kind, Next};
 use crate::error::Result;
 use crate::events;
+use crate::list::{self, Listing};
+use crate::scope;
 
 /// Records a text message unless its id was recorded before, emitting SMS_RECEIVED
 /// (inbound) or SMS_SENT (outbound) for a new one.
@@ -186,7 +194,7 @@ fn sms_reported<'a>(
 #[derive(Clone, Debug)]
 pub struct OutgoingSms {
     /// The tenant sending it.
-    pub tenant: switchboard_domain::ids::TenantId,
+    pub tenant: TenantId,
     /// One of the tenant's numbers.
     pub from: String,
     /// The recipient.
@@ -241,4 +249,102 @@ pub async fn queue_sms(tx: &mut Tx, sms: &OutgoingSms, now: i64) -> Result<i64> 
     });
     crate::engine_jobs::enqueue(tx, sms.tenant, &SMS_JOBS, Some(id), &payload, now).await?;
     Ok(id)
+}
+
+/// A text message as stored.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct TextRow {
+    /// Id.
+    pub id: i64,
+    /// Tenant.
+    pub tenant_id: i64,
+    /// The carrier's, engine's or our own id.
+    pub message_id: String,
+    /// inbound or outbound.
+    pub direction: String,
+    /// Sender.
+    pub from_number: String,
+    /// Recipient.
+    pub to_number: String,
+    /// The text.
+    pub body: String,
+    /// Media URLs, a JSON array.
+    pub media_urls: String,
+    /// queued, sending, sent, failed, or '' when the engine reported it.
+    pub status: String,
+    /// ISO 8601.
+    pub time: String,
+}
+
+const TEXT_COLUMNS: [&str; 10] = [
+    "id",
+    "tenant_id",
+    "message_id",
+    "direction",
+    "from_number",
+    "to_number",
+    "body",
+    "media_urls",
+    "status",
+    "time",
+];
+
+fn texts(scope: &Scope) -> SelectStatement {
+    let mut select = Query::select();
+    select.from_as("sms_messages", "s");
+    for column in TEXT_COLUMNS {
+        select.column(("s", column));
+    }
+    select
+        .cond_where(scope::tenants(scope, Expr::col(("s", "tenant_id"))))
+        .take()
+}
+
+/// Lists the texts the caller reaches.
+pub async fn list_texts(
+    db: &Db,
+    scope: &Scope,
+    filter: &TextFilter,
+    query: &ListQuery,
+) -> Result<Listing<TextRow>> {
+    let mut select = texts(scope);
+    if let Some(tenant) = filter.tenant_id {
+        select.and_where(Expr::col(("s", "tenant_id")).eq(tenant.get()));
+    }
+    if let Some(direction) = &filter.direction {
+        select.and_where(Expr::col(("s", "direction")).eq(direction.as_str()));
+    }
+    if let Some(from) = &filter.from {
+        select.and_where(Expr::col(("s", "from_number")).eq(from.as_str()));
+    }
+    if let Some(to) = &filter.to {
+        select.and_where(Expr::col(("s", "to_number")).eq(to.as_str()));
+    }
+    // Times are stored as ISO 8601 UTC with seconds, so they compare as text.
+    if let Some(since) = filter.date_from {
+        select.and_where(Expr::col(("s", "time")).gte(iso(since)));
+    }
+    if let Some(until) = filter.date_to {
+        select.and_where(Expr::col(("s", "time")).lt(iso(until)));
+    }
+    list::run(db, select, <TextMessage as Listed>::SPEC, query).await
+}
+
+/// The text `id` in the caller's reach.
+pub async fn get_text(db: &Db, scope: &Scope, id: i64) -> Result<TextRow> {
+    let select = texts(scope).and_where(Expr::col(("s", "id")).eq(id)).take();
+    db.conn().fetch_one(&select).await
+}
+
+/// Whether `number` is one of `tenant`'s numbers that takes texts (its texts reach an
+/// extension).
+pub async fn is_sms_number(db: &Db, tenant: TenantId, number: &str) -> Result<bool> {
+    let select = Query::select()
+        .column("id")
+        .from("phone_numbers")
+        .and_where(Expr::col("tenant_id").eq(tenant.get()))
+        .and_where(Expr::col("number").eq(number))
+        .and_where(Expr::col("sms_ext_id").is_not_null())
+        .take();
+    Ok(db.conn().fetch_optional::<(i64,)>(&select).await?.is_some())
 }

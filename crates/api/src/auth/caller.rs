@@ -44,6 +44,7 @@ requirements! {
     MessagingSend, WebhooksRead, WebhooksWrite, PhoneNumbersRead, PhoneNumbersWrite,
     PhoneNumbersProvision, VoicemailRead, VoicemailWrite, CallRecordingsRead,
     CallRecordingsWrite, IngestWrite, DevicesRead, DevicesWrite,
+    MessagingRead, FaxesRead, FaxesWrite,
 }
 
 /// The authenticated caller, holding permission `P`.

@@ -39,19 +39,29 @@ pub async fn claim(
     let max = u64::try_from(body.max).unwrap_or(1);
     let jobs = engine_jobs::claim(&state.db, &kinds, &owner, now, lease_until, max).await?;
     let until = chrono::DateTime::from_timestamp(lease_until, 0).unwrap_or_default();
-    let jobs = jobs
-        .into_iter()
-        .map(|job| ClaimedJob {
-            payload: job.payload_json(),
+    let mut claimed = Vec::with_capacity(jobs.len());
+    for job in jobs {
+        let mut payload = job.payload_json();
+        // A payload names stored objects by key; the engine gets a fresh signed link.
+        if let Some(key) = payload["documentKey"].as_str().map(str::to_owned) {
+            let url = state
+                .storage
+                .download_url(&key, state.settings.media_url_ttl)
+                .await
+                .map_err(ApiError::internal)?;
+            payload["documentURL"] = url.into();
+        }
+        claimed.push(ClaimedJob {
+            payload,
             id: job.id,
             kind: job.kind,
             tenant_id: job.tenant_id,
             subject_id: job.subject_id,
             attempt: job.attempts,
             lease_until: iso(until),
-        })
-        .collect();
-    Ok(Json(ClaimedJobs { jobs }))
+        });
+    }
+    Ok(Json(ClaimedJobs { jobs: claimed }))
 }
 
 /// Records what an attempt came to, with what it means for the job's record (a fax

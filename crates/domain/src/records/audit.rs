@@ -38,6 +38,7 @@ pub const ENTITIES: &[&str] = &[
     "custom-voice",
     "queue",
     "theme",
+    "fax",
 ];
 
 /// One audit entry.

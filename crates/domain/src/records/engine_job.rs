@@ -16,7 +16,7 @@ pub const SMS: &str = "sms";
 
 /// Every kind of engine job. A new kind adds its name here and its handling to
 /// `switchboard_db::engine_jobs::KINDS` (a test checks the two agree).
-pub const KINDS: OneOf = OneOf(&[SMS]);
+pub const KINDS: OneOf = OneOf(&[SMS, FAX]);
 
 /// The kinds one claim asks for.
 const CLAIM_KINDS: ListOf<OneOf> = list_of(KINDS, 1, 10);

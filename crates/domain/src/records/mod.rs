@@ -13,6 +13,7 @@ pub mod device;
 pub mod device_model;
 pub mod engine_job;
 pub mod extension;
+pub mod fax;
 pub mod ivr;
 pub mod media_file;
 pub mod mms_media;
