@@ -106,6 +106,11 @@ impl ApiError {
         Self::new(StatusCode::CONFLICT, "Conflict", message)
     }
 
+    /// 410: what the request needs existed but is gone for good (a fax's document).
+    pub fn gone(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::GONE, "Gone", message)
+    }
+
     /// 413: a body or file over its limit.
     pub fn payload_too_large(message: impl Into<String>) -> Self {
         Self::new(StatusCode::PAYLOAD_TOO_LARGE, "PayloadTooLarge", message)

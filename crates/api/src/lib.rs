@@ -47,6 +47,8 @@ use crate::routes::{
 };
 use crate::routes::{destinations, queues};
 use crate::routes::{conduits, reporting};
+// The engine work queue and what goes through it (issue 15).
+use crate::routes::{engine_jobs, faxes, texts};
 pub use crate::state::{AppState, Settings};
 
 /// The request id header, taken from the client or made, echoed and logged.
@@ -135,6 +137,22 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         )
         .routes(routes!(ingest::sms))
         .routes(routes!(ingest::fax))
+        .routes(routes!(engine_jobs::claim))
+        .routes(routes!(engine_jobs::result))
+        .routes(routes!(texts::list, texts::send))
+        .routes(routes!(texts::get))
+        .merge(
+            // A fax carries its document: up to its own limit, for this route only.
+            OpenApiRouter::new()
+                .routes(routes!(faxes::list, faxes::send))
+                .layer(DefaultBodyLimit::max(
+                    switchboard_domain::records::fax::MAX_DOCUMENT_BYTES + 256 * 1024,
+                )),
+        )
+        .routes(routes!(faxes::get, faxes::delete))
+        .routes(routes!(faxes::get_policy, faxes::set_policy))
+        .routes(routes!(faxes::retry))
+        .routes(routes!(faxes::retry_unversioned))
         .routes(routes!(webhooks::list_types))
         .routes(routes!(webhooks::list, webhooks::create))
         .routes(routes!(webhooks::get, webhooks::update, webhooks::delete))

@@ -19,6 +19,8 @@ use switchboard_domain::records::{
     voicemail, webhook,
 };
 use switchboard_domain::records::{conduit, report};
+// The engine work queue and what goes through it (issue 15).
+use switchboard_domain::records::{engine_job, fax};
 use switchboard_domain::validation::{FromBody, Problems};
 
 /// Reads a body with `T`'s reader, answering the problems it found.
@@ -91,6 +93,10 @@ fn readers() -> BTreeMap<String, Reader> {
         me::ChangePassword,
         me::ConfirmPassword,
         me::ConfirmCode,
+        engine_job::ClaimJobs,
+        engine_job::JobResult,
+        traffic::SendText,
+        fax::SetFaxRetryPolicy,
     ]
 }
 

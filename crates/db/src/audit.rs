@@ -66,6 +66,7 @@ pub const AUDITED: &[(&str, &str)] = &[
     ("queues", "queue"),
     ("conduits", "conduit"),
     ("music_on_hold", "music-on-hold"),
+    ("faxes", "fax"),
 ];
 
 /// Who acts in the current request and from where.

@@ -1,13 +1,25 @@
 //! Text messages and faxes the engine reports: each recorded once, with its SMS_* or
 //! FAX_* event in the same transaction.
 
+use futures::future::BoxFuture;
+use sea_query::{Expr, ExprTrait, Query, SelectStatement};
 use serde_json::json;
-use switchboard_domain::records::traffic::{IngestFax, IngestSms, time_or_now};
+use switchboard_domain::Scope;
+use switchboard_domain::ids::TenantId;
+use switchboard_domain::list::{ListQuery, Listed};
+use switchboard_domain::records::engine_job::{self, JobResult};
+use switchboard_domain::records::traffic::{
+    IngestFax, IngestSms, TextFilter, TextMessage, time_or_now,
+};
+use switchboard_domain::validation::iso;
 
-use crate::backend::Tx;
+use crate::backend::{Db, Tx};
 use crate::crud::{self, Recorded};
+use crate::engine_jobs::{Job, Kind, Next};
 use crate::error::Result;
 use crate::events;
+use crate::list::{self, Listing};
+use crate::scope;
 
 /// Records a text message unless its id was recorded before, emitting SMS_RECEIVED
 /// (inbound) or SMS_SENT (outbound) for a new one.
@@ -92,4 +104,247 @@ pub async fn record_fax(tx: &mut Tx, fax: IngestFax, now: i64) -> Result<Recorde
         events::emit(tx, fax.tenant, kind, data, now).await?;
     }
     Ok(recorded)
+}
+
+/// Texts sent through the engine queue (`POST /v2/messaging/messages`): claimed, the
+/// text is `sending`; `sent` records it so and emits SMS_SENT, `failed` ends it `failed`.
+pub const SMS_JOBS: Kind = Kind {
+    name: engine_job::SMS,
+    outcomes: &["sent", "failed"],
+    on_claim: sms_claimed,
+    on_result: sms_reported,
+};
+
+fn sms_claimed<'a>(tx: &'a mut Tx, job: &'a Job, _now: i64) -> BoxFuture<'a, Result<bool>> {
+    Box::pin(async move {
+        let Some(id) = job.subject_id else {
+            return Ok(false);
+        };
+        let update = Query::update()
+            .table("sms_messages")
+            .value("status", "sending")
+            .and_where(Expr::col("id").eq(id))
+            .and_where(Expr::col("status").is_in(["queued", "sending"]))
+            .take();
+        Ok(tx.execute(&update).await? > 0)
+    })
+}
+
+#[derive(sqlx::FromRow)]
+struct SentText {
+    message_id: String,
+    direction: String,
+    from_number: String,
+    to_number: String,
+    body: String,
+    media_urls: String,
+}
+
+fn sms_reported<'a>(
+    tx: &'a mut Tx,
+    job: &'a Job,
+    result: &'a JobResult,
+    now: i64,
+) -> BoxFuture<'a, Result<Next>> {
+    Box::pin(async move {
+        let Some(id) = job.subject_id else {
+            return Ok(Next::Done);
+        };
+        let sent = result.outcome == "sent";
+        let time = time_or_now(result.ended_at);
+        let update = Query::update()
+            .table("sms_messages")
+            .value("status", if sent { "sent" } else { "failed" })
+            .value("time", time.clone())
+            .and_where(Expr::col("id").eq(id))
+            .returning(Query::returning().columns([
+                "message_id",
+                "direction",
+                "from_number",
+                "to_number",
+                "body",
+                "media_urls",
+            ]))
+            .take();
+        let Some(text) = tx.fetch_optional::<SentText>(&update).await? else {
+            return Ok(Next::Done);
+        };
+        if !sent {
+            return Ok(Next::Failed);
+        }
+        let media: serde_json::Value =
+            serde_json::from_str(&text.media_urls).unwrap_or_else(|_| json!([]));
+        let data = json!({
+            "id": id,
+            "messageId": text.message_id,
+            "direction": text.direction,
+            "from": text.from_number,
+            "to": text.to_number,
+            "body": text.body,
+            "mediaUrls": media,
+            "time": time,
+            "reference": result.reference,
+        });
+        events::emit(tx, job.tenant(), "SMS_SENT", data, now).await?;
+        Ok(Next::Done)
+    })
+}
+
+/// A text to send through the engine.
+#[derive(Clone, Debug)]
+pub struct OutgoingSms {
+    /// The tenant sending it.
+    pub tenant: TenantId,
+    /// One of the tenant's numbers.
+    pub from: String,
+    /// The recipient.
+    pub to: String,
+    /// The text.
+    pub body: String,
+    /// URLs of its media.
+    pub media_urls: Vec<String>,
+}
+
+/// Records an outbound text as `queued` and queues its engine job in `tx`, due now;
+/// answers the text's id.
+pub async fn queue_sms(tx: &mut Tx, sms: &OutgoingSms, now: i64) -> Result<i64> {
+    let message_id = format!("sb-{}", uuid::Uuid::now_v7().simple());
+    let media = serde_json::Value::from(sms.media_urls.clone());
+    let time = time_or_now(chrono::DateTime::from_timestamp(now, 0));
+    let insert = Query::insert()
+        .into_table("sms_messages")
+        .columns([
+            "tenant_id",
+            "message_id",
+            "direction",
+            "from_number",
+            "to_number",
+            "body",
+            "media_urls",
+            "time",
+            "status",
+            "created_at",
+        ])
+        .values_panic([
+            sms.tenant.get().into(),
+            message_id.clone().into(),
+            "outbound".into(),
+            sms.from.clone().into(),
+            sms.to.clone().into(),
+            sms.body.clone().into(),
+            media.to_string().into(),
+            time.into(),
+            "queued".into(),
+            now.into(),
+        ])
+        .returning_col("id")
+        .take();
+    let id: i64 = tx.scalar(&insert).await?;
+    let payload = json!({
+        "messageId": message_id,
+        "from": sms.from,
+        "to": sms.to,
+        "body": sms.body,
+        "mediaUrls": media,
+    });
+    crate::engine_jobs::enqueue(tx, sms.tenant, &SMS_JOBS, Some(id), &payload, now).await?;
+    Ok(id)
+}
+
+/// A text message as stored.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct TextRow {
+    /// Id.
+    pub id: i64,
+    /// Tenant.
+    pub tenant_id: i64,
+    /// The carrier's, engine's or our own id.
+    pub message_id: String,
+    /// inbound or outbound.
+    pub direction: String,
+    /// Sender.
+    pub from_number: String,
+    /// Recipient.
+    pub to_number: String,
+    /// The text.
+    pub body: String,
+    /// Media URLs, a JSON array.
+    pub media_urls: String,
+    /// queued, sending, sent, failed, or '' when the engine reported it.
+    pub status: String,
+    /// ISO 8601.
+    pub time: String,
+}
+
+const TEXT_COLUMNS: [&str; 10] = [
+    "id",
+    "tenant_id",
+    "message_id",
+    "direction",
+    "from_number",
+    "to_number",
+    "body",
+    "media_urls",
+    "status",
+    "time",
+];
+
+fn texts(scope: &Scope) -> SelectStatement {
+    let mut select = Query::select();
+    select.from_as("sms_messages", "s");
+    for column in TEXT_COLUMNS {
+        select.column(("s", column));
+    }
+    select
+        .cond_where(scope::tenants(scope, Expr::col(("s", "tenant_id"))))
+        .take()
+}
+
+/// Lists the texts the caller reaches.
+pub async fn list_texts(
+    db: &Db,
+    scope: &Scope,
+    filter: &TextFilter,
+    query: &ListQuery,
+) -> Result<Listing<TextRow>> {
+    let mut select = texts(scope);
+    if let Some(tenant) = filter.tenant_id {
+        select.and_where(Expr::col(("s", "tenant_id")).eq(tenant.get()));
+    }
+    if let Some(direction) = &filter.direction {
+        select.and_where(Expr::col(("s", "direction")).eq(direction.as_str()));
+    }
+    if let Some(from) = &filter.from {
+        select.and_where(Expr::col(("s", "from_number")).eq(from.as_str()));
+    }
+    if let Some(to) = &filter.to {
+        select.and_where(Expr::col(("s", "to_number")).eq(to.as_str()));
+    }
+    // Times are stored as ISO 8601 UTC with seconds, so they compare as text.
+    if let Some(since) = filter.date_from {
+        select.and_where(Expr::col(("s", "time")).gte(iso(since)));
+    }
+    if let Some(until) = filter.date_to {
+        select.and_where(Expr::col(("s", "time")).lt(iso(until)));
+    }
+    list::run(db, select, <TextMessage as Listed>::SPEC, query).await
+}
+
+/// The text `id` in the caller's reach.
+pub async fn get_text(db: &Db, scope: &Scope, id: i64) -> Result<TextRow> {
+    let select = texts(scope).and_where(Expr::col(("s", "id")).eq(id)).take();
+    db.conn().fetch_one(&select).await
+}
+
+/// Whether `number` is one of `tenant`'s numbers that takes texts (its texts reach an
+/// extension).
+pub async fn is_sms_number(db: &Db, tenant: TenantId, number: &str) -> Result<bool> {
+    let select = Query::select()
+        .column("id")
+        .from("phone_numbers")
+        .and_where(Expr::col("tenant_id").eq(tenant.get()))
+        .and_where(Expr::col("number").eq(number))
+        .and_where(Expr::col("sms_ext_id").is_not_null())
+        .take();
+    Ok(db.conn().fetch_optional::<(i64,)>(&select).await?.is_some())
 }

@@ -95,6 +95,9 @@ impl Role {
                 MediaFilesRead,
                 MediaFilesWrite,
                 MessagingSend,
+                MessagingRead,
+                FaxesRead,
+                FaxesWrite,
                 WebhooksRead,
                 WebhooksWrite,
                 AuditLogRead,
@@ -132,6 +135,9 @@ impl Role {
                 MediaFilesRead,
                 MediaFilesWrite,
                 MessagingSend,
+                MessagingRead,
+                FaxesRead,
+                FaxesWrite,
                 WebhooksRead,
                 WebhooksWrite,
                 AuditLogRead,
@@ -270,6 +276,12 @@ permissions! {
     WebhooksWrite = "webhooks:write",
     /// Send messages (and upload their media).
     MessagingSend = "messaging:send",
+    /// Read the tenant's text messages.
+    MessagingRead = "messaging:read",
+    /// Read faxes and fetch their documents.
+    FaxesRead = "faxes:read",
+    /// Send, retry and delete faxes, and set the fax retry policy.
+    FaxesWrite = "faxes:write",
     /// Read the audit log.
     AuditLogRead = "audit-log:read",
     /// Read voicemail messages and fetch their audio.

@@ -2,6 +2,7 @@
 //! URLs for them, and inspection of uploaded audio (format and playing time).
 
 pub mod audio;
+pub mod documents;
 pub mod kinds;
 pub mod signing;
 mod store;

@@ -47,6 +47,7 @@ requirements! {
     QueuesRead, QueuesWrite,
     ConduitsRead, ConduitsWrite,
     MusicOnHoldRead, MusicOnHoldWrite,
+    MessagingRead, FaxesRead, FaxesWrite,
 }
 
 /// The authenticated caller, holding permission `P`.

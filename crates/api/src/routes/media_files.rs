@@ -79,7 +79,7 @@ pub async fn list(
     Ok(listing::respond(presented, std::convert::identity))
 }
 
-fn field_text(
+pub(crate) fn field_text(
     value: &str,
     location_key: &str,
     rule: &impl Rule<Output = String>,
@@ -94,7 +94,7 @@ fn field_text(
     }
 }
 
-async fn read_limited(mut field: Field<'_>, limit: usize) -> ApiResult<Vec<u8>> {
+pub(crate) async fn read_limited(mut field: Field<'_>, limit: usize) -> ApiResult<Vec<u8>> {
     let mut bytes = Vec::new();
     while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {
         if bytes.len() + chunk.len() > limit {

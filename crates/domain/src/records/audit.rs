@@ -40,6 +40,7 @@ pub const ENTITIES: &[&str] = &[
     "theme",
     "conduit",
     "music-on-hold",
+    "fax",
 ];
 
 /// One audit entry.

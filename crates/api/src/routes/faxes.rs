@@ -1,0 +1,343 @@
+//! `/v2/admin/faxes`: the tenant's faxes — those the engine reported and those sent here
+//! (a PDF that parses, or a TIFF, from a fax-enabled number of the tenant), sent through
+//! the engine work queue attempt by attempt under the tenant's retry policy; a failed fax
+//! is retried by hand at `GET /faxes/retry/{id}`.
+
+use std::collections::HashMap;
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::multipart::{Multipart, MultipartRejection};
+use axum::extract::{Query, State};
+use axum::http::HeaderMap;
+use axum::response::Response;
+use switchboard_db::faxes::{self, FaxRow, NewFax};
+use switchboard_domain::declare::DeclaredFilter;
+use switchboard_domain::ids::TenantId;
+use switchboard_domain::list::Page;
+use switchboard_domain::records::fax::{
+    Fax, FaxRetryPolicy, MAX_DOCUMENT_BYTES, PARTY, SetFaxRetryPolicy,
+};
+use switchboard_domain::validation::{ID, Raw, Rule};
+use switchboard_domain::{Location, Problems};
+use switchboard_storage::StorageError;
+use utoipa::ToSchema;
+
+use crate::audit::now;
+use crate::auth::caller::{Caller, FaxesRead, FaxesWrite};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{JsonBody, ListParams, PathId};
+use crate::routes::media_files::{
+    field_text, multipart_error, multipart_rejection, read_limited, require_multipart,
+};
+use crate::state::AppState;
+use crate::{guard, listing, tenancy};
+
+/// A fax as answered: with a fresh signed link to its document and its attempts.
+async fn present(state: &AppState, row: FaxRow) -> ApiResult<Fax> {
+    let document_url = match &row.document_key {
+        Some(key) => Some(
+            state
+                .storage
+                .download_url(key, state.settings.media_url_ttl)
+                .await
+                .map_err(ApiError::internal)?,
+        ),
+        None => None,
+    };
+    let attempts = if row.document_key.is_some() {
+        faxes::attempts(&state.db, row.id).await?
+    } else {
+        Vec::new()
+    };
+    Ok(Fax {
+        id: row.id,
+        tenant_id: row.tenant_id,
+        fax_id: row.fax_id,
+        direction: row.direction,
+        from: row.from_number,
+        to: row.to_number,
+        pages: row.pages,
+        status: row.status,
+        time: row.time,
+        document_type: row.document_type,
+        document_url,
+        attempts,
+    })
+}
+
+/// Lists the faxes in the caller's scope; `query` searches the numbers and the fax id.
+#[utoipa::path(get, path = "/v2/admin/faxes", tag = "faxes",
+    params(ListParams<Fax>),
+    responses((status = 200, description = "A page of faxes", body = Page<Fax>)))]
+pub async fn list(
+    caller: Caller<FaxesRead>,
+    State(state): State<AppState>,
+    ListParams { query, filter }: ListParams<Fax>,
+) -> ApiResult<Response> {
+    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id()).await?;
+    let listing = faxes::list(&state.db, &caller.scope, &filter, &query).await?;
+    let presented = listing::map_async(listing, move |row| {
+        let state = state.clone();
+        async move { present(&state, row).await }
+    })
+    .await?;
+    Ok(listing::respond(presented, std::convert::identity))
+}
+
+/// One fax, with its attempts and a signed link to its document.
+#[utoipa::path(get, path = "/v2/admin/faxes/{id}", tag = "faxes",
+    params(("id" = i64, Path, description = "The fax's id")),
+    responses((status = 200, description = "The fax", body = Fax)))]
+pub async fn get(
+    caller: Caller<FaxesRead>,
+    State(state): State<AppState>,
+    PathId(id): PathId<i64>,
+) -> ApiResult<Json<Fax>> {
+    let row = faxes::get(&state.db, &caller.scope, id).await?;
+    Ok(Json(present(&state, row).await?))
+}
+
+/// Deletes a fax with its document; a sending still queued is cancelled.
+#[utoipa::path(delete, path = "/v2/admin/faxes/{id}", tag = "faxes",
+    params(("id" = i64, Path, description = "The fax's id")),
+    responses((status = 200, description = "The deleted fax", body = Fax)))]
+pub async fn delete(
+    caller: Caller<FaxesWrite>,
+    State(state): State<AppState>,
+    PathId(id): PathId<i64>,
+) -> ApiResult<Json<Fax>> {
+    let row = faxes::get(&state.db, &caller.scope, id).await?;
+    let answer = present(&state, row).await?;
+    faxes::delete(&state.db, &caller.scope, id, now()).await?;
+    state.jobs.wake();
+    Ok(Json(Fax {
+        document_url: None,
+        ..answer
+    }))
+}
+
+/// The multipart form of a fax to send.
+#[derive(Debug, ToSchema)]
+#[schema(rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct FaxUpload {
+    /// The document: a PDF (refused unless it parses) or a TIFF, at most 20 MiB.
+    #[schema(value_type = String, format = Binary)]
+    pub document: Vec<u8>,
+    /// The recipient.
+    #[schema(min_length = 1, max_length = 64, pattern = "^[^\\u0000]*$")]
+    pub to: String,
+    /// One of the tenant's fax-enabled numbers.
+    #[schema(min_length = 1, max_length = 64, pattern = "^[^\\u0000]*$")]
+    pub from: String,
+    /// The tenant, for platform and partner admins; others use their own.
+    #[schema(nullable = false, pattern = "^[1-9][0-9]*$")]
+    pub tenant_id: Option<String>,
+}
+
+/// Sends a fax (multipart: `document`, `to`, `from`, optional `tenantId`): the document
+/// is stored and the fax queued for the engine (`queued` → `sending` → `sent` or
+/// `failed`, attempt by attempt under the tenant's retry policy).
+#[utoipa::path(post, path = "/v2/admin/faxes", tag = "faxes",
+    request_body(content = FaxUpload, content_type = "multipart/form-data"),
+    responses((status = 200, description = "The queued fax", body = Fax)))]
+pub async fn send(
+    caller: Caller<FaxesWrite>,
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    multipart: Result<Multipart, MultipartRejection>,
+) -> ApiResult<Json<Fax>> {
+    require_multipart(&headers)?;
+    let mut multipart = multipart.map_err(multipart_rejection)?;
+    let mut problems = Problems::new();
+    let (mut document, mut to, mut from, mut tenant_id) = (None, None, None, None);
+    while let Some(field) = multipart.next_field().await.map_err(multipart_error)? {
+        let name = field.name().unwrap_or_default().to_owned();
+        if name == "document" {
+            document = Some(read_limited(field, MAX_DOCUMENT_BYTES).await?);
+            continue;
+        }
+        let value = String::from_utf8(read_limited(field, 64 * 1024).await?)
+            .map_err(|_| ApiError::invalid(Location::Body, &name, "must be UTF-8 text"))?;
+        match name.as_str() {
+            "to" => to = field_text(&value, "to", &PARTY, &mut problems),
+            "from" => from = field_text(&value, "from", &PARTY, &mut problems),
+            "tenantId" => match ID.check(Raw::Text(&value)) {
+                Ok(id) => tenant_id = Some(TenantId(id)),
+                Err(message) => problems.add(Location::Body, "tenantId", message),
+            },
+            _ => {}
+        }
+    }
+    for (present, name) in [
+        (document.is_some(), "document"),
+        (to.is_some() || problems.names(Location::Body, "to"), "to"),
+        (
+            from.is_some() || problems.names(Location::Body, "from"),
+            "from",
+        ),
+    ] {
+        if !present {
+            problems.add(Location::Body, name, "is required");
+        }
+    }
+    if !problems.is_empty() {
+        return Err(ApiError::validation(problems));
+    }
+    let (Some(document), Some(to), Some(from)) = (document, to, from) else {
+        return Err(ApiError::internal("a checked field went missing"));
+    };
+    let tenant = tenancy::tenant_for_write(&state, &caller, tenant_id).await?;
+    if !faxes::is_fax_number(&state.db, tenant, &from).await? {
+        return Err(ApiError::invalid(
+            Location::Body,
+            "from",
+            "must be a fax-enabled phone number of the tenant",
+        ));
+    }
+    let bytes = Bytes::from(document);
+    let parsed = {
+        let bytes = bytes.clone();
+        tokio::task::spawn_blocking(move || switchboard_storage::documents::fax_document(&bytes))
+            .await
+            .map_err(ApiError::internal)?
+    };
+    let kind = parsed.map_err(ApiError::unsupported_media_type)?;
+    let key = format!(
+        "tenants/{}/faxes/{}.{}",
+        tenant.get(),
+        uuid::Uuid::now_v7().simple(),
+        kind.extension()
+    );
+    let size = i64::try_from(bytes.len()).unwrap_or(i64::MAX);
+    let pledge = guard::pledge_upload_object(&state, &key).await?;
+    if let Err(error) = state.storage.put(&key, bytes, kind.content_type()).await {
+        guard::abandon_upload_objects(&state, &[pledge]).await;
+        return Err(ApiError::internal(error));
+    }
+    let fax = NewFax {
+        tenant,
+        from,
+        to,
+        pages: match kind {
+            switchboard_storage::documents::FaxDocument::Pdf { pages } => pages,
+            switchboard_storage::documents::FaxDocument::Tiff => 0,
+        },
+        document_key: key,
+        document_type: kind.content_type(),
+        document_bytes: size,
+    };
+    let id = match faxes::create(&state.db, &fax, pledge, now()).await {
+        Ok(id) => id,
+        Err(error) => {
+            guard::abandon_upload_objects(&state, &[pledge]).await;
+            return Err(error.into());
+        }
+    };
+    let row = faxes::get(&state.db, &caller.scope, id).await?;
+    Ok(Json(present(&state, row).await?))
+}
+
+async fn retry_fax(caller: Caller<FaxesWrite>, state: AppState, id: i64) -> ApiResult<Json<Fax>> {
+    let row = faxes::get(&state.db, &caller.scope, id).await?;
+    if row.status != "failed" {
+        return Err(ApiError::conflict(format!(
+            "fax {id} is {}: only a failed fax is retried",
+            if row.status.is_empty() {
+                "not one sent here"
+            } else {
+                row.status.as_str()
+            }
+        )));
+    }
+    let gone = match &row.document_key {
+        None => true,
+        Some(key) => matches!(
+            state.storage.get(key, None).await,
+            Err(StorageError::NotFound)
+        ),
+    };
+    if gone {
+        return Err(ApiError::gone(format!(
+            "the document of fax {id} is gone: send the fax again"
+        )));
+    }
+    faxes::retry(&state.db, &row, now()).await?;
+    let row = faxes::get(&state.db, &caller.scope, id).await?;
+    Ok(Json(present(&state, row).await?))
+}
+
+/// Requeues a failed fax as a new attempt of the same fax: 409 when it is not failed, 410
+/// when its document is gone.
+#[utoipa::path(get, path = "/faxes/retry/{id}", tag = "faxes",
+    params(("id" = i64, Path, description = "The fax's id")),
+    responses(
+        (status = 200, description = "The fax, queued again", body = Fax),
+        (status = 409, description = "The fax is not failed", body = crate::error::ErrorBody),
+        (status = 410, description = "Its document is gone", body = crate::error::ErrorBody),
+    ))]
+pub async fn retry_unversioned(
+    caller: Caller<FaxesWrite>,
+    State(state): State<AppState>,
+    PathId(id): PathId<i64>,
+) -> ApiResult<Json<Fax>> {
+    retry_fax(caller, state, id).await
+}
+
+/// The same at `/v2`.
+#[utoipa::path(get, path = "/v2/faxes/retry/{id}", tag = "faxes",
+    params(("id" = i64, Path, description = "The fax's id")),
+    responses(
+        (status = 200, description = "The fax, queued again", body = Fax),
+        (status = 409, description = "The fax is not failed", body = crate::error::ErrorBody),
+        (status = 410, description = "Its document is gone", body = crate::error::ErrorBody),
+    ))]
+pub async fn retry(
+    caller: Caller<FaxesWrite>,
+    State(state): State<AppState>,
+    PathId(id): PathId<i64>,
+) -> ApiResult<Json<Fax>> {
+    retry_fax(caller, state, id).await
+}
+
+/// The tenant's automatic retry policy (three attempts five minutes apart on any failure
+/// until one is set); platform and partner admins name the tenant with `tenantId`.
+#[utoipa::path(get, path = "/v2/admin/faxes/retry-policy", tag = "faxes",
+    params(("tenantId" = Option<i64>, Query, minimum = 1, description = "The tenant (platform and partner admins)")),
+    responses((status = 200, description = "The policy", body = FaxRetryPolicy)))]
+pub async fn get_policy(
+    caller: Caller<FaxesRead>,
+    State(state): State<AppState>,
+    Query(params): Query<HashMap<String, String>>,
+) -> ApiResult<Json<FaxRetryPolicy>> {
+    let tenant = match params.get("tenantId") {
+        Some(raw) => Some(TenantId(ID.check(Raw::Text(raw)).map_err(|message| {
+            ApiError::invalid(Location::Query, "tenantId", &message)
+        })?)),
+        None => None,
+    };
+    let tenant = tenancy::tenant_for_write(&state, &caller, tenant).await?;
+    Ok(Json(faxes::policy(&state.db, tenant).await?))
+}
+
+/// Sets the tenant's automatic retry policy: attempts in all, seconds between them, and
+/// the result codes worth another attempt (none: every failure).
+#[utoipa::path(put, path = "/v2/admin/faxes/retry-policy", tag = "faxes",
+    request_body = SetFaxRetryPolicy,
+    responses((status = 200, description = "The policy", body = FaxRetryPolicy)))]
+pub async fn set_policy(
+    caller: Caller<FaxesWrite>,
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody<SetFaxRetryPolicy>,
+) -> ApiResult<Json<FaxRetryPolicy>> {
+    let tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
+    let policy = FaxRetryPolicy {
+        tenant_id: tenant.get(),
+        max_attempts: body.max_attempts,
+        delay_seconds: body.delay_seconds,
+        retry_codes: body.retry_codes,
+    };
+    faxes::set_policy(&state.db, &policy, now()).await?;
+    Ok(Json(policy))
+}

@@ -1,0 +1,125 @@
+//! `/v2/messaging/messages`: the tenant's text messages — those the engine reported
+//! (`/v2/ingest/sms`) and those sent here, which go through the engine work queue
+//! (`/v2/engine/jobs/…`) and emit SMS_SENT when the engine reports them sent.
+
+use axum::Json;
+use axum::extract::State;
+use axum::response::Response;
+use switchboard_db::mms_media;
+use switchboard_db::traffic::{self, OutgoingSms, TextRow};
+use switchboard_domain::declare::DeclaredFilter;
+use switchboard_domain::list::Page;
+use switchboard_domain::records::traffic::{SendText, TextMessage};
+use switchboard_domain::{Location, Problems};
+
+use crate::audit::now;
+use crate::auth::caller::{Caller, MessagingRead, MessagingSend};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{JsonBody, ListParams, PathId};
+use crate::state::AppState;
+use crate::{listing, tenancy};
+
+/// A stored text as answered.
+fn present(row: TextRow) -> TextMessage {
+    TextMessage {
+        media_urls: serde_json::from_str(&row.media_urls).unwrap_or_default(),
+        id: row.id,
+        tenant_id: row.tenant_id,
+        message_id: row.message_id,
+        direction: row.direction,
+        from: row.from_number,
+        to: row.to_number,
+        body: row.body,
+        status: row.status,
+        time: row.time,
+    }
+}
+
+/// Lists the texts in the caller's scope; `query` searches the text and the numbers.
+#[utoipa::path(get, path = "/v2/messaging/messages", tag = "messaging",
+    params(ListParams<TextMessage>),
+    responses((status = 200, description = "A page of texts", body = Page<TextMessage>)))]
+pub async fn list(
+    caller: Caller<MessagingRead>,
+    State(state): State<AppState>,
+    ListParams { query, filter }: ListParams<TextMessage>,
+) -> ApiResult<Response> {
+    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id()).await?;
+    let listing = traffic::list_texts(&state.db, &caller.scope, &filter, &query).await?;
+    Ok(listing::respond(listing, present))
+}
+
+/// One text.
+#[utoipa::path(get, path = "/v2/messaging/messages/{id}", tag = "messaging",
+    params(("id" = i64, Path, description = "The text's id")),
+    responses((status = 200, description = "The text", body = TextMessage)))]
+pub async fn get(
+    caller: Caller<MessagingRead>,
+    State(state): State<AppState>,
+    PathId(id): PathId<i64>,
+) -> ApiResult<Json<TextMessage>> {
+    let row = traffic::get_text(&state.db, &caller.scope, id).await?;
+    Ok(Json(present(row)))
+}
+
+/// Sends a text from one of the tenant's SMS-enabled numbers (a number whose texts reach
+/// an extension), with media the tenant uploaded: it is recorded `queued` and queued
+/// for the engine, which reports it `sent` (SMS_SENT) or `failed`.
+#[utoipa::path(post, path = "/v2/messaging/messages", tag = "messaging",
+    request_body = SendText,
+    responses((status = 200, description = "The queued text", body = TextMessage)))]
+pub async fn send(
+    caller: Caller<MessagingSend>,
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody<SendText>,
+) -> ApiResult<Json<TextMessage>> {
+    let tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
+    let mut problems = Problems::new();
+    if body.body.trim().is_empty() && body.media_ids.is_empty() {
+        problems.add(
+            Location::Body,
+            "body",
+            "is required when no mediaIds are sent",
+        );
+    }
+    if !traffic::is_sms_number(&state.db, tenant, &body.from).await? {
+        problems.add(
+            Location::Body,
+            "from",
+            "must be an SMS-enabled phone number of the tenant (one whose texts reach an extension)",
+        );
+    }
+    let mut media_urls = Vec::new();
+    for (i, id) in body.media_ids.iter().enumerate() {
+        match mms_media::get(&state.db, &caller.scope, *id).await {
+            Ok(file) if file.tenant_id == tenant.get() => media_urls.push(
+                state
+                    .storage
+                    .download_url(&file.object_key, state.settings.mms_url_ttl)
+                    .await
+                    .map_err(ApiError::internal)?,
+            ),
+            Ok(_) | Err(switchboard_db::Error::NotFound) => problems.add(
+                Location::Body,
+                &format!("mediaIds/{i}"),
+                "must name an upload of the tenant",
+            ),
+            Err(error) => return Err(error.into()),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(ApiError::validation(problems));
+    }
+    let sms = OutgoingSms {
+        tenant,
+        from: body.from,
+        to: body.to,
+        body: body.body,
+        media_urls,
+    };
+    let mut tx = state.db.begin().await?;
+    let id = traffic::queue_sms(&mut tx, &sms, now()).await?;
+    tx.commit().await?;
+    let row = traffic::get_text(&state.db, &caller.scope, id).await?;
+    Ok(Json(present(row)))
+}

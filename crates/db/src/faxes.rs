@@ -1,0 +1,400 @@
+//! Faxes: those the engine reported ([`crate::traffic::record_fax`]) and those sent here,
+//! whose document is kept in object storage and whose sending is an engine job of kind
+//! `fax` ([`FAX_JOBS`]): claimed, the fax is `sending`; a `sent` result records it sent
+//! with FAX_SENT; a `failed` one is retried under the tenant's policy or ends it `failed`.
+
+use futures::future::BoxFuture;
+use sea_query::{Expr, ExprTrait, OnConflict, Query, SelectStatement};
+use serde_json::json;
+use switchboard_domain::Scope;
+use switchboard_domain::ids::TenantId;
+use switchboard_domain::list::{ListQuery, Listed};
+use switchboard_domain::records::engine_job::{self, JobResult};
+use switchboard_domain::records::fax::{Fax, FaxAttempt, FaxFilter, FaxRetryPolicy};
+use switchboard_domain::validation::iso;
+
+use crate::backend::{Db, Tx};
+use crate::crud;
+use crate::engine_jobs::{self, Job, Kind, Next};
+use crate::error::{Error, Result};
+use crate::events;
+use crate::jobs;
+use crate::list::{self, Listing};
+use crate::scope;
+
+/// Faxes sent through the engine queue.
+pub const FAX_JOBS: Kind = Kind {
+    name: engine_job::FAX,
+    outcomes: &["sent", "failed"],
+    on_claim: claimed,
+    on_result: reported,
+};
+
+/// A fax as stored.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct FaxRow {
+    /// Id.
+    pub id: i64,
+    /// Tenant.
+    pub tenant_id: i64,
+    /// The engine's id, or ours.
+    pub fax_id: String,
+    /// inbound or outbound.
+    pub direction: String,
+    /// Sender.
+    pub from_number: String,
+    /// Recipient.
+    pub to_number: String,
+    /// Pages.
+    pub pages: i64,
+    /// queued, sending, sent, failed, or the engine's outcome.
+    pub status: String,
+    /// ISO 8601.
+    pub time: String,
+    /// The document's object key.
+    pub document_key: Option<String>,
+    /// Its content type.
+    pub document_type: Option<String>,
+    /// Its size.
+    pub document_bytes: Option<i64>,
+}
+
+const COLUMNS: [&str; 12] = [
+    "id",
+    "tenant_id",
+    "fax_id",
+    "direction",
+    "from_number",
+    "to_number",
+    "pages",
+    "status",
+    "time",
+    "document_key",
+    "document_type",
+    "document_bytes",
+];
+
+fn select(scope: &Scope) -> SelectStatement {
+    let mut select = Query::select();
+    select.from_as("faxes", "f");
+    for column in COLUMNS {
+        select.column(("f", column));
+    }
+    select
+        .cond_where(scope::tenants(scope, Expr::col(("f", "tenant_id"))))
+        .take()
+}
+
+/// Lists the faxes the caller reaches.
+pub async fn list(
+    db: &Db,
+    scope: &Scope,
+    filter: &FaxFilter,
+    query: &ListQuery,
+) -> Result<Listing<FaxRow>> {
+    let mut select = select(scope);
+    if let Some(tenant) = filter.tenant_id {
+        select.and_where(Expr::col(("f", "tenant_id")).eq(tenant.get()));
+    }
+    let equal = [
+        ("direction", &filter.direction),
+        ("status", &filter.status),
+        ("from_number", &filter.from),
+        ("to_number", &filter.to),
+    ];
+    for (column, value) in equal {
+        if let Some(value) = value {
+            select.and_where(Expr::col(("f", column)).eq(value.as_str()));
+        }
+    }
+    // Times are stored as ISO 8601 UTC with seconds, so they compare as text.
+    if let Some(since) = filter.date_from {
+        select.and_where(Expr::col(("f", "time")).gte(iso(since)));
+    }
+    if let Some(until) = filter.date_to {
+        select.and_where(Expr::col(("f", "time")).lt(iso(until)));
+    }
+    list::run(db, select, <Fax as Listed>::SPEC, query).await
+}
+
+/// The fax `id` in the caller's reach.
+pub async fn get(db: &Db, scope: &Scope, id: i64) -> Result<FaxRow> {
+    let select = select(scope)
+        .and_where(Expr::col(("f", "id")).eq(id))
+        .take();
+    db.conn().fetch_one(&select).await
+}
+
+/// Whether `number` is one of `tenant`'s fax-enabled numbers.
+pub async fn is_fax_number(db: &Db, tenant: TenantId, number: &str) -> Result<bool> {
+    let select = Query::select()
+        .column("id")
+        .from("phone_numbers")
+        .and_where(Expr::col("tenant_id").eq(tenant.get()))
+        .and_where(Expr::col("number").eq(number))
+        .and_where(Expr::col("fax").eq("yes"))
+        .take();
+    Ok(db.conn().fetch_optional::<(i64,)>(&select).await?.is_some())
+}
+
+/// A fax to send, its document already stored.
+#[derive(Clone, Debug)]
+pub struct NewFax {
+    /// The sending tenant.
+    pub tenant: TenantId,
+    /// One of its fax-enabled numbers.
+    pub from: String,
+    /// The recipient.
+    pub to: String,
+    /// The document's pages (0 when unknown: a TIFF).
+    pub pages: i64,
+    /// Where the document is stored.
+    pub document_key: String,
+    /// Its content type.
+    pub document_type: &'static str,
+    /// Its size.
+    pub document_bytes: i64,
+}
+
+/// Records a fax to send as `queued` and queues its engine job, keeping its document
+/// (pledged for deletion until now: `pledge`), in one transaction; answers its id.
+pub async fn create(db: &Db, fax: &NewFax, pledge: i64, now: i64) -> Result<i64> {
+    let fax_id = format!("sb-{}", uuid::Uuid::now_v7().simple());
+    let time = iso(chrono::DateTime::from_timestamp(now, 0).unwrap_or_default());
+    let mut tx = db.begin().await?;
+    let id = crud::insert_in(
+        &mut tx,
+        "faxes",
+        vec![
+            ("tenant_id", fax.tenant.get().into()),
+            ("fax_id", fax_id.clone().into()),
+            ("direction", "outbound".into()),
+            ("from_number", fax.from.clone().into()),
+            ("to_number", fax.to.clone().into()),
+            ("pages", fax.pages.into()),
+            ("status", "queued".into()),
+            ("time", time.into()),
+            ("document_key", fax.document_key.clone().into()),
+            ("document_type", fax.document_type.into()),
+            ("document_bytes", fax.document_bytes.into()),
+            ("created_at", now.into()),
+        ],
+    )
+    .await?;
+    jobs::keep_object(&mut tx, pledge).await?;
+    // The engine gets a fresh signed link to `documentKey` when it claims the job.
+    let payload = json!({
+        "faxId": fax_id,
+        "from": fax.from,
+        "to": fax.to,
+        "pages": fax.pages,
+        "documentType": fax.document_type,
+        "documentKey": fax.document_key,
+    });
+    engine_jobs::enqueue(&mut tx, fax.tenant, &FAX_JOBS, Some(id), &payload, now).await?;
+    tx.commit().await?;
+    Ok(id)
+}
+
+/// Deletes the fax `id` in the caller's reach, with its document and any sending still
+/// queued; answers what it was.
+pub async fn delete(db: &Db, scope: &Scope, id: i64, now: i64) -> Result<FaxRow> {
+    let row = get(db, scope, id).await?;
+    let mut tx = db.begin().await?;
+    if crud::delete_in(&mut tx, "faxes", id).await? == 0 {
+        return Err(Error::NotFound);
+    }
+    engine_jobs::cancel(&mut tx, &FAX_JOBS, id, now).await?;
+    if let Some(key) = &row.document_key {
+        jobs::delete_object(&mut tx, key).await?;
+    }
+    tx.commit().await?;
+    Ok(row)
+}
+
+/// Requeues the failed fax `id` as a new attempt of its engine job; a fax that is not
+/// failed is a conflict.
+pub async fn retry(db: &Db, fax: &FaxRow, now: i64) -> Result<()> {
+    let mut tx = db.begin().await?;
+    let update = Query::update()
+        .table("faxes")
+        .value("status", "queued")
+        .and_where(Expr::col("id").eq(fax.id))
+        .and_where(Expr::col("status").eq("failed"))
+        .and_where(Expr::col("document_key").is_not_null())
+        .take();
+    if tx.execute(&update).await? == 0 {
+        return Err(Error::Conflict(format!(
+            "fax {} is not failed: only a failed fax is retried",
+            fax.id
+        )));
+    }
+    if !engine_jobs::requeue(&mut tx, &FAX_JOBS, fax.id, now).await? {
+        return Err(Error::Conflict(format!(
+            "fax {} has no sending to retry",
+            fax.id
+        )));
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// The attempts made to send fax `id`, oldest first.
+pub async fn attempts(db: &Db, id: i64) -> Result<Vec<FaxAttempt>> {
+    let rows = engine_jobs::attempts(db, &FAX_JOBS, id).await?;
+    Ok(rows
+        .into_iter()
+        .map(|row| {
+            let details: serde_json::Value = serde_json::from_str(&row.details).unwrap_or_default();
+            FaxAttempt {
+                attempt: row.attempt,
+                outcome: row.outcome,
+                started_at: crate::calls::iso_at(row.started_at),
+                ended_at: crate::calls::iso_at(row.ended_at),
+                result_code: details["resultCode"].as_str().map(str::to_owned),
+                pages: details["pages"].as_i64(),
+                speed: details["speed"].as_i64(),
+            }
+        })
+        .collect())
+}
+
+#[derive(sqlx::FromRow)]
+struct PolicyRow {
+    max_attempts: i64,
+    delay_seconds: i64,
+    retry_codes: String,
+}
+
+async fn policy_in(tx: &mut Tx, tenant: TenantId) -> Result<FaxRetryPolicy> {
+    let select = Query::select()
+        .columns(["max_attempts", "delay_seconds", "retry_codes"])
+        .from("fax_retry_policies")
+        .and_where(Expr::col("tenant_id").eq(tenant.get()))
+        .take();
+    Ok(match tx.fetch_optional::<PolicyRow>(&select).await? {
+        Some(row) => FaxRetryPolicy {
+            tenant_id: tenant.get(),
+            max_attempts: row.max_attempts,
+            delay_seconds: row.delay_seconds,
+            retry_codes: serde_json::from_str(&row.retry_codes).unwrap_or_default(),
+        },
+        None => FaxRetryPolicy::default_for(tenant),
+    })
+}
+
+/// The retry policy of `tenant` (the default when it set none).
+pub async fn policy(db: &Db, tenant: TenantId) -> Result<FaxRetryPolicy> {
+    let mut tx = db.begin().await?;
+    let policy = policy_in(&mut tx, tenant).await?;
+    tx.commit().await?;
+    Ok(policy)
+}
+
+/// Sets the retry policy of its tenant.
+pub async fn set_policy(db: &Db, policy: &FaxRetryPolicy, now: i64) -> Result<()> {
+    let insert = Query::insert()
+        .into_table("fax_retry_policies")
+        .columns([
+            "tenant_id",
+            "max_attempts",
+            "delay_seconds",
+            "retry_codes",
+            "updated_at",
+        ])
+        .values_panic([
+            policy.tenant_id.into(),
+            policy.max_attempts.into(),
+            policy.delay_seconds.into(),
+            serde_json::Value::from(policy.retry_codes.clone())
+                .to_string()
+                .into(),
+            now.into(),
+        ])
+        .on_conflict(
+            OnConflict::column("tenant_id")
+                .update_columns(["max_attempts", "delay_seconds", "retry_codes", "updated_at"])
+                .to_owned(),
+        )
+        .take();
+    let mut tx = db.begin().await?;
+    tx.execute(&insert).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+fn claimed<'a>(tx: &'a mut Tx, job: &'a Job, _now: i64) -> BoxFuture<'a, Result<bool>> {
+    Box::pin(async move {
+        let Some(id) = job.subject_id else {
+            return Ok(false);
+        };
+        let update = Query::update()
+            .table("faxes")
+            .value("status", "sending")
+            .and_where(Expr::col("id").eq(id))
+            .and_where(Expr::col("status").is_in(["queued", "sending"]))
+            .take();
+        Ok(tx.execute(&update).await? > 0)
+    })
+}
+
+fn reported<'a>(
+    tx: &'a mut Tx,
+    job: &'a Job,
+    result: &'a JobResult,
+    now: i64,
+) -> BoxFuture<'a, Result<Next>> {
+    Box::pin(async move {
+        let Some(id) = job.subject_id else {
+            return Ok(Next::Done);
+        };
+        let select = select(&Scope::Platform)
+            .and_where(Expr::col(("f", "id")).eq(id))
+            .take();
+        let Some(fax) = tx.fetch_optional::<FaxRow>(&select).await? else {
+            // The fax was deleted while it was being sent.
+            return Ok(Next::Done);
+        };
+        if result.outcome == "sent" {
+            let pages = result.pages.unwrap_or(fax.pages);
+            let time = iso(result
+                .ended_at
+                .unwrap_or_else(|| chrono::DateTime::from_timestamp(now, 0).unwrap_or_default()));
+            let update = Query::update()
+                .table("faxes")
+                .values([
+                    ("status", "sent".into()),
+                    ("pages", pages.into()),
+                    ("time", time.clone().into()),
+                ])
+                .and_where(Expr::col("id").eq(id))
+                .take();
+            tx.execute(&update).await?;
+            let data = json!({
+                "id": id,
+                "faxId": fax.fax_id,
+                "direction": fax.direction,
+                "from": fax.from_number,
+                "to": fax.to_number,
+                "pages": pages,
+                "status": "sent",
+                "time": time,
+                "attempt": result.attempt,
+            });
+            events::emit(tx, job.tenant(), "FAX_SENT", data, now).await?;
+            return Ok(Next::Done);
+        }
+        let policy = policy_in(tx, job.tenant()).await?;
+        let retry = policy.retry_at(job.attempts, result.result_code.as_deref(), now);
+        let update = Query::update()
+            .table("faxes")
+            .value("status", if retry.is_some() { "queued" } else { "failed" })
+            .and_where(Expr::col("id").eq(id))
+            .take();
+        tx.execute(&update).await?;
+        Ok(match retry {
+            Some(at) => Next::RetryAt(at),
+            None => Next::Failed,
+        })
+    })
+}

@@ -1,0 +1,549 @@
+//! Faxes (`/v2/admin/faxes`) and texts (`/v2/messaging/messages`) sent through the engine
+//! work queue: documents checked, status moved by the engine's results attempt by attempt,
+//! retries by hand (409, 410) and by policy, lists and scope.
+
+use serde_json::{Value, json};
+
+use crate::engine_jobs::{TOKEN, engine_token};
+use crate::fixture::World;
+use crate::support::{Answer, TestApp};
+
+/// A one-page PDF, its cross-reference table computed so a real parser accepts it.
+fn pdf() -> Vec<u8> {
+    let objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>",
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>",
+    ];
+    let mut out = b"%PDF-1.4\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, object) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        out.extend_from_slice(format!("{} 0 obj\n{object}\nendobj\n", i + 1).as_bytes());
+    }
+    let xref = out.len();
+    out.extend_from_slice(
+        format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes(),
+    );
+    for offset in offsets {
+        out.extend_from_slice(format!("{offset:010} 00000 n \n").as_bytes());
+    }
+    out.extend_from_slice(
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            objects.len() + 1
+        )
+        .as_bytes(),
+    );
+    out
+}
+
+async fn send_fax(
+    app: &TestApp,
+    token: &str,
+    fields: &[(&str, String)],
+    document: Option<Vec<u8>>,
+) -> Answer {
+    let mut form = reqwest::multipart::Form::new();
+    for (name, value) in fields {
+        form = form.text(name.to_string(), value.clone());
+    }
+    if let Some(bytes) = document {
+        let part = reqwest::multipart::Part::bytes(bytes)
+            .file_name("fax.pdf")
+            .mime_str("application/octet-stream")
+            .unwrap();
+        form = form.part("document", part);
+    }
+    let response = app
+        .client
+        .post(app.url("/v2/admin/faxes"))
+        .bearer_auth(token)
+        .multipart(form)
+        .send()
+        .await
+        .unwrap();
+    TestApp::answer(response).await
+}
+
+/// Numbers of tenant A: a fax line and a texting line; one of tenant B's.
+async fn numbers(app: &TestApp, w: &World) {
+    let platform = app.login(w.platform).await;
+    for body in [
+        json!({"tenantId": w.tenant_a, "number": "15550001000", "fax": "yes"}),
+        json!({"tenantId": w.tenant_a, "number": "15550002000", "smsExtId": w.ext_a}),
+        json!({"tenantId": w.tenant_a, "number": "15550003000"}),
+        json!({"tenantId": w.tenant_b, "number": "15550009000", "fax": "yes", "smsExtId": w.ext_b}),
+    ] {
+        app.post("/v2/admin/phone-numbers/", &platform, body)
+            .await
+            .expect(200);
+    }
+}
+
+async fn claim(app: &TestApp, kind: &str) -> Vec<Value> {
+    let body = app
+        .post(
+            "/v2/engine/jobs/claim",
+            TOKEN,
+            json!({"kinds": [kind], "max": 10}),
+        )
+        .await
+        .expect(200);
+    body["jobs"].as_array().unwrap().clone()
+}
+
+async fn report(app: &TestApp, job: &Value, body: Value) -> Value {
+    app.post(
+        &format!("/v2/engine/jobs/{}/result", job["id"]),
+        TOKEN,
+        body,
+    )
+    .await
+    .expect(200)
+}
+
+fn fields(to: &str, from: &str) -> Vec<(&'static str, String)> {
+    vec![("to", to.to_owned()), ("from", from.to_owned())]
+}
+
+/// A fax is sent from a fax line with a PDF that parses or a TIFF; it goes queued →
+/// sending → failed (retried by policy) → sent with FAX_SENT, its attempts recorded.
+async fn a_fax_is_sent_attempt_by_attempt(app: TestApp) {
+    let w = World::seed(&app).await;
+    numbers(&app, &w).await;
+    let admin = app.login(w.admin_a).await;
+    // Refusals: a PDF that does not parse, something else, a line without fax, no document.
+    let mut broken = pdf();
+    broken.truncate(40);
+    send_fax(
+        &app,
+        &admin,
+        &fields("15559990000", "15550001000"),
+        Some(broken),
+    )
+    .await
+    .error(415, "UnsupportedMediaType");
+    send_fax(
+        &app,
+        &admin,
+        &fields("15559990000", "15550001000"),
+        Some(b"GIF89a....".to_vec()),
+    )
+    .await
+    .error(415, "UnsupportedMediaType");
+    let errors = send_fax(
+        &app,
+        &admin,
+        &fields("15559990000", "15550003000"),
+        Some(pdf()),
+    )
+    .await
+    .error(400, "ValidationError");
+    assert!(errors[0].contains("from"), "{errors:?}");
+    let errors = send_fax(&app, &admin, &fields("15559990000", "15550001000"), None)
+        .await
+        .error(400, "ValidationError");
+    assert!(errors[0].contains("document"), "{errors:?}");
+    assert_eq!(app.count("faxes", None).await, 0);
+
+    // A policy: two attempts, a minute apart, only on "busy".
+    app.client
+        .put(app.url("/v2/admin/faxes/retry-policy"))
+        .bearer_auth(&admin)
+        .json(&json!({"maxAttempts": 2, "delaySeconds": 60, "retryCodes": ["busy"]}))
+        .send()
+        .await
+        .unwrap();
+    let policy = app
+        .get("/v2/admin/faxes/retry-policy", &admin)
+        .await
+        .expect(200);
+    assert_eq!(policy["maxAttempts"], 2);
+    assert_eq!(policy["retryCodes"], json!(["busy"]));
+
+    let fax = send_fax(
+        &app,
+        &admin,
+        &fields("15559990000", "15550001000"),
+        Some(pdf()),
+    )
+    .await
+    .expect(200);
+    assert_eq!(fax["status"], "queued");
+    assert_eq!(fax["pages"], 1);
+    assert_eq!(fax["direction"], "outbound");
+    assert_eq!(fax["documentType"], "application/pdf");
+    let url = fax["documentURL"].as_str().unwrap().to_owned();
+    let document = app.client.get(&url).send().await.unwrap();
+    assert_eq!(document.status(), 200);
+    assert_eq!(document.bytes().await.unwrap().to_vec(), pdf());
+    let id = fax["id"].as_i64().unwrap();
+    let path = format!("/v2/admin/faxes/{id}");
+
+    // Attempt 1: claimed (sending), busy: retried by the policy, a minute later.
+    let jobs = claim(&app, "fax").await;
+    assert_eq!(jobs.len(), 1);
+    assert_eq!(jobs[0]["subjectId"], id);
+    assert!(jobs[0]["payload"]["documentURL"].as_str().is_some());
+    assert_eq!(
+        app.get(&path, &admin).await.expect(200)["status"],
+        "sending"
+    );
+    let answer = report(
+        &app,
+        &jobs[0],
+        json!({"attempt": 1, "outcome": "failed", "resultCode": "busy", "pages": 0, "speed": 9600,
+               "startedAt": "2026-11-25T08:00:00Z"}),
+    )
+    .await;
+    assert_eq!(answer["state"], "pending");
+    let now = app.get(&path, &admin).await.expect(200);
+    assert_eq!(now["status"], "queued");
+    assert_eq!(now["attempts"][0]["resultCode"], "busy");
+    assert_eq!(now["attempts"][0]["speed"], 9600);
+    assert_eq!(now["attempts"][0]["startedAt"], "2026-11-25T08:00:00Z");
+    assert!(claim(&app, "fax").await.is_empty(), "not due for a minute");
+    // Only a failed fax is retried by hand.
+    app.get(&format!("/faxes/retry/{id}"), &admin)
+        .await
+        .error(409, "Conflict");
+    app.raw_sql(
+        "UPDATE engine_jobs SET due_at = 1",
+        "UPDATE engine_jobs SET due_at = 1",
+    )
+    .await;
+    // Attempt 2: the last the policy allows, fails: the fax is failed.
+    let jobs = claim(&app, "fax").await;
+    assert_eq!(jobs[0]["attempt"], 2);
+    let answer = report(
+        &app,
+        &jobs[0],
+        json!({"attempt": 2, "outcome": "failed", "resultCode": "busy"}),
+    )
+    .await;
+    assert_eq!(answer["state"], "failed");
+    assert_eq!(app.get(&path, &admin).await.expect(200)["status"], "failed");
+    // Retried by hand (both paths): attempt 3 is sent, with FAX_SENT.
+    let retried = app
+        .get(&format!("/v2/faxes/retry/{id}"), &admin)
+        .await
+        .expect(200);
+    assert_eq!(retried["status"], "queued");
+    let jobs = claim(&app, "fax").await;
+    assert_eq!(jobs[0]["attempt"], 3);
+    report(
+        &app,
+        &jobs[0],
+        json!({"attempt": 3, "outcome": "sent", "pages": 1, "speed": 14400}),
+    )
+    .await;
+    let sent = app.get(&path, &admin).await.expect(200);
+    assert_eq!(sent["status"], "sent");
+    assert_eq!(sent["attempts"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        app.count("webhook_events", Some(("type", "FAX_SENT")))
+            .await,
+        1
+    );
+    app.get(&format!("/faxes/retry/{id}"), &admin)
+        .await
+        .error(409, "Conflict");
+
+    // The list: filters by status, direction, numbers, dates; ingest's faxes are in it.
+    app.post(
+        "/v2/ingest/faxes",
+        TOKEN,
+        json!({"tenantId": w.tenant_a, "faxId": "in-1", "direction": "inbound", "from": "15551112222",
+               "to": "15550001000", "pages": 2, "status": "success", "time": "2026-01-01T00:00:00Z"}),
+    )
+    .await
+    .expect(200);
+    let all = app.get("/v2/admin/faxes", &admin).await.expect(200);
+    assert_eq!(all["totalRecords"], 2);
+    let page = app
+        .get("/v2/admin/faxes?status=sent&direction=outbound", &admin)
+        .await
+        .expect(200);
+    assert_eq!(page["totalRecords"], 1);
+    assert_eq!(page["records"][0]["id"], id);
+    let page = app
+        .get(
+            "/v2/admin/faxes?dateTo=2026-06-01T00:00:00Z&from=15551112222",
+            &admin,
+        )
+        .await
+        .expect(200);
+    assert_eq!(page["totalRecords"], 1);
+    assert_eq!(page["records"][0]["faxId"], "in-1");
+    app.get("/v2/admin/faxes?dateFrom=yesterday", &admin)
+        .await
+        .error(400, "ValidationError");
+
+    // Deleted: the fax and its document go.
+    app.delete(&path, &admin).await.expect(200);
+    app.get(&path, &admin).await.error(404, "NotFound");
+    app.jobs_done().await;
+    assert!(
+        app.stored_objects("tenants")
+            .iter()
+            .all(|k| !k.contains("/faxes/"))
+    );
+}
+
+/// A failed fax whose document is gone cannot be retried (410); TIFFs are taken by magic.
+async fn a_fax_without_its_document_is_gone(app: TestApp) {
+    let w = World::seed(&app).await;
+    numbers(&app, &w).await;
+    let admin = app.login(w.admin_a).await;
+    let mut tiff = b"II*\0".to_vec();
+    tiff.extend_from_slice(&[0; 64]);
+    let fax = send_fax(
+        &app,
+        &admin,
+        &fields("15559990000", "15550001000"),
+        Some(tiff),
+    )
+    .await
+    .expect(200);
+    assert_eq!(fax["documentType"], "image/tiff");
+    let id = fax["id"].as_i64().unwrap();
+    let jobs = claim(&app, "fax").await;
+    report(
+        &app,
+        &jobs[0],
+        json!({"attempt": 1, "outcome": "failed", "resultCode": "no-answer"}),
+    )
+    .await;
+    // The default policy retries any failure: make it the last attempt.
+    app.raw_sql(
+        "UPDATE engine_jobs SET due_at = 1",
+        "UPDATE engine_jobs SET due_at = 1",
+    )
+    .await;
+    for attempt in 2..=3 {
+        let jobs = claim(&app, "fax").await;
+        report(
+            &app,
+            &jobs[0],
+            json!({"attempt": attempt, "outcome": "failed"}),
+        )
+        .await;
+        app.raw_sql(
+            "UPDATE engine_jobs SET due_at = 1",
+            "UPDATE engine_jobs SET due_at = 1",
+        )
+        .await;
+    }
+    let path = format!("/v2/admin/faxes/{id}");
+    assert_eq!(app.get(&path, &admin).await.expect(200)["status"], "failed");
+    let key = app
+        .stored_objects("tenants")
+        .into_iter()
+        .find(|k| k.contains("/faxes/"))
+        .unwrap();
+    std::fs::remove_file(app.object_path(&key)).unwrap();
+    app.get(&format!("/faxes/retry/{id}"), &admin)
+        .await
+        .error(410, "Gone");
+    assert_eq!(app.get(&path, &admin).await.expect(200)["status"], "failed");
+}
+
+/// Faxes and texts of another tenant are 404; roles without the permission are 403; a
+/// tenant admin cannot send from another tenant's line.
+async fn other_tenants_and_lower_roles_are_refused(app: TestApp) {
+    let w = World::seed(&app).await;
+    numbers(&app, &w).await;
+    let admin_b = app.login(w.admin_b).await;
+    let fax = send_fax(
+        &app,
+        &admin_b,
+        &fields("15559990000", "15550009000"),
+        Some(pdf()),
+    )
+    .await
+    .expect(200);
+    let text = app
+        .post(
+            "/v2/messaging/messages",
+            &admin_b,
+            json!({"from": "15550009000", "to": "15559990000", "body": "hi"}),
+        )
+        .await
+        .expect(200);
+    let admin_a = app.login(w.admin_a).await;
+    for path in [
+        format!("/v2/admin/faxes/{}", fax["id"]),
+        format!("/v2/messaging/messages/{}", text["id"]),
+        format!("/faxes/retry/{}", fax["id"]),
+    ] {
+        app.get(&path, &admin_a).await.error(404, "NotFound");
+    }
+    app.delete(&format!("/v2/admin/faxes/{}", fax["id"]), &admin_a)
+        .await
+        .error(404, "NotFound");
+    assert_eq!(
+        app.get("/v2/admin/faxes", &admin_a).await.expect(200)["totalRecords"],
+        0
+    );
+    assert_eq!(
+        app.get("/v2/messaging/messages", &admin_a)
+            .await
+            .expect(200)["totalRecords"],
+        0
+    );
+    app.get(
+        &format!("/v2/admin/faxes?tenantId={}", w.tenant_b),
+        &admin_a,
+    )
+    .await
+    .error(403, "Forbidden");
+    // Another tenant's line is not one of the tenant's.
+    send_fax(
+        &app,
+        &admin_a,
+        &fields("15559990000", "15550009000"),
+        Some(pdf()),
+    )
+    .await
+    .error(400, "ValidationError");
+    app.post(
+        "/v2/messaging/messages",
+        &admin_a,
+        json!({"from": "15550009000", "to": "15559990000", "body": "hi"}),
+    )
+    .await
+    .error(400, "ValidationError");
+    let mut other = fields("15559990000", "15550009000");
+    other.push(("tenantId", w.tenant_b.to_string()));
+    send_fax(&app, &admin_a, &other, Some(pdf()))
+        .await
+        .error(403, "Forbidden");
+    // A user reads neither faxes nor texts; a branch admin sends no fax.
+    let user = app.login(w.user_a).await;
+    app.get("/v2/admin/faxes", &user)
+        .await
+        .error(403, "Forbidden");
+    app.get("/v2/messaging/messages", &user)
+        .await
+        .error(403, "Forbidden");
+    let branch = app.login(w.branch_admin_a).await;
+    send_fax(
+        &app,
+        &branch,
+        &fields("15559990000", "15550001000"),
+        Some(pdf()),
+    )
+    .await
+    .error(403, "Forbidden");
+    // The platform reaches both.
+    let platform = app.login(w.platform).await;
+    assert_eq!(
+        app.get("/v2/admin/faxes", &platform).await.expect(200)["totalRecords"],
+        1
+    );
+}
+
+/// A text is sent from a texting line with the tenant's uploads as media, through the
+/// queue, and SMS_SENT is emitted on the engine's result; the list shows it with those
+/// ingest recorded.
+async fn a_text_is_sent_and_listed(app: TestApp) {
+    let w = World::seed(&app).await;
+    numbers(&app, &w).await;
+    let admin = app.login(w.admin_a).await;
+    app.post(
+        "/v2/messaging/messages",
+        &admin,
+        json!({"from": "15550001000", "to": "15559990000", "body": "hi"}),
+    )
+    .await
+    .error(400, "ValidationError");
+    app.post(
+        "/v2/messaging/messages",
+        &admin,
+        json!({"from": "15550002000", "to": "15559990000"}),
+    )
+    .await
+    .error(400, "ValidationError");
+    app.post(
+        "/v2/messaging/messages",
+        &admin,
+        json!({"from": "15550002000", "to": "15559990000", "body": "hi", "mediaIds": [999]}),
+    )
+    .await
+    .error(400, "ValidationError");
+    let text = app
+        .post(
+            "/v2/messaging/messages",
+            &admin,
+            json!({"from": "15550002000", "to": "15559990000", "body": "Your prescription is ready"}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(text["status"], "queued");
+    assert_eq!(text["direction"], "outbound");
+    assert_eq!(
+        app.count("webhook_events", Some(("type", "SMS_SENT")))
+            .await,
+        0
+    );
+    let jobs = claim(&app, "sms").await;
+    assert_eq!(jobs.len(), 1);
+    assert_eq!(jobs[0]["payload"]["body"], "Your prescription is ready");
+    report(
+        &app,
+        &jobs[0],
+        json!({"attempt": 1, "outcome": "sent", "reference": "SM123"}),
+    )
+    .await;
+    let path = format!("/v2/messaging/messages/{}", text["id"]);
+    assert_eq!(app.get(&path, &admin).await.expect(200)["status"], "sent");
+    assert_eq!(
+        app.count("webhook_events", Some(("type", "SMS_SENT")))
+            .await,
+        1
+    );
+
+    app.post(
+        "/v2/ingest/sms",
+        TOKEN,
+        json!({"tenantId": w.tenant_a, "messageId": "in-1", "direction": "inbound", "from": "15557770000",
+               "to": "15550002000", "body": "thanks", "mediaUrls": ["https://carrier.example/m/1.jpg"],
+               "time": "2026-01-01T00:00:00Z"}),
+    )
+    .await
+    .expect(200);
+    let all = app
+        .get("/v2/messaging/messages?sortBy=time", &admin)
+        .await
+        .expect(200);
+    assert_eq!(all["totalRecords"], 2);
+    assert_eq!(
+        all["records"][0]["mediaUrls"],
+        json!(["https://carrier.example/m/1.jpg"])
+    );
+    let inbound = app
+        .get(
+            "/v2/messaging/messages?direction=inbound&from=15557770000&dateTo=2026-02-01T00:00:00Z",
+            &admin,
+        )
+        .await
+        .expect(200);
+    assert_eq!(inbound["totalRecords"], 1);
+    let recent = app
+        .get(
+            "/v2/messaging/messages?dateFrom=2026-02-01T00:00:00Z",
+            &admin,
+        )
+        .await
+        .expect(200);
+    assert_eq!(recent["totalRecords"], 1);
+    assert_eq!(recent["records"][0]["id"], text["id"]);
+}
+
+crate::on_both_backends!(with engine_token;
+    a_fax_is_sent_attempt_by_attempt,
+    a_fax_without_its_document_is_gone,
+    other_tenants_and_lower_roles_are_refused,
+    a_text_is_sent_and_listed,
+);
