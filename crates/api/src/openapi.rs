@@ -53,6 +53,7 @@ use crate::error::ErrorBody;
         (name = "button-layouts", description = "What each key of a desk-phone model does"),
         (name = "provisioning", description = "The configuration files desk phones fetch, with their own credentials"),
         (name = "text-to-speech", description = "The speech engine's voices and languages, and prompts rendered as telephony audio"),
+        (name = "call-campaigns", description = "Outbound calling lists, their records, opt-out (do-not-call) lists and call outcomes"),
         (name = "operations", description = "Health probes"),
     )
 )]

@@ -13,9 +13,9 @@ use std::collections::BTreeMap;
 use regex::Regex;
 use serde_json::{Map, Value, json};
 use switchboard_domain::records::{
-    announcement, branch, business_hour, button_layout, call, custom_voice, device, extension, ivr,
-    media_file, paging_group, partner, phone_number, speech, tenant, traffic, user, voicemail,
-    webhook,
+    announcement, branch, business_hour, button_layout, call, call_campaign, call_outcome,
+    custom_voice, device, extension, ivr, media_file, opt_out, paging_group, partner, phone_number,
+    speech, tenant, traffic, user, voicemail, webhook,
 };
 use switchboard_domain::validation::{FromBody, Problems};
 
@@ -76,6 +76,17 @@ fn readers() -> BTreeMap<String, Reader> {
         button_layout::UpdateButtonLayout,
         custom_voice::CreateCustomVoice,
         custom_voice::UpdateCustomVoice,
+        call_campaign::CreateCallCampaign,
+        call_campaign::UpdateCallCampaign,
+        call_campaign::CallingWindowBody,
+        call_campaign::CreateCampaignRecord,
+        call_campaign::UpdateCampaignRecord,
+        call_campaign::ImportRow,
+        call_campaign::ImportRows,
+        call_outcome::CreateCallOutcome,
+        call_outcome::UpdateCallOutcome,
+        opt_out::CreateOptOut,
+        opt_out::UpdateOptOut,
         speech::SpeakRequest,
         authentication::LoginRequest,
         authentication::RefreshRequest,

@@ -18,6 +18,8 @@ pub enum Owner {
     PagingGroup,
     /// A business-hours record's lists.
     BusinessHour,
+    /// A call campaign's answered-call destination.
+    CallCampaign,
 }
 
 impl Owner {
@@ -25,6 +27,7 @@ impl Owner {
         match self {
             Owner::PagingGroup => "paging_group",
             Owner::BusinessHour => "business_hour",
+            Owner::CallCampaign => "call_campaign",
         }
     }
 }

@@ -92,6 +92,16 @@ fn unique_message(constraint: Option<&str>, message: &str) -> String {
             "ivrs.number",
             "an IVR with this number already exists in the tenant",
         ),
+        (
+            "call_outcomes_name_unique",
+            "call_outcomes.tenant_id",
+            "a call outcome with this name already exists in the tenant",
+        ),
+        (
+            "campaign_records_number_unique",
+            "campaign_records.campaign_id",
+            "the campaign already holds this number",
+        ),
     ];
     known
         .iter()

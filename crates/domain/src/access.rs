@@ -102,6 +102,8 @@ impl Role {
                 CallRecordingsWrite,
                 DevicesRead,
                 DevicesWrite,
+                CampaignsRead,
+                CampaignsWrite,
             ],
             Role::TenantAdmin => &[
                 TenantsRead,
@@ -133,6 +135,8 @@ impl Role {
                 CallRecordingsWrite,
                 DevicesRead,
                 DevicesWrite,
+                CampaignsRead,
+                CampaignsWrite,
             ],
             // Branch admins run their branch's call handling; tenant-wide routing (IVRs,
             // paging groups) they may read but not change.
@@ -274,6 +278,11 @@ permissions! {
     /// Create, change and delete desk phones and button layouts; rotate provisioning
     /// credentials.
     DevicesWrite = "devices:write",
+    /// Read call campaigns, their records, opt-out lists and call outcomes; export records.
+    CampaignsRead = "campaigns:read",
+    /// Create, change and delete call campaigns, their records, opt-out entries and call
+    /// outcomes; import records and opt-outs.
+    CampaignsWrite = "campaigns:write",
 }
 
 /// Which tenants' records a caller reaches.

@@ -91,4 +91,12 @@ ids! {
     ButtonLayoutId,
     /// Identifies a tenant's custom text-to-speech voice.
     CustomVoiceId,
+    /// Identifies a call campaign.
+    CallCampaignId,
+    /// Identifies a record (a number to call) of a call campaign.
+    CampaignRecordId,
+    /// Identifies an entry of an opt-out (do-not-call) list.
+    OptOutId,
+    /// Identifies a tenant's call outcome (disposition).
+    CallOutcomeId,
 }

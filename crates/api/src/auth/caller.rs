@@ -44,6 +44,7 @@ requirements! {
     MessagingSend, WebhooksRead, WebhooksWrite, PhoneNumbersRead, PhoneNumbersWrite,
     PhoneNumbersProvision, VoicemailRead, VoicemailWrite, CallRecordingsRead,
     CallRecordingsWrite, IngestWrite, DevicesRead, DevicesWrite,
+    CampaignsRead, CampaignsWrite,
 }
 
 /// The authenticated caller, holding permission `P`.

@@ -38,6 +38,8 @@ pub const ENTITIES: &[&str] = &[
     "custom-voice",
     "queue",
     "theme",
+    "call-campaign",
+    "opt-out",
 ];
 
 /// One audit entry.
