@@ -2,11 +2,12 @@
 //! before every check, the 403 for an opted-out number at create and at dial time, import
 //! results per row, status moves, the calling window, the export limit, and the scope rules.
 
-use chrono::{TimeZone, Utc};
+use chrono::{Datelike, TimeZone, Utc};
 use serde_json::{Value, json};
 use switchboard_db::call_campaigns;
 use switchboard_domain::ids::CampaignRecordId;
 
+use crate::engine_jobs::{TOKEN, engine_token};
 use crate::fixture::World;
 use crate::on_both_backends;
 use crate::support::TestApp;
@@ -651,10 +652,23 @@ async fn dial_time_rechecks_opt_outs_and_keeps_the_window(app: TestApp) {
     .await
     .expect(200);
     let db = &app.state.db;
-    // Monday 2030-01-07 10:00 in New York (15:00 UTC), inside the window; 08:00 before it;
-    // Sunday never.
-    let inside = Utc.with_ymd_and_hms(2030, 1, 7, 15, 0, 0).unwrap();
-    let early = Utc.with_ymd_and_hms(2030, 1, 7, 13, 0, 0).unwrap();
+    // One calling day, never today's (the service's own scheduler runs beside this test
+    // at the real time): Monday 2030-01-07 (or Tuesday the 8th when today is a Monday),
+    // 10:00 in New York (15:00 UTC) inside the window, 08:00 before it; Sunday never.
+    let today = Utc::now()
+        .with_timezone(&chrono_tz::America::New_York)
+        .weekday()
+        .num_days_from_sunday();
+    let (weekday, date) = if today == 1 { (2, 8) } else { (1, 7) };
+    app.patch(
+        &format!("/v2/admin/call-campaigns/{id}"),
+        &admin,
+        json!({"callingWindow": {"days": [weekday], "from": "09:00", "to": "17:30", "timeZone": "America/New_York"}}),
+    )
+    .await
+    .expect(200);
+    let inside = Utc.with_ymd_and_hms(2030, 1, date, 15, 0, 0).unwrap();
+    let early = Utc.with_ymd_and_hms(2030, 1, date, 13, 0, 0).unwrap();
     let sunday = Utc.with_ymd_and_hms(2030, 1, 6, 15, 0, 0).unwrap();
     let take = |at| async move {
         let mut tx = db.begin().await.unwrap();
@@ -714,12 +728,15 @@ async fn dial_time_rechecks_opt_outs_and_keeps_the_window(app: TestApp) {
         .await
         .expect(200);
     assert_eq!(waiting["outcome"], "no-answer");
-    assert_eq!(waiting["nextAttemptAt"], "2030-01-07T15:30:00Z");
+    assert_eq!(
+        waiting["nextAttemptAt"],
+        format!("2030-01-{date:02}T15:30:00Z")
+    );
     assert!(
         take(inside).await.dials.is_empty(),
         "the retry is not due yet"
     );
-    let later = Utc.with_ymd_and_hms(2030, 1, 7, 15, 31, 0).unwrap();
+    let later = Utc.with_ymd_and_hms(2030, 1, date, 15, 31, 0).unwrap();
     assert_eq!(take(later).await.dials.len(), 1);
     let mut tx = db.begin().await.unwrap();
     let last = call_campaigns::record_result(&mut tx, CampaignRecordId(ids[0]), "no-answer", later)
@@ -870,6 +887,128 @@ async fn opt_outs_import_and_export(app: TestApp) {
     );
     assert!(lines[2].ends_with(",2031-01-01T00:00:00Z"), "{text}");
 }
+
+async fn claim_calls(app: &TestApp) -> Vec<Value> {
+    let answer = app
+        .post(
+            "/v2/engine/jobs/claim",
+            TOKEN,
+            json!({"kinds": ["campaign-call"], "max": 10}),
+        )
+        .await
+        .expect(200);
+    answer["jobs"].as_array().unwrap().clone()
+}
+
+async fn the_engine_places_the_calls(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let mut body = campaign_body(&app, &w).await;
+    body["callingWindow"] =
+        json!({"days": [0, 1, 2, 3, 4, 5, 6], "from": "00:00", "to": "24:00", "timeZone": "UTC"});
+    body["retryDelayMinutes"] = json!(1);
+    let id = app
+        .post("/v2/admin/call-campaigns/", &admin, body)
+        .await
+        .expect(200)["id"]
+        .as_i64()
+        .unwrap();
+    let records = format!("/v2/admin/call-campaigns/{id}/records");
+    let mut ids = Vec::new();
+    for number in ["2025550143", "2025550144", "2025550145"] {
+        let record = app
+            .post(&records, &admin, json!({"number": number}))
+            .await
+            .expect(200);
+        ids.push(record["id"].clone());
+    }
+    assert!(
+        claim_calls(&app).await.is_empty(),
+        "a draft campaign queues nothing"
+    );
+    app.patch(
+        &format!("/v2/admin/call-campaigns/{id}"),
+        &admin,
+        json!({"status": "running"}),
+    )
+    .await
+    .expect(200);
+    // The service's scheduler queues the due records within a tick.
+    let mut waited = 0;
+    loop {
+        let pending = app
+            .get(&format!("{records}?status=pending"), &admin)
+            .await
+            .expect(200);
+        if pending["totalRecords"] == 0 {
+            break;
+        }
+        waited += 1;
+        assert!(waited < 100, "the scheduler queued nothing");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    // Opted out after it was queued: the claim drops it, it is never dialled.
+    app.post(
+        "/v2/admin/opt-outs/",
+        &admin,
+        json!({"number": "2025550144"}),
+    )
+    .await
+    .expect(200);
+    let jobs = claim_calls(&app).await;
+    let subjects: Vec<Value> = jobs.iter().map(|j| j["subjectId"].clone()).collect();
+    assert_eq!(subjects, [ids[0].clone(), ids[2].clone()]);
+    assert_eq!(jobs[0]["payload"]["number"], "+12025550143");
+    assert_eq!(jobs[0]["payload"]["callerIdNumber"], "+12025550100");
+    assert_eq!(
+        jobs[0]["payload"]["destination"],
+        json!({"destType": "EXT", "id": w.ext_a})
+    );
+    let blocked = app
+        .get(&format!("{records}/{}", ids[1]), &admin)
+        .await
+        .expect(200);
+    assert_eq!(blocked["status"], "opted-out");
+    assert_eq!(blocked["attempts"], 0);
+
+    for (job, outcome) in [(&jobs[0], "no-answer"), (&jobs[1], "opted-out")] {
+        app.post(
+            &format!("/v2/engine/jobs/{}/result", job["id"]),
+            TOKEN,
+            json!({"attempt": job["attempt"], "outcome": outcome}),
+        )
+        .await
+        .expect(200);
+    }
+    let retried = app
+        .get(&format!("{records}/{}", ids[0]), &admin)
+        .await
+        .expect(200);
+    assert_eq!(retried["status"], "pending");
+    assert_eq!(retried["outcome"], "no-answer");
+    assert_eq!(retried["attempts"], 1);
+    assert!(retried["nextAttemptAt"].is_string());
+    let opted = app
+        .get(&format!("{records}/{}", ids[2]), &admin)
+        .await
+        .expect(200);
+    assert_eq!(opted["status"], "opted-out");
+    let listed = app
+        .get("/v2/admin/opt-outs/?level=tenant&query=0145", &admin)
+        .await
+        .expect(200);
+    assert_eq!(listed["records"][0]["source"], "engine", "{listed}");
+    // A lower role cannot claim campaign calls.
+    app.post(
+        "/v2/engine/jobs/claim",
+        &admin,
+        json!({"kinds": ["campaign-call"], "max": 1}),
+    )
+    .await
+    .expect(403);
+}
+
+on_both_backends!(with engine_token; the_engine_places_the_calls);
 
 on_both_backends!(
     create_read_and_move_a_campaign,

@@ -25,6 +25,7 @@ mod demo;
 mod devices;
 mod dial_plan;
 mod durations;
+mod engine_jobs;
 mod engine_token;
 mod errors;
 mod identity;

@@ -40,10 +40,10 @@ use utoipa_swagger_ui::SwaggerUi;
 use crate::error::ApiError;
 use crate::routes::{
     announcements, audit_log, authentication, branches, business_hours, button_layouts,
-    call_campaigns, call_outcomes, call_recordings, calls, custom_voices, devices, extensions,
-    ingest, ivrs, me, media_files, messaging, objects, operations, opt_outs, paging_groups,
-    partners, phone_numbers, provisioning, tenants, text_to_speech, users, voicemail,
-    webhook_deliveries, webhooks,
+    call_campaigns, call_outcomes, call_recordings, calls, custom_voices, devices, engine_jobs,
+    extensions, ingest, ivrs, me, media_files, messaging, objects, operations, opt_outs,
+    paging_groups, partners, phone_numbers, provisioning, tenants, text_to_speech, users,
+    voicemail, webhook_deliveries, webhooks,
 };
 pub use crate::state::{AppState, Settings};
 
@@ -133,6 +133,8 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         )
         .routes(routes!(ingest::sms))
         .routes(routes!(ingest::fax))
+        .routes(routes!(engine_jobs::claim))
+        .routes(routes!(engine_jobs::result))
         .routes(routes!(webhooks::list_types))
         .routes(routes!(webhooks::list, webhooks::create))
         .routes(routes!(webhooks::get, webhooks::update, webhooks::delete))

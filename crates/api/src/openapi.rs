@@ -55,6 +55,7 @@ use crate::error::ErrorBody;
         (name = "text-to-speech", description = "The speech engine's voices and languages, and prompts rendered as telephony audio"),
         (name = "call-campaigns", description = "Outbound calling lists, their records, opt-out (do-not-call) lists and call outcomes"),
         (name = "operations", description = "Health probes"),
+        (name = "engine", description = "The telephony engine's work queue: outbound faxes and texts claimed under a lease, and their results"),
     )
 )]
 pub struct ApiDoc;

@@ -14,8 +14,8 @@ use regex::Regex;
 use serde_json::{Map, Value, json};
 use switchboard_domain::records::{
     announcement, branch, business_hour, button_layout, call, call_campaign, call_outcome,
-    custom_voice, device, extension, ivr, media_file, opt_out, paging_group, partner, phone_number,
-    speech, tenant, traffic, user, voicemail, webhook,
+    custom_voice, device, engine_job, extension, ivr, media_file, opt_out, paging_group, partner,
+    phone_number, speech, tenant, traffic, user, voicemail, webhook,
 };
 use switchboard_domain::validation::{FromBody, Problems};
 
@@ -93,6 +93,8 @@ fn readers() -> BTreeMap<String, Reader> {
         me::ChangePassword,
         me::ConfirmPassword,
         me::ConfirmCode,
+        engine_job::ClaimJobs,
+        engine_job::JobResult,
     ]
 }
 

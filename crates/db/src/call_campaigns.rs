@@ -814,3 +814,168 @@ pub async fn record_result(
         opted_out: opts_out,
     })
 }
+
+/// Campaign calls as engine work (`campaign-call`): the scheduler ([`schedule`]) queues
+/// one job per record it takes; the claim checks the record once more (still wanted, not
+/// opted out, campaign running, window open) and the result records the outcome. Any
+/// outcome name is taken: the tenant's call outcomes say what theirs mean, `opted-out`
+/// is the platform's, and any other retries until `maxAttempts`.
+pub const CALL_JOBS: crate::engine_jobs::Kind = crate::engine_jobs::Kind {
+    name: switchboard_domain::records::engine_job::CAMPAIGN_CALL,
+    outcomes: &[],
+    on_claim: call_claimed,
+    on_result: call_reported,
+};
+
+/// Runs the dial-time step at `now` for at most `limit` records and queues an engine job
+/// for each record to call, in one transaction; answers how many were queued.
+pub async fn schedule(db: &Db, now: chrono::DateTime<chrono::Utc>, limit: usize) -> Result<usize> {
+    let mut tx = db.begin().await?;
+    let due = take_due(&mut tx, now, limit).await?;
+    for dial in &due.dials {
+        let payload = serde_json::json!({
+            "campaignId": dial.record.campaign_id.get(),
+            "recordId": dial.record.id.get(),
+            "number": dial.record.number,
+            "name": dial.record.name,
+            "callerIdNumber": dial.caller_id,
+            "attempt": dial.record.attempts,
+            "destination": dial.destination.as_ref().map(|(dest_type, id)| {
+                serde_json::json!({"destType": dest_type, "id": id})
+            }),
+        });
+        crate::engine_jobs::enqueue(
+            &mut tx,
+            dial.tenant,
+            &CALL_JOBS,
+            Some(dial.record.id.get()),
+            &payload,
+            now.timestamp(),
+        )
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(due.dials.len())
+}
+
+#[derive(sqlx::FromRow)]
+struct Claimed {
+    status: String,
+    number: String,
+    campaign_id: i64,
+    tenant_id: i64,
+    campaign_status: String,
+    window_days: String,
+    window_from: String,
+    window_to: String,
+    time_zone: String,
+}
+
+fn call_claimed<'a>(
+    tx: &'a mut Tx,
+    job: &'a crate::engine_jobs::Job,
+    now: i64,
+) -> futures::future::BoxFuture<'a, Result<bool>> {
+    Box::pin(async move {
+        let Some(id) = job.subject_id else {
+            return Ok(false);
+        };
+        let select = Query::select()
+            .columns([
+                ("r", "status"),
+                ("r", "number"),
+                ("r", "campaign_id"),
+                ("r", "tenant_id"),
+            ])
+            .expr_as(Expr::col(("c", "status")), "campaign_status")
+            .columns([
+                ("c", "window_days"),
+                ("c", "window_from"),
+                ("c", "window_to"),
+                ("c", "time_zone"),
+            ])
+            .from_as("campaign_records", "r")
+            .inner_join(
+                sea_query::TableRef::from("call_campaigns").alias("c"),
+                Expr::col(("c", "id")).equals(("r", "campaign_id")),
+            )
+            .and_where(Expr::col(("r", "id")).eq(id))
+            .take();
+        let Some(record) = tx.fetch_optional::<Claimed>(&select).await? else {
+            return Ok(false);
+        };
+        if record.status != "dialing" {
+            return Ok(false);
+        }
+        let at = chrono::DateTime::from_timestamp(now, 0).unwrap_or_else(chrono::Utc::now);
+        let listed = opt_outs::level_of(
+            tx,
+            TenantId(record.tenant_id),
+            Some(CallCampaignId(record.campaign_id)),
+            &record.number,
+        )
+        .await?;
+        let window = CallingWindow {
+            days: record
+                .window_days
+                .split(',')
+                .filter_map(|d| d.parse().ok())
+                .collect(),
+            from: record.window_from,
+            to: record.window_to,
+            time_zone: record.time_zone,
+        };
+        let changes: Changes = if listed.is_some() {
+            // Opted out since it was queued: never dialled.
+            vec![
+                ("status", "opted-out".into()),
+                ("attempts", Expr::col("attempts").sub(1)),
+            ]
+        } else if record.campaign_status != "running" || !window.status(at).open {
+            // Paused, or the window closed while the job waited: back to the list, its
+            // attempt not counted; the scheduler queues it again when it may be called.
+            vec![
+                ("status", "pending".into()),
+                ("attempts", Expr::col("attempts").sub(1)),
+                ("next_attempt_at", iso(at).into()),
+            ]
+        } else {
+            return Ok(true);
+        };
+        let update = Query::update()
+            .table("campaign_records")
+            .values(changes)
+            .and_where(Expr::col("id").eq(id))
+            .and_where(Expr::col("status").eq("dialing"))
+            .take();
+        tx.execute(&update).await?;
+        Ok(false)
+    })
+}
+
+fn call_reported<'a>(
+    tx: &'a mut Tx,
+    job: &'a crate::engine_jobs::Job,
+    result: &'a switchboard_domain::records::engine_job::JobResult,
+    now: i64,
+) -> futures::future::BoxFuture<'a, Result<crate::engine_jobs::Next>> {
+    Box::pin(async move {
+        let Some(id) = job.subject_id else {
+            return Ok(crate::engine_jobs::Next::Done);
+        };
+        let at = chrono::DateTime::from_timestamp(now, 0).unwrap_or_else(chrono::Utc::now);
+        let resulted = match record_result(tx, CampaignRecordId(id), &result.outcome, at).await {
+            Ok(resulted) => resulted,
+            // The record was deleted while the call was placed: nothing to record.
+            Err(Error::NotFound) => return Ok(crate::engine_jobs::Next::Done),
+            Err(e) => return Err(e),
+        };
+        // A retry is a new job, queued by the scheduler when it is due: the window and
+        // the opt-out lists are checked again then.
+        Ok(if resulted.status == "failed" {
+            crate::engine_jobs::Next::Failed
+        } else {
+            crate::engine_jobs::Next::Done
+        })
+    })
+}

@@ -36,10 +36,16 @@ impl LeasedQueue {
 
     /// Whether any row is due: a cheap read, so idle polling takes no write lock.
     pub async fn any_due(&self, db: &Db, now: i64) -> Result<bool> {
+        self.any_due_where(db, now, Condition::all()).await
+    }
+
+    /// Whether any row that also meets `extra` is due.
+    async fn any_due_where(&self, db: &Db, now: i64, extra: Condition) -> Result<bool> {
         let select = Query::select()
             .column("id")
             .from(self.table)
             .cond_where(self.claimable(now))
+            .cond_where(extra)
             .limit(1)
             .take();
         Ok(db.conn().fetch_optional::<(i64,)>(&select).await?.is_some())
@@ -62,13 +68,29 @@ impl LeasedQueue {
         lease_until: i64,
         limit: u64,
     ) -> Result<Vec<i64>> {
-        if !self.any_due(db, now).await? {
+        self.claim_where(db, owner, now, lease_until, limit, Condition::all())
+            .await
+    }
+
+    /// [`LeasedQueue::claim`] of the due rows that also meet `extra` (the engine's queue
+    /// claims only the kinds an engine asks for).
+    pub async fn claim_where(
+        &self,
+        db: &Db,
+        owner: &str,
+        now: i64,
+        lease_until: i64,
+        limit: u64,
+        extra: Condition,
+    ) -> Result<Vec<i64>> {
+        if !self.any_due_where(db, now, extra.clone()).await? {
             return Ok(Vec::new());
         }
         let due = Query::select()
             .column("id")
             .from(self.table)
             .cond_where(self.claimable(now))
+            .cond_where(extra.clone())
             .order_by(self.due_at, Order::Asc)
             .order_by("id", Order::Asc)
             .limit(limit)
@@ -82,6 +104,7 @@ impl LeasedQueue {
             ])
             .and_where(Expr::col("id").in_subquery(due))
             .cond_where(self.claimable(now))
+            .cond_where(extra)
             .returning_col("id")
             .take();
         let ids: Vec<(i64,)> = db.conn().fetch_all(&update).await?;

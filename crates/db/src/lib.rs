@@ -27,6 +27,7 @@ pub mod deliveries;
 pub mod destinations;
 pub mod devices;
 pub mod dial_plan;
+pub mod engine_jobs;
 pub mod events;
 pub mod extensions;
 pub mod identity;

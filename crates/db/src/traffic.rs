@@ -1,11 +1,15 @@
 //! Text messages and faxes the engine reports: each recorded once, with its SMS_* or
 //! FAX_* event in the same transaction.
 
+use futures::future::BoxFuture;
+use sea_query::{Expr, ExprTrait, Query};
 use serde_json::json;
+use switchboard_domain::records::engine_job::{self, JobResult};
 use switchboard_domain::records::traffic::{IngestFax, IngestSms, time_or_now};
 
 use crate::backend::Tx;
 use crate::crud::{self, Recorded};
+use crate::engine_jobs::{Job, Kind, Next};
 use crate::error::Result;
 use crate::events;
 
@@ -92,4 +96,149 @@ pub async fn record_fax(tx: &mut Tx, fax: IngestFax, now: i64) -> Result<Recorde
         events::emit(tx, fax.tenant, kind, data, now).await?;
     }
     Ok(recorded)
+}
+
+/// Texts sent through the engine queue (`POST /v2/messaging/messages`): claimed, the
+/// text is `sending`; `sent` records it so and emits SMS_SENT, `failed` ends it `failed`.
+pub const SMS_JOBS: Kind = Kind {
+    name: engine_job::SMS,
+    outcomes: &["sent", "failed"],
+    on_claim: sms_claimed,
+    on_result: sms_reported,
+};
+
+fn sms_claimed<'a>(tx: &'a mut Tx, job: &'a Job, _now: i64) -> BoxFuture<'a, Result<bool>> {
+    Box::pin(async move {
+        let Some(id) = job.subject_id else {
+            return Ok(false);
+        };
+        let update = Query::update()
+            .table("sms_messages")
+            .value("status", "sending")
+            .and_where(Expr::col("id").eq(id))
+            .and_where(Expr::col("status").is_in(["queued", "sending"]))
+            .take();
+        Ok(tx.execute(&update).await? > 0)
+    })
+}
+
+#[derive(sqlx::FromRow)]
+struct SentText {
+    message_id: String,
+    direction: String,
+    from_number: String,
+    to_number: String,
+    body: String,
+    media_urls: String,
+}
+
+fn sms_reported<'a>(
+    tx: &'a mut Tx,
+    job: &'a Job,
+    result: &'a JobResult,
+    now: i64,
+) -> BoxFuture<'a, Result<Next>> {
+    Box::pin(async move {
+        let Some(id) = job.subject_id else {
+            return Ok(Next::Done);
+        };
+        let sent = result.outcome == "sent";
+        let time = time_or_now(result.ended_at);
+        let update = Query::update()
+            .table("sms_messages")
+            .value("status", if sent { "sent" } else { "failed" })
+            .value("time", time.clone())
+            .and_where(Expr::col("id").eq(id))
+            .returning(Query::returning().columns([
+                "message_id",
+                "direction",
+                "from_number",
+                "to_number",
+                "body",
+                "media_urls",
+            ]))
+            .take();
+        let Some(text) = tx.fetch_optional::<SentText>(&update).await? else {
+            return Ok(Next::Done);
+        };
+        if !sent {
+            return Ok(Next::Failed);
+        }
+        let media: serde_json::Value =
+            serde_json::from_str(&text.media_urls).unwrap_or_else(|_| json!([]));
+        let data = json!({
+            "id": id,
+            "messageId": text.message_id,
+            "direction": text.direction,
+            "from": text.from_number,
+            "to": text.to_number,
+            "body": text.body,
+            "mediaUrls": media,
+            "time": time,
+            "reference": result.reference,
+        });
+        events::emit(tx, job.tenant(), "SMS_SENT", data, now).await?;
+        Ok(Next::Done)
+    })
+}
+
+/// A text to send through the engine.
+#[derive(Clone, Debug)]
+pub struct OutgoingSms {
+    /// The tenant sending it.
+    pub tenant: switchboard_domain::ids::TenantId,
+    /// One of the tenant's numbers.
+    pub from: String,
+    /// The recipient.
+    pub to: String,
+    /// The text.
+    pub body: String,
+    /// URLs of its media.
+    pub media_urls: Vec<String>,
+}
+
+/// Records an outbound text as `queued` and queues its engine job in `tx`, due now;
+/// answers the text's id.
+pub async fn queue_sms(tx: &mut Tx, sms: &OutgoingSms, now: i64) -> Result<i64> {
+    let message_id = format!("sb-{}", uuid::Uuid::now_v7().simple());
+    let media = serde_json::Value::from(sms.media_urls.clone());
+    let time = time_or_now(chrono::DateTime::from_timestamp(now, 0));
+    let insert = Query::insert()
+        .into_table("sms_messages")
+        .columns([
+            "tenant_id",
+            "message_id",
+            "direction",
+            "from_number",
+            "to_number",
+            "body",
+            "media_urls",
+            "time",
+            "status",
+            "created_at",
+        ])
+        .values_panic([
+            sms.tenant.get().into(),
+            message_id.clone().into(),
+            "outbound".into(),
+            sms.from.clone().into(),
+            sms.to.clone().into(),
+            sms.body.clone().into(),
+            media.to_string().into(),
+            time.into(),
+            "queued".into(),
+            now.into(),
+        ])
+        .returning_col("id")
+        .take();
+    let id: i64 = tx.scalar(&insert).await?;
+    let payload = json!({
+        "messageId": message_id,
+        "from": sms.from,
+        "to": sms.to,
+        "body": sms.body,
+        "mediaUrls": media,
+    });
+    crate::engine_jobs::enqueue(tx, sms.tenant, &SMS_JOBS, Some(id), &payload, now).await?;
+    Ok(id)
 }

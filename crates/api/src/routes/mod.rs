@@ -13,6 +13,7 @@ pub mod call_recordings;
 pub mod calls;
 pub mod custom_voices;
 pub mod devices;
+pub mod engine_jobs;
 pub mod extensions;
 pub mod ingest;
 pub mod ivrs;

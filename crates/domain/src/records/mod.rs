@@ -13,6 +13,7 @@ pub mod custom_voice;
 pub mod destination;
 pub mod device;
 pub mod device_model;
+pub mod engine_job;
 pub mod extension;
 pub mod ivr;
 pub mod media_file;

@@ -1,0 +1,91 @@
+//! `/v2/engine/jobs/…`: the engine work queue. The telephony engine (with the ingest
+//! token, or a platform admin) claims outbound work — faxes and texts to send — under a
+//! lease, and reports each attempt's result; each kind's handling lives with its
+//! resource (`switchboard_db::engine_jobs::KINDS`).
+
+use axum::Json;
+use axum::extract::State;
+use switchboard_db::engine_jobs::{self, ResultError};
+use switchboard_domain::Location;
+use switchboard_domain::records::engine_job::{
+    ClaimJobs, ClaimedJob, ClaimedJobs, DEFAULT_LEASE_SECONDS, JobResult, ResultRecorded,
+};
+use switchboard_domain::validation::iso;
+
+use crate::audit::now;
+use crate::auth::caller::{Caller, IngestWrite};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{JsonBody, PathId};
+use crate::state::AppState;
+
+/// Leases up to `max` due jobs of the kinds asked for to the caller until the lease
+/// runs out; each is a new attempt, numbered. A job whose result has not come when its
+/// lease runs out goes back to the queue. Engines claiming at once never get the same
+/// job.
+#[utoipa::path(post, path = "/v2/engine/jobs/claim", tag = "engine",
+    request_body = ClaimJobs,
+    responses((status = 200, description = "The leased jobs (none when no work is due)", body = ClaimedJobs)))]
+pub async fn claim(
+    _caller: Caller<IngestWrite>,
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody<ClaimJobs>,
+) -> ApiResult<Json<ClaimedJobs>> {
+    let now = now();
+    let lease_until = now + body.lease_seconds.unwrap_or(DEFAULT_LEASE_SECONDS);
+    // Every claim is its own lease holder: a result is matched to its attempt, not to
+    // the engine that sent it.
+    let owner = format!("engine-{}", uuid::Uuid::now_v7().simple());
+    let kinds: Vec<&str> = body.kinds.iter().map(String::as_str).collect();
+    let max = u64::try_from(body.max).unwrap_or(1);
+    let jobs = engine_jobs::claim(&state.db, &kinds, &owner, now, lease_until, max).await?;
+    let until = chrono::DateTime::from_timestamp(lease_until, 0).unwrap_or_default();
+    let jobs = jobs
+        .into_iter()
+        .map(|job| ClaimedJob {
+            payload: job.payload_json(),
+            id: job.id,
+            kind: job.kind,
+            tenant_id: job.tenant_id,
+            subject_id: job.subject_id,
+            attempt: job.attempts,
+            lease_until: iso(until),
+        })
+        .collect();
+    Ok(Json(ClaimedJobs { jobs }))
+}
+
+/// Records what an attempt came to, with what it means for the job's record (a fax
+/// `sent` or `failed`, a text `sent` with its SMS_SENT event) in one transaction. A
+/// second report of the same attempt changes nothing (`recorded: false`); a report of an
+/// attempt whose lease ran out and whose job another engine took is refused with 409.
+#[utoipa::path(post, path = "/v2/engine/jobs/{id}/result", tag = "engine",
+    params(("id" = i64, Path, description = "The job's id")),
+    request_body = JobResult,
+    responses(
+        (status = 200, description = "What was recorded", body = ResultRecorded),
+        (status = 409, description = "The attempt is not the job's current one, or the job has ended", body = crate::error::ErrorBody),
+    ))]
+pub async fn result(
+    _caller: Caller<IngestWrite>,
+    State(state): State<AppState>,
+    PathId(id): PathId<i64>,
+    JsonBody(body): JsonBody<JobResult>,
+) -> ApiResult<Json<ResultRecorded>> {
+    let reported = engine_jobs::report(&state.db, id, &body, now())
+        .await
+        .map_err(|error| match error {
+            ResultError::NotFound => ApiError::not_found(),
+            ResultError::Outcome(_) => {
+                ApiError::invalid(Location::Body, "outcome", &error.to_string())
+            }
+            ResultError::Stale(message) => ApiError::conflict(message),
+            ResultError::Db(error) => error.into(),
+        })?;
+    state.jobs.wake();
+    Ok(Json(ResultRecorded {
+        recorded: reported.recorded,
+        id,
+        attempt: body.attempt,
+        state: reported.state,
+    }))
+}

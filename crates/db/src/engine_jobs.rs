@@ -1,0 +1,511 @@
+//! The engine work queue: outbound work (a fax to send, a text to send, a campaign call
+//! to place) queued in the transaction of the record it works for, leased to one engine
+//! at a time on the shared claim machinery ([`LeasedQueue`]: `SKIP LOCKED` on
+//! PostgreSQL, the write lock on SQLite), and ended by the result the engine reports,
+//! recorded once per attempt with what its kind makes of it (the record's new state and
+//! its webhook event) in one transaction.
+//!
+//! Each kind's handling lives with its resource, as a [`Kind`] listed in [`KINDS`]: what
+//! it does when a job is claimed (and whether the job is still wanted) and what a result
+//! means for its record.
+
+use futures::future::BoxFuture;
+use sea_query::{Condition, Expr, ExprTrait, LockType, Order, Query};
+use serde_json::{Value, json};
+use switchboard_domain::ids::TenantId;
+use switchboard_domain::records::engine_job::JobResult;
+
+use crate::backend::{Db, Tx};
+use crate::error::{Error, Result};
+use crate::lease::LeasedQueue;
+
+/// The engine jobs as a queue: pending jobs, due at `due_at`.
+pub const QUEUE: LeasedQueue = LeasedQueue {
+    table: "engine_jobs",
+    due_at: "due_at",
+};
+
+/// What a kind's result handling decides for the job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Next {
+    /// The work is done: the job ends `done`.
+    Done,
+    /// Try again at this time (Unix seconds): the job is pending again, a new attempt.
+    RetryAt(i64),
+    /// Given up: the job ends `failed` (a retry may requeue it).
+    Failed,
+}
+
+/// Runs when a job of the kind is claimed, in the claim's transaction; answers whether
+/// the job is still wanted (`false` cancels it and it is not handed out).
+pub type OnClaim = for<'a> fn(&'a mut Tx, &'a Job, i64) -> BoxFuture<'a, Result<bool>>;
+
+/// Runs when a result of an attempt is recorded, in its transaction: updates the job's
+/// record, emits its webhook event, and says what becomes of the job.
+pub type OnResult =
+    for<'a> fn(&'a mut Tx, &'a Job, &'a JobResult, i64) -> BoxFuture<'a, Result<Next>>;
+
+/// One kind of engine work and its handling, declared by the module of its resource.
+#[derive(Clone, Copy)]
+pub struct Kind {
+    /// Its name, as jobs and claims carry it (one of the domain's `engine_job::KINDS`).
+    pub name: &'static str,
+    /// The outcomes a result may report; empty: the kind checks them itself.
+    pub outcomes: &'static [&'static str],
+    /// See [`OnClaim`].
+    pub on_claim: OnClaim,
+    /// See [`OnResult`].
+    pub on_result: OnResult,
+}
+
+/// Every kind of engine work. A new kind adds one line here (and its name to the
+/// domain's `engine_job::KINDS`).
+pub const KINDS: &[Kind] = &[crate::traffic::SMS_JOBS, crate::call_campaigns::CALL_JOBS];
+
+/// The kind named `name`.
+pub fn kind(name: &str) -> Option<&'static Kind> {
+    KINDS.iter().find(|k| k.name == name)
+}
+
+/// An engine job.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct Job {
+    /// The job's id.
+    pub id: i64,
+    /// The tenant it is done for.
+    pub tenant_id: i64,
+    /// What to do.
+    pub kind: String,
+    /// The record it works for.
+    pub subject_id: Option<i64>,
+    /// Its arguments, as JSON text.
+    pub payload: String,
+    /// `pending`, `done`, `failed` or `cancelled`.
+    pub state: String,
+    /// Attempts made (claims): the current attempt's number.
+    pub attempts: i64,
+    /// Who holds its lease.
+    pub lease_owner: Option<String>,
+    /// Until when (Unix seconds).
+    pub lease_until: Option<i64>,
+}
+
+impl Job {
+    /// The job's tenant.
+    pub fn tenant(&self) -> TenantId {
+        TenantId(self.tenant_id)
+    }
+
+    /// Its payload as JSON (an empty object if it is somehow not JSON).
+    pub fn payload_json(&self) -> Value {
+        serde_json::from_str(&self.payload).unwrap_or_else(|_| json!({}))
+    }
+}
+
+const JOB_COLUMNS: [&str; 9] = [
+    "id",
+    "tenant_id",
+    "kind",
+    "subject_id",
+    "payload",
+    "state",
+    "attempts",
+    "lease_owner",
+    "lease_until",
+];
+
+/// Queues a job of `kind` for `tenant`, working for record `subject`, due at `due_at`,
+/// in `tx`: it exists exactly when the record that asks for it was committed. Answers
+/// its id.
+pub async fn enqueue(
+    tx: &mut Tx,
+    tenant: TenantId,
+    kind: &Kind,
+    subject: Option<i64>,
+    payload: &Value,
+    due_at: i64,
+) -> Result<i64> {
+    let now = chrono::Utc::now().timestamp();
+    let insert = Query::insert()
+        .into_table("engine_jobs")
+        .columns([
+            "tenant_id",
+            "kind",
+            "subject_id",
+            "payload",
+            "due_at",
+            "created_at",
+        ])
+        .values_panic([
+            tenant.get().into(),
+            kind.name.into(),
+            subject.into(),
+            payload.to_string().into(),
+            due_at.into(),
+            now.into(),
+        ])
+        .returning_col("id")
+        .take();
+    tx.scalar(&insert).await
+}
+
+/// Leases up to about `max` due jobs of `kinds` to `owner` until `lease_until`, each a
+/// new attempt, and runs each kind's [`OnClaim`]; answers the jobs handed out (those
+/// their kind still wants), oldest due first.
+pub async fn claim(
+    db: &Db,
+    kinds: &[&str],
+    owner: &str,
+    now: i64,
+    lease_until: i64,
+    max: u64,
+) -> Result<Vec<Job>> {
+    let wanted = Condition::all().add(Expr::col("kind").is_in(kinds.iter().copied()));
+    let ids = QUEUE
+        .claim_where(db, owner, now, lease_until, max, wanted)
+        .await?;
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut tx = db.begin().await?;
+    // PostgreSQL may lease a few more than asked (see [`LeasedQueue::claim`]); an
+    // engine's `max` is its capacity, so those beyond it are released at once.
+    if ids.len() > usize::try_from(max).unwrap_or(usize::MAX) {
+        let select = Query::select()
+            .column("id")
+            .from("engine_jobs")
+            .and_where(Expr::col("id").is_in(ids.iter().copied()))
+            .order_by("due_at", Order::Asc)
+            .order_by("id", Order::Asc)
+            .take();
+        let ordered: Vec<(i64,)> = tx.fetch_all(&select).await?;
+        let excess = ordered
+            .iter()
+            .skip(usize::try_from(max).unwrap_or(usize::MAX))
+            .map(|(id,)| *id);
+        let release = Query::update()
+            .table("engine_jobs")
+            .values([
+                ("lease_owner", Option::<String>::None.into()),
+                ("lease_until", Option::<i64>::None.into()),
+            ])
+            .and_where(Expr::col("id").is_in(excess))
+            .and_where(Expr::col("lease_owner").eq(owner))
+            .take();
+        tx.execute(&release).await?;
+    }
+    // Each claim is an attempt: its number is what the result names.
+    let count = Query::update()
+        .table("engine_jobs")
+        .value("attempts", Expr::col("attempts").add(1))
+        .and_where(Expr::col("id").is_in(ids.iter().copied()))
+        .and_where(Expr::col("lease_owner").eq(owner))
+        .take();
+    tx.execute(&count).await?;
+    let select = Query::select()
+        .columns(JOB_COLUMNS)
+        .from("engine_jobs")
+        .and_where(Expr::col("id").is_in(ids))
+        .and_where(Expr::col("lease_owner").eq(owner))
+        .order_by("due_at", Order::Asc)
+        .order_by("id", Order::Asc)
+        .take();
+    let jobs: Vec<Job> = tx.fetch_all(&select).await?;
+    let mut handed = Vec::with_capacity(jobs.len());
+    for job in jobs {
+        let wanted = match kind(&job.kind) {
+            Some(kind) => (kind.on_claim)(&mut tx, &job, now).await?,
+            None => false,
+        };
+        if wanted {
+            handed.push(job);
+        } else {
+            finish(&mut tx, job.id, "cancelled", None, now).await?;
+        }
+    }
+    tx.commit().await?;
+    Ok(handed)
+}
+
+/// Ends job `id` in `state` (`done`, `failed`, `cancelled`), releasing its lease.
+async fn finish(tx: &mut Tx, id: i64, state: &str, outcome: Option<&str>, now: i64) -> Result<()> {
+    let update = Query::update()
+        .table("engine_jobs")
+        .values([
+            ("state", state.into()),
+            ("outcome", outcome.map(str::to_owned).into()),
+            ("lease_owner", Option::<String>::None.into()),
+            ("lease_until", Option::<i64>::None.into()),
+            ("finished_at", now.into()),
+        ])
+        .and_where(Expr::col("id").eq(id))
+        .take();
+    tx.execute(&update).await?;
+    Ok(())
+}
+
+/// What recording a result did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reported {
+    /// Whether this report was recorded (`false`: the attempt's result was recorded before).
+    pub recorded: bool,
+    /// The job's state after it.
+    pub state: String,
+}
+
+/// Why a result was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ResultError {
+    /// No such job.
+    #[error("not found")]
+    NotFound,
+    /// The outcome is not one of its kind's.
+    #[error("must be one of: {0}")]
+    Outcome(String),
+    /// The attempt is not the job's current one (its lease ran out and another engine
+    /// took the job, or the number was never handed out), or the job has ended.
+    #[error("{0}")]
+    Stale(String),
+    /// The store failed.
+    #[error(transparent)]
+    Db(#[from] Error),
+}
+
+/// Seconds since the epoch of an optional instant.
+fn unix(t: Option<chrono::DateTime<chrono::Utc>>) -> Option<i64> {
+    t.map(|t| t.timestamp())
+}
+
+/// The facts of a result, as kept with it.
+fn details(result: &JobResult) -> Value {
+    let mut details = serde_json::Map::new();
+    let mut put = |key: &str, value: Value| {
+        if !Value::is_null(&value) {
+            details.insert(key.to_owned(), value);
+        }
+    };
+    put("resultCode", json!(result.result_code));
+    put("pages", json!(result.pages));
+    put("speed", json!(result.speed));
+    put("durationSeconds", json!(result.duration_seconds));
+    put("reference", json!(result.reference));
+    put("message", json!(result.message));
+    Value::Object(details)
+}
+
+/// Records the result of attempt `result.attempt` of job `id`, with what its kind makes
+/// of it, in one transaction. A second report of an attempt changes nothing
+/// (`recorded: false`); a report of an attempt that is no longer the job's current one
+/// is refused ([`ResultError::Stale`]), so an engine whose lease ran out cannot undo the
+/// work of the engine that took the job over.
+pub async fn report(
+    db: &Db,
+    id: i64,
+    result: &JobResult,
+    now: i64,
+) -> Result<Reported, ResultError> {
+    let mut tx = db.begin().await?;
+    // The job's row is locked until the end, so a claim of it (after its lease ran out)
+    // and this result are taken one after the other.
+    let select = Query::select()
+        .columns(JOB_COLUMNS)
+        .from("engine_jobs")
+        .and_where(Expr::col("id").eq(id))
+        .lock(LockType::Update)
+        .take();
+    let job: Job = tx
+        .fetch_optional(&select)
+        .await?
+        .ok_or(ResultError::NotFound)?;
+    let kind = kind(&job.kind).ok_or(ResultError::NotFound)?;
+    if !kind.outcomes.is_empty() && !kind.outcomes.contains(&result.outcome.as_str()) {
+        return Err(ResultError::Outcome(kind.outcomes.join(", ")));
+    }
+    let insert = Query::insert()
+        .into_table("engine_job_results")
+        .columns([
+            "job_id",
+            "attempt",
+            "outcome",
+            "details",
+            "started_at",
+            "ended_at",
+            "recorded_at",
+        ])
+        .values_panic([
+            id.into(),
+            result.attempt.into(),
+            result.outcome.clone().into(),
+            details(result).to_string().into(),
+            unix(result.started_at).into(),
+            unix(result.ended_at).into(),
+            now.into(),
+        ])
+        .on_conflict(
+            sea_query::OnConflict::columns(["job_id", "attempt"])
+                .do_nothing()
+                .to_owned(),
+        )
+        .returning_col("id")
+        .take();
+    let current = result.attempt == job.attempts && job.state == "pending";
+    if !current {
+        // A repeat of a recorded attempt is answered as recorded before; anything else
+        // is stale.
+        if recorded_before(&mut tx, id, result.attempt).await? {
+            return Ok(Reported {
+                recorded: false,
+                state: job.state,
+            });
+        }
+        return Err(ResultError::Stale(if result.attempt > job.attempts {
+            format!(
+                "attempt {} of job {id} was never handed out (its latest is {})",
+                result.attempt, job.attempts
+            )
+        } else if job.state != "pending" {
+            format!("job {id} has ended ({})", job.state)
+        } else {
+            format!(
+                "the lease of attempt {} ran out and job {id} was claimed again (attempt {})",
+                result.attempt, job.attempts
+            )
+        }));
+    }
+    if tx.fetch_optional::<(i64,)>(&insert).await?.is_none() {
+        // The same attempt reported twice at once: the other report recorded it.
+        return Ok(Reported {
+            recorded: false,
+            state: job.state,
+        });
+    }
+    let next = (kind.on_result)(&mut tx, &job, result, now).await?;
+    let state = match next {
+        Next::Done => {
+            finish(&mut tx, id, "done", Some(&result.outcome), now).await?;
+            "done"
+        }
+        Next::Failed => {
+            finish(&mut tx, id, "failed", Some(&result.outcome), now).await?;
+            "failed"
+        }
+        Next::RetryAt(at) => {
+            let update = Query::update()
+                .table("engine_jobs")
+                .values([
+                    ("outcome", result.outcome.clone().into()),
+                    ("due_at", at.into()),
+                    ("lease_owner", Option::<String>::None.into()),
+                    ("lease_until", Option::<i64>::None.into()),
+                ])
+                .and_where(Expr::col("id").eq(id))
+                .take();
+            tx.execute(&update).await?;
+            "pending"
+        }
+    };
+    tx.commit().await?;
+    Ok(Reported {
+        recorded: true,
+        state: state.to_owned(),
+    })
+}
+
+async fn recorded_before(tx: &mut Tx, id: i64, attempt: i64) -> Result<bool> {
+    let select = Query::select()
+        .column("id")
+        .from("engine_job_results")
+        .and_where(Expr::col("job_id").eq(id))
+        .and_where(Expr::col("attempt").eq(attempt))
+        .take();
+    Ok(tx.fetch_optional::<(i64,)>(&select).await?.is_some())
+}
+
+/// Makes the ended job of `kind` working for `subject` pending again, due now: a new
+/// attempt of the same work (a failed fax retried). Answers whether there was one.
+pub async fn requeue(tx: &mut Tx, kind: &Kind, subject: i64, now: i64) -> Result<bool> {
+    let update = Query::update()
+        .table("engine_jobs")
+        .values([
+            ("state", "pending".into()),
+            ("due_at", now.into()),
+            ("finished_at", Option::<i64>::None.into()),
+        ])
+        .and_where(Expr::col("kind").eq(kind.name))
+        .and_where(Expr::col("subject_id").eq(subject))
+        .and_where(Expr::col("state").ne("pending"))
+        .take();
+    Ok(tx.execute(&update).await? > 0)
+}
+
+/// Cancels the pending jobs of `kind` working for `subject` (its record is going).
+pub async fn cancel(tx: &mut Tx, kind: &Kind, subject: i64, now: i64) -> Result<()> {
+    let update = Query::update()
+        .table("engine_jobs")
+        .values([
+            ("state", "cancelled".into()),
+            ("lease_owner", Option::<String>::None.into()),
+            ("lease_until", Option::<i64>::None.into()),
+            ("finished_at", now.into()),
+        ])
+        .and_where(Expr::col("kind").eq(kind.name))
+        .and_where(Expr::col("subject_id").eq(subject))
+        .and_where(Expr::col("state").eq("pending"))
+        .take();
+    tx.execute(&update).await?;
+    Ok(())
+}
+
+/// One recorded attempt of a job.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct Attempt {
+    /// The attempt's number.
+    pub attempt: i64,
+    /// What it came to.
+    pub outcome: String,
+    /// The reported facts, as JSON text.
+    pub details: String,
+    /// When it began (Unix seconds).
+    pub started_at: Option<i64>,
+    /// When it ended.
+    pub ended_at: Option<i64>,
+    /// When its result was recorded.
+    pub recorded_at: i64,
+}
+
+/// The recorded attempts of the jobs of `kind` working for `subject`, in order.
+pub async fn attempts(db: &Db, kind: &Kind, subject: i64) -> Result<Vec<Attempt>> {
+    let jobs = Query::select()
+        .column("id")
+        .from("engine_jobs")
+        .and_where(Expr::col("kind").eq(kind.name))
+        .and_where(Expr::col("subject_id").eq(subject))
+        .take();
+    let select = Query::select()
+        .columns([
+            "attempt",
+            "outcome",
+            "details",
+            "started_at",
+            "ended_at",
+            "recorded_at",
+        ])
+        .from("engine_job_results")
+        .and_where(Expr::col("job_id").in_subquery(jobs))
+        .order_by("recorded_at", Order::Asc)
+        .order_by("id", Order::Asc)
+        .take();
+    db.conn().fetch_all(&select).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_is_declared_in_the_domain_and_back() {
+        let declared = switchboard_domain::records::engine_job::KINDS.0;
+        let handled: Vec<&str> = KINDS.iter().map(|k| k.name).collect();
+        assert_eq!(declared, handled.as_slice());
+    }
+}
