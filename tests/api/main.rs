@@ -17,6 +17,7 @@ mod audit_trail;
 mod authentication;
 mod business_hours;
 mod button_layouts;
+mod call_campaigns;
 mod call_recordings;
 mod calls;
 mod conduits;

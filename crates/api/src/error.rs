@@ -43,6 +43,11 @@ impl ApiError {
         }
     }
 
+    /// The answer's message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
     /// 400: values break rules; lists every one.
     pub fn validation(problems: Problems) -> Self {
         let mut error = Self::new(

@@ -44,6 +44,10 @@ use crate::routes::{
     call_recordings, calls, custom_voices, devices, extensions, ingest, ivrs, me, media_files,
     messaging, music_on_hold, objects, operations, paging_groups, partners, phone_numbers,
     provisioning, tenants, text_to_speech, users, voicemail, webhook_deliveries, webhooks,
+    call_campaigns, call_outcomes, call_recordings, calls, custom_voices, devices, engine_jobs,
+    extensions, ingest, ivrs, me, media_files, messaging, objects, operations, opt_outs,
+    paging_groups, partners, phone_numbers, provisioning, tenants, text_to_speech, users,
+    voicemail, webhook_deliveries, webhooks,
 };
 use crate::routes::{destinations, queues};
 use crate::routes::{conduits, reporting};
@@ -249,6 +253,37 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
             music_on_hold::delete_unversioned
         ))
         .routes(routes!(music_on_hold::playlist))
+        .routes(routes!(call_campaigns::list, call_campaigns::create))
+        .routes(routes!(
+            call_campaigns::list_unversioned,
+            call_campaigns::create_unversioned
+        ))
+        .routes(routes!(
+            call_campaigns::get,
+            call_campaigns::update,
+            call_campaigns::delete
+        ))
+        .routes(routes!(
+            call_campaigns::list_records,
+            call_campaigns::create_record
+        ))
+        .routes(routes!(call_campaigns::import_records))
+        .routes(routes!(call_campaigns::export_records))
+        .routes(routes!(
+            call_campaigns::get_record,
+            call_campaigns::update_record,
+            call_campaigns::delete_record
+        ))
+        .routes(routes!(opt_outs::list, opt_outs::create))
+        .routes(routes!(opt_outs::import))
+        .routes(routes!(opt_outs::export))
+        .routes(routes!(opt_outs::get, opt_outs::update, opt_outs::delete))
+        .routes(routes!(call_outcomes::list, call_outcomes::create))
+        .routes(routes!(
+            call_outcomes::get,
+            call_outcomes::update,
+            call_outcomes::delete
+        ))
         .split_for_parts();
     openapi::finish(&mut openapi);
     (router, openapi)

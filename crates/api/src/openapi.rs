@@ -56,6 +56,7 @@ use crate::error::ErrorBody;
         (name = "reporting", description = "Call reports with transcripts, and call aggregates per day or hour"),
         (name = "conduits", description = "A tenant's external connections: SIP trunks, carriers, integrations"),
         (name = "music-on-hold", description = "Playlists of media files played to callers on hold, and the tenant's default"),
+        (name = "call-campaigns", description = "Outbound calling lists, their records, opt-out (do-not-call) lists and call outcomes"),
         (name = "operations", description = "Health probes"),
         (name = "queues", description = "Call queues: callers wait with hold music until a member answers"),
         (name = "destinations", description = "The routing graph: where calls to each number can go"),

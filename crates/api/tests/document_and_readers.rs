@@ -17,6 +17,9 @@ use switchboard_domain::records::{
     announcement, branch, business_hour, button_layout, call, custom_voice, device, extension, ivr,
     media_file, paging_group, partner, phone_number, queue, speech, tenant, traffic, user,
     voicemail, webhook,
+    announcement, branch, business_hour, button_layout, call, call_campaign, call_outcome,
+    custom_voice, device, engine_job, extension, ivr, media_file, opt_out, paging_group, partner,
+    phone_number, speech, tenant, traffic, user, voicemail, webhook,
 };
 use switchboard_domain::records::{conduit, report};
 // The engine work queue and what goes through it (issue 15).
@@ -87,6 +90,17 @@ fn readers() -> BTreeMap<String, Reader> {
         conduit::UpdateConduit,
         music_on_hold::CreateMusicOnHold,
         music_on_hold::UpdateMusicOnHold,
+        call_campaign::CreateCallCampaign,
+        call_campaign::UpdateCallCampaign,
+        call_campaign::CallingWindowBody,
+        call_campaign::CreateCampaignRecord,
+        call_campaign::UpdateCampaignRecord,
+        call_campaign::ImportRow,
+        call_campaign::ImportRows,
+        call_outcome::CreateCallOutcome,
+        call_outcome::UpdateCallOutcome,
+        opt_out::CreateOptOut,
+        opt_out::UpdateOptOut,
         speech::SpeakRequest,
         authentication::LoginRequest,
         authentication::RefreshRequest,

@@ -67,6 +67,9 @@ pub const AUDITED: &[(&str, &str)] = &[
     ("conduits", "conduit"),
     ("music_on_hold", "music-on-hold"),
     ("faxes", "fax"),
+    ("call_campaigns", "call-campaign"),
+    ("opt_outs", "opt-out"),
+    ("call_outcomes", "call-outcome"),
 ];
 
 /// Who acts in the current request and from where.
@@ -182,6 +185,15 @@ pub struct ChildList {
 /// `update_in` — even with no column changed — or `delete_in`) comes first in the
 /// transaction, which snapshots the owner with its lists as they were.
 pub const CHILD_LISTS: &[ChildList] = &[
+    ChildList {
+        owner: "call_campaigns",
+        field: "destination",
+        table: "destinations",
+        key: "owner_id",
+        filter: &[("owner_type", "call_campaign"), ("list", "destination")],
+        columns: &["dest_type", "target_id", "number", "sort_order"],
+        order: &["sort_order", "position"],
+    },
     ChildList {
         owner: "paging_groups",
         field: "routing_destinations",

@@ -26,6 +26,8 @@ pub enum Owner {
     PhoneNumber,
     /// A music-on-hold playlist.
     MusicOnHold,
+    /// A call campaign's answered-call destination.
+    CallCampaign,
 }
 
 impl Owner {
@@ -38,6 +40,7 @@ impl Owner {
             Owner::Queue => "queue",
             Owner::PhoneNumber => "phone_number",
             Owner::MusicOnHold => "music_on_hold",
+            Owner::CallCampaign => "call_campaign",
         }
     }
 

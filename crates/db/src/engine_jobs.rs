@@ -60,7 +60,11 @@ pub struct Kind {
 
 /// Every kind of engine work. A new kind adds one line here (and its name to the
 /// domain's `engine_job::KINDS`).
-pub const KINDS: &[Kind] = &[crate::traffic::SMS_JOBS, crate::faxes::FAX_JOBS];
+pub const KINDS: &[Kind] = &[
+    crate::traffic::SMS_JOBS,
+    crate::faxes::FAX_JOBS,
+    crate::call_campaigns::CALL_JOBS,
+];
 
 /// The kind named `name`.
 pub fn kind(name: &str) -> Option<&'static Kind> {

@@ -98,6 +98,16 @@ fn unique_message(constraint: Option<&str>, message: &str) -> String {
             "music_on_hold.tenant_id",
             "the tenant already has a default music on hold",
         ),
+        (
+            "call_outcomes_name_unique",
+            "call_outcomes.tenant_id",
+            "a call outcome with this name already exists in the tenant",
+        ),
+        (
+            "campaign_records_number_unique",
+            "campaign_records.campaign_id",
+            "the campaign already holds this number",
+        ),
     ];
     known
         .iter()

@@ -14,7 +14,7 @@ use crate::scope;
 
 fn select(scope: &Scope) -> SelectStatement {
     Query::select()
-        .columns(["id", "partner_id", "name", "timezone"])
+        .columns(["id", "partner_id", "name", "timezone", "default_country"])
         .from("tenants")
         .cond_where(scope::tenants(scope, Expr::col("id")))
         .take()
@@ -69,6 +69,9 @@ pub async fn update(db: &Db, scope: &Scope, id: TenantId, body: UpdateTenant) ->
     let mut changes: Changes = Vec::new();
     if let Some(name) = body.name {
         changes.push(("name", name.into()));
+    }
+    if let Some(country) = body.default_country {
+        changes.push(("default_country", country.into()));
     }
     let Some(timezone) = body.timezone else {
         return crud::update(db, select(scope), "id", "tenants", id.get(), changes).await;

@@ -111,6 +111,8 @@ impl Role {
                 ConduitsWrite,
                 MusicOnHoldRead,
                 MusicOnHoldWrite,
+                CampaignsRead,
+                CampaignsWrite,
             ],
             Role::TenantAdmin => &[
                 TenantsRead,
@@ -150,6 +152,8 @@ impl Role {
                 ConduitsRead,
                 MusicOnHoldRead,
                 MusicOnHoldWrite,
+                CampaignsRead,
+                CampaignsWrite,
             ],
             // Branch admins run their branch's call handling; tenant-wide routing (IVRs,
             // paging groups) they may read but not change.
@@ -311,6 +315,11 @@ permissions! {
     MusicOnHoldRead = "music-on-hold:read",
     /// Create, change and delete music on hold (tenant-wide, like paging groups).
     MusicOnHoldWrite = "music-on-hold:write",
+    /// Read call campaigns, their records, opt-out lists and call outcomes; export records.
+    CampaignsRead = "campaigns:read",
+    /// Create, change and delete call campaigns, their records, opt-out entries and call
+    /// outcomes; import records and opt-outs.
+    CampaignsWrite = "campaigns:write",
 }
 
 /// Which tenants' records a caller reaches.

@@ -97,4 +97,12 @@ ids! {
     ConduitId,
     /// Identifies a music-on-hold playlist.
     MusicOnHoldId,
+    /// Identifies a call campaign.
+    CallCampaignId,
+    /// Identifies a record (a number to call) of a call campaign.
+    CampaignRecordId,
+    /// Identifies an entry of an opt-out (do-not-call) list.
+    OptOutId,
+    /// Identifies a tenant's call outcome (disposition).
+    CallOutcomeId,
 }

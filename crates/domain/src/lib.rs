@@ -10,6 +10,7 @@ pub mod access;
 pub mod declare;
 pub mod ids;
 pub mod list;
+pub mod phone;
 pub mod provisioning;
 pub mod records;
 pub mod routing;

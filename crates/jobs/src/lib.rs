@@ -5,6 +5,7 @@
 //! It takes only the handles it needs — database, storage, the sealer of stored secrets
 //! and an HTTP client — and the binary starts it beside the HTTP server.
 
+mod campaigns;
 pub mod delivery;
 mod objects;
 mod retention;
@@ -116,6 +117,9 @@ pub fn spawn(jobs: Jobs, stop: watch::Receiver<bool>) -> JoinHandle<()> {
         jobs.inner.wake_jobs.clone(),
         stop.clone(),
     );
+    // Campaign calls are placed within minutes of being due: a tick a second (four idle
+    // polls) is plenty, and each is a read of the running campaigns.
+    let calling = campaigns::run(jobs.clone(), settings.poll_interval * 4, stop.clone());
     let expiring = retention::run(
         jobs.clone(),
         // Retention is coarse (days): a sweep a few times per poll interval's worth of
@@ -124,6 +128,6 @@ pub fn spawn(jobs: Jobs, stop: watch::Receiver<bool>) -> JoinHandle<()> {
         stop,
     );
     tokio::spawn(async move {
-        tokio::join!(deliveries, queued, expiring);
+        tokio::join!(deliveries, queued, expiring, calling);
     })
 }

@@ -48,6 +48,7 @@ requirements! {
     ConduitsRead, ConduitsWrite,
     MusicOnHoldRead, MusicOnHoldWrite,
     MessagingRead, FaxesRead, FaxesWrite,
+    CampaignsRead, CampaignsWrite,
 }
 
 /// The authenticated caller, holding permission `P`.

@@ -41,6 +41,8 @@ pub const ENTITIES: &[&str] = &[
     "conduit",
     "music-on-hold",
     "fax",
+    "call-campaign",
+    "opt-out",
 ];
 
 /// One audit entry.

@@ -13,10 +13,12 @@ use crate::validation::{Instant, Int, ListOf, OneOf, Text, int, list_of, text};
 pub const FAX: &str = "fax";
 /// A text to send (see `switchboard_db::traffic`).
 pub const SMS: &str = "sms";
+/// A campaign call to place (see `switchboard_db::call_campaigns`).
+pub const CAMPAIGN_CALL: &str = "campaign-call";
 
 /// Every kind of engine job. A new kind adds its name here and its handling to
 /// `switchboard_db::engine_jobs::KINDS` (a test checks the two agree).
-pub const KINDS: OneOf = OneOf(&[SMS, FAX]);
+pub const KINDS: OneOf = OneOf(&[SMS, FAX, CAMPAIGN_CALL]);
 
 /// The kinds one claim asks for.
 const CLAIM_KINDS: ListOf<OneOf> = list_of(KINDS, 1, 10);

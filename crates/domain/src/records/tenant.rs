@@ -22,6 +22,9 @@ pub struct Tenant {
     pub name: String,
     /// Its IANA time zone (desk phones' clocks are set to it); `UTC` until set.
     pub timezone: String,
+    /// The country (ISO 3166 alpha-2) its national phone numbers are read in when
+    /// campaign records and opt-outs are normalised to E.164; `US` until set.
+    pub default_country: String,
 }
 
 /// The body of `POST /v2/admin/tenants/`.
@@ -44,6 +47,9 @@ pub struct UpdateTenant {
     /// Its IANA time zone; a change re-provisions the tenant's desk phones.
     #[field(rule = TimeZone)]
     pub timezone: Option<String>,
+    /// The country its national phone numbers are read in (ISO 3166 alpha-2).
+    #[field(rule = crate::phone::Country)]
+    pub default_country: Option<String>,
 }
 
 /// Filters of the tenant list.

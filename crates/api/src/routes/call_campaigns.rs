@@ -1,0 +1,647 @@
+//! `/v2/admin/call-campaigns` (and `/admin/call-campaigns`): outbound calling lists, their
+//! records (added one by one or imported as JSON or CSV, each number normalised to E.164
+//! in the tenant's default country before any check), and the streamed CSV export.
+
+use axum::Json;
+use axum::body::{Body, Bytes};
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, header};
+use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
+use serde_json::{Map, Value};
+use switchboard_db::call_campaigns::{self, Added, NewRecord};
+use switchboard_domain::declare::DeclaredFilter;
+use switchboard_domain::ids::{CallCampaignId, CampaignRecordId, TenantId};
+use switchboard_domain::list::Page;
+use switchboard_domain::phone;
+use switchboard_domain::records::call_campaign::{
+    CallCampaign, CampaignRecord, CreateCallCampaign, CreateCampaignRecord, ImportResult,
+    ImportRow, ImportRows, ImportSummary, MAX_EXPORT, MAX_IMPORT, UpdateCallCampaign,
+    UpdateCampaignRecord,
+};
+use switchboard_domain::records::opt_out::list_name;
+use switchboard_domain::validation::FromBody;
+use switchboard_domain::{Location, Principal};
+
+use crate::auth::caller::{Caller, CampaignsRead, CampaignsWrite};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{JsonBody, ListParams, PathId, body_rejection, parse_id};
+use crate::state::AppState;
+use crate::{listing, tenancy};
+
+/// The tenant's phone number `text` names, as E.164: read in the tenant's country, and
+/// held by the tenant (stored as E.164, without its `+`, or as written).
+async fn caller_id(state: &AppState, tenant: TenantId, text: &str) -> ApiResult<String> {
+    let country = call_campaigns::tenant_country(&state.db, tenant).await?;
+    let e164 = phone::normalise(text, Some(&country))
+        .map_err(|reason| ApiError::invalid(Location::Body, "callerIdNumber", &reason))?;
+    let spellings = vec![
+        e164.clone(),
+        e164.trim_start_matches('+').to_owned(),
+        text.to_owned(),
+    ];
+    if call_campaigns::tenant_has_number(&state.db, tenant, &spellings).await? {
+        Ok(e164)
+    } else {
+        Err(ApiError::invalid(
+            Location::Body,
+            "callerIdNumber",
+            "must be a phone number of the tenant",
+        ))
+    }
+}
+
+/// Checks the answered-call destination: exactly one, a record of the tenant.
+async fn check_destination(
+    state: &AppState,
+    tenant: TenantId,
+    items: &[switchboard_domain::records::destination::DestinationInput],
+) -> ApiResult<()> {
+    if items.len() != 1 {
+        return Err(ApiError::invalid(
+            Location::Body,
+            "destination",
+            "must hold exactly one destination",
+        ));
+    }
+    tenancy::check_destinations(state, tenant, "destination", items).await
+}
+
+async fn list_campaigns(
+    caller: Caller<CampaignsRead>,
+    state: AppState,
+    ListParams { query, filter }: ListParams<CallCampaign>,
+) -> ApiResult<Response> {
+    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id()).await?;
+    let listing = call_campaigns::list(&state.db, &caller.scope, &filter, &query).await?;
+    Ok(listing::respond(listing, std::convert::identity))
+}
+
+/// Lists the call campaigns in the caller's scope.
+#[utoipa::path(get, path = "/v2/admin/call-campaigns/", tag = "call-campaigns",
+    params(ListParams<CallCampaign>),
+    responses((status = 200, description = "A page of call campaigns", body = Page<CallCampaign>)))]
+pub async fn list(
+    caller: Caller<CampaignsRead>,
+    State(state): State<AppState>,
+    params: ListParams<CallCampaign>,
+) -> ApiResult<Response> {
+    list_campaigns(caller, state, params).await
+}
+
+/// The same list at the release notes' path.
+#[utoipa::path(get, path = "/admin/call-campaigns/", tag = "call-campaigns",
+    params(ListParams<CallCampaign>),
+    responses((status = 200, description = "A page of call campaigns", body = Page<CallCampaign>)))]
+pub async fn list_unversioned(
+    caller: Caller<CampaignsRead>,
+    State(state): State<AppState>,
+    params: ListParams<CallCampaign>,
+) -> ApiResult<Response> {
+    list_campaigns(caller, state, params).await
+}
+
+async fn create_campaign(
+    caller: Caller<CampaignsWrite>,
+    state: AppState,
+    mut body: CreateCallCampaign,
+) -> ApiResult<Json<CallCampaign>> {
+    let tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
+    body.branch_id = tenancy::branch_for_write(&state, &caller, tenant, body.branch_id).await?;
+    check_destination(&state, tenant, &body.destination).await?;
+    let caller_id = caller_id(&state, tenant, &body.caller_id_number).await?;
+    Ok(Json(
+        call_campaigns::create(&state.db, tenant, caller_id, body).await?,
+    ))
+}
+
+/// Creates a call campaign (`draft` or `scheduled`): its caller id a phone number of the
+/// tenant, its answered calls connected to an extension, IVR or paging group of the tenant.
+#[utoipa::path(post, path = "/v2/admin/call-campaigns/", tag = "call-campaigns",
+    request_body = CreateCallCampaign,
+    responses((status = 200, description = "The new call campaign", body = CallCampaign)))]
+pub async fn create(
+    caller: Caller<CampaignsWrite>,
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody<CreateCallCampaign>,
+) -> ApiResult<Json<CallCampaign>> {
+    create_campaign(caller, state, body).await
+}
+
+/// The same create at the release notes' path.
+#[utoipa::path(post, path = "/admin/call-campaigns/", tag = "call-campaigns",
+    request_body = CreateCallCampaign,
+    responses((status = 200, description = "The new call campaign", body = CallCampaign)))]
+pub async fn create_unversioned(
+    caller: Caller<CampaignsWrite>,
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody<CreateCallCampaign>,
+) -> ApiResult<Json<CallCampaign>> {
+    create_campaign(caller, state, body).await
+}
+
+/// One call campaign.
+#[utoipa::path(get, path = "/v2/admin/call-campaigns/{id}", tag = "call-campaigns",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Call campaign id")),
+    responses((status = 200, description = "The call campaign", body = CallCampaign)))]
+pub async fn get(
+    caller: Caller<CampaignsRead>,
+    State(state): State<AppState>,
+    PathId(id): PathId<CallCampaignId>,
+) -> ApiResult<Json<CallCampaign>> {
+    Ok(Json(
+        call_campaigns::get(&state.db, &caller.scope, id).await?,
+    ))
+}
+
+/// Changes a call campaign; a new `status` must be a step it may take (409 otherwise):
+/// draft → scheduled/running/cancelled, scheduled → draft/running/paused/cancelled,
+/// running → paused/completed/cancelled, paused → running/completed/cancelled.
+#[utoipa::path(patch, path = "/v2/admin/call-campaigns/{id}", tag = "call-campaigns",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Call campaign id")),
+    request_body = UpdateCallCampaign,
+    responses((status = 200, description = "The changed call campaign", body = CallCampaign)))]
+pub async fn update(
+    caller: Caller<CampaignsWrite>,
+    State(state): State<AppState>,
+    PathId(id): PathId<CallCampaignId>,
+    JsonBody(mut body): JsonBody<UpdateCallCampaign>,
+) -> ApiResult<Json<CallCampaign>> {
+    let current = call_campaigns::get(&state.db, &caller.scope, id).await?;
+    if let Some(branch) = body.branch_id {
+        body.branch_id =
+            Some(tenancy::branch_for_write(&state, &caller, current.tenant_id, branch).await?);
+    }
+    if let Some(destination) = &body.destination {
+        check_destination(&state, current.tenant_id, destination).await?;
+    }
+    let caller_id = match &body.caller_id_number {
+        Some(text) => Some(caller_id(&state, current.tenant_id, text).await?),
+        None => None,
+    };
+    Ok(Json(
+        call_campaigns::update(&state.db, &caller.scope, id, caller_id, body).await?,
+    ))
+}
+
+/// Deletes a call campaign that is not running, with its records and its own opt-out list.
+#[utoipa::path(delete, path = "/v2/admin/call-campaigns/{id}", tag = "call-campaigns",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Call campaign id")),
+    responses((status = 200, description = "The deleted call campaign", body = CallCampaign)))]
+pub async fn delete(
+    caller: Caller<CampaignsWrite>,
+    State(state): State<AppState>,
+    PathId(id): PathId<CallCampaignId>,
+) -> ApiResult<Json<CallCampaign>> {
+    Ok(Json(
+        call_campaigns::delete(&state.db, &caller.scope, id).await?,
+    ))
+}
+
+/// The campaign of a records path, in the caller's scope, refused for new records once
+/// it is completed or cancelled when `adding`.
+async fn campaign_of(
+    state: &AppState,
+    caller: &Principal,
+    id: CallCampaignId,
+    adding: bool,
+) -> ApiResult<CallCampaign> {
+    let campaign = call_campaigns::get(&state.db, &caller.scope, id).await?;
+    if adding && matches!(campaign.status.as_str(), "completed" | "cancelled") {
+        return Err(ApiError::conflict(format!(
+            "records cannot be added to a {} campaign",
+            campaign.status
+        )));
+    }
+    Ok(campaign)
+}
+
+/// The refusal of a number on an opt-out list: which list, never whose.
+fn opted_out(number: &str, level: &str) -> ApiError {
+    ApiError::forbidden(format!(
+        "{number} is on {}: it may not be called",
+        list_name(level)
+    ))
+}
+
+/// Lists a campaign's records (filters `status`, `outcome`).
+#[utoipa::path(get, path = "/v2/admin/call-campaigns/{id}/records", tag = "call-campaigns",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Call campaign id"),
+        ListParams<CampaignRecord>),
+    responses((status = 200, description = "A page of the campaign's records", body = Page<CampaignRecord>)))]
+pub async fn list_records(
+    caller: Caller<CampaignsRead>,
+    State(state): State<AppState>,
+    PathId(id): PathId<CallCampaignId>,
+    ListParams { query, filter }: ListParams<CampaignRecord>,
+) -> ApiResult<Response> {
+    let campaign = campaign_of(&state, &caller, id, false).await?;
+    let listing = call_campaigns::list_records(&state.db, campaign.id, &filter, &query).await?;
+    Ok(listing::respond(listing, std::convert::identity))
+}
+
+/// Adds a number to a campaign: normalised to E.164 in the tenant's country first, then
+/// refused with 403 when an opt-out list holds it (naming the list's level) and 409 when
+/// the campaign already holds it.
+#[utoipa::path(post, path = "/v2/admin/call-campaigns/{id}/records", tag = "call-campaigns",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Call campaign id")),
+    request_body = CreateCampaignRecord,
+    responses((status = 200, description = "The new record", body = CampaignRecord)))]
+pub async fn create_record(
+    caller: Caller<CampaignsWrite>,
+    State(state): State<AppState>,
+    PathId(id): PathId<CallCampaignId>,
+    JsonBody(body): JsonBody<CreateCampaignRecord>,
+) -> ApiResult<Json<CampaignRecord>> {
+    let campaign = campaign_of(&state, &caller, id, true).await?;
+    let country = call_campaigns::tenant_country(&state.db, campaign.tenant_id).await?;
+    let number = phone::normalise(&body.number, Some(&country))
+        .map_err(|reason| ApiError::invalid(Location::Body, "number", &reason))?;
+    let added = call_campaigns::add_records(
+        &state.db,
+        campaign.tenant_id,
+        campaign.id,
+        vec![NewRecord {
+            number: number.clone(),
+            name: body.name,
+        }],
+    )
+    .await?;
+    match added.into_iter().next() {
+        Some(Added::Created(record)) => Ok(Json(
+            call_campaigns::get_record(&state.db, campaign.id, CampaignRecordId(record)).await?,
+        )),
+        Some(Added::Duplicate(existing)) => Err(ApiError::conflict(format!(
+            "the campaign already holds {number} (record {existing})"
+        ))),
+        Some(Added::OptedOut(level)) => Err(opted_out(&number, &level)),
+        None => Err(ApiError::internal("an added record answered nothing")),
+    }
+}
+
+/// Whether a content type's essence is `essence`.
+fn is_type(headers: &HeaderMap, essence: &str) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case(essence))
+}
+
+/// Reads a CSV body into one JSON object per data row, keyed by the header row's names
+/// (trimmed); at most `max` rows. Reading rows as the JSON bodies they stand for lets one
+/// reader judge both forms.
+pub(crate) fn csv_rows(bytes: &[u8], max: usize) -> ApiResult<Vec<Value>> {
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_reader(bytes);
+    let headers: Vec<String> = reader
+        .headers()
+        .map_err(|e| ApiError::bad_request(format!("the CSV header row cannot be read: {e}")))?
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    let mut rows = Vec::new();
+    for (index, record) in reader.records().enumerate() {
+        let record = record.map_err(|e| {
+            ApiError::bad_request(format!("CSV row {} cannot be read: {e}", index + 1))
+        })?;
+        if rows.len() == max {
+            return Err(ApiError::invalid(
+                Location::Body,
+                "",
+                &format!("must hold at most {max} rows"),
+            ));
+        }
+        let mut object = Map::new();
+        for (name, value) in headers.iter().zip(record.iter()) {
+            if !name.is_empty() && !value.is_empty() {
+                object.insert(name.clone(), Value::String(value.to_owned()));
+            }
+        }
+        rows.push(Value::Object(object));
+    }
+    if rows.is_empty() {
+        return Err(ApiError::invalid(
+            Location::Body,
+            "",
+            "must hold at least 1 row after the header",
+        ));
+    }
+    Ok(rows)
+}
+
+/// Imports numbers into a campaign: a JSON array of `{number, name?}` or a CSV body
+/// (`Content-Type: text/csv`, a header row naming `number` and optionally `name`), 1 to
+/// 10,000 rows. Every row is answered in order: `created` (with its id), `duplicate`
+/// (with the existing record's id), `opted-out` (naming the list's level) or `invalid`
+/// (with the reason); numbers are normalised to E.164 in the tenant's country first.
+#[utoipa::path(post, path = "/v2/admin/call-campaigns/{id}/records/import", tag = "call-campaigns",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Call campaign id")),
+    request_body(content((ImportRows = "application/json"), (String = "text/csv"))),
+    responses((status = 200, description = "One result per row", body = ImportSummary)))]
+pub async fn import_records(
+    caller: Caller<CampaignsWrite>,
+    State(state): State<AppState>,
+    PathId(id): PathId<CallCampaignId>,
+    headers: HeaderMap,
+    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
+) -> ApiResult<Json<ImportSummary>> {
+    let campaign = campaign_of(&state, &caller, id, true).await?;
+    let body = body.map_err(body_rejection)?;
+    // Each row as written, and its reading (a CSV row failing its rules is `invalid`).
+    let rows: Vec<(String, Result<ImportRow, String>)> = if is_type(&headers, "text/csv") {
+        csv_rows(&body, MAX_IMPORT)?
+            .into_iter()
+            .map(|row| {
+                let input = row["number"].as_str().unwrap_or("").to_owned();
+                let read = ImportRow::from_body(&row).map_err(|problems| {
+                    problems
+                        .into_messages()
+                        .into_iter()
+                        .map(|m| m.replace("'body/", "'"))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                });
+                (input, read)
+            })
+            .collect()
+    } else if is_type(&headers, "application/json") {
+        let value: Value = serde_json::from_slice(&body)
+            .map_err(|e| ApiError::bad_request(format!("malformed JSON: {e}")))?;
+        ImportRows::from_body(&value)
+            .map_err(ApiError::validation)?
+            .0
+            .into_iter()
+            .map(|row| (row.number.clone(), Ok(row)))
+            .collect()
+    } else {
+        return Err(ApiError::unsupported_media_type(
+            "the body must be sent as Content-Type: application/json or text/csv",
+        ));
+    };
+    let country = call_campaigns::tenant_country(&state.db, campaign.tenant_id).await?;
+    let mut summary = ImportSummary::default();
+    let mut valid = Vec::new();
+    for (index, (input, read)) in rows.iter().enumerate() {
+        let number = read.as_ref().map_err(Clone::clone).and_then(|row| {
+            phone::normalise(&row.number, Some(&country)).map(|n| (n, row.name.clone()))
+        });
+        match number {
+            Ok((number, name)) => valid.push((index, NewRecord { number, name })),
+            Err(reason) => summary.results.push(ImportResult {
+                row: index + 1,
+                input: input.clone(),
+                number: None,
+                result: "invalid".into(),
+                id: None,
+                reason: Some(reason),
+            }),
+        }
+    }
+    let positions: Vec<usize> = valid.iter().map(|(index, _)| *index).collect();
+    let records: Vec<NewRecord> = valid.into_iter().map(|(_, record)| record).collect();
+    let numbers: Vec<String> = records.iter().map(|r| r.number.clone()).collect();
+    let added =
+        call_campaigns::add_records(&state.db, campaign.tenant_id, campaign.id, records).await?;
+    for ((index, number), added) in positions.into_iter().zip(numbers).zip(added) {
+        let (result, id, reason) = match added {
+            Added::Created(id) => ("created", Some(id), None),
+            Added::Duplicate(id) => ("duplicate", Some(id), None),
+            Added::OptedOut(level) => ("opted-out", None, Some(list_name(&level).to_owned())),
+        };
+        summary.results.push(ImportResult {
+            row: index + 1,
+            input: rows[index].0.clone(),
+            number: Some(number),
+            result: result.into(),
+            id,
+            reason,
+        });
+    }
+    summary.results.sort_by_key(|r| r.row);
+    for result in &summary.results {
+        match result.result.as_str() {
+            "created" => summary.created += 1,
+            "duplicate" => summary.duplicates += 1,
+            "opted-out" => summary.opted_out += 1,
+            _ => summary.invalid += 1,
+        }
+    }
+    Ok(Json(summary))
+}
+
+/// The `{id}` and `{recordId}` of a record path, both by the path-id rules.
+fn record_path(
+    path: Result<Path<(String, String)>, axum::extract::rejection::PathRejection>,
+) -> ApiResult<(CallCampaignId, CampaignRecordId)> {
+    let Path((id, record)) =
+        path.map_err(|_| ApiError::bad_request("the path could not be read"))?;
+    let campaign = parse_id(&id)?;
+    let record = parse_id(&record).map_err(|e| {
+        if e.status() == axum::http::StatusCode::BAD_REQUEST {
+            ApiError::invalid(
+                Location::Path,
+                "recordId",
+                &format!("must match pattern {}", crate::extract::ID_PATTERN),
+            )
+        } else {
+            e
+        }
+    })?;
+    Ok((CallCampaignId(campaign), CampaignRecordId(record)))
+}
+
+/// One record of a campaign.
+#[utoipa::path(get, path = "/v2/admin/call-campaigns/{id}/records/{recordId}", tag = "call-campaigns",
+    params(
+        ("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Call campaign id"),
+        ("recordId" = String, Path, pattern = "^[1-9][0-9]*$", description = "Record id"),
+    ),
+    responses((status = 200, description = "The record", body = CampaignRecord)))]
+pub async fn get_record(
+    caller: Caller<CampaignsRead>,
+    State(state): State<AppState>,
+    path: Result<Path<(String, String)>, axum::extract::rejection::PathRejection>,
+) -> ApiResult<Json<CampaignRecord>> {
+    let (id, record) = record_path(path)?;
+    let campaign = campaign_of(&state, &caller, id, false).await?;
+    Ok(Json(
+        call_campaigns::get_record(&state.db, campaign.id, record).await?,
+    ))
+}
+
+/// Changes a record: a new number is normalised and checked against the opt-out lists
+/// again (403); `status` `pending` dials it again from its first attempt, `skipped` never.
+#[utoipa::path(patch, path = "/v2/admin/call-campaigns/{id}/records/{recordId}", tag = "call-campaigns",
+    params(
+        ("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Call campaign id"),
+        ("recordId" = String, Path, pattern = "^[1-9][0-9]*$", description = "Record id"),
+    ),
+    request_body = UpdateCampaignRecord,
+    responses((status = 200, description = "The changed record", body = CampaignRecord)))]
+pub async fn update_record(
+    caller: Caller<CampaignsWrite>,
+    State(state): State<AppState>,
+    path: Result<Path<(String, String)>, axum::extract::rejection::PathRejection>,
+    JsonBody(body): JsonBody<UpdateCampaignRecord>,
+) -> ApiResult<Json<CampaignRecord>> {
+    let (id, record) = record_path(path)?;
+    let campaign = campaign_of(&state, &caller, id, false).await?;
+    let number = match &body.number {
+        Some(text) => {
+            let country = call_campaigns::tenant_country(&state.db, campaign.tenant_id).await?;
+            Some(
+                phone::normalise(text, Some(&country))
+                    .map_err(|reason| ApiError::invalid(Location::Body, "number", &reason))?,
+            )
+        }
+        None => None,
+    };
+    match call_campaigns::update_record(
+        &state.db,
+        campaign.tenant_id,
+        campaign.id,
+        record,
+        number.clone(),
+        body.name,
+        body.status,
+    )
+    .await?
+    {
+        Ok(record) => Ok(Json(record)),
+        Err(level) => Err(opted_out(number.as_deref().unwrap_or(""), &level)),
+    }
+}
+
+/// Deletes a record of a campaign.
+#[utoipa::path(delete, path = "/v2/admin/call-campaigns/{id}/records/{recordId}", tag = "call-campaigns",
+    params(
+        ("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Call campaign id"),
+        ("recordId" = String, Path, pattern = "^[1-9][0-9]*$", description = "Record id"),
+    ),
+    responses((status = 200, description = "The deleted record", body = CampaignRecord)))]
+pub async fn delete_record(
+    caller: Caller<CampaignsWrite>,
+    State(state): State<AppState>,
+    path: Result<Path<(String, String)>, axum::extract::rejection::PathRejection>,
+) -> ApiResult<Json<CampaignRecord>> {
+    let (id, record) = record_path(path)?;
+    let campaign = campaign_of(&state, &caller, id, false).await?;
+    Ok(Json(
+        call_campaigns::delete_record(&state.db, campaign.id, record).await?,
+    ))
+}
+
+/// Bytes gathered before a chunk of an export is sent.
+const CHUNK: usize = 64 * 1024;
+
+/// One CSV field: quoted when it holds a separator, a quote or a line break; a text that
+/// a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, tab, carriage return first)
+/// gets a leading `'` when `free_text` (names; numbers are E.164 and start with `+`).
+pub(crate) fn csv_field(out: &mut Vec<u8>, value: &str, free_text: bool) {
+    let guarded;
+    let value = if free_text && value.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        guarded = format!("'{value}");
+        guarded.as_str()
+    } else {
+        value
+    };
+    if value.contains([',', '"', '\n', '\r']) {
+        out.push(b'"');
+        out.extend_from_slice(value.replace('"', "\"\"").as_bytes());
+        out.push(b'"');
+    } else {
+        out.extend_from_slice(value.as_bytes());
+    }
+}
+
+/// A CSV response streamed from `rows`, each written by `write` after `header`.
+pub(crate) fn csv_response<T: Send + 'static>(
+    filename: &str,
+    header: &'static str,
+    rows: futures::stream::BoxStream<'static, switchboard_db::Result<T>>,
+    write: fn(&mut Vec<u8>, &T),
+) -> Response {
+    let body = async_stream::try_stream! {
+        let mut rows = rows;
+        let mut buffer = Vec::with_capacity(CHUNK + 1024);
+        buffer.extend_from_slice(header.as_bytes());
+        buffer.extend_from_slice(b"\r\n");
+        while let Some(row) = rows.next().await {
+            let row = row.map_err(|e| {
+                tracing::error!(error = %e, "export stream failed; aborting the response");
+                std::io::Error::other("export stream failed")
+            })?;
+            write(&mut buffer, &row);
+            buffer.extend_from_slice(b"\r\n");
+            if buffer.len() >= CHUNK {
+                yield Bytes::from(std::mem::replace(&mut buffer, Vec::with_capacity(CHUNK + 1024)));
+            }
+        }
+        yield Bytes::from(buffer);
+    };
+    (
+        [
+            (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_owned()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{filename}\""),
+            ),
+        ],
+        Body::from_stream::<_>(body.map(|r: Result<Bytes, std::io::Error>| r)),
+    )
+        .into_response()
+}
+
+fn write_record(out: &mut Vec<u8>, record: &CampaignRecord) {
+    let id = record.id.get().to_string();
+    let attempts = record.attempts.to_string();
+    let fields: [(&str, bool); 9] = [
+        (&id, false),
+        (&record.number, false),
+        (record.name.as_deref().unwrap_or(""), true),
+        (&record.status, false),
+        (record.outcome.as_deref().unwrap_or(""), true),
+        (&attempts, false),
+        (record.last_attempt_at.as_deref().unwrap_or(""), false),
+        (record.next_attempt_at.as_deref().unwrap_or(""), false),
+        (&record.created_at, false),
+    ];
+    for (i, (value, free)) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        csv_field(out, value, *free);
+    }
+}
+
+/// Exports a campaign's records as CSV with the list's filters, search and sort, streamed
+/// with flat memory. More than 512,000 matching records are refused before any row is
+/// sent (400, giving the count and the limit): narrow the filters.
+#[utoipa::path(get, path = "/v2/admin/call-campaigns/{id}/records/export", tag = "call-campaigns",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Call campaign id"),
+        ListParams<CampaignRecord>),
+    responses((status = 200, description = "The records as CSV: id, number, name, status, outcome, attempts, lastAttemptAt, nextAttemptAt, createdAt", content_type = "text/csv", body = String)))]
+pub async fn export_records(
+    caller: Caller<CampaignsRead>,
+    State(state): State<AppState>,
+    PathId(id): PathId<CallCampaignId>,
+    ListParams { query, filter }: ListParams<CampaignRecord>,
+) -> ApiResult<Response> {
+    let campaign = campaign_of(&state, &caller, id, false).await?;
+    let count = call_campaigns::count_records(&state.db, campaign.id, &filter, &query).await?;
+    if count > MAX_EXPORT {
+        return Err(ApiError::bad_request(format!(
+            "the export would hold {count} records, over the limit of {MAX_EXPORT}: narrow it with status, outcome or query"
+        )));
+    }
+    let rows = call_campaigns::stream_records(&state.db, campaign.id, &filter, &query);
+    Ok(csv_response(
+        &format!("campaign-{}-records.csv", campaign.id.get()),
+        "id,number,name,status,outcome,attempts,lastAttemptAt,nextAttemptAt,createdAt",
+        rows,
+        write_record,
+    ))
+}

@@ -1,0 +1,339 @@
+//! `/v2/admin/opt-outs`: the do-not-call lists — the platform's (platform admins only),
+//! a tenant's and a campaign's — one entry at a time, imported (JSON or CSV) and exported.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::Response;
+use serde_json::Value;
+use switchboard_db::call_campaigns;
+use switchboard_db::opt_outs::{self, NewOptOut};
+use switchboard_domain::declare::DeclaredFilter;
+use switchboard_domain::ids::{OptOutId, TenantId};
+use switchboard_domain::list::Page;
+use switchboard_domain::phone;
+use switchboard_domain::records::call_campaign::{ImportResult, ImportSummary, MAX_IMPORT};
+use switchboard_domain::records::opt_out::{CreateOptOut, OptOut, UpdateOptOut};
+use switchboard_domain::validation::{FromBody, iso};
+use switchboard_domain::{Location, Principal, Scope};
+
+use crate::auth::caller::{Caller, CampaignsRead, CampaignsWrite};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{JsonBody, ListParams, PathId, body_rejection};
+use crate::routes::call_campaigns::{csv_field, csv_response, csv_rows};
+use crate::state::AppState;
+use crate::{listing, tenancy};
+
+/// Turns a create body into an entry: the level's owner checked against the caller's
+/// scope, the number normalised in the tenant's country (the platform's list: E.164).
+async fn entry(state: &AppState, caller: &Principal, body: CreateOptOut) -> ApiResult<NewOptOut> {
+    let (tenant, campaign): (Option<TenantId>, _) = match body.level.as_str() {
+        "platform" => {
+            if caller.scope != Scope::Platform {
+                return Err(ApiError::forbidden(
+                    "only platform admins may change the platform's opt-out list",
+                ));
+            }
+            if body.tenant_id.is_some() || body.campaign_id.is_some() {
+                return Err(ApiError::invalid(
+                    Location::Body,
+                    "level",
+                    "platform entries name no tenantId or campaignId",
+                ));
+            }
+            (None, None)
+        }
+        "campaign" => {
+            let Some(id) = body.campaign_id else {
+                return Err(ApiError::invalid(
+                    Location::Body,
+                    "campaignId",
+                    "is required for campaign entries",
+                ));
+            };
+            let campaign = match call_campaigns::get(&state.db, &caller.scope, id).await {
+                Ok(campaign) => campaign,
+                Err(switchboard_db::Error::NotFound) => {
+                    return Err(ApiError::invalid(
+                        Location::Body,
+                        "campaignId",
+                        "must name a call campaign in your scope",
+                    ));
+                }
+                Err(e) => return Err(e.into()),
+            };
+            if body.tenant_id.is_some_and(|t| t != campaign.tenant_id) {
+                return Err(ApiError::invalid(
+                    Location::Body,
+                    "tenantId",
+                    "must be the campaign's tenant",
+                ));
+            }
+            (Some(campaign.tenant_id), Some(campaign.id))
+        }
+        _ => {
+            if body.campaign_id.is_some() {
+                return Err(ApiError::invalid(
+                    Location::Body,
+                    "campaignId",
+                    "is only for campaign entries",
+                ));
+            }
+            let tenant = tenancy::tenant_for_write(state, caller, body.tenant_id).await?;
+            (Some(tenant), None)
+        }
+    };
+    let country = match tenant {
+        Some(tenant) => Some(call_campaigns::tenant_country(&state.db, tenant).await?),
+        None => None,
+    };
+    let number = phone::normalise(&body.number, country.as_deref())
+        .map_err(|reason| ApiError::invalid(Location::Body, "number", &reason))?;
+    Ok(NewOptOut {
+        level: body.level,
+        tenant,
+        campaign,
+        number,
+        source: body.source,
+        reason: body.reason,
+        expires_at: body.expires_at.map(iso),
+    })
+}
+
+/// Lists the opt-out entries in the caller's scope (the platform's list: platform admins).
+#[utoipa::path(get, path = "/v2/admin/opt-outs/", tag = "call-campaigns",
+    params(ListParams<OptOut>),
+    responses((status = 200, description = "A page of opt-out entries", body = Page<OptOut>)))]
+pub async fn list(
+    caller: Caller<CampaignsRead>,
+    State(state): State<AppState>,
+    ListParams { query, filter }: ListParams<OptOut>,
+) -> ApiResult<Response> {
+    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id()).await?;
+    let listing = opt_outs::list(&state.db, &caller.scope, &filter, &query).await?;
+    Ok(listing::respond(listing, std::convert::identity))
+}
+
+/// Adds a number to an opt-out list: the platform's (platform admins only), a tenant's
+/// (the default) or a campaign's; 409 when that list already holds it.
+#[utoipa::path(post, path = "/v2/admin/opt-outs/", tag = "call-campaigns",
+    request_body = CreateOptOut,
+    responses((status = 200, description = "The new entry", body = OptOut)))]
+pub async fn create(
+    caller: Caller<CampaignsWrite>,
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody<CreateOptOut>,
+) -> ApiResult<Json<OptOut>> {
+    let entry = entry(&state, &caller, body).await?;
+    Ok(Json(opt_outs::create(&state.db, entry).await?))
+}
+
+/// One opt-out entry.
+#[utoipa::path(get, path = "/v2/admin/opt-outs/{id}", tag = "call-campaigns",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Opt-out entry id")),
+    responses((status = 200, description = "The entry", body = OptOut)))]
+pub async fn get(
+    caller: Caller<CampaignsRead>,
+    State(state): State<AppState>,
+    PathId(id): PathId<OptOutId>,
+) -> ApiResult<Json<OptOut>> {
+    Ok(Json(opt_outs::get(&state.db, &caller.scope, id).await?))
+}
+
+/// Changes an entry's reason or expiry.
+#[utoipa::path(patch, path = "/v2/admin/opt-outs/{id}", tag = "call-campaigns",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Opt-out entry id")),
+    request_body = UpdateOptOut,
+    responses((status = 200, description = "The changed entry", body = OptOut)))]
+pub async fn update(
+    caller: Caller<CampaignsWrite>,
+    State(state): State<AppState>,
+    PathId(id): PathId<OptOutId>,
+    JsonBody(body): JsonBody<UpdateOptOut>,
+) -> ApiResult<Json<OptOut>> {
+    Ok(Json(
+        opt_outs::update(&state.db, &caller.scope, id, body).await?,
+    ))
+}
+
+/// Removes an entry: the number may be called again (unless another list holds it).
+#[utoipa::path(delete, path = "/v2/admin/opt-outs/{id}", tag = "call-campaigns",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Opt-out entry id")),
+    responses((status = 200, description = "The removed entry", body = OptOut)))]
+pub async fn delete(
+    caller: Caller<CampaignsWrite>,
+    State(state): State<AppState>,
+    PathId(id): PathId<OptOutId>,
+) -> ApiResult<Json<OptOut>> {
+    Ok(Json(opt_outs::delete(&state.db, &caller.scope, id).await?))
+}
+
+/// Imports entries: a JSON array of entry bodies or a CSV body (`Content-Type: text/csv`,
+/// a header row naming `number` and any of `level`, `tenantId`, `campaignId`, `source`,
+/// `reason`, `expiresAt`), 1 to 10,000 rows, in one transaction. Every row is answered:
+/// `created`, `duplicate` (the list already held it, with that entry's id) or `invalid`
+/// (with the reason).
+#[utoipa::path(post, path = "/v2/admin/opt-outs/import", tag = "call-campaigns",
+    request_body(content((Vec<CreateOptOut> = "application/json"), (String = "text/csv"))),
+    responses((status = 200, description = "One result per row", body = ImportSummary)))]
+pub async fn import(
+    caller: Caller<CampaignsWrite>,
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
+) -> ApiResult<Json<ImportSummary>> {
+    let body = body.map_err(body_rejection)?;
+    let content = headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .map(|v| v.trim().to_ascii_lowercase());
+    let rows: Vec<Value> = match content.as_deref() {
+        Some("text/csv") => csv_rows(&body, MAX_IMPORT)?
+            .into_iter()
+            .map(|mut row| {
+                // CSV cells are text: ids become numbers again for the body reader.
+                for key in ["tenantId", "campaignId"] {
+                    if let Some(n) = row[key].as_str().and_then(|s| s.parse::<i64>().ok()) {
+                        row[key] = n.into();
+                    }
+                }
+                row
+            })
+            .collect(),
+        Some("application/json") => {
+            let value: Value = serde_json::from_slice(&body)
+                .map_err(|e| ApiError::bad_request(format!("malformed JSON: {e}")))?;
+            let Value::Array(rows) = value else {
+                return Err(ApiError::invalid(Location::Body, "", "must be an array"));
+            };
+            if rows.is_empty() || rows.len() > MAX_IMPORT {
+                return Err(ApiError::invalid(
+                    Location::Body,
+                    "",
+                    &format!("must hold 1 to {MAX_IMPORT} items"),
+                ));
+            }
+            rows
+        }
+        _ => {
+            return Err(ApiError::unsupported_media_type(
+                "the body must be sent as Content-Type: application/json or text/csv",
+            ));
+        }
+    };
+    let mut summary = ImportSummary::default();
+    let mut entries = Vec::new();
+    let mut positions = Vec::new();
+    for (index, row) in rows.iter().enumerate() {
+        let input = row["number"].as_str().unwrap_or("").to_owned();
+        let read = match CreateOptOut::from_body(row) {
+            Ok(mut body) => {
+                if body.source == "manual" && row.get("source").is_none() {
+                    body.source = "import".into();
+                }
+                match entry(&state, &caller, body).await {
+                    Ok(entry) => Ok(entry),
+                    // The database failing fails the import; a refused row is answered.
+                    Err(e) if e.status().is_server_error() => return Err(e),
+                    Err(e) if e.validation_errors().is_empty() => Err(e.message().to_owned()),
+                    Err(e) => Err(e.validation_errors().join("; ")),
+                }
+            }
+            Err(problems) => Err(problems.into_messages().join("; ")),
+        };
+        match read {
+            Ok(entry) => {
+                positions.push((index, input, entry.number.clone()));
+                entries.push(entry);
+            }
+            Err(reason) => summary.results.push(ImportResult {
+                row: index + 1,
+                input,
+                number: None,
+                result: "invalid".into(),
+                id: None,
+                reason: Some(reason),
+            }),
+        }
+    }
+    let recorded = opt_outs::import(&state.db, entries).await?;
+    for ((index, input, number), recorded) in positions.into_iter().zip(recorded) {
+        let result = if recorded.new { "created" } else { "duplicate" };
+        summary.results.push(ImportResult {
+            row: index + 1,
+            input,
+            number: Some(number),
+            result: result.into(),
+            id: Some(recorded.id),
+            reason: None,
+        });
+    }
+    summary.results.sort_by_key(|r| r.row);
+    for result in &summary.results {
+        match result.result.as_str() {
+            "created" => summary.created += 1,
+            "duplicate" => summary.duplicates += 1,
+            _ => summary.invalid += 1,
+        }
+    }
+    Ok(Json(summary))
+}
+
+fn write_entry(out: &mut Vec<u8>, entry: &OptOut) {
+    let id = entry.id.get().to_string();
+    let tenant = entry
+        .tenant_id
+        .map(|t| t.get().to_string())
+        .unwrap_or_default();
+    let campaign = entry
+        .campaign_id
+        .map(|c| c.get().to_string())
+        .unwrap_or_default();
+    let fields: [(&str, bool); 9] = [
+        (&id, false),
+        (&entry.level, false),
+        (&tenant, false),
+        (&campaign, false),
+        (&entry.number, false),
+        (&entry.source, false),
+        (entry.reason.as_deref().unwrap_or(""), true),
+        (&entry.created_at, false),
+        (entry.expires_at.as_deref().unwrap_or(""), false),
+    ];
+    for (i, (value, free)) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        csv_field(out, value, *free);
+    }
+}
+
+/// Exports the opt-out entries in the caller's scope as CSV (the list's filters, search
+/// and sort), streamed; its header row is the import's.
+#[utoipa::path(get, path = "/v2/admin/opt-outs/export", tag = "call-campaigns",
+    params(ListParams<OptOut>),
+    responses((status = 200, description = "The entries as CSV: id, level, tenantId, campaignId, number, source, reason, createdAt, expiresAt", content_type = "text/csv", body = String)))]
+pub async fn export(
+    caller: Caller<CampaignsRead>,
+    State(state): State<AppState>,
+    ListParams { query, filter }: ListParams<OptOut>,
+) -> ApiResult<Response> {
+    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id()).await?;
+    let listing = opt_outs::list(&state.db, &caller.scope, &filter, &{
+        let mut all = query;
+        all.paginated = false;
+        all
+    })
+    .await?;
+    let switchboard_db::list::Listing::Stream(rows) = listing else {
+        return Err(ApiError::internal("an export was not streamed"));
+    };
+    Ok(csv_response(
+        "opt-outs.csv",
+        "id,level,tenantId,campaignId,number,source,reason,createdAt,expiresAt",
+        rows,
+        write_entry,
+    ))
+}

@@ -1,0 +1,91 @@
+//! A tenant's call outcomes (dispositions), named by engine results.
+
+use sea_query::{Expr, ExprTrait, Query, SelectStatement};
+use switchboard_domain::Scope;
+use switchboard_domain::ids::{CallOutcomeId, TenantId};
+use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
+use switchboard_domain::records::call_outcome::{
+    CallOutcome, CreateCallOutcome, UpdateCallOutcome,
+};
+
+use crate::backend::Db;
+use crate::crud::{self, Changes};
+use crate::error::Result;
+use crate::list::{self, Listing};
+use crate::scope;
+
+fn select(scope: &Scope) -> SelectStatement {
+    Query::select()
+        .columns(["id", "tenant_id", "name", "ends_record", "opts_out"])
+        .from("call_outcomes")
+        .cond_where(scope::tenants(scope, Expr::col("tenant_id")))
+        .take()
+}
+
+/// Lists the call outcomes the caller reaches.
+pub async fn list(
+    db: &Db,
+    scope: &Scope,
+    filter: &TenantFilter,
+    query: &ListQuery,
+) -> Result<Listing<CallOutcome>> {
+    let mut select = select(scope);
+    if let Some(tenant) = filter.tenant_id {
+        select.and_where(Expr::col("tenant_id").eq(tenant.get()));
+    }
+    list::run(db, select, CallOutcome::SPEC, query).await
+}
+
+/// One call outcome.
+pub async fn get(db: &Db, scope: &Scope, id: CallOutcomeId) -> Result<CallOutcome> {
+    crud::get(db, select(scope), "id", id.get()).await
+}
+
+/// The outcome of `tenant` named `name`, if the tenant defined one.
+pub async fn by_name(db: &Db, tenant: TenantId, name: &str) -> Result<Option<CallOutcome>> {
+    let select = select(&Scope::Tenant(tenant))
+        .and_where(Expr::col("name").eq(name))
+        .take();
+    db.conn().fetch_optional(&select).await
+}
+
+/// Creates a call outcome of `tenant`; a name taken in the tenant is a conflict.
+pub async fn create(db: &Db, tenant: TenantId, body: CreateCallOutcome) -> Result<CallOutcome> {
+    let id = crud::insert(
+        db,
+        "call_outcomes",
+        vec![
+            ("tenant_id", tenant.get().into()),
+            ("name", body.name.into()),
+            ("ends_record", body.ends_record.into()),
+            ("opts_out", body.opts_out.into()),
+        ],
+    )
+    .await?;
+    get(db, &Scope::Platform, CallOutcomeId(id)).await
+}
+
+/// Changes a call outcome.
+pub async fn update(
+    db: &Db,
+    scope: &Scope,
+    id: CallOutcomeId,
+    body: UpdateCallOutcome,
+) -> Result<CallOutcome> {
+    let mut changes: Changes = Vec::new();
+    if let Some(name) = body.name {
+        changes.push(("name", name.into()));
+    }
+    if let Some(ends) = body.ends_record {
+        changes.push(("ends_record", ends.into()));
+    }
+    if let Some(opts) = body.opts_out {
+        changes.push(("opts_out", opts.into()));
+    }
+    crud::update(db, select(scope), "id", "call_outcomes", id.get(), changes).await
+}
+
+/// Deletes a call outcome (records keep the name they were given).
+pub async fn delete(db: &Db, scope: &Scope, id: CallOutcomeId) -> Result<CallOutcome> {
+    crud::delete(db, select(scope), "id", "call_outcomes", id.get()).await
+}

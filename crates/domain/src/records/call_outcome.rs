@@ -1,0 +1,67 @@
+//! Call outcomes: a tenant's dispositions of a campaign call (`answered`, `voicemail`,
+//! `not-interested`), each saying whether it ends the record (no further attempts) and
+//! whether it puts the number on the tenant's opt-out list. Engine results name one.
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::NAME;
+use crate::declare::{Body, Listed};
+use crate::ids::{CallOutcomeId, TenantId};
+use crate::list::TenantFilter;
+use crate::validation::{Bool, ID};
+
+/// The outcome an engine reports when the callee pressed the opt-out key: it ends the
+/// record and adds the number to the tenant's list whether or not the tenant defined it.
+pub const OPTED_OUT: &str = "opted-out";
+
+/// A call outcome.
+#[derive(Clone, Debug, Serialize, ToSchema, Listed)]
+#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+#[serde(rename_all = "camelCase")]
+#[list(sort(id, name, tenant_id), filter = TenantFilter, search("name"))]
+pub struct CallOutcome {
+    /// The outcome's id.
+    pub id: CallOutcomeId,
+    /// The tenant it belongs to.
+    pub tenant_id: TenantId,
+    /// Its name, unique in the tenant, as engine results name it.
+    pub name: String,
+    /// Whether a call with this outcome ends the record (no further attempts).
+    pub ends_record: bool,
+    /// Whether a call with this outcome adds the number to the tenant's opt-out list.
+    pub opts_out: bool,
+}
+
+/// The body of `POST /v2/admin/call-outcomes/`.
+#[derive(Clone, Debug, Body)]
+#[body(placement(tenant))]
+pub struct CreateCallOutcome {
+    /// The owning tenant; tenant-scoped callers may omit it.
+    #[field(rule = ID)]
+    pub tenant_id: Option<TenantId>,
+    /// Its name, unique in the tenant.
+    #[field(rule = NAME)]
+    pub name: String,
+    /// Whether it ends the record (default false).
+    #[field(rule = Bool, default = false)]
+    pub ends_record: bool,
+    /// Whether it opts the number out (default false).
+    #[field(rule = Bool, default = false)]
+    pub opts_out: bool,
+}
+
+/// The body of `PATCH /v2/admin/call-outcomes/{id}`.
+#[derive(Clone, Debug, Default, Body)]
+#[body(refuse(tenantId = "cannot be changed"))]
+pub struct UpdateCallOutcome {
+    /// Its name, unique in the tenant.
+    #[field(rule = NAME)]
+    pub name: Option<String>,
+    /// Whether it ends the record.
+    #[field(rule = Bool)]
+    pub ends_record: Option<bool>,
+    /// Whether it opts the number out.
+    #[field(rule = Bool)]
+    pub opts_out: Option<bool>,
+}

@@ -1,0 +1,113 @@
+//! Opt-out (do-not-call) lists: numbers no campaign may dial, kept at three levels — the
+//! platform's (every tenant), a tenant's (each of its campaigns) and a campaign's own —
+//! each entry with where it came from, why, when, and an optional expiry.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::declare::{Body, Filter, Listed};
+use crate::ids::{CallCampaignId, OptOutId, TenantId};
+use crate::validation::{ID, Instant, OneOf, Text, text};
+
+/// The levels of a list.
+pub const LEVELS: &[&str] = &["platform", "tenant", "campaign"];
+const LEVEL: OneOf = OneOf(LEVELS);
+/// Where an entry came from.
+pub const SOURCES: &[&str] = &["manual", "import", "engine", "complaint", "regulator"];
+const SOURCE: OneOf = OneOf(SOURCES);
+/// Why the number was opted out.
+pub const REASON: Text = text(0, 500);
+
+/// How a refusal names a list level.
+pub fn list_name(level: &str) -> &'static str {
+    match level {
+        "platform" => "the platform's opt-out list",
+        "campaign" => "the campaign's opt-out list",
+        _ => "the tenant's opt-out list",
+    }
+}
+
+/// An entry of an opt-out list.
+#[derive(Clone, Debug, Serialize, ToSchema, Listed)]
+#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+#[serde(rename_all = "camelCase")]
+#[list(sort(id, number, level, created_at, expires_at), filter = OptOutFilter, search("number", "reason"))]
+pub struct OptOut {
+    /// The entry's id.
+    pub id: OptOutId,
+    /// `platform`, `tenant` or `campaign`.
+    pub level: String,
+    /// The tenant of a tenant or campaign entry; null for the platform's.
+    pub tenant_id: Option<TenantId>,
+    /// The campaign of a campaign entry.
+    pub campaign_id: Option<CallCampaignId>,
+    /// The number, E.164.
+    pub number: String,
+    /// `manual`, `import`, `engine` (the callee pressed the opt-out key), `complaint` or
+    /// `regulator`.
+    pub source: String,
+    /// Why.
+    pub reason: Option<String>,
+    /// When it was added.
+    pub created_at: String,
+    /// When it stops applying; null for never.
+    pub expires_at: Option<String>,
+}
+
+/// Filters of the opt-out list.
+#[derive(Clone, Debug, Default, Filter)]
+pub struct OptOutFilter {
+    /// Only this tenant's entries (tenant and campaign level).
+    #[field(rule = ID)]
+    pub tenant_id: Option<TenantId>,
+    /// Only this level.
+    #[field(rule = LEVEL)]
+    pub level: Option<String>,
+    /// Only this campaign's entries.
+    #[field(rule = ID)]
+    pub campaign_id: Option<CallCampaignId>,
+}
+
+/// The body of `POST /v2/admin/opt-outs/` (and one row of an import).
+#[derive(Clone, Debug, Body)]
+pub struct CreateOptOut {
+    /// `platform` (platform admins only), `tenant` (default) or `campaign`.
+    #[field(rule = LEVEL, default = "tenant".to_owned())]
+    pub level: String,
+    /// The tenant of a tenant entry; tenant-scoped callers may omit it.
+    #[field(rule = ID)]
+    pub tenant_id: Option<TenantId>,
+    /// The campaign of a campaign entry.
+    #[field(rule = ID)]
+    pub campaign_id: Option<CallCampaignId>,
+    /// The number: E.164, or national in the tenant's default country (the platform's
+    /// list takes E.164 only).
+    #[field(rule = super::call_campaign::NUMBER)]
+    pub number: String,
+    /// Where it came from (default `manual`).
+    #[field(rule = SOURCE, default = "manual".to_owned())]
+    pub source: String,
+    /// Why.
+    #[field(rule = REASON)]
+    pub reason: Option<String>,
+    /// When it stops applying.
+    #[field(rule = Instant)]
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+/// The body of `PATCH /v2/admin/opt-outs/{id}`.
+#[derive(Clone, Debug, Default, Body)]
+#[body(refuse(
+    tenantId = "cannot be changed",
+    number = "cannot be changed",
+    level = "cannot be changed"
+))]
+pub struct UpdateOptOut {
+    /// Why, or null.
+    #[field(rule = REASON)]
+    pub reason: Option<Option<String>>,
+    /// When it stops applying, or null for never.
+    #[field(rule = Instant)]
+    pub expires_at: Option<Option<DateTime<Utc>>>,
+}

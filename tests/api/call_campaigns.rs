@@ -1,0 +1,1024 @@
+//! Call campaigns, their records, opt-out lists and call outcomes: E.164 normalisation
+//! before every check, the 403 for an opted-out number at create and at dial time, import
+//! results per row, status moves, the calling window, the export limit, and the scope rules.
+
+use chrono::{Datelike, TimeZone, Utc};
+use serde_json::{Value, json};
+use switchboard_db::call_campaigns;
+use switchboard_domain::ids::CampaignRecordId;
+
+use crate::engine_jobs::{TOKEN, engine_token};
+use crate::fixture::World;
+use crate::on_both_backends;
+use crate::support::TestApp;
+
+/// Gives tenant A the phone number 12025550100 and answers a campaign body calling from it.
+async fn campaign_body(app: &TestApp, w: &World) -> Value {
+    let platform = app.login(w.platform).await;
+    app.post(
+        "/v2/admin/phone-numbers/",
+        &platform,
+        json!({"tenantId": w.tenant_a, "number": "12025550100"}),
+    )
+    .await
+    .expect(200);
+    json!({
+        "name": "Flu shot reminders",
+        "callerIdNumber": "(202) 555-0100",
+        "destination": [{"id": w.ext_a, "destType": "EXT"}],
+        "callingWindow": {"days": [5, 1, 2, 3, 4], "from": "09:00", "to": "17:30", "timeZone": "America/New_York"},
+        "maxAttempts": 2,
+        "retryDelayMinutes": 30,
+    })
+}
+
+async fn new_campaign(app: &TestApp, w: &World, token: &str) -> i64 {
+    let body = campaign_body(app, w).await;
+    app.post("/v2/admin/call-campaigns/", token, body)
+        .await
+        .expect(200)["id"]
+        .as_i64()
+        .unwrap()
+}
+
+async fn create_read_and_move_a_campaign(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let body = campaign_body(&app, &w).await;
+    let created = app
+        .post("/v2/admin/call-campaigns/", &admin, body)
+        .await
+        .expect(200);
+    let id = created["id"].as_i64().unwrap();
+    assert_eq!(created["tenantId"], w.tenant_a);
+    assert_eq!(created["callerIdNumber"], "+12025550100", "E.164");
+    assert_eq!(created["status"], "draft");
+    assert_eq!(created["maxAttempts"], 2);
+    assert_eq!(
+        created["callingWindow"],
+        json!({"days": [1, 2, 3, 4, 5], "from": "09:00", "to": "17:30", "timeZone": "America/New_York"})
+    );
+    assert_eq!(created["destination"]["destType"], "EXT");
+    assert_eq!(created["destination"]["name"], "Front desk A");
+    let path = format!("/v2/admin/call-campaigns/{id}");
+    assert_eq!(app.get(&path, &admin).await.expect(200), created);
+    // The release notes' path answers the same list.
+    let listed = app.get("/admin/call-campaigns", &admin).await.expect(200);
+    assert_eq!(listed["totalRecords"], 1);
+    assert_eq!(listed["records"][0]["id"], id);
+
+    // Only sensible moves.
+    for (to, status) in [
+        ("running", 200),
+        ("draft", 409),
+        ("scheduled", 409),
+        ("paused", 200),
+        ("running", 200),
+    ] {
+        let answer = app.patch(&path, &admin, json!({"status": to})).await;
+        assert_eq!(answer.status.as_u16(), status, "to {to}: {}", answer.body);
+    }
+    let refused = app.delete(&path, &admin).await.expect(409);
+    assert!(refused["message"].as_str().unwrap().contains("running"));
+    // The destination is in use while the campaign routes to it.
+    app.delete(&format!("/v2/admin/extensions/{}", w.ext_a), &admin)
+        .await
+        .expect(409);
+    app.patch(&path, &admin, json!({"status": "completed"}))
+        .await
+        .expect(200);
+    let refused = app
+        .patch(&path, &admin, json!({"status": "running"}))
+        .await
+        .error(409, "Conflict");
+    assert!(refused.is_empty());
+    app.post(
+        &format!("{path}/records"),
+        &admin,
+        json!({"number": "2025550143"}),
+    )
+    .await
+    .expect(409);
+    let audit = app
+        .get(
+            &format!("/v2/admin/audit-log/?entities=call-campaign&entityId={id}"),
+            &admin,
+        )
+        .await
+        .expect(200);
+    assert!(audit["totalRecords"].as_i64().unwrap() >= 5, "{audit}");
+    app.delete(&path, &admin).await.expect(200);
+    app.get(&path, &admin).await.expect(404);
+}
+
+async fn campaign_rules(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let body = campaign_body(&app, &w).await;
+    let with = |change: Value| {
+        let mut body = body.clone();
+        for (k, v) in change.as_object().unwrap() {
+            body[k] = v.clone();
+        }
+        body
+    };
+    for (change, problem) in [
+        (
+            json!({"callerIdNumber": "2025550199"}),
+            "'body/callerIdNumber' must be a phone number of the tenant",
+        ),
+        (
+            json!({"callerIdNumber": "12"}),
+            "'body/callerIdNumber' is not a phone number (read in US)",
+        ),
+        (
+            json!({"destination": [{"id": w.ext_b, "destType": "EXT"}]}),
+            "'body/destination/0/id' must name an extension of the tenant",
+        ),
+        (
+            json!({"destination": [{"id": w.ext_a, "destType": "EXT"}, {"id": w.ext_a2, "destType": "EXT"}]}),
+            "'body/destination' must hold exactly one destination",
+        ),
+        (
+            json!({"destination": [{"id": 0, "destType": "HANGUP"}]}),
+            "'body/destination/0/destType' must be one of: EXT, IVR, PAGING_GROUP",
+        ),
+        (
+            json!({"maxAttempts": 11}),
+            "'body/maxAttempts' must be at most 10",
+        ),
+        (
+            json!({"maxAttempts": 0}),
+            "'body/maxAttempts' must be at least 1",
+        ),
+        (
+            json!({"callingWindow": {"days": [1], "from": "17:00", "to": "09:00", "timeZone": "UTC"}}),
+            "'body/callingWindow/to' must be after from",
+        ),
+        (
+            json!({"callingWindow": {"days": [7], "from": "09:00", "to": "10:00", "timeZone": "Mars/Base"}}),
+            "'body/callingWindow/days/0' must be at most 6",
+        ),
+        (
+            json!({"status": "running"}),
+            "'body/status' must be one of: draft, scheduled",
+        ),
+    ] {
+        let problems = app
+            .post("/v2/admin/call-campaigns/", &admin, with(change.clone()))
+            .await
+            .error(400, "ValidationError");
+        assert!(
+            problems.iter().any(|p| p == problem),
+            "{change}: {problems:?}"
+        );
+    }
+}
+
+async fn records_are_e164_and_opted_out_numbers_are_refused(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let admin_b = app.login(w.admin_b).await;
+    let platform = app.login(w.platform).await;
+    let id = new_campaign(&app, &w, &admin).await;
+    let records = format!("/v2/admin/call-campaigns/{id}/records");
+
+    let record = app
+        .post(
+            &records,
+            &admin,
+            json!({"number": "(202) 555-0143", "name": "Ada"}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(record["number"], "+12025550143");
+    assert_eq!(record["status"], "pending");
+    assert_eq!(record["attempts"], 0);
+    // The same number written otherwise is the same number.
+    let duplicate = app
+        .post(&records, &admin, json!({"number": "+1 202-555-0143"}))
+        .await
+        .expect(409);
+    assert!(
+        duplicate["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("record {}", record["id"])),
+        "{duplicate}"
+    );
+    let problems = app
+        .post(&records, &admin, json!({"number": "555"}))
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(
+        problems,
+        ["'body/number' is not a valid phone number (read in US)"]
+    );
+
+    // Each level's list refuses with 403 naming the level.
+    app.post(
+        "/v2/admin/opt-outs/",
+        &admin,
+        json!({"number": "202.555.0150", "reason": "asked on the phone"}),
+    )
+    .await
+    .expect(200);
+    app.post(
+        "/v2/admin/opt-outs/",
+        &platform,
+        json!({"level": "platform", "number": "+12025550151", "source": "regulator"}),
+    )
+    .await
+    .expect(200);
+    app.post(
+        "/v2/admin/opt-outs/",
+        &admin,
+        json!({"level": "campaign", "campaignId": id, "number": "2025550152"}),
+    )
+    .await
+    .expect(200);
+    // An entry that expired no longer applies.
+    app.post(
+        "/v2/admin/opt-outs/",
+        &admin,
+        json!({"number": "2025550153", "expiresAt": "2020-01-01T00:00:00Z"}),
+    )
+    .await
+    .expect(200);
+    for (number, list) in [
+        ("2025550150", "the tenant's opt-out list"),
+        ("+1 (202) 555-0151", "the platform's opt-out list"),
+        ("2025550152", "the campaign's opt-out list"),
+    ] {
+        let refused = app
+            .post(&records, &admin, json!({"number": number}))
+            .await
+            .expect(403);
+        assert_eq!(refused["name"], "Forbidden");
+        let message = refused["message"].as_str().unwrap();
+        assert!(message.contains(list), "{number}: {message}");
+    }
+    app.post(&records, &admin, json!({"number": "2025550153"}))
+        .await
+        .expect(200);
+    // Another tenant's list is not this tenant's: it blocks nothing here, and it is not
+    // named.
+    app.post(
+        "/v2/admin/opt-outs/",
+        &admin_b,
+        json!({"number": "2025550154"}),
+    )
+    .await
+    .expect(200);
+    app.post(&records, &admin, json!({"number": "2025550154"}))
+        .await
+        .expect(200);
+    // Patching a record to an opted-out number is refused the same way.
+    let patched = app
+        .patch(
+            &format!("{records}/{}", record["id"]),
+            &admin,
+            json!({"number": "2025550150"}),
+        )
+        .await
+        .expect(403);
+    assert!(patched["message"].as_str().unwrap().contains("tenant's"));
+    // A tenant admin cannot touch the platform's list, nor see it.
+    app.post(
+        "/v2/admin/opt-outs/",
+        &admin,
+        json!({"level": "platform", "number": "+12025550160"}),
+    )
+    .await
+    .expect(403);
+    let seen = app.get("/v2/admin/opt-outs/", &admin).await.expect(200);
+    assert_eq!(seen["totalRecords"], 3, "{seen}");
+    assert!(
+        seen["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["tenantId"] == w.tenant_a)
+    );
+
+    // A tenant reading numbers in another country.
+    app.patch(
+        &format!("/v2/admin/tenants/{}", w.tenant_a),
+        &platform,
+        json!({"defaultCountry": "GB"}),
+    )
+    .await
+    .expect(200);
+    let british = app
+        .post(&records, &admin, json!({"number": "020 7946 0018"}))
+        .await
+        .expect(200);
+    assert_eq!(british["number"], "+442079460018");
+
+    let listed = app
+        .get(&format!("{records}?sortBy=number&query=555"), &admin)
+        .await
+        .expect(200);
+    assert_eq!(listed["totalRecords"], 3);
+}
+
+async fn imports_answer_every_row(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let id = new_campaign(&app, &w, &admin).await;
+    let records = format!("/v2/admin/call-campaigns/{id}/records");
+    let existing = app
+        .post(&records, &admin, json!({"number": "2025550143"}))
+        .await
+        .expect(200);
+    app.post(
+        "/v2/admin/opt-outs/",
+        &admin,
+        json!({"number": "2025550150"}),
+    )
+    .await
+    .expect(200);
+    let summary = app
+        .post(
+            &format!("{records}/import"),
+            &admin,
+            json!([
+                {"number": "202-555-0170", "name": "New"},
+                {"number": "+12025550143"},
+                {"number": "(202) 555-0150"},
+                {"number": "not a phone"},
+                {"number": "2025550170"},
+            ]),
+        )
+        .await
+        .expect(200);
+    assert_eq!(summary["created"], 1);
+    assert_eq!(summary["duplicates"], 2);
+    assert_eq!(summary["optedOut"], 1);
+    assert_eq!(summary["invalid"], 1);
+    let results = summary["results"].as_array().unwrap();
+    let created = results[0]["id"].clone();
+    assert_eq!(results[0]["result"], "created");
+    assert_eq!(results[0]["number"], "+12025550170");
+    assert_eq!(results[1]["result"], "duplicate");
+    assert_eq!(results[1]["id"], existing["id"]);
+    assert_eq!(results[2]["result"], "opted-out");
+    assert_eq!(results[2]["reason"], "the tenant's opt-out list");
+    assert_eq!(results[3]["result"], "invalid");
+    assert_eq!(results[3]["input"], "not a phone");
+    assert!(
+        results[3]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("not a phone number")
+    );
+    assert_eq!(
+        results[4]["result"], "duplicate",
+        "a repeat within the request"
+    );
+    assert_eq!(results[4]["id"], created);
+
+    // The same as CSV.
+    let response = app
+        .client
+        .post(app.url(&format!("{records}/import")))
+        .bearer_auth(&admin)
+        .header("content-type", "text/csv")
+        .body("name,number\n\"Lovelace, Ada\",202 555 0180\nBad,12\nOld,2025550170\n")
+        .send()
+        .await
+        .unwrap();
+    let summary = TestApp::answer(response).await.expect(200);
+    let results: Vec<&str> = summary["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["result"].as_str().unwrap())
+        .collect();
+    assert_eq!(results, ["created", "invalid", "duplicate"], "{summary}");
+    let listed = app
+        .get(&format!("{records}?query=Lovelace"), &admin)
+        .await
+        .expect(200);
+    assert_eq!(listed["records"][0]["number"], "+12025550180");
+
+    // More than 10,000 rows are refused whole.
+    let rows: Vec<Value> = (0..10_001)
+        .map(|i| json!({"number": format!("+1202555{:04}", i % 10_000)}))
+        .collect();
+    let problems = app
+        .post(&format!("{records}/import"), &admin, Value::Array(rows))
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(problems, ["'body' must hold at most 10000 items"]);
+}
+
+async fn concurrent_imports_create_a_number_once(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let id = new_campaign(&app, &w, &admin).await;
+    let path = format!("/v2/admin/call-campaigns/{id}/records/import");
+    let rows: Vec<Value> = (0..200)
+        .map(|i| json!({"number": format!("+1202555{:04}", 1000 + i)}))
+        .collect();
+    let body = Value::Array(rows);
+    let (a, b, c) = tokio::join!(
+        app.post(&path, &admin, body.clone()),
+        app.post(&path, &admin, body.clone()),
+        app.post(&path, &admin, body.clone()),
+    );
+    let created: i64 = [a, b, c]
+        .into_iter()
+        .map(|answer| answer.expect(200)["created"].as_i64().unwrap())
+        .sum();
+    assert_eq!(created, 200, "each number created once across the imports");
+    assert_eq!(app.count("campaign_records", None).await, 200);
+}
+
+async fn other_tenants_and_lower_roles_are_refused(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let id = new_campaign(&app, &w, &admin).await;
+    let record = app
+        .post(
+            &format!("/v2/admin/call-campaigns/{id}/records"),
+            &admin,
+            json!({"number": "2025550143"}),
+        )
+        .await
+        .expect(200);
+    let outcome = app
+        .post(
+            "/v2/admin/call-outcomes/",
+            &admin,
+            json!({"name": "not-interested", "endsRecord": true}),
+        )
+        .await
+        .expect(200);
+    let entry = app
+        .post(
+            "/v2/admin/opt-outs/",
+            &admin,
+            json!({"number": "2025550150"}),
+        )
+        .await
+        .expect(200);
+    let admin_b = app.login(w.admin_b).await;
+    for path in [
+        format!("/v2/admin/call-campaigns/{id}"),
+        format!("/v2/admin/call-campaigns/{id}/records"),
+        format!("/v2/admin/call-campaigns/{id}/records/{}", record["id"]),
+        format!("/v2/admin/call-campaigns/{id}/records/export"),
+        format!("/v2/admin/call-outcomes/{}", outcome["id"]),
+        format!("/v2/admin/opt-outs/{}", entry["id"]),
+    ] {
+        app.get(&path, &admin_b).await.expect(404);
+    }
+    app.patch(
+        &format!("/v2/admin/call-campaigns/{id}"),
+        &admin_b,
+        json!({"status": "running"}),
+    )
+    .await
+    .expect(404);
+    app.post(
+        &format!("/v2/admin/call-campaigns/{id}/records/import"),
+        &admin_b,
+        json!([{"number": "2025550199"}]),
+    )
+    .await
+    .expect(404);
+    app.delete(&format!("/v2/admin/opt-outs/{}", entry["id"]), &admin_b)
+        .await
+        .expect(404);
+    let mut body = campaign_body_for_b(&w);
+    body["tenantId"] = json!(w.tenant_a);
+    app.post("/v2/admin/call-campaigns/", &admin_b, body)
+        .await
+        .expect(403);
+    app.get(
+        &format!("/v2/admin/call-campaigns/?tenantId={}", w.tenant_a),
+        &admin_b,
+    )
+    .await
+    .expect(403);
+    app.post(
+        "/v2/admin/opt-outs/",
+        &admin_b,
+        json!({"level": "campaign", "campaignId": id, "number": "2025550199"}),
+    )
+    .await
+    .error(400, "ValidationError");
+    for email in [w.branch_admin_a, w.user_a] {
+        let token = app.login(email).await;
+        app.get("/v2/admin/call-campaigns/", &token)
+            .await
+            .expect(403);
+        app.get("/v2/admin/opt-outs/", &token).await.expect(403);
+        app.post(
+            &format!("/v2/admin/call-campaigns/{id}/records"),
+            &token,
+            json!({"number": "2025550199"}),
+        )
+        .await
+        .expect(403);
+    }
+    let partner = app.login(w.partner_admin_a).await;
+    let listed = app
+        .get("/v2/admin/call-campaigns/", &partner)
+        .await
+        .expect(200);
+    assert_eq!(listed["totalRecords"], 1);
+}
+
+fn campaign_body_for_b(w: &World) -> Value {
+    json!({
+        "name": "Elsewhere",
+        "callerIdNumber": "2025550100",
+        "destination": [{"id": w.ext_b, "destType": "EXT"}],
+        "callingWindow": {"days": [1], "from": "09:00", "to": "17:00", "timeZone": "UTC"},
+    })
+}
+
+async fn exports_stream_csv_and_refuse_over_the_limit(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let id = new_campaign(&app, &w, &admin).await;
+    let records = format!("/v2/admin/call-campaigns/{id}/records");
+    app.post(
+        &records,
+        &admin,
+        json!({"number": "2025550143", "name": "=cmd|' /C calc'!A0"}),
+    )
+    .await
+    .expect(200);
+    app.post(
+        &records,
+        &admin,
+        json!({"number": "2025550144", "name": "Smith, \"Jo\""}),
+    )
+    .await
+    .expect(200);
+    let response = app
+        .client
+        .get(app.url(&format!("{records}/export?sortBy=number")))
+        .bearer_auth(&admin)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    assert!(
+        response.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/csv")
+    );
+    let text = response.text().await.unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "id,number,name,status,outcome,attempts,lastAttemptAt,nextAttemptAt,createdAt"
+    );
+    assert!(
+        lines[1].contains(",+12025550143,'=cmd|' /C calc'!A0,pending,"),
+        "{text}"
+    );
+    assert!(
+        lines[2].contains(",\"Smith, \"\"Jo\"\"\",pending,"),
+        "{text}"
+    );
+    assert_eq!(lines.len(), 3);
+
+    // 512,001 records, seeded cheaply in SQL: the export is refused before any row.
+    app.raw_sql(
+        &format!(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 511999) \
+             INSERT INTO campaign_records (campaign_id, tenant_id, number, status, attempts, created_at) \
+             SELECT {id}, {t}, '+1999' || i, 'failed', 1, '2026-11-25T08:00:00Z' FROM n;",
+            t = w.tenant_a
+        ),
+        &format!(
+            "INSERT INTO campaign_records (campaign_id, tenant_id, number, status, attempts, created_at) \
+             SELECT {id}, {t}, '+1999' || i, 'failed', 1, '2026-11-25T08:00:00Z' FROM generate_series(1, 511999) AS i;",
+            t = w.tenant_a
+        ),
+    )
+    .await;
+    let refused = app
+        .get(&format!("{records}/export"), &admin)
+        .await
+        .error(400, "BadRequest");
+    assert!(refused.is_empty());
+    let refused = app
+        .get(&format!("{records}/export"), &admin)
+        .await
+        .expect(400);
+    let message = refused["message"].as_str().unwrap();
+    assert!(
+        message.contains("512001") && message.contains("512000"),
+        "{message}"
+    );
+    // Exactly at the limit it streams; the filters narrow it.
+    let filtered = app
+        .client
+        .get(app.url(&format!("{records}/export?status=pending")))
+        .bearer_auth(&admin)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(filtered.status().as_u16(), 200);
+    assert_eq!(filtered.text().await.unwrap().lines().count(), 3);
+}
+
+async fn dial_time_rechecks_opt_outs_and_keeps_the_window(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let id = new_campaign(&app, &w, &admin).await;
+    let records = format!("/v2/admin/call-campaigns/{id}/records");
+    let mut ids = Vec::new();
+    for number in ["2025550143", "2025550144", "2025550145"] {
+        let record = app
+            .post(&records, &admin, json!({"number": number}))
+            .await
+            .expect(200);
+        ids.push(record["id"].as_i64().unwrap());
+    }
+    // Opted out after import: never dialled.
+    app.post(
+        "/v2/admin/opt-outs/",
+        &admin,
+        json!({"number": "2025550144"}),
+    )
+    .await
+    .expect(200);
+    let db = &app.state.db;
+    // One calling day, never today's (the service's own scheduler runs beside this test
+    // at the real time): Monday 2030-01-07 (or Tuesday the 8th when today is a Monday),
+    // 10:00 in New York (15:00 UTC) inside the window, 08:00 before it; Sunday never.
+    let today = Utc::now()
+        .with_timezone(&chrono_tz::America::New_York)
+        .weekday()
+        .num_days_from_sunday();
+    let (weekday, date) = if today == 1 { (2, 8) } else { (1, 7) };
+    app.patch(
+        &format!("/v2/admin/call-campaigns/{id}"),
+        &admin,
+        json!({"callingWindow": {"days": [weekday], "from": "09:00", "to": "17:30", "timeZone": "America/New_York"}}),
+    )
+    .await
+    .expect(200);
+    let inside = Utc.with_ymd_and_hms(2030, 1, date, 15, 0, 0).unwrap();
+    let early = Utc.with_ymd_and_hms(2030, 1, date, 13, 0, 0).unwrap();
+    let sunday = Utc.with_ymd_and_hms(2030, 1, 6, 15, 0, 0).unwrap();
+    let take = |at| async move {
+        let mut tx = db.begin().await.unwrap();
+        let due = call_campaigns::take_due(&mut tx, at, 10).await.unwrap();
+        tx.commit().await.unwrap();
+        due
+    };
+    assert!(
+        take(inside).await.dials.is_empty(),
+        "a draft campaign dials nothing"
+    );
+    app.patch(
+        &format!("/v2/admin/call-campaigns/{id}"),
+        &admin,
+        json!({"status": "running"}),
+    )
+    .await
+    .expect(200);
+    assert!(
+        take(early).await.dials.is_empty(),
+        "before the window opens"
+    );
+    assert!(take(sunday).await.dials.is_empty(), "not a calling day");
+    let due = take(inside).await;
+    let dialled: Vec<i64> = due.dials.iter().map(|d| d.record.id.get()).collect();
+    assert_eq!(dialled, [ids[0], ids[2]]);
+    assert_eq!(due.blocked, [CampaignRecordId(ids[1])]);
+    assert_eq!(due.dials[0].caller_id, "+12025550100");
+    assert_eq!(due.dials[0].destination, Some(("EXT".to_owned(), w.ext_a)));
+    assert_eq!(due.dials[0].record.attempts, 1);
+    assert!(
+        take(inside).await.dials.is_empty(),
+        "a record is taken once"
+    );
+    let blocked = app
+        .get(&format!("{records}/{}", ids[1]), &admin)
+        .await
+        .expect(200);
+    assert_eq!(blocked["status"], "opted-out");
+    assert_eq!(blocked["attempts"], 0);
+
+    // Results: no answer waits for the retry; the callee opting out lists the number.
+    let mut tx = db.begin().await.unwrap();
+    let first =
+        call_campaigns::record_result(&mut tx, CampaignRecordId(ids[0]), "no-answer", inside)
+            .await
+            .unwrap();
+    let second =
+        call_campaigns::record_result(&mut tx, CampaignRecordId(ids[2]), "opted-out", inside)
+            .await
+            .unwrap();
+    tx.commit().await.unwrap();
+    assert_eq!(first.status, "pending");
+    assert_eq!(second.status, "opted-out");
+    let waiting = app
+        .get(&format!("{records}/{}", ids[0]), &admin)
+        .await
+        .expect(200);
+    assert_eq!(waiting["outcome"], "no-answer");
+    assert_eq!(
+        waiting["nextAttemptAt"],
+        format!("2030-01-{date:02}T15:30:00Z")
+    );
+    assert!(
+        take(inside).await.dials.is_empty(),
+        "the retry is not due yet"
+    );
+    let later = Utc.with_ymd_and_hms(2030, 1, date, 15, 31, 0).unwrap();
+    assert_eq!(take(later).await.dials.len(), 1);
+    let mut tx = db.begin().await.unwrap();
+    let last = call_campaigns::record_result(&mut tx, CampaignRecordId(ids[0]), "no-answer", later)
+        .await
+        .unwrap();
+    tx.commit().await.unwrap();
+    assert_eq!(last.status, "failed", "two attempts were the most");
+    let listed = app
+        .get("/v2/admin/opt-outs/?level=tenant", &admin)
+        .await
+        .expect(200);
+    let entry = listed["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["number"] == "+12025550145")
+        .cloned()
+        .unwrap();
+    assert_eq!(entry["source"], "engine");
+    let failed = app
+        .get(
+            &format!("{records}?status=failed&outcome=no-answer"),
+            &admin,
+        )
+        .await
+        .expect(200);
+    assert_eq!(failed["totalRecords"], 1);
+    // The number the callee opted out of is refused from now on.
+    let id2 = app
+        .post(
+            "/v2/admin/call-campaigns/",
+            &admin,
+            json!({
+                "name": "Second", "callerIdNumber": "+12025550100",
+                "destination": [{"id": w.ext_a, "destType": "EXT"}],
+                "callingWindow": {"days": [1], "from": "09:00", "to": "17:00", "timeZone": "UTC"},
+            }),
+        )
+        .await
+        .expect(200)["id"]
+        .clone();
+    app.post(
+        &format!("/v2/admin/call-campaigns/{id2}/records"),
+        &admin,
+        json!({"number": "+12025550145"}),
+    )
+    .await
+    .expect(403);
+}
+
+async fn call_outcomes_are_a_tenants_own(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let created = app
+        .post(
+            "/v2/admin/call-outcomes/",
+            &admin,
+            json!({"name": "not-interested", "endsRecord": true}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(
+        created,
+        json!({"id": created["id"], "tenantId": w.tenant_a, "name": "not-interested", "endsRecord": true, "optsOut": false})
+    );
+    app.post(
+        "/v2/admin/call-outcomes/",
+        &admin,
+        json!({"name": "not-interested"}),
+    )
+    .await
+    .expect(409);
+    let path = format!("/v2/admin/call-outcomes/{}", created["id"]);
+    let changed = app
+        .patch(&path, &admin, json!({"optsOut": true}))
+        .await
+        .expect(200);
+    assert_eq!(changed["optsOut"], true);
+    let audit = app
+        .get("/v2/admin/audit-log/?entities=call-outcome", &admin)
+        .await
+        .expect(200);
+    assert_eq!(audit["totalRecords"], 2);
+    app.delete(&path, &admin).await.expect(200);
+}
+
+async fn opt_outs_import_and_export(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let summary = app
+        .post(
+            "/v2/admin/opt-outs/import",
+            &admin,
+            json!([
+                {"number": "2025550150", "reason": "complaint", "source": "complaint"},
+                {"number": "+1 202 555 0150"},
+                {"number": "12"},
+                {"level": "platform", "number": "+12025550151"},
+            ]),
+        )
+        .await
+        .expect(200);
+    let results: Vec<&str> = summary["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["result"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        results,
+        ["created", "duplicate", "invalid", "invalid"],
+        "{summary}"
+    );
+    let response = app
+        .client
+        .post(app.url("/v2/admin/opt-outs/import"))
+        .bearer_auth(&admin)
+        .header("content-type", "text/csv")
+        .body("number,reason,expiresAt\n2025550160,=HYPERLINK(1),2031-01-01T00:00:00Z\n")
+        .send()
+        .await
+        .unwrap();
+    let summary = TestApp::answer(response).await.expect(200);
+    assert_eq!(summary["created"], 1, "{summary}");
+    let text = app
+        .client
+        .get(app.url("/v2/admin/opt-outs/export?sortBy=number"))
+        .bearer_auth(&admin)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "id,level,tenantId,campaignId,number,source,reason,createdAt,expiresAt"
+    );
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(
+        lines[1].contains(",+12025550150,complaint,complaint,"),
+        "{text}"
+    );
+    assert!(
+        lines[2].contains(",+12025550160,import,'=HYPERLINK(1),"),
+        "{text}"
+    );
+    assert!(lines[2].ends_with(",2031-01-01T00:00:00Z"), "{text}");
+}
+
+async fn claim_calls(app: &TestApp) -> Vec<Value> {
+    let answer = app
+        .post(
+            "/v2/engine/jobs/claim",
+            TOKEN,
+            json!({"kinds": ["campaign-call"], "max": 10}),
+        )
+        .await
+        .expect(200);
+    answer["jobs"].as_array().unwrap().clone()
+}
+
+async fn the_engine_places_the_calls(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let mut body = campaign_body(&app, &w).await;
+    body["callingWindow"] =
+        json!({"days": [0, 1, 2, 3, 4, 5, 6], "from": "00:00", "to": "24:00", "timeZone": "UTC"});
+    body["retryDelayMinutes"] = json!(1);
+    let id = app
+        .post("/v2/admin/call-campaigns/", &admin, body)
+        .await
+        .expect(200)["id"]
+        .as_i64()
+        .unwrap();
+    let records = format!("/v2/admin/call-campaigns/{id}/records");
+    let mut ids = Vec::new();
+    for number in ["2025550143", "2025550144", "2025550145"] {
+        let record = app
+            .post(&records, &admin, json!({"number": number}))
+            .await
+            .expect(200);
+        ids.push(record["id"].clone());
+    }
+    assert!(
+        claim_calls(&app).await.is_empty(),
+        "a draft campaign queues nothing"
+    );
+    app.patch(
+        &format!("/v2/admin/call-campaigns/{id}"),
+        &admin,
+        json!({"status": "running"}),
+    )
+    .await
+    .expect(200);
+    // The service's scheduler queues the due records within a tick.
+    let mut waited = 0;
+    loop {
+        let pending = app
+            .get(&format!("{records}?status=pending"), &admin)
+            .await
+            .expect(200);
+        if pending["totalRecords"] == 0 {
+            break;
+        }
+        waited += 1;
+        assert!(waited < 100, "the scheduler queued nothing");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    // Opted out after it was queued: the claim drops it, it is never dialled.
+    app.post(
+        "/v2/admin/opt-outs/",
+        &admin,
+        json!({"number": "2025550144"}),
+    )
+    .await
+    .expect(200);
+    let jobs = claim_calls(&app).await;
+    let subjects: Vec<Value> = jobs.iter().map(|j| j["subjectId"].clone()).collect();
+    assert_eq!(subjects, [ids[0].clone(), ids[2].clone()]);
+    assert_eq!(jobs[0]["payload"]["number"], "+12025550143");
+    assert_eq!(jobs[0]["payload"]["callerIdNumber"], "+12025550100");
+    assert_eq!(
+        jobs[0]["payload"]["destination"],
+        json!({"destType": "EXT", "id": w.ext_a})
+    );
+    let blocked = app
+        .get(&format!("{records}/{}", ids[1]), &admin)
+        .await
+        .expect(200);
+    assert_eq!(blocked["status"], "opted-out");
+    assert_eq!(blocked["attempts"], 0);
+
+    for (job, outcome) in [(&jobs[0], "no-answer"), (&jobs[1], "opted-out")] {
+        app.post(
+            &format!("/v2/engine/jobs/{}/result", job["id"]),
+            TOKEN,
+            json!({"attempt": job["attempt"], "outcome": outcome}),
+        )
+        .await
+        .expect(200);
+    }
+    let retried = app
+        .get(&format!("{records}/{}", ids[0]), &admin)
+        .await
+        .expect(200);
+    assert_eq!(retried["status"], "pending");
+    assert_eq!(retried["outcome"], "no-answer");
+    assert_eq!(retried["attempts"], 1);
+    assert!(retried["nextAttemptAt"].is_string());
+    let opted = app
+        .get(&format!("{records}/{}", ids[2]), &admin)
+        .await
+        .expect(200);
+    assert_eq!(opted["status"], "opted-out");
+    let listed = app
+        .get("/v2/admin/opt-outs/?level=tenant&query=0145", &admin)
+        .await
+        .expect(200);
+    assert_eq!(listed["records"][0]["source"], "engine", "{listed}");
+    // A lower role cannot claim campaign calls.
+    app.post(
+        "/v2/engine/jobs/claim",
+        &admin,
+        json!({"kinds": ["campaign-call"], "max": 1}),
+    )
+    .await
+    .expect(403);
+}
+
+on_both_backends!(with engine_token; the_engine_places_the_calls);
+
+on_both_backends!(
+    create_read_and_move_a_campaign,
+    campaign_rules,
+    records_are_e164_and_opted_out_numbers_are_refused,
+    imports_answer_every_row,
+    concurrent_imports_create_a_number_once,
+    other_tenants_and_lower_roles_are_refused,
+    exports_stream_csv_and_refuse_over_the_limit,
+    dial_time_rechecks_opt_outs_and_keeps_the_window,
+    call_outcomes_are_a_tenants_own,
+    opt_outs_import_and_export,
+);
