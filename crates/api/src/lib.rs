@@ -41,18 +41,12 @@ use utoipa_swagger_ui::SwaggerUi;
 use crate::error::ApiError;
 use crate::routes::{
     announcements, audit_log, authentication, branches, business_hours, button_layouts,
-    call_recordings, calls, custom_voices, devices, extensions, ingest, ivrs, me, media_files,
-    messaging, music_on_hold, objects, operations, paging_groups, partners, phone_numbers,
-    provisioning, tenants, text_to_speech, users, voicemail, webhook_deliveries, webhooks,
-    call_campaigns, call_outcomes, call_recordings, calls, custom_voices, devices, engine_jobs,
-    extensions, ingest, ivrs, me, media_files, messaging, objects, operations, opt_outs,
-    paging_groups, partners, phone_numbers, provisioning, tenants, text_to_speech, users,
-    voicemail, webhook_deliveries, webhooks,
+    call_campaigns, call_outcomes, call_recordings, calls, conduits, custom_voices, destinations,
+    devices, engine_jobs, extensions, faxes, ingest, ivrs, me, media_files, messaging,
+    music_on_hold, objects, operations, opt_outs, paging_groups, partners, phone_numbers,
+    provisioning, queues, reporting, tenants, text_to_speech, texts, users, voicemail,
+    webhook_deliveries, webhooks,
 };
-use crate::routes::{destinations, queues};
-use crate::routes::{conduits, reporting};
-// The engine work queue and what goes through it (issue 15).
-use crate::routes::{engine_jobs, faxes, texts};
 pub use crate::state::{AppState, Settings};
 
 /// The request id header, taken from the client or made, echoed and logged.

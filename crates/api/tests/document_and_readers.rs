@@ -12,18 +12,12 @@ use std::collections::BTreeMap;
 
 use regex::Regex;
 use serde_json::{Map, Value, json};
-use switchboard_domain::records::music_on_hold;
 use switchboard_domain::records::{
-    announcement, branch, business_hour, button_layout, call, custom_voice, device, extension, ivr,
-    media_file, paging_group, partner, phone_number, queue, speech, tenant, traffic, user,
-    voicemail, webhook,
     announcement, branch, business_hour, button_layout, call, call_campaign, call_outcome,
-    custom_voice, device, engine_job, extension, ivr, media_file, opt_out, paging_group, partner,
-    phone_number, speech, tenant, traffic, user, voicemail, webhook,
+    conduit, custom_voice, device, engine_job, extension, fax, ivr, media_file, music_on_hold,
+    opt_out, paging_group, partner, phone_number, queue, report, speech, tenant, traffic, user,
+    voicemail, webhook,
 };
-use switchboard_domain::records::{conduit, report};
-// The engine work queue and what goes through it (issue 15).
-use switchboard_domain::records::{engine_job, fax};
 use switchboard_domain::validation::{FromBody, Problems};
 
 /// Reads a body with `T`'s reader, answering the problems it found.
