@@ -77,7 +77,12 @@ async fn only_the_phone_itself_reads_its_file(app: TestApp) {
 
     let (status, challenge, _) = fetch(&app, file, None).await;
     assert_eq!(status, 401);
-    assert!(challenge.starts_with("Basic realm="), "{challenge}");
+    assert!(
+        challenge.starts_with(
+            "Digest realm=\"Switchboard provisioning\", qop=\"auth\", algorithm=SHA-256"
+        ),
+        "{challenge}"
+    );
     let (status, _, _) = fetch(&app, file, Some((&user, "wrong-password"))).await;
     assert_eq!(status, 401, "a wrong password");
     let (status, _, _) = fetch(&app, file, Some((&other_user, &other_password))).await;
@@ -408,7 +413,219 @@ async fn the_cisco_spa_file_matches_its_golden_file(app: TestApp) {
     assert_eq!(status, 401);
 }
 
+/// The `WWW-Authenticate` challenges of a 401, in order.
+async fn challenges(app: &TestApp, file: &str) -> Vec<String> {
+    let response = app
+        .client
+        .get(app.url(&format!("/provisioning/{file}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 401);
+    response
+        .headers()
+        .get_all("www-authenticate")
+        .iter()
+        .map(|v| v.to_str().unwrap().to_owned())
+        .collect()
+}
+
+/// One parameter of a challenge.
+fn param(challenge: &str, name: &str) -> Option<String> {
+    let at = challenge.find(&format!("{name}="))? + name.len() + 1;
+    let rest = &challenge[at..];
+    Some(match rest.strip_prefix('"') {
+        Some(quoted) => quoted[..quoted.find('"')?].to_owned(),
+        None => rest.split([',', ' ']).next()?.to_owned(),
+    })
+}
+
+fn hash(algorithm: &str, text: &str) -> String {
+    use sha2::Digest;
+    match algorithm {
+        "MD5" => hex::encode(md5::Md5::digest(text.as_bytes())),
+        _ => hex::encode(sha2::Sha256::digest(text.as_bytes())),
+    }
+}
+
+/// An RFC 7616 `Authorization: Digest` answer (qop=auth) to `nonce` for `GET uri`, as a
+/// phone computes it.
+fn digest_answer(
+    algorithm: &str,
+    (user, password): (&str, &str),
+    nonce: &str,
+    uri: &str,
+) -> String {
+    let (nc, cnonce) = ("00000001", "0a4f113b");
+    let ha1 = hash(
+        algorithm,
+        &format!("{user}:Switchboard provisioning:{password}"),
+    );
+    let ha2 = hash(algorithm, &format!("GET:{uri}"));
+    let response = hash(
+        algorithm,
+        &format!("{ha1}:{nonce}:{nc}:{cnonce}:auth:{ha2}"),
+    );
+    format!(
+        "Digest username=\"{user}\", realm=\"Switchboard provisioning\", nonce=\"{nonce}\", \
+         uri=\"{uri}\", algorithm={algorithm}, qop=auth, nc={nc}, cnonce=\"{cnonce}\", \
+         response=\"{response}\""
+    )
+}
+
+async fn fetch_digest(
+    app: &TestApp,
+    file: &str,
+    authorization: &str,
+) -> (u16, Vec<String>, String) {
+    let response = app
+        .client
+        .get(app.url(&format!("/provisioning/{file}")))
+        .header("authorization", authorization)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    let challenges = response
+        .headers()
+        .get_all("www-authenticate")
+        .iter()
+        .map(|v| v.to_str().unwrap().to_owned())
+        .collect();
+    (status, challenges, response.text().await.unwrap())
+}
+
+/// Phones use Digest: SHA-256 and MD5 with qop=auth answer the file; a wrong password,
+/// another phone's secret, another file's URI, a forged or expired nonce do not; an
+/// expired nonce is answered `stale=true`; a rotated password's old secret stops working.
+async fn phones_authenticate_with_digest(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let one = app
+        .post(
+            "/v2/admin/devices/",
+            &token,
+            json!({"name": "One", "mac": "80:5e:c0:00:00:11", "model": "yealink-t54w", "lines": [w.ext_a]}),
+        )
+        .await
+        .expect(200);
+    let two = app
+        .post(
+            "/v2/admin/devices/",
+            &token,
+            json!({"name": "Two", "mac": "80:5e:c0:00:00:12", "model": "yealink-t54w"}),
+        )
+        .await
+        .expect(200);
+    let (user, password) = credentials(&one);
+    let (other_user, other_password) = credentials(&two);
+    let file = "805ec0000011.cfg";
+    let uri = format!("/provisioning/{file}");
+
+    let offered = challenges(&app, file).await;
+    assert_eq!(offered.len(), 3, "{offered:?}");
+    assert_eq!(param(&offered[0], "algorithm").as_deref(), Some("SHA-256"));
+    assert_eq!(param(&offered[1], "algorithm").as_deref(), Some("MD5"));
+    assert!(offered[2].starts_with("Basic "), "{offered:?}");
+    for challenge in &offered[..2] {
+        assert_eq!(param(challenge, "qop").as_deref(), Some("auth"));
+        assert_eq!(
+            param(challenge, "realm").as_deref(),
+            Some("Switchboard provisioning")
+        );
+    }
+    let nonce = param(&offered[0], "nonce").unwrap();
+
+    for algorithm in ["SHA-256", "MD5"] {
+        let answer = digest_answer(algorithm, (&user, &password), &nonce, &uri);
+        let (status, _, body) = fetch_digest(&app, file, &answer).await;
+        assert_eq!(status, 200, "{algorithm}: {body}");
+        assert!(body.contains("account.1.user_name = 101\n"), "{body}");
+        // The same answer for another file (another phone's, or this one under another
+        // name) proves nothing there.
+        let (status, _, _) = fetch_digest(&app, "805ec0000012.cfg", &answer).await;
+        assert_eq!(status, 401, "{algorithm}: another URI");
+    }
+    for (what, answer) in [
+        (
+            "a wrong password",
+            digest_answer("SHA-256", (&user, "wrong"), &nonce, &uri),
+        ),
+        (
+            "another phone's credentials",
+            digest_answer("SHA-256", (&other_user, &other_password), &nonce, &uri),
+        ),
+        (
+            "a nonce the service never gave",
+            digest_answer(
+                "SHA-256",
+                (&user, &password),
+                "4102444800.00000000000000000000000000000000",
+                &uri,
+            ),
+        ),
+        (
+            "no qop",
+            digest_answer("MD5", (&user, &password), &nonce, &uri).replace("qop=auth, ", ""),
+        ),
+    ] {
+        let (status, _, _) = fetch_digest(&app, file, &answer).await;
+        assert_eq!(status, 401, "{what}");
+    }
+    // A nonce of ours that has expired: right credentials, answered stale.
+    let expired = {
+        let expires = chrono::Utc::now().timestamp() - 1;
+        let tag = app.state.tokens.nonce_tag(expires.to_string().as_bytes());
+        format!("{expires}.{}", hex::encode(&tag[..16]))
+    };
+    let (status, challenges, _) = fetch_digest(
+        &app,
+        file,
+        &digest_answer("SHA-256", (&user, &password), &expired, &uri),
+    )
+    .await;
+    assert_eq!(status, 401);
+    assert!(challenges[0].contains("stale=true"), "{challenges:?}");
+    let (status, challenges, _) = fetch_digest(
+        &app,
+        file,
+        &digest_answer("SHA-256", (&user, "wrong"), &expired, &uri),
+    )
+    .await;
+    assert_eq!(status, 401);
+    assert!(!challenges[0].contains("stale"), "{challenges:?}");
+
+    // Rotated: the new password's digest opens the file, the old one's no longer does.
+    let rotated = app
+        .post(
+            &format!("/v2/admin/devices/{}/provisioning-credentials", one["id"]),
+            &token,
+            json!({}),
+        )
+        .await
+        .expect(200);
+    let new_password = rotated["password"].as_str().unwrap();
+    let (status, _, _) = fetch_digest(
+        &app,
+        file,
+        &digest_answer("MD5", (&user, &password), &nonce, &uri),
+    )
+    .await;
+    assert_eq!(status, 401, "the old password");
+    let (status, _, _) = fetch_digest(
+        &app,
+        file,
+        &digest_answer("MD5", (&user, new_password), &nonce, &uri),
+    )
+    .await;
+    assert_eq!(status, 200, "the new password");
+    // Basic still works beside it.
+    let (status, _, _) = fetch(&app, file, Some((&user, new_password))).await;
+    assert_eq!(status, 200);
+}
+
 on_both_backends!(
+    phones_authenticate_with_digest,
     only_the_phone_itself_reads_its_file,
     the_yealink_file_matches_its_golden_file,
     the_polycom_files_match_their_golden_files,

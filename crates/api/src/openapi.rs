@@ -73,6 +73,10 @@ pub const BEARER: &str = "bearerAuth";
 /// device's provisioning credentials.
 pub const PROVISIONING: &str = "provisioningBasic";
 
+/// The other scheme desk phones fetch their files with: HTTP Digest (RFC 7616, SHA-256 or
+/// MD5, `qop=auth`) with the same credentials.
+pub const PROVISIONING_DIGEST: &str = "provisioningDigest";
+
 /// The error statuses every operation may answer, with what they mean.
 const COMMON_ERRORS: &[(&str, &str)] = &[
     (
@@ -139,6 +143,10 @@ impl Modify for Contract {
         components.add_security_scheme(
             PROVISIONING,
             SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Basic).build()),
+        );
+        components.add_security_scheme(
+            PROVISIONING_DIGEST,
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Digest).build()),
         );
         components
             .schemas

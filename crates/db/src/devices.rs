@@ -566,6 +566,8 @@ pub struct Credentials {
     pub username: String,
     /// SHA-256 (hex) of the generated password.
     pub secret_hash: String,
+    /// Its HTTP Digest secrets (RFC 7616 H(user:realm:password), hex): MD5 and SHA-256.
+    pub digest_secrets: (String, String),
 }
 
 /// Refuses (409) a device of `model` on `layout` when the layout is no longer for that
@@ -624,6 +626,14 @@ pub async fn create(
             ("config_version", 0i64.into()),
             ("provisioning_username", credentials.username.into()),
             ("provisioning_secret_hash", credentials.secret_hash.into()),
+            (
+                "provisioning_digest_md5_secret",
+                credentials.digest_secrets.0.into(),
+            ),
+            (
+                "provisioning_digest_sha256_secret",
+                credentials.digest_secrets.1.into(),
+            ),
         ],
     )
     .await?;
@@ -707,7 +717,7 @@ pub async fn rotate_credentials(
     db: &Db,
     scope: &Scope,
     id: DeviceId,
-    secret_hash: String,
+    credentials: Credentials,
 ) -> Result<Device> {
     let device = get(db, scope, id).await?;
     let mut tx = db.begin().await?;
@@ -715,7 +725,17 @@ pub async fn rotate_credentials(
         &mut tx,
         "devices",
         id.get(),
-        vec![("provisioning_secret_hash", secret_hash.into())],
+        vec![
+            ("provisioning_secret_hash", credentials.secret_hash.into()),
+            (
+                "provisioning_digest_md5_secret",
+                credentials.digest_secrets.0.into(),
+            ),
+            (
+                "provisioning_digest_sha256_secret",
+                credentials.digest_secrets.1.into(),
+            ),
+        ],
     )
     .await?;
     tx.commit().await?;
@@ -813,6 +833,9 @@ pub struct Provisioned {
     pub username: String,
     /// SHA-256 (hex) of its provisioning password.
     pub secret_hash: String,
+    /// Its Digest secrets (MD5, SHA-256), `None` for a device whose password was made
+    /// before Digest (Basic only until it is rotated).
+    pub digest_secrets: Option<(String, String)>,
     /// What the file shows, but the registrar (the caller's setting).
     pub config: switchboard_domain::provisioning::PhoneConfig,
 }
@@ -827,6 +850,8 @@ struct ProvisionedRow {
     config_version: i64,
     provisioning_username: String,
     provisioning_secret_hash: String,
+    provisioning_digest_md5_secret: Option<String>,
+    provisioning_digest_sha256_secret: Option<String>,
     timezone: String,
 }
 
@@ -863,6 +888,8 @@ pub async fn provisioned(db: &Db, mac: &str) -> Result<Option<Provisioned>> {
             ("d", "config_version"),
             ("d", "provisioning_username"),
             ("d", "provisioning_secret_hash"),
+            ("d", "provisioning_digest_md5_secret"),
+            ("d", "provisioning_digest_sha256_secret"),
         ])
         .column(("t", "timezone"))
         .from_as("devices", "d")
@@ -957,6 +984,9 @@ pub async fn provisioned(db: &Db, mac: &str) -> Result<Option<Provisioned>> {
         model: row.model,
         username: row.provisioning_username,
         secret_hash: row.provisioning_secret_hash,
+        digest_secrets: row
+            .provisioning_digest_md5_secret
+            .zip(row.provisioning_digest_sha256_secret),
         config,
     }))
 }

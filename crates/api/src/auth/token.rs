@@ -55,6 +55,9 @@ pub struct Tokens {
     decoding: DecodingKey,
     validation: Validation,
     ttl: Duration,
+    /// The key of provisioning Digest nonces, derived from the signing key so every
+    /// process of one deployment accepts the others' nonces.
+    nonce_key: [u8; 32],
 }
 
 impl std::fmt::Debug for Tokens {
@@ -83,7 +86,24 @@ impl Tokens {
             decoding: DecodingKey::from_secret(key),
             validation,
             ttl,
+            nonce_key: {
+                use sha2::Digest;
+                sha2::Sha256::new()
+                    .chain_update(b"switchboard provisioning digest nonce\0")
+                    .chain_update(key)
+                    .finalize()
+                    .into()
+            },
         }
+    }
+
+    /// HMAC-SHA-256 of `data` under the nonce key (a provisioning Digest nonce's tag).
+    pub fn nonce_tag(&self, data: &[u8]) -> [u8; 32] {
+        use hmac::{KeyInit, Mac};
+        let mut mac = <hmac::Hmac<sha2::Sha256> as KeyInit>::new_from_slice(&self.nonce_key)
+            .expect("HMAC takes a key of any length");
+        mac.update(data);
+        mac.finalize().into_bytes().into()
     }
 
     /// How long an issued token lives.

@@ -199,6 +199,7 @@ pub async fn create(
     .await?;
     let (password, secret_hash) = new_password();
     let credentials = Credentials {
+        digest_secrets: crate::routes::provisioning::digest_secrets(&body.mac, &password),
         username: body.mac.clone(),
         secret_hash,
     };
@@ -314,7 +315,15 @@ pub async fn rotate_credentials(
         }
     }
     let (password, secret_hash) = new_password();
-    let device = devices::rotate_credentials(&state.db, &caller.scope, id, secret_hash).await?;
+    let credentials = Credentials {
+        digest_secrets: crate::routes::provisioning::digest_secrets(
+            &current.provisioning_username,
+            &password,
+        ),
+        username: current.provisioning_username.clone(),
+        secret_hash,
+    };
+    let device = devices::rotate_credentials(&state.db, &caller.scope, id, credentials).await?;
     Ok(Json(ProvisioningCredentials {
         url: provisioning_url(&state, &device.mac, &device.model),
         username: device.provisioning_username,

@@ -1,7 +1,8 @@
 //! `/provisioning/{file}`: the file a desk phone fetches its configuration from, under
 //! the vendor's own name (Yealink and Polycom `<mac>.cfg`, Polycom's `phone<mac>.cfg`,
 //! Grandstream's `cfg<mac>.xml`, Cisco SPA's `spa<mac>.xml`),
-//! readable only with that phone's own credentials (HTTP Basic).
+//! readable only with that phone's own credentials: HTTP Digest (RFC 7616: SHA-256 or MD5,
+//! `qop=auth`, nonces that expire) or HTTP Basic.
 
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -49,15 +50,173 @@ fn parse_file(name: &str) -> Option<(File, String)> {
     Some((file, parse_mac(mac)?))
 }
 
-/// A 401 that asks the phone for its Basic credentials.
-fn challenge() -> Response {
+/// The realm of both schemes; part of every Digest secret, so it never changes.
+pub const REALM: &str = "Switchboard provisioning";
+
+/// How long a Digest nonce is accepted (a phone answers its challenge at once).
+const NONCE_SECONDS: i64 = 300;
+
+/// The Digest algorithms offered, strongest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Algorithm {
+    Sha256,
+    Md5,
+}
+
+impl Algorithm {
+    fn name(self) -> &'static str {
+        match self {
+            Algorithm::Sha256 => "SHA-256",
+            Algorithm::Md5 => "MD5",
+        }
+    }
+
+    fn hash(self, text: &str) -> String {
+        match self {
+            Algorithm::Sha256 => hex::encode(Sha256::digest(text.as_bytes())),
+            Algorithm::Md5 => hex::encode(md5::Md5::digest(text.as_bytes())),
+        }
+    }
+}
+
+/// A device's Digest secrets, H(username:realm:password) for MD5 and SHA-256, made with
+/// its password (which is then forgotten).
+pub fn digest_secrets(username: &str, password: &str) -> (String, String) {
+    let a1 = format!("{username}:{REALM}:{password}");
+    (Algorithm::Md5.hash(&a1), Algorithm::Sha256.hash(&a1))
+}
+
+/// A new nonce: when it expires and a tag over that, so any process of the deployment
+/// can check it without keeping it.
+fn nonce(state: &AppState) -> String {
+    let expires = chrono::Utc::now().timestamp() + NONCE_SECONDS;
+    let tag = state.tokens.nonce_tag(expires.to_string().as_bytes());
+    format!("{expires}.{}", hex::encode(&tag[..16]))
+}
+
+/// Whether `nonce` is one of ours, and whether it is still fresh.
+fn check_nonce(state: &AppState, nonce: &str) -> Option<bool> {
+    let (expires, tag) = nonce.split_once('.')?;
+    let expected = state.tokens.nonce_tag(expires.as_bytes());
+    let tag = hex::decode(tag).ok()?;
+    // Equal-length digests compared, so the time taken says nothing of a guess.
+    (Sha256::digest(&tag) == Sha256::digest(&expected[..16])).then_some(())?;
+    Some(expires.parse::<i64>().ok()? >= chrono::Utc::now().timestamp())
+}
+
+/// A 401 that asks the phone for its credentials: Digest with SHA-256, then MD5 (most
+/// phones), then Basic; `stale` when the phone's nonce only expired.
+fn challenge(state: &AppState, stale: bool) -> Response {
     let mut response = ApiError::unauthorized("this phone's provisioning credentials are required")
         .into_response();
-    response.headers_mut().insert(
+    // The phone's schemes replace the bearer challenge of the API's other 401s.
+    response.headers_mut().remove(header::WWW_AUTHENTICATE);
+    let nonce = nonce(state);
+    let stale = if stale { ", stale=true" } else { "" };
+    for algorithm in [Algorithm::Sha256, Algorithm::Md5] {
+        let value = format!(
+            "Digest realm=\"{REALM}\", qop=\"auth\", algorithm={}, nonce=\"{nonce}\"{stale}",
+            algorithm.name()
+        );
+        if let Ok(value) = HeaderValue::from_str(&value) {
+            response
+                .headers_mut()
+                .append(header::WWW_AUTHENTICATE, value);
+        }
+    }
+    response.headers_mut().append(
         header::WWW_AUTHENTICATE,
         HeaderValue::from_static("Basic realm=\"Switchboard provisioning\", charset=\"UTF-8\""),
     );
     response
+}
+
+/// The parameters of a Digest `Authorization` header (`None` for another scheme).
+fn digest_params(headers: &HeaderMap) -> Option<std::collections::HashMap<String, String>> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, rest) = value.split_once(' ')?;
+    if !scheme.eq_ignore_ascii_case("digest") {
+        return None;
+    }
+    let mut params = std::collections::HashMap::new();
+    let mut rest = rest.trim();
+    while !rest.is_empty() {
+        let (key, after) = rest.split_once('=')?;
+        let key = key.trim().to_ascii_lowercase();
+        let after = after.trim_start();
+        let (value, remaining) = if let Some(quoted) = after.strip_prefix('"') {
+            let end = quoted.find('"')?;
+            (quoted[..end].to_owned(), &quoted[end + 1..])
+        } else {
+            let end = after.find(',').unwrap_or(after.len());
+            (after[..end].trim().to_owned(), &after[end..])
+        };
+        params.insert(key, value);
+        rest = remaining.trim_start().trim_start_matches(',').trim_start();
+    }
+    Some(params)
+}
+
+/// What a Digest answer proved: the phone's user name, or why it proved nothing.
+enum DigestOutcome {
+    /// Right for this user name (still to be matched with the device).
+    Valid(String),
+    /// Right but for an expired nonce: the phone retries with a fresh one.
+    Stale,
+    /// Wrong, or not ours.
+    Invalid,
+}
+
+/// Checks a Digest answer (RFC 7616 `qop=auth`) against the device's secrets for
+/// `GET uri`.
+fn check_digest(
+    state: &AppState,
+    params: &std::collections::HashMap<String, String>,
+    uri: &str,
+    secrets: Option<&(String, String)>,
+) -> DigestOutcome {
+    let get = |key: &str| params.get(key).map(String::as_str);
+    let algorithm = match get("algorithm").map(str::to_ascii_uppercase).as_deref() {
+        None | Some("MD5") => Algorithm::Md5,
+        Some("SHA-256") => Algorithm::Sha256,
+        _ => return DigestOutcome::Invalid,
+    };
+    let (Some(user), Some(realm), Some(nonce), Some(given_uri), Some(response)) = (
+        get("username"),
+        get("realm"),
+        get("nonce"),
+        get("uri"),
+        get("response"),
+    ) else {
+        return DigestOutcome::Invalid;
+    };
+    let (Some("auth"), Some(nc), Some(cnonce)) = (get("qop"), get("nc"), get("cnonce")) else {
+        return DigestOutcome::Invalid;
+    };
+    if realm != REALM || given_uri != uri {
+        return DigestOutcome::Invalid;
+    }
+    let Some(fresh) = check_nonce(state, nonce) else {
+        return DigestOutcome::Invalid;
+    };
+    let Some((md5, sha256)) = secrets else {
+        return DigestOutcome::Invalid;
+    };
+    let ha1 = match algorithm {
+        Algorithm::Md5 => md5,
+        Algorithm::Sha256 => sha256,
+    };
+    let ha2 = algorithm.hash(&format!("GET:{uri}"));
+    let expected = algorithm.hash(&format!("{ha1}:{nonce}:{nc}:{cnonce}:auth:{ha2}"));
+    let response = response.to_ascii_lowercase();
+    if Sha256::digest(response.as_bytes()) != Sha256::digest(expected.as_bytes()) {
+        return DigestOutcome::Invalid;
+    }
+    if fresh {
+        DigestOutcome::Valid(user.to_owned())
+    } else {
+        DigestOutcome::Stale
+    }
 }
 
 /// The user name and password of a Basic `Authorization` header.
@@ -91,7 +250,7 @@ fn sip_server(state: &AppState) -> String {
 /// credentials (another phone's included) and a MAC no tenant has answer the same 401,
 /// so the endpoint says nothing about which phones exist.
 #[utoipa::path(get, path = "/provisioning/{file}", tag = "provisioning",
-    security(("provisioningBasic" = [])),
+    security(("provisioningDigest" = []), ("provisioningBasic" = [])),
     params(("file" = String, Path, pattern = "^(?:(?:phone)?[0-9A-Fa-f]{12}\\.cfg|(?:cfg|spa)[0-9A-Fa-f]{12}\\.xml)$",
         description = "`<mac>.cfg` (Yealink; Polycom's master file), `phone<mac>.cfg` (Polycom's per-phone file), `cfg<mac>.xml` (Grandstream) or `spa<mac>.xml` (Cisco SPA)")),
     responses(
@@ -100,23 +259,38 @@ fn sip_server(state: &AppState) -> String {
 pub async fn fetch(
     State(state): State<AppState>,
     Path(name): Path<String>,
+    uri: axum::extract::OriginalUri,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
     let Some((file, mac)) = parse_file(&name) else {
         return Err(ApiError::not_found());
     };
-    let Some((user, password)) = basic(&headers) else {
-        return Ok(challenge());
-    };
+    let digest = digest_params(&headers);
+    let basic = basic(&headers);
+    if digest.is_none() && basic.is_none() {
+        return Ok(challenge(&state, false));
+    }
     let Some(mut device) = devices::provisioned(&state.db, &mac).await? else {
-        return Ok(challenge());
+        return Ok(challenge(&state, false));
     };
-    // Digests of equal length are compared, so the time taken says nothing of how much
-    // of a guess was right.
-    let given = Sha256::digest(format!("{user}\u{0}{}", password_hash(&password)));
-    let expected = Sha256::digest(format!("{}\u{0}{}", device.username, device.secret_hash));
-    if given != expected {
-        return Ok(challenge());
+    if let Some(params) = digest {
+        let path = uri
+            .0
+            .path_and_query()
+            .map_or_else(|| uri.0.path().to_owned(), ToString::to_string);
+        match check_digest(&state, &params, &path, device.digest_secrets.as_ref()) {
+            DigestOutcome::Valid(user) if user == device.username => {}
+            DigestOutcome::Stale => return Ok(challenge(&state, true)),
+            _ => return Ok(challenge(&state, false)),
+        }
+    } else if let Some((user, password)) = basic {
+        // Digests of equal length are compared, so the time taken says nothing of how
+        // much of a guess was right.
+        let given = Sha256::digest(format!("{user}\u{0}{}", password_hash(&password)));
+        let expected = Sha256::digest(format!("{}\u{0}{}", device.username, device.secret_hash));
+        if given != expected {
+            return Ok(challenge(&state, false));
+        }
     }
     let Some(model) = device_model::find(&device.model) else {
         return Err(ApiError::not_found());

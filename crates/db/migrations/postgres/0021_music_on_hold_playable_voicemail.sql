@@ -21,3 +21,9 @@ CREATE UNIQUE INDEX music_on_hold_one_default ON music_on_hold (tenant_id) WHERE
 -- engine wrote it is kept here.
 ALTER TABLE voicemail_messages ADD COLUMN original_key TEXT;
 ALTER TABLE voicemail_messages ADD COLUMN original_type TEXT;
+
+-- Desk phones authenticate their provisioning fetches with HTTP Digest (RFC 7616) too:
+-- H(username:realm:password) for MD5 and SHA-256, hex, made with the password (NULL for a
+-- device whose password predates Digest: Basic only until it is rotated).
+ALTER TABLE devices ADD COLUMN provisioning_digest_md5_secret TEXT;
+ALTER TABLE devices ADD COLUMN provisioning_digest_sha256_secret TEXT;
