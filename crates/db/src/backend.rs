@@ -16,6 +16,7 @@ use sqlx::{AssertSqlSafe, Decode, FromRow, Postgres, Sqlite, Transaction, Type};
 
 use crate::circuit::Circuit;
 use crate::error::Result;
+use crate::session_cache::{SessionCache, touches_accounts};
 
 /// A row type readable from both backends.
 pub trait Record:
@@ -70,6 +71,8 @@ pub struct Db {
     pool: Pool,
     /// Open while the database is known to be down.
     circuit: Arc<Circuit>,
+    /// Verified sessions, invalidated by this pool's account writes.
+    sessions: Arc<SessionCache>,
 }
 
 /// An open transaction; dropped without [`Tx::commit`], it rolls back.
@@ -79,6 +82,10 @@ pub struct Tx {
     /// The audited writes of this transaction, written to the trail at [`Tx::commit`]
     /// (when the record and its child lists are final).
     pub(crate) audits: Vec<crate::audit::Pending>,
+    sessions: Arc<SessionCache>,
+    /// Whether a statement changed an account or a session: the cache is invalidated
+    /// once the change is committed.
+    accounts_touched: bool,
 }
 
 enum TxInner {
@@ -126,8 +133,10 @@ macro_rules! statement_methods {
         /// Runs a statement, answering the rows it affected.
         pub async fn execute(&mut self, stmt: &impl SqlxBinder) -> Result<u64> {
             self.circuit().check()?;
+            let mut touched = false;
             let result: Result<u64> = async {
                 Ok($on!(self.$target(), stmt, |sql, values, conn| {
+                    touched = touches_accounts(&sql);
                     sqlx::query_with(AssertSqlSafe(sql), values)
                         .execute(conn)
                         .await?
@@ -135,20 +144,24 @@ macro_rules! statement_methods {
                 }))
             }
             .await;
+            self.accounts_written(touched);
             self.circuit().observe(result)
         }
 
         /// Runs a query answering every row.
         pub async fn fetch_all<T: Record>(&mut self, stmt: &impl SqlxBinder) -> Result<Vec<T>> {
             self.circuit().check()?;
+            let mut touched = false;
             let result: Result<Vec<T>> = async {
                 Ok($on!(self.$target(), stmt, |sql, values, conn| {
+                    touched = touches_accounts(&sql);
                     sqlx::query_as_with(AssertSqlSafe(sql), values)
                         .fetch_all(conn)
                         .await?
                 }))
             }
             .await;
+            self.accounts_written(touched);
             self.circuit().observe(result)
         }
 
@@ -158,14 +171,17 @@ macro_rules! statement_methods {
             stmt: &impl SqlxBinder,
         ) -> Result<Option<T>> {
             self.circuit().check()?;
+            let mut touched = false;
             let result: Result<Option<T>> = async {
                 Ok($on!(self.$target(), stmt, |sql, values, conn| {
+                    touched = touches_accounts(&sql);
                     sqlx::query_as_with(AssertSqlSafe(sql), values)
                         .fetch_optional(conn)
                         .await?
                 }))
             }
             .await;
+            self.accounts_written(touched);
             self.circuit().observe(result)
         }
 
@@ -179,14 +195,17 @@ macro_rules! statement_methods {
         /// Runs a query answering one value (a count, an inserted id).
         pub async fn scalar<T: Scalar>(&mut self, stmt: &impl SqlxBinder) -> Result<T> {
             self.circuit().check()?;
+            let mut touched = false;
             let result: Result<T> = async {
                 Ok($on!(self.$target(), stmt, |sql, values, conn| {
+                    touched = touches_accounts(&sql);
                     sqlx::query_scalar_with(AssertSqlSafe(sql), values)
                         .fetch_one(conn)
                         .await?
                 }))
             }
             .await;
+            self.accounts_written(touched);
             self.circuit().observe(result)
         }
     };
@@ -206,10 +225,12 @@ impl Db {
     /// foreign keys on) or `postgres://…`.
     pub async fn connect(options: &ConnectOptions) -> Result<Db> {
         let circuit;
+        let sessions;
         let pool = match Self::backend_of(&options.url) {
             Backend::Postgres => {
                 let connect = PgConnectOptions::from_str(&options.url)?;
                 circuit = Arc::new(Circuit::opening());
+                sessions = Arc::new(SessionCache::new(false));
                 Circuit::watch(circuit.clone(), connect.clone());
                 Pool::Postgres(
                     PgPoolOptions::new()
@@ -227,6 +248,8 @@ impl Db {
                     .busy_timeout(Duration::from_secs(10))
                     .foreign_keys(true);
                 circuit = Arc::new(Circuit::never());
+                // One process's file (docs/decisions.md): no other writer to hear from.
+                sessions = Arc::new(SessionCache::new(true));
                 Pool::Sqlite(
                     SqlitePoolOptions::new()
                         .max_connections(options.max_connections)
@@ -236,7 +259,11 @@ impl Db {
                 )
             }
         };
-        Ok(Db { pool, circuit })
+        Ok(Db {
+            pool,
+            circuit,
+            sessions,
+        })
     }
 
     /// The backend a database URL selects.
@@ -295,6 +322,19 @@ impl Db {
             .unwrap_or(false)
     }
 
+    /// The verified-session cache of this pool (see [`crate::session_cache`]).
+    pub fn sessions(&self) -> &Arc<SessionCache> {
+        &self.sessions
+    }
+
+    /// On PostgreSQL, starts listening for the account changes other processes make,
+    /// which the session cache needs before it serves anything; nothing to do on SQLite.
+    pub fn listen_for_account_changes(&self) {
+        if let Pool::Postgres(pool) = &self.pool {
+            tokio::spawn(self.sessions.clone().listen(pool.clone()));
+        }
+    }
+
     /// Whether the database is known to be down (see [`crate::circuit`]).
     pub fn unavailable(&self) -> bool {
         self.circuit.is_open()
@@ -335,6 +375,8 @@ impl Db {
             inner: self.circuit.observe(inner)?,
             circuit: self.circuit.clone(),
             audits: Vec::new(),
+            sessions: self.sessions.clone(),
+            accounts_touched: false,
         })
     }
 
@@ -484,6 +526,12 @@ impl PoolConn<'_> {
     fn circuit(&self) -> &Circuit {
         &self.db.circuit
     }
+    /// A statement outside a transaction is committed when it answers.
+    fn accounts_written(&self, touched: bool) {
+        if touched {
+            self.db.sessions.changed();
+        }
+    }
     statement_methods!(on_pool, target);
 }
 
@@ -493,6 +541,9 @@ impl Tx {
     }
     fn circuit(&self) -> &Circuit {
         &self.circuit
+    }
+    fn accounts_written(&mut self, touched: bool) {
+        self.accounts_touched |= touched;
     }
     statement_methods!(on_tx, target);
 
@@ -655,6 +706,11 @@ impl Tx {
             Ok(())
         }
         .await;
+        // After the commit (even a failed one, which may have committed): a session read
+        // before it was stored under the old generation and is never served.
+        if self.accounts_touched {
+            self.sessions.changed();
+        }
         self.circuit.observe(committed)
     }
 }
