@@ -331,7 +331,13 @@ impl Db {
     /// which the session cache needs before it serves anything; nothing to do on SQLite.
     pub fn listen_for_account_changes(&self) {
         if let Pool::Postgres(pool) = &self.pool {
-            tokio::spawn(self.sessions.clone().listen(pool.clone()));
+            // A pool of its own: the listener holds its connection for good, which must
+            // neither shrink the requests' pool nor count as a connection in use.
+            let listening = PgPoolOptions::new()
+                .max_connections(1)
+                .acquire_timeout(Duration::from_secs(10))
+                .connect_lazy_with((*pool.connect_options()).clone());
+            tokio::spawn(self.sessions.clone().listen(pool.clone(), listening));
         }
     }
 

@@ -170,13 +170,18 @@ impl SessionCache {
         self.len() == 0
     }
 
-    /// Listens for account changes made by other processes on `pool` until the pool
-    /// closes; the cache is bypassed whenever the listener is not listening.
-    pub(crate) async fn listen(self: std::sync::Arc<Self>, pool: sqlx::PgPool) {
+    /// Listens, on a connection of `listening`, for account changes made by other
+    /// processes on the database of `pool` until `pool` closes; the cache is bypassed
+    /// whenever the listener is not listening.
+    pub(crate) async fn listen(
+        self: std::sync::Arc<Self>,
+        pool: sqlx::PgPool,
+        listening: sqlx::PgPool,
+    ) {
         use sqlx::postgres::PgListener;
         while !pool.is_closed() {
             self.set_trusted(false);
-            let mut listener = match PgListener::connect_with(&pool).await {
+            let mut listener = match PgListener::connect_with(&listening).await {
                 Ok(listener) => listener,
                 Err(error) => {
                     tracing::warn!(%error, "the session cache cannot listen; bypassed");
@@ -193,12 +198,19 @@ impl SessionCache {
                 continue;
             }
             self.set_trusted(true);
-            while let Ok(Some(_)) = listener.try_recv().await {
-                self.changed();
+            loop {
+                tokio::select! {
+                    received = listener.try_recv() => match received {
+                        Ok(Some(_)) => self.changed(),
+                        _ => break,
+                    },
+                    () = pool.close_event() => break,
+                }
             }
             tracing::warn!("the session cache's listener lost its connection; bypassed");
         }
         self.set_trusted(false);
+        listening.close().await;
     }
 }
 
