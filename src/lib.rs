@@ -39,6 +39,8 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
     .await
     .context("opening the database")?;
     db.migrate().await.context("running migrations")?;
+    // Other processes' account changes reach the session cache from here on.
+    db.listen_for_account_changes();
     if let Some(token) = &config.ingest_token {
         // The engine's token opens every tenant's ingest: it must be as hard to guess as
         // the signing key.

@@ -55,6 +55,7 @@ mod s3;
 mod scope;
 mod sealing;
 mod security;
+mod session_cache;
 mod text_to_speech;
 mod texts_and_faxes;
 mod voicemail;

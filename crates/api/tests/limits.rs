@@ -67,7 +67,7 @@ fn main() -> std::process::ExitCode {
 on_both_backends!(
     allows_exactly_the_limit_then_refuses,
     allows_again_once_the_window_has_passed,
-    window_slides_so_a_boundary_allows_no_burst,
+    the_limit_refills_steadily_so_a_boundary_allows_no_burst,
     concurrent_hits_allow_exactly_the_limit,
     failures_count_expire_and_clear,
     failure_logs_are_capped,
@@ -122,31 +122,34 @@ async fn allows_again_once_the_window_has_passed(limiter: Limiter) {
     tokio::time::sleep(Duration::from_secs(refused.reset_after_secs)).await;
     let again = limiter.hit(&key, 3, window).await;
     assert!(again.allowed, "{again:?}");
-    assert_eq!(again.remaining, 2);
+    // A whole window later the whole limit is back.
+    tokio::time::sleep(window).await;
+    let whole = limiter.hit(&key, 3, window).await;
+    assert!(whole.allowed && whole.remaining == 2, "{whole:?}");
 }
 
-/// Half the limit early in a window, half a second later: a fixed window would start
-/// afresh at its boundary and let a whole limit more through; a sliding one frees only
-/// the slots of the requests that have left it.
-async fn window_slides_so_a_boundary_allows_no_burst(limiter: Limiter) {
-    let key = unique_key("sliding");
+/// The whole limit at once, then half a window later: a fixed window would start afresh
+/// at its boundary and let a whole limit more through; GCRA lets through only what
+/// refilled meanwhile (half the limit), each slot `window / limit` after the previous one.
+async fn the_limit_refills_steadily_so_a_boundary_allows_no_burst(limiter: Limiter) {
+    let key = unique_key("steady");
     let window = Duration::from_secs(2);
     let start = Instant::now();
-    for _ in 0..2 {
-        assert!(limiter.hit(&key, 4, window).await.allowed);
-    }
-    tokio::time::sleep(Duration::from_secs(1)).await;
-    for _ in 0..2 {
-        assert!(limiter.hit(&key, 4, window).await.allowed);
+    for remaining in (0..4).rev() {
+        let decision = limiter.hit(&key, 4, window).await;
+        assert!(
+            decision.allowed && decision.remaining == remaining,
+            "{decision:?}"
+        );
     }
     let refused = limiter.hit(&key, 4, window).await;
     assert!(!refused.allowed, "{refused:?}");
-    // The first two leave the window about 1 s from now.
+    // The next slot frees half a second from the first request: rounded up, 1 s.
     assert_eq!(refused.reset_after_secs, 1, "{refused:?}");
 
-    // Just past the first two requests' window: their two slots are free, no more.
+    // A second and a tenth later two slots have refilled, no more.
     tokio::time::sleep(
-        (start + Duration::from_millis(2_200)).saturating_duration_since(Instant::now()),
+        (start + Duration::from_millis(1_100)).saturating_duration_since(Instant::now()),
     )
     .await;
     let first = limiter.hit(&key, 4, window).await;

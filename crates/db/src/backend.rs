@@ -16,6 +16,7 @@ use sqlx::{AssertSqlSafe, Decode, FromRow, Postgres, Sqlite, Transaction, Type};
 
 use crate::circuit::Circuit;
 use crate::error::Result;
+use crate::session_cache::{SessionCache, touches_accounts};
 
 /// A row type readable from both backends.
 pub trait Record:
@@ -72,6 +73,8 @@ pub struct Db {
     circuit: Arc<Circuit>,
     /// Transactions waiting for a connection right now (the pool does not count them).
     waiting: Arc<std::sync::atomic::AtomicU64>,
+    /// Verified sessions, invalidated by this pool's account writes.
+    sessions: Arc<SessionCache>,
 }
 
 /// The pool's figures at one moment, for the metrics.
@@ -94,6 +97,10 @@ pub struct Tx {
     /// The audited writes of this transaction, written to the trail at [`Tx::commit`]
     /// (when the record and its child lists are final).
     pub(crate) audits: Vec<crate::audit::Pending>,
+    sessions: Arc<SessionCache>,
+    /// Whether a statement changed an account or a session: the cache is invalidated
+    /// once the change is committed.
+    accounts_touched: bool,
 }
 
 enum TxInner {
@@ -141,8 +148,10 @@ macro_rules! statement_methods {
         /// Runs a statement, answering the rows it affected.
         pub async fn execute(&mut self, stmt: &impl SqlxBinder) -> Result<u64> {
             self.circuit().check()?;
+            let mut touched = false;
             let result: Result<u64> = async {
                 Ok($on!(self.$target(), stmt, |sql, values, conn| {
+                    touched = touches_accounts(&sql);
                     sqlx::query_with(AssertSqlSafe(sql), values)
                         .execute(conn)
                         .await?
@@ -150,20 +159,24 @@ macro_rules! statement_methods {
                 }))
             }
             .await;
+            self.accounts_written(touched);
             self.circuit().observe(result)
         }
 
         /// Runs a query answering every row.
         pub async fn fetch_all<T: Record>(&mut self, stmt: &impl SqlxBinder) -> Result<Vec<T>> {
             self.circuit().check()?;
+            let mut touched = false;
             let result: Result<Vec<T>> = async {
                 Ok($on!(self.$target(), stmt, |sql, values, conn| {
+                    touched = touches_accounts(&sql);
                     sqlx::query_as_with(AssertSqlSafe(sql), values)
                         .fetch_all(conn)
                         .await?
                 }))
             }
             .await;
+            self.accounts_written(touched);
             self.circuit().observe(result)
         }
 
@@ -173,14 +186,17 @@ macro_rules! statement_methods {
             stmt: &impl SqlxBinder,
         ) -> Result<Option<T>> {
             self.circuit().check()?;
+            let mut touched = false;
             let result: Result<Option<T>> = async {
                 Ok($on!(self.$target(), stmt, |sql, values, conn| {
+                    touched = touches_accounts(&sql);
                     sqlx::query_as_with(AssertSqlSafe(sql), values)
                         .fetch_optional(conn)
                         .await?
                 }))
             }
             .await;
+            self.accounts_written(touched);
             self.circuit().observe(result)
         }
 
@@ -194,14 +210,17 @@ macro_rules! statement_methods {
         /// Runs a query answering one value (a count, an inserted id).
         pub async fn scalar<T: Scalar>(&mut self, stmt: &impl SqlxBinder) -> Result<T> {
             self.circuit().check()?;
+            let mut touched = false;
             let result: Result<T> = async {
                 Ok($on!(self.$target(), stmt, |sql, values, conn| {
+                    touched = touches_accounts(&sql);
                     sqlx::query_scalar_with(AssertSqlSafe(sql), values)
                         .fetch_one(conn)
                         .await?
                 }))
             }
             .await;
+            self.accounts_written(touched);
             self.circuit().observe(result)
         }
     };
@@ -221,10 +240,12 @@ impl Db {
     /// foreign keys on) or `postgres://…`.
     pub async fn connect(options: &ConnectOptions) -> Result<Db> {
         let circuit;
+        let sessions;
         let pool = match Self::backend_of(&options.url) {
             Backend::Postgres => {
                 let connect = PgConnectOptions::from_str(&options.url)?;
                 circuit = Arc::new(Circuit::opening());
+                sessions = Arc::new(SessionCache::new(false));
                 Circuit::watch(circuit.clone(), connect.clone());
                 Pool::Postgres(
                     PgPoolOptions::new()
@@ -242,6 +263,8 @@ impl Db {
                     .busy_timeout(Duration::from_secs(10))
                     .foreign_keys(true);
                 circuit = Arc::new(Circuit::never());
+                // One process's file (docs/decisions.md): no other writer to hear from.
+                sessions = Arc::new(SessionCache::new(true));
                 Pool::Sqlite(
                     SqlitePoolOptions::new()
                         .max_connections(options.max_connections)
@@ -255,6 +278,7 @@ impl Db {
             pool,
             circuit,
             waiting: Arc::default(),
+            sessions,
         })
     }
 
@@ -312,6 +336,25 @@ impl Db {
         tokio::time::timeout(crate::circuit::PROBE_TIMEOUT * 2, answered)
             .await
             .unwrap_or(false)
+    }
+
+    /// The verified-session cache of this pool (see [`crate::session_cache`]).
+    pub fn sessions(&self) -> &Arc<SessionCache> {
+        &self.sessions
+    }
+
+    /// On PostgreSQL, starts listening for the account changes other processes make,
+    /// which the session cache needs before it serves anything; nothing to do on SQLite.
+    pub fn listen_for_account_changes(&self) {
+        if let Pool::Postgres(pool) = &self.pool {
+            // A pool of its own: the listener holds its connection for good, which must
+            // neither shrink the requests' pool nor count as a connection in use.
+            let listening = PgPoolOptions::new()
+                .max_connections(1)
+                .acquire_timeout(Duration::from_secs(10))
+                .connect_lazy_with((*pool.connect_options()).clone());
+            tokio::spawn(self.sessions.clone().listen(pool.clone(), listening));
+        }
     }
 
     /// Whether the database is known to be down (see [`crate::circuit`]).
@@ -418,6 +461,8 @@ impl Db {
             inner: self.circuit.observe(inner)?,
             circuit: self.circuit.clone(),
             audits: Vec::new(),
+            sessions: self.sessions.clone(),
+            accounts_touched: false,
         })
     }
 
@@ -567,6 +612,12 @@ impl PoolConn<'_> {
     fn circuit(&self) -> &Circuit {
         &self.db.circuit
     }
+    /// A statement outside a transaction is committed when it answers.
+    fn accounts_written(&self, touched: bool) {
+        if touched {
+            self.db.sessions.changed();
+        }
+    }
     statement_methods!(on_pool, target);
 }
 
@@ -576,6 +627,9 @@ impl Tx {
     }
     fn circuit(&self) -> &Circuit {
         &self.circuit
+    }
+    fn accounts_written(&mut self, touched: bool) {
+        self.accounts_touched |= touched;
     }
     statement_methods!(on_tx, target);
 
@@ -738,6 +792,11 @@ impl Tx {
             Ok(())
         }
         .await;
+        // After the commit (even a failed one, which may have committed): a session read
+        // before it was stored under the old generation and is never served.
+        if self.accounts_touched {
+            self.sessions.changed();
+        }
         self.circuit.observe(committed)
     }
 }

@@ -14,6 +14,7 @@ pub mod lease;
 pub mod list;
 pub mod scope;
 pub mod seal;
+pub mod session_cache;
 
 pub mod announcements;
 pub mod audit;

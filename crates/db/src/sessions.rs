@@ -221,3 +221,36 @@ pub async fn revoke_all_in(
         .take();
     tx.execute(&update).await
 }
+
+/// The account of the open session `session` of `user` at `now` (Unix seconds): from the
+/// session cache when a request of the session was checked since the last change to any
+/// account or session, else from one query (then cached). `None` when the session is
+/// revoked, expired or not the user's, or the account is disabled or has no scope.
+pub async fn account(
+    db: &Db,
+    session: &str,
+    user: UserId,
+    now: i64,
+) -> Result<Option<crate::session_cache::Account>> {
+    let cache = db.sessions();
+    if let Some(account) = cache.get(session, user, now) {
+        return Ok(Some(account));
+    }
+    // Read before the database, so a change committed meanwhile is not stored.
+    let generation = cache.generation();
+    let Some((found, expires_at)) = crate::users::of_open_session(db, session, user, now).await?
+    else {
+        return Ok(None);
+    };
+    let Some(principal) = found.principal() else {
+        return Ok(None);
+    };
+    let account = crate::session_cache::Account {
+        principal,
+        email: found.email,
+    };
+    if let Some(generation) = generation {
+        cache.put(generation, session, user, expires_at, &account);
+    }
+    Ok(Some(account))
+}

@@ -300,3 +300,34 @@ pub async fn count(db: &Db) -> Result<i64> {
         .take();
     db.conn().scalar(&select).await
 }
+
+/// The account of session `session` of `user` while the session is open at `now` (not
+/// revoked, not expired) and the account enabled, with the session's end: one query
+/// for the account and the session (the request path's check of a verified token).
+pub async fn of_open_session(
+    db: &Db,
+    session: &str,
+    user: UserId,
+    now: i64,
+) -> Result<Option<(User, i64)>> {
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        #[sqlx(flatten)]
+        user: User,
+        session_expires_at: i64,
+    }
+    let mut select = select_all();
+    select
+        .expr_as(Expr::col(("s", "expires_at")), "session_expires_at")
+        .inner_join(
+            TableRef::from("sessions").alias("s"),
+            Expr::col(("s", "user_id")).equals(("u", "id")),
+        )
+        .and_where(Expr::col(("u", "id")).eq(user.get()))
+        .and_where(Expr::col(("u", "disabled")).eq(0i64))
+        .and_where(Expr::col(("s", "id")).eq(session))
+        .and_where(Expr::col(("s", "revoked_at")).is_null())
+        .and_where(Expr::col(("s", "expires_at")).gt(now));
+    let row = db.conn().fetch_optional::<Row>(&select).await?;
+    Ok(row.map(|row| (row.user, row.session_expires_at)))
+}

@@ -99,24 +99,20 @@ impl<P: Requires> FromRequestParts<AppState> for Caller<P> {
             });
         }
         let verified = state.tokens.verify(token).ok_or_else(invalid)?;
-        // The account and the session are read on every request, so a deleted or disabled
-        // user, a changed role, a logout or a password change take effect at once rather
-        // than when the token expires.
-        let user = switchboard_db::users::find(&state.db, verified.user)
-            .await?
-            .filter(|user| user.disabled == 0)
-            .ok_or_else(invalid)?;
+        // The account and the session are checked on every request (in one query, or
+        // from the session cache, which every change to them invalidates), so a deleted or
+        // disabled user, a changed role, a logout or a password change take effect at once
+        // rather than when the token expires.
         let now = crate::audit::now();
-        if !switchboard_db::sessions::is_active(&state.db, &verified.session, verified.user, now)
-            .await?
-        {
-            return Err(invalid());
-        }
-        let principal = user.principal().ok_or_else(invalid)?;
+        let account =
+            switchboard_db::sessions::account(&state.db, &verified.session, verified.user, now)
+                .await?
+                .ok_or_else(invalid)?;
+        let principal = account.principal;
         // From here on, the request's writes are audited as this user's; reports pushed to
         // the ingest endpoints record what the engine saw, not an administrative change.
         if P::PERMISSION != Some(Permission::IngestWrite) {
-            switchboard_db::audit::identify(switchboard_domain::ids::UserId(user.id), &user.email);
+            switchboard_db::audit::identify(principal.user_id, &account.email);
         }
         if let Some(permission) = P::PERMISSION
             && !principal.can(permission)

@@ -1,12 +1,13 @@
-//! The in-process limiter: sliding-window logs in a mutex-guarded map, pruned so that
-//! memory stays bounded however many keys clients make up.
+//! The in-process limiter: one theoretical arrival time per key for requests (GCRA, see
+//! the parent module), sliding-window logs for failures, each in a mutex-guarded map
+//! pruned so that memory stays bounded however many keys clients make up.
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use super::{Decision, FAILURE_LOG_CAP, Window, micros_to_reset_secs};
+use super::{Decision, FAILURE_LOG_CAP, Window};
 
 /// How many keys each map tracks by default (one map for requests, one for failures).
 const DEFAULT_MAX_KEYS: usize = 100_000;
@@ -25,7 +26,7 @@ struct Inner {
     /// The zero of every stored time: a monotonic clock, so that wall-clock jumps neither
     /// free nor lock anyone.
     epoch: Instant,
-    hits: Mutex<Logs>,
+    hits: Mutex<Cells>,
     failures: Mutex<Logs>,
 }
 
@@ -40,37 +41,23 @@ impl LocalLimiter {
         LocalLimiter {
             inner: Arc::new(Inner {
                 epoch: Instant::now(),
-                hits: Mutex::new(Logs::new(max_keys)),
+                hits: Mutex::new(Cells::new(max_keys)),
                 failures: Mutex::new(Logs::new(max_keys)),
             }),
         }
     }
 
     pub(super) fn hit(&self, key: &str, limit: u64, window: Window) -> Decision {
-        let mut logs = lock(&self.inner.hits);
-        // Read the clock under the lock so that each log's times are in order.
+        let mut cells = lock(&self.inner.hits);
+        // Read the clock under the lock so that each key's times are in order.
         let now = self.now();
-        let log = logs.entry(key, now);
-        log.trim(now, window);
-        let count = log.len();
-        if count < limit {
-            log.push(now, window);
-            return Decision {
-                allowed: true,
-                limit,
-                remaining: limit - count - 1,
-                reset_after_secs: log.reset_after_secs(0, now, window),
-            };
+        let rate = super::Gcra::new(limit, window);
+        let tat = cells.time(key, now);
+        let (decision, next) = rate.decide(tat, now);
+        if next != tat {
+            cells.set(key, next, now);
         }
-        // With `limit` requests in the log, a slot frees when the oldest one leaves the
-        // window; a log longer than the limit (the limit was lowered) needs more to leave.
-        let frees = usize::try_from(count - limit).unwrap_or(usize::MAX);
-        Decision {
-            allowed: false,
-            limit,
-            remaining: 0,
-            reset_after_secs: log.reset_after_secs(frees, now, window),
-        }
+        decision
     }
 
     pub(super) fn record_failure(&self, key: &str, window: Window) -> u64 {
@@ -113,8 +100,64 @@ impl fmt::Debug for LocalLimiter {
 
 /// The maps are left consistent at every step (no code between two writes can panic), so
 /// a panic elsewhere while holding the lock is no reason to stop limiting.
-fn lock(logs: &Mutex<Logs>) -> MutexGuard<'_, Logs> {
-    logs.lock().unwrap_or_else(PoisonError::into_inner)
+fn lock<T>(map: &Mutex<T>) -> MutexGuard<'_, T> {
+    map.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The theoretical arrival time (µs since the limiter's epoch) of every key, bounded to
+/// `max_keys`; a key whose time has passed holds its whole limit and is forgotten.
+struct Cells {
+    map: HashMap<String, u64>,
+    max_keys: usize,
+    next_sweep: u64,
+}
+
+impl Cells {
+    fn new(max_keys: usize) -> Cells {
+        Cells {
+            map: HashMap::new(),
+            max_keys: max_keys.max(1),
+            next_sweep: 0,
+        }
+    }
+
+    /// The time of `key`, 0 for a key not tracked.
+    fn time(&mut self, key: &str, now: u64) -> u64 {
+        if now >= self.next_sweep {
+            self.sweep(now);
+        }
+        self.map.get(key).copied().unwrap_or(0)
+    }
+
+    /// Stores the time of `key`, making room for it if it is new.
+    fn set(&mut self, key: &str, tat: u64, now: u64) {
+        // The hot path (a known key) allocates no String.
+        if let Some(stored) = self.map.get_mut(key) {
+            *stored = tat;
+            return;
+        }
+        if self.map.len() >= self.max_keys {
+            self.sweep(now);
+        }
+        if self.map.len() >= self.max_keys {
+            // Evicting a tenth at once keeps an attack with fresh keys from paying a full
+            // scan on every request; the evicted keys are those closest to full.
+            let evict = (self.max_keys / 10).max(1);
+            let mut times: Vec<u64> = self.map.values().copied().collect();
+            let (_, threshold, _) = times.select_nth_unstable(evict - 1);
+            let threshold = *threshold;
+            self.map.retain(|_, stored| *stored > threshold);
+        }
+        self.map.insert(key.to_owned(), tat);
+    }
+
+    fn sweep(&mut self, now: u64) {
+        self.map.retain(|_, tat| *tat > now);
+        if self.map.capacity() > 4 * self.map.len().max(1024) {
+            self.map.shrink_to_fit();
+        }
+        self.next_sweep = now.saturating_add(duration_micros(SWEEP_EVERY));
+    }
 }
 
 /// The logs of every key, bounded to `max_keys`.
@@ -218,14 +261,6 @@ impl Log {
             .iter()
             .filter(|&&t| t.saturating_add(window.micros) > now)
             .count() as u64
-    }
-
-    /// Seconds until the entry at `index` (0 = oldest) leaves the window.
-    fn reset_after_secs(&self, index: usize, now: u64, window: Window) -> u64 {
-        let micros = self.times.get(index).map_or(window.micros, |&t| {
-            t.saturating_add(window.micros).saturating_sub(now)
-        });
-        micros_to_reset_secs(micros)
     }
 }
 

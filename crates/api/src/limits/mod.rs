@@ -1,17 +1,26 @@
 //! Rate limits: how many requests a key (a token, a client address, an account) may make per window.
 //!
-//! Both backends keep a sliding-window log: the times of the requests a key was allowed in
-//! the last `window`. A request is allowed while fewer than `limit` of them are in the log,
-//! so no interval of length `window` ever admits more than `limit` requests, wherever it
-//! falls; a fixed-window counter would admit `2 × limit` around each window boundary.
-//! Refused requests are not logged, so hammering a limit does not push its reset further
-//! away. A log holds at most `limit` entries per key, which suits the per-minute and
-//! per-hour limits of an admin API.
+//! Requests are limited with GCRA (the generic cell rate algorithm, a token bucket kept as
+//! one number per key: its *theoretical arrival time*): a key may make `limit` requests at
+//! once, after which they are let through one per `window / limit` — the bucket refills
+//! steadily instead of all at once at a window boundary, as a fixed-window counter would.
+//! Each request costs O(1) time and each key one number, however large the limit (the
+//! sliding-window log this replaced kept every request's time: 1,200 entries per token at
+//! the default limit). The price is a weaker bound: an interval of length `window` admits
+//! at most `2 × limit − 1` requests (a full bucket spent, then refilled while it runs)
+//! rather than `limit`; a client that keeps to `limit` per window is never refused.
+//! Refused requests are not counted, so hammering a limit does not push its reset further
+//! away. `RateLimit-Reset` is when the whole limit is available again (allowed) or when a
+//! retry will be allowed (refused).
+//!
+//! Failures (failed logins, for lockouts) keep a sliding-window log, capped at
+//! [`FAILURE_LOG_CAP`] entries per key: they are rare, off the hot path, and a lockout
+//! counts failures exactly.
 //!
 //! Keys are stored as given (in Redis as `switchboard:rl:<key>` and
 //! `switchboard:fail:<key>`): pass a digest or an id rather than a secret such as a raw
 //! bearer token, and name the policy in the key (`login:ip:203.0.113.7`) when one subject
-//! has several limits, since one key is one log.
+//! has several limits, since one key is one count.
 
 mod local;
 mod redis_backend;
@@ -35,12 +44,11 @@ pub struct Decision {
     pub limit: u64,
     /// Requests left in the current window after this one (0 when refused).
     pub remaining: u64,
-    /// Seconds until the window resets (>= 1), for `RateLimit-Reset` and `Retry-After`.
+    /// Seconds until the limit resets (>= 1), for `RateLimit-Reset` and `Retry-After`.
     ///
-    /// With a sliding window this is when the oldest counted request leaves the window,
-    /// that is when `remaining` next grows; for a refused request, when a retry will be
-    /// allowed. Rounded up, so a client that waits this long is not refused again by the
-    /// same requests.
+    /// For an allowed request, when the whole limit is available again; for a refused
+    /// request, when a retry will be allowed. Rounded up, so a client that waits this long
+    /// is not refused again by the same requests.
     pub reset_after_secs: u64,
 }
 
@@ -185,4 +193,52 @@ impl Window {
 /// and at least 1 (so that `Retry-After: 0` never tells a client to retry at once).
 fn micros_to_reset_secs(micros: u64) -> u64 {
     micros.div_ceil(1_000_000).max(1)
+}
+
+/// One key's request rate as GCRA: requests are spaced `interval` apart on average, and
+/// up to `limit` of them may come at once (the capacity is `limit × interval`, the window
+/// up to the rounding of the interval to whole microseconds).
+struct Gcra {
+    limit: u64,
+    interval: u64,
+    capacity: u64,
+    window: Window,
+}
+
+impl Gcra {
+    fn new(limit: u64, window: Window) -> Gcra {
+        let interval = (window.micros / limit).max(1);
+        Gcra {
+            limit,
+            interval,
+            capacity: interval.saturating_mul(limit),
+            window,
+        }
+    }
+
+    /// The decision for a request at `now` of a key whose theoretical arrival time is
+    /// `tat` (0 for a new key), and the key's next one (unchanged when refused, so that
+    /// hammering a limit does not push its reset further away).
+    fn decide(&self, tat: u64, now: u64) -> (Decision, u64) {
+        let next = tat.max(now).saturating_add(self.interval);
+        let ahead = next - now;
+        if ahead <= self.capacity {
+            let decision = Decision {
+                allowed: true,
+                limit: self.limit,
+                remaining: (self.capacity - ahead) / self.interval,
+                // When the whole limit is available again.
+                reset_after_secs: micros_to_reset_secs(ahead.min(self.window.micros)),
+            };
+            return (decision, next);
+        }
+        let decision = Decision {
+            allowed: false,
+            limit: self.limit,
+            remaining: 0,
+            // When this request would have fitted.
+            reset_after_secs: micros_to_reset_secs(ahead - self.capacity),
+        };
+        (decision, tat)
+    }
 }

@@ -1,5 +1,6 @@
-//! The Redis limiter: the same sliding-window logs as sorted sets, each operation one
-//! atomic Lua script on the server's clock, failing open when Redis is down.
+//! The Redis limiter: the same GCRA for requests (one number per key) and the same
+//! sliding-window logs for failures (sorted sets), each operation one atomic Lua script
+//! on the server's clock, failing open when Redis is down.
 //!
 //! Needs Redis 5 or later: older servers refuse writes in a script after `TIME`.
 //! Each script touches one key, so the limiter also works on Redis Cluster.
@@ -28,27 +29,25 @@ const CALL_BUDGET: Duration = Duration::from_secs(1);
 /// outage costs one slow request per process per period instead of every request.
 const COOL_DOWN: Duration = Duration::from_secs(1);
 
-/// One request against a sliding-window log: KEYS[1] is a sorted set whose scores are the
-/// times (µs, Redis `TIME`, so that every process agrees) of the requests it allowed.
-/// ARGV: limit, window µs, expiry ms, a unique member. Answers {allowed, entries now in
-/// the window, µs until a slot frees}.
+/// One request under GCRA (see the parent module): KEYS[1] holds the key's theoretical
+/// arrival time (µs, Redis `TIME`, so that every process agrees). ARGV: interval µs,
+/// capacity µs, expiry ms. Answers {allowed, remaining, µs until the whole limit is back
+/// (allowed) or until the request would fit (refused)}. A refused request leaves the key
+/// as it was.
 const HIT_SCRIPT: &str = r"
 local key = KEYS[1]
-local limit = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
+local interval = tonumber(ARGV[1])
+local capacity = tonumber(ARGV[2])
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
-redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
-local count = redis.call('ZCARD', key)
-if count < limit then
-  redis.call('ZADD', key, now, ARGV[4])
-  redis.call('PEXPIRE', key, ARGV[3])
-  local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-  return {1, count + 1, tonumber(oldest[2]) + window - now}
+local tat = tonumber(redis.call('GET', key) or 0)
+if tat < now then tat = now end
+local ahead = tat + interval - now
+if ahead <= capacity then
+  redis.call('SET', key, string.format('%d', now + ahead), 'PX', ARGV[3])
+  return {1, math.floor((capacity - ahead) / interval), ahead}
 end
--- A slot frees when the oldest entry leaves; more must leave if the limit was lowered.
-local frees = redis.call('ZRANGE', key, count - limit, count - limit, 'WITHSCORES')
-return {0, count, tonumber(frees[2]) + window - now}
+return {0, 0, ahead - capacity}
 ";
 
 /// One failure: KEYS[1] is a sorted set of failure times (µs). ARGV: window µs, expiry ms,
@@ -131,30 +130,24 @@ impl RedisLimiter {
     pub(super) async fn hit(&self, key: &str, limit: u64, window: Window) -> Decision {
         let mut connection = self.inner.connection.clone();
         let mut invocation = self.inner.hit.key(format!("{HIT_PREFIX}{key}"));
-        // Lua numbers are doubles: a larger limit could not be counted exactly, and no log
-        // could reach it anyway.
+        let rate = super::Gcra::new(limit, window);
+        // Lua numbers are doubles: times in µs since 1970 stay exact up to 2255.
         invocation
-            .arg(limit.min(1 << 53))
-            .arg(window.micros)
-            .arg(window.millis_ceil())
-            .arg(unique_member());
+            .arg(rate.interval)
+            .arg(rate.capacity)
+            .arg(window.millis_ceil());
         let answer: Option<(u64, u64, u64)> = self
             .guarded("hit", invocation.invoke_async(&mut connection))
             .await;
-        let Some((allowed, count, reset_micros)) = answer else {
+        let Some((allowed, remaining, reset_micros)) = answer else {
             return Decision::fail_open(limit, window);
         };
         // Redis's clock may step back; never promise a wait longer than the window.
         let reset_after_secs = micros_to_reset_secs(reset_micros.min(window.micros));
-        let allowed = allowed == 1;
         Decision {
-            allowed,
+            allowed: allowed == 1,
             limit,
-            remaining: if allowed {
-                limit.saturating_sub(count)
-            } else {
-                0
-            },
+            remaining,
             reset_after_secs,
         }
     }
