@@ -133,4 +133,4 @@ async fn imported_gsm_is_served_as_wav(app: TestApp) {
     }
 }
 
-on_both_backends!(pushed_gsm_is_served_as_wav, imported_gsm_is_served_as_wav);
+on_both_backends!(needs switchboard_testing::SOX; pushed_gsm_is_served_as_wav, imported_gsm_is_served_as_wav);

@@ -13,10 +13,10 @@ use std::collections::BTreeMap;
 use regex::Regex;
 use serde_json::{Map, Value, json};
 use switchboard_domain::records::{
-    announcement, branch, business_hour, button_layout, call, call_campaign, call_outcome,
-    conduit, custom_voice, device, engine_job, extension, fax, ivr, media_file, music_on_hold,
-    opt_out, paging_group, partner, phone_number, queue, report, speech, tenant, traffic, user,
-    voicemail, webhook,
+    announcement, branch, business_hour, button_layout, call, call_campaign, call_outcome, conduit,
+    custom_voice, device, engine_job, extension, fax, ivr, media_file, music_on_hold, opt_out,
+    paging_group, partner, phone_number, queue, report, speech, tenant, traffic, user, voicemail,
+    webhook,
 };
 use switchboard_domain::validation::{FromBody, Problems};
 

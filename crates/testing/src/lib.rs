@@ -414,6 +414,27 @@ fn probe_espeak_ng() -> Result<(), String> {
     }
 }
 
+/// SoX, which decodes GSM voicemail into WAV (from the PATH), for the GSM voicemail tests.
+pub static SOX: Service = Service {
+    name: "SoX",
+    require_var: "SWITCHBOARD_TEST_REQUIRE_SOX",
+    how: "Install sox (scripts/install-test-tools.sh does) to run them.",
+    probe: probe_sox,
+};
+
+fn probe_sox() -> Result<(), String> {
+    let output = Command::new("sox")
+        .arg("--version")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run sox: {e}"))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(format!("sox --version failed ({})", output.status))
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
