@@ -141,7 +141,7 @@ async fn campaign_rules(app: TestApp) {
         ),
         (
             json!({"destination": [{"id": 0, "destType": "HANGUP"}]}),
-            "'body/destination/0/destType' must be one of: EXT, IVR, PAGING_GROUP",
+            "'body/destination/0/destType' must be one of: EXT, IVR, QUEUE, PAGING_GROUP",
         ),
         (
             json!({"maxAttempts": 11}),
@@ -173,6 +173,26 @@ async fn campaign_rules(app: TestApp) {
             "{change}: {problems:?}"
         );
     }
+    // A call queue of the tenant takes answered calls too.
+    let queue = app
+        .post(
+            "/v2/admin/queues/",
+            &admin,
+            json!({"name": "Callbacks", "number": "610", "strategy": "ringAll",
+                   "members": [{"id": w.ext_a, "order": 1}]}),
+        )
+        .await
+        .expect(200);
+    let routed = app
+        .post(
+            "/v2/admin/call-campaigns/",
+            &admin,
+            with(json!({"destination": [{"id": queue["id"], "destType": "QUEUE"}]})),
+        )
+        .await
+        .expect(200);
+    assert_eq!(routed["destination"]["destType"], "QUEUE");
+    assert_eq!(routed["destination"]["name"], "Callbacks");
 }
 
 async fn records_are_e164_and_opted_out_numbers_are_refused(app: TestApp) {

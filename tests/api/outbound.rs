@@ -539,6 +539,23 @@ async fn a_text_is_sent_and_listed(app: TestApp) {
         .expect(200);
     assert_eq!(recent["totalRecords"], 1);
     assert_eq!(recent["records"][0]["id"], text["id"]);
+
+    // A user sends only from a number whose texts reach its own extension.
+    let from_desk = json!({"from": "15550002000", "to": "15559990000", "body": "from the desk"});
+    let user = app.login(w.user_a).await;
+    let refused = app
+        .post("/v2/messaging/messages", &user, from_desk.clone())
+        .await
+        .error(400, "ValidationError");
+    assert!(
+        refused.iter().any(|p| p.starts_with("'body/from' ")),
+        "{refused:?}"
+    );
+    w.give_user_a_extension(&app).await;
+    let user = app.login(w.user_a).await;
+    app.post("/v2/messaging/messages", &user, from_desk)
+        .await
+        .expect(200);
 }
 
 crate::on_both_backends!(with engine_token;

@@ -199,6 +199,7 @@ pub async fn count(db: &Db, state: &str) -> Result<i64> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::backend::ConnectOptions;

@@ -337,14 +337,16 @@ pub async fn get_text(db: &Db, scope: &Scope, id: i64) -> Result<TextRow> {
 }
 
 /// Whether `number` is one of `tenant`'s numbers that takes texts (its texts reach an
-/// extension).
-pub async fn is_sms_number(db: &Db, tenant: TenantId, number: &str) -> Result<bool> {
+/// extension) and that the caller may send from: one whose texts reach an extension in
+/// the caller's reach (a branch admin's branch, a user's own; any, tenant-wide).
+pub async fn is_sms_number(db: &Db, scope: &Scope, tenant: TenantId, number: &str) -> Result<bool> {
     let select = Query::select()
         .column("id")
         .from("phone_numbers")
         .and_where(Expr::col("tenant_id").eq(tenant.get()))
         .and_where(Expr::col("number").eq(number))
         .and_where(Expr::col("sms_ext_id").is_not_null())
+        .cond_where(scope::own_extension(scope, Expr::col("sms_ext_id")))
         .take();
     Ok(db.conn().fetch_optional::<(i64,)>(&select).await?.is_some())
 }

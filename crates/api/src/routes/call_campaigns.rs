@@ -116,7 +116,8 @@ async fn create_campaign(
 }
 
 /// Creates a call campaign (`draft` or `scheduled`): its caller id a phone number of the
-/// tenant, its answered calls connected to an extension, IVR or paging group of the tenant.
+/// tenant, its answered calls connected to an extension, IVR, queue or paging group of the
+/// tenant.
 #[utoipa::path(post, path = "/v2/admin/call-campaigns/", tag = "call-campaigns",
     request_body = CreateCallCampaign,
     responses((status = 200, description = "The new call campaign", body = CallCampaign)))]
@@ -537,9 +538,11 @@ pub async fn delete_record(
 /// Bytes gathered before a chunk of an export is sent.
 const CHUNK: usize = 64 * 1024;
 
-/// One CSV field: quoted when it holds a separator, a quote or a line break; a text that
-/// a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, tab, carriage return first)
-/// gets a leading `'` when `free_text` (names; numbers are E.164 and start with `+`).
+/// One CSV field: quoted when it holds a separator (`,`, or the `;` and tab spreadsheets of
+/// some locales split on, so no piece of it becomes a cell of its own), a quote or a line
+/// break; a text that a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, tab,
+/// carriage return first) gets a leading `'` when `free_text` (names; numbers are E.164
+/// and start with `+`).
 pub(crate) fn csv_field(out: &mut Vec<u8>, value: &str, free_text: bool) {
     let guarded;
     let value = if free_text && value.starts_with(['=', '+', '-', '@', '\t', '\r']) {
@@ -548,7 +551,7 @@ pub(crate) fn csv_field(out: &mut Vec<u8>, value: &str, free_text: bool) {
     } else {
         value
     };
-    if value.contains([',', '"', '\n', '\r']) {
+    if value.contains([',', ';', '\t', '"', '\n', '\r']) {
         out.push(b'"');
         out.extend_from_slice(value.replace('"', "\"\"").as_bytes());
         out.push(b'"');
@@ -644,4 +647,27 @@ pub async fn export_records(
         rows,
         write_record,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::csv_field;
+
+    fn field(value: &str) -> String {
+        let mut out = Vec::new();
+        csv_field(&mut out, value, true);
+        String::from_utf8(out).unwrap_or_default()
+    }
+
+    #[test]
+    fn no_piece_of_a_field_becomes_a_formula_cell() {
+        assert_eq!(field("Ada"), "Ada");
+        assert_eq!(field("=1+1"), "'=1+1");
+        // Split on `;` (or tab) by a spreadsheet, the second piece would be a formula.
+        assert_eq!(
+            field("x;=HYPERLINK(\"http://evil\")"),
+            "\"x;=HYPERLINK(\"\"http://evil\"\")\""
+        );
+        assert_eq!(field("x\t=1"), "\"x\t=1\"");
+    }
 }

@@ -82,11 +82,12 @@ pub async fn send(
             "is required when no mediaIds are sent",
         );
     }
-    if !traffic::is_sms_number(&state.db, tenant, &body.from).await? {
+    if !traffic::is_sms_number(&state.db, &caller.scope, tenant, &body.from).await? {
         problems.add(
             Location::Body,
             "from",
-            "must be an SMS-enabled phone number of the tenant (one whose texts reach an extension)",
+            "must be an SMS-enabled phone number of the tenant whose texts reach an extension \
+             you reach (your own, as a user; your branch's, as a branch admin)",
         );
     }
     let mut media_urls = Vec::new();

@@ -67,7 +67,7 @@ const SETTABLE_RECORD_STATUS: OneOf = OneOf(&["pending", "skipped"]);
 /// The destinations an answered campaign call may be connected to.
 pub const ANSWERED_DESTINATION: Destinations = Destinations {
     name: "CampaignDestinationBody",
-    allowed: &["EXT", "IVR", "PAGING_GROUP"],
+    allowed: &["EXT", "IVR", "QUEUE", "PAGING_GROUP"],
     min: 1,
 };
 
@@ -269,7 +269,7 @@ pub struct CreateCallCampaign {
     /// A phone number of the tenant, shown to the callee.
     #[field(rule = CALLER_ID)]
     pub caller_id_number: String,
-    /// Where an answered call is connected: an extension, IVR or paging group of the
+    /// Where an answered call is connected: an extension, IVR, queue or paging group of the
     /// tenant (a list of exactly one).
     #[field(rule = ANSWERED_DESTINATION)]
     pub destination: Vec<DestinationInput>,
