@@ -67,8 +67,10 @@ def ensure_wrk() -> str:
     if found:
         return found
     if os.geteuid() == 0 and shutil.which("apt-get"):
-        subprocess.run(["apt-get", "install", "-y", "-q", "wrk"], check=False,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # A fresh machine's package lists may be empty or stale: update them first.
+        for command in (["apt-get", "update", "-q"], ["apt-get", "install", "-y", "-q", "wrk"]):
+            subprocess.run(command, check=False,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         found = shutil.which("wrk")
         if found:
             return found
