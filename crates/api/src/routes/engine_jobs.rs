@@ -69,7 +69,7 @@ pub async fn claim(
 /// second report of the same attempt changes nothing (`recorded: false`); a report of an
 /// attempt whose lease ran out and whose job another engine took is refused with 409.
 #[utoipa::path(post, path = "/v2/engine/jobs/{id}/result", tag = "engine",
-    params(("id" = i64, Path, description = "The job's id")),
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "The job's id")),
     request_body = JobResult,
     responses(
         (status = 200, description = "What was recorded", body = ResultRecorded),

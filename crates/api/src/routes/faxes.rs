@@ -87,7 +87,7 @@ pub async fn list(
 
 /// One fax, with its attempts and a signed link to its document.
 #[utoipa::path(get, path = "/v2/admin/faxes/{id}", tag = "faxes",
-    params(("id" = i64, Path, description = "The fax's id")),
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "The fax's id")),
     responses((status = 200, description = "The fax", body = Fax)))]
 pub async fn get(
     caller: Caller<FaxesRead>,
@@ -100,7 +100,7 @@ pub async fn get(
 
 /// Deletes a fax with its document; a sending still queued is cancelled.
 #[utoipa::path(delete, path = "/v2/admin/faxes/{id}", tag = "faxes",
-    params(("id" = i64, Path, description = "The fax's id")),
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "The fax's id")),
     responses((status = 200, description = "The deleted fax", body = Fax)))]
 pub async fn delete(
     caller: Caller<FaxesWrite>,
@@ -271,7 +271,7 @@ async fn retry_fax(caller: Caller<FaxesWrite>, state: AppState, id: i64) -> ApiR
 /// Requeues a failed fax as a new attempt of the same fax: 409 when it is not failed, 410
 /// when its document is gone.
 #[utoipa::path(get, path = "/faxes/retry/{id}", tag = "faxes",
-    params(("id" = i64, Path, description = "The fax's id")),
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "The fax's id")),
     responses(
         (status = 200, description = "The fax, queued again", body = Fax),
         (status = 409, description = "The fax is not failed", body = crate::error::ErrorBody),
@@ -287,7 +287,7 @@ pub async fn retry_unversioned(
 
 /// The same at `/v2`.
 #[utoipa::path(get, path = "/v2/faxes/retry/{id}", tag = "faxes",
-    params(("id" = i64, Path, description = "The fax's id")),
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "The fax's id")),
     responses(
         (status = 200, description = "The fax, queued again", body = Fax),
         (status = 409, description = "The fax is not failed", body = crate::error::ErrorBody),

@@ -51,7 +51,7 @@ pub async fn list(
 
 /// One text.
 #[utoipa::path(get, path = "/v2/messaging/messages/{id}", tag = "messaging",
-    params(("id" = i64, Path, description = "The text's id")),
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "The text's id")),
     responses((status = 200, description = "The text", body = TextMessage)))]
 pub async fn get(
     caller: Caller<MessagingRead>,
