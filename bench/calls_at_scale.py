@@ -6,7 +6,8 @@ ingest figures of a tenant holding --calls calls (10,000,000 by default).
      PostgreSQL database, or a temporary SQLite file);
   2. --calls calls are generated for it by the database itself (PostgreSQL:
      generate_series through psql; SQLite: a recursive CTE through Python's sqlite3):
-     a call every 3 s for a year, three directions, one in seven missed;
+     a call every 3 s for a year, three directions, one in seven missed, one in ten
+     recorded;
   3. `switchboard serve` starts on it (rate limits lifted, an ingest token);
   4. each query is asked --warmup times, then --requests times on one keep-alive
      connection (p50, p95); then --ingest ended calls are pushed one after another
@@ -39,6 +40,7 @@ import time
 import uuid
 
 CALLS = "/v2/admin/calls/"
+RECORDINGS = "/v2/admin/call-recordings/"
 QUERIES = [
     ("list: first page (by id)", CALLS),
     ("list: newest first", CALLS + "?sortBy=time&sortDirection=desc"),
@@ -48,13 +50,18 @@ QUERIES = [
     ("search: a caller number", CALLS + "?query=5550007919"),
     ("search: a call id", CALLS + "?query=1735689603.1"),
     ("report: inbound calls, counted", CALLS + "?direction=inbound&recordsPerPage=1"),
+    ("search: a caller name", CALLS + "?query=caller%204999"),
+    ("list: by caller number", CALLS + "?sortBy=callerIdNum"),
+    ("recordings: newest first", RECORDINGS + "?sortBy=time&sortDirection=desc"),
+    ("recordings: longest first", RECORDINGS + "?sortBy=duration&sortDirection=desc"),
 ]
 INGEST_TOKEN = "bench-ingest-token-" + uuid.uuid4().hex
 START = 1735689600  # 2025-01-01T00:00:00Z
 
 SEED_POSTGRES = """
 INSERT INTO calls (tenant_id, unique_id, direction, status, caller_id_num, caller_id_name,
-  dialed_num, time, start_unix, answer_unix, end_unix, duration, billsec, disposition, created_at)
+  dialed_num, time, start_unix, answer_unix, end_unix, duration, billsec, disposition, created_at,
+  recording_key, recording_bytes)
 SELECT {tenant}, ({start} + g * 3)::text || '.' || g::text,
   (ARRAY['inbound','outbound','internal'])[1 + g % 3],
   CASE WHEN g % 7 = 0 THEN 'missed' ELSE 'ended' END,
@@ -63,7 +70,8 @@ SELECT {tenant}, ({start} + g * 3)::text || '.' || g::text,
   to_char(to_timestamp({start} + g * 3) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
   {start} + g * 3, CASE WHEN g % 7 = 0 THEN NULL ELSE {start} + g * 3 + 4 END,
   {start} + g * 3 + 4 + g % 600, 4 + g % 600, CASE WHEN g % 7 = 0 THEN 0 ELSE g % 600 END,
-  CASE WHEN g % 7 = 0 THEN 'NO ANSWER' ELSE 'ANSWERED' END, {start} + g * 3
+  CASE WHEN g % 7 = 0 THEN 'NO ANSWER' ELSE 'ANSWERED' END, {start} + g * 3,
+  CASE WHEN g % 10 = 1 THEN 'bench/' || g::text || '.mp3' END, CASE WHEN g % 10 = 1 THEN 4096 END
 FROM generate_series(1::bigint, {calls}::bigint) AS g;
 ANALYZE calls;
 """
@@ -71,7 +79,8 @@ ANALYZE calls;
 SEED_SQLITE = """
 WITH RECURSIVE n(g) AS (SELECT 1 UNION ALL SELECT g + 1 FROM n WHERE g < {calls})
 INSERT INTO calls (tenant_id, unique_id, direction, status, caller_id_num, caller_id_name,
-  dialed_num, time, start_unix, answer_unix, end_unix, duration, billsec, disposition, created_at)
+  dialed_num, time, start_unix, answer_unix, end_unix, duration, billsec, disposition, created_at,
+  recording_key, recording_bytes)
 SELECT {tenant}, ({start} + g * 3) || '.' || g,
   CASE g % 3 WHEN 0 THEN 'inbound' WHEN 1 THEN 'outbound' ELSE 'internal' END,
   CASE WHEN g % 7 = 0 THEN 'missed' ELSE 'ended' END,
@@ -79,7 +88,8 @@ SELECT {tenant}, ({start} + g * 3) || '.' || g,
   (100 + g % 400), strftime('%Y-%m-%dT%H:%M:%SZ', {start} + g * 3, 'unixepoch'),
   {start} + g * 3, CASE WHEN g % 7 = 0 THEN NULL ELSE {start} + g * 3 + 4 END,
   {start} + g * 3 + 4 + g % 600, 4 + g % 600, CASE WHEN g % 7 = 0 THEN 0 ELSE g % 600 END,
-  CASE WHEN g % 7 = 0 THEN 'NO ANSWER' ELSE 'ANSWERED' END, {start} + g * 3
+  CASE WHEN g % 7 = 0 THEN 'NO ANSWER' ELSE 'ANSWERED' END, {start} + g * 3,
+  CASE WHEN g % 10 = 1 THEN 'bench/' || g || '.mp3' END, CASE WHEN g % 10 = 1 THEN 4096 END
 FROM n;
 """
 
@@ -207,7 +217,7 @@ def main() -> int:
                             {"email": tenant["email"], "password": tenant["password"]})["accessToken"]
             backend = "PostgreSQL" if database_url.startswith("postgres") else "SQLite"
             print(f"{backend}, {args.calls:,} calls in one tenant (seeded in {tenant['seedSeconds']:.0f} s); "
-                  f"load average {os.getloadavg()[0]:.1f}")
+                  f"{os.path.relpath(args.binary)}; load average {os.getloadavg()[0]:.1f}")
             print()
             print("| query | p50 ms | p95 ms | totalRecords |")
             print("|---|---:|---:|---:|")

@@ -12,6 +12,7 @@ service/reference throughput ratio (goal >= 0.8) and p99 ratio (goal <= 1.5).
 
     cargo build --release --bin switchboard --example hot_path_reference
     python3 bench/hot_path.py                        # 3 rounds of 5 s per GET and server
+    python3 bench/hot_path.py --profile 10           # and a perf profile of the service
     python3 bench/hot_path.py --short --binary target/debug/switchboard \
         --reference target/debug/examples/hot_path_reference   # CI: does it run
 
@@ -158,7 +159,7 @@ def wrk(binary: str, port: int, path: str, token: str, threads: int, connections
     with open(script, "w") as f:
         f.write('wrk.headers["Authorization"] = "Bearer %s"\n' % token)
     out = subprocess.run(
-        [binary, f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", script,
+        [binary, f"-t{threads}", f"-c{connections}", f"-d{max(1, round(seconds))}s", "--latency", "-s", script,
          f"http://127.0.0.1:{port}{path}"],
         capture_output=True, text=True, check=False).stdout
     rate = re.search(r"Requests/sec:\s+([\d.]+)", out)
@@ -168,6 +169,31 @@ def wrk(binary: str, port: int, path: str, token: str, threads: int, connections
     if "Non-2xx" in out:
         raise BenchError(f"non-2xx answers for {path}:\n{out}")
     return float(rate.group(1)), float(p99.group(1)) * UNITS[p99.group(2)]
+
+
+def profile(service: Process, path: str, token: str, args: argparse.Namespace,
+            wrk_binary: str, folder: str) -> str:
+    """The service's hottest functions (self time, `perf record -g` at 999 Hz) while wrk
+    loads `path` for `--profile` seconds: the top of `perf report`'s flat profile."""
+    if not shutil.which("perf"):
+        raise BenchError("--profile needs perf (apt-get install linux-perf)")
+    data = os.path.join(folder, "perf.data")
+    recorder = subprocess.Popen(
+        ["perf", "record", "-F", "999", "-g", "-o", data, "-p", str(service.process.pid),
+         "--", "sleep", str(max(1, round(args.profile)))],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wrk(wrk_binary, service.port, path, token, args.threads, args.connections, args.profile)
+    recorder.wait()
+    report = subprocess.run(
+        ["perf", "report", "-i", data, "--stdio", "--no-children", "--sort", "symbol",
+         "--percent-limit", "1", "-g", "none"],
+        capture_output=True, text=True, check=False).stdout
+    lines = [re.sub(r"(\s+-)*\s*$", "", line) for line in report.splitlines()
+             if line.strip() and not line.startswith("#")]
+    return "\n".join(lines[:args.profile_top])
+
+
+profiles: list[tuple[str, str, str]] = []
 
 
 def run_backend(backend: str, args: argparse.Namespace, wrk_binary: str) -> list[dict]:
@@ -226,6 +252,9 @@ def run_backend(backend: str, args: argparse.Namespace, wrk_binary: str) -> list
                 "service_rps": best["service"][0], "reference_rps": best["reference"][0],
                 "service_p99": best["service"][1], "reference_p99": best["reference"][1],
             })
+        if args.profile:
+            profiles.append((backend, paths[0][0],
+                             profile(service, paths[0][1], token, args, wrk_binary, folder)))
         return rows
     finally:
         for process in processes:
@@ -253,6 +282,10 @@ def main() -> int:
     parser.add_argument("--pool", type=int, default=10, help="database pool size of both servers")
     parser.add_argument("--short", action="store_true", help="1 round of 1 s, 4 connections: does it run (CI)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folders (logs)")
+    parser.add_argument("--profile", type=float, default=0,
+                        help="then profile the service with perf for this many seconds under wrk "
+                             "on the paging-group GET, and print its hottest functions")
+    parser.add_argument("--profile-top", type=int, default=30, help="functions printed by --profile")
     args = parser.parse_args()
     if args.short:
         args.rounds, args.duration, args.connections = 1, 1, 4
@@ -277,6 +310,9 @@ def main() -> int:
         print(f"| {row['backend']} | {row['get']} | {row['service_rps']:,.0f} | "
               f"{row['reference_rps']:,.0f} | {ratio:.2f} | {row['service_p99']:.2f} | "
               f"{row['reference_p99']:.2f} | {p99_ratio:.2f} |")
+    for backend, label, top in profiles:
+        print(f"\nperf profile of the service, {backend}, {label}, {args.profile:g} s under wrk "
+              f"(self time, functions above 1%):\n\n```\n{top}\n```")
     if args.short:
         print("\nshort mode: the figures above only show that the benchmark runs; no verdict applied")
         return 0

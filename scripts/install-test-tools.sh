@@ -3,7 +3,9 @@
 # which crates/storage/tests/s3_store.rs runs as `python3 -m moto.server` on a loopback port,
 # curl and jq, which the README walkthrough (run by tests/api/walkthrough.rs) uses, and
 # espeak-ng, the speech engine of the text-to-speech tests (tests/api/text_to_speech.rs), and
-# sox, which decodes GSM voicemail into playable WAV (tests/api/playable_voicemail.rs).
+# sox, which decodes GSM voicemail into playable WAV (tests/api/playable_voicemail.rs), and
+# opus-tools, whose opusdec decodes Ogg Opus uploads for their telephony renditions
+# (tests/api/renditions.rs). espeak-ng, sox and opusdec are runtime dependencies too.
 #
 #   scripts/install-test-tools.sh
 #
@@ -14,8 +16,9 @@ set -euo pipefail
 MOTO_VERSION="5.2.1"
 
 missing_packages=()
-for tool in curl jq espeak-ng sox; do
-    command -v "$tool" >/dev/null 2>&1 || missing_packages+=("$tool")
+# command:package, where the Debian package is named otherwise than its program.
+for tool in curl jq espeak-ng sox opusdec:opus-tools; do
+    command -v "${tool%%:*}" >/dev/null 2>&1 || missing_packages+=("${tool#*:}")
 done
 if ((${#missing_packages[@]})); then
     apt-get update -qq && apt-get install -y -qq "${missing_packages[@]}" >/dev/null

@@ -77,11 +77,14 @@ pub enum Command {
         /// A new or empty folder.
         dir: std::path::PathBuf,
     },
-    /// Put a backup's database and objects in place of the configured ones (moved
-    /// aside), with the service stopped.
+    /// Put a backup's database and objects in place of the configured ones, with the
+    /// service stopped, after checking the backup against its manifest.
     Restore {
         /// A folder written by `backup`.
         dir: std::path::PathBuf,
+        /// Replace an installation that holds data (moved aside, never deleted).
+        #[arg(long)]
+        force: bool,
     },
     /// Copy this SQLite installation into an empty PostgreSQL database (one transaction)
     /// and, with --storage-to, its objects into another store; verifies and prints counts.

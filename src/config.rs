@@ -75,6 +75,9 @@ pub struct Config {
     pub mms_quota_bytes: u64,
     /// Days an MMS media upload is kept before retention removes it and its file.
     pub mms_retention_days: u64,
+    /// Leases of one engine job that may run out without a result (its engine died or
+    /// hung) before the job is given up and its record failed.
+    pub engine_max_leases: u64,
     /// Requests per minute per access token.
     pub rate_limit_per_minute: u64,
     /// Requests per minute per client address.
@@ -109,8 +112,9 @@ pub struct Config {
     /// Prompts that may wait for a rendering worker; the next is answered 503 with
     /// `Retry-After`.
     pub tts_queue: usize,
-    /// The longest audio one prompt (or one segment) may become when spoken; a longer one
-    /// is refused with 400, so a text spoken at length cannot fill the memory.
+    /// The longest audio one prompt may become when spoken, its segments and pauses
+    /// together; a longer one is refused with 400, so a text spoken at length cannot fill
+    /// the memory.
     pub tts_max_audio_seconds: u64,
     /// Where `GET /metrics` (Prometheus text) is served, a listener of its own; off when
     /// unset. Never the public port: bind it where only the scraper reaches.
@@ -145,6 +149,7 @@ impl Default for Config {
             refresh_ttl_seconds: 30 * 24 * 3600,
             mms_quota_bytes: 1024 * 1024 * 1024,
             mms_retention_days: 30,
+            engine_max_leases: 5,
             lockout_base_seconds: 30,
             password_hash_wait_ms: 5000,
             write_stall_seconds: 30,

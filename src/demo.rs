@@ -142,11 +142,14 @@ async fn seed_call_handling(
     branch: BranchId,
     extensions: &[i64],
 ) -> anyhow::Result<()> {
-    use switchboard_db::{announcements, business_hours, ivrs, media_files, paging_groups};
+    use switchboard_db::{
+        announcements, business_hours, ivrs, media_files, paging_groups, pharmacy_agents,
+    };
     use switchboard_domain::records::announcement::CreateAnnouncement;
     use switchboard_domain::records::business_hour::CreateBusinessHour;
     use switchboard_domain::records::ivr::CreateIvr;
     use switchboard_domain::records::paging_group::CreatePagingGroup;
+    use switchboard_domain::records::pharmacy_agent::CreatePharmacyAgent;
     // Stored as an upload is: checked, measured, with its telephony rendition.
     let (stored, pledges) =
         switchboard_api::routes::media_files::store_audio(state, tenant, GREETING.to_vec())
@@ -189,7 +192,7 @@ async fn seed_call_handling(
     )
     .await?;
     let weekday = json!([{"from": "09:00", "to": "18:00"}]);
-    business_hours::create(
+    let hours = business_hours::create(
         &state.db,
         tenant,
         branch,
@@ -200,6 +203,20 @@ async fn seed_call_handling(
             "matchDestinations": [{"id": menu.id, "destType": "IVR"}],
             "notMatchDestinations": [{"id": extensions.first(), "destType": "VOICEMAIL"}],
             "holidays": [{"name": "Christmas Day", "date": "2026-12-25", "mediaFileId": greeting.id}],
+        }))?,
+    )
+    .await?;
+    // The refill line: several prescriptions per call, the pharmacist (102) as the
+    // fallback, the pharmacist's mailbox after store hours.
+    pharmacy_agents::create(
+        &state.db,
+        tenant,
+        body::<CreatePharmacyAgent>(json!({
+            "name": "Refill line", "number": "510", "ivrBulk": 1, "refillLoopAttempts": 3,
+            "rxNumberLength": 7, "greetingMediaFileId": greeting.id,
+            "fallbackDestination": {"id": extensions.get(1), "destType": "EXT"},
+            "afterHours": {"businessHourId": hours.id,
+                           "destination": {"id": extensions.get(1), "destType": "VOICEMAIL"}},
         }))?,
     )
     .await?;
@@ -356,6 +373,8 @@ async fn seed_voicemail_and_calls(state: &AppState, tenant: TenantId) -> anyhow:
             userfield: String::new(),
             caller_extension: None,
             callee_extension: None,
+            queue: None,
+            transfers: Vec::new(),
         }
     };
     let calls = [

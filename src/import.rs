@@ -190,6 +190,8 @@ fn call_report(tenant: TenantId, row: &CdrRow) -> CallReport {
         // the parties, resolved at import.
         caller_extension: None,
         callee_extension: None,
+        queue: None,
+        transfers: Vec::new(),
     }
 }
 

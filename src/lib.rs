@@ -83,15 +83,15 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
     )
     .context("building the webhook HTTP client")?;
     let speech = switchboard_speech::Speech::new(
-        Arc::new(
-            switchboard_speech::espeak::EspeakNg::new(&config.tts_espeak_ng)
-                .with_max_audio_seconds(config.tts_max_audio_seconds),
-        ),
+        Arc::new(switchboard_speech::espeak::EspeakNg::new(
+            &config.tts_espeak_ng,
+        )),
         switchboard_speech::QueueSettings {
             workers: config.tts_workers.unwrap_or_else(|| {
                 std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
             }),
             queue: config.tts_queue,
+            max_audio_seconds: config.tts_max_audio_seconds,
         },
     )
     .await;
@@ -113,6 +113,7 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
             body_limit: config.body_limit_bytes,
             media_url_ttl: Duration::from_secs(config.media_url_ttl_seconds),
             mms_quota_bytes: i64::try_from(config.mms_quota_bytes).unwrap_or(i64::MAX),
+            engine_max_leases: i64::try_from(config.engine_max_leases.max(1)).unwrap_or(i64::MAX),
             mms_retention_seconds: i64::try_from(config.mms_retention_days)
                 .unwrap_or(i64::MAX)
                 .saturating_mul(86_400),

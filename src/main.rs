@@ -35,7 +35,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     // state (a restore must not open the database it replaces).
     let report = match &cli.command {
         Command::Backup { dir } => Some(ops::backup(&config, dir).await?),
-        Command::Restore { dir } => Some(ops::restore(&config, dir).await?),
+        Command::Restore { dir, force } => Some(ops::restore(&config, dir, *force).await?),
         Command::MigrateData { to, storage_to } => {
             let target = match storage_to {
                 Some(url) => Some(ops::open_target_store(&config, url)?),

@@ -2,6 +2,8 @@
 //! SQLite database and local objects), and `migrate-data` from it to PostgreSQL and
 //! another object store. Each prints what it did as one line of JSON.
 
+use std::collections::BTreeMap;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
@@ -45,53 +47,165 @@ async fn open_migrated(url: &str) -> anyhow::Result<Db> {
     Ok(db)
 }
 
-/// Copies every file under `from` into `to` (created), answering files and bytes.
-fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<(u64, u64)> {
-    std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
-    let (mut files, mut bytes) = (0, 0);
-    if !from.exists() {
-        return Ok((0, 0));
-    }
-    for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            let (f, b) = copy_tree(&entry.path(), &target)?;
-            files += f;
-            bytes += b;
-        } else {
-            bytes += std::fs::copy(entry.path(), &target)
-                .with_context(|| format!("copying {}", entry.path().display()))?;
-            files += 1;
-        }
-    }
-    Ok((files, bytes))
+/// Creates `dir` (and any missing parent) readable by the owner only: a backup holds
+/// every tenant's data and the sealed secrets, whatever the process's umask.
+fn private_dir(dir: &Path) -> anyhow::Result<()> {
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .with_context(|| format!("creating {}", dir.display()))?;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+        .with_context(|| format!("making {} private", dir.display()))
 }
 
+/// What a copy of a folder of objects did.
+#[derive(Default)]
+struct Tree {
+    files: u64,
+    bytes: u64,
+    /// Each file's SHA-256 by its path under the folder (`/`-separated).
+    digests: BTreeMap<String, String>,
+    /// Entries not copied because they are not plain files or folders (symbolic links
+    /// above all: followed, they would copy whatever they point at, outside the folder).
+    skipped: Vec<String>,
+}
+
+/// Opens `path` for reading only if it is the plain file `entry` said it was: a symbolic
+/// link (or a file swapped for one since it was listed) is refused, never followed.
+fn open_plain(path: &Path) -> anyhow::Result<Option<std::fs::File>> {
+    let listed = std::fs::symlink_metadata(path)?;
+    if !listed.file_type().is_file() {
+        return Ok(None);
+    }
+    let file = std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let opened = file.metadata()?;
+    if (opened.dev(), opened.ino()) != (listed.dev(), listed.ino()) {
+        return Ok(None);
+    }
+    Ok(Some(file))
+}
+
+/// Reads `from` to its end, writing it to `to` (a new private file) when given; answers
+/// its size and SHA-256.
+fn copy_file(mut from: std::fs::File, to: Option<&Path>) -> anyhow::Result<(u64, String)> {
+    use std::io::{Read, Write};
+    let mut out = match to {
+        Some(path) => Some(
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(path)
+                .with_context(|| format!("creating {}", path.display()))?,
+        ),
+        None => None,
+    };
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0u8; 256 * 1024];
+    let mut bytes = 0u64;
+    loop {
+        let n = from.read(&mut buffer)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buffer[..n]);
+        if let Some(out) = out.as_mut() {
+            out.write_all(&buffer[..n])?;
+        }
+        bytes += n as u64;
+    }
+    if let Some(out) = out {
+        out.sync_all()?;
+    }
+    Ok((bytes, hex::encode(hasher.finalize())))
+}
+
+/// Copies every plain file under `from` into `to` (created private), hashing each;
+/// symbolic links and other special files are skipped, never followed.
+fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<Tree> {
+    let mut tree = Tree::default();
+    private_dir(to)?;
+    if from.exists() {
+        walk(from, to, "", &mut tree)?;
+    }
+    Ok(tree)
+}
+
+fn walk(from: &Path, to: &Path, prefix: &str, tree: &mut Tree) -> anyhow::Result<()> {
+    for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let relative = format!("{prefix}{name}");
+        // The entry itself, not what a link points at.
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            let target = to.join(entry.file_name());
+            private_dir(&target)?;
+            walk(&entry.path(), &target, &format!("{relative}/"), tree)?;
+        } else if let Some(file) = kind
+            .is_file()
+            .then(|| open_plain(&entry.path()))
+            .transpose()?
+            .flatten()
+        {
+            let (bytes, digest) = copy_file(file, Some(&to.join(entry.file_name())))?;
+            tree.files += 1;
+            tree.bytes += bytes;
+            tree.digests.insert(relative, digest);
+        } else {
+            tree.skipped.push(relative);
+        }
+    }
+    Ok(())
+}
+
+/// The file name of a backup's manifest.
+pub const MANIFEST: &str = "backup.json";
+
 /// `switchboard backup DIR`: an online, consistent copy of the database (`VACUUM INTO`,
-/// one read transaction: writes go on meanwhile) and then of the local objects. Objects
-/// written after the database copy are extra (unreferenced) in the backup; an object is
-/// only deleted by the job queue after its record is gone, so the copy holds every
-/// object a record of the database copy names unless such a delete ran between the two
-/// steps.
+/// one read transaction: writes go on meanwhile) and then of the local objects, in a
+/// folder only the owner can read, with a manifest of every file's SHA-256 for the
+/// restore to check. Objects written after the database copy are extra (unreferenced) in
+/// the backup; an object is only deleted by the job queue after its record is gone, so
+/// the copy holds every object a record of the database copy names unless such a delete
+/// ran between the two steps.
 pub async fn backup(config: &Config, dir: &Path) -> anyhow::Result<Value> {
     let source = sqlite_path(config, "backup")?;
+    if std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        bail!(
+            "{} is a symbolic link: back up into a real folder",
+            dir.display()
+        );
+    }
     if dir.exists() && std::fs::read_dir(dir)?.next().is_some() {
         bail!("{} is not empty: back up into a new folder", dir.display());
     }
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    private_dir(dir)?;
     let db = open_migrated(&config.database_url()).await?;
     let target = std::path::absolute(dir.join(BACKUP_DATABASE))?;
     let started = chrono::Utc::now();
+    // SQLite creates the copy with the umask's mode: an empty private file first, which
+    // VACUUM INTO fills (it accepts an empty file as the target).
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&target)
+        .with_context(|| format!("creating {}", target.display()))?;
     db.vacuum_into(&target.to_string_lossy())
         .await
         .context("copying the database (VACUUM INTO)")?;
     db.close().await;
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600))?;
+    let copied = open_plain(&target)?.context("the database copy is not a plain file")?;
+    let (database_bytes, database_sha256) = copy_file(copied, None)?;
+    let schema = Db::sqlite_schema_version(&target).await?;
     let storage_url = config.storage_url();
     let objects = match storage_url.strip_prefix("file://") {
         Some(root) => {
-            let (files, bytes) = copy_tree(Path::new(root), &dir.join(BACKUP_OBJECTS))?;
-            json!({"files": files, "bytes": bytes})
+            let tree = copy_tree(Path::new(root), &dir.join(BACKUP_OBJECTS))?;
+            json!({"files": tree.files, "bytes": tree.bytes, "sha256": tree.digests, "skipped": tree.skipped})
         }
         None => {
             json!({"copied": false, "why": "objects are in S3: keep them with the bucket's versioning (docs/operations.md)"})
@@ -100,19 +214,25 @@ pub async fn backup(config: &Config, dir: &Path) -> anyhow::Result<Value> {
     let manifest = json!({
         "startedAt": started.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         "source": source.display().to_string(),
-        "database": BACKUP_DATABASE,
+        "schemaVersion": schema,
+        "database": {"file": BACKUP_DATABASE, "bytes": database_bytes, "sha256": database_sha256},
         "objects": objects,
     });
-    std::fs::write(
-        dir.join("backup.json"),
-        serde_json::to_string_pretty(&manifest)?,
-    )?;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(dir.join(MANIFEST))
+        .and_then(|mut f| {
+            std::io::Write::write_all(&mut f, serde_json::to_string_pretty(&manifest)?.as_bytes())
+        })
+        .context("writing the manifest")?;
     Ok(manifest)
 }
 
 /// Moves `path` aside (to `path.before-restore-<time>`) when it exists.
 fn move_aside(path: &Path, stamp: &str) -> anyhow::Result<Option<PathBuf>> {
-    if !path.exists() {
+    if std::fs::symlink_metadata(path).is_err() {
         return Ok(None);
     }
     let mut aside = path.as_os_str().to_owned();
@@ -122,15 +242,101 @@ fn move_aside(path: &Path, stamp: &str) -> anyhow::Result<Option<PathBuf>> {
     Ok(Some(aside))
 }
 
-/// `switchboard restore DIR`, with the service stopped: the backup's database and objects
-/// take the place of the configured ones, which are moved aside (never deleted).
-pub async fn restore(config: &Config, dir: &Path) -> anyhow::Result<Value> {
-    let target = sqlite_path(config, "restore")?;
-    let backup = dir.join(BACKUP_DATABASE);
-    if !backup.is_file() {
+/// A backup checked against its manifest: what a restore copies.
+struct Checked {
+    database: PathBuf,
+    /// The objects' paths under the backup's object folder (with their SHA-256), or `None`
+    /// when the backup holds no objects (they are in S3).
+    objects: Option<BTreeMap<String, String>>,
+}
+
+/// Checks the backup in `dir` before anything is touched: its manifest, the database's
+/// SHA-256, that this release knows its schema, and every object's SHA-256; no file is
+/// read through a symbolic link.
+async fn check_backup(dir: &Path) -> anyhow::Result<Checked> {
+    let not_a_backup = |why: String| anyhow::anyhow!("{}: {why}", dir.display());
+    let manifest = open_plain(&dir.join(MANIFEST))
+        .map_err(|e| not_a_backup(format!("no readable {MANIFEST} ({e})")))?
+        .ok_or_else(|| not_a_backup(format!("{MANIFEST} is not a plain file")))?;
+    let manifest: Value = serde_json::from_reader(manifest)
+        .map_err(|e| not_a_backup(format!("{MANIFEST} is not a manifest ({e})")))?;
+    let expected = manifest["database"]["sha256"]
+        .as_str()
+        .ok_or_else(|| not_a_backup(format!("{MANIFEST} has no database checksum")))?;
+    let database = dir.join(BACKUP_DATABASE);
+    let file = open_plain(&database)
+        .map_err(|e| not_a_backup(format!("no readable {BACKUP_DATABASE} ({e})")))?
+        .ok_or_else(|| not_a_backup(format!("{BACKUP_DATABASE} is not a plain file")))?;
+    if copy_file(file, None)?.1 != expected {
         bail!(
-            "{} holds no {BACKUP_DATABASE}: not a backup folder",
-            dir.display()
+            "{}: the database's SHA-256 differs from the manifest's: the backup is damaged",
+            database.display()
+        );
+    }
+    let schema = Db::sqlite_schema_version(&database)
+        .await
+        .context("reading the backup's schema version")?;
+    let known = Db::latest_sqlite_migration();
+    if schema > known {
+        bail!(
+            "the backup is of a newer schema (migration {schema}) than this release knows ({known}): restore it with the release that wrote it"
+        );
+    }
+    let objects = match manifest["objects"]["sha256"].as_object() {
+        None => None,
+        Some(listed) => {
+            let root = dir.join(BACKUP_OBJECTS);
+            let mut objects = BTreeMap::new();
+            for (path, digest) in listed {
+                let digest = digest.as_str().unwrap_or_default();
+                // Paths as backup wrote them: relative, no `..`, so none leads out.
+                let relative = Path::new(path);
+                if !relative
+                    .components()
+                    .all(|c| matches!(c, std::path::Component::Normal(_)))
+                {
+                    bail!("{MANIFEST} names {path:?}, outside the backup's objects");
+                }
+                let file = open_plain(&root.join(relative))
+                    .with_context(|| format!("object {path} of the manifest"))?
+                    .with_context(|| format!("object {path} is not a plain file"))?;
+                if copy_file(file, None)?.1 != digest {
+                    bail!(
+                        "object {path}: its SHA-256 differs from the manifest's: the backup is damaged"
+                    );
+                }
+                objects.insert(path.clone(), digest.to_owned());
+            }
+            Some(objects)
+        }
+    };
+    Ok(Checked { database, objects })
+}
+
+/// Whether the installation at `database` and `objects` holds anything a restore would
+/// replace.
+fn holds_data(database: &Path, objects: Option<&Path>) -> anyhow::Result<bool> {
+    let database = std::fs::symlink_metadata(database).is_ok_and(|m| m.len() > 0);
+    let objects = match objects {
+        Some(root) if root.is_dir() => std::fs::read_dir(root)?.next().is_some(),
+        _ => false,
+    };
+    Ok(database || objects)
+}
+
+/// `switchboard restore DIR [--force]`, with the service stopped: the backup is checked
+/// against its manifest first (checksums, schema); then its database and objects take
+/// the place of the configured ones. An installation already there is refused unless
+/// `force`, and then moved aside (never deleted).
+pub async fn restore(config: &Config, dir: &Path, force: bool) -> anyhow::Result<Value> {
+    let target = sqlite_path(config, "restore")?;
+    let checked = check_backup(dir).await?;
+    let storage_url = config.storage_url();
+    let root = storage_url.strip_prefix("file://").map(Path::new);
+    if !force && holds_data(&target, root)? {
+        bail!(
+            "{} already holds an installation: restore into an empty one, or pass --force to move it aside",
+            target.display()
         );
     }
     let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
@@ -145,17 +351,33 @@ pub async fn restore(config: &Config, dir: &Path) -> anyhow::Result<Value> {
     if let Some(parent) = target.parent() {
         std::fs::create_dir_all(parent)?;
     }
-    std::fs::copy(&backup, &target).with_context(|| format!("copying {}", backup.display()))?;
-    let objects = match config.storage_url().strip_prefix("file://") {
-        Some(root) => {
-            let root = Path::new(root);
+    let database = open_plain(&checked.database)?.context("the backup's database changed")?;
+    copy_file(database, Some(&target))?;
+    let objects = match (root, &checked.objects) {
+        (Some(root), Some(listed)) => {
             if let Some(aside) = move_aside(root, &stamp)? {
                 moved.push(aside.display().to_string());
             }
-            let (files, bytes) = copy_tree(&dir.join(BACKUP_OBJECTS), root)?;
-            json!({"files": files, "bytes": bytes})
+            private_dir(root)?;
+            let from = dir.join(BACKUP_OBJECTS);
+            let mut bytes = 0;
+            for (path, digest) in listed {
+                let to = root.join(path);
+                if let Some(parent) = to.parent() {
+                    private_dir(parent)?;
+                }
+                let file = open_plain(&from.join(path))?
+                    .with_context(|| format!("object {path} changed during the restore"))?;
+                let (n, copied) = copy_file(file, Some(&to))?;
+                if &copied != digest {
+                    bail!("object {path} changed during the restore");
+                }
+                bytes += n;
+            }
+            json!({"files": listed.len(), "bytes": bytes, "verified": "every object's SHA-256 as the manifest says"})
         }
-        None => {
+        (Some(_), None) => json!({"restored": false, "why": "the backup holds no objects"}),
+        (None, _) => {
             json!({"restored": false, "why": "objects are in S3: restore them from the bucket's versions"})
         }
     };

@@ -160,7 +160,7 @@ async fn validation_messages(app: TestApp) {
             "'body/hours/3/1' must start at or after the end of the previous interval (09:00-12:00)",
             "'body/hours/7' is not a day: use \"0\" (Sunday) to \"6\" (Saturday)",
             "'body/matchDestinations/1/number' is required for EXTERNAL destinations",
-            "'body/matchDestinations/2/destType' must be one of: EXT, IVR, PAGING_GROUP, VOICEMAIL, EXTERNAL, HANGUP, QUEUE, BUSINESS_HOUR",
+            "'body/matchDestinations/2/destType' must be one of: EXT, IVR, PAGING_GROUP, VOICEMAIL, EXTERNAL, HANGUP, QUEUE, BUSINESS_HOUR, PHARMACY_AGENT",
             "'body/holidays/0/date' is required (or from and to)",
             "'body/holidays/1/date' must be a date (YYYY-MM-DD)",
             "'body/holidays/2/to' must be after from",

@@ -953,8 +953,10 @@ async fn the_engine_places_the_calls(app: TestApp) {
     )
     .await
     .expect(200);
-    // The service's scheduler queues the due records within a tick.
-    let mut waited = 0;
+    // The service's scheduler, woken by the move to running (and ticking anyway),
+    // queues the due records: polled against a deadline, not a count of polls, so a
+    // loaded machine's slow requests do not use the wait up.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     loop {
         let pending = app
             .get(&format!("{records}?status=pending"), &admin)
@@ -963,10 +965,20 @@ async fn the_engine_places_the_calls(app: TestApp) {
         if pending["totalRecords"] == 0 {
             break;
         }
-        waited += 1;
-        assert!(waited < 100, "the scheduler queued nothing");
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the scheduler queued nothing in 60 s: {pending}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
+    let dialing = app
+        .get(&format!("{records}?status=dialing"), &admin)
+        .await
+        .expect(200);
+    assert_eq!(
+        dialing["totalRecords"], 3,
+        "every record was queued: {dialing}"
+    );
     // Opted out after it was queued: the claim drops it, it is never dialled.
     app.post(
         "/v2/admin/opt-outs/",

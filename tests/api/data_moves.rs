@@ -100,7 +100,7 @@ async fn backup_under_load_and_restore(app: TestApp) {
         "sqlite://{}",
         restored_dir.path().join("restored.db").display()
     ));
-    ops::restore(&config, &target).await.unwrap();
+    ops::restore(&config, &target, false).await.unwrap();
     let (url, data_dir) = (config.database_url.clone(), config.data_dir.clone());
     let restored = TestApp::start_with(Backend::Sqlite, move |c| {
         c.database_url = url;
@@ -360,3 +360,201 @@ switchboard_testing::tests!(
     needs switchboard_testing::POSTGRES, switchboard_testing::S3;
     migrate_data_into_s3
 );
+
+/// The mode bits of `path` (not following a link).
+fn mode(path: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::symlink_metadata(path)
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777
+}
+
+/// Rewrites the database checksum of the manifest in `dir` to the file's present one
+/// (as someone forging a backup would).
+fn reseal(dir: &std::path::Path) {
+    use sha2::{Digest, Sha256};
+    let manifest_path = dir.join(ops::MANIFEST);
+    let mut manifest: Value =
+        serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
+    let bytes = std::fs::read(dir.join(ops::BACKUP_DATABASE)).unwrap();
+    manifest["database"]["sha256"] = json!(hex::encode(Sha256::digest(&bytes)));
+    std::fs::write(&manifest_path, manifest.to_string()).unwrap();
+}
+
+/// A configuration for an empty installation in `dir`.
+fn fresh_installation(app: &TestApp, dir: &std::path::Path) -> switchboard::Config {
+    let mut config = app.config.clone();
+    config.data_dir = dir.join("data");
+    config.database_url = Some(format!("sqlite://{}", dir.join("restored.db").display()));
+    config
+}
+
+/// A backup is private whatever the umask, follows no symbolic link out of the object
+/// folder, and a restore checks it first: the manifest's checksums, a schema no newer
+/// than the release's, no link in place of a file, and an installation already there
+/// replaced only when told.
+async fn backups_are_private_and_checked(app: TestApp) {
+    if app.config.database_url().starts_with("postgres") {
+        // PostgreSQL is backed up with its own tools (backup_under_load_and_restore).
+        return;
+    }
+    seeded_demo(&app).await;
+    app.state
+        .storage
+        .put("backup-check/a.txt", "kept".into(), "text/plain")
+        .await
+        .unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.txt"), "not the service's").unwrap();
+    let objects = app.object_path("backup-check/a.txt");
+    let folder = objects.parent().unwrap();
+    std::os::unix::fs::symlink(outside.path().join("secret.txt"), folder.join("link.txt")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), folder.join("linked-folder")).unwrap();
+
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("backup");
+    let report = ops::backup(&app.config, &target).await.unwrap();
+    assert_eq!(mode(&target), 0o700);
+    for file in [ops::BACKUP_DATABASE, ops::MANIFEST] {
+        assert_eq!(mode(&target.join(file)), 0o600, "{file}");
+    }
+    let copied = target.join(ops::BACKUP_OBJECTS).join("backup-check");
+    assert_eq!(mode(&copied), 0o700);
+    assert_eq!(mode(&copied.join("a.txt")), 0o600);
+    assert!(!copied.join("link.txt").exists(), "a link is not followed");
+    assert!(!copied.join("linked-folder").exists());
+    let skipped = report["objects"]["skipped"].to_string();
+    assert!(
+        skipped.contains("backup-check/link.txt") && skipped.contains("backup-check/linked-folder"),
+        "{report}"
+    );
+    assert!(report["database"]["sha256"].as_str().unwrap().len() == 64);
+    let linked = dir.path().join("linked");
+    std::os::unix::fs::symlink(outside.path(), &linked).unwrap();
+    let refused = ops::backup(&app.config, &linked).await.unwrap_err();
+    assert!(refused.to_string().contains("symbolic link"), "{refused}");
+
+    // Restored into an empty installation; a second restore over it needs --force.
+    let first = tempfile::tempdir().unwrap();
+    let config = fresh_installation(&app, first.path());
+    ops::restore(&config, &target, false).await.unwrap();
+    let refused = ops::restore(&config, &target, false).await.unwrap_err();
+    assert!(refused.to_string().contains("--force"), "{refused}");
+    let forced = ops::restore(&config, &target, true).await.unwrap();
+    assert!(
+        !forced["movedAside"].as_array().unwrap().is_empty(),
+        "{forced}"
+    );
+
+    // A damaged object, a damaged database, a newer schema, a link in place of the
+    // database: each refused before anything is touched.
+    let copy = |name: &str| {
+        let to = dir.path().join(name);
+        let status = std::process::Command::new("cp")
+            .args(["-a", &target.to_string_lossy(), &to.to_string_lossy()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        to
+    };
+    let empty = tempfile::tempdir().unwrap();
+    let config = fresh_installation(&app, empty.path());
+    let damaged = copy("damaged-object");
+    std::fs::write(
+        damaged.join(ops::BACKUP_OBJECTS).join("backup-check/a.txt"),
+        "changed",
+    )
+    .unwrap();
+    let refused = ops::restore(&config, &damaged, false).await.unwrap_err();
+    assert!(refused.to_string().contains("SHA-256"), "{refused}");
+    let damaged = copy("damaged-database");
+    {
+        use std::io::{Seek, Write};
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(damaged.join(ops::BACKUP_DATABASE))
+            .unwrap();
+        file.seek(std::io::SeekFrom::End(-10)).unwrap();
+        file.write_all(b"0123456789").unwrap();
+    }
+    let refused = ops::restore(&config, &damaged, false).await.unwrap_err();
+    assert!(refused.to_string().contains("SHA-256"), "{refused}");
+    let newer = copy("newer");
+    {
+        use sqlx::Connection;
+        let url = format!("sqlite://{}", newer.join(ops::BACKUP_DATABASE).display());
+        let mut conn = sqlx::SqliteConnection::connect(&url).await.unwrap();
+        sqlx::query(
+            "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
+             VALUES (99999, 'from the future', 1, x'00', 0)",
+        )
+        .execute(&mut conn)
+        .await
+        .unwrap();
+        conn.close().await.unwrap();
+    }
+    reseal(&newer);
+    let refused = ops::restore(&config, &newer, false).await.unwrap_err();
+    assert!(refused.to_string().contains("newer schema"), "{refused}");
+    let linked = copy("linked-database");
+    std::fs::remove_file(linked.join(ops::BACKUP_DATABASE)).unwrap();
+    std::os::unix::fs::symlink(
+        target.join(ops::BACKUP_DATABASE),
+        linked.join(ops::BACKUP_DATABASE),
+    )
+    .unwrap();
+    let refused = ops::restore(&config, &linked, false).await.unwrap_err();
+    assert!(
+        refused.to_string().contains("not a plain file"),
+        "{refused}"
+    );
+    assert!(
+        !empty.path().join("restored.db").exists(),
+        "nothing was restored"
+    );
+}
+
+on_both_backends!(backups_are_private_and_checked);
+
+/// A target role that may not set `session_replication_role` is refused before anything
+/// is copied, with what to grant (not PostgreSQL's bare "permission denied").
+async fn migrate_data_says_what_the_role_lacks() {
+    use sqlx::Connection;
+    let app = TestApp::start(Backend::Sqlite).await.unwrap();
+    let admin = switchboard_testing::postgres_url();
+    let mut conn = sqlx::PgConnection::connect(&admin).await.unwrap();
+    let name = format!("switchboard_test_{}", uuid::Uuid::new_v4().simple());
+    // A role of its own (roles are the cluster's), owning an empty database.
+    let role = format!("{name}_owner");
+    for statement in [
+        format!("CREATE ROLE {role} LOGIN"),
+        format!("CREATE DATABASE {name} OWNER {role}"),
+    ] {
+        sqlx::query(sqlx::AssertSqlSafe(statement))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+    }
+    let target = with_database(&admin, &name).replacen("postgres@", &format!("{role}@"), 1);
+    let refused = ops::migrate_data(&app.config, &target, None)
+        .await
+        .unwrap_err()
+        .to_string();
+    for statement in [
+        format!("DROP DATABASE {name} WITH (FORCE)"),
+        format!("DROP ROLE {role}"),
+    ] {
+        sqlx::query(sqlx::AssertSqlSafe(statement))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+    }
+    assert!(
+        refused.contains("GRANT SET ON PARAMETER session_replication_role"),
+        "{refused}"
+    );
+}
+
+switchboard_testing::tests!(needs switchboard_testing::POSTGRES; migrate_data_says_what_the_role_lacks);

@@ -19,7 +19,7 @@ pub fn engine_token(config: &mut Config) {
 }
 
 /// Queues `n` texts of `tenant` straight through the store, as the send endpoint does.
-async fn queue_texts(app: &TestApp, tenant: i64, n: usize) -> Vec<i64> {
+pub(crate) async fn queue_texts(app: &TestApp, tenant: i64, n: usize) -> Vec<i64> {
     let mut tx = app.state.db.begin().await.unwrap();
     let now = chrono::Utc::now().timestamp();
     let mut ids = Vec::new();
@@ -37,7 +37,7 @@ async fn queue_texts(app: &TestApp, tenant: i64, n: usize) -> Vec<i64> {
     ids
 }
 
-async fn claim(app: &TestApp, base: &str, max: i64) -> Vec<Value> {
+pub(crate) async fn claim(app: &TestApp, base: &str, max: i64) -> Vec<Value> {
     let answer = app
         .client
         .post(format!("{base}/v2/engine/jobs/claim"))

@@ -159,6 +159,56 @@ async fn webhook_outcomes_are_counted(app: TestApp) {
 
 on_both_backends!(with with_metrics; metrics_move_and_stay_off_the_public_port, webhook_outcomes_are_counted);
 
+fn with_metrics_and_engine(config: &mut switchboard::Config) {
+    with_metrics(config);
+    crate::engine_jobs::engine_token(config);
+}
+
+/// The engine job queue's depth by kind and state follows the queue: texts queued are
+/// due, claimed ones leased, one put off scheduled; a kind with none shows 0.
+async fn engine_job_queue_depth_is_scraped(app: TestApp) {
+    let w = World::seed(&app).await;
+    let depth = |page: &str, kind: &str, state: &str| {
+        figure(
+            page,
+            "switchboard_engine_jobs_pending",
+            &[&format!("kind=\"{kind}\""), &format!("state=\"{state}\"")],
+        )
+    };
+    let empty = scrape(&app).await;
+    assert_eq!(depth(&empty, "sms", "due"), 0.0, "{empty}");
+    assert!(
+        empty.contains("switchboard_engine_jobs_pending{kind=\"fax\",state=\"due\"} 0"),
+        "every kind is shown: {empty}"
+    );
+    crate::engine_jobs::queue_texts(&app, w.tenant_a, 5).await;
+    let queued = scrape(&app).await;
+    assert_eq!(depth(&queued, "sms", "due"), 5.0, "{queued}");
+    assert_eq!(depth(&queued, "sms", "leased"), 0.0);
+    let claimed = crate::engine_jobs::claim(&app, &app.base, 2).await;
+    assert_eq!(claimed.len(), 2);
+    let put_off = "UPDATE engine_jobs SET due_at = due_at + 3600 WHERE id = \
+        (SELECT MIN(id) FROM engine_jobs WHERE state = 'pending' AND lease_until IS NULL)";
+    app.raw_sql(put_off, put_off).await;
+    let after = scrape(&app).await;
+    assert_eq!(
+        (
+            depth(&after, "sms", "due"),
+            depth(&after, "sms", "leased"),
+            depth(&after, "sms", "scheduled"),
+            depth(&after, "fax", "due"),
+        ),
+        (2.0, 2.0, 1.0, 0.0),
+        "{after}"
+    );
+    assert_eq!(
+        figure(&after, "switchboard_metrics_queue_read_ok", &[]),
+        1.0
+    );
+}
+
+on_both_backends!(with with_metrics_and_engine; engine_job_queue_depth_is_scraped);
+
 async fn metrics_are_off_by_default(app: TestApp) {
     assert!(app.config.metrics_listen.is_none());
     let answer = app.call(Method::GET, "/metrics", None, None).await;
@@ -271,6 +321,30 @@ async fn forwarded_addresses_count_behind_a_trusted_proxy(app: TestApp) {
 }
 
 on_both_backends!(with behind_a_proxy; forwarded_addresses_count_behind_a_trusted_proxy);
+
+/// An IPv6 client is limited by its /64 (a site picks any address of its /64), an IPv4
+/// client by its address.
+async fn ipv6_clients_share_their_64s_limit(app: TestApp) {
+    World::seed(&app).await;
+    for client in ["2001:db8:1:2::1", "2001:db8:1:2::2", "2001:db8:1:2:ffff::3"] {
+        assert_eq!(from(&app, client).await, 401, "{client}");
+    }
+    assert_eq!(
+        from(&app, "2001:db8:1:2:8000::42").await,
+        429,
+        "another address of the same /64"
+    );
+    assert_eq!(from(&app, "2001:db8:1:3::1").await, 401, "the next /64");
+    assert_eq!(from(&app, "[2001:db8:1:3::2]:4711").await, 401);
+    // IPv4 neighbours are separate clients.
+    for client in ["203.0.113.1", "203.0.113.1", "203.0.113.1"] {
+        assert_eq!(from(&app, client).await, 401);
+    }
+    assert_eq!(from(&app, "203.0.113.1").await, 429);
+    assert_eq!(from(&app, "203.0.113.2").await, 401);
+}
+
+on_both_backends!(with behind_a_proxy; ipv6_clients_share_their_64s_limit);
 
 async fn forwarded_headers_are_ignored_without_trusted_proxies(app: TestApp) {
     let w = World::seed(&app).await;

@@ -448,15 +448,26 @@ fn hash(algorithm: &str, text: &str) -> String {
     }
 }
 
+/// Nonce counts no test has sent: an answer counts once (per nonce and `nc`), so every
+/// answer but a deliberate replay takes a new one.
+static NONCE_COUNT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+
 /// An RFC 7616 `Authorization: Digest` answer (qop=auth) to `nonce` for `GET uri`, as a
-/// phone computes it.
-fn digest_answer(
+/// phone computes it, with a fresh nonce count.
+fn digest_answer(algorithm: &str, credentials: (&str, &str), nonce: &str, uri: &str) -> String {
+    let nc = NONCE_COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    digest_answer_counted(algorithm, credentials, nonce, uri, nc)
+}
+
+/// [`digest_answer`] with the nonce count `nc`.
+fn digest_answer_counted(
     algorithm: &str,
     (user, password): (&str, &str),
     nonce: &str,
     uri: &str,
+    nc: u32,
 ) -> String {
-    let (nc, cnonce) = ("00000001", "0a4f113b");
+    let (nc, cnonce) = (format!("{nc:08x}"), "0a4f113b");
     let ha1 = hash(
         algorithm,
         &format!("{user}:Switchboard provisioning:{password}"),
@@ -572,10 +583,13 @@ async fn phones_authenticate_with_digest(app: TestApp) {
         let (status, _, _) = fetch_digest(&app, file, &answer).await;
         assert_eq!(status, 401, "{what}");
     }
-    // A nonce of ours that has expired: right credentials, answered stale.
+    // A nonce of ours (for this phone) that has expired: right credentials, answered stale.
     let expired = {
         let expires = chrono::Utc::now().timestamp() - 1;
-        let tag = app.state.tokens.nonce_tag(expires.to_string().as_bytes());
+        let tag = app
+            .state
+            .tokens
+            .nonce_tag(format!("805ec0000011\0{expires}").as_bytes());
         format!("{expires}.{}", hex::encode(&tag[..16]))
     };
     let (status, challenges, _) = fetch_digest(
@@ -624,7 +638,214 @@ async fn phones_authenticate_with_digest(app: TestApp) {
     assert_eq!(status, 200);
 }
 
+/// A nonce is the phone's it was issued for: another phone's nonce, answered rightly for
+/// this one, is refused. A right answer counts once: the same answer again (a captured
+/// one replayed) is refused, also when replayed many times at once, while the phone's
+/// next count is accepted; expired uses are pruned.
+async fn a_digest_answer_counts_once_and_for_its_phone(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let mut devices = Vec::new();
+    for (name, mac) in [("One", "80:5e:c0:00:00:21"), ("Two", "80:5e:c0:00:00:22")] {
+        let device = app
+            .post(
+                "/v2/admin/devices/",
+                &token,
+                json!({"name": name, "mac": mac, "model": "yealink-t54w"}),
+            )
+            .await
+            .expect(200);
+        devices.push(credentials(&device));
+    }
+    let (user, password) = (devices[0].0.as_str(), devices[0].1.as_str());
+    let file = "805ec0000021.cfg";
+    let uri = format!("/provisioning/{file}");
+    let nonce = param(&challenges(&app, file).await[0], "nonce").unwrap();
+    let other_nonce = param(&challenges(&app, "805ec0000022.cfg").await[0], "nonce").unwrap();
+
+    // The other phone's nonce, with this phone's right answer: not a nonce of this phone.
+    let (status, offered, _) = fetch_digest(
+        &app,
+        file,
+        &digest_answer("SHA-256", (user, password), &other_nonce, &uri),
+    )
+    .await;
+    assert_eq!(status, 401, "another phone's nonce");
+    assert!(!offered[0].contains("stale"), "{offered:?}");
+
+    // nc 1 opens the file once; the same answer again is a replay.
+    let first = digest_answer_counted("SHA-256", (user, password), &nonce, &uri, 1);
+    let (status, _, body) = fetch_digest(&app, file, &first).await;
+    assert_eq!(status, 200, "{body}");
+    let (status, offered, _) = fetch_digest(&app, file, &first).await;
+    assert_eq!(status, 401, "a replayed answer");
+    assert_eq!(offered.len(), 3, "a fresh challenge: {offered:?}");
+    // Another algorithm with the same count is the same use of the nonce.
+    let md5 = digest_answer_counted("MD5", (user, password), &nonce, &uri, 1);
+    assert_eq!(fetch_digest(&app, file, &md5).await.0, 401);
+    // The phone's next count is accepted, once.
+    let second = digest_answer_counted("MD5", (user, password), &nonce, &uri, 2);
+    assert_eq!(fetch_digest(&app, file, &second).await.0, 200);
+    assert_eq!(fetch_digest(&app, file, &second).await.0, 401);
+
+    // Eight copies of one new answer at once: exactly one is accepted.
+    let third = digest_answer_counted("SHA-256", (user, password), &nonce, &uri, 3);
+    let answers = futures::future::join_all(
+        (0..8).map(|_| async { fetch_digest(&app, file, &third).await.0 }),
+    )
+    .await;
+    assert_eq!(
+        answers.iter().filter(|status| **status == 200).count(),
+        1,
+        "{answers:?}"
+    );
+    assert!(
+        answers.iter().all(|status| [200, 401].contains(status)),
+        "{answers:?}"
+    );
+
+    // Uses are kept until their nonce expires, then pruned.
+    let count = || async {
+        let select = sea_query::Query::select()
+            .expr(sea_query::Expr::cust("COUNT(*)"))
+            .from("provisioning_digest_uses")
+            .take();
+        app.state.db.conn().scalar::<i64>(&select).await.unwrap()
+    };
+    assert_eq!(count().await, 3);
+    let now = chrono::Utc::now().timestamp();
+    assert!(
+        switchboard_db::devices::first_digest_use(&app.state.db, "expired", "00000001", now - 1)
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        switchboard_db::devices::prune_digest_uses(&app.state.db, now)
+            .await
+            .unwrap(),
+        1
+    );
+    assert_eq!(count().await, 3);
+}
+
+/// The Digest secrets (HA1) are sealed at rest, bound to their device: the stored value is
+/// not the HA1, a value copied from another device does not open, and values stored in
+/// the clear before are sealed when the service starts.
+async fn digest_secrets_are_sealed_at_rest(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let one = app
+        .post(
+            "/v2/admin/devices/",
+            &token,
+            json!({"name": "One", "mac": "80:5e:c0:00:00:31", "model": "yealink-t54w"}),
+        )
+        .await
+        .expect(200);
+    let two = app
+        .post(
+            "/v2/admin/devices/",
+            &token,
+            json!({"name": "Two", "mac": "80:5e:c0:00:00:32", "model": "yealink-t54w"}),
+        )
+        .await
+        .expect(200);
+    let (user, password) = credentials(&one);
+    let id = one["id"].as_i64().unwrap();
+    let a1 = format!("{user}:Switchboard provisioning:{password}");
+    let (md5, sha256) = (hash("MD5", &a1), hash("SHA-256", &a1));
+    let columns = [
+        "provisioning_digest_md5_secret",
+        "provisioning_digest_sha256_secret",
+    ];
+    let shared = &app;
+    let stored = |device: i64| async move {
+        let mut values = Vec::new();
+        for column in columns {
+            let select = sea_query::Query::select()
+                .column(column)
+                .from("devices")
+                .and_where(sea_query::ExprTrait::eq(sea_query::Expr::col("id"), device))
+                .take();
+            values.push(
+                shared
+                    .state
+                    .db
+                    .conn()
+                    .scalar::<String>(&select)
+                    .await
+                    .unwrap(),
+            );
+        }
+        values
+    };
+    let sealed = stored(id).await;
+    for (value, ha1) in sealed.iter().zip([&md5, &sha256]) {
+        assert_ne!(value, ha1);
+        assert!(!value.contains(ha1.as_str()));
+        assert!(value.starts_with("xc2:"), "{value}");
+    }
+    // The sealed value opens to the HA1 for its own row only.
+    let seat = switchboard_db::seal::device_digest_md5(id);
+    assert_eq!(
+        app.state.sealer.open(seat, &sealed[0]).unwrap(),
+        md5.as_bytes()
+    );
+    assert!(
+        app.state
+            .sealer
+            .open(switchboard_db::seal::device_digest_md5(id + 1), &sealed[0])
+            .is_none()
+    );
+    let file = "805ec0000031.cfg";
+    let uri = format!("/provisioning/{file}");
+    let nonce = param(&challenges(&app, file).await[0], "nonce").unwrap();
+    let digest =
+        |algorithm: &'static str| digest_answer(algorithm, (&user, &password), &nonce, &uri);
+    assert_eq!(fetch_digest(&app, file, &digest("SHA-256")).await.0, 200);
+    assert_eq!(fetch_digest(&app, file, &digest("MD5")).await.0, 200);
+
+    // Device two's sealed secrets copied into one's row do not open there: Digest fails
+    // (Basic, a separate secret, still works).
+    let theirs = stored(two["id"].as_i64().unwrap()).await;
+    let write = |values: Vec<String>| {
+        let mut update = sea_query::Query::update();
+        update.table("devices");
+        for (column, value) in columns.into_iter().zip(values) {
+            update.value(column, value);
+        }
+        update.and_where(sea_query::ExprTrait::eq(sea_query::Expr::col("id"), id));
+        update.take()
+    };
+    sql(&app, write(theirs)).await;
+    assert_eq!(fetch_digest(&app, file, &digest("SHA-256")).await.0, 401);
+    assert_eq!(fetch(&app, file, Some((&user, &password))).await.0, 200);
+
+    // Secrets stored in the clear (before they were sealed) are sealed at start-up and
+    // keep working.
+    sql(&app, write(vec![md5.clone(), sha256.clone()])).await;
+    let resealed = switchboard_db::seal::reseal_unbound(&app.state.db, &app.state.sealer)
+        .await
+        .unwrap();
+    assert_eq!(resealed, 2);
+    let now_sealed = stored(id).await;
+    assert!(
+        now_sealed.iter().all(|v| v.starts_with("xc2:")),
+        "{now_sealed:?}"
+    );
+    assert_eq!(fetch_digest(&app, file, &digest("SHA-256")).await.0, 200);
+    // A second start finds nothing left to seal.
+    assert_eq!(
+        switchboard_db::seal::reseal_unbound(&app.state.db, &app.state.sealer)
+            .await
+            .unwrap(),
+        0
+    );
+}
+
 on_both_backends!(
+    a_digest_answer_counts_once_and_for_its_phone,
+    digest_secrets_are_sealed_at_rest,
     phones_authenticate_with_digest,
     only_the_phone_itself_reads_its_file,
     the_yealink_file_matches_its_golden_file,

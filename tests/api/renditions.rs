@@ -1,6 +1,6 @@
 //! Telephony renditions: every uploaded media file gets an 8 kHz 16-bit mono WAV made once
-//! at upload (Ogg Opus excepted: no decoder yet), audio that cannot be decoded is refused
-//! with 415 and nothing is stored, media files name the voice that rendered them, and
+//! at upload (Ogg Opus through opusdec), audio that cannot be decoded is refused with 415
+//! and nothing is stored, media files name the voice that rendered them, and
 //! `/media-files/{id}` answers as the admin path does.
 
 use serde_json::{Value, json};
@@ -16,35 +16,48 @@ async fn fetch(app: &TestApp, url: &str) -> Vec<u8> {
     response.bytes().await.unwrap().to_vec()
 }
 
+/// Uploads `file` and checks its rendition is a playable 8 kHz 16-bit mono WAV of the
+/// 1.5 s tone (decodable, the right length, not silence), answering the media file.
+async fn assert_rendition(app: &TestApp, token: &str, file: &str) -> Value {
+    let media = app
+        .upload(token, &[("name", file)], Some((file, fixture(file))))
+        .await
+        .expect(200);
+    let url = media["renditionUrl"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{file}: {media}"));
+    let wav = fetch(app, url).await;
+    assert_eq!(&wav[..4], b"RIFF", "{file}");
+    assert_eq!(u16::from_le_bytes([wav[22], wav[23]]), 1, "{file}: mono");
+    assert_eq!(
+        u32::from_le_bytes(wav[24..28].try_into().unwrap()),
+        8_000,
+        "{file}"
+    );
+    assert_eq!(u16::from_le_bytes([wav[34], wav[35]]), 16, "{file}");
+    // The sizes in the header are the file's own (no placeholder a pipe left).
+    assert_eq!(
+        u32::from_le_bytes(wav[4..8].try_into().unwrap()) as usize,
+        wav.len() - 8,
+        "{file}"
+    );
+    let pcm = rendition::decode(&wav).unwrap();
+    assert_eq!(pcm.sample_rate, 8_000, "{file}");
+    assert!(
+        (pcm.duration_seconds() - 1.5).abs() < 0.06,
+        "{file}: {}",
+        pcm.duration_seconds()
+    );
+    let rms = (pcm.samples.iter().map(|s| s * s).sum::<f32>() / pcm.samples.len() as f32).sqrt();
+    assert!(rms > 0.05, "{file}: rms {rms}");
+    media
+}
+
 async fn every_decodable_upload_gets_a_telephony_rendition(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
     for file in ["tone.wav", "tone.mp3", "tone-vbr.mp3", "tone.ogg"] {
-        let media = app
-            .upload(&token, &[("name", file)], Some((file, fixture(file))))
-            .await
-            .expect(200);
-        let url = media["renditionUrl"]
-            .as_str()
-            .unwrap_or_else(|| panic!("{file}: {media}"));
-        let wav = fetch(&app, url).await;
-        assert_eq!(&wav[..4], b"RIFF", "{file}");
-        assert_eq!(u16::from_le_bytes([wav[22], wav[23]]), 1, "{file}: mono");
-        assert_eq!(
-            u32::from_le_bytes(wav[24..28].try_into().unwrap()),
-            8_000,
-            "{file}"
-        );
-        assert_eq!(u16::from_le_bytes([wav[34], wav[35]]), 16, "{file}");
-        let pcm = rendition::decode(&wav).unwrap();
-        assert!(
-            (pcm.duration_seconds() - 1.5).abs() < 0.06,
-            "{file}: {}",
-            pcm.duration_seconds()
-        );
-        let rms =
-            (pcm.samples.iter().map(|s| s * s).sum::<f32>() / pcm.samples.len() as f32).sqrt();
-        assert!(rms > 0.05, "{file}: rms {rms}");
+        let media = assert_rendition(&app, &token, file).await;
         // Stored beside the original, and deleted with it.
         let id = media["id"].as_i64().unwrap();
         app.delete(&format!("/v2/admin/media-files/{id}"), &token)
@@ -56,16 +69,49 @@ async fn every_decodable_upload_gets_a_telephony_rendition(app: TestApp) {
         app.stored_objects(&format!("tenants/{}/media", w.tenant_a)),
         Vec::<String>::new()
     );
-    // Opus has no decoder here: kept, without a rendition.
-    let opus = app
+}
+
+/// Ogg Opus, which symphonia cannot decode, is decoded by opusdec: mono and stereo uploads
+/// get a playable rendition; an Opus stream opusdec cannot open is a 415 with the reason,
+/// and nothing is stored.
+async fn an_opus_upload_gets_a_telephony_rendition(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    for file in ["tone.opus", "tone-stereo.opus"] {
+        let media = assert_rendition(&app, &token, file).await;
+        assert_eq!(media["contentType"], "audio/ogg", "{file}");
+        assert_eq!(media["size"], fixture(file).len(), "{file}");
+        let duration = media["duration"].as_f64().unwrap();
+        assert!((duration - 1.5).abs() < 0.05, "{file}: {duration}");
+        // The original is kept as it came.
+        assert_eq!(
+            fetch(&app, media["url"].as_str().unwrap()).await,
+            fixture(file)
+        );
+    }
+    assert_eq!(app.count("media_files", None).await, 2);
+    let body = app
         .upload(
             &token,
-            &[("name", "opus")],
-            Some(("tone.opus", fixture("tone.opus"))),
+            &[("name", "broken")],
+            Some(("broken.opus", fixture("tone-bad-mapping.opus"))),
         )
         .await
-        .expect(200);
-    assert_eq!(opus["renditionUrl"], Value::Null);
+        .expect(415);
+    assert_eq!(body["name"], "UnsupportedMediaType");
+    let message = body["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("the ogg file cannot be converted for telephony: opusdec"),
+        "{message}"
+    );
+    assert_eq!(app.count("media_files", None).await, 2);
+    app.jobs_done().await;
+    assert_eq!(
+        app.stored_objects(&format!("tenants/{}/media", w.tenant_a))
+            .len(),
+        4,
+        "two originals and their renditions, nothing of the refused upload"
+    );
 }
 
 /// A WAV whose samples are GSM 6.10 (Asterisk's wav49): a valid file of a codec the
@@ -228,3 +274,4 @@ on_both_backends!(
     the_unversioned_path_answers_as_the_admin_path,
 );
 on_both_backends!(needs switchboard_testing::ESPEAK_NG; a_media_file_names_the_voice_that_rendered_it);
+on_both_backends!(needs switchboard_testing::OPUSDEC; an_opus_upload_gets_a_telephony_rendition);

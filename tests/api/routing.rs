@@ -1166,7 +1166,144 @@ fn url_escape(text: &str) -> String {
         .collect()
 }
 
+/// A music on hold of `token`'s tenant playing `media`.
+async fn music_on_hold(app: &TestApp, token: &str, name: &str, media: i64) -> i64 {
+    app.post(
+        "/v2/admin/music-on-hold/",
+        token,
+        json!({"name": name, "mode": "sequential",
+               "routingDestinations": [{"id": media, "destType": "MEDIA_FILE"}]}),
+    )
+    .await
+    .expect(200)["id"]
+        .as_i64()
+        .unwrap()
+}
+
+/// A queue's hold music may be a music on hold of its tenant: set on create and patch,
+/// cleared with null, beside `holdMediaFileId` (kept); another tenant's is a 400; the
+/// music on hold cannot be deleted while a queue names it (409 naming the queue).
+async fn queues_play_music_on_hold_of_their_tenant(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let file = media_file(&app, &token, "Hold music").await;
+    let jazz = music_on_hold(&app, &token, "Jazz", file).await;
+    let queue = app
+        .post(
+            "/v2/admin/queues/",
+            &token,
+            json!({"name": "Support", "number": "600", "musicOnHoldId": jazz, "holdMediaFileId": file}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(queue["musicOnHoldId"], jazz);
+    assert_eq!(queue["holdMediaFileId"], file);
+    let path = format!("/v2/admin/queues/{}", queue["id"]);
+    assert_eq!(app.get(&path, &token).await.expect(200), queue);
+    // Without one, null.
+    let bare = app
+        .post(
+            "/v2/admin/queues/",
+            &token,
+            json!({"name": "Sales", "number": "601"}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(bare["musicOnHoldId"], Value::Null);
+
+    // Deleting the music on hold a queue plays is refused, naming the queue.
+    let refused = app
+        .delete(&format!("/v2/admin/music-on-hold/{jazz}"), &token)
+        .await
+        .expect(409);
+    assert_eq!(
+        refused["message"],
+        format!("the music on hold is used by queue {}", queue["id"])
+    );
+    // Another tenant's music on hold is not this queue's to play.
+    let b = app.login(w.admin_b).await;
+    let foreign_file = media_file(&app, &b, "B's music").await;
+    let foreign = music_on_hold(&app, &b, "B's", foreign_file).await;
+    let problems = app
+        .patch(&path, &token, json!({"musicOnHoldId": foreign}))
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(
+        problems,
+        ["'body/musicOnHoldId' must name a music on hold of the tenant"]
+    );
+    let problems = app
+        .post(
+            "/v2/admin/queues/",
+            &token,
+            json!({"name": "X", "number": "602", "musicOnHoldId": 0}),
+        )
+        .await
+        .error(400, "ValidationError");
+    assert!(
+        problems[0].starts_with("'body/musicOnHoldId'"),
+        "{problems:?}"
+    );
+    // Another music on hold of the tenant; then none, and the old one can go.
+    let blues = music_on_hold(&app, &token, "Blues", file).await;
+    let changed = app
+        .patch(&path, &token, json!({"musicOnHoldId": blues}))
+        .await
+        .expect(200);
+    assert_eq!(changed["musicOnHoldId"], blues);
+    assert_eq!(changed["holdMediaFileId"], file, "left as it was");
+    app.delete(&format!("/v2/admin/music-on-hold/{jazz}"), &token)
+        .await
+        .expect(200);
+    let cleared = app
+        .patch(&path, &token, json!({"musicOnHoldId": null}))
+        .await
+        .expect(200);
+    assert_eq!(cleared["musicOnHoldId"], Value::Null);
+    app.delete(&format!("/v2/admin/music-on-hold/{blues}"), &token)
+        .await
+        .expect(200);
+}
+
+/// A queue put on a music on hold while that music on hold is deleted: either the queue
+/// write commits first and the delete is a 409 naming it, or the delete does and the
+/// queue write is refused — never a 500, never a queue naming a deleted record.
+async fn queue_music_on_hold_races_its_delete(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let file = media_file(&app, &token, "Hold music").await;
+    let queue = app
+        .post(
+            "/v2/admin/queues/",
+            &token,
+            json!({"name": "Support", "number": "600"}),
+        )
+        .await
+        .expect(200);
+    let path = format!("/v2/admin/queues/{}", queue["id"]);
+    for round in 0..6 {
+        let music = music_on_hold(&app, &token, &format!("Round {round}"), file).await;
+        let body = json!({"musicOnHoldId": music});
+        let patch = app.patch(&path, &token, body);
+        let delete_path = format!("/v2/admin/music-on-hold/{music}");
+        let delete = app.delete(&delete_path, &token);
+        let (patched, deleted) = tokio::join!(patch, delete);
+        let now = app.get(&path, &token).await.expect(200);
+        match (patched.status.as_u16(), deleted.status.as_u16()) {
+            (200, 409) => assert_eq!(now["musicOnHoldId"], music, "round {round}"),
+            (400 | 409, 200) => assert_ne!(now["musicOnHoldId"], music, "round {round}"),
+            other => panic!("round {round}: {other:?}"),
+        }
+        // Leave the queue without it for the next round.
+        app.patch(&path, &token, json!({"musicOnHoldId": null}))
+            .await
+            .expect(200);
+    }
+}
+
 on_both_backends!(
+    queues_play_music_on_hold_of_their_tenant,
+    queue_music_on_hold_races_its_delete,
     queues_hold_members_in_order_within_the_tenant,
     ivr_menus_route_each_key_once,
     phone_numbers_route_somewhere_of_their_tenant,

@@ -380,6 +380,7 @@ on_both_backends!(needs switchboard_testing::ESPEAK_NG; with |c: &mut switchboar
         c.tts_max_audio_seconds = 60;
     };
     a_prompt_too_long_when_spoken_is_refused,
+    segments_share_one_audio_budget,
 );
 on_both_backends!(needs switchboard_testing::ESPEAK_NG; with |c: &mut switchboard::Config| {
         c.tts_workers = Some(1);
@@ -435,6 +436,48 @@ async fn a_prompt_too_long_when_spoken_is_refused(app: TestApp) {
     );
     // A prompt of ordinary length is still spoken.
     speech(&app, &admin, TTS, json!({"text": PROMPT})).await;
+}
+
+/// The bound on a prompt's audio is per request: segments that each fit (about 26 s of
+/// numbers at the slowest rate, under the test's 60 s) but together do not (three, about
+/// 80 s) are refused as one prompt too long, while two of them (about 53 s) are spoken.
+async fn segments_share_one_audio_budget(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let slowest = app
+        .post(
+            "/v2/admin/custom-voices/",
+            &admin,
+            json!({"name": "Slowest", "baseVoiceId": "en-us", "rate": 80}),
+        )
+        .await
+        .expect(200);
+    let path = format!(
+        "/v2/text-to-speech/voices/{}/tts",
+        slowest["voiceId"].as_str().unwrap()
+    );
+    let numbers = "9999 ".repeat(6);
+    let segment = json!({"language": "en", "text": numbers, "pauseMs": 0});
+    // One segment fits, and so do two.
+    let one = speech(&app, &admin, &path, json!({"segments": [segment]})).await;
+    let each = one.duration_seconds();
+    assert!((20.0..30.0).contains(&each), "one segment lasts {each} s");
+    let two = speech(&app, &admin, &path, json!({"segments": [segment, segment]})).await;
+    assert!(two.duration_seconds() > 2.0 * each - 1.0);
+    // Three, each fitting on its own, pass the request's 60 s together.
+    let errors = app
+        .post(
+            &path,
+            &admin,
+            json!({"segments": [segment, segment, segment]}),
+        )
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].starts_with("'body/segments' is too long when spoken: more than 60 seconds"),
+        "{errors:?}"
+    );
 }
 
 const VOICES: &str = "/v2/admin/custom-voices/";
@@ -631,7 +674,141 @@ async fn custom_voices_stay_in_their_tenant(app: TestApp) {
     app.get(&one, &admin_a).await.expect(200);
 }
 
+/// The catalogue lists the caller's tenant's custom voices after the engine's, with their
+/// base voice, languages (their own first) and engine, filterable by language; never
+/// another tenant's, and none to a caller who cannot read them.
+async fn custom_voices_are_in_the_catalogue(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin_a = app.login(w.admin_a).await;
+    let admin_b = app.login(w.admin_b).await;
+    let mine = app
+        .post(
+            VOICES,
+            &admin_a,
+            json!({"name": "Front desk", "baseVoiceId": "en-us", "rate": 150, "language": "en"}),
+        )
+        .await
+        .expect(200);
+    let theirs = app
+        .post(
+            VOICES,
+            &admin_b,
+            json!({"name": "B's voice", "baseVoiceId": "en-gb"}),
+        )
+        .await
+        .expect(200);
+    let custom = |voices: &Value| -> Vec<Value> {
+        voices
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|v| v["id"].as_str().unwrap().starts_with("custom-"))
+            .cloned()
+            .collect()
+    };
+    for path in ["/v2/text-to-speech/voices", "/text-to-speech/voices"] {
+        let voices = app.get(path, &admin_a).await.expect(200);
+        assert_eq!(
+            custom(&voices),
+            vec![json!({
+                "id": mine["voiceId"],
+                "name": "Front desk",
+                "engine": "espeak-ng",
+                "languages": ["en", "en-US"],
+                "gender": voices.as_array().unwrap().iter().find(|v| v["id"] == "en-us").unwrap()["gender"],
+                "sampleRateHz": 22_050,
+                "baseVoiceId": "en-us",
+                "tenantId": w.tenant_a,
+            })],
+            "{path}"
+        );
+        // Engine voices say they are no custom voice's.
+        let en_us = voices
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["id"] == "en-us")
+            .unwrap()
+            .clone();
+        assert_eq!(en_us["baseVoiceId"], Value::Null);
+        assert_eq!(en_us["tenantId"], Value::Null);
+    }
+    // Filtered by the languages of its base voice.
+    let english = app
+        .get("/v2/text-to-speech/voices?language=en-us", &admin_a)
+        .await
+        .expect(200);
+    assert_eq!(custom(&english).len(), 1);
+    let french = app
+        .get("/v2/text-to-speech/voices?language=fr", &admin_a)
+        .await
+        .expect(200);
+    assert_eq!(custom(&french), Vec::<Value>::new());
+    // The listed id speaks.
+    speech(
+        &app,
+        &admin_a,
+        &format!(
+            "/v2/text-to-speech/voices/{}/tts",
+            mine["voiceId"].as_str().unwrap()
+        ),
+        json!({"text": "Hello"}),
+    )
+    .await;
+    // The other tenant sees its own only; naming A's tenant is refused.
+    let voices = app
+        .get("/v2/text-to-speech/voices", &admin_b)
+        .await
+        .expect(200);
+    let listed = custom(&voices);
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0]["id"], theirs["voiceId"]);
+    app.get(
+        &format!("/v2/text-to-speech/voices?tenantId={}", w.tenant_a),
+        &admin_b,
+    )
+    .await
+    .error(403, "Forbidden");
+    // A user (no media-files:read) gets the engine's catalogue only, and may not ask for more.
+    let user = app.login(w.user_a).await;
+    let voices = app
+        .get("/v2/text-to-speech/voices", &user)
+        .await
+        .expect(200);
+    assert!(voices.as_array().unwrap().len() > 100);
+    assert_eq!(custom(&voices), Vec::<Value>::new());
+    app.get(
+        &format!("/v2/text-to-speech/voices?tenantId={}", w.tenant_a),
+        &user,
+    )
+    .await
+    .error(403, "Forbidden");
+    // The platform admin spans every tenant: it names the one whose voices it wants.
+    let platform = app.login(w.platform).await;
+    let voices = app
+        .get("/v2/text-to-speech/voices", &platform)
+        .await
+        .expect(200);
+    assert_eq!(custom(&voices), Vec::<Value>::new());
+    let voices = app
+        .get(
+            &format!("/v2/text-to-speech/voices?tenantId={}", w.tenant_b),
+            &platform,
+        )
+        .await
+        .expect(200);
+    let listed = custom(&voices);
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0]["id"], theirs["voiceId"]);
+    let errors = app
+        .get("/v2/text-to-speech/voices?tenantId=abc", &platform)
+        .await
+        .error(400, "ValidationError");
+    assert!(errors[0].starts_with("'query/tenantId'"), "{errors:?}");
+}
+
 on_both_backends!(needs switchboard_testing::ESPEAK_NG;
     custom_voices_are_presets_spoken_by_their_id,
     custom_voices_stay_in_their_tenant,
+    custom_voices_are_in_the_catalogue,
 );

@@ -157,7 +157,7 @@ async fn validation_and_scope(app: TestApp) {
         problems,
         [
             "'body/tenantId' is required",
-            "'body/type' must be one of: HubSpotCRM, CALL_STARTED, CALL_ANSWERED, CALL_ENDED, CALL_MISSED, VOICEMAIL_RECEIVED, RECORDING_READY, SMS_RECEIVED, SMS_SENT, FAX_RECEIVED, FAX_SENT, DEVICE_CONFIG_CHANGED",
+            "'body/type' must be one of: HubSpotCRM, CALL_STARTED, CALL_ANSWERED, CALL_ENDED, CALL_MISSED, VOICEMAIL_RECEIVED, RECORDING_READY, SMS_RECEIVED, SMS_SENT, FAX_RECEIVED, FAX_SENT, DEVICE_CONFIG_CHANGED, CONDUIT_STATUS_CHANGED, REFILL_REQUESTED, CAMPAIGN_CALL_COMPLETED",
             "'body/url' must be at least 3 characters",
         ]
     );

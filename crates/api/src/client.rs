@@ -88,6 +88,22 @@ pub fn address(extensions: &Extensions) -> String {
         .unwrap_or_else(|| "unknown".to_owned())
 }
 
+/// The key a client is counted under by the rate limits and the lockout: an IPv4 address
+/// itself, an IPv6 address by its /64 — a site is given a /64 and picks addresses in it
+/// at will (privacy addresses change by the hour), so counting by full address would give
+/// one client 2^64 budgets. Anything that is not an address (`unknown`) is its own key.
+/// The audit trail keeps the full address.
+pub fn limit_key(address: &str) -> String {
+    match address.parse::<IpAddr>().map(|ip| ip.to_canonical()) {
+        Ok(IpAddr::V6(v6)) => {
+            let network = u128::from(v6) & !((1u128 << 64) - 1);
+            format!("{}/64", std::net::Ipv6Addr::from(network))
+        }
+        Ok(IpAddr::V4(v4)) => v4.to_string(),
+        Err(_) => address.to_owned(),
+    }
+}
+
 /// The client of a connection from `peer`: `peer` itself unless it is a trusted proxy;
 /// then the hops of `header` are walked from the right (the hop nearest to us, written by
 /// the proxy) and the first one that is not a trusted proxy is the client. A hop that
@@ -221,5 +237,18 @@ mod tests {
             ip("2001:db8::17")
         );
         assert!(parse_trusted("10.0.0.0/33").is_err());
+    }
+
+    #[test]
+    fn ipv6_clients_are_counted_by_their_64() {
+        assert_eq!(limit_key("2001:db8:1:2::17"), "2001:db8:1:2::/64");
+        assert_eq!(
+            limit_key("2001:db8:1:2:ffff:ffff:ffff:ffff"),
+            limit_key("2001:db8:1:2::1")
+        );
+        assert_ne!(limit_key("2001:db8:1:3::1"), limit_key("2001:db8:1:2::1"));
+        assert_eq!(limit_key("203.0.113.7"), "203.0.113.7");
+        assert_eq!(limit_key("::ffff:203.0.113.7"), "203.0.113.7");
+        assert_eq!(limit_key("unknown"), "unknown");
     }
 }

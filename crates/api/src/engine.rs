@@ -79,7 +79,6 @@ const SOX_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 /// and the samples on its stdout; the WAV header is written here, so its sizes are exact
 /// (SoX cannot seek back in a pipe to fix its own).
 pub async fn gsm_to_wav(bytes: Bytes, kind: Gsm) -> Result<Vec<u8>, String> {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let input = match kind {
         Gsm::Wav49 => "wav",
         Gsm::Raw => "gsm",
@@ -102,64 +101,9 @@ pub async fn gsm_to_wav(bytes: Bytes, kind: Gsm) -> Result<Vec<u8>, String> {
         "8000",
         "-",
     ];
-    let mut child = tokio::process::Command::new(SOX)
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|e| format!("cannot run {SOX}: {e}"))?;
-    let (Some(mut stdin), Some(stdout), Some(stderr)) =
-        (child.stdin.take(), child.stdout.take(), child.stderr.take())
-    else {
-        return Err(format!("no pipes to {SOX}"));
-    };
-    let limit = MAX_DECODED_BYTES as u64;
-    let (mut pcm, mut errors) = (Vec::new(), Vec::new());
-    // Written while the output is read: a large message would fill both pipes otherwise.
-    let writing = async move {
-        let written = stdin.write_all(&bytes).await;
-        drop(stdin);
-        written
-    };
-    let reading = async {
-        stdout
-            .take(limit + 1)
-            .read_to_end(&mut pcm)
-            .await
-            .map(|_| ())
-    };
-    let complaining = async {
-        stderr
-            .take(16 << 10)
-            .read_to_end(&mut errors)
-            .await
-            .map(|_| ())
-    };
-    let run = async { tokio::join!(writing, reading, complaining) };
-    let (written, read, _) = tokio::time::timeout(SOX_TIMEOUT, run)
+    let pcm = crate::decoder::run(SOX, &args, bytes, MAX_DECODED_BYTES, SOX_TIMEOUT)
         .await
-        .map_err(|_| format!("{SOX} took longer than {} s", SOX_TIMEOUT.as_secs()))?;
-    if pcm.len() as u64 > limit {
-        return Err(format!(
-            "the decoded audio is longer than {} s",
-            limit / 16_000
-        ));
-    }
-    read.map_err(|e| format!("reading from {SOX}: {e}"))?;
-    let status = child
-        .wait()
-        .await
-        .map_err(|e| format!("waiting for {SOX}: {e}"))?;
-    if !status.success() || pcm.is_empty() {
-        return Err(format!(
-            "{SOX} could not decode the GSM audio ({status}): {}",
-            String::from_utf8_lossy(&errors).trim()
-        ));
-    }
-    // A write cut short by SoX exiting early is reported by its status above.
-    drop(written);
+        .map_err(|e| e.to_string())?;
     Ok(pcm_wav(&pcm))
 }
 

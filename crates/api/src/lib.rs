@@ -4,6 +4,7 @@
 pub mod audit;
 pub mod auth;
 pub mod client;
+pub mod decoder;
 pub mod docs;
 pub mod engine;
 pub mod error;
@@ -43,9 +44,9 @@ use crate::routes::{
     announcements, audit_log, authentication, branches, business_hours, button_layouts,
     call_campaigns, call_outcomes, call_recordings, calls, conduits, custom_voices, destinations,
     devices, engine_jobs, extensions, faxes, ingest, ivrs, me, media_files, messaging,
-    music_on_hold, objects, operations, opt_outs, paging_groups, partners, phone_numbers,
-    provisioning, queues, reporting, tenants, text_to_speech, texts, users, voicemail,
-    webhook_deliveries, webhooks,
+    music_on_hold, objects, operations, opt_outs, paging_groups, partners, pharmacy_agents,
+    phone_numbers, provisioning, queues, reporting, tenants, text_to_speech, texts, users,
+    voicemail, webhook_deliveries, webhooks,
 };
 pub use crate::state::{AppState, Settings};
 
@@ -151,6 +152,7 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(faxes::get_policy, faxes::set_policy))
         .routes(routes!(faxes::retry))
         .routes(routes!(faxes::retry_unversioned))
+        .routes(routes!(faxes::retry_post))
         .routes(routes!(webhooks::list_types))
         .routes(routes!(webhooks::list, webhooks::create))
         .routes(routes!(webhooks::get, webhooks::update, webhooks::delete))
@@ -218,6 +220,24 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         ))
         .routes(routes!(queues::list, queues::create))
         .routes(routes!(queues::get, queues::update, queues::delete))
+        .routes(routes!(pharmacy_agents::list, pharmacy_agents::create))
+        .routes(routes!(
+            pharmacy_agents::list_unversioned,
+            pharmacy_agents::create_unversioned
+        ))
+        .routes(routes!(
+            pharmacy_agents::get,
+            pharmacy_agents::update,
+            pharmacy_agents::delete
+        ))
+        .routes(routes!(
+            pharmacy_agents::get_unversioned,
+            pharmacy_agents::update_unversioned,
+            pharmacy_agents::delete_unversioned
+        ))
+        .routes(routes!(pharmacy_agents::refill_requests))
+        .routes(routes!(pharmacy_agents::refill_requests_unversioned))
+        .routes(routes!(pharmacy_agents::ingest_refill_request))
         .routes(routes!(destinations::graph))
         .routes(routes!(destinations::graph_unversioned))
         .routes(routes!(phone_numbers::search))
@@ -231,6 +251,7 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(conduits::tenant_list_v2))
         .routes(routes!(conduits::list, conduits::create))
         .routes(routes!(conduits::get, conduits::update, conduits::delete))
+        .routes(routes!(conduits::ingest_check))
         .routes(routes!(music_on_hold::list, music_on_hold::create))
         .routes(routes!(
             music_on_hold::list_unversioned,

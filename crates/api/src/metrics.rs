@@ -101,12 +101,17 @@ async fn scrape(State(state): State<AppState>) -> Response {
     // the last figure and says so in its own gauge.
     let outbox = switchboard_db::deliveries::pending_count(&state.db).await;
     let jobs = switchboard_db::jobs::count(&state.db, "pending").await;
-    let ok = outbox.is_ok() && jobs.is_ok();
+    let engine =
+        switchboard_db::engine_jobs::depth(&state.db, chrono::Utc::now().timestamp()).await;
+    let ok = outbox.is_ok() && jobs.is_ok() && engine.is_ok();
     if let Ok(n) = outbox {
         metrics::gauge!("switchboard_webhook_outbox_pending").set(n as f64);
     }
     if let Ok(n) = jobs {
         metrics::gauge!("switchboard_jobs_pending").set(n as f64);
+    }
+    if let Ok(depths) = engine {
+        engine_job_depths(&depths);
     }
     metrics::gauge!("switchboard_metrics_queue_read_ok").set(if ok { 1.0 } else { 0.0 });
     handle.run_upkeep();
@@ -120,6 +125,31 @@ async fn scrape(State(state): State<AppState>) -> Response {
     )
         .into_response()
 }
+
+/// The engine job queue's depth by kind and state: every known kind and state is set,
+/// to 0 when no row was counted, so a queue that empties shows 0 rather than its last
+/// figure.
+fn engine_job_depths(depths: &[switchboard_db::engine_jobs::Depth]) {
+    let kinds: std::collections::BTreeSet<String> = switchboard_domain::records::engine_job::KINDS
+        .0
+        .iter()
+        .map(|k| (*k).to_owned())
+        .chain(depths.iter().map(|d| d.kind.clone()))
+        .collect();
+    for kind in kinds {
+        for state in ENGINE_JOB_STATES {
+            let jobs = depths
+                .iter()
+                .find(|d| d.kind == kind && d.state == state)
+                .map_or(0, |d| d.jobs);
+            metrics::gauge!("switchboard_engine_jobs_pending", "kind" => kind.clone(), "state" => state)
+                .set(jobs as f64);
+        }
+    }
+}
+
+/// The states of a pending engine job, as [`switchboard_db::engine_jobs::depth`] names them.
+const ENGINE_JOB_STATES: [&str; 3] = ["due", "leased", "scheduled"];
 
 /// Serves `/metrics` (and nothing else) on `listener` until `stop` is set.
 pub async fn serve(

@@ -59,6 +59,7 @@ use crate::error::ErrorBody;
         (name = "call-campaigns", description = "Outbound calling lists, their records, opt-out (do-not-call) lists and call outcomes"),
         (name = "operations", description = "Health probes"),
         (name = "queues", description = "Call queues: callers wait with hold music until a member answers"),
+        (name = "pharmacy", description = "Pharmacy agents: a pharmacy's refill line, and the refill requests it took"),
         (name = "destinations", description = "The routing graph: where calls to each number can go"),
         (name = "faxes", description = "Faxes received and sent, their documents, attempts and retries"),
         (name = "engine", description = "The telephony engine's work queue: outbound faxes and texts claimed under a lease, and their results"),

@@ -44,7 +44,7 @@ pub async fn enforce(State(state): State<AppState>, request: Request, next: Next
     let settings = &state.settings;
     let namespace = &settings.rate_limit_namespace;
     let (parts, body) = request.into_parts();
-    let address = crate::client::of(&parts);
+    let address = crate::client::limit_key(&crate::client::of(&parts));
     let mut decisions = vec![
         state
             .limiter

@@ -26,6 +26,9 @@ pub struct Settings {
     pub mms_quota_bytes: i64,
     /// Seconds an MMS media upload is kept before retention removes it.
     pub mms_retention_seconds: i64,
+    /// Leases of one engine job that may run out without a result before the job is
+    /// given up (its record failed) instead of being claimed again.
+    pub engine_max_leases: i64,
     /// How long a session (and its refresh tokens) lives without a new login.
     pub refresh_ttl: std::time::Duration,
     /// Failed logins of one account within [`Settings::failure_window`] before it is
@@ -78,6 +81,7 @@ impl Settings {
             mms_url_ttl: std::time::Duration::from_secs(7 * 24 * 3600),
             mms_quota_bytes: 1024 * 1024 * 1024,
             mms_retention_seconds: 30 * 24 * 3600,
+            engine_max_leases: 5,
             refresh_ttl: std::time::Duration::from_secs(30 * 24 * 3600),
             lockout_threshold: 5,
             failure_window: switchboard_db::security::FAILURE_WINDOW,

@@ -19,17 +19,29 @@ pub async fn tenant_for_write(
     caller: &Principal,
     requested: Option<TenantId>,
 ) -> ApiResult<TenantId> {
+    tenant_named_at(state, caller, requested, Location::Body).await
+}
+
+/// The tenant a request concerns, from a `tenantId` given at `location` (the query of
+/// a read such as `GET /v2/admin/faxes/retry-policy`, the body of a write): a missing or
+/// unknown one is reported where the caller put it, or should have.
+pub async fn tenant_named_at(
+    state: &AppState,
+    caller: &Principal,
+    requested: Option<TenantId>,
+    location: Location,
+) -> ApiResult<TenantId> {
     match (caller.scope.own_tenant(), requested) {
         (Some(own), None) => Ok(own),
         (Some(own), Some(t)) if t == own => Ok(own),
         (Some(_), Some(_)) => Err(outside_scope()),
-        (None, None) => Err(ApiError::invalid(Location::Body, "tenantId", "is required")),
+        (None, None) => Err(ApiError::invalid(location, "tenantId", "is required")),
         (None, Some(t)) => {
             if tenants::in_scope(&state.db, &caller.scope, t).await? {
                 Ok(t)
             } else if caller.scope == Scope::Platform {
                 Err(ApiError::invalid(
-                    Location::Body,
+                    location,
                     "tenantId",
                     "must name an existing tenant",
                 ))
@@ -158,6 +170,24 @@ pub async fn check_announcement(
     }
 }
 
+/// Checks that music on hold `id` (when present) belongs to `tenant`. A music on hold
+/// deleted after this check and before the write is refused by the write's foreign key.
+pub async fn check_music_on_hold(
+    state: &AppState,
+    tenant: TenantId,
+    field: &str,
+    id: Option<i64>,
+) -> ApiResult<()> {
+    check_of_tenant(
+        state,
+        tenant,
+        ("music_on_hold", "a music on hold"),
+        field,
+        id,
+    )
+    .await
+}
+
 /// Checks that media file `id` (when not 0/absent) belongs to `tenant`.
 pub async fn check_media_file(
     state: &AppState,
@@ -178,4 +208,48 @@ pub async fn check_media_file(
             "must name a media file of the tenant",
         ))
     }
+}
+
+/// Checks that record `id` of `table` (when given) belongs to `tenant`, else a 400 on
+/// `field` saying it `must name {what} of the tenant`.
+async fn check_of_tenant(
+    state: &AppState,
+    tenant: TenantId,
+    (table, what): (&'static str, &str),
+    field: &str,
+    id: Option<i64>,
+) -> ApiResult<()> {
+    let Some(id) = id else {
+        return Ok(());
+    };
+    let condition = switchboard_db::scope::of_tenant(tenant);
+    if switchboard_db::crud::exists(&state.db, table, id, condition).await? {
+        Ok(())
+    } else {
+        Err(ApiError::invalid(
+            Location::Body,
+            field,
+            &format!("must name {what} of the tenant"),
+        ))
+    }
+}
+
+/// Checks that conduit `id` (when given) belongs to `tenant`.
+pub async fn check_conduit(
+    state: &AppState,
+    tenant: TenantId,
+    field: &str,
+    id: Option<i64>,
+) -> ApiResult<()> {
+    check_of_tenant(state, tenant, ("conduits", "a conduit"), field, id).await
+}
+
+/// Checks that queue `id` (when given) belongs to `tenant`.
+pub async fn check_queue(
+    state: &AppState,
+    tenant: TenantId,
+    field: &str,
+    id: Option<i64>,
+) -> ApiResult<()> {
+    check_of_tenant(state, tenant, ("queues", "a queue"), field, id).await
 }

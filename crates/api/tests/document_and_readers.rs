@@ -15,8 +15,8 @@ use serde_json::{Map, Value, json};
 use switchboard_domain::records::{
     announcement, branch, business_hour, button_layout, call, call_campaign, call_outcome, conduit,
     custom_voice, device, engine_job, extension, fax, ivr, media_file, music_on_hold, opt_out,
-    paging_group, partner, phone_number, queue, report, speech, tenant, traffic, user, voicemail,
-    webhook,
+    paging_group, partner, pharmacy_agent, phone_number, queue, report, speech, tenant, traffic,
+    user, voicemail, webhook,
 };
 use switchboard_domain::validation::{FromBody, Problems};
 
@@ -82,6 +82,10 @@ fn readers() -> BTreeMap<String, Reader> {
         report::IngestTranscript,
         conduit::CreateConduit,
         conduit::UpdateConduit,
+        conduit::IngestConduitCheck,
+        pharmacy_agent::CreatePharmacyAgent,
+        pharmacy_agent::UpdatePharmacyAgent,
+        pharmacy_agent::IngestRefillRequest,
         music_on_hold::CreateMusicOnHold,
         music_on_hold::UpdateMusicOnHold,
         call_campaign::CreateCallCampaign,

@@ -68,8 +68,10 @@ pub const AUDITED: &[(&str, &str)] = &[
     ("music_on_hold", "music-on-hold"),
     ("faxes", "fax"),
     ("call_campaigns", "call-campaign"),
+    ("campaign_records", "call-campaign-record"),
     ("opt_outs", "opt-out"),
     ("call_outcomes", "call-outcome"),
+    ("pharmacy_agents", "pharmacy-agent"),
 ];
 
 /// Who acts in the current request and from where.
@@ -157,7 +159,7 @@ pub(crate) fn entity_of(table: &str) -> Option<&'static str> {
 }
 
 /// A row as the trail keeps it.
-pub(crate) type Snapshot = serde_json::Map<String, serde_json::Value>;
+pub type Snapshot = serde_json::Map<String, serde_json::Value>;
 
 /// A list a record owns in another table (a paging group's members, a device's lines):
 /// its entries show in the owner's before and after as one field, an array of the
@@ -281,6 +283,24 @@ pub const CHILD_LISTS: &[ChildList] = &[
         table: "destinations",
         key: "owner_id",
         filter: &[("owner_type", "queue"), ("list", "timeout")],
+        columns: &["dest_type", "target_id", "number", "sort_order"],
+        order: &["sort_order", "position"],
+    },
+    ChildList {
+        owner: "pharmacy_agents",
+        field: "fallback_destination",
+        table: "destinations",
+        key: "owner_id",
+        filter: &[("owner_type", "pharmacy_agent"), ("list", "fallback")],
+        columns: &["dest_type", "target_id", "number", "sort_order"],
+        order: &["sort_order", "position"],
+    },
+    ChildList {
+        owner: "pharmacy_agents",
+        field: "after_hours_destination",
+        table: "destinations",
+        key: "owner_id",
+        filter: &[("owner_type", "pharmacy_agent"), ("list", "afterHours")],
         columns: &["dest_type", "target_id", "number", "sort_order"],
         order: &["sort_order", "position"],
     },
@@ -514,6 +534,81 @@ impl Pending {
     }
 }
 
+/// Audits rows `ids` of `table`, just created in `tx` by one bulk insert (an import),
+/// when the table is audited and an actor is known: one `create` entry per row, as a
+/// create through [`crate::crud`] writes it, read and written with one statement each
+/// (what keeps a 10,000-row import fast). The rows must not own child lists.
+pub(crate) async fn created_many(tx: &mut Tx, table: &'static str, ids: &[i64]) -> Result<()> {
+    let (Some(entity), Some(actor)) = (entity_of(table), current()) else {
+        return Ok(());
+    };
+    let rows = tx.rows_json_by_id(table, ids, keep).await?;
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let mut insert = insert_columns();
+    for row in rows {
+        let id = row
+            .get("id")
+            .and_then(serde_json::Value::as_i64)
+            .unwrap_or(0);
+        let tenant = tenant_in(table, id, &row);
+        let details = serde_json::json!({"before": null, "after": camel_map(row)});
+        insert.values_panic(entry_values(NewEntry {
+            action: "create",
+            entity,
+            entity_id: Some(id.to_string()),
+            tenant_id: tenant,
+            user_id: actor.user_id,
+            user_email: actor.user_email.clone(),
+            client_address: actor.client_address.clone(),
+            details,
+        }));
+    }
+    tx.execute(&insert).await?;
+    Ok(())
+}
+
+/// Audits a change of a record kept outside the `id`-keyed tables (a tenant's fax retry
+/// policy, keyed by its tenant) in `tx`, when an actor is known: `before` and `after`
+/// are its fields (`snake_case`; `None`: it did not exist / no longer does). An update
+/// shows the changed fields only, and one that changed nothing writes nothing.
+pub async fn change_in(
+    tx: &mut Tx,
+    entity: &'static str,
+    id: i64,
+    tenant: Option<TenantId>,
+    before: Option<Snapshot>,
+    after: Option<Snapshot>,
+) -> Result<()> {
+    let Some(actor) = current() else {
+        return Ok(());
+    };
+    let (action, before, after) = match (before, after) {
+        (None, Some(after)) => ("create", None, Some(after)),
+        (Some(before), None) => ("delete", Some(before), None),
+        (Some(before), Some(after)) => {
+            let mut was = Snapshot::new();
+            let mut now = Snapshot::new();
+            for (column, value) in &after {
+                if before.get(column) != Some(value) {
+                    was.insert(
+                        column.clone(),
+                        before.get(column).cloned().unwrap_or_default(),
+                    );
+                    now.insert(column.clone(), value.clone());
+                }
+            }
+            if now.is_empty() {
+                return Ok(());
+            }
+            ("update", Some(was), Some(now))
+        }
+        (None, None) => return Ok(()),
+    };
+    write(tx, entity, action, id, tenant, &actor, before, after).await
+}
+
 #[allow(clippy::too_many_arguments)]
 async fn write(
     tx: &mut Tx,
@@ -602,12 +697,13 @@ pub async fn record_refusal(db: &Db, mut entry: NewEntry, locked_until: i64) -> 
 }
 
 fn insert(entry: NewEntry) -> sea_query::InsertStatement {
-    let at_ms = chrono::Utc::now().timestamp_millis();
-    let details = if serde_json::Value::is_null(&entry.details) {
-        "{}".to_owned()
-    } else {
-        entry.details.to_string()
-    };
+    let mut insert = insert_columns();
+    insert.values_panic(entry_values(entry));
+    insert
+}
+
+/// An insert into the trail, its values to add.
+fn insert_columns() -> sea_query::InsertStatement {
     Query::insert()
         .into_table("audit_log")
         .columns([
@@ -621,18 +717,28 @@ fn insert(entry: NewEntry) -> sea_query::InsertStatement {
             "client_address",
             "details",
         ])
-        .values_panic([
-            at_ms.into(),
-            entry.tenant_id.map(TenantId::get).into(),
-            entry.user_id.map(UserId::get).into(),
-            entry.user_email.into(),
-            entry.action.into(),
-            entry.entity.into(),
-            entry.entity_id.into(),
-            entry.client_address.into(),
-            details.into(),
-        ])
         .take()
+}
+
+/// The values of `entry`, in [`insert_columns`]' order.
+fn entry_values(entry: NewEntry) -> [Expr; 9] {
+    let at_ms = chrono::Utc::now().timestamp_millis();
+    let details = if serde_json::Value::is_null(&entry.details) {
+        "{}".to_owned()
+    } else {
+        entry.details.to_string()
+    };
+    [
+        at_ms.into(),
+        entry.tenant_id.map(TenantId::get).into(),
+        entry.user_id.map(UserId::get).into(),
+        entry.user_email.into(),
+        entry.action.into(),
+        entry.entity.into(),
+        entry.entity_id.into(),
+        entry.client_address.into(),
+        details.into(),
+    ]
 }
 
 fn select(scope: &Scope, viewer: UserId) -> SelectStatement {

@@ -409,6 +409,33 @@ impl Db {
         matches!(tokio::time::timeout(bound, acquired).await, Ok(Ok(())))
     }
 
+    /// The newest SQLite migration this build knows: a database migrated past it was
+    /// written by a newer release (a restore refuses it).
+    pub fn latest_sqlite_migration() -> i64 {
+        sqlx::migrate!("migrations/sqlite")
+            .iter()
+            .map(|m| m.version)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The newest migration applied to the SQLite file at `path`, opened immutable (read
+    /// without taking a lock or writing a journal: it is a backup at rest), 0 for none.
+    pub async fn sqlite_schema_version(path: &std::path::Path) -> Result<i64> {
+        use sqlx::Connection;
+        let options = sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(path)
+            .read_only(true)
+            .immutable(true);
+        let mut conn = sqlx::SqliteConnection::connect_with(&options).await?;
+        let version: Option<i64> =
+            sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations WHERE success")
+                .fetch_one(&mut conn)
+                .await?;
+        conn.close().await?;
+        Ok(version.unwrap_or(0))
+    }
+
     /// Writes a consistent copy of a SQLite database to the new file `path` while others
     /// go on writing (`VACUUM INTO`, one read transaction). PostgreSQL has its own tools
     /// (pg_dump, base backups): refused there.
@@ -663,6 +690,21 @@ impl Tx {
         id: i64,
         keep: fn(&str) -> bool,
     ) -> Result<Option<serde_json::Map<String, serde_json::Value>>> {
+        Ok(self.rows_json_by_id(table, &[id], keep).await?.pop())
+    }
+
+    /// Rows `ids` of `table` as [`Tx::row_json`] reads one, in one query (an import's
+    /// created rows for the audit trail); rows that do not exist are left out, the order
+    /// is the table's.
+    pub async fn rows_json_by_id(
+        &mut self,
+        table: &'static str,
+        ids: &[i64],
+        keep: fn(&str) -> bool,
+    ) -> Result<Vec<serde_json::Map<String, serde_json::Value>>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
         let columns: Vec<String> = match &mut self.inner {
             TxInner::Sqlite(tx) => {
                 sqlx::query_scalar("SELECT name FROM pragma_table_info(?1) ORDER BY cid")
@@ -687,17 +729,22 @@ impl Tx {
             .map(|c| format!("'{c}', \"{c}\""))
             .collect();
         if pairs.is_empty() {
-            return Ok(None);
+            return Ok(Vec::new());
         }
-        let text: Option<String> = match &mut self.inner {
+        // Integers written into the statement: no input, and no limit on bound values.
+        let list = ids
+            .iter()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let texts: Vec<String> = match &mut self.inner {
             TxInner::Sqlite(tx) => {
                 let sql = format!(
-                    "SELECT json_object({}) FROM \"{table}\" WHERE id = ?1",
+                    "SELECT json_object({}) FROM \"{table}\" WHERE id IN ({list}) ORDER BY id",
                     pairs.join(", ")
                 );
                 sqlx::query_scalar(AssertSqlSafe(sql))
-                    .bind(id)
-                    .fetch_optional(&mut **tx)
+                    .fetch_all(&mut **tx)
                     .await?
             }
             TxInner::Postgres(tx) => {
@@ -708,19 +755,21 @@ impl Tx {
                     .map(|chunk| format!("jsonb_build_object({})", chunk.join(", ")))
                     .collect();
                 let sql = format!(
-                    "SELECT ({})::text FROM \"{table}\" WHERE id = $1",
+                    "SELECT ({})::text FROM \"{table}\" WHERE id IN ({list}) ORDER BY id",
                     objects.join(" || ")
                 );
                 sqlx::query_scalar(AssertSqlSafe(sql))
-                    .bind(id)
-                    .fetch_optional(&mut **tx)
+                    .fetch_all(&mut **tx)
                     .await?
             }
         };
-        Ok(text.and_then(|text| match serde_json::from_str(&text) {
-            Ok(serde_json::Value::Object(map)) => Some(map),
-            _ => None,
-        }))
+        Ok(texts
+            .iter()
+            .filter_map(|text| match serde_json::from_str(text) {
+                Ok(serde_json::Value::Object(map)) => Some(map),
+                _ => None,
+            })
+            .collect())
     }
 
     /// The rows of `table` whose `key` is `id` and whose `filter` columns hold their

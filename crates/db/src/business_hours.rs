@@ -295,14 +295,7 @@ pub async fn update(
 /// answering it as it was.
 pub async fn delete(db: &Db, scope: &Scope, id: BusinessHourId) -> Result<BusinessHour> {
     let current = get(db, scope, id).await?;
-    let mut tx = db.begin().await?;
-    // The record first, so its audit entry shows the lists and holidays it had (the
-    // holidays go with it: ON DELETE CASCADE).
-    if crud::delete_in(&mut tx, "business_hours", id.get()).await? == 0 {
-        return Err(crate::Error::NotFound);
-    }
-    destinations::delete_all(&mut tx, Owner::BusinessHour, id.get()).await?;
-    tx.commit().await?;
+    destinations::delete_owner(db, "business_hours", Owner::BusinessHour, id.get()).await?;
     Ok(current)
 }
 

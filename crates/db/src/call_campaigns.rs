@@ -471,6 +471,9 @@ pub async fn add_records(
             )
             .returning(Query::returning().columns(["id", "number"]));
         let rows: Vec<(i64, String)> = tx.fetch_all(&insert).await?;
+        // Each new record is audited on its own, in two statements per chunk.
+        let ids: Vec<i64> = rows.iter().map(|(id, _)| *id).collect();
+        crate::audit::created_many(&mut tx, "campaign_records", &ids).await?;
         created.extend(rows.into_iter().map(|(id, number)| (number, id)));
     }
     let others: Vec<String> = fresh
@@ -545,12 +548,8 @@ pub async fn update_record(
         changes.push(("status", status.into()));
     }
     if !changes.is_empty() {
-        let update = Query::update()
-            .table("campaign_records")
-            .values(changes)
-            .and_where(Expr::col("id").eq(id.get()))
-            .take();
-        tx.execute(&update).await?;
+        // Through `crud`: the change is audited (`call-campaign-record`).
+        crud::update_in(&mut tx, "campaign_records", id.get(), changes).await?;
     }
     let record = tx.fetch_one(&visible).await?;
     tx.commit().await?;
@@ -564,14 +563,12 @@ pub async fn delete_record(
     id: CampaignRecordId,
 ) -> Result<CampaignRecord> {
     let record = get_record(db, campaign, id).await?;
-    let delete = Query::delete()
-        .from_table("campaign_records")
-        .and_where(Expr::col("id").eq(id.get()))
-        .and_where(Expr::col("campaign_id").eq(campaign.get()))
-        .take();
-    if db.conn().execute(&delete).await? == 0 {
+    let mut tx = db.begin().await?;
+    // Through `crud`: the deletion is audited (`call-campaign-record`).
+    if crud::delete_in(&mut tx, "campaign_records", id.get()).await? == 0 {
         return Err(Error::NotFound);
     }
+    tx.commit().await?;
     Ok(record)
 }
 
@@ -720,6 +717,12 @@ pub struct Resulted {
     pub status: String,
     /// Whether the number was added to the tenant's opt-out list.
     pub opted_out: bool,
+    /// The record's campaign.
+    pub campaign_id: i64,
+    /// The number called, E.164.
+    pub number: String,
+    /// Attempts made so far (this one included).
+    pub attempts: i64,
 }
 
 /// Records the result of a call of record `id`, in `tx` (the engine's result, with its
@@ -812,8 +815,15 @@ pub async fn record_result(
     Ok(Resulted {
         status: status.to_owned(),
         opted_out: opts_out,
+        campaign_id: context.campaign_id,
+        number: context.number,
+        attempts: context.attempts,
     })
 }
+
+/// The webhook event of a campaign call's recorded result.
+pub const CAMPAIGN_CALL_COMPLETED: &str =
+    switchboard_domain::records::webhook::CAMPAIGN_CALL_COMPLETED;
 
 /// Campaign calls as engine work (`campaign-call`): the scheduler ([`schedule`]) queues
 /// one job per record it takes; the claim checks the record once more (still wanted, not
@@ -825,6 +835,7 @@ pub const CALL_JOBS: crate::engine_jobs::Kind = crate::engine_jobs::Kind {
     outcomes: &[],
     on_claim: call_claimed,
     on_result: call_reported,
+    on_abandon: call_abandoned,
 };
 
 /// Runs the dial-time step at `now` for at most `limit` records and queues an engine job
@@ -970,6 +981,18 @@ fn call_reported<'a>(
             Err(Error::NotFound) => return Ok(crate::engine_jobs::Next::Done),
             Err(e) => return Err(e),
         };
+        // The tenant's webhooks hear of every call's outcome, in the result's
+        // transaction: an event exactly when the result is recorded.
+        let data = serde_json::json!({
+            "id": id,
+            "campaignId": resulted.campaign_id,
+            "number": resulted.number,
+            "outcome": result.outcome,
+            "attempt": result.attempt,
+            "status": resulted.status,
+            "optedOut": resulted.opted_out,
+        });
+        crate::events::emit(tx, job.tenant(), CAMPAIGN_CALL_COMPLETED, data, now).await?;
         // A retry is a new job, queued by the scheduler when it is due: the window and
         // the opt-out lists are checked again then.
         Ok(if resulted.status == "failed" {
@@ -977,5 +1000,48 @@ fn call_reported<'a>(
         } else {
             crate::engine_jobs::Next::Done
         })
+    })
+}
+
+/// A call given up because its engine kept dying: the record ends `failed` with the
+/// outcome `abandoned` (no further attempt: whatever kills the engine on this call would
+/// again), and the tenant's webhooks hear of it like any other result.
+fn call_abandoned<'a>(
+    tx: &'a mut Tx,
+    job: &'a crate::engine_jobs::Job,
+    reason: &'a str,
+    now: i64,
+) -> futures::future::BoxFuture<'a, Result<()>> {
+    Box::pin(async move {
+        let Some(id) = job.subject_id else {
+            return Ok(());
+        };
+        let update = Query::update()
+            .table("campaign_records")
+            .values([
+                ("status", "failed".into()),
+                ("outcome", crate::engine_jobs::ABANDONED.into()),
+                ("next_attempt_at", Option::<String>::None.into()),
+            ])
+            .and_where(Expr::col("id").eq(id))
+            .and_where(Expr::col("status").eq("dialing"))
+            .returning(Query::returning().columns(["campaign_id", "number"]))
+            .take();
+        let Some((campaign, number)) = tx.fetch_optional::<(i64, String)>(&update).await? else {
+            // Deleted, or moved by an admin meanwhile: nothing to report.
+            return Ok(());
+        };
+        let data = serde_json::json!({
+            "id": id,
+            "campaignId": campaign,
+            "number": number,
+            "outcome": crate::engine_jobs::ABANDONED,
+            "attempt": job.attempts,
+            "status": "failed",
+            "optedOut": false,
+            "reason": reason,
+        });
+        crate::events::emit(tx, job.tenant(), CAMPAIGN_CALL_COMPLETED, data, now).await?;
+        Ok(())
     })
 }

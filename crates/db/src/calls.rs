@@ -9,7 +9,7 @@ use switchboard_domain::Scope;
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::call::{
-    Call, CallPhase, CallRecording, CallRecordingFilter, CallReport, iso,
+    Call, CallPhase, CallRecording, CallRecordingFilter, CallReport, IngestTransfer, iso,
 };
 
 use crate::backend::{Db, Tx};
@@ -56,6 +56,8 @@ pub struct CallRow {
     pub recording_key: Option<String>,
     /// Size of the recording.
     pub recording_bytes: Option<i64>,
+    /// The queue the call passed through.
+    pub queue_id: Option<i64>,
 }
 
 const COLUMNS: &[&str] = &[
@@ -76,6 +78,7 @@ const COLUMNS: &[&str] = &[
     "disposition",
     "recording_key",
     "recording_bytes",
+    "queue_id",
 ];
 
 /// The calls the caller reaches, every column (shared with the reports).
@@ -108,6 +111,37 @@ fn filtered(mut select: SelectStatement, filter: &CallRecordingFilter) -> Select
     select
 }
 
+/// The number of calls (only the recorded ones when `recorded`) matching `filter` that
+/// `scope` reaches, from the counters the database keeps per tenant, direction and
+/// recording (`call_counts`, kept by triggers in the writing transaction) — so a page of
+/// ten million calls costs what a page of a thousand does. `None` when the counters
+/// cannot answer exactly: a search, or a branch admin's or user's scope (their calls are
+/// those their extensions took part in, which no counter follows).
+async fn counted(
+    db: &Db,
+    scope: &Scope,
+    filter: &CallRecordingFilter,
+    query: &ListQuery,
+    recorded: bool,
+) -> Result<Option<i64>> {
+    if !query.paginated
+        || query.search.is_some()
+        || matches!(scope, Scope::Branch(..) | Scope::User(..))
+    {
+        return Ok(None);
+    }
+    let mut total = Query::select();
+    total
+        .expr(Expr::cust("CAST(COALESCE(SUM(c.calls), 0) AS BIGINT)"))
+        .from_as("call_counts", "c")
+        .cond_where(scope::tenants(scope, Expr::col(("c", "tenant_id"))));
+    if recorded {
+        total.and_where(Expr::col(("c", "recorded")).eq(1));
+    }
+    let total = filtered(total, filter);
+    db.conn().scalar(&total).await.map(Some)
+}
+
 /// Lists the recorded calls the caller reaches.
 pub async fn list_recordings(
     db: &Db,
@@ -115,8 +149,9 @@ pub async fn list_recordings(
     filter: &CallRecordingFilter,
     query: &ListQuery,
 ) -> Result<Listing<CallRow>> {
+    let total = counted(db, scope, filter, query, true).await?;
     let select = filtered(recordings(scope), filter);
-    list::run(db, select, <CallRecording as Listed>::SPEC, query).await
+    list::run_counted(db, select, <CallRecording as Listed>::SPEC, query, total).await
 }
 
 /// Lists every call the caller reaches, recorded or not.
@@ -126,8 +161,9 @@ pub async fn list(
     filter: &CallRecordingFilter,
     query: &ListQuery,
 ) -> Result<Listing<CallRow>> {
+    let total = counted(db, scope, filter, query, false).await?;
     let select = filtered(select(scope), filter);
-    list::run(db, select, <Call as Listed>::SPEC, query).await
+    list::run_counted(db, select, <Call as Listed>::SPEC, query, total).await
 }
 
 /// The call `unique_id` in the caller's reach, recorded or not (the oldest, should two
@@ -304,6 +340,19 @@ pub async fn record(tx: &mut Tx, report: &CallReport, now: i64) -> Result<Option
         None => tx.fetch_one::<CallRow>(&identity()).await?.id,
     };
     crate::identity::note_call_parties(tx, call_id, report).await?;
+    // The queue and the transfers are facts of the call whatever step the report is of:
+    // noted even when the report does not move the call (a repeat may carry them).
+    if let Some(queue) = report.queue {
+        // The first queue reported stays: a retry cannot move the call to another.
+        let update = Query::update()
+            .table("calls")
+            .value("queue_id", queue.get())
+            .and_where(Expr::col("id").eq(call_id))
+            .and_where(Expr::col("queue_id").is_null())
+            .take();
+        tx.execute(&update).await?;
+    }
+    note_transfers(tx, report.tenant, call_id, &report.transfers, now).await?;
     if let Some(call) = &existing {
         // Only forward, and only once: the condition is checked on the row as written, so
         // of concurrent reports exactly those that really move the call emit.
@@ -326,6 +375,43 @@ pub async fn record(tx: &mut Tx, report: &CallReport, now: i64) -> Result<Option
     let call: CallRow = tx.fetch_one(&identity()).await?;
     events::emit(tx, report.tenant, event_of(status), event_data(&call), now).await?;
     Ok(Some(call))
+}
+
+/// Records the `transfers` of call `call_id`, each once: the same instant, kind and
+/// parties already recorded (a retried report) is skipped by the unique constraint.
+async fn note_transfers(
+    tx: &mut Tx,
+    tenant: TenantId,
+    call_id: i64,
+    transfers: &[IngestTransfer],
+    now: i64,
+) -> Result<()> {
+    for transfer in transfers {
+        crud::insert_once(
+            tx,
+            "call_transfers",
+            &["call_id", "at_unix", "kind", "from_number", "to_number"],
+            vec![
+                ("call_id", call_id.into()),
+                ("tenant_id", tenant.get().into()),
+                ("at_unix", transfer.at.timestamp().into()),
+                ("kind", transfer.kind.clone().into()),
+                ("from_number", transfer.from.clone().into()),
+                ("to_number", transfer.to.clone().into()),
+                (
+                    "from_extension_id",
+                    transfer.from_extension_id.map(|e| e.get()).into(),
+                ),
+                (
+                    "to_extension_id",
+                    transfer.to_extension_id.map(|e| e.get()).into(),
+                ),
+                ("created_at", now.into()),
+            ],
+        )
+        .await?;
+    }
+    Ok(())
 }
 
 /// Attaches the recording stored under `key` to call `unique_id` of `tenant` in `tx`,

@@ -1,7 +1,7 @@
 //! Conduits of a tenant, their credentials sealed here bound to their row
 //! (`crate::seal`) and never selected into an answer.
 
-use sea_query::{Expr, ExprTrait, Query, SelectStatement};
+use sea_query::{Condition, Expr, ExprTrait, Query, SelectStatement};
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{ConduitId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed};
@@ -35,6 +35,10 @@ pub struct ConduitRow {
     pub has_credentials: i64,
     /// Last check, Unix seconds.
     pub last_checked_at: Option<i64>,
+    /// 1 when the last check passed, 0 when it failed.
+    pub last_check_ok: Option<i64>,
+    /// What the last check said.
+    pub last_check_detail: String,
     /// Phone numbers routed through it.
     pub numbers_count: i64,
 }
@@ -52,6 +56,8 @@ impl ConduitRow {
             address: self.address,
             has_credentials: self.has_credentials == 1,
             last_checked_at: crate::calls::iso_at(self.last_checked_at),
+            last_check_ok: self.last_check_ok.map(|ok| ok == 1),
+            last_check_detail: self.last_check_detail,
             numbers_count: self.numbers_count,
         }
     }
@@ -86,6 +92,8 @@ fn select(scope: &Scope) -> SelectStatement {
             "status",
             "address",
             "last_checked_at",
+            "last_check_ok",
+            "last_check_detail",
         ])
         .expr_as(
             Expr::cust(
@@ -208,4 +216,96 @@ pub async fn update(
 /// Deletes a conduit (the numbers routed through it keep their settings, without it).
 pub async fn delete(db: &Db, scope: &Scope, id: ConduitId) -> Result<ConduitRow> {
     crud::delete(db, select(scope), "id", "conduits", id.get()).await
+}
+
+/// The status a check moves a conduit in `status` to: a failed check makes an active
+/// conduit failing, a passed one a failing conduit active; `disabled` (an administrator's
+/// decision) never moves.
+pub fn status_after_check(status: &str, ok: bool) -> &str {
+    match (status, ok) {
+        ("active", false) => "failing",
+        ("failing", true) => "active",
+        _ => status,
+    }
+}
+
+/// What recording a check did.
+#[derive(Clone, Debug)]
+pub struct Checked {
+    /// Whether it was recorded (not older than the last check known).
+    pub recorded: bool,
+    /// The status before it.
+    pub previous_status: String,
+    /// The status after it.
+    pub status: String,
+}
+
+/// Records a health check of conduit `id` of `tenant` made at `at`: its time, outcome and
+/// detail, and the status it moves the conduit to (see [`status_after_check`]), emitting
+/// CONDUIT_STATUS_CHANGED when the status moves. A check older than the last one
+/// recorded changes nothing (checks may arrive out of order). The row is locked for the
+/// transaction, so concurrent checks apply one after the other. The status change is
+/// audited when the caller runs this as an actor (the ingest endpoint: the system).
+pub async fn record_check(
+    db: &Db,
+    tenant: TenantId,
+    id: ConduitId,
+    (ok, at, detail): (bool, i64, &str),
+    now: i64,
+) -> Result<Checked> {
+    let mut tx = db.begin().await?;
+    let current = Query::select()
+        .columns(["status", "last_checked_at"])
+        .from("conduits")
+        .and_where(Expr::col("id").eq(id.get()))
+        .and_where(Expr::col("tenant_id").eq(tenant.get()))
+        .lock(sea_query::LockType::Update)
+        .take();
+    let (status, last): (String, Option<i64>) = tx.fetch_one(&current).await?;
+    if last.is_some_and(|last| last > at) {
+        return Ok(Checked {
+            recorded: false,
+            previous_status: status.clone(),
+            status,
+        });
+    }
+    // The check itself is the engine's observation, not an administrative change: not
+    // audited (a check a minute would bury the trail); the status it moves is.
+    let noted = Query::update()
+        .table("conduits")
+        .value("last_checked_at", at)
+        .value("last_check_ok", i64::from(ok))
+        .value("last_check_detail", detail)
+        .and_where(Expr::col("id").eq(id.get()))
+        .take();
+    tx.execute(&noted).await?;
+    let next = status_after_check(&status, ok).to_owned();
+    if next != status {
+        let moved = crud::update_if(
+            &mut tx,
+            "conduits",
+            id.get(),
+            Condition::all().add(Expr::col("status").eq(status.as_str())),
+            vec![("status", next.clone().into())],
+        )
+        .await?;
+        if moved {
+            let data = serde_json::json!({
+                "conduitId": id.get(),
+                "tenantId": tenant.get(),
+                "previousStatus": status,
+                "status": next,
+                "ok": ok,
+                "detail": detail,
+                "checkedAt": crate::calls::iso_at(Some(at)),
+            });
+            crate::events::emit(&mut tx, tenant, "CONDUIT_STATUS_CHANGED", data, now).await?;
+        }
+    }
+    tx.commit().await?;
+    Ok(Checked {
+        recorded: true,
+        previous_status: status,
+        status: next,
+    })
 }

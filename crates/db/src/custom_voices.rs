@@ -47,6 +47,21 @@ pub async fn list(
     list::run(db, select, CustomVoice::SPEC, query).await
 }
 
+/// The custom voices of `tenant` the caller reaches, by id, at most `limit`.
+pub async fn of_tenant(
+    db: &Db,
+    scope: &Scope,
+    tenant: TenantId,
+    limit: u64,
+) -> Result<Vec<CustomVoice>> {
+    let select = select(scope)
+        .and_where(Expr::col("tenant_id").eq(tenant.get()))
+        .order_by("id", sea_query::Order::Asc)
+        .limit(limit)
+        .take();
+    db.conn().fetch_all(&select).await
+}
+
 /// One custom voice.
 pub async fn get(db: &Db, scope: &Scope, id: CustomVoiceId) -> Result<CustomVoice> {
     crud::get(db, select(scope), "id", id.get()).await

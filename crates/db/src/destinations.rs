@@ -28,6 +28,8 @@ pub enum Owner {
     MusicOnHold,
     /// A call campaign's answered-call destination.
     CallCampaign,
+    /// A pharmacy agent's pharmacist fallback and after-hours destination.
+    PharmacyAgent,
 }
 
 impl Owner {
@@ -41,6 +43,7 @@ impl Owner {
             Owner::PhoneNumber => "phone_number",
             Owner::MusicOnHold => "music_on_hold",
             Owner::CallCampaign => "call_campaign",
+            Owner::PharmacyAgent => "pharmacy_agent",
         }
     }
 
@@ -54,6 +57,7 @@ impl Owner {
             "queues" => Some(Owner::Queue),
             "phone_numbers" => Some(Owner::PhoneNumber),
             "music_on_hold" => Some(Owner::MusicOnHold),
+            "pharmacy_agents" => Some(Owner::PharmacyAgent),
             _ => None,
         }
     }
@@ -103,6 +107,13 @@ pub const TARGETS: &[Target] = &[
         table: "queues",
         alias: "q",
         what: "a queue",
+        numbered: true,
+    },
+    Target {
+        types: &["PHARMACY_AGENT"],
+        table: "pharmacy_agents",
+        alias: "pa",
+        what: "a pharmacy agent",
         numbered: true,
     },
     Target {
@@ -214,6 +225,19 @@ pub async fn replace(
             .take();
         tx.execute(&insert).await?;
     }
+    Ok(())
+}
+
+/// Deletes row `id` of `table`, which owns destination lists as `owner`, and then those
+/// lists, in one transaction: the row first (through `crud::delete_in`: refused while
+/// something uses it, audited), so its audit entry still shows the lists it had.
+pub async fn delete_owner(db: &Db, table: &'static str, owner: Owner, id: i64) -> Result<()> {
+    let mut tx = db.begin().await?;
+    if crate::crud::delete_in(&mut tx, table, id).await? == 0 {
+        return Err(crate::Error::NotFound);
+    }
+    delete_all(&mut tx, owner, id).await?;
+    tx.commit().await?;
     Ok(())
 }
 

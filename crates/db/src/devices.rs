@@ -19,6 +19,7 @@ use crate::error::{Error, Result};
 use crate::events;
 use crate::list::{self, Listing};
 use crate::scope;
+use crate::seal::{self, Sealer};
 
 /// The event a changed provisioning file emits.
 pub const CONFIG_CHANGED: &str = switchboard_domain::records::webhook::DEVICE_CONFIG_CHANGED;
@@ -566,8 +567,27 @@ pub struct Credentials {
     pub username: String,
     /// SHA-256 (hex) of the generated password.
     pub secret_hash: String,
-    /// Its HTTP Digest secrets (RFC 7616 H(user:realm:password), hex): MD5 and SHA-256.
+    /// Its HTTP Digest secrets (RFC 7616 H(user:realm:password), hex): MD5 and SHA-256,
+    /// sealed when written (bound to the device's row).
     pub digest_secrets: (String, String),
+}
+
+/// The sealed Digest secret columns of device `id`.
+fn sealed_digest_secrets(sealer: &Sealer, id: i64, (md5, sha256): &(String, String)) -> Changes {
+    vec![
+        (
+            "provisioning_digest_md5_secret",
+            sealer
+                .seal(seal::device_digest_md5(id), md5.as_bytes())
+                .into(),
+        ),
+        (
+            "provisioning_digest_sha256_secret",
+            sealer
+                .seal(seal::device_digest_sha256(id), sha256.as_bytes())
+                .into(),
+        ),
+    ]
 }
 
 /// Refuses (409) a device of `model` on `layout` when the layout is no longer for that
@@ -601,6 +621,7 @@ pub async fn create(
     branch: Option<BranchId>,
     body: CreateDevice,
     credentials: Credentials,
+    sealer: &Sealer,
 ) -> Result<Device> {
     let mut tx = db.begin().await?;
     layout_fits(
@@ -626,17 +647,21 @@ pub async fn create(
             ("config_version", 0i64.into()),
             ("provisioning_username", credentials.username.into()),
             ("provisioning_secret_hash", credentials.secret_hash.into()),
-            (
-                "provisioning_digest_md5_secret",
-                credentials.digest_secrets.0.into(),
-            ),
-            (
-                "provisioning_digest_sha256_secret",
-                credentials.digest_secrets.1.into(),
-            ),
         ],
     )
     .await?;
+    // The seal binds the row's id, known once inserted: the secrets are sealed and set
+    // now, in the same transaction (the audit entry shows them as `********` either way).
+    let update = Query::update()
+        .table("devices")
+        .values(sealed_digest_secrets(
+            sealer,
+            id,
+            &credentials.digest_secrets,
+        ))
+        .and_where(Expr::col("id").eq(id))
+        .take();
+    tx.execute(&update).await?;
     replace_lines(&mut tx, id, &body.lines).await?;
     config_changed(&mut tx, &[id], "created").await?;
     tx.commit().await?;
@@ -718,26 +743,17 @@ pub async fn rotate_credentials(
     scope: &Scope,
     id: DeviceId,
     credentials: Credentials,
+    sealer: &Sealer,
 ) -> Result<Device> {
     let device = get(db, scope, id).await?;
     let mut tx = db.begin().await?;
-    crud::update_in(
-        &mut tx,
-        "devices",
+    let mut changes: Changes = vec![("provisioning_secret_hash", credentials.secret_hash.into())];
+    changes.extend(sealed_digest_secrets(
+        sealer,
         id.get(),
-        vec![
-            ("provisioning_secret_hash", credentials.secret_hash.into()),
-            (
-                "provisioning_digest_md5_secret",
-                credentials.digest_secrets.0.into(),
-            ),
-            (
-                "provisioning_digest_sha256_secret",
-                credentials.digest_secrets.1.into(),
-            ),
-        ],
-    )
-    .await?;
+        &credentials.digest_secrets,
+    ));
+    crud::update_in(&mut tx, "devices", id.get(), changes).await?;
     tx.commit().await?;
     Ok(device)
 }
@@ -873,10 +889,61 @@ struct RenderedKeyRow {
     target_name: Option<String>,
 }
 
-/// The device with MAC `mac` (12 hex digits) as its file shows it; `None` for a MAC no
-/// tenant has. The SIP account of each line is the extension's number with the peer name
-/// and secret of the first user (by id) the extension belongs to.
-pub async fn provisioned(db: &Db, mac: &str) -> Result<Option<Provisioned>> {
+/// A device's Digest secrets opened from their seals; `None` when it has none (made
+/// before Digest) or one does not open (sealed for another row or under another key:
+/// logged, and the phone is left to Basic).
+fn open_digest_secrets(
+    sealer: &Sealer,
+    id: i64,
+    md5: Option<String>,
+    sha256: Option<String>,
+) -> Option<(String, String)> {
+    let (md5, sha256) = md5.zip(sha256)?;
+    let open = |seat, sealed: &str| {
+        sealer
+            .open(seat, sealed)
+            .and_then(|plain| String::from_utf8(plain).ok())
+    };
+    let opened =
+        open(seal::device_digest_md5(id), &md5).zip(open(seal::device_digest_sha256(id), &sha256));
+    if opened.is_none() {
+        tracing::warn!(device = id, "a device's Digest secrets do not open");
+    }
+    opened
+}
+
+/// Notes that a provisioning Digest answer with `nonce` and `nc` was accepted, answering
+/// whether it is the first (a replay of a captured answer is not): one row per pair,
+/// kept until `expires_at` (unix seconds, the nonce's expiry), shared by every process.
+pub async fn first_digest_use(db: &Db, nonce: &str, nc: &str, expires_at: i64) -> Result<bool> {
+    let insert = Query::insert()
+        .into_table("provisioning_digest_uses")
+        .columns(["nonce", "nc", "expires_at"])
+        .values_panic([nonce.into(), nc.into(), expires_at.into()])
+        .on_conflict(
+            sea_query::OnConflict::columns(["nonce", "nc"])
+                .do_nothing()
+                .to_owned(),
+        )
+        .take();
+    Ok(db.conn().execute(&insert).await? == 1)
+}
+
+/// Deletes the Digest uses of nonces expired before `now` (unix seconds), answering how
+/// many: their answers are refused as stale anyway.
+pub async fn prune_digest_uses(db: &Db, now: i64) -> Result<u64> {
+    let delete = Query::delete()
+        .from_table("provisioning_digest_uses")
+        .and_where(Expr::col("expires_at").lt(now))
+        .take();
+    db.conn().execute(&delete).await
+}
+
+/// The device with MAC `mac` (12 hex digits) as its file shows it, its Digest secrets
+/// opened; `None` for a MAC no tenant has. The SIP account of each line is the
+/// extension's number with the peer name and secret of the first user (by id) the
+/// extension belongs to.
+pub async fn provisioned(db: &Db, mac: &str, sealer: &Sealer) -> Result<Option<Provisioned>> {
     use switchboard_domain::provisioning::{PhoneConfig, RenderedKey, SipLine};
     let select = Query::select()
         .columns([
@@ -984,9 +1051,12 @@ pub async fn provisioned(db: &Db, mac: &str) -> Result<Option<Provisioned>> {
         model: row.model,
         username: row.provisioning_username,
         secret_hash: row.provisioning_secret_hash,
-        digest_secrets: row
-            .provisioning_digest_md5_secret
-            .zip(row.provisioning_digest_sha256_secret),
+        digest_secrets: open_digest_secrets(
+            sealer,
+            row.id,
+            row.provisioning_digest_md5_secret,
+            row.provisioning_digest_sha256_secret,
+        ),
         config,
     }))
 }

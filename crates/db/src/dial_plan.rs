@@ -16,6 +16,7 @@ pub const DIALABLE: &[(&str, &str)] = &[
     ("ivrs", "IVR"),
     ("paging_groups", "paging group"),
     ("queues", "queue"),
+    ("pharmacy_agents", "pharmacy agent"),
 ];
 
 /// The kind a dialable `table`'s numbers are held as.

@@ -45,6 +45,14 @@ pub type OnClaim = for<'a> fn(&'a mut Tx, &'a Job, i64) -> BoxFuture<'a, Result<
 pub type OnResult =
     for<'a> fn(&'a mut Tx, &'a Job, &'a JobResult, i64) -> BoxFuture<'a, Result<Next>>;
 
+/// Runs when a job of the kind is given up because its leases ran out too often without
+/// a result (the engine holding it kept dying), in the claim's transaction: ends its
+/// record failed, with its event when the kind has one. The `&str` says why.
+pub type OnAbandon = for<'a> fn(&'a mut Tx, &'a Job, &'a str, i64) -> BoxFuture<'a, Result<()>>;
+
+/// The outcome recorded for a job given up after its leases ran out.
+pub const ABANDONED: &str = "abandoned";
+
 /// One kind of engine work and its handling, declared by the module of its resource.
 #[derive(Clone, Copy)]
 pub struct Kind {
@@ -56,6 +64,8 @@ pub struct Kind {
     pub on_claim: OnClaim,
     /// See [`OnResult`].
     pub on_result: OnResult,
+    /// See [`OnAbandon`].
+    pub on_abandon: OnAbandon,
 }
 
 /// Every kind of engine work. A new kind adds one line here (and its name to the
@@ -156,6 +166,12 @@ pub async fn enqueue(
 /// Leases up to about `max` due jobs of `kinds` to `owner` until `lease_until`, each a
 /// new attempt, and runs each kind's [`OnClaim`]; answers the jobs handed out (those
 /// their kind still wants), oldest due first.
+///
+/// A job claimed again while its current attempt has no result had its lease run out
+/// (the engine holding it died or hung): that lapse is counted, and a job whose lapses
+/// reach `max_leases` is not handed out but given up — its attempt recorded as
+/// [`ABANDONED`] with the reason, its record failed by its kind ([`OnAbandon`]), the job
+/// `failed` — so an engine that keeps dying on one job does not get it forever.
 pub async fn claim(
     db: &Db,
     kinds: &[&str],
@@ -163,6 +179,7 @@ pub async fn claim(
     now: i64,
     lease_until: i64,
     max: u64,
+    max_leases: i64,
 ) -> Result<Vec<Job>> {
     let wanted = Condition::all().add(Expr::col("kind").is_in(kinds.iter().copied()));
     let ids = QUEUE
@@ -198,6 +215,23 @@ pub async fn claim(
             .take();
         tx.execute(&release).await?;
     }
+    // A job whose current attempt has no result was leased before and its lease ran out:
+    // a lapse (a result, a manual retry or a retry after a result all leave one).
+    let reported = Query::select()
+        .expr(Expr::cust("1"))
+        .from("engine_job_results")
+        .and_where(Expr::col(("engine_job_results", "job_id")).equals(("engine_jobs", "id")))
+        .and_where(Expr::col(("engine_job_results", "attempt")).equals(("engine_jobs", "attempts")))
+        .take();
+    let lapsed = Query::update()
+        .table("engine_jobs")
+        .value("lapses", Expr::col("lapses").add(1))
+        .and_where(Expr::col("id").is_in(ids.iter().copied()))
+        .and_where(Expr::col("lease_owner").eq(owner))
+        .and_where(Expr::col("attempts").gt(0))
+        .and_where(Expr::exists(reported).not())
+        .take();
+    tx.execute(&lapsed).await?;
     // Each claim is an attempt: its number is what the result names.
     let count = Query::update()
         .table("engine_jobs")
@@ -208,15 +242,25 @@ pub async fn claim(
     tx.execute(&count).await?;
     let select = Query::select()
         .columns(JOB_COLUMNS)
+        .column("lapses")
         .from("engine_jobs")
         .and_where(Expr::col("id").is_in(ids))
         .and_where(Expr::col("lease_owner").eq(owner))
         .order_by("due_at", Order::Asc)
         .order_by("id", Order::Asc)
         .take();
-    let jobs: Vec<Job> = tx.fetch_all(&select).await?;
+    let jobs: Vec<(Job, i64)> = tx
+        .fetch_all::<JobWithLapses>(&select)
+        .await?
+        .into_iter()
+        .map(|row| (row.job, row.lapses))
+        .collect();
     let mut handed = Vec::with_capacity(jobs.len());
-    for job in jobs {
+    for (job, lapses) in jobs {
+        if lapses >= max_leases {
+            abandon(&mut tx, &job, lapses, now).await?;
+            continue;
+        }
         let wanted = match kind(&job.kind) {
             Some(kind) => (kind.on_claim)(&mut tx, &job, now).await?,
             None => false,
@@ -229,6 +273,58 @@ pub async fn claim(
     }
     tx.commit().await?;
     Ok(handed)
+}
+
+/// A claimed job with its count of leases that ran out.
+#[derive(sqlx::FromRow)]
+struct JobWithLapses {
+    #[sqlx(flatten)]
+    job: Job,
+    lapses: i64,
+}
+
+/// Gives up `job`, whose leases ran out `lapses` times without a result, in the claim's
+/// transaction: its current attempt is recorded as [`ABANDONED`] with the reason, its
+/// kind fails its record, and the job ends `failed`.
+async fn abandon(tx: &mut Tx, job: &Job, lapses: i64, now: i64) -> Result<()> {
+    // The claim counted an attempt it does not hand out: the last attempt is the one
+    // whose lease ran out, and it is the one the reason is recorded for.
+    let attempt = job.attempts - 1;
+    let uncount = Query::update()
+        .table("engine_jobs")
+        .value("attempts", attempt)
+        .and_where(Expr::col("id").eq(job.id))
+        .take();
+    tx.execute(&uncount).await?;
+    let job = &Job {
+        attempts: attempt,
+        ..job.clone()
+    };
+    let reason = format!(
+        "given up: its lease ran out {lapses} times without a result (the engine holding it stopped answering)"
+    );
+    let insert = Query::insert()
+        .into_table("engine_job_results")
+        .columns(["job_id", "attempt", "outcome", "details", "recorded_at"])
+        .values_panic([
+            job.id.into(),
+            job.attempts.into(),
+            ABANDONED.into(),
+            json!({"message": reason}).to_string().into(),
+            now.into(),
+        ])
+        .on_conflict(
+            sea_query::OnConflict::columns(["job_id", "attempt"])
+                .do_nothing()
+                .to_owned(),
+        )
+        .take();
+    tx.execute(&insert).await?;
+    if let Some(kind) = kind(&job.kind) {
+        (kind.on_abandon)(tx, job, &reason, now).await?;
+    }
+    tracing::warn!(job = job.id, kind = %job.kind, lapses, "an engine job was given up");
+    finish(tx, job.id, "failed", Some(ABANDONED), now).await
 }
 
 /// Ends job `id` in `state` (`done`, `failed`, `cancelled`), releasing its lease.
@@ -355,12 +451,25 @@ pub async fn report(
     let current = result.attempt == job.attempts && job.state == "pending";
     if !current {
         // A repeat of a recorded attempt is answered as recorded before; anything else
-        // is stale.
-        if recorded_before(&mut tx, id, result.attempt).await? {
-            return Ok(Reported {
-                recorded: false,
-                state: job.state,
-            });
+        // is stale — an attempt given up included: its engine learns that its report
+        // came too late.
+        match recorded_before(&mut tx, id, result.attempt)
+            .await?
+            .as_deref()
+        {
+            Some(ABANDONED) => {
+                return Err(ResultError::Stale(format!(
+                    "attempt {} of job {id} was given up: its lease ran out too often without a result",
+                    result.attempt
+                )));
+            }
+            Some(_) => {
+                return Ok(Reported {
+                    recorded: false,
+                    state: job.state,
+                });
+            }
+            None => {}
         }
         return Err(ResultError::Stale(if result.attempt > job.attempts {
             format!(
@@ -415,18 +524,23 @@ pub async fn report(
     })
 }
 
-async fn recorded_before(tx: &mut Tx, id: i64, attempt: i64) -> Result<bool> {
+/// The outcome recorded for attempt `attempt` of job `id`, if any.
+async fn recorded_before(tx: &mut Tx, id: i64, attempt: i64) -> Result<Option<String>> {
     let select = Query::select()
-        .column("id")
+        .column("outcome")
         .from("engine_job_results")
         .and_where(Expr::col("job_id").eq(id))
         .and_where(Expr::col("attempt").eq(attempt))
         .take();
-    Ok(tx.fetch_optional::<(i64,)>(&select).await?.is_some())
+    Ok(tx
+        .fetch_optional::<(String,)>(&select)
+        .await?
+        .map(|(outcome,)| outcome))
 }
 
 /// Makes the ended job of `kind` working for `subject` pending again, due now: a new
-/// attempt of the same work (a failed fax retried). Answers whether there was one.
+/// attempt of the same work (a failed fax retried), its count of lapsed leases started
+/// over (someone decided to try again). Answers whether there was one.
 pub async fn requeue(tx: &mut Tx, kind: &Kind, subject: i64, now: i64) -> Result<bool> {
     let update = Query::update()
         .table("engine_jobs")
@@ -434,6 +548,7 @@ pub async fn requeue(tx: &mut Tx, kind: &Kind, subject: i64, now: i64) -> Result
             ("state", "pending".into()),
             ("due_at", now.into()),
             ("finished_at", Option::<i64>::None.into()),
+            ("lapses", 0i64.into()),
         ])
         .and_where(Expr::col("kind").eq(kind.name))
         .and_where(Expr::col("subject_id").eq(subject))
@@ -512,4 +627,35 @@ mod tests {
         let handled: Vec<&str> = KINDS.iter().map(|k| k.name).collect();
         assert_eq!(declared, handled.as_slice());
     }
+}
+
+/// How many pending engine jobs of one kind are in one state of waiting.
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
+pub struct Depth {
+    /// The kind.
+    pub kind: String,
+    /// `due` (claimable now), `leased` (claimed, its result not in yet) or `scheduled`
+    /// (due later: a retry's delay, a campaign's window).
+    pub state: String,
+    /// Jobs.
+    pub jobs: i64,
+}
+
+/// The engine job queue's depth at `now` by kind and state of waiting. Only pending jobs
+/// are counted (read through the partial index of pending rows): ended jobs are kept
+/// without bound, so counting them at every scrape would grow with history.
+pub async fn depth(db: &Db, now: i64) -> Result<Vec<Depth>> {
+    let state = format!(
+        "CASE WHEN lease_until IS NOT NULL AND lease_until > {now} THEN 'leased' \
+         WHEN due_at <= {now} THEN 'due' ELSE 'scheduled' END"
+    );
+    let select = Query::select()
+        .column("kind")
+        .expr_as(Expr::cust(state.clone()), "state")
+        .expr_as(Expr::cust("COUNT(*)"), "jobs")
+        .from("engine_jobs")
+        .and_where(Expr::col("state").eq("pending"))
+        .add_group_by([Expr::col("kind"), Expr::cust(state)])
+        .take();
+    db.conn().fetch_all(&select).await
 }

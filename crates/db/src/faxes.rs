@@ -28,7 +28,32 @@ pub const FAX_JOBS: Kind = Kind {
     outcomes: &["sent", "failed"],
     on_claim: claimed,
     on_result: reported,
+    on_abandon: abandoned,
 };
+
+/// A fax whose sending was given up (its engine kept dying) is `failed`, not retried
+/// automatically (a retry by hand may requeue it); a failure emits no event, as a
+/// reported one does not.
+fn abandoned<'a>(
+    tx: &'a mut Tx,
+    job: &'a Job,
+    _reason: &'a str,
+    _now: i64,
+) -> BoxFuture<'a, Result<()>> {
+    Box::pin(async move {
+        let Some(id) = job.subject_id else {
+            return Ok(());
+        };
+        let update = Query::update()
+            .table("faxes")
+            .value("status", "failed")
+            .and_where(Expr::col("id").eq(id))
+            .and_where(Expr::col("status").is_in(["queued", "sending"]))
+            .take();
+        tx.execute(&update).await?;
+        Ok(())
+    })
+}
 
 /// A fax as stored.
 #[derive(Clone, Debug, sqlx::FromRow)]
@@ -254,6 +279,7 @@ pub async fn attempts(db: &Db, id: i64) -> Result<Vec<FaxAttempt>> {
                 result_code: details["resultCode"].as_str().map(str::to_owned),
                 pages: details["pages"].as_i64(),
                 speed: details["speed"].as_i64(),
+                message: details["message"].as_str().map(str::to_owned),
             }
         })
         .collect())
@@ -317,10 +343,45 @@ pub async fn set_policy(db: &Db, policy: &FaxRetryPolicy, now: i64) -> Result<()
                 .to_owned(),
         )
         .take();
+    let tenant = TenantId(policy.tenant_id);
     let mut tx = db.begin().await?;
+    // Concurrent writes of one tenant's policy are taken one after the other, so each
+    // audit entry's before is the policy the write replaced.
+    tx.lock_keys(&[&format!("fax-retry-policy:{}", tenant.get())])
+        .await?;
+    let before = stored_policy(&mut tx, tenant).await?;
     tx.execute(&insert).await?;
+    let after = stored_policy(&mut tx, tenant).await?;
+    crate::audit::change_in(
+        &mut tx,
+        "fax-retry-policy",
+        tenant.get(),
+        Some(tenant),
+        before,
+        after,
+    )
+    .await?;
     tx.commit().await?;
     Ok(())
+}
+
+/// The policy `tenant` stored (none while it keeps the default), as the audit trail
+/// shows it.
+async fn stored_policy(tx: &mut Tx, tenant: TenantId) -> Result<Option<crate::audit::Snapshot>> {
+    let select = Query::select()
+        .columns(["max_attempts", "delay_seconds", "retry_codes"])
+        .from("fax_retry_policies")
+        .and_where(Expr::col("tenant_id").eq(tenant.get()))
+        .take();
+    Ok(tx.fetch_optional::<PolicyRow>(&select).await?.map(|row| {
+        let codes: serde_json::Value = serde_json::from_str(&row.retry_codes).unwrap_or_default();
+        let mut map = crate::audit::Snapshot::new();
+        map.insert("tenant_id".into(), tenant.get().into());
+        map.insert("max_attempts".into(), row.max_attempts.into());
+        map.insert("delay_seconds".into(), row.delay_seconds.into());
+        map.insert("retry_codes".into(), codes);
+        map
+    }))
 }
 
 fn claimed<'a>(tx: &'a mut Tx, job: &'a Job, _now: i64) -> BoxFuture<'a, Result<bool>> {

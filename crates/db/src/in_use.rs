@@ -69,9 +69,32 @@ pub const IN_USE: &[(&str, &str, &[Use])] = &[
     ),
     ("queues", "queue", &[Use::Routed(&["QUEUE"])]),
     (
+        "pharmacy_agents",
+        "pharmacy agent",
+        &[Use::Routed(&["PHARMACY_AGENT"])],
+    ),
+    (
         "business_hours",
         "business hour",
-        &[Use::Routed(&["BUSINESS_HOUR"])],
+        &[
+            Use::Routed(&["BUSINESS_HOUR"]),
+            Use::Column {
+                table: "pharmacy_agents",
+                key: "id",
+                column: "after_hours_business_hour_id",
+                what: "pharmacy agent",
+            },
+        ],
+    ),
+    (
+        "conduits",
+        "conduit",
+        &[Use::Column {
+            table: "pharmacy_agents",
+            key: "id",
+            column: "conduit_id",
+            what: "pharmacy agent",
+        }],
     ),
     (
         "announcements",
@@ -117,8 +140,30 @@ pub const IN_USE: &[(&str, &str, &[Use])] = &[
                 column: "greeting_media_file_id",
                 what: "IVR",
             },
+            Use::Column {
+                table: "pharmacy_agents",
+                key: "id",
+                column: "greeting_media_file_id",
+                what: "pharmacy agent",
+            },
+            Use::Column {
+                table: "pharmacy_agents",
+                key: "id",
+                column: "prompt_media_file_id",
+                what: "pharmacy agent",
+            },
             Use::Routed(&["MEDIA_FILE"]),
         ],
+    ),
+    (
+        "music_on_hold",
+        "music on hold",
+        &[Use::Column {
+            table: "queues",
+            key: "id",
+            column: "music_on_hold_id",
+            what: "queue",
+        }],
     ),
     (
         "button_layouts",

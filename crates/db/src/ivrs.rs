@@ -254,12 +254,6 @@ pub async fn update(db: &Db, scope: &Scope, id: IvrId, body: UpdateIvr) -> Resul
 /// is attached to it.
 pub async fn delete(db: &Db, scope: &Scope, id: IvrId) -> Result<Ivr> {
     let current = get(db, scope, id).await?;
-    let mut tx = db.begin().await?;
-    // The IVR first, so its audit entry shows the menu it had.
-    if crud::delete_in(&mut tx, "ivrs", id.get()).await? == 0 {
-        return Err(Error::NotFound);
-    }
-    destinations::delete_all(&mut tx, Owner::Ivr, id.get()).await?;
-    tx.commit().await?;
+    destinations::delete_owner(db, "ivrs", Owner::Ivr, id.get()).await?;
     Ok(current)
 }

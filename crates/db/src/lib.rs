@@ -43,6 +43,7 @@ pub mod music_on_hold;
 pub mod opt_outs;
 pub mod paging_groups;
 pub mod partners;
+pub mod pharmacy_agents;
 pub mod phone_numbers;
 pub mod queues;
 pub mod reports;

@@ -217,13 +217,7 @@ pub async fn update(
 /// Deletes a music on hold and its playlist (the media files stay).
 pub async fn delete(db: &Db, scope: &Scope, id: MusicOnHoldId) -> Result<MusicOnHold> {
     let current = get(db, scope, id).await?;
-    let mut tx = db.begin().await?;
-    // The record first, so its audit entry shows the playlist it had.
-    if crud::delete_in(&mut tx, "music_on_hold", id.get()).await? == 0 {
-        return Err(Error::NotFound);
-    }
-    destinations::delete_all(&mut tx, Owner::MusicOnHold, id.get()).await?;
-    tx.commit().await?;
+    destinations::delete_owner(db, "music_on_hold", Owner::MusicOnHold, id.get()).await?;
     Ok(current)
 }
 

@@ -184,12 +184,6 @@ pub async fn update(
 /// Deletes a paging group and its member list, unless another destination list routes to it.
 pub async fn delete(db: &Db, scope: &Scope, id: PagingGroupId) -> Result<PagingGroup> {
     let current = get(db, scope, id).await?;
-    let mut tx = db.begin().await?;
-    // The group first, so its audit entry shows the members it had.
-    if crud::delete_in(&mut tx, "paging_groups", id.get()).await? == 0 {
-        return Err(Error::NotFound);
-    }
-    destinations::delete_all(&mut tx, Owner::PagingGroup, id.get()).await?;
-    tx.commit().await?;
+    destinations::delete_owner(db, "paging_groups", Owner::PagingGroup, id.get()).await?;
     Ok(current)
 }

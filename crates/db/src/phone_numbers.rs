@@ -2,7 +2,7 @@
 
 use sea_query::{Condition, Expr, ExprTrait, Func, Query, SelectStatement, TableRef};
 use switchboard_domain::Scope;
-use switchboard_domain::ids::{BranchId, ExtensionId, TenantId};
+use switchboard_domain::ids::{BranchId, ConduitId, ExtensionId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::phone_number::{
     PhoneNumber, PhoneNumberFilter, PhoneNumberSettings,
@@ -69,6 +69,10 @@ fn select(condition: Condition) -> SelectStatement {
             Func::coalesce([Expr::col(("p", "sms_ext_id")), Expr::val(0i64)]),
             "sms_ext_id",
         )
+        .expr_as(
+            Func::coalesce([Expr::col(("p", "conduit_id")), Expr::val(0i64)]),
+            "conduit_id",
+        )
         .expr_as(Expr::col(("t", "name")), "tenant_name")
         .inner_join(
             TableRef::from("tenants").alias("t"),
@@ -96,6 +100,7 @@ pub async fn list(
     if let Some(number) = &filter.number {
         select.and_where(list::contains("p.number", number));
     }
+    narrow_by_conduit(&mut select, filter);
     list_matching(db, scope, filter, query, select).await
 }
 
@@ -118,6 +123,7 @@ pub async fn search(
     if let Some(number) = &filter.number {
         select.and_where(list::contains("p.number", number));
     }
+    narrow_by_conduit(&mut select, filter);
     let mut any = Condition::any()
         .add(list::contains("p.di_comment_name", text))
         .add(list::contains("p.registered_cnam", text));
@@ -147,8 +153,16 @@ pub async fn search(
     list::run_completed_counted(db, select, PhoneNumber::SPEC, &query, None, complete).await
 }
 
+/// Applies the `conduitId` filter: a condition on the numbers themselves, which the
+/// maintained counters (kept per tenant, branch and state) cannot count.
+fn narrow_by_conduit(select: &mut SelectStatement, filter: &PhoneNumberFilter) {
+    if let Some(conduit) = filter.conduit_id {
+        select.and_where(Expr::col(("p", "conduit_id")).eq(conduit.get()));
+    }
+}
+
 /// Answers `query` over `select`, counted from the maintained counters when nothing but
-/// exact filters narrows it.
+/// the exact filters they hold narrows it.
 async fn list_matching(
     db: &Db,
     scope: &Scope,
@@ -156,7 +170,10 @@ async fn list_matching(
     query: &ListQuery,
     select: SelectStatement,
 ) -> Result<Listing<PhoneNumber>> {
-    let counted = filter.number.is_none() && query.search.is_none() && query.paginated;
+    let counted = filter.number.is_none()
+        && filter.conduit_id.is_none()
+        && query.search.is_none()
+        && query.paginated;
     let total = if counted {
         let count = Query::select()
             .expr(Expr::cust("CAST(COALESCE(SUM(p.numbers), 0) AS BIGINT)"))
@@ -194,6 +211,34 @@ pub async fn get(db: &Db, scope: &Scope, id: i64) -> Result<PhoneNumber> {
         .ok_or(Error::NotFound)
 }
 
+/// Checks in `tx` that the conduit `settings` names (if any) is still `tenant`'s, before
+/// the number is written to name it.
+async fn lock_conduit(
+    tx: &mut crate::backend::Tx,
+    tenant: TenantId,
+    settings: &PhoneNumberSettings,
+) -> Result<()> {
+    if let Some(Some(conduit)) = settings.conduit_id {
+        // Read with a share lock in this transaction, as destinations read their
+        // targets: a concurrent delete of the conduit either finished first (refused
+        // here) or waits and then leaves this number without it (ON DELETE SET NULL).
+        let target = Query::select()
+            .column("id")
+            .from("conduits")
+            .and_where(Expr::col("id").eq(conduit.get()))
+            .and_where(Expr::col("tenant_id").eq(tenant.get()))
+            .lock(sea_query::LockType::Share)
+            .take();
+        if tx.fetch_optional::<(i64,)>(&target).await?.is_none() {
+            return Err(Error::Conflict(format!(
+                "conduitId names conduit {} that no longer exists in the tenant",
+                conduit.get()
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Writes the destination `settings` sets (if it sets one) in `tx`.
 async fn write_destination(
     tx: &mut crate::backend::Tx,
@@ -218,6 +263,9 @@ fn changes(settings: PhoneNumberSettings) -> Changes {
     }
     if let Some(in_use) = settings.in_use {
         changes.push(("in_use", in_use.into()));
+    }
+    if let Some(conduit) = settings.conduit_id {
+        changes.push(("conduit_id", conduit.map(ConduitId::get).into()));
     }
     for (column, value) in [
         ("registered_cnam", settings.registered_cnam),
@@ -254,6 +302,7 @@ pub async fn create(
         destination: settings.destination.clone(),
         ..PhoneNumberSettings::default()
     };
+    lock_conduit(&mut tx, tenant, &settings).await?;
     let mut values = changes(settings);
     values.push(("tenant_id", tenant.get().into()));
     values.push(("number", number.into()));
@@ -277,6 +326,7 @@ pub async fn update(
         destination: settings.destination.clone(),
         ..PhoneNumberSettings::default()
     };
+    lock_conduit(&mut tx, TenantId(current.tenant_id), &settings).await?;
     crud::update_in(&mut tx, "phone_numbers", id, changes(settings)).await?;
     write_destination(&mut tx, TenantId(current.tenant_id), id, &destination).await?;
     tx.commit().await?;
@@ -286,12 +336,6 @@ pub async fn update(
 /// Releases a number, with its destination.
 pub async fn delete(db: &Db, scope: &Scope, id: i64) -> Result<PhoneNumber> {
     let current = get(db, scope, id).await?;
-    let mut tx = db.begin().await?;
-    // The number first, so its audit entry shows where it routed.
-    if crud::delete_in(&mut tx, "phone_numbers", id).await? == 0 {
-        return Err(Error::NotFound);
-    }
-    destinations::delete_all(&mut tx, Owner::PhoneNumber, id).await?;
-    tx.commit().await?;
+    destinations::delete_owner(db, "phone_numbers", Owner::PhoneNumber, id).await?;
     Ok(current)
 }

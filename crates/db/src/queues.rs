@@ -32,6 +32,7 @@ pub struct Row {
     max_wait_seconds: i64,
     max_callers: i64,
     hold_media_file_id: i64,
+    music_on_hold_id: Option<i64>,
     announce_position: i64,
 }
 
@@ -45,6 +46,7 @@ fn select(scope: &Scope) -> SelectStatement {
             ("q", "strategy"),
             ("q", "max_wait_seconds"),
             ("q", "max_callers"),
+            ("q", "music_on_hold_id"),
             ("q", "announce_position"),
         ])
         .expr_as(
@@ -119,6 +121,7 @@ async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<Queue>> {
             max_wait_seconds: row.max_wait_seconds,
             max_callers: row.max_callers,
             hold_media_file_id: row.hold_media_file_id,
+            music_on_hold_id: row.music_on_hold_id,
             announce_position: row.announce_position,
             timeout_destination: lists
                 .remove(&(row.id, TIMEOUT.to_owned()))
@@ -219,6 +222,7 @@ pub async fn create(db: &Db, tenant: TenantId, body: CreateQueue) -> Result<Queu
             ("max_wait_seconds", body.max_wait_seconds.into()),
             ("max_callers", body.max_callers.into()),
             ("hold_media_file_id", media(body.hold_media_file_id)),
+            ("music_on_hold_id", body.music_on_hold_id.into()),
             ("announce_position", body.announce_position.into()),
         ],
     )
@@ -252,6 +256,9 @@ pub async fn update(db: &Db, scope: &Scope, id: QueueId, body: UpdateQueue) -> R
     if let Some(file) = body.hold_media_file_id {
         changes.push(("hold_media_file_id", media(file)));
     }
+    if let Some(music) = body.music_on_hold_id {
+        changes.push(("music_on_hold_id", music.into()));
+    }
     if let Some(announce) = body.announce_position {
         changes.push(("announce_position", announce.into()));
     }
@@ -279,12 +286,6 @@ pub async fn update(db: &Db, scope: &Scope, id: QueueId, body: UpdateQueue) -> R
 /// Deletes a queue with its members and timeout destination, unless something routes to it.
 pub async fn delete(db: &Db, scope: &Scope, id: QueueId) -> Result<Queue> {
     let current = get(db, scope, id).await?;
-    let mut tx = db.begin().await?;
-    // The queue first, so its audit entry shows the members it had.
-    if crud::delete_in(&mut tx, "queues", id.get()).await? == 0 {
-        return Err(Error::NotFound);
-    }
-    destinations::delete_all(&mut tx, Owner::Queue, id.get()).await?;
-    tx.commit().await?;
+    destinations::delete_owner(db, "queues", Owner::Queue, id.get()).await?;
     Ok(current)
 }

@@ -133,6 +133,77 @@ pub async fn parties(db: &Db, call: i64) -> Result<Vec<PartyRow>> {
     db.conn().fetch_all(&select).await
 }
 
+/// A transfer of a call, its parties' extensions as they are now.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct TransferRow {
+    /// When, Unix seconds.
+    pub at_unix: i64,
+    /// `blind` or `attended`.
+    pub kind: String,
+    /// The transferring party's number, as reported.
+    pub from_number: String,
+    /// The number transferred to, as reported.
+    pub to_number: String,
+    /// The transferring extension, when the engine named one.
+    pub from_extension_id: Option<i64>,
+    /// Its name now (none when it is gone).
+    pub from_name: Option<String>,
+    /// The extension transferred to, when the engine named one.
+    pub to_extension_id: Option<i64>,
+    /// Its name now.
+    pub to_name: Option<String>,
+}
+
+/// The transfers of call `call`, in order of time (then as recorded).
+pub async fn transfers(db: &Db, call: i64) -> Result<Vec<TransferRow>> {
+    let select = Query::select()
+        .columns([
+            ("t", "at_unix"),
+            ("t", "kind"),
+            ("t", "from_number"),
+            ("t", "to_number"),
+            ("t", "from_extension_id"),
+            ("t", "to_extension_id"),
+        ])
+        .expr_as(Expr::col(("f", "name")), "from_name")
+        .expr_as(Expr::col(("g", "name")), "to_name")
+        .from_as("call_transfers", "t")
+        .join_as(
+            sea_query::JoinType::LeftJoin,
+            "extensions",
+            "f",
+            // The tenant too: an id handed out again (after a delete, or a data move that
+            // reset sequences) to another tenant's extension must not lend its name.
+            Expr::col(("f", "id"))
+                .equals(("t", "from_extension_id"))
+                .and(Expr::col(("f", "tenant_id")).equals(("t", "tenant_id"))),
+        )
+        .join_as(
+            sea_query::JoinType::LeftJoin,
+            "extensions",
+            "g",
+            Expr::col(("g", "id"))
+                .equals(("t", "to_extension_id"))
+                .and(Expr::col(("g", "tenant_id")).equals(("t", "tenant_id"))),
+        )
+        .and_where(Expr::col(("t", "call_id")).eq(call))
+        .order_by(("t", "at_unix"), sea_query::Order::Asc)
+        .order_by(("t", "id"), sea_query::Order::Asc)
+        .take();
+    db.conn().fetch_all(&select).await
+}
+
+/// The name and number of queue `queue` of `tenant`, if it still exists.
+pub async fn queue(db: &Db, tenant: i64, queue: i64) -> Result<Option<(String, String)>> {
+    let select = Query::select()
+        .columns(["name", "number"])
+        .from("queues")
+        .and_where(Expr::col("id").eq(queue))
+        .and_where(Expr::col("tenant_id").eq(tenant))
+        .take();
+    db.conn().fetch_optional(&select).await
+}
+
 /// The conditions of the report's filter (range and the rest) on calls `c`.
 fn conditions(filter: &CallReportFilter, from: i64, to: i64) -> Condition {
     let mut all = Condition::all()
@@ -161,6 +232,9 @@ fn conditions(filter: &CallReportFilter, from: i64, to: i64) -> Condition {
             .and_where(Expr::col("extension_id").eq(extension.get()))
             .take();
         all = all.add(Expr::col(("c", "id")).in_subquery(on_it));
+    }
+    if let Some(queue) = filter.queue_id {
+        all = all.add(Expr::col(("c", "queue_id")).eq(queue.get()));
     }
     all
 }

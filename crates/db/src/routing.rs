@@ -1,10 +1,11 @@
 //! Loads a tenant's routing records for the routing graph in a fixed number of queries
-//! (ten, whatever the tenant's size): the records that are nodes, every destination list
-//! of the tenant, queue members and holidays, never one query per node.
+//! (twelve whatever the tenant's size, two more for a branch admin): the records that are
+//! nodes, every destination list of the tenant, queue members and holidays, never one
+//! query per node.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
-use sea_query::{Expr, ExprTrait, Func, Query, SelectStatement, TableRef};
+use sea_query::{Condition, Expr, ExprTrait, Func, Query, SelectStatement, TableRef};
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{HolidayId, TenantId};
 use switchboard_domain::records::business_hour::{Holiday, HoursInterval, weekly_hours};
@@ -85,6 +86,7 @@ fn node_of(dest_type: &str, target: i64, number: Option<&str>) -> String {
         "PAGING_GROUP" => format!("paging-group:{target}"),
         "QUEUE" => format!("queue:{target}"),
         "BUSINESS_HOUR" => format!("business-hours:{target}"),
+        "PHARMACY_AGENT" => format!("pharmacy-agent:{target}"),
         "EXTERNAL" => format!("external:{}", number.unwrap_or_default()),
         "HANGUP" => "hangup".to_owned(),
         other => format!("{}:{target}", other.to_lowercase().replace('_', "-")),
@@ -106,14 +108,45 @@ fn owner_of(row: &ListRow) -> Option<(String, String)> {
         ("ivr", "invalid") => (format!("ivr:{id}"), "invalid".into()),
         ("queue", "timeout") => (format!("queue:{id}"), "overflow".into()),
         ("paging_group", "members") => (format!("paging-group:{id}"), "member".into()),
+        ("pharmacy_agent", "fallback") => (format!("pharmacy-agent:{id}"), "fallback".into()),
+        ("pharmacy_agent", "afterHours") => (format!("pharmacy-agent:{id}"), "closed".into()),
         _ => return None,
     })
 }
 
-/// The routing records of `tenant`, its phone numbers confined to what `scope` reaches
-/// (a branch admin's branch).
+/// The ids of `table`'s records of `tenant` outside what `scope` reaches: for a branch
+/// admin, those not of its branch (the branch-bound routing records are extensions and
+/// business hours); nothing for tenant-wide callers.
+async fn outside_branch(
+    db: &Db,
+    scope: &Scope,
+    tenant: TenantId,
+    table: &'static str,
+) -> Result<HashSet<i64>> {
+    let Scope::Branch(_, branch) = *scope else {
+        return Ok(HashSet::new());
+    };
+    let select = Query::select()
+        .column("id")
+        .from(table)
+        .and_where(Expr::col("tenant_id").eq(tenant.get()))
+        .cond_where(
+            Condition::any()
+                .add(Expr::col("branch_id").is_null())
+                .add(Expr::col("branch_id").ne(branch.get())),
+        )
+        .take();
+    let rows: Vec<(i64,)> = db.conn().fetch_all(&select).await?;
+    Ok(rows.into_iter().map(|(id,)| id).collect())
+}
+
+/// The routing records of `tenant`, confined to what `scope` reaches: a branch admin's
+/// roots are its branch's numbers, and another branch's extensions and business hours
+/// are opaque nodes (where calls go, without label, link, schedule or onward paths).
 pub async fn load(db: &Db, scope: &Scope, tenant: TenantId) -> Result<Routing> {
     let mut routing = Routing::default();
+    let hidden_extensions = outside_branch(db, scope, tenant, "extensions").await?;
+    let hidden_hours = outside_branch(db, scope, tenant, "business_hours").await?;
     let numbers = Query::select()
         .columns([("p", "id"), ("p", "number")])
         .expr_as(Expr::col(("p", "di_comment_name")), "name")
@@ -144,12 +177,21 @@ pub async fn load(db: &Db, scope: &Scope, tenant: TenantId) -> Result<Routing> {
     for (table, kind, path) in [
         ("ivrs", "ivr", "ivrs"),
         ("queues", "queue", "queues"),
+        ("pharmacy_agents", "pharmacy-agent", "pharmacy/agents"),
         ("paging_groups", "paging-group", "paging-groups"),
         ("extensions", "extension", "extensions"),
     ] {
         let rows: Vec<Named> = db.conn().fetch_all(&named(table, tenant)).await?;
         for row in rows {
             let id = format!("{kind}:{}", row.id);
+            if kind == "extension" && hidden_extensions.contains(&row.id) {
+                let mailbox = format!("voicemail:{}", row.id);
+                routing
+                    .nodes
+                    .insert(mailbox.clone(), Node::opaque(mailbox, "voicemail"));
+                routing.nodes.insert(id.clone(), Node::opaque(id, kind));
+                continue;
+            }
             let href = Some(format!("/v2/admin/{path}/{}", row.id));
             if kind == "extension" {
                 let mailbox = format!("voicemail:{}", row.id);
@@ -238,6 +280,14 @@ pub async fn load(db: &Db, scope: &Scope, tenant: TenantId) -> Result<Routing> {
     }
     for row in hours {
         let id = format!("business-hours:{}", row.id);
+        if hidden_hours.contains(&row.id) {
+            // Neither its schedule (open or closed now) nor its holidays are shown.
+            by_hours.remove(&row.id);
+            routing
+                .nodes
+                .insert(id.clone(), Node::opaque(id, "business-hours"));
+            continue;
+        }
         let written: BTreeMap<String, Vec<HoursInterval>> =
             serde_json::from_str(&row.hours).unwrap_or_default();
         let mut closures = Vec::new();
@@ -286,6 +336,23 @@ pub async fn load(db: &Db, scope: &Scope, tenant: TenantId) -> Result<Routing> {
                 Some(format!("/v2/admin/business-hours/{}", row.id)),
             ),
         );
+    }
+    // An agent with after-hours business hours is closed exactly when they are: it takes
+    // their schedule, so `?at=` marks its `closed` edge like a schedule's.
+    let agents = Query::select()
+        .columns(["id", "after_hours_business_hour_id"])
+        .from("pharmacy_agents")
+        .and_where(Expr::col("tenant_id").eq(tenant.get()))
+        .and_where(Expr::col("after_hours_business_hour_id").is_not_null())
+        .take();
+    let agents: Vec<(i64, i64)> = db.conn().fetch_all(&agents).await?;
+    for (agent, hours) in agents {
+        if let Some(schedule) = routing.schedules.get(&format!("business-hours:{hours}")) {
+            let schedule = schedule.clone();
+            routing
+                .schedules
+                .insert(format!("pharmacy-agent:{agent}"), schedule);
+        }
     }
     routing.nodes.insert(
         "hangup".into(),

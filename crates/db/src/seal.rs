@@ -95,6 +95,24 @@ pub fn webhook_authtoken(webhook: i64) -> Seat {
     }
 }
 
+/// A desk phone's provisioning Digest secret for MD5, H(username:realm:password).
+pub fn device_digest_md5(device: i64) -> Seat {
+    Seat {
+        table: "devices",
+        column: "provisioning_digest_md5_secret",
+        id: device,
+    }
+}
+
+/// A desk phone's provisioning Digest secret for SHA-256.
+pub fn device_digest_sha256(device: i64) -> Seat {
+    Seat {
+        table: "devices",
+        column: "provisioning_digest_sha256_secret",
+        id: device,
+    }
+}
+
 impl Sealer {
     /// A sealer with a 32-byte key.
     pub fn new(key: &[u8; 32]) -> Sealer {
@@ -155,9 +173,26 @@ const SEALED: &[(&str, &str, SeatOf)] = &[
     ("webhooks", "authtoken_sealed", webhook_authtoken),
 ];
 
+/// The columns written in the clear before they were sealed: table, column, seat. Their
+/// plain values (anything not `xc2:`) are sealed in place at start-up.
+const SEALED_SINCE: &[(&str, &str, SeatOf)] = &[
+    (
+        "devices",
+        "provisioning_digest_md5_secret",
+        device_digest_md5,
+    ),
+    (
+        "devices",
+        "provisioning_digest_sha256_secret",
+        device_digest_sha256,
+    ),
+];
+
 /// Re-seals every value still sealed without a seat (`xc1:`), bound to the row that
-/// holds it, answering how many; run at start-up, before anything opens a secret. A
-/// value that does not open (another key) is left as it is, and stays unopenable.
+/// holds it, and seals every value of a column once kept in the clear
+/// ([`SEALED_SINCE`]), answering how many; run at start-up, before anything opens a
+/// secret. A value that does not open (another key) is left as it is, and stays
+/// unopenable.
 pub async fn reseal_unbound(db: &crate::Db, sealer: &Sealer) -> crate::Result<u64> {
     use sea_query::{Expr, ExprTrait, Query};
     #[derive(sqlx::FromRow)]
@@ -188,6 +223,28 @@ pub async fn reseal_unbound(db: &crate::Db, sealer: &Sealer) -> crate::Result<u6
                 .and_where(Expr::col("id").eq(row.id))
                 // Only the value read: a process that started first and has since served
                 // a rotation or an enrolment is not undone by a late starter.
+                .and_where(Expr::col(*column).eq(row.sealed.as_str()))
+                .take();
+            resealed += tx.execute(&update).await?;
+        }
+        tx.commit().await?;
+    }
+    for (table, column, seat) in SEALED_SINCE {
+        let mut tx = db.begin().await?;
+        let select = Query::select()
+            .column("id")
+            .expr_as(Expr::col(*column), "sealed")
+            .from(*table)
+            .and_where(Expr::col(*column).is_not_null())
+            .and_where(Expr::col(*column).not_like(format!("{PREFIX}%")))
+            .order_by("id", sea_query::Order::Asc)
+            .take();
+        let rows: Vec<Row> = tx.fetch_all(&select).await?;
+        for row in rows {
+            let update = Query::update()
+                .table(*table)
+                .value(*column, sealer.seal(seat(row.id), row.sealed.as_bytes()))
+                .and_where(Expr::col("id").eq(row.id))
                 .and_where(Expr::col(*column).eq(row.sealed.as_str()))
                 .take();
             resealed += tx.execute(&update).await?;

@@ -113,7 +113,31 @@ pub const SMS_JOBS: Kind = Kind {
     outcomes: &["sent", "failed"],
     on_claim: sms_claimed,
     on_result: sms_reported,
+    on_abandon: sms_abandoned,
 };
+
+/// A text whose sending was given up (its engine kept dying) is `failed`, as a
+/// reported failure leaves it (no event: SMS_SENT is for texts that went out).
+fn sms_abandoned<'a>(
+    tx: &'a mut Tx,
+    job: &'a Job,
+    _reason: &'a str,
+    _now: i64,
+) -> BoxFuture<'a, Result<()>> {
+    Box::pin(async move {
+        let Some(id) = job.subject_id else {
+            return Ok(());
+        };
+        let update = Query::update()
+            .table("sms_messages")
+            .value("status", "failed")
+            .and_where(Expr::col("id").eq(id))
+            .and_where(Expr::col("status").is_in(["queued", "sending"]))
+            .take();
+        tx.execute(&update).await?;
+        Ok(())
+    })
+}
 
 fn sms_claimed<'a>(tx: &'a mut Tx, job: &'a Job, _now: i64) -> BoxFuture<'a, Result<bool>> {
     Box::pin(async move {

@@ -107,6 +107,10 @@ pub async fn check_target_empty(source_url: &str, target_url: &str) -> Result<()
     )
     .await?;
     let mut target = PgConnection::connect_with(&PgConnectOptions::from_str(target_url)?).await?;
+    // The role must be allowed to turn triggers off: said now, before any object is copied.
+    let mut probe = target.begin().await?;
+    replica_role(&mut probe).await?;
+    probe.rollback().await?;
     let pg_tables = postgres_tables(&mut target).await?;
     for table in sqlite_tables(&mut source).await? {
         if !pg_tables.contains(&table) {
@@ -123,6 +127,25 @@ pub async fn check_target_empty(source_url: &str, target_url: &str) -> Result<()
         }
     }
     Ok(())
+}
+
+/// What an operator must do when the target's role may not set `session_replication_role`.
+pub const REPLICA_ROLE_HINT: &str = "migrate-data turns the target's triggers off for the copy (SET session_replication_role = replica), which this role may not do: run it as a superuser, or on PostgreSQL 15 and later `GRANT SET ON PARAMETER session_replication_role TO <role>` (docs/operations.md)";
+
+/// Turns triggers off for the rest of `tx` (`session_replication_role = replica`), or
+/// refuses with [`REPLICA_ROLE_HINT`] when the role may not: PostgreSQL's own message
+/// ("permission denied to set parameter") does not say what to do.
+async fn replica_role(tx: &mut PgConnection) -> Result<()> {
+    match sqlx::query("SET LOCAL session_replication_role = replica")
+        .execute(&mut *tx)
+        .await
+    {
+        Ok(_) => Ok(()),
+        Err(sqlx::Error::Database(e)) if e.code().as_deref() == Some("42501") => {
+            Err(refuse(format!("{REPLICA_ROLE_HINT}: {}", e.message())))
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Copies every table of the SQLite database at `source_url` into the PostgreSQL database
@@ -156,9 +179,7 @@ pub async fn sqlite_to_postgres(source_url: &str, target_url: &str) -> Result<Ve
     }
     // Triggers (counters, the dial plan, foreign keys) off for this transaction: the
     // rows are copied as they are, in any table order.
-    sqlx::query("SET LOCAL session_replication_role = replica")
-        .execute(&mut *tx)
-        .await?;
+    replica_role(&mut tx).await?;
     sqlx::query("SET LOCAL TIME ZONE 'UTC'")
         .execute(&mut *tx)
         .await?;

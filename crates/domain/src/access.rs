@@ -88,6 +88,9 @@ impl Role {
                 PagingGroupsWrite,
                 QueuesRead,
                 QueuesWrite,
+                PharmacyRead,
+                PharmacyWrite,
+                RefillRequestsRead,
                 BusinessHoursRead,
                 BusinessHoursWrite,
                 AnnouncementsRead,
@@ -130,6 +133,9 @@ impl Role {
                 PagingGroupsWrite,
                 QueuesRead,
                 QueuesWrite,
+                PharmacyRead,
+                PharmacyWrite,
+                RefillRequestsRead,
                 BusinessHoursRead,
                 BusinessHoursWrite,
                 AnnouncementsRead,
@@ -168,6 +174,7 @@ impl Role {
                 IvrsRead,
                 PagingGroupsRead,
                 QueuesRead,
+                PharmacyRead,
                 BusinessHoursRead,
                 BusinessHoursWrite,
                 AnnouncementsRead,
@@ -311,6 +318,13 @@ permissions! {
     ConduitsRead = "conduits:read",
     /// Create, change and delete conduits and their sealed credentials.
     ConduitsWrite = "conduits:write",
+    /// Read pharmacy agents.
+    PharmacyRead = "pharmacy:read",
+    /// Read the refill requests pharmacy agents took (callers' numbers and prescription
+    /// numbers: health data, so tenant-wide admins only, never a branch admin).
+    RefillRequestsRead = "refill-requests:read",
+    /// Create, change and delete pharmacy agents.
+    PharmacyWrite = "pharmacy:write",
     /// Read music on hold and its playlists.
     MusicOnHoldRead = "music-on-hold:read",
     /// Create, change and delete music on hold (tenant-wide, like paging groups).

@@ -95,6 +95,8 @@ ids! {
     QueueId,
     /// Identifies a conduit (a tenant's SIP trunk, carrier connection or integration).
     ConduitId,
+    /// Identifies a pharmacy agent (a pharmacy tenant's refill line).
+    PharmacyAgentId,
     /// Identifies a music-on-hold playlist.
     MusicOnHoldId,
     /// Identifies a call campaign.

@@ -608,8 +608,8 @@ pub fn grandstream(config: &PhoneConfig, model: &DeviceModel) -> String {
         let account = account.parse::<u32>().unwrap_or(1).saturating_sub(1);
         set(1363 + 2 * n, &mode.to_string());
         set(1364 + 2 * n, &account.to_string());
-        set(1465 + 3 * n, key.label.as_deref().unwrap_or(""));
-        set(1467 + 3 * n, value);
+        set(1465 + 2 * n, key.label.as_deref().unwrap_or(""));
+        set(1466 + 2 * n, value);
     }
     out.push_str("  </config>\n</gs_provision>\n");
     out

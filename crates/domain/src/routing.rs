@@ -1,6 +1,6 @@
 //! The routing graph: where a call to each phone number can go, as nodes (each record
 //! once) and edges saying why (`open`, `closed`, `holiday`, `digit:1`, `timeout`,
-//! `invalid`, `member`, `overflow`, `route`), built from a tenant's routing records
+//! `invalid`, `member`, `overflow`, `route`, `fallback`), built from a tenant's routing records
 //! loaded in a few queries. Pure: no SQL, no HTTP, so it is tested and benchmarked alone.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
@@ -24,6 +24,7 @@ pub const NODE_TYPES: &[&str] = &[
     "external",
     "hangup",
     "media-file",
+    "pharmacy-agent",
 ];
 
 /// A record of the graph.
@@ -38,7 +39,8 @@ pub struct Node {
     pub label: String,
     /// Where the record is read in the API; null for dialled numbers and hang-ups.
     pub href: Option<String>,
-    /// At `?at=`: whether the business hours are open then (business-hours nodes only).
+    /// At `?at=`: whether the business hours are open then (business-hours nodes, and
+    /// pharmacy agents with after-hours business hours).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub open: Option<bool>,
     /// At `?at=`: why (`inside-hours`, `outside-hours`, `holiday`).
@@ -50,6 +52,10 @@ pub struct Node {
     /// Named by a reference whose record does not exist.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub missing: bool,
+    /// Outside the caller's reach (another branch's extension or business hours, for a
+    /// branch admin): shown where calls go, without its label, link or onward paths.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub opaque: bool,
 }
 
 impl Node {
@@ -64,6 +70,15 @@ impl Node {
             reason: None,
             truncated: false,
             missing: false,
+            opaque: false,
+        }
+    }
+
+    /// A record of `node_type` outside the caller's reach: its id and type only.
+    pub fn opaque(id: String, node_type: &str) -> Node {
+        Node {
+            opaque: true,
+            ..Node::new(id, node_type, String::new(), None)
         }
     }
 }
@@ -76,7 +91,8 @@ pub struct Edge {
     /// The node it goes to.
     pub to: String,
     /// Why: `route` (a number's destination), `open`, `closed`, `holiday`, `digit:N`,
-    /// `timeout`, `invalid`, `member`, `overflow`.
+    /// `timeout`, `invalid`, `member`, `overflow`, `fallback` (a pharmacy agent's
+    /// pharmacist).
     pub kind: String,
     /// Position among the edges of the same kind (hunt order, member order); 0 when alone.
     pub order: i64,
@@ -407,8 +423,9 @@ impl Walk<'_> {
                 node.truncated = false;
             }
             self.expanded.insert(id.clone(), depth);
-            let missing = !self.routing.nodes.contains_key(&id);
-            if missing {
+            // A missing record has no paths; an opaque one's are not the caller's to see.
+            let hidden = self.routing.nodes.get(&id).is_none_or(|node| node.opaque);
+            if hidden {
                 continue;
             }
             self.on_path.insert(id.clone());

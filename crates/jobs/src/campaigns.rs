@@ -5,15 +5,23 @@
 
 use std::time::Duration;
 
-use tokio::sync::watch;
+use std::sync::Arc;
+
+use tokio::sync::{Notify, watch};
 
 use crate::Jobs;
 
 /// Records taken per transaction.
 const BATCH: usize = 200;
 
-/// Schedules every `every` until `stop` turns true.
-pub(crate) async fn run(jobs: Jobs, every: Duration, mut stop: watch::Receiver<bool>) {
+/// Schedules every `every`, and at once when `wake` is notified (a campaign started
+/// running or gained records here), until `stop` turns true.
+pub(crate) async fn run(
+    jobs: Jobs,
+    every: Duration,
+    wake: Arc<Notify>,
+    mut stop: watch::Receiver<bool>,
+) {
     while !*stop.borrow() {
         loop {
             match switchboard_db::call_campaigns::schedule(jobs.db(), chrono::Utc::now(), BATCH)
@@ -38,6 +46,7 @@ pub(crate) async fn run(jobs: Jobs, every: Duration, mut stop: watch::Receiver<b
                 }
             }
             _ = tokio::time::sleep(every) => {}
+            _ = wake.notified() => {}
         }
     }
 }

@@ -38,6 +38,7 @@ struct Inner {
     client: reqwest::Client,
     wake_deliveries: Arc<Notify>,
     wake_jobs: Arc<Notify>,
+    wake_campaigns: Arc<Notify>,
 }
 
 impl Jobs {
@@ -63,6 +64,7 @@ impl Jobs {
                 client,
                 wake_deliveries: Arc::new(Notify::new()),
                 wake_jobs: Arc::new(Notify::new()),
+                wake_campaigns: Arc::new(Notify::new()),
             }),
         })
     }
@@ -82,6 +84,12 @@ impl Jobs {
     pub fn wake(&self) {
         self.inner.wake_deliveries.notify_one();
         self.inner.wake_jobs.notify_one();
+    }
+
+    /// Wakes this process's campaign scheduler at once: call after a campaign starts
+    /// running or gains records, so its due records are queued without waiting a tick.
+    pub fn wake_campaigns(&self) {
+        self.inner.wake_campaigns.notify_one();
     }
 
     fn db(&self) -> &Db {
@@ -119,7 +127,12 @@ pub fn spawn(jobs: Jobs, stop: watch::Receiver<bool>) -> JoinHandle<()> {
     );
     // Campaign calls are placed within minutes of being due: a tick a second (four idle
     // polls) is plenty, and each is a read of the running campaigns.
-    let calling = campaigns::run(jobs.clone(), settings.poll_interval * 4, stop.clone());
+    let calling = campaigns::run(
+        jobs.clone(),
+        settings.poll_interval * 4,
+        jobs.inner.wake_campaigns.clone(),
+        stop.clone(),
+    );
     let expiring = retention::run(
         jobs.clone(),
         // Retention is coarse (days): a sweep a few times per poll interval's worth of

@@ -1,7 +1,8 @@
 //! Retention on a schedule, in every `serve` process: the sweep removes the MMS media
 //! uploads whose time is up — record, quota bytes and (through the job table) object;
-//! each upload is removed once however many sweep at the same moment — and the failed
-//! sign-ins older than the lockout window.
+//! each upload is removed once however many sweep at the same moment — the failed
+//! sign-ins older than the lockout window, and the provisioning Digest answers kept past
+//! their nonces' expiry.
 
 use std::time::Duration;
 
@@ -34,6 +35,7 @@ pub(crate) async fn run(jobs: Jobs, every: Duration, mut stop: watch::Receiver<b
             }
         }
         prune_login_failures(&jobs).await;
+        prune_digest_uses(&jobs).await;
         tokio::select! {
             changed = stop.changed() => {
                 if changed.is_err() {
@@ -42,6 +44,20 @@ pub(crate) async fn run(jobs: Jobs, every: Duration, mut stop: watch::Receiver<b
             }
             _ = tokio::time::sleep(every) => {}
         }
+    }
+}
+
+/// Deletes the provisioning Digest answers kept to refuse replays once their nonces have
+/// expired (an answer to an expired nonce is refused as stale anyway) — two minutes
+/// after, so that another process whose clock runs behind this one's, and so still takes
+/// the nonce, still finds its uses.
+async fn prune_digest_uses(jobs: &Jobs) {
+    const CLOCK_SKEW_SECONDS: i64 = 120;
+    let before = chrono::Utc::now().timestamp() - CLOCK_SKEW_SECONDS;
+    match switchboard_db::devices::prune_digest_uses(jobs.db(), before).await {
+        Ok(0) => {}
+        Ok(removed) => tracing::info!(removed, "expired Digest nonce uses removed"),
+        Err(error) => tracing::warn!(%error, "pruning Digest nonce uses failed"),
     }
 }
 

@@ -19,13 +19,14 @@ pub const ENGINE: &str = "espeak-ng";
 /// The bytes a second of espeak-ng's audio takes (22,050 Hz, 16-bit mono WAV).
 const BYTES_PER_SECOND: u64 = 2 * 22_050;
 
+/// The audio the catalogue's probe render may make (one letter).
+const PROBE_SECONDS: f64 = 30.0;
+
 /// espeak-ng, run as the program at `program` (`espeak-ng` from the PATH by default).
+/// Each render is bounded by the audio budget its caller gives ([`Engine::render`]).
 #[derive(Debug, Clone)]
 pub struct EspeakNg {
     program: PathBuf,
-    /// The most audio one render may answer, in bytes of WAV: beyond it the render is
-    /// stopped, so a text spoken at length cannot fill the memory.
-    max_output_bytes: u64,
 }
 
 impl Default for EspeakNg {
@@ -39,20 +40,17 @@ impl EspeakNg {
     pub fn new(program: impl Into<PathBuf>) -> EspeakNg {
         EspeakNg {
             program: program.into(),
-            // 12 minutes: more than 5,000 characters of prose take at the slowest rate.
-            max_output_bytes: 720 * BYTES_PER_SECOND,
         }
     }
 
-    /// The same engine answering at most `seconds` of audio a render.
-    pub fn with_max_audio_seconds(self, seconds: u64) -> EspeakNg {
-        EspeakNg {
-            max_output_bytes: seconds.max(1).saturating_mul(BYTES_PER_SECOND),
-            ..self
-        }
-    }
-
-    async fn run(&self, args: &[&str], stdin: &[u8]) -> Result<Vec<u8>, SpeechError> {
+    /// Runs espeak-ng with `args`, `stdin` its input; its output past `max_output_bytes`
+    /// stops it (a text spoken at length cannot fill the memory).
+    async fn run(
+        &self,
+        args: &[&str],
+        stdin: &[u8],
+        max_output_bytes: u64,
+    ) -> Result<Vec<u8>, SpeechError> {
         let failed = |what: &str, e: &dyn std::fmt::Display| {
             SpeechError::Engine(format!("{what} {}: {e}", self.program.display()))
         };
@@ -76,8 +74,8 @@ impl EspeakNg {
             return Err(failed("no pipes to", &"stdout or stderr"));
         };
         // One byte past the bound tells that the audio would have gone on.
-        let (mut out, mut err) = (out.take(self.max_output_bytes + 1), err.take(64 << 10));
-        let limit = self.max_output_bytes;
+        let (mut out, mut err) = (out.take(max_output_bytes + 1), err.take(64 << 10));
+        let limit = max_output_bytes;
         let reading = async {
             let read = out.read_to_end(&mut stdout).await;
             if stdout.len() as u64 > limit {
@@ -89,11 +87,9 @@ impl EspeakNg {
         let (read_out, read_err) = tokio::join!(reading, err.read_to_end(&mut stderr));
         read_out.map_err(|e| failed("reading from", &e))?;
         read_err.map_err(|e| failed("reading from", &e))?;
-        if stdout.len() as u64 > self.max_output_bytes {
+        if stdout.len() as u64 > max_output_bytes {
             // Killed above; dropped here, it is reaped (`kill_on_drop`).
-            return Err(SpeechError::TooLong(
-                self.max_output_bytes / BYTES_PER_SECOND,
-            ));
+            return Err(SpeechError::TooLong(max_output_bytes / BYTES_PER_SECOND));
         }
         let status = child.wait().await.map_err(|e| failed("waiting for", &e))?;
         let stderr = String::from_utf8_lossy(&stderr);
@@ -113,6 +109,7 @@ impl EspeakNg {
         voice: &str,
         text: &str,
         prosody: Prosody,
+        max_seconds: f64,
     ) -> Result<Pcm, SpeechError> {
         let (rate, pitch, volume) = (
             prosody.rate.map(|v| v.to_string()),
@@ -125,7 +122,9 @@ impl EspeakNg {
                 args.extend([flag, value.as_str()]);
             }
         }
-        let wav = self.run(&args, text.as_bytes()).await?;
+        // The WAV header's 44 bytes are not audio.
+        let max_output_bytes = (max_seconds.max(0.0) * BYTES_PER_SECOND as f64) as u64 + 44;
+        let wav = self.run(&args, text.as_bytes(), max_output_bytes).await?;
         // Decoding is CPU work: the blocking pool, not a request thread.
         tokio::task::spawn_blocking(move || rendition::decode(&wav))
             .await
@@ -150,7 +149,10 @@ impl Engine for EspeakNg {
 
     fn voices(&self) -> BoxFuture<'_, Result<Vec<Voice>, String>> {
         async move {
-            let listing = self.run(&["--voices"], b"").await.map_err(reason)?;
+            let listing = self
+                .run(&["--voices"], b"", 1 << 20)
+                .await
+                .map_err(reason)?;
             let mut voices = parse_voices(&String::from_utf8_lossy(&listing));
             if voices.is_empty() {
                 return Err(format!(
@@ -160,7 +162,12 @@ impl Engine for EspeakNg {
             }
             // The rate is the engine's to say: one short render tells it.
             let probe = self
-                .synthesise(&voices[0].engine_name, "a", Prosody::default())
+                .synthesise(
+                    &voices[0].engine_name,
+                    "a",
+                    Prosody::default(),
+                    PROBE_SECONDS,
+                )
                 .await
                 .map_err(reason)?;
             for voice in &mut voices {
@@ -176,8 +183,13 @@ impl Engine for EspeakNg {
         voice: &'a Voice,
         text: &'a str,
         prosody: Prosody,
+        max_seconds: f64,
     ) -> BoxFuture<'a, Result<Pcm, SpeechError>> {
-        async move { self.synthesise(&voice.engine_name, text, prosody).await }.boxed()
+        async move {
+            self.synthesise(&voice.engine_name, text, prosody, max_seconds)
+                .await
+        }
+        .boxed()
     }
 }
 

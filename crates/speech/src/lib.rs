@@ -197,12 +197,15 @@ pub trait Engine: Send + Sync + fmt::Debug {
     fn name(&self) -> &'static str;
     /// The voices it offers, asked of the engine itself.
     fn voices(&self) -> BoxFuture<'_, Result<Vec<Voice>, String>>;
-    /// `text` spoken by `voice` as mono audio at the voice's rate.
+    /// `text` spoken by `voice` as mono audio at the voice's rate, at most `max_seconds`
+    /// long: the engine stops when its audio would pass that, answering
+    /// [`SpeechError::TooLong`] (the request's budget left, shared by its segments).
     fn render<'a>(
         &'a self,
         voice: &'a Voice,
         text: &'a str,
         prosody: Prosody,
+        max_seconds: f64,
     ) -> BoxFuture<'a, Result<Pcm, SpeechError>>;
 }
 
@@ -218,8 +221,9 @@ pub enum SpeechError {
     /// The engine failed on this text.
     #[error("the speech engine failed: {0}")]
     Engine(String),
-    /// Spoken, the text is longer than an engine may answer (its audio is bounded so one
-    /// prompt cannot take the memory of every other).
+    /// Spoken, the request's text is longer than its audio may be (the bound is per
+    /// request, its segments together, so one prompt cannot take the memory of every
+    /// other); the figure is that bound in seconds.
     #[error("is too long when spoken: more than {0} seconds of audio")]
     TooLong(u64),
     /// Its audio could not be converted.
@@ -234,6 +238,9 @@ pub struct QueueSettings {
     pub workers: usize,
     /// Prompts that may wait for a worker; the next is refused with [`SpeechError::Busy`].
     pub queue: usize,
+    /// The longest audio one request may become, its segments and pauses together, in
+    /// seconds; a longer one is [`SpeechError::TooLong`].
+    pub max_audio_seconds: u64,
 }
 
 /// The text-to-speech service: an engine, its catalogue, and the bounded rendering queue.
@@ -250,6 +257,7 @@ struct Inner {
     admitted: Arc<Semaphore>,
     workers: Semaphore,
     queue: usize,
+    max_audio_seconds: u64,
 }
 
 impl Speech {
@@ -274,6 +282,7 @@ impl Speech {
             QueueSettings {
                 workers: 1,
                 queue: 0,
+                max_audio_seconds: 1,
             },
         )
     }
@@ -291,6 +300,7 @@ impl Speech {
                 admitted: Arc::new(Semaphore::new(workers + settings.queue)),
                 workers: Semaphore::new(workers),
                 queue: settings.queue,
+                max_audio_seconds: settings.max_audio_seconds.max(1),
             }),
         }
     }
@@ -305,7 +315,9 @@ impl Speech {
 
     /// `pieces` spoken in order, each followed by its pause, as an 8 kHz 16-bit mono WAV
     /// file. Waits for a worker when all are busy; refused at once with
-    /// [`SpeechError::Busy`] when the queue is full too.
+    /// [`SpeechError::Busy`] when the queue is full too. The pieces share one audio budget
+    /// (`max_audio_seconds`, pauses included): each is rendered with what the ones before
+    /// it left, so ten segments hold no more than one prompt may.
     pub async fn speak(&self, pieces: &[Piece], prosody: Prosody) -> Result<Vec<u8>, SpeechError> {
         let engine = match (&self.inner.engine, &self.inner.catalogue) {
             (Some(engine), Ok(_)) => engine,
@@ -321,12 +333,33 @@ impl Speech {
             .acquire()
             .await
             .map_err(|_| SpeechError::Unavailable("the queue is closed".into()))?;
+        let total = self.inner.max_audio_seconds;
+        let too_long = || SpeechError::TooLong(total);
+        let mut left = total as f64;
         let mut spoken = Vec::with_capacity(pieces.len());
-        for piece in pieces {
-            spoken.push((
-                engine.render(&piece.voice, &piece.text, prosody).await?,
-                piece.pause_ms,
-            ));
+        for (index, piece) in pieces.iter().enumerate() {
+            if left <= 0.0 {
+                return Err(too_long());
+            }
+            let pcm = match engine
+                .render(&piece.voice, &piece.text, prosody, left)
+                .await
+            {
+                Ok(pcm) => pcm,
+                // The engine knows only the budget it was given; the answer names the
+                // request's.
+                Err(SpeechError::TooLong(_)) => return Err(too_long()),
+                Err(other) => return Err(other),
+            };
+            left -= pcm.duration_seconds();
+            // A pause follows every piece but the last.
+            if index + 1 < pieces.len() {
+                left -= f64::from(piece.pause_ms) / 1000.0;
+            }
+            if left < 0.0 {
+                return Err(too_long());
+            }
+            spoken.push((pcm, piece.pause_ms));
         }
         // Resampling and writing are CPU work: the blocking pool, not a request thread.
         tokio::task::spawn_blocking(move || join(spoken))

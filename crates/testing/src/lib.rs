@@ -435,6 +435,28 @@ fn probe_sox() -> Result<(), String> {
     }
 }
 
+/// opusdec (opus-tools), which decodes Ogg Opus uploads for their telephony renditions
+/// (from the PATH), for the Opus rendition tests.
+pub static OPUSDEC: Service = Service {
+    name: "opusdec",
+    require_var: "SWITCHBOARD_TEST_REQUIRE_OPUSDEC",
+    how: "Install opus-tools (scripts/install-test-tools.sh does) to run them.",
+    probe: probe_opusdec,
+};
+
+fn probe_opusdec() -> Result<(), String> {
+    let output = Command::new("opusdec")
+        .arg("--version")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run opusdec: {e}"))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(format!("opusdec --version failed ({})", output.status))
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

@@ -46,6 +46,7 @@ requirements! {
     CallRecordingsWrite, IngestWrite, DevicesRead, DevicesWrite,
     QueuesRead, QueuesWrite,
     ConduitsRead, ConduitsWrite,
+    PharmacyRead, PharmacyWrite, RefillRequestsRead,
     MusicOnHoldRead, MusicOnHoldWrite,
     MessagingRead, FaxesRead, FaxesWrite,
     CampaignsRead, CampaignsWrite,

@@ -43,10 +43,11 @@ pub async fn attempt(
         .flatten()
         .max()
     };
+    // Counted by the client's key (an IPv6 client by its /64); audited by its address.
     let reservation = security::reserve_attempt(
         &state.db,
         &account,
-        address,
+        &crate::client::limit_key(address),
         now.saturating_sub(window),
         now,
         lock,

@@ -4,7 +4,8 @@
 
 use axum::Json;
 use axum::body::{Body, Bytes};
-use axum::extract::{Path, State};
+use axum::extract::multipart::Multipart;
+use axum::extract::{FromRequest, Path, Request, State};
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
@@ -21,11 +22,12 @@ use switchboard_domain::records::call_campaign::{
 };
 use switchboard_domain::records::opt_out::list_name;
 use switchboard_domain::validation::FromBody;
-use switchboard_domain::{Location, Principal};
+use switchboard_domain::{Location, Principal, Problems};
 
 use crate::auth::caller::{Caller, CampaignsRead, CampaignsWrite};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{JsonBody, ListParams, PathId, body_rejection, parse_id};
+use crate::routes::media_files::{multipart_error, multipart_rejection, read_limited};
 use crate::state::AppState;
 use crate::{listing, tenancy};
 
@@ -180,9 +182,12 @@ pub async fn update(
         Some(text) => Some(caller_id(&state, current.tenant_id, text).await?),
         None => None,
     };
-    Ok(Json(
-        call_campaigns::update(&state.db, &caller.scope, id, caller_id, body).await?,
-    ))
+    let updated = call_campaigns::update(&state.db, &caller.scope, id, caller_id, body).await?;
+    if updated.status == "running" {
+        // Its due records are queued now, not at the scheduler's next tick.
+        state.jobs.wake_campaigns();
+    }
+    Ok(Json(updated))
 }
 
 /// Deletes a call campaign that is not running, with its records and its own opt-out list.
@@ -269,9 +274,15 @@ pub async fn create_record(
     )
     .await?;
     match added.into_iter().next() {
-        Some(Added::Created(record)) => Ok(Json(
-            call_campaigns::get_record(&state.db, campaign.id, CampaignRecordId(record)).await?,
-        )),
+        Some(Added::Created(record)) => {
+            if campaign.status == "running" {
+                state.jobs.wake_campaigns();
+            }
+            Ok(Json(
+                call_campaigns::get_record(&state.db, campaign.id, CampaignRecordId(record))
+                    .await?,
+            ))
+        }
         Some(Added::Duplicate(existing)) => Err(ApiError::conflict(format!(
             "the campaign already holds {number} (record {existing})"
         ))),
@@ -333,54 +344,114 @@ pub(crate) fn csv_rows(bytes: &[u8], max: usize) -> ApiResult<Vec<Value>> {
     Ok(rows)
 }
 
-/// Imports numbers into a campaign: a JSON array of `{number, name?}` or a CSV body
-/// (`Content-Type: text/csv`, a header row naming `number` and optionally `name`), 1 to
-/// 10,000 rows. Every row is answered in order: `created` (with its id), `duplicate`
-/// (with the existing record's id), `opted-out` (naming the list's level) or `invalid`
-/// (with the reason); numbers are normalised to E.164 in the tenant's country first.
+/// The multipart form of an import: one part, `file`, the CSV.
+#[derive(Debug, utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct ImportUpload {
+    /// The CSV: a header row naming `number` and optionally `name`, then 1 to 10,000
+    /// rows, within the request size limit.
+    #[schema(value_type = String, format = Binary)]
+    pub file: Vec<u8>,
+}
+
+/// Each CSV row as written, and its reading (a row failing its rules is `invalid`).
+fn csv_import_rows(bytes: &[u8]) -> ApiResult<Vec<(String, Result<ImportRow, String>)>> {
+    Ok(csv_rows(bytes, MAX_IMPORT)?
+        .into_iter()
+        .map(|row| {
+            let input = row["number"].as_str().unwrap_or("").to_owned();
+            let read = ImportRow::from_body(&row).map_err(|problems| {
+                problems
+                    .into_messages()
+                    .into_iter()
+                    .map(|m| m.replace("'body/", "'"))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            });
+            (input, read)
+        })
+        .collect())
+}
+
+/// The CSV of a multipart import: exactly one part, named `file`, read within `limit`
+/// bytes; a missing `file`, a second one and any other part are each a 400 naming it.
+async fn csv_part(mut multipart: Multipart, limit: usize) -> ApiResult<Vec<u8>> {
+    let mut file = None;
+    let mut problems = Problems::new();
+    while let Some(field) = multipart.next_field().await.map_err(multipart_error)? {
+        let name = field.name().unwrap_or_default().to_owned();
+        if name != "file" {
+            problems.add(
+                Location::Body,
+                &name,
+                "is not a part of an import: send only the CSV, as the part named file",
+            );
+        } else if file.is_some() {
+            problems.add(
+                Location::Body,
+                "file",
+                "must be sent once: one CSV per import",
+            );
+        } else {
+            file = Some(read_limited(field, limit).await?);
+        }
+    }
+    if file.is_none() {
+        problems.add(Location::Body, "file", "is required");
+    }
+    match file {
+        Some(file) if problems.is_empty() => Ok(file),
+        _ => Err(ApiError::validation(problems)),
+    }
+}
+
+/// Imports numbers into a campaign: a JSON array of `{number, name?}`, a CSV body
+/// (`Content-Type: text/csv`, a header row naming `number` and optionally `name`), or
+/// that CSV uploaded as the `file` part of a `multipart/form-data` form; 1 to 10,000
+/// rows. Every row is answered in order: `created` (with its id), `duplicate` (with the
+/// existing record's id), `opted-out` (naming the list's level) or `invalid` (with the
+/// reason); numbers are normalised to E.164 in the tenant's country first. Each created
+/// record is audited (`call-campaign-record`).
 #[utoipa::path(post, path = "/v2/admin/call-campaigns/{id}/records/import", tag = "call-campaigns",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Call campaign id")),
-    request_body(content((ImportRows = "application/json"), (String = "text/csv"))),
+    request_body(content((ImportRows = "application/json"), (String = "text/csv"),
+        (ImportUpload = "multipart/form-data"))),
     responses((status = 200, description = "One result per row", body = ImportSummary)))]
 pub async fn import_records(
     caller: Caller<CampaignsWrite>,
     State(state): State<AppState>,
     PathId(id): PathId<CallCampaignId>,
     headers: HeaderMap,
-    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
+    request: Request,
 ) -> ApiResult<Json<ImportSummary>> {
     let campaign = campaign_of(&state, &caller, id, true).await?;
-    let body = body.map_err(body_rejection)?;
     // Each row as written, and its reading (a CSV row failing its rules is `invalid`).
-    let rows: Vec<(String, Result<ImportRow, String>)> = if is_type(&headers, "text/csv") {
-        csv_rows(&body, MAX_IMPORT)?
-            .into_iter()
-            .map(|row| {
-                let input = row["number"].as_str().unwrap_or("").to_owned();
-                let read = ImportRow::from_body(&row).map_err(|problems| {
-                    problems
-                        .into_messages()
-                        .into_iter()
-                        .map(|m| m.replace("'body/", "'"))
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                });
-                (input, read)
-            })
-            .collect()
-    } else if is_type(&headers, "application/json") {
-        let value: Value = serde_json::from_slice(&body)
-            .map_err(|e| ApiError::bad_request(format!("malformed JSON: {e}")))?;
-        ImportRows::from_body(&value)
-            .map_err(ApiError::validation)?
-            .0
-            .into_iter()
-            .map(|row| (row.number.clone(), Ok(row)))
-            .collect()
+    let rows: Vec<(String, Result<ImportRow, String>)> = if is_type(&headers, "multipart/form-data")
+    {
+        let multipart = Multipart::from_request(request, &state)
+            .await
+            .map_err(multipart_rejection)?;
+        csv_import_rows(&csv_part(multipart, state.settings.body_limit).await?)?
     } else {
-        return Err(ApiError::unsupported_media_type(
-            "the body must be sent as Content-Type: application/json or text/csv",
-        ));
+        let body = Bytes::from_request(request, &state)
+            .await
+            .map_err(body_rejection)?;
+        if is_type(&headers, "text/csv") {
+            csv_import_rows(&body)?
+        } else if is_type(&headers, "application/json") {
+            let value: Value = serde_json::from_slice(&body)
+                .map_err(|e| ApiError::bad_request(format!("malformed JSON: {e}")))?;
+            ImportRows::from_body(&value)
+                .map_err(ApiError::validation)?
+                .0
+                .into_iter()
+                .map(|row| (row.number.clone(), Ok(row)))
+                .collect()
+        } else {
+            return Err(ApiError::unsupported_media_type(
+                "the body must be sent as Content-Type: application/json, text/csv or multipart/form-data",
+            ));
+        }
     };
     let country = call_campaigns::tenant_country(&state.db, campaign.tenant_id).await?;
     let mut summary = ImportSummary::default();
@@ -429,6 +500,9 @@ pub async fn import_records(
             "opted-out" => summary.opted_out += 1,
             _ => summary.invalid += 1,
         }
+    }
+    if summary.created > 0 && campaign.status == "running" {
+        state.jobs.wake_campaigns();
     }
     Ok(Json(summary))
 }

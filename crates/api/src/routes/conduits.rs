@@ -7,14 +7,18 @@ use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
 use switchboard_db::conduits::{self, ConduitRow};
+use switchboard_domain::Location;
 use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::ConduitId;
 use switchboard_domain::list::Page;
-use switchboard_domain::records::conduit::{Conduit, CreateConduit, UpdateConduit};
+use switchboard_domain::records::conduit::{
+    Conduit, ConduitCheckResult, CreateConduit, IngestConduitCheck, UpdateConduit,
+};
 
 use crate::audit::now;
-use crate::auth::caller::{Caller, ConduitsRead, ConduitsWrite};
-use crate::error::ApiResult;
+use crate::auth::caller::{Caller, ConduitsRead, ConduitsWrite, IngestWrite};
+use crate::client::ClientAddress;
+use crate::error::{ApiError, ApiResult};
 use crate::extract::{JsonBody, ListParams, PathId};
 use crate::state::AppState;
 use crate::{listing, tenancy};
@@ -119,4 +123,74 @@ pub async fn delete(
 ) -> ApiResult<Json<Conduit>> {
     let row = conduits::delete(&state.db, &caller.scope, id).await?;
     Ok(Json(row.into_conduit()))
+}
+
+/// How far ahead of the server's clock a check's `checkedAt` may be (clock skew): a
+/// check dated later would keep every real check after it from being recorded.
+const CHECK_SKEW_SECONDS: i64 = 60;
+
+/// Records a health check of a conduit the engine made (the engine's token, or a platform
+/// admin): sets `lastCheckedAt`, `lastCheckOk` and `lastCheckDetail`, and moves the
+/// status — a failed check makes an `active` conduit `failing`, a passed one a `failing`
+/// conduit `active` — never touching a `disabled` one. A status change is audited as the
+/// system and emits CONDUIT_STATUS_CHANGED. A check older than the last recorded changes
+/// nothing (`recorded: false`).
+#[utoipa::path(post, path = "/v2/ingest/conduit-checks", tag = "ingest",
+    request_body = IngestConduitCheck,
+    responses((status = 200, description = "What the check recorded", body = ConduitCheckResult)))]
+pub async fn ingest_check(
+    caller: Caller<IngestWrite>,
+    State(state): State<AppState>,
+    ClientAddress(address): ClientAddress,
+    JsonBody(body): JsonBody<IngestConduitCheck>,
+) -> ApiResult<Json<ConduitCheckResult>> {
+    let tenant = tenancy::tenant_for_write(&state, &caller, Some(body.tenant_id)).await?;
+    let now = now();
+    let at = body.checked_at.map_or(now, |at| at.timestamp());
+    if at > now + CHECK_SKEW_SECONDS {
+        return Err(ApiError::invalid(
+            Location::Body,
+            "checkedAt",
+            "must not be in the future",
+        ));
+    }
+    // The status a check moves is a change to an administered record: audited, as the
+    // system that observed it (the engine's token acts as no user).
+    let system = switchboard_db::audit::Actor {
+        user_id: None,
+        user_email: "system:conduit-check".into(),
+        client_address: address,
+    };
+    let checked = switchboard_db::audit::acting_as(
+        system,
+        conduits::record_check(
+            &state.db,
+            tenant,
+            body.conduit_id,
+            (body.ok, at, &body.detail),
+            now,
+        ),
+    )
+    .await
+    .map_err(|error| match error {
+        switchboard_db::Error::NotFound => ApiError::invalid(
+            Location::Body,
+            "conduitId",
+            "must name a conduit of the tenant",
+        ),
+        other => other.into(),
+    })?;
+    state.jobs.wake();
+    let conduit = conduits::get(
+        &state.db,
+        &switchboard_domain::Scope::Platform,
+        body.conduit_id,
+    )
+    .await?
+    .into_conduit();
+    Ok(Json(ConduitCheckResult {
+        recorded: checked.recorded,
+        previous_status: checked.previous_status,
+        conduit,
+    }))
 }

@@ -97,7 +97,14 @@ async fn answer(
     }
     let routing = switchboard_db::routing::load(&state.db, &caller.scope, tenant).await?;
     if let Some(root) = &query.root
-        && !routing.nodes.contains_key(root)
+        && routing.nodes.get(root).is_none_or(|node| node.opaque)
+    {
+        return Err(ApiError::not_found());
+    }
+    // Asking what reaches another branch's record is asking about that record: out of
+    // reach, as reading it is.
+    if let Some(target) = &query.target
+        && routing.nodes.get(target).is_some_and(|node| node.opaque)
     {
         return Err(ApiError::not_found());
     }

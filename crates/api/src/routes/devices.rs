@@ -203,7 +203,8 @@ pub async fn create(
         username: body.mac.clone(),
         secret_hash,
     };
-    let device = devices::create(&state.db, tenant, branch, body, credentials).await?;
+    let device =
+        devices::create(&state.db, tenant, branch, body, credentials, &state.sealer).await?;
     state.jobs.wake();
     Ok(Json(CreatedDevice {
         device,
@@ -323,7 +324,9 @@ pub async fn rotate_credentials(
         username: current.provisioning_username.clone(),
         secret_hash,
     };
-    let device = devices::rotate_credentials(&state.db, &caller.scope, id, credentials).await?;
+    let device =
+        devices::rotate_credentials(&state.db, &caller.scope, id, credentials, &state.sealer)
+            .await?;
     Ok(Json(ProvisioningCredentials {
         url: provisioning_url(&state, &device.mac, &device.model),
         username: device.provisioning_username,

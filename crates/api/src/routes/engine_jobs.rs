@@ -37,7 +37,16 @@ pub async fn claim(
     let owner = format!("engine-{}", uuid::Uuid::now_v7().simple());
     let kinds: Vec<&str> = body.kinds.iter().map(String::as_str).collect();
     let max = u64::try_from(body.max).unwrap_or(1);
-    let jobs = engine_jobs::claim(&state.db, &kinds, &owner, now, lease_until, max).await?;
+    let jobs = engine_jobs::claim(
+        &state.db,
+        &kinds,
+        &owner,
+        now,
+        lease_until,
+        max,
+        state.settings.engine_max_leases,
+    )
+    .await?;
     let until = chrono::DateTime::from_timestamp(lease_until, 0).unwrap_or_default();
     let mut claimed = Vec::with_capacity(jobs.len());
     for job in jobs {

@@ -10,7 +10,7 @@ use axum::body::Bytes;
 use axum::extract::multipart::{Multipart, MultipartRejection};
 use axum::extract::{Query, State};
 use axum::http::HeaderMap;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use switchboard_db::faxes::{self, FaxRow, NewFax};
 use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::TenantId;
@@ -268,12 +268,27 @@ async fn retry_fax(caller: Caller<FaxesWrite>, state: AppState, id: i64) -> ApiR
     Ok(Json(present(&state, row).await?))
 }
 
+/// The answer of a retry made by a GET, its refusals included (a 410 is cacheable by
+/// default): never stored by a cache between the client and us, so a repeated GET
+/// reaches the service and is judged again instead of replaying an earlier answer.
+fn not_cacheable(answer: ApiResult<Json<Fax>>) -> Response {
+    let mut response = answer.into_response();
+    response.headers_mut().insert(
+        axum::http::header::CACHE_CONTROL,
+        axum::http::HeaderValue::from_static("no-store"),
+    );
+    response
+}
+
 /// Requeues a failed fax as a new attempt of the same fax: 409 when it is not failed, 410
-/// when its document is gone.
+/// when its document is gone. A GET because the release notes name it so; it changes
+/// state, so it is answered `Cache-Control: no-store`, and
+/// `POST /v2/admin/faxes/{id}/retry` is the preferred form.
 #[utoipa::path(get, path = "/faxes/retry/{id}", tag = "faxes",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "The fax's id")),
     responses(
-        (status = 200, description = "The fax, queued again", body = Fax),
+        (status = 200, description = "The fax, queued again (`Cache-Control: no-store`)", body = Fax,
+            headers(("Cache-Control" = String, description = "`no-store`"))),
         (status = 409, description = "The fax is not failed", body = crate::error::ErrorBody),
         (status = 410, description = "Its document is gone", body = crate::error::ErrorBody),
     ))]
@@ -281,19 +296,38 @@ pub async fn retry_unversioned(
     caller: Caller<FaxesWrite>,
     State(state): State<AppState>,
     PathId(id): PathId<i64>,
-) -> ApiResult<Json<Fax>> {
-    retry_fax(caller, state, id).await
+) -> Response {
+    not_cacheable(retry_fax(caller, state, id).await)
 }
 
-/// The same at `/v2`.
+/// The same at `/v2` (also `Cache-Control: no-store`; prefer the POST).
 #[utoipa::path(get, path = "/v2/faxes/retry/{id}", tag = "faxes",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "The fax's id")),
+    responses(
+        (status = 200, description = "The fax, queued again (`Cache-Control: no-store`)", body = Fax,
+            headers(("Cache-Control" = String, description = "`no-store`"))),
+        (status = 409, description = "The fax is not failed", body = crate::error::ErrorBody),
+        (status = 410, description = "Its document is gone", body = crate::error::ErrorBody),
+    ))]
+pub async fn retry(
+    caller: Caller<FaxesWrite>,
+    State(state): State<AppState>,
+    PathId(id): PathId<i64>,
+) -> Response {
+    not_cacheable(retry_fax(caller, state, id).await)
+}
+
+/// Requeues a failed fax as a new attempt of the same fax, the preferred form of
+/// `GET /faxes/retry/{id}` (same rules: 409 when it is not failed, 410 when its document
+/// is gone).
+#[utoipa::path(post, path = "/v2/admin/faxes/{id}/retry", tag = "faxes",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "The fax's id")),
     responses(
         (status = 200, description = "The fax, queued again", body = Fax),
         (status = 409, description = "The fax is not failed", body = crate::error::ErrorBody),
         (status = 410, description = "Its document is gone", body = crate::error::ErrorBody),
     ))]
-pub async fn retry(
+pub async fn retry_post(
     caller: Caller<FaxesWrite>,
     State(state): State<AppState>,
     PathId(id): PathId<i64>,
@@ -317,7 +351,7 @@ pub async fn get_policy(
         })?)),
         None => None,
     };
-    let tenant = tenancy::tenant_for_write(&state, &caller, tenant).await?;
+    let tenant = tenancy::tenant_named_at(&state, &caller, tenant, Location::Query).await?;
     Ok(Json(faxes::policy(&state.db, tenant).await?))
 }
 

@@ -286,7 +286,9 @@ pub async fn voicemail(
 /// Records a step of a call (JSON, or multipart with parts `call` and `recording`):
 /// `started`, `answered` or `ended` emit CALL_STARTED, CALL_ANSWERED and CALL_ENDED (or
 /// CALL_MISSED when it was never answered); a report that does not move the call forward
-/// changes nothing. A recording (WAV or MP3, stored as MP3) emits RECORDING_READY.
+/// changes nothing of its status. Any report may name the queue the call passed through
+/// (the first named stays) and carry its transfers (each recorded once, however often
+/// reported). A recording (WAV or MP3, stored as MP3) emits RECORDING_READY.
 #[utoipa::path(post, path = "/v2/ingest/calls", tag = "ingest",
     request_body(content(
         (IngestCall = "application/json"),
@@ -317,6 +319,22 @@ pub async fn call(
         "calleeExtensionId",
     )
     .await?;
+    for (i, transfer) in report.transfers.iter().enumerate() {
+        for (field, extension) in [
+            ("fromExtensionId", transfer.from_extension_id),
+            ("toExtensionId", transfer.to_extension_id),
+        ] {
+            check_extension_id(
+                &state,
+                report.tenant,
+                extension,
+                &format!("transfers/{i}/{field}"),
+            )
+            .await?;
+        }
+    }
+    let queue = report.queue.map(|q| q.get());
+    tenancy::check_queue(&state, report.tenant, "queueId", queue).await?;
     let known = calls::find(&state.db, report.tenant, &report.unique_id).await?;
     let has_recording = known.as_ref().is_some_and(|c| c.recording_key.is_some());
     let mut recording = None;

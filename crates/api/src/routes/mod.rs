@@ -28,6 +28,7 @@ pub mod operations;
 pub mod opt_outs;
 pub mod paging_groups;
 pub mod partners;
+pub mod pharmacy_agents;
 pub mod phone_numbers;
 pub mod provisioning;
 pub mod reporting;

@@ -7,13 +7,17 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
 use serde_json::Value;
+use std::collections::HashMap;
 use switchboard_db::call_campaigns;
 use switchboard_db::opt_outs::{self, NewOptOut};
 use switchboard_domain::declare::DeclaredFilter;
-use switchboard_domain::ids::{OptOutId, TenantId};
+
+use switchboard_domain::ids::{CallCampaignId, OptOutId, TenantId};
 use switchboard_domain::list::Page;
 use switchboard_domain::phone;
-use switchboard_domain::records::call_campaign::{ImportResult, ImportSummary, MAX_IMPORT};
+use switchboard_domain::records::call_campaign::{
+    CallCampaign, ImportResult, ImportSummary, MAX_IMPORT,
+};
 use switchboard_domain::records::opt_out::{CreateOptOut, OptOut, UpdateOptOut};
 use switchboard_domain::validation::{FromBody, iso};
 use switchboard_domain::{Location, Principal, Scope};
@@ -25,9 +29,24 @@ use crate::routes::call_campaigns::{csv_field, csv_response, csv_rows};
 use crate::state::AppState;
 use crate::{listing, tenancy};
 
+/// What reading an import's rows has looked up already: the countries of tenants, the
+/// campaigns and the tenants found in the caller's scope, so an import of 10,000 rows
+/// of one list reads each once, not once per row.
+#[derive(Default)]
+struct Known {
+    countries: HashMap<TenantId, String>,
+    campaigns: HashMap<CallCampaignId, CallCampaign>,
+    tenants: HashMap<Option<TenantId>, TenantId>,
+}
+
 /// Turns a create body into an entry: the level's owner checked against the caller's
 /// scope, the number normalised in the tenant's country (the platform's list: E.164).
-async fn entry(state: &AppState, caller: &Principal, body: CreateOptOut) -> ApiResult<NewOptOut> {
+async fn entry(
+    state: &AppState,
+    caller: &Principal,
+    body: CreateOptOut,
+    known: &mut Known,
+) -> ApiResult<NewOptOut> {
     let (tenant, campaign): (Option<TenantId>, _) = match body.level.as_str() {
         "platform" => {
             if caller.scope != Scope::Platform {
@@ -52,8 +71,15 @@ async fn entry(state: &AppState, caller: &Principal, body: CreateOptOut) -> ApiR
                     "is required for campaign entries",
                 ));
             };
-            let campaign = match call_campaigns::get(&state.db, &caller.scope, id).await {
-                Ok(campaign) => campaign,
+            let found = match known.campaigns.get(&id) {
+                Some(campaign) => Ok(campaign.clone()),
+                None => call_campaigns::get(&state.db, &caller.scope, id).await,
+            };
+            let campaign = match found {
+                Ok(campaign) => {
+                    known.campaigns.insert(id, campaign.clone());
+                    campaign
+                }
                 Err(switchboard_db::Error::NotFound) => {
                     return Err(ApiError::invalid(
                         Location::Body,
@@ -80,12 +106,23 @@ async fn entry(state: &AppState, caller: &Principal, body: CreateOptOut) -> ApiR
                     "is only for campaign entries",
                 ));
             }
-            let tenant = tenancy::tenant_for_write(state, caller, body.tenant_id).await?;
+            let tenant = match known.tenants.get(&body.tenant_id) {
+                Some(tenant) => *tenant,
+                None => tenancy::tenant_for_write(state, caller, body.tenant_id).await?,
+            };
+            known.tenants.insert(body.tenant_id, tenant);
             (Some(tenant), None)
         }
     };
     let country = match tenant {
-        Some(tenant) => Some(call_campaigns::tenant_country(&state.db, tenant).await?),
+        Some(tenant) => Some(match known.countries.get(&tenant) {
+            Some(country) => country.clone(),
+            None => {
+                let country = call_campaigns::tenant_country(&state.db, tenant).await?;
+                known.countries.insert(tenant, country.clone());
+                country
+            }
+        }),
         None => None,
     };
     let number = phone::normalise(&body.number, country.as_deref())
@@ -125,7 +162,7 @@ pub async fn create(
     State(state): State<AppState>,
     JsonBody(body): JsonBody<CreateOptOut>,
 ) -> ApiResult<Json<OptOut>> {
-    let entry = entry(&state, &caller, body).await?;
+    let entry = entry(&state, &caller, body, &mut Known::default()).await?;
     Ok(Json(opt_outs::create(&state.db, entry).await?))
 }
 
@@ -224,6 +261,7 @@ pub async fn import(
         }
     };
     let mut summary = ImportSummary::default();
+    let mut known = Known::default();
     let mut entries = Vec::new();
     let mut positions = Vec::new();
     for (index, row) in rows.iter().enumerate() {
@@ -233,7 +271,7 @@ pub async fn import(
                 if body.source == "manual" && row.get("source").is_none() {
                     body.source = "import".into();
                 }
-                match entry(&state, &caller, body).await {
+                match entry(&state, &caller, body, &mut known).await {
                     Ok(entry) => Ok(entry),
                     // The database failing fails the import; a refused row is answered.
                     Err(e) if e.status().is_server_error() => return Err(e),

@@ -29,7 +29,8 @@ impl From<i64> for PhoneNumberId {
     }
 }
 
-/// Checks the branch, SMS extension and destination named by `settings` belong to `tenant`.
+/// Checks the branch, SMS extension, destination and conduit named by `settings` belong
+/// to `tenant`.
 async fn check_references(
     state: &AppState,
     caller: &switchboard_domain::Principal,
@@ -52,10 +53,12 @@ async fn check_references(
     if let Some(Some(destination)) = &settings.destination {
         tenancy::check_destination(state, tenant, "destination", Some(destination)).await?;
     }
+    let conduit = settings.conduit_id.flatten().map(|c| c.get());
+    tenancy::check_conduit(state, tenant, "conduitId", conduit).await?;
     Ok(())
 }
 
-/// Lists phone numbers filtered by tenant, branch, number, fax and use
+/// Lists phone numbers filtered by tenant, branch, number, fax, use and conduit
 /// (`resultsPerPage` is another name for `recordsPerPage`); `query` searches number, comment name and CNAM.
 #[utoipa::path(get, path = "/v2/admin/phone-numbers/", tag = "phone-numbers",
     params(ListParams<PhoneNumber>),

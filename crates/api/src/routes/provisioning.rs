@@ -86,32 +86,38 @@ pub fn digest_secrets(username: &str, password: &str) -> (String, String) {
     (Algorithm::Md5.hash(&a1), Algorithm::Sha256.hash(&a1))
 }
 
-/// A new nonce: when it expires and a tag over that, so any process of the deployment
-/// can check it without keeping it.
-fn nonce(state: &AppState) -> String {
-    let expires = chrono::Utc::now().timestamp() + NONCE_SECONDS;
-    let tag = state.tokens.nonce_tag(expires.to_string().as_bytes());
+/// The input of a nonce's tag: the phone's MAC (12 hex digits) and the expiry, so a nonce
+/// issued for one phone's files proves nothing for another's.
+fn nonce_input(mac: &str, expires: &str) -> Vec<u8> {
+    format!("{mac}\0{expires}").into_bytes()
+}
+
+/// A new nonce for the files of the phone with `mac`: when it expires and a tag over that
+/// and the MAC, so any process of the deployment can check it without keeping it.
+fn nonce(state: &AppState, mac: &str) -> String {
+    let expires = (chrono::Utc::now().timestamp() + NONCE_SECONDS).to_string();
+    let tag = state.tokens.nonce_tag(&nonce_input(mac, &expires));
     format!("{expires}.{}", hex::encode(&tag[..16]))
 }
 
-/// Whether `nonce` is one of ours, and whether it is still fresh.
-fn check_nonce(state: &AppState, nonce: &str) -> Option<bool> {
+/// When `nonce` expires, if it is one of ours issued for the phone with `mac`.
+fn check_nonce(state: &AppState, nonce: &str, mac: &str) -> Option<i64> {
     let (expires, tag) = nonce.split_once('.')?;
-    let expected = state.tokens.nonce_tag(expires.as_bytes());
+    let expected = state.tokens.nonce_tag(&nonce_input(mac, expires));
     let tag = hex::decode(tag).ok()?;
     // Equal-length digests compared, so the time taken says nothing of a guess.
     (Sha256::digest(&tag) == Sha256::digest(&expected[..16])).then_some(())?;
-    Some(expires.parse::<i64>().ok()? >= chrono::Utc::now().timestamp())
+    expires.parse::<i64>().ok()
 }
 
-/// A 401 that asks the phone for its credentials: Digest with SHA-256, then MD5 (most
-/// phones), then Basic; `stale` when the phone's nonce only expired.
-fn challenge(state: &AppState, stale: bool) -> Response {
+/// A 401 that asks the phone with `mac` for its credentials: Digest with SHA-256, then
+/// MD5 (most phones), then Basic; `stale` when the phone's nonce only expired.
+fn challenge(state: &AppState, mac: &str, stale: bool) -> Response {
     let mut response = ApiError::unauthorized("this phone's provisioning credentials are required")
         .into_response();
     // The phone's schemes replace the bearer challenge of the API's other 401s.
     response.headers_mut().remove(header::WWW_AUTHENTICATE);
-    let nonce = nonce(state);
+    let nonce = nonce(state, mac);
     let stale = if stale { ", stale=true" } else { "" };
     for algorithm in [Algorithm::Sha256, Algorithm::Md5] {
         let value = format!(
@@ -159,8 +165,18 @@ fn digest_params(headers: &HeaderMap) -> Option<std::collections::HashMap<String
 
 /// What a Digest answer proved: the phone's user name, or why it proved nothing.
 enum DigestOutcome {
-    /// Right for this user name (still to be matched with the device).
-    Valid(String),
+    /// Right for this user name (still to be matched with the device), with the nonce,
+    /// its expiry and the answer's `nc` (to be refused when seen before).
+    Valid {
+        /// The user name.
+        user: String,
+        /// The nonce answered.
+        nonce: String,
+        /// When it expires (unix seconds).
+        expires: i64,
+        /// The nonce count.
+        nc: String,
+    },
     /// Right but for an expired nonce: the phone retries with a fresh one.
     Stale,
     /// Wrong, or not ours.
@@ -168,11 +184,11 @@ enum DigestOutcome {
 }
 
 /// Checks a Digest answer (RFC 7616 `qop=auth`) against the device's secrets for
-/// `GET uri`.
+/// `GET uri` of the phone with `mac`.
 fn check_digest(
     state: &AppState,
     params: &std::collections::HashMap<String, String>,
-    uri: &str,
+    (uri, mac): (&str, &str),
     secrets: Option<&(String, String)>,
 ) -> DigestOutcome {
     let get = |key: &str| params.get(key).map(String::as_str);
@@ -193,10 +209,15 @@ fn check_digest(
     let (Some("auth"), Some(nc), Some(cnonce)) = (get("qop"), get("nc"), get("cnonce")) else {
         return DigestOutcome::Invalid;
     };
-    if realm != REALM || given_uri != uri {
+    // RFC 7616: `nc` is 8 hex digits (what is kept of it to refuse a replay).
+    if realm != REALM
+        || given_uri != uri
+        || nc.len() != 8
+        || !nc.bytes().all(|b| b.is_ascii_hexdigit())
+    {
         return DigestOutcome::Invalid;
     }
-    let Some(fresh) = check_nonce(state, nonce) else {
+    let Some(expires) = check_nonce(state, nonce, mac) else {
         return DigestOutcome::Invalid;
     };
     let Some((md5, sha256)) = secrets else {
@@ -212,8 +233,13 @@ fn check_digest(
     if Sha256::digest(response.as_bytes()) != Sha256::digest(expected.as_bytes()) {
         return DigestOutcome::Invalid;
     }
-    if fresh {
-        DigestOutcome::Valid(user.to_owned())
+    if expires >= chrono::Utc::now().timestamp() {
+        DigestOutcome::Valid {
+            user: user.to_owned(),
+            nonce: nonce.to_owned(),
+            expires,
+            nc: nc.to_ascii_lowercase(),
+        }
     } else {
         DigestOutcome::Stale
     }
@@ -268,20 +294,37 @@ pub async fn fetch(
     let digest = digest_params(&headers);
     let basic = basic(&headers);
     if digest.is_none() && basic.is_none() {
-        return Ok(challenge(&state, false));
+        return Ok(challenge(&state, &mac, false));
     }
-    let Some(mut device) = devices::provisioned(&state.db, &mac).await? else {
-        return Ok(challenge(&state, false));
+    let Some(mut device) = devices::provisioned(&state.db, &mac, &state.sealer).await? else {
+        return Ok(challenge(&state, &mac, false));
     };
     if let Some(params) = digest {
         let path = uri
             .0
             .path_and_query()
             .map_or_else(|| uri.0.path().to_owned(), ToString::to_string);
-        match check_digest(&state, &params, &path, device.digest_secrets.as_ref()) {
-            DigestOutcome::Valid(user) if user == device.username => {}
-            DigestOutcome::Stale => return Ok(challenge(&state, true)),
-            _ => return Ok(challenge(&state, false)),
+        match check_digest(
+            &state,
+            &params,
+            (&path, &mac),
+            device.digest_secrets.as_ref(),
+        ) {
+            DigestOutcome::Valid {
+                user,
+                nonce,
+                expires,
+                nc,
+            } if user == device.username => {
+                // A right answer counts once: the same nonce and count again is a
+                // captured answer replayed (every process shares the record).
+                if !devices::first_digest_use(&state.db, &nonce, &nc, expires).await? {
+                    tracing::info!(device = device.id, "a replayed Digest answer refused");
+                    return Ok(challenge(&state, &mac, false));
+                }
+            }
+            DigestOutcome::Stale => return Ok(challenge(&state, &mac, true)),
+            _ => return Ok(challenge(&state, &mac, false)),
         }
     } else if let Some((user, password)) = basic {
         // Digests of equal length are compared, so the time taken says nothing of how
@@ -289,7 +332,7 @@ pub async fn fetch(
         let given = Sha256::digest(format!("{user}\u{0}{}", password_hash(&password)));
         let expected = Sha256::digest(format!("{}\u{0}{}", device.username, device.secret_hash));
         if given != expected {
-            return Ok(challenge(&state, false));
+            return Ok(challenge(&state, &mac, false));
         }
     }
     let Some(model) = device_model::find(&device.model) else {

@@ -18,12 +18,12 @@ use crate::state::AppState;
 use crate::{listing, tenancy};
 
 /// Checks every reference a queue body makes belongs to `tenant`: the member
-/// extensions, the hold music and the timeout destination.
+/// extensions, the hold music (a media file, a music on hold) and the timeout destination.
 async fn check_references(
     state: &AppState,
     tenant: TenantId,
     members: Option<&[QueueMemberInput]>,
-    hold_media_file_id: Option<i64>,
+    (hold_media_file_id, music_on_hold_id): (Option<i64>, Option<i64>),
     timeout: Option<&DestinationInput>,
 ) -> ApiResult<()> {
     if let Some(members) = members {
@@ -40,6 +40,7 @@ async fn check_references(
         tenancy::check_destinations(state, tenant, "members", &items).await?;
     }
     tenancy::check_media_file(state, tenant, "holdMediaFileId", hold_media_file_id).await?;
+    tenancy::check_music_on_hold(state, tenant, "musicOnHoldId", music_on_hold_id).await?;
     tenancy::check_destination(state, tenant, "timeoutDestination", timeout).await
 }
 
@@ -71,7 +72,7 @@ pub async fn create(
         &state,
         tenant,
         Some(&body.members),
-        Some(body.hold_media_file_id),
+        (Some(body.hold_media_file_id), body.music_on_hold_id),
         body.timeout_destination.as_ref(),
     )
     .await?;
@@ -106,7 +107,7 @@ pub async fn update(
         &state,
         current.tenant_id,
         body.members.as_deref(),
-        body.hold_media_file_id,
+        (body.hold_media_file_id, body.music_on_hold_id.flatten()),
         body.timeout_destination.as_ref().and_then(Option::as_ref),
     )
     .await?;

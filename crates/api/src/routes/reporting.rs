@@ -14,9 +14,9 @@ use switchboard_domain::Location;
 use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::records::call::Call;
 use switchboard_domain::records::report::{
-    CallAggregates, CallBucket, CallParty, CallReportFilter, CallReportView, IngestTranscript,
-    MAX_HOURLY_RANGE_SECONDS, MAX_RANGE_SECONDS, ReportRecording, ReportedCall, TimelineEvent,
-    Transcript, bucket_label, offset_spans,
+    CallAggregates, CallBucket, CallParty, CallQueue, CallReportFilter, CallReportView,
+    IngestTranscript, MAX_HOURLY_RANGE_SECONDS, MAX_RANGE_SECONDS, ReportRecording, ReportedCall,
+    TimelineEvent, Transcript, TransferParty, bucket_label, offset_spans,
 };
 
 use crate::audit::now;
@@ -29,17 +29,57 @@ use crate::routes::ingest::IngestResult;
 use crate::state::AppState;
 use crate::{listing, tenancy};
 
-/// The timeline of a call, as reported.
-fn timeline(row: &calls::CallRow) -> Vec<TimelineEvent> {
-    let mut events = vec![TimelineEvent {
-        event: "started".into(),
-        at: row.time.clone(),
-    }];
+/// Where a step sits among steps at the same second: a call starts, is answered, is
+/// transferred, then ends.
+fn step_rank(event: &str) -> u8 {
+    match event {
+        "started" => 0,
+        "answered" => 1,
+        "transferred" => 2,
+        _ => 3,
+    }
+}
+
+/// A party of a transfer as shown.
+fn transfer_party(number: String, extension: Option<i64>, name: Option<String>) -> TransferParty {
+    TransferParty {
+        number,
+        extension_id: extension.map(switchboard_domain::ids::ExtensionId),
+        name: name.unwrap_or_default(),
+    }
+}
+
+/// The timeline of a call, as reported: its steps and its transfers in order of time.
+async fn timeline(state: &AppState, row: &calls::CallRow) -> ApiResult<Vec<TimelineEvent>> {
+    let mut events: Vec<(i64, TimelineEvent)> = vec![(
+        row.start_unix,
+        TimelineEvent::step("started", row.time.clone()),
+    )];
     if let Some(at) = calls::iso_at(row.answer_unix) {
-        events.push(TimelineEvent {
-            event: "answered".into(),
-            at,
-        });
+        events.push((
+            row.answer_unix.unwrap_or_default(),
+            TimelineEvent::step("answered", at),
+        ));
+    }
+    for transfer in reports::transfers(&state.db, row.id).await? {
+        events.push((
+            transfer.at_unix,
+            TimelineEvent {
+                event: "transferred".into(),
+                at: calls::iso_at(Some(transfer.at_unix)).unwrap_or_default(),
+                kind: Some(transfer.kind),
+                from: Some(transfer_party(
+                    transfer.from_number,
+                    transfer.from_extension_id,
+                    transfer.from_name,
+                )),
+                to: Some(transfer_party(
+                    transfer.to_number,
+                    transfer.to_extension_id,
+                    transfer.to_name,
+                )),
+            },
+        ));
     }
     if let Some(at) = calls::iso_at(row.end_unix) {
         let event = if row.status == "missed" {
@@ -47,12 +87,14 @@ fn timeline(row: &calls::CallRow) -> Vec<TimelineEvent> {
         } else {
             "ended"
         };
-        events.push(TimelineEvent {
-            event: event.into(),
-            at,
-        });
+        events.push((
+            row.end_unix.unwrap_or_default(),
+            TimelineEvent::step(event, at),
+        ));
     }
-    events
+    // Stable: transfers at the same second keep the order they are stored in.
+    events.sort_by_key(|(at, event)| (*at, step_rank(&event.event)));
+    Ok(events.into_iter().map(|(_, event)| event).collect())
 }
 
 /// The parties of a call: the extensions the engine identified, and for a side it did
@@ -90,8 +132,21 @@ async fn parties(state: &AppState, row: &calls::CallRow) -> ApiResult<Vec<CallPa
 
 /// The report of one call.
 async fn report(state: &AppState, row: calls::CallRow) -> ApiResult<CallReportView> {
-    let timeline = timeline(&row);
+    let timeline = timeline(state, &row).await?;
     let parties = parties(state, &row).await?;
+    let queue = match row.queue_id {
+        None => None,
+        Some(id) => {
+            let (name, number) = reports::queue(&state.db, row.tenant_id, id)
+                .await?
+                .unwrap_or_default();
+            Some(CallQueue {
+                id: switchboard_domain::ids::QueueId(id),
+                name,
+                number,
+            })
+        }
+    };
     let transcript = match reports::transcript(&state.db, row.id).await? {
         None => None,
         Some(stored) => Some(Transcript {
@@ -109,15 +164,17 @@ async fn report(state: &AppState, row: calls::CallRow) -> ApiResult<CallReportVi
     Ok(CallReportView {
         call,
         timeline,
+        queue,
         parties,
         recording,
         transcript,
     })
 }
 
-/// One call's report: the call, its timeline (started, answered, ended or missed), its
-/// parties, its recording (a presigned URL) and its transcript with the channel legend
-/// recorded with it. A user reaches its own calls only.
+/// One call's report: the call, its timeline (started, answered, transferred, ended or
+/// missed, in order of time), the queue it passed through, its parties, its recording
+/// (a presigned URL) and its transcript with the channel legend recorded with it. A user
+/// reaches its own calls only.
 #[utoipa::path(get, path = "/v2/admin/reporting/calls/{callId}", tag = "reporting",
     params(("callId" = String, Path, min_length = 1, max_length = 255, description = "The call identifier (uniqueId)")),
     responses((status = 200, description = "The call's report", body = CallReportView)))]
@@ -170,8 +227,8 @@ struct CallReportPage {
 }
 
 /// Lists the calls of a range (`from`, `to`; default the last 7 days, at most 366 days,
-/// 31 for `groupBy=hour`) filtered by tenant, direction, disposition, number and
-/// extension, with `aggregates` over all of them: counts, answered, missed, mean and p90
+/// 31 for `groupBy=hour`) filtered by tenant, direction, disposition, number, extension
+/// and queue, with `aggregates` over all of them: counts, answered, missed, mean and p90
 /// (nearest rank) wait and talk seconds, in total and per day or hour of the tenant's
 /// time zone, computed in the database.
 #[utoipa::path(get, path = "/v2/admin/reporting/calls/", tag = "reporting",

@@ -8,10 +8,10 @@ use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use switchboard_db::custom_voices;
-use switchboard_domain::Location;
-use switchboard_domain::ids::CustomVoiceId;
+use switchboard_domain::ids::{CustomVoiceId, TenantId};
 use switchboard_domain::records::custom_voice::VOICE_PREFIX;
 use switchboard_domain::records::speech::{DEFAULT_PAUSE_MS, SpeakRequest, TtsLanguage, TtsVoice};
+use switchboard_domain::{Location, Permission};
 use switchboard_speech::{Catalogue, Piece, Prosody, SpeechError, Voice};
 use switchboard_storage::audio::rendition::RenditionError;
 use utoipa::IntoParams;
@@ -31,7 +31,16 @@ pub struct VoiceFilter {
     /// Only voices speaking this BCP-47 tag (without regard to case).
     #[param(min_length = 2, max_length = 35, pattern = "^[A-Za-z0-9-]+$")]
     pub language: Option<String>,
+    /// Whose custom voices are listed: the caller's own tenant by default; callers spanning
+    /// several tenants (platform and partner admins) name one to see its custom voices.
+    #[serde(rename = "tenantId")]
+    #[param(pattern = "^[1-9][0-9]*$")]
+    pub tenant_id: Option<String>,
 }
+
+/// The most custom voices of one tenant the catalogue lists (the first by id); the full
+/// list is `GET /v2/admin/custom-voices/`, paginated.
+pub const CUSTOM_VOICES_LISTED: u64 = 1_000;
 
 /// The contract's error for a speech failure: unavailable or busy is a 503 with
 /// `Retry-After`, a prompt too long when spoken a 400 naming `field`, anything else a 500
@@ -67,26 +76,96 @@ pub fn present(voice: &Voice) -> TtsVoice {
         languages: voice.languages.iter().map(|(tag, _)| tag.clone()).collect(),
         gender: voice.gender.map(str::to_owned),
         sample_rate_hz: voice.sample_rate_hz,
+        base_voice_id: None,
+        tenant_id: None,
     }
 }
 
-fn read_language_filter(
+/// The catalogue's filter read: the language, and the tenant whose custom voices to list.
+fn read_filter(
     filter: Result<Query<VoiceFilter>, impl std::fmt::Display>,
-) -> ApiResult<Option<String>> {
+) -> ApiResult<(Option<String>, Option<TenantId>)> {
+    use switchboard_domain::validation::{ID, Raw, Rule};
     let Query(filter) = filter.map_err(|e| ApiError::bad_request(e.to_string()))?;
-    match filter.language {
-        Some(tag) => match switchboard_domain::validation::Rule::check(
+    let mut problems = switchboard_domain::Problems::new();
+    let language = filter.language.and_then(|tag| {
+        Rule::check(
             &switchboard_domain::records::media_file::LANGUAGE,
-            switchboard_domain::validation::Raw::Text(&tag),
-        ) {
-            Ok(tag) => Ok(Some(tag)),
-            Err(message) => Err(ApiError::invalid(Location::Query, "language", &message)),
-        },
-        None => Ok(None),
+            Raw::Text(&tag),
+        )
+        .map_err(|message| problems.add(Location::Query, "language", message))
+        .ok()
+    });
+    let tenant = filter.tenant_id.and_then(|id| {
+        Rule::check(&ID, Raw::Text(&id))
+            .map(TenantId)
+            .map_err(|message| problems.add(Location::Query, "tenantId", message))
+            .ok()
+    });
+    if problems.is_empty() {
+        Ok((language, tenant))
+    } else {
+        Err(ApiError::validation(problems))
     }
 }
 
-/// The voices of the installed engine, or those speaking `language`.
+/// The custom voices of the caller's tenant (or of `tenant`, which a caller spanning
+/// several names) as catalogue entries, those speaking `language` only: none for a caller
+/// who cannot read them (`media-files:read`) or names no tenant while spanning several. A
+/// custom voice whose base voice the engine no longer has is left out (it cannot speak).
+async fn custom_entries(
+    state: &AppState,
+    caller: &Caller<Anyone>,
+    catalogue: &Catalogue,
+    tenant: Option<TenantId>,
+    language: Option<&str>,
+) -> ApiResult<Vec<TtsVoice>> {
+    if !caller.can(Permission::MediaFilesRead) {
+        return match tenant {
+            Some(_) => Err(ApiError::forbidden(format!(
+                "listing custom voices needs the {} permission",
+                Permission::MediaFilesRead.name()
+            ))),
+            None => Ok(Vec::new()),
+        };
+    }
+    crate::tenancy::check_tenant_filter(state, caller, tenant).await?;
+    let Some(tenant) = tenant.or_else(|| caller.scope.own_tenant()) else {
+        return Ok(Vec::new());
+    };
+    let voices =
+        custom_voices::of_tenant(&state.db, &caller.scope, tenant, CUSTOM_VOICES_LISTED).await?;
+    Ok(voices
+        .into_iter()
+        .filter_map(|custom| {
+            let base = catalogue.voice(&custom.base_voice_id)?;
+            // The base voice's languages, the custom voice's own (its default) first.
+            let mut languages: Vec<String> =
+                base.languages.iter().map(|(tag, _)| tag.clone()).collect();
+            if let Some(own) = &custom.language
+                && let Some(at) = languages.iter().position(|t| t.eq_ignore_ascii_case(own))
+            {
+                let own = languages.remove(at);
+                languages.insert(0, own);
+            }
+            let speaks = language
+                .is_none_or(|wanted| languages.iter().any(|t| t.eq_ignore_ascii_case(wanted)));
+            speaks.then(|| TtsVoice {
+                id: custom.voice_id,
+                name: custom.name,
+                engine: base.engine.to_owned(),
+                languages,
+                gender: base.gender.map(str::to_owned),
+                sample_rate_hz: base.sample_rate_hz,
+                base_voice_id: Some(custom.base_voice_id),
+                tenant_id: Some(custom.tenant_id),
+            })
+        })
+        .collect())
+}
+
+/// The voices of the installed engine, then the custom voices of the caller's tenant
+/// (`custom-{n}`, for callers holding `media-files:read`), or those speaking `language`.
 #[utoipa::path(get, path = "/v2/text-to-speech/voices", tag = "text-to-speech",
     params(VoiceFilter),
     responses(
@@ -94,19 +173,19 @@ fn read_language_filter(
         (status = 503, description = "No speech engine is installed", body = crate::error::ErrorBody),
     ))]
 pub async fn voices(
-    _caller: Caller<Anyone>,
+    caller: Caller<Anyone>,
     State(state): State<AppState>,
     filter: Result<Query<VoiceFilter>, axum::extract::rejection::QueryRejection>,
 ) -> ApiResult<Json<Vec<TtsVoice>>> {
-    let language = read_language_filter(filter)?;
+    let (language, tenant) = read_filter(filter)?;
     let catalogue = catalogue(&state)?;
-    Ok(Json(
-        catalogue
-            .voices(language.as_deref())
-            .into_iter()
-            .map(present)
-            .collect(),
-    ))
+    let mut voices: Vec<TtsVoice> = catalogue
+        .voices(language.as_deref())
+        .into_iter()
+        .map(present)
+        .collect();
+    voices.extend(custom_entries(&state, &caller, catalogue, tenant, language.as_deref()).await?);
+    Ok(Json(voices))
 }
 
 /// The voices (release notes' path, the same answer).

@@ -42,7 +42,10 @@ pub const ENTITIES: &[&str] = &[
     "music-on-hold",
     "fax",
     "call-campaign",
+    "call-campaign-record",
     "opt-out",
+    "pharmacy-agent",
+    "fax-retry-policy",
 ];
 
 /// One audit entry.

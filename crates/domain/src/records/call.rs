@@ -7,9 +7,11 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::declare::{Body, Filter, Listed};
-use crate::ids::{ExtensionId, TenantId};
+use crate::ids::{ExtensionId, QueueId, TenantId};
 pub use crate::validation::Instant;
-use crate::validation::{ID, Int, ObjectReader, OneOf, Text, int, text};
+use crate::validation::{
+    ID, Int, ListOf, Nested, ObjectReader, OneOf, Text, int, list_of, nested, text,
+};
 
 /// A call identifier (Asterisk's uniqueid): 1 to 255 characters.
 pub const CALL_ID: Text = text(1, 255);
@@ -31,7 +33,8 @@ pub const MAX_RECORDING_BYTES: usize = 256 * 1024 * 1024;
 #[derive(Clone, Debug, Serialize, ToSchema, Listed)]
 #[serde(rename_all = "camelCase")]
 #[list(sort(time, duration, caller_id_num, dialed_num, unique_id), filter = CallRecordingFilter, table = "c", id = "c.id",
-       search("caller_id_num", "caller_id_name", "dialed_num", "unique_id", "transcript_text"))]
+       search("caller_id_num", "caller_id_name", "dialed_num", "unique_id", "transcript_text"),
+       search_index(table = "calls_search", id = "c.id"))]
 pub struct CallRecording {
     /// A presigned URL of the recording's MP3 (S3's own, or switchboard's signed link).
     #[serde(rename = "mediaURL")]
@@ -61,7 +64,8 @@ pub struct CallRecording {
 #[derive(Clone, Debug, Serialize, ToSchema, Listed)]
 #[serde(rename_all = "camelCase")]
 #[list(sort(time, duration, caller_id_num, dialed_num, unique_id), filter = CallRecordingFilter, table = "c", id = "c.id",
-       search("caller_id_num", "caller_id_name", "dialed_num", "unique_id", "transcript_text"))]
+       search("caller_id_num", "caller_id_name", "dialed_num", "unique_id", "transcript_text"),
+       search_index(table = "calls_search", id = "c.id"))]
 pub struct Call {
     /// The call identifier (Asterisk's uniqueid).
     pub unique_id: String,
@@ -152,6 +156,10 @@ pub struct CallReport {
     pub caller_extension: Option<ExtensionId>,
     /// The extension the call reached, when the engine names it by id.
     pub callee_extension: Option<ExtensionId>,
+    /// The queue the call passed through, when the engine names it.
+    pub queue: Option<QueueId>,
+    /// The transfers the report carries (each recorded once, however often reported).
+    pub transfers: Vec<IngestTransfer>,
 }
 
 impl CallReport {
@@ -176,6 +184,44 @@ const SHORT: Text = text(0, 255);
 const SECONDS: Int = int(0, i32::MAX as i64);
 /// A CDR disposition.
 const DISPOSITION: OneOf = OneOf(DISPOSITIONS);
+
+/// How a call is transferred: `blind` (sent on unannounced) or `attended` (announced
+/// by the transferring party first).
+pub const TRANSFER_KINDS: &[&str] = &["blind", "attended"];
+
+/// Most transfers one report carries (a call passed on and on stays well below).
+pub const MAX_TRANSFERS: usize = 100;
+
+/// A party of a transfer: a number as the engine knows it (an extension's number, an
+/// outside number).
+const TRANSFER_PARTY: Text = text(1, 255);
+
+/// A transfer the engine reports on a call: who passed it to whom, when and how.
+#[derive(Clone, Debug, Body)]
+pub struct IngestTransfer {
+    /// When the call was transferred (RFC 3339), not before the call's start.
+    #[field(rule = Instant)]
+    pub at: DateTime<Utc>,
+    /// `blind` or `attended`.
+    #[field(rule = OneOf(TRANSFER_KINDS))]
+    pub kind: String,
+    /// The number of the party that transferred the call.
+    #[field(rule = TRANSFER_PARTY)]
+    pub from: String,
+    /// The number the call was transferred to.
+    #[field(rule = TRANSFER_PARTY)]
+    pub to: String,
+    /// The tenant's extension that transferred the call, when the engine knows it.
+    #[field(rule = ID)]
+    pub from_extension_id: Option<ExtensionId>,
+    /// The tenant's extension the call was transferred to, when the engine knows it.
+    #[field(rule = ID)]
+    pub to_extension_id: Option<ExtensionId>,
+}
+
+/// The transfers of a call report.
+const TRANSFERS: ListOf<Nested<IngestTransfer>> =
+    list_of(nested::<IngestTransfer>(), 0, MAX_TRANSFERS);
 
 /// The body of `POST /v2/ingest/calls`: one report of a call's progress, for the tenant
 /// the body names.
@@ -246,6 +292,15 @@ pub struct IngestCall {
     /// internal number dialled, names it as it is numbered when the call is reported.
     #[field(rule = ID)]
     pub callee_extension_id: Option<ExtensionId>,
+    /// The id of the tenant's queue the call passed through, when it did (kept once
+    /// known: a later report without it does not clear it).
+    #[field(rule = ID)]
+    pub queue_id: Option<QueueId>,
+    /// The transfers made on the call so far: each is recorded once (the same instant,
+    /// kind and parties reported again is the same transfer), so a report may repeat
+    /// what an earlier one carried.
+    #[field(rule = TRANSFERS, default = Vec::new())]
+    pub transfers: Vec<IngestTransfer>,
 }
 
 impl IngestCall {
@@ -257,6 +312,11 @@ impl IngestCall {
         }
         if self.answer_time.is_some_and(|answer| answer < self.time) {
             r.problem("answerTime", "must not be before time");
+        }
+        for (i, transfer) in self.transfers.iter().enumerate() {
+            if transfer.at < self.time {
+                r.problem_at(&format!("transfers/{i}/at"), "must not be before time");
+            }
         }
         r.problem_count() == before
     }
@@ -296,6 +356,8 @@ impl IngestCall {
             userfield: self.userfield,
             caller_extension: self.caller_extension_id,
             callee_extension: self.callee_extension_id,
+            queue: self.queue_id,
+            transfers: self.transfers,
         }
     }
 }

@@ -2,13 +2,14 @@
 //! integration endpoints (a pharmacy system, a CRM). Their credentials are written,
 //! stored sealed, and never answered: a conduit says only whether it has some.
 
+use chrono::{DateTime, Utc};
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::NAME;
 use crate::declare::{Body, Filter, Listed};
 use crate::ids::{ConduitId, TenantId};
-use crate::validation::{ID, OneOf, Text, text};
+use crate::validation::{Bool, ID, Instant, OneOf, Text, text};
 
 /// Kinds of conduit: a SIP trunk, a carrier connection, or an integration endpoint.
 pub const KINDS: &[&str] = &["sip-trunk", "carrier", "pharmacy-system", "crm"];
@@ -49,6 +50,10 @@ pub struct Conduit {
     pub has_credentials: bool,
     /// When its status was last checked (ISO 8601, UTC); null until a check reports.
     pub last_checked_at: Option<String>,
+    /// Whether the last check passed; null until a check reports.
+    pub last_check_ok: Option<bool>,
+    /// What the last check said (a SIP response, an HTTP status); empty when nothing.
+    pub last_check_detail: String,
     /// The tenant's phone numbers routed through it.
     pub numbers_count: i64,
 }
@@ -120,4 +125,43 @@ pub struct UpdateConduit {
     /// The password or API key (sealed); `null` removes it.
     #[field(rule = CREDENTIAL)]
     pub secret: Option<Option<String>>,
+}
+
+/// What a health check may say of a conduit (a SIP response, an HTTP status line).
+pub const CHECK_DETAIL: Text = text(0, 500);
+
+/// The body of `POST /v2/ingest/conduit-checks`: the engine (which owns the SIP side)
+/// reports one health check of a conduit. A passed check makes a `failing` conduit
+/// `active` again, a failed one makes an `active` conduit `failing`; `disabled` is an
+/// administrator's and stays.
+#[derive(Clone, Debug, Body)]
+pub struct IngestConduitCheck {
+    /// The tenant whose conduit it is.
+    #[field(rule = ID)]
+    pub tenant_id: TenantId,
+    /// The conduit checked, of the tenant.
+    #[field(rule = ID)]
+    pub conduit_id: ConduitId,
+    /// Whether the conduit answered as it should.
+    #[field(rule = Bool)]
+    pub ok: bool,
+    /// When it was checked (RFC 3339, not in the future); default: now. A check older
+    /// than the last one recorded changes nothing.
+    #[field(rule = Instant)]
+    pub checked_at: Option<DateTime<Utc>>,
+    /// What the check said (a SIP response, an HTTP status).
+    #[field(rule = CHECK_DETAIL, default = String::new())]
+    pub detail: String,
+}
+
+/// What a conduit check recorded.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ConduitCheckResult {
+    /// Whether the check was recorded (`false` when a later check is already known).
+    pub recorded: bool,
+    /// The conduit's status before the check.
+    pub previous_status: String,
+    /// The conduit, as it is after the check.
+    pub conduit: Conduit,
 }

@@ -69,6 +69,8 @@ dest_types! {
     Queue = "QUEUE",
     /// A business-hours record: its open or closed list, by the time of the call.
     BusinessHour = "BUSINESS_HOUR",
+    /// A pharmacy agent (a pharmacy's refill line).
+    PharmacyAgent = "PHARMACY_AGENT",
     ;
     /// A media file of the tenant (a music-on-hold playlist's entries).
     MediaFile = "MEDIA_FILE",

@@ -64,7 +64,7 @@ pub struct Fax {
 pub struct FaxAttempt {
     /// The attempt's number.
     pub attempt: i64,
-    /// `sent` or `failed`.
+    /// `sent`, `failed`, or `abandoned` (given up after its leases kept running out).
     pub outcome: String,
     /// When it began (ISO 8601, UTC), when reported.
     pub started_at: Option<String>,
@@ -76,6 +76,8 @@ pub struct FaxAttempt {
     pub pages: Option<i64>,
     /// Transfer speed in bits per second, when reported.
     pub speed: Option<i64>,
+    /// The engine's message, or why the attempt was given up.
+    pub message: Option<String>,
 }
 
 /// Filters of the fax list.

@@ -24,6 +24,7 @@ pub mod music_on_hold;
 pub mod opt_out;
 pub mod paging_group;
 pub mod partner;
+pub mod pharmacy_agent;
 pub mod phone_number;
 pub mod queue;
 pub mod report;

@@ -6,7 +6,7 @@ use utoipa::ToSchema;
 
 use super::destination::{Destination, DestinationInput, Destinations, OneDestination};
 use crate::declare::{Body, Filter, Listed};
-use crate::ids::{BranchId, ExtensionId, TenantId};
+use crate::ids::{BranchId, ConduitId, ExtensionId, TenantId};
 use crate::list::BranchedFilter;
 use crate::validation::{Chars, FLAG, ID, OneOf, OptionalEmail, Switch, Text, dial, text};
 
@@ -61,13 +61,15 @@ pub struct PhoneNumber {
     pub store_and_forward_number: String,
     /// The tenant's name.
     pub tenant_name: String,
+    /// The conduit (a SIP trunk, a carrier connection) its calls go through, 0 for none.
+    pub conduit_id: i64,
     /// Where its calls go, resolved; null while it routes nowhere.
     #[cfg_attr(feature = "sqlx", sqlx(skip))]
     pub destination: Option<Destination>,
 }
 
 /// Where a phone number's calls may go: a business hour, an IVR, a queue, a paging
-/// group, an extension or its mailbox, of the number's tenant.
+/// group, an extension or its mailbox, or a pharmacy agent, of the number's tenant.
 pub const ROUTE: OneDestination = OneDestination(Destinations {
     name: "RouteBody",
     allowed: &[
@@ -77,6 +79,7 @@ pub const ROUTE: OneDestination = OneDestination(Destinations {
         "PAGING_GROUP",
         "EXT",
         "VOICEMAIL",
+        "PHARMACY_AGENT",
     ],
     min: 0,
 });
@@ -145,6 +148,9 @@ pub struct PhoneNumberSettings {
     /// mailbox of the tenant; null to route nowhere.
     #[field(rule = ROUTE)]
     pub destination: Option<Option<DestinationInput>>,
+    /// The conduit its calls go through, of the tenant; null for none.
+    #[field(rule = ID)]
+    pub conduit_id: Option<Option<ConduitId>>,
 }
 
 /// The body of `POST /v2/admin/phone-numbers/` (platform and partner admins).
@@ -189,6 +195,9 @@ pub struct PhoneNumberFilter {
     /// 1 in use, 0 idle.
     #[field(rule = Switch)]
     pub in_use: Option<bool>,
+    /// Only numbers whose calls go through this conduit.
+    #[field(rule = ID)]
+    pub conduit_id: Option<ConduitId>,
 }
 
 /// The `number` filter: at most 11 characters (the spec's limit).

@@ -65,8 +65,12 @@ pub struct Queue {
     pub max_wait_seconds: i64,
     /// Most callers waiting at once (0: no limit); the next goes to the timeout destination.
     pub max_callers: i64,
-    /// The media file played while waiting (music on hold); 0 for the platform's default.
+    /// The media file played while waiting; 0 for none. Kept for compatibility:
+    /// `musicOnHoldId`, when set, is played instead.
     pub hold_media_file_id: i64,
+    /// The music on hold (a playlist of the tenant) played while waiting; it wins over
+    /// `holdMediaFileId`. Null: `holdMediaFileId`, else the tenant's default music on hold.
+    pub music_on_hold_id: Option<i64>,
     /// 1: callers hear their position in the queue.
     pub announce_position: i64,
     /// Where a caller goes after `maxWaitSeconds` or beyond `maxCallers`; null: the call ends.
@@ -142,10 +146,13 @@ pub struct CreateQueue {
     /// Most callers waiting (default 0: no limit).
     #[field(rule = MAX_CALLERS, default = 0)]
     pub max_callers: i64,
-    /// A media file of the tenant played while waiting; 0 (the default) for the
-    /// platform's music.
+    /// A media file of the tenant played while waiting; 0 (the default) for none.
     #[field(rule = MEDIA_FILE_OR_NONE, default = 0)]
     pub hold_media_file_id: i64,
+    /// A music on hold of the tenant played while waiting (wins over
+    /// `holdMediaFileId`); null (the default) for none.
+    #[field(rule = ID, nullable)]
+    pub music_on_hold_id: Option<i64>,
     /// 1: announce callers' position; 0 (the default) not.
     #[field(rule = FLAG, default = 0)]
     pub announce_position: i64,
@@ -163,6 +170,7 @@ impl CreateQueue {
         json!({"name": "Support", "number": "600", "strategy": "roundRobin",
                "members": [{"id": 1, "order": 1, "penalty": 0}],
                "maxWaitSeconds": 300, "maxCallers": 10, "holdMediaFileId": 0,
+               "musicOnHoldId": 1,
                "announcePosition": 1, "timeoutDestination": {"id": 1, "destType": "VOICEMAIL"}})
     }
 }
@@ -190,9 +198,12 @@ pub struct UpdateQueue {
     /// Most callers waiting.
     #[field(rule = MAX_CALLERS)]
     pub max_callers: Option<i64>,
-    /// A media file of the tenant; 0 for the platform's music.
+    /// A media file of the tenant; 0 for none.
     #[field(rule = MEDIA_FILE_OR_NONE)]
     pub hold_media_file_id: Option<i64>,
+    /// A music on hold of the tenant; null for none.
+    #[field(rule = ID)]
+    pub music_on_hold_id: Option<Option<i64>>,
     /// 1 or 0.
     #[field(rule = FLAG)]
     pub announce_position: Option<i64>,

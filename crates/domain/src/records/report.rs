@@ -15,7 +15,7 @@ use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, Schema, SchemaFormat, 
 use super::call::{CALL_ID, Call, DIRECTION, DISPOSITIONS};
 use super::media_file::LANGUAGE;
 use crate::declare::{Body, Filter};
-use crate::ids::{ExtensionId, TenantId};
+use crate::ids::{ExtensionId, QueueId, TenantId};
 use crate::list::{ListSpec, Listed};
 use crate::validation::{
     ID, Instant, Int, ObjectReader, OneOf, Raw, Rule, Text, int, list_of, nested, text,
@@ -181,10 +181,58 @@ pub struct Transcript {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TimelineEvent {
-    /// `started`, `answered`, `ended` (after an answer) or `missed` (never answered).
+    /// `started`, `answered`, `transferred`, `ended` (after an answer) or `missed`
+    /// (never answered).
     pub event: String,
     /// When (ISO 8601, UTC).
     pub at: String,
+    /// Transfers: `blind` or `attended`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Transfers: the party that transferred the call.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<TransferParty>,
+    /// Transfers: the party the call was transferred to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to: Option<TransferParty>,
+}
+
+impl TimelineEvent {
+    /// A step without parties (started, answered, ended, missed).
+    pub fn step(event: &str, at: String) -> TimelineEvent {
+        TimelineEvent {
+            event: event.to_owned(),
+            at,
+            kind: None,
+            from: None,
+            to: None,
+        }
+    }
+}
+
+/// A party of a transfer: the number the engine reported, and the tenant's extension
+/// when the engine named one (with its number and name as they are now).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TransferParty {
+    /// The number as reported.
+    pub number: String,
+    /// The tenant's extension, when the engine named one.
+    pub extension_id: Option<ExtensionId>,
+    /// The extension's name; empty for an outside number or an extension since deleted.
+    pub name: String,
+}
+
+/// The queue a call passed through.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CallQueue {
+    /// The queue's id (kept on the call when the queue is deleted).
+    pub id: QueueId,
+    /// Its name as it is now; empty when the queue is gone.
+    pub name: String,
+    /// Its number as it is now; empty when the queue is gone.
+    pub number: String,
 }
 
 /// A party of a call: an extension of the tenant the engine identified, or the number
@@ -221,8 +269,10 @@ pub struct ReportRecording {
 pub struct CallReportView {
     /// The call.
     pub call: Call,
-    /// Started, answered, ended or missed, in order, as reported.
+    /// Started, answered, transferred, ended or missed, in order of time, as reported.
     pub timeline: Vec<TimelineEvent>,
+    /// The queue the call passed through; null when it passed through none.
+    pub queue: Option<CallQueue>,
     /// The parties the engine identified, the caller first.
     pub parties: Vec<CallParty>,
     /// The recording; null when the call has none.
@@ -264,6 +314,9 @@ pub struct CallReportFilter {
     /// Only calls the engine identified this extension of the tenant on.
     #[field(rule = ID)]
     pub extension_id: Option<ExtensionId>,
+    /// Only calls that passed through this queue.
+    #[field(rule = ID)]
+    pub queue_id: Option<QueueId>,
     /// Aggregate per `day` (default) or `hour` of the tenant's time zone.
     #[field(rule = OneOf(GROUPINGS))]
     pub group_by: Option<String>,

@@ -6,6 +6,7 @@ use utoipa::ToSchema;
 
 use super::media_file::{LANGUAGE, TEXT};
 use crate::declare::Body;
+use crate::ids::TenantId;
 use crate::validation::{Int, ListOf, Nested, ObjectReader, int, list_of, nested};
 
 /// A voice of the catalogue (an engine's, or a tenant's custom voice over one).
@@ -25,6 +26,11 @@ pub struct TtsVoice {
     pub gender: Option<String>,
     /// The rate the engine renders at, in Hz (answers are resampled to 8 kHz).
     pub sample_rate_hz: u32,
+    /// For a custom voice (`custom-{n}`), the engine voice it speaks with; null for an
+    /// engine voice.
+    pub base_voice_id: Option<String>,
+    /// For a custom voice, the tenant it belongs to; null for an engine voice.
+    pub tenant_id: Option<TenantId>,
 }
 
 /// A language some voice speaks.

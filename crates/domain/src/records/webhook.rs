@@ -33,6 +33,19 @@ pub const TYPES: &[(&str, &str)] = &[
 /// registered for it like any type, but `list-types` keeps to the interface's eleven.
 pub const DEVICE_CONFIG_CHANGED: &str = "DEVICE_CONFIG_CHANGED";
 
+/// A conduit's status moved between `active` and `failing` on a health check the engine
+/// reported: like the engine's event, registrable beside the interface's eleven.
+pub const CONDUIT_STATUS_CHANGED: &str = "CONDUIT_STATUS_CHANGED";
+/// A pharmacy agent took a refill request (`POST /v2/ingest/refill-requests`). Like
+/// [`DEVICE_CONFIG_CHANGED`], a webhook may be registered for it, but `list-types` keeps
+/// to the interface's eleven: the spec fixes the catalogue's count.
+pub const REFILL_REQUESTED: &str = "REFILL_REQUESTED";
+/// The event of a campaign call's result, recorded from the engine's report: the record,
+/// its campaign, the number, the outcome, the attempt and the record's status after it.
+/// Registrable like [`DEVICE_CONFIG_CHANGED`]; `list-types` keeps to the interface's
+/// eleven (CONTRACT §9).
+pub const CAMPAIGN_CALL_COMPLETED: &str = "CAMPAIGN_CALL_COMPLETED";
+
 /// Every type a webhook may be registered for: the catalogue's and the engine's.
 pub const TYPE_NAMES: &[&str] = &[
     "HubSpotCRM",
@@ -47,6 +60,9 @@ pub const TYPE_NAMES: &[&str] = &[
     "FAX_RECEIVED",
     "FAX_SENT",
     "DEVICE_CONFIG_CHANGED",
+    "CONDUIT_STATUS_CHANGED",
+    "REFILL_REQUESTED",
+    "CAMPAIGN_CALL_COMPLETED",
 ];
 
 /// The CRM type: call records in HubSpot's calls-object shape, not raw events.

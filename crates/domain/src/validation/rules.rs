@@ -276,6 +276,38 @@ impl Rule for Int {
     }
 }
 
+/// A strict 1-or-0 switch: only the JSON integers `1` and `0` (in a query string the
+/// texts `1` and `0`). Unlike [`FLAG`], `1.0`, `true` and `"1"` are refused: the release
+/// notes fix `ivrBulk` as "1 or 0", and a client sending anything else has a bug worth
+/// telling it about.
+#[derive(Clone, Copy, Debug)]
+pub struct Bit;
+
+impl Rule for Bit {
+    type Output = i64;
+    fn check(&self, raw: Raw<'_>) -> Result<i64, String> {
+        let n = match raw {
+            // `as_i64` is `None` for numbers written with a fraction or exponent (`1.0`).
+            Raw::Json(Value::Number(n)) => n.as_i64(),
+            Raw::Text(s) => parse_query_int(s),
+            Raw::Json(_) => None,
+        };
+        match n {
+            Some(n @ (0 | 1)) => Ok(n),
+            _ => Err("must be 1 or 0".into()),
+        }
+    }
+    fn schema(&self) -> Schema {
+        ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .enum_values(Some([1, 0]))
+            .into()
+    }
+    fn example(&self) -> Value {
+        json!(1)
+    }
+}
+
 /// Parses a query-string integer in canonical form: an optional `-`, then ASCII digits
 /// without leading zeros (`^-?(0|[1-9][0-9]*)$`), nothing else.
 fn parse_query_int(s: &str) -> Option<i64> {

@@ -1,0 +1,360 @@
+//! `/v2/admin/pharmacy/agents` (and `/admin/pharmacy/agents`, interface §8): the refill
+//! lines of pharmacy tenants, their refill requests, and the engine's reports of them
+//! (`POST /v2/ingest/refill-requests`).
+
+use axum::Json;
+use axum::extract::State;
+use axum::response::Response;
+use switchboard_db::{conduits, pharmacy_agents};
+use switchboard_domain::declare::DeclaredFilter;
+use switchboard_domain::ids::{ConduitId, PharmacyAgentId, TenantId};
+use switchboard_domain::list::Page;
+use switchboard_domain::records::destination::DestinationInput;
+use switchboard_domain::records::pharmacy_agent::{
+    AfterHoursInput, CreatePharmacyAgent, IngestRefillRequest, PHARMACY_SYSTEM, PharmacyAgent,
+    RefillRequest, UpdatePharmacyAgent,
+};
+use switchboard_domain::{Location, Problems, Scope};
+
+use crate::audit::now;
+use crate::auth::caller::{Caller, IngestWrite, PharmacyRead, PharmacyWrite, RefillRequestsRead};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{JsonBody, ListParams, PathId};
+use crate::routes::ingest::IngestResult;
+use crate::state::AppState;
+use crate::{listing, tenancy};
+
+/// The references of an agent body, each `None` when the body leaves it unchanged or
+/// clears it.
+#[derive(Default)]
+struct References<'a> {
+    greeting: Option<i64>,
+    prompt: Option<i64>,
+    fallback: Option<&'a DestinationInput>,
+    after_hours: Option<&'a AfterHoursInput>,
+    conduit: Option<i64>,
+}
+
+/// Checks every reference an agent body makes belongs to `tenant`: the media files, the
+/// fallback, the after-hours business hours and destination, and the conduit, which must
+/// be the tenant's pharmacy system.
+async fn check_references(
+    state: &AppState,
+    tenant: TenantId,
+    refs: References<'_>,
+) -> ApiResult<()> {
+    tenancy::check_media_file(state, tenant, "greetingMediaFileId", refs.greeting).await?;
+    tenancy::check_media_file(state, tenant, "promptMediaFileId", refs.prompt).await?;
+    tenancy::check_destination(state, tenant, "fallbackDestination", refs.fallback).await?;
+    if let Some(rule) = refs.after_hours {
+        let condition = switchboard_db::scope::of_tenant(tenant);
+        if !switchboard_db::crud::exists(
+            &state.db,
+            "business_hours",
+            rule.business_hour_id,
+            condition,
+        )
+        .await?
+        {
+            return Err(ApiError::invalid(
+                Location::Body,
+                "afterHours/businessHourId",
+                "must name a business hour of the tenant",
+            ));
+        }
+        tenancy::check_destination(
+            state,
+            tenant,
+            "afterHours/destination",
+            rule.destination.as_ref(),
+        )
+        .await?;
+    }
+    if let Some(id) = refs.conduit {
+        // NOTE: only a pharmacy system: a SIP trunk or a CRM cannot take a refill.
+        match conduits::get(&state.db, &Scope::Tenant(tenant), ConduitId(id)).await {
+            Ok(conduit) if conduit.kind == PHARMACY_SYSTEM => {}
+            Ok(_) => {
+                return Err(ApiError::invalid(
+                    Location::Body,
+                    "conduitId",
+                    "must name a conduit of kind pharmacy-system",
+                ));
+            }
+            Err(switchboard_db::Error::NotFound) => {
+                return Err(ApiError::invalid(
+                    Location::Body,
+                    "conduitId",
+                    "must name a conduit of the tenant",
+                ));
+            }
+            Err(error) => return Err(error.into()),
+        }
+    }
+    Ok(())
+}
+
+/// Lists the pharmacy agents in the caller's scope.
+#[utoipa::path(get, path = "/v2/admin/pharmacy/agents/", tag = "pharmacy",
+    params(ListParams<PharmacyAgent>),
+    responses((status = 200, description = "A page of pharmacy agents", body = Page<PharmacyAgent>)))]
+pub async fn list(
+    caller: Caller<PharmacyRead>,
+    State(state): State<AppState>,
+    ListParams { query, filter }: ListParams<PharmacyAgent>,
+) -> ApiResult<Response> {
+    tenancy::check_tenant_filter(&state, &caller, filter.tenant_id()).await?;
+    let listing = pharmacy_agents::list(&state.db, &caller.scope, &filter, &query).await?;
+    Ok(listing::respond(listing, std::convert::identity))
+}
+
+/// The same list at the release notes' path.
+#[utoipa::path(get, path = "/admin/pharmacy/agents/", tag = "pharmacy",
+    params(ListParams<PharmacyAgent>),
+    responses((status = 200, description = "A page of pharmacy agents", body = Page<PharmacyAgent>)))]
+pub async fn list_unversioned(
+    caller: Caller<PharmacyRead>,
+    state: State<AppState>,
+    params: ListParams<PharmacyAgent>,
+) -> ApiResult<Response> {
+    list(caller, state, params).await
+}
+
+/// Creates a pharmacy agent; its number must be free in the tenant's dial plan.
+#[utoipa::path(post, path = "/v2/admin/pharmacy/agents/", tag = "pharmacy",
+    request_body = CreatePharmacyAgent,
+    responses((status = 200, description = "The new pharmacy agent", body = PharmacyAgent)))]
+pub async fn create(
+    caller: Caller<PharmacyWrite>,
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody<CreatePharmacyAgent>,
+) -> ApiResult<Json<PharmacyAgent>> {
+    let tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
+    let refs = References {
+        greeting: body.greeting_media_file_id,
+        prompt: body.prompt_media_file_id,
+        fallback: body.fallback_destination.as_ref(),
+        after_hours: body.after_hours.as_ref(),
+        conduit: body.conduit_id,
+    };
+    check_references(&state, tenant, refs).await?;
+    Ok(Json(
+        pharmacy_agents::create(&state.db, tenant, body).await?,
+    ))
+}
+
+/// The same creation at the release notes' path.
+#[utoipa::path(post, path = "/admin/pharmacy/agents/", tag = "pharmacy",
+    request_body = CreatePharmacyAgent,
+    responses((status = 200, description = "The new pharmacy agent", body = PharmacyAgent)))]
+pub async fn create_unversioned(
+    caller: Caller<PharmacyWrite>,
+    state: State<AppState>,
+    body: JsonBody<CreatePharmacyAgent>,
+) -> ApiResult<Json<PharmacyAgent>> {
+    create(caller, state, body).await
+}
+
+/// One pharmacy agent.
+#[utoipa::path(get, path = "/v2/admin/pharmacy/agents/{id}", tag = "pharmacy",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Pharmacy agent id")),
+    responses((status = 200, description = "The pharmacy agent", body = PharmacyAgent)))]
+pub async fn get(
+    caller: Caller<PharmacyRead>,
+    State(state): State<AppState>,
+    PathId(id): PathId<PharmacyAgentId>,
+) -> ApiResult<Json<PharmacyAgent>> {
+    Ok(Json(
+        pharmacy_agents::get(&state.db, &caller.scope, id).await?,
+    ))
+}
+
+/// The same record at the release notes' path.
+#[utoipa::path(get, path = "/admin/pharmacy/agents/{id}", tag = "pharmacy",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Pharmacy agent id")),
+    responses((status = 200, description = "The pharmacy agent", body = PharmacyAgent)))]
+pub async fn get_unversioned(
+    caller: Caller<PharmacyRead>,
+    state: State<AppState>,
+    id: PathId<PharmacyAgentId>,
+) -> ApiResult<Json<PharmacyAgent>> {
+    get(caller, state, id).await
+}
+
+/// Changes a pharmacy agent: fields not sent stay unchanged, `null` clears the media
+/// files, the fallback, the after-hours rule or the conduit.
+#[utoipa::path(patch, path = "/v2/admin/pharmacy/agents/{id}", tag = "pharmacy",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Pharmacy agent id")),
+    request_body = UpdatePharmacyAgent,
+    responses((status = 200, description = "The changed pharmacy agent", body = PharmacyAgent)))]
+pub async fn update(
+    caller: Caller<PharmacyWrite>,
+    State(state): State<AppState>,
+    PathId(id): PathId<PharmacyAgentId>,
+    JsonBody(body): JsonBody<UpdatePharmacyAgent>,
+) -> ApiResult<Json<PharmacyAgent>> {
+    let current = pharmacy_agents::get(&state.db, &caller.scope, id).await?;
+    let refs = References {
+        greeting: body.greeting_media_file_id.flatten(),
+        prompt: body.prompt_media_file_id.flatten(),
+        fallback: body.fallback_destination.as_ref().and_then(Option::as_ref),
+        after_hours: body.after_hours.as_ref().and_then(Option::as_ref),
+        conduit: body.conduit_id.flatten(),
+    };
+    check_references(&state, current.tenant_id, refs).await?;
+    Ok(Json(
+        pharmacy_agents::update(&state.db, &caller.scope, id, body).await?,
+    ))
+}
+
+/// The same change at the release notes' path.
+#[utoipa::path(patch, path = "/admin/pharmacy/agents/{id}", tag = "pharmacy",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Pharmacy agent id")),
+    request_body = UpdatePharmacyAgent,
+    responses((status = 200, description = "The changed pharmacy agent", body = PharmacyAgent)))]
+pub async fn update_unversioned(
+    caller: Caller<PharmacyWrite>,
+    state: State<AppState>,
+    id: PathId<PharmacyAgentId>,
+    body: JsonBody<UpdatePharmacyAgent>,
+) -> ApiResult<Json<PharmacyAgent>> {
+    update(caller, state, id, body).await
+}
+
+/// Deletes a pharmacy agent that nothing routes to (409 naming the users otherwise), with
+/// its refill requests.
+#[utoipa::path(delete, path = "/v2/admin/pharmacy/agents/{id}", tag = "pharmacy",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Pharmacy agent id")),
+    responses((status = 200, description = "The deleted pharmacy agent", body = PharmacyAgent)))]
+pub async fn delete(
+    caller: Caller<PharmacyWrite>,
+    State(state): State<AppState>,
+    PathId(id): PathId<PharmacyAgentId>,
+) -> ApiResult<Json<PharmacyAgent>> {
+    Ok(Json(
+        pharmacy_agents::delete(&state.db, &caller.scope, id).await?,
+    ))
+}
+
+/// The same deletion at the release notes' path.
+#[utoipa::path(delete, path = "/admin/pharmacy/agents/{id}", tag = "pharmacy",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Pharmacy agent id")),
+    responses((status = 200, description = "The deleted pharmacy agent", body = PharmacyAgent)))]
+pub async fn delete_unversioned(
+    caller: Caller<PharmacyWrite>,
+    state: State<AppState>,
+    id: PathId<PharmacyAgentId>,
+) -> ApiResult<Json<PharmacyAgent>> {
+    delete(caller, state, id).await
+}
+
+/// Lists the refill requests an agent took, filtered by outcome and time.
+#[utoipa::path(get, path = "/v2/admin/pharmacy/agents/{id}/refill-requests", tag = "pharmacy",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Pharmacy agent id"),
+           ListParams<RefillRequest>),
+    responses((status = 200, description = "A page of refill requests", body = Page<RefillRequest>)))]
+pub async fn refill_requests(
+    caller: Caller<RefillRequestsRead>,
+    State(state): State<AppState>,
+    PathId(id): PathId<PharmacyAgentId>,
+    ListParams { query, filter }: ListParams<RefillRequest>,
+) -> ApiResult<Response> {
+    // Read first, in the caller's scope: another tenant's agent is a 404.
+    let agent = pharmacy_agents::get(&state.db, &caller.scope, id).await?;
+    let listing = pharmacy_agents::list_refills(&state.db, agent.id, &filter, &query).await?;
+    Ok(listing::respond(listing, RefillRequest::from))
+}
+
+/// The same list at the release notes' path.
+#[utoipa::path(get, path = "/admin/pharmacy/agents/{id}/refill-requests", tag = "pharmacy",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Pharmacy agent id"),
+           ListParams<RefillRequest>),
+    responses((status = 200, description = "A page of refill requests", body = Page<RefillRequest>)))]
+pub async fn refill_requests_unversioned(
+    caller: Caller<RefillRequestsRead>,
+    state: State<AppState>,
+    id: PathId<PharmacyAgentId>,
+    params: ListParams<RefillRequest>,
+) -> ApiResult<Response> {
+    refill_requests(caller, state, id, params).await
+}
+
+/// Records a refill request a pharmacy agent took (the engine's token, or a platform
+/// admin), naming the agent by `agentId` or `agentNumber`; emits REFILL_REQUESTED. Once
+/// per agent and `requestId` (the call's `uniqueId` when no `requestId` is sent): a repeat
+/// changes nothing and answers `recorded: false`.
+#[utoipa::path(post, path = "/v2/ingest/refill-requests", tag = "ingest",
+    request_body = IngestRefillRequest,
+    responses((status = 200, description = "What was recorded", body = IngestResult)))]
+pub async fn ingest_refill_request(
+    caller: Caller<IngestWrite>,
+    State(state): State<AppState>,
+    JsonBody(mut body): JsonBody<IngestRefillRequest>,
+) -> ApiResult<Json<IngestResult>> {
+    body.tenant = tenancy::tenant_for_write(&state, &caller, Some(body.tenant)).await?;
+    let agent = match (body.agent_id, body.agent_number.as_deref()) {
+        (Some(id), number) => {
+            let scope = Scope::Tenant(body.tenant);
+            match pharmacy_agents::get(&state.db, &scope, PharmacyAgentId(id)).await {
+                Ok(agent) if number.is_none_or(|n| n == agent.number) => agent,
+                Ok(_) => {
+                    return Err(ApiError::invalid(
+                        Location::Body,
+                        "agentNumber",
+                        "must be the number of the agent agentId names",
+                    ));
+                }
+                Err(switchboard_db::Error::NotFound) => {
+                    return Err(ApiError::invalid(
+                        Location::Body,
+                        "agentId",
+                        "must name a pharmacy agent of the tenant",
+                    ));
+                }
+                Err(error) => return Err(error.into()),
+            }
+        }
+        (None, Some(number)) => pharmacy_agents::find_by_number(&state.db, body.tenant, number)
+            .await?
+            .ok_or_else(|| {
+                ApiError::invalid(
+                    Location::Body,
+                    "agentNumber",
+                    "must be the number of a pharmacy agent of the tenant",
+                )
+            })?,
+        // The body's own check requires one of the two.
+        (None, None) => return Err(ApiError::internal("a refill request without an agent")),
+    };
+    let mut problems = Problems::new();
+    let length = usize::try_from(agent.rx_number_length).unwrap_or(usize::MAX);
+    for (index, rx) in body.rx_numbers.iter().enumerate() {
+        if rx.len() != length {
+            problems.add(
+                Location::Body,
+                &format!("rxNumbers/{index}"),
+                format!("must be {length} digits (the agent's rxNumberLength)"),
+            );
+        }
+    }
+    if agent.ivr_bulk == 0 && body.rx_numbers.len() > 1 {
+        problems.add(
+            Location::Body,
+            "rxNumbers",
+            "must hold at most 1 number: the agent takes one prescription per call (ivrBulk 0)",
+        );
+    }
+    if !problems.is_empty() {
+        return Err(problems.into());
+    }
+    let mut tx = state.db.begin().await?;
+    let recorded = pharmacy_agents::record_refill(&mut tx, &agent, &body, now()).await?;
+    tx.commit().await?;
+    state.jobs.wake();
+    Ok(Json(IngestResult {
+        recorded: recorded.new,
+        id: recorded.id,
+        status: None,
+        recording_attached: None,
+    }))
+}
