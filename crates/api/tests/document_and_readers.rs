@@ -130,6 +130,21 @@ const UNSTATABLE: &[(&str, &str, &str)] = &[
         "segments/0/startMs",
         "a segment does not end before it starts",
     ),
+    (
+        "IngestRefillRequest",
+        "agentId",
+        "the agent is named by agentId or by agentNumber",
+    ),
+    (
+        "IngestRefillRequest",
+        "uniqueId",
+        "the request is keyed by requestId or, without one, by the call's uniqueId",
+    ),
+    (
+        "IngestRefillRequest",
+        "rxNumbers",
+        "a request whose outcome is submitted carries at least one prescription number",
+    ),
 ];
 
 /// Why a channel number inside its bounds may still be refused.
