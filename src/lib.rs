@@ -17,7 +17,7 @@ use rand::RngCore;
 use switchboard_api::auth::password::Passwords;
 use switchboard_api::auth::token::{MIN_KEY_BYTES, Tokens};
 use switchboard_api::limits::Limiter;
-use switchboard_api::{AppState, Settings};
+use switchboard_api::{AppState, Settings, Shared};
 use switchboard_db::Db;
 use switchboard_db::backend::ConnectOptions;
 use switchboard_db::seal::Sealer;
@@ -95,7 +95,7 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
         },
     )
     .await;
-    Ok(AppState {
+    Ok(AppState::new(Shared {
         db,
         speech,
         tokens,
@@ -132,7 +132,7 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
             metrics_listen: config.metrics_listen,
             ..Settings::new(config.public_url())
         }),
-    })
+    }))
 }
 
 /// Webhook delivery settings from the configuration.

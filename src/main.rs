@@ -27,7 +27,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         println!("{}", switchboard_api::openapi().to_pretty_json()?);
         return Ok(());
     }
-    telemetry::init(config.log_format);
+    let _logs = telemetry::init(config.log_format);
     // On stderr: stdout carries the commands' JSON. Said every time, so that a database
     // created in whatever folder the command runs from is never a surprise.
     eprintln!("switchboard: {}", config.describe_storage());

@@ -365,14 +365,15 @@ async fn serve(
         .expect("application state");
     if let Some(storage) = storage {
         // The background work deletes objects: it works on the same store.
-        state.jobs = switchboard_jobs::Jobs::new(
-            state.db.clone(),
+        let shared = state.shared_mut();
+        shared.jobs = switchboard_jobs::Jobs::new(
+            shared.db.clone(),
             storage.clone(),
-            state.sealer.clone(),
-            state.jobs.settings().clone(),
+            shared.sealer.clone(),
+            shared.jobs.settings().clone(),
         )
         .expect("the background work");
-        state.storage = storage;
+        shared.storage = storage;
     }
     let (shutdown, stop) = oneshot::channel::<()>();
     let server = tokio::spawn(switchboard_api::serve(

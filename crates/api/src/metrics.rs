@@ -48,13 +48,19 @@ pub fn install() -> PrometheusHandle {
 /// Counts and times every request by method, route template (never the raw path: ids
 /// would make a series per record) and status.
 pub async fn track(request: Request, next: Next) -> Response {
-    let route = request
-        .extensions()
-        .get::<MatchedPath>()
-        .map_or_else(|| "unmatched".to_owned(), |p| p.as_str().to_owned());
+    // Without a recorder (no metrics listener) the series would be dropped anyway: the
+    // labels are not even built.
+    if HANDLE.get().is_none() {
+        return next.run(request).await;
+    }
     let method = method_label(request.method()).to_owned();
     let started = Instant::now();
     let response = next.run(request).await;
+    // The router leaves the template it matched on the response (`remember_route`).
+    let route = response
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| "unmatched".to_owned(), |p| p.as_str().to_owned());
     let status = response.status().as_u16().to_string();
     let labels = [("method", method), ("route", route), ("status", status)];
     metrics::counter!("switchboard_http_requests_total", &labels).increment(1);
