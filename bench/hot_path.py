@@ -8,7 +8,8 @@ nothing else). It logs in as the demo tenant admin, finds the demo paging group 
 members), an extension and the business hours (destinations and a holiday), then loads
 each of the three GETs on each server with `wrk` (-t2 -c32 by default), the two servers
 alternated round by round, and prints a Markdown table: requests/s and p99 of each, the
-service/reference throughput ratio (goal >= 0.8) and p99 ratio (goal <= 1.5).
+service/reference throughput ratio (goal >= 0.8) and p99 ratio (goal <= 1.5), and the CPU
+time each server spent per request (from /proc, over the same runs).
 
     cargo build --release --bin switchboard --example hot_path_reference
     python3 bench/hot_path.py                        # 3 rounds of 5 s per GET and server
@@ -151,24 +152,37 @@ def first_id(port: int, token: str, path: str) -> int:
 UNITS = {"us": 1e-3, "ms": 1.0, "s": 1e3}
 
 
-def wrk(binary: str, port: int, path: str, token: str, threads: int, connections: int,
-        seconds: float) -> tuple[float, float]:
-    """Requests per second and p99 in milliseconds of one wrk run; every answer must be 200."""
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user and system) process `pid` has used so far, from /proc."""
+    with open(f"/proc/{pid}/stat") as f:
+        # The fields after the command's name (which may hold spaces) in parentheses.
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def wrk(binary: str, server: "Process", path: str, token: str, threads: int, connections: int,
+        seconds: float) -> tuple[float, float, float]:
+    """Requests per second, p99 in milliseconds and the server's CPU microseconds per
+    request of one wrk run; every answer must be 200."""
     # wrk counts only non-2xx/3xx answers as errors: a 401 or 429 must end the run.
     script = os.path.join(tempfile.gettempdir(), f"hot-path-{os.getpid()}.lua")
     with open(script, "w") as f:
         f.write('wrk.headers["Authorization"] = "Bearer %s"\n' % token)
+    cpu_before = cpu_seconds(server.process.pid)
     out = subprocess.run(
         [binary, f"-t{threads}", f"-c{connections}", f"-d{max(1, round(seconds))}s", "--latency", "-s", script,
-         f"http://127.0.0.1:{port}{path}"],
+         f"http://127.0.0.1:{server.port}{path}"],
         capture_output=True, text=True, check=False).stdout
+    cpu = cpu_seconds(server.process.pid) - cpu_before
     rate = re.search(r"Requests/sec:\s+([\d.]+)", out)
+    count = re.search(r"^\s*(\d+) requests in", out, re.M)
     p99 = re.search(r"^\s+99%\s+([\d.]+)(us|ms|s)\s*$", out, re.M)
-    if not rate or not p99:
+    if not rate or not p99 or not count or int(count.group(1)) == 0:
         raise BenchError(f"wrk gave no figures for {path}:\n{out}")
     if "Non-2xx" in out:
         raise BenchError(f"non-2xx answers for {path}:\n{out}")
-    return float(rate.group(1)), float(p99.group(1)) * UNITS[p99.group(2)]
+    return (float(rate.group(1)), float(p99.group(1)) * UNITS[p99.group(2)],
+            cpu * 1e6 / int(count.group(1)))
 
 
 def profile(service: Process, path: str, token: str, args: argparse.Namespace,
@@ -182,7 +196,7 @@ def profile(service: Process, path: str, token: str, args: argparse.Namespace,
         ["perf", "record", "-F", "999", "-g", "-o", data, "-p", str(service.process.pid),
          "--", "sleep", str(max(1, round(args.profile)))],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wrk(wrk_binary, service.port, path, token, args.threads, args.connections, args.profile)
+    wrk(wrk_binary, service, path, token, args.threads, args.connections, args.profile)
     recorder.wait()
     report = subprocess.run(
         ["perf", "report", "-i", data, "--stdio", "--no-children", "--sort", "symbol",
@@ -236,21 +250,21 @@ def run_backend(backend: str, args: argparse.Namespace, wrk_binary: str) -> list
                 status, body = request(server.port, "GET", path, token)
                 if status != 200:
                     raise BenchError(f"{server.name} GET {path} answered {status}: {body}")
-            figures: dict[str, list[tuple[float, float]]] = {"service": [], "reference": []}
+            figures: dict[str, list[tuple[float, float, float]]] = {"service": [], "reference": []}
             for round_ in range(args.rounds):
                 # Alternate which goes first, so a drift of the machine's load evens out.
                 order = (service, reference) if round_ % 2 == 0 else (reference, service)
                 for server in order:
                     figures[server.name].append(
-                        wrk(wrk_binary, server.port, path, token, args.threads,
+                        wrk(wrk_binary, server, path, token, args.threads,
                             args.connections, args.duration))
-            best = {name: (sorted(r for r, _ in runs)[len(runs) // 2],
-                           sorted(p for _, p in runs)[len(runs) // 2])
+            best = {name: tuple(sorted(run[i] for run in runs)[len(runs) // 2] for i in range(3))
                     for name, runs in figures.items()}
             rows.append({
                 "backend": backend, "get": label,
                 "service_rps": best["service"][0], "reference_rps": best["reference"][0],
                 "service_p99": best["service"][1], "reference_p99": best["reference"][1],
+                "service_cpu": best["service"][2], "reference_cpu": best["reference"][2],
             })
         if args.profile:
             profiles.append((backend, paths[0][0],
@@ -300,8 +314,9 @@ def main() -> int:
     load = os.getloadavg()
     print(f"wrk -t{args.threads} -c{args.connections}, {args.rounds} x {args.duration:g} s "
           f"per GET and server (median), load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n")
-    print("| backend | GET | service req/s | reference req/s | ratio | service p99 ms | reference p99 ms | p99 ratio |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    print("| backend | GET | service req/s | reference req/s | ratio | service p99 ms | "
+          "reference p99 ms | p99 ratio | service CPU µs/req | reference CPU µs/req |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     failed = False
     for row in rows:
         ratio = row["service_rps"] / row["reference_rps"]
@@ -309,7 +324,8 @@ def main() -> int:
         failed |= ratio < THROUGHPUT_GOAL or p99_ratio > P99_GOAL
         print(f"| {row['backend']} | {row['get']} | {row['service_rps']:,.0f} | "
               f"{row['reference_rps']:,.0f} | {ratio:.2f} | {row['service_p99']:.2f} | "
-              f"{row['reference_p99']:.2f} | {p99_ratio:.2f} |")
+              f"{row['reference_p99']:.2f} | {p99_ratio:.2f} | {row['service_cpu']:.0f} | "
+              f"{row['reference_cpu']:.0f} |")
     for backend, label, top in profiles:
         print(f"\nperf profile of the service, {backend}, {label}, {args.profile:g} s under wrk "
               f"(self time, functions above 1%):\n\n```\n{top}\n```")

@@ -6,11 +6,9 @@
 
 use std::net::{IpAddr, SocketAddr};
 
-use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
+use axum::extract::{ConnectInfo, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{Extensions, HeaderMap};
-use axum::middleware::Next;
-use axum::response::Response;
 use ipnet::IpNet;
 
 use crate::state::AppState;
@@ -56,8 +54,8 @@ impl ForwardedHeader {
 struct Resolved(IpAddr);
 
 /// Settles the request's client address once, before rate limits, lockout and the audit
-/// trail read it.
-pub async fn resolve(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+/// trail read it (see [`crate::admission`]).
+pub fn resolve(state: &AppState, request: &mut Request) {
     if let Some(ConnectInfo(peer)) = request.extensions().get::<ConnectInfo<SocketAddr>>() {
         let settings = &state.settings;
         let client = client_ip(
@@ -68,7 +66,6 @@ pub async fn resolve(State(state): State<AppState>, mut request: Request, next: 
         );
         request.extensions_mut().insert(Resolved(client));
     }
-    next.run(request).await
 }
 
 /// The client address of a request's parts.
@@ -88,19 +85,36 @@ pub fn address(extensions: &Extensions) -> String {
         .unwrap_or_else(|| "unknown".to_owned())
 }
 
+/// The key the client of a request (its `extensions`) is counted under: [`limit_key`]
+/// of its address, read from the address itself rather than from its text.
+pub fn limit_key_of(extensions: &Extensions) -> String {
+    match extensions.get::<Resolved>() {
+        Some(Resolved(ip)) => ip_limit_key(*ip),
+        None => extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map_or_else(|| "unknown".to_owned(), |info| ip_limit_key(info.0.ip())),
+    }
+}
+
 /// The key a client is counted under by the rate limits and the lockout: an IPv4 address
 /// itself, an IPv6 address by its /64 — a site is given a /64 and picks addresses in it
 /// at will (privacy addresses change by the hour), so counting by full address would give
 /// one client 2^64 budgets. Anything that is not an address (`unknown`) is its own key.
 /// The audit trail keeps the full address.
 pub fn limit_key(address: &str) -> String {
-    match address.parse::<IpAddr>().map(|ip| ip.to_canonical()) {
-        Ok(IpAddr::V6(v6)) => {
+    address
+        .parse::<IpAddr>()
+        .map_or_else(|_| address.to_owned(), ip_limit_key)
+}
+
+/// [`limit_key`] of an address.
+fn ip_limit_key(ip: IpAddr) -> String {
+    match ip.to_canonical() {
+        IpAddr::V6(v6) => {
             let network = u128::from(v6) & !((1u128 << 64) - 1);
             format!("{}/64", std::net::Ipv6Addr::from(network))
         }
-        Ok(IpAddr::V4(v4)) => v4.to_string(),
-        Err(_) => address.to_owned(),
+        IpAddr::V4(v4) => v4.to_string(),
     }
 }
 

@@ -19,9 +19,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::header;
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use crate::error::ApiError;
@@ -125,19 +124,39 @@ fn holder(state: &AppState, request: &Request) -> Option<String> {
     (tenant > 0).then(|| format!("tenant:{tenant}"))
 }
 
-/// Runs `request` within the request timeout, or (an upload) within an upload slot.
-pub async fn guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    if is_upload(&request) {
-        let Some(_slot) = state.settings.upload_slots.take(holder(&state, &request)) else {
-            return ApiError::unavailable(
-                "too many uploads at once; retry in a moment",
-                UPLOAD_RETRY_AFTER,
-            )
-            .into_response();
-        };
-        return within(state.settings.upload_timeout, next.run(request)).await;
+/// What bounds a request: its time limit and, for an upload, the slot it holds until it
+/// is answered.
+pub struct Bound {
+    limit: std::time::Duration,
+    _slot: Option<UploadSlot>,
+}
+
+/// The bound of `request`: the request timeout, or (an upload) an upload slot and the
+/// upload timeout; the 503 refusal when an upload finds no free slot.
+pub fn bound(state: &AppState, request: &Request) -> Result<Bound, ApiError> {
+    if !is_upload(request) {
+        return Ok(Bound {
+            limit: state.settings.request_timeout,
+            _slot: None,
+        });
     }
-    within(state.settings.request_timeout, next.run(request)).await
+    match state.settings.upload_slots.take(holder(state, request)) {
+        Some(slot) => Ok(Bound {
+            limit: state.settings.upload_timeout,
+            _slot: Some(slot),
+        }),
+        None => Err(ApiError::unavailable(
+            "too many uploads at once; retry in a moment",
+            UPLOAD_RETRY_AFTER,
+        )),
+    }
+}
+
+impl Bound {
+    /// Runs `work` within the bound (see [`within`]), giving the slot back after.
+    pub async fn run(self, work: impl Future<Output = Response>) -> Response {
+        within(self.limit, work).await
+    }
 }
 
 /// Answers `work`'s response, or 503 when it takes longer than `limit` (dropping it rolls

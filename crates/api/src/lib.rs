@@ -1,6 +1,7 @@
 //! Switchboard's HTTP layer: the axum router with its extractors, the one error type, the
 //! OpenAPI document generated from the handlers, and the server loop.
 
+pub mod admission;
 pub mod audit;
 pub mod auth;
 pub mod client;
@@ -15,25 +16,24 @@ pub mod linger;
 pub mod listing;
 pub mod metrics;
 pub mod openapi;
+pub mod paths;
 pub mod rate_limit;
 pub mod routes;
 pub mod stall;
 pub mod state;
 pub mod tenancy;
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, MatchedPath, Request};
-use axum::http::{HeaderName, Uri};
+use axum::extract::{DefaultBodyLimit, Request};
+use axum::http::HeaderName;
 use axum::response::{IntoResponse, Response};
 use tokio::net::TcpListener;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
-use tower_http::trace::TraceLayer;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -327,8 +327,8 @@ fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
 /// The middleware wraps the router once, not each of its routes: a layer given to
 /// `Router::layer` is boxed around every route, and each request then clones that chain
 /// of boxes layer by layer (a quarter of the CPU time of an authenticated GET, issue 17).
-/// The one thing only the router knows, the route template a request matched, reaches
-/// the layers outside through [`remember_route`].
+/// The route template a request reaches is looked up before routing
+/// ([`paths::PathTemplates`]), for the log and the metrics.
 pub fn app(
     state: AppState,
 ) -> impl tower::Service<
@@ -340,149 +340,25 @@ pub fn app(
 + Send
 + 'static {
     let (router, openapi) = router();
-    let spellings = Arc::new(PathSpellings::new(openapi.paths.paths.keys()));
+    let templates = Arc::new(paths::PathTemplates::new(
+        openapi.paths.paths.keys(),
+        &["/v2/openapi.json", "/docs", "/docs/", "/docs/{*rest}"],
+    ));
     let body_limit = state.settings.body_limit;
     let router = router
         .merge(SwaggerUi::new("/docs").url("/v2/openapi.json", openapi))
         .fallback(no_route)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(axum::middleware::from_fn(remember_route))
         .with_state(state.clone());
     // Outermost first.
     tower::ServiceBuilder::new()
-        .map_request(move |request: Request| spellings.normalise(request))
+        .map_request(move |request: Request| templates.resolve(request))
         .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
         .layer(PropagateRequestIdLayer::new(REQUEST_ID))
-        .layer(axum::middleware::from_fn(metrics::track))
-        .layer(
-            TraceLayer::new_for_http()
-                .make_span_with(|request: &Request| {
-                    let id = request
-                        .headers()
-                        .get(REQUEST_ID)
-                        .and_then(|v| v.to_str().ok())
-                        .unwrap_or("-");
-                    // The route template (recorded by `remember_route` once matched), not
-                    // only the path: ids stay out of the log's keys.
-                    tracing::info_span!(
-                        "request",
-                        method = %request.method(),
-                        route = tracing::field::Empty,
-                        uri = %request.uri().path(),
-                        request_id = %id
-                    )
-                })
-                .on_response(
-                    |response: &Response, latency: Duration, _span: &tracing::Span| {
-                        tracing::info!(
-                            status = response.status().as_u16(),
-                            latency_ms = latency.as_millis() as u64,
-                            "answered"
-                        );
-                    },
-                ),
-        )
-        .layer(axum::middleware::from_fn(linger::linger))
+        .layer(axum::middleware::from_fn_with_state(state, admission::admit))
         .layer(CatchPanicLayer::custom(panic_response))
-        .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            client::resolve,
-        ))
-        .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            rate_limit::enforce,
-        ))
-        .layer(axum::middleware::from_fn_with_state(state, guard::guard))
-        .layer(axum::middleware::from_fn(audit::acting))
         .layer(DefaultBodyLimit::max(body_limit))
         .service(router)
-}
-
-/// The route template a request matched, for the layers outside the router: recorded on
-/// the request's log span (so every line of the request names it) and kept on the
-/// response (metrics label requests by template, never by path).
-async fn remember_route(request: Request, next: axum::middleware::Next) -> Response {
-    let matched = request.extensions().get::<MatchedPath>().cloned();
-    if let Some(route) = &matched {
-        tracing::Span::current().record("route", route.as_str());
-    }
-    let mut response = next.run(request).await;
-    if let Some(route) = matched {
-        response.extensions_mut().insert(route);
-    }
-    response
-}
-
-/// The documented path templates, so a request may add or drop the trailing slash of any
-/// of them (`/v2/admin/tenants` reaches `/v2/admin/tenants/`, and
-/// `/v2/admin/business-hours/1/holidays/` reaches `…/holidays`).
-struct PathSpellings {
-    /// The templates' segments (without a trailing slash), by number of segments and
-    /// whether the documented spelling ends with a slash: every request looks here, so
-    /// it compares a handful of templates without allocating.
-    templates: HashMap<(usize, bool), Vec<Vec<String>>>,
-}
-
-impl PathSpellings {
-    fn new<'a>(paths: impl Iterator<Item = &'a String>) -> Self {
-        let mut templates: HashMap<(usize, bool), Vec<Vec<String>>> = HashMap::new();
-        for path in paths {
-            let segments: Vec<String> = path
-                .trim_end_matches('/')
-                .split('/')
-                .map(str::to_owned)
-                .collect();
-            let with_slash = path.len() > 1 && path.ends_with('/');
-            templates
-                .entry((segments.len(), with_slash))
-                .or_default()
-                .push(segments);
-        }
-        PathSpellings { templates }
-    }
-
-    /// Whether a template spelled with (or without) its trailing slash matches `bare`
-    /// (a path without one).
-    fn has(&self, bare: &str, slash: bool) -> bool {
-        let count = bare.split('/').count();
-        self.templates
-            .get(&(count, slash))
-            .is_some_and(|templates| {
-                templates.iter().any(|template| {
-                    template
-                        .iter()
-                        .zip(bare.split('/'))
-                        .all(|(t, s)| t == s || (t.starts_with('{') && !s.is_empty()))
-                })
-            })
-    }
-
-    /// The spelling of `path` a route has, when `path` itself has none.
-    fn respell(&self, path: &str) -> Option<String> {
-        let trailing = path.len() > 1 && path.ends_with('/');
-        let bare = path.trim_end_matches('/');
-        if self.has(bare, trailing) {
-            return None;
-        }
-        match (trailing, self.has(bare, !trailing)) {
-            (true, true) => Some(bare.to_owned()),
-            (false, true) => Some(format!("{bare}/")),
-            _ => None,
-        }
-    }
-
-    fn normalise(&self, mut request: Request) -> Request {
-        if let Some(path) = self.respell(request.uri().path()) {
-            let rewritten = match request.uri().query() {
-                Some(q) => format!("{path}?{q}"),
-                None => path,
-            };
-            if let Ok(uri) = rewritten.parse::<Uri>() {
-                *request.uri_mut() = uri;
-            }
-        }
-        request
-    }
 }
 
 /// Serves `state` on `listener` until `shutdown` completes, then lets in-flight requests

@@ -19,7 +19,6 @@ use std::time::Duration;
 use axum::body::{Body, Bytes};
 use axum::extract::Request;
 use axum::http::{HeaderValue, header};
-use axum::middleware::Next;
 use axum::response::Response;
 use http_body::{Body as HttpBody, Frame, SizeHint};
 
@@ -63,27 +62,39 @@ impl HttpBody for SharedBody {
     }
 }
 
-/// Runs the request, then reads what is left of its body (bounded in bytes and time)
-/// before the answer goes out; if the rest could not be read, the answer says the
-/// connection closes.
-pub async fn linger(request: Request, next: Next) -> Response {
+/// The part of a request's body its handler may leave unread, kept for [`Remainder::drain`].
+pub struct Remainder(Option<Slot>);
+
+/// `request` with its body read through a slot that keeps whatever the handler leaves
+/// (nothing to keep for a request without a body).
+pub fn share_body(request: Request) -> (Request, Remainder) {
     let (parts, body) = request.into_parts();
     if body.is_end_stream() {
-        return next.run(Request::from_parts(parts, body)).await;
+        return (Request::from_parts(parts, body), Remainder(None));
     }
     let slot: Slot = Arc::new(Mutex::new(Some(body)));
     let shared = Body::new(SharedBody(slot.clone()));
-    let mut response = next.run(Request::from_parts(parts, shared)).await;
-    let rest = slot.lock().unwrap_or_else(PoisonError::into_inner).take();
-    if let Some(rest) = rest.filter(|body| !body.is_end_stream()) {
-        let read = tokio::time::timeout(LINGER_TIME, drain(rest)).await;
-        if !matches!(read, Ok(true)) {
-            response
-                .headers_mut()
-                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    (Request::from_parts(parts, shared), Remainder(Some(slot)))
+}
+
+impl Remainder {
+    /// Reads what is left of the body (bounded in bytes and time) before `response` goes
+    /// out; if the rest could not be read, the answer says the connection closes.
+    pub async fn drain(self, mut response: Response) -> Response {
+        let Some(slot) = self.0 else {
+            return response;
+        };
+        let rest = slot.lock().unwrap_or_else(PoisonError::into_inner).take();
+        if let Some(rest) = rest.filter(|body| !body.is_end_stream()) {
+            let read = tokio::time::timeout(LINGER_TIME, drain(rest)).await;
+            if !matches!(read, Ok(true)) {
+                response
+                    .headers_mut()
+                    .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            }
         }
+        response
     }
-    response
 }
 
 /// Reads and drops up to [`LINGER_BYTES`] of `body`, answering whether it reached the end.

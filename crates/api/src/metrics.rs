@@ -6,16 +6,16 @@
 //! and the pool are read when scraped.
 
 use std::sync::OnceLock;
-use std::time::Instant;
+use std::time::Duration;
 
 use axum::Router;
-use axum::extract::{MatchedPath, Request, State};
+use axum::extract::State;
 use axum::http::{StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use tokio::net::TcpListener;
 
+use crate::paths::RouteTemplate;
 use crate::state::AppState;
 
 /// Latency buckets (seconds): from a cached read to the request timeout.
@@ -45,28 +45,30 @@ pub fn install() -> PrometheusHandle {
         .clone()
 }
 
-/// Counts and times every request by method, route template (never the raw path: ids
-/// would make a series per record) and status.
-pub async fn track(request: Request, next: Next) -> Response {
+/// Counts and times a request by method, route template (never the raw path: ids would
+/// make a series per record; `unmatched` for a path no route serves) and status.
+pub fn record_request(
+    method: &axum::http::Method,
+    route: Option<&RouteTemplate>,
+    status: StatusCode,
+    elapsed: Duration,
+) {
     // Without a recorder (no metrics listener) the series would be dropped anyway: the
     // labels are not even built.
     if HANDLE.get().is_none() {
-        return next.run(request).await;
+        return;
     }
-    let method = method_label(request.method()).to_owned();
-    let started = Instant::now();
-    let response = next.run(request).await;
-    // The router leaves the template it matched on the response (`remember_route`).
-    let route = response
-        .extensions()
-        .get::<MatchedPath>()
-        .map_or_else(|| "unmatched".to_owned(), |p| p.as_str().to_owned());
-    let status = response.status().as_u16().to_string();
-    let labels = [("method", method), ("route", route), ("status", status)];
+    let labels = [
+        ("method", method_label(method).to_owned()),
+        (
+            "route",
+            route.map_or_else(|| "unmatched".to_owned(), |r| r.as_str().to_owned()),
+        ),
+        ("status", status.as_u16().to_string()),
+    ];
     metrics::counter!("switchboard_http_requests_total", &labels).increment(1);
     metrics::histogram!("switchboard_http_request_duration_seconds", &labels)
-        .record(started.elapsed().as_secs_f64());
-    response
+        .record(elapsed.as_secs_f64());
 }
 
 /// A method as a label: the standard ones by name, any other `OTHER` (a client may send

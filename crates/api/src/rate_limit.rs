@@ -26,7 +26,55 @@ fn token_key(headers: &HeaderMap) -> Option<String> {
         .then(|| hex::encode(&sha2::Sha256::digest(token.trim().as_bytes())[..16]))
 }
 
-fn set_headers(headers: &mut HeaderMap, decision: &Decision) {
+/// Counts `request` against its token's and its client address's limits: the tighter
+/// decision (for the answer's headers), or the 429 answer when over either. Health probes
+/// are not counted (`None`).
+///
+/// The keys are read from the request before anything is awaited, so the counting does
+/// not hold the request (whose body may not be shared between threads).
+pub fn count<'a>(
+    state: &'a AppState,
+    request: &Request,
+) -> impl Future<Output = Result<Option<Decision>, Response>> + Send + use<'a> {
+    let path = request.uri().path();
+    let probe = path == "/healthz" || path == "/readyz";
+    let settings = &state.settings;
+    let namespace = &settings.rate_limit_namespace;
+    let address = format!(
+        "{namespace}addr:{}",
+        crate::client::limit_key_of(request.extensions())
+    );
+    let token = token_key(request.headers()).map(|token| format!("{namespace}token:{token}"));
+    async move {
+        if probe {
+            return Ok(None);
+        }
+        let mut decision = state
+            .limiter
+            .hit(&address, settings.rate_limit_per_address, WINDOW)
+            .await;
+        if let Some(token) = token {
+            let by_token = state
+                .limiter
+                .hit(&token, settings.rate_limit_per_token, WINDOW)
+                .await;
+            // The tightest decision speaks: a refusal first, else the fewest remaining.
+            if (by_token.allowed, by_token.remaining) < (decision.allowed, decision.remaining) {
+                decision = by_token;
+            }
+        }
+        if decision.allowed {
+            return Ok(Some(decision));
+        }
+        crate::metrics::refused("rate_limit");
+        let mut refusal = ApiError::too_many_requests(decision.reset_after_secs).into_response();
+        set_headers(refusal.headers_mut(), &decision);
+        Err(refusal)
+    }
+}
+
+/// Sets the `RateLimit-*` headers of `decision` on an answer.
+pub fn set_headers(headers: &mut HeaderMap, decision: &Decision) {
     headers.insert("ratelimit-limit", HeaderValue::from(decision.limit));
     headers.insert("ratelimit-remaining", HeaderValue::from(decision.remaining));
     headers.insert(
@@ -35,51 +83,17 @@ fn set_headers(headers: &mut HeaderMap, decision: &Decision) {
     );
 }
 
-/// Counts the request, refusing it over a limit.
+/// The rate limit as a middleware of its own: what [`crate::admission`] does about
+/// limits, alone, for `bench/rate_limit_cost.rs` to measure.
 pub async fn enforce(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let path = request.uri().path();
-    if path == "/healthz" || path == "/readyz" {
-        return next.run(request).await;
+    match count(&state, &request).await {
+        Err(refusal) => refusal,
+        Ok(decision) => {
+            let mut response = next.run(request).await;
+            if let Some(decision) = decision {
+                set_headers(response.headers_mut(), &decision);
+            }
+            response
+        }
     }
-    let settings = &state.settings;
-    let namespace = &settings.rate_limit_namespace;
-    let (parts, body) = request.into_parts();
-    let address = crate::client::limit_key(&crate::client::of(&parts));
-    let mut decisions = vec![
-        state
-            .limiter
-            .hit(
-                &format!("{namespace}addr:{address}"),
-                settings.rate_limit_per_address,
-                WINDOW,
-            )
-            .await,
-    ];
-    if let Some(token) = token_key(&parts.headers) {
-        decisions.push(
-            state
-                .limiter
-                .hit(
-                    &format!("{namespace}token:{token}"),
-                    settings.rate_limit_per_token,
-                    WINDOW,
-                )
-                .await,
-        );
-    }
-    // The tightest decision speaks: a refusal first, else the fewest remaining.
-    let Some(decision) = decisions
-        .into_iter()
-        .min_by_key(|d| (d.allowed, d.remaining))
-    else {
-        return next.run(Request::from_parts(parts, body)).await;
-    };
-    let mut response = if decision.allowed {
-        next.run(Request::from_parts(parts, body)).await
-    } else {
-        crate::metrics::refused("rate_limit");
-        ApiError::too_many_requests(decision.reset_after_secs).into_response()
-    };
-    set_headers(response.headers_mut(), &decision);
-    response
 }
