@@ -1,6 +1,6 @@
 //! `/v2/engine/jobs/…`: the engine work queue. The telephony engine (with the ingest
-//! token, or a platform admin) claims outbound work — faxes and texts to send — under a
-//! lease, and reports each attempt's result; each kind's handling lives with its
+//! token, or a platform admin) claims outbound work — faxes and texts to send, campaign
+//! calls to place — under a lease, and reports each attempt's result; each kind's handling lives with its
 //! resource (`switchboard_db::engine_jobs::KINDS`).
 
 use axum::Json;
