@@ -63,6 +63,12 @@ async fn run_and_wait(app: &TestApp, admin: &str, campaign: i64, n: i64) {
     )
     .await
     .expect(200);
+    wait_dialing(app, admin, campaign, n).await;
+}
+
+/// Waits (bounded) until `n` records of `campaign` are being dialled (queued as calls by
+/// the service's own scheduler).
+async fn wait_dialing(app: &TestApp, admin: &str, campaign: i64, n: i64) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     loop {
         let dialing = app
@@ -652,6 +658,79 @@ async fn fax_retry_by_post_and_an_uncacheable_get(app: TestApp) {
     assert_eq!(gone.headers["cache-control"], "no-store");
 }
 
+/// A campaign call's result names one of the tenant's call outcomes or a built-in one;
+/// any other name — another tenant's outcome included — is a 400 naming `body/outcome`,
+/// and nothing is recorded (no result, no event, the record still dialling). The built-in
+/// ones mean what they say: `answered` ends the record, `busy` retries, `opted-out` opts
+/// out; the tenant's own outcome decides for its name.
+async fn a_result_names_a_call_outcome(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let admin_b = app.login(w.admin_b).await;
+    app.post(
+        "/v2/admin/call-outcomes/",
+        &admin,
+        json!({"name": "callback-later"}),
+    )
+    .await
+    .expect(200);
+    app.post(
+        "/v2/admin/call-outcomes/",
+        &admin_b,
+        json!({"name": "b-only", "endsRecord": true}),
+    )
+    .await
+    .expect(200);
+    let id = campaign(&app, &w, &admin).await;
+    let records = format!("/v2/admin/call-campaigns/{id}/records");
+    for number in ["2025550143", "2025550144", "2025550145", "2025550146"] {
+        app.post(&records, &admin, json!({"number": number}))
+            .await
+            .expect(200);
+    }
+    run_and_wait(&app, &admin, id, 4).await;
+    let jobs = claim(&app, json!(["campaign-call"]), 300).await;
+    assert_eq!(jobs.len(), 4);
+    let refusal = "'body/outcome' must name one of the tenant's call outcomes \
+                   (/v2/admin/call-outcomes) or a built-in one: answered, no-answer, busy, failed, opted-out";
+    for unknown in ["no-such-outcome", "b-only", "Answered"] {
+        let errors = report(&app, &jobs[0], &jobs[0]["attempt"], unknown)
+            .await
+            .error(400, "ValidationError");
+        assert_eq!(errors, [refusal], "{unknown}");
+    }
+    assert_eq!(app.count("engine_job_results", None).await, 0);
+    assert!(events(&app, "CAMPAIGN_CALL_COMPLETED").await.is_empty());
+    let record = |job: &Value| format!("{records}/{}", job["subjectId"]);
+    let untouched = app.get(&record(&jobs[0]), &admin).await.expect(200);
+    assert_eq!(
+        (untouched["status"].clone(), untouched["outcome"].clone()),
+        (json!("dialing"), Value::Null)
+    );
+
+    let mut after = Vec::new();
+    for (job, outcome) in jobs
+        .iter()
+        .zip(["callback-later", "answered", "busy", "opted-out"])
+    {
+        report(&app, job, &job["attempt"], outcome)
+            .await
+            .expect(200);
+        let now = app.get(&record(job), &admin).await.expect(200);
+        after.push(json!([now["status"], now["outcome"]]));
+    }
+    assert_eq!(
+        after,
+        [
+            json!(["pending", "callback-later"]),
+            json!(["completed", "answered"]),
+            json!(["pending", "busy"]),
+            json!(["opted-out", "opted-out"]),
+        ]
+    );
+    assert_eq!(events(&app, "CAMPAIGN_CALL_COMPLETED").await.len(), 4);
+}
+
 fn two_leases(config: &mut switchboard::Config) {
     engine_token(config);
     config.engine_max_leases = 2;
@@ -863,6 +942,7 @@ async fn opt_out_imports_are_batched(app: TestApp) {
 
 on_both_backends!(with engine_token;
     campaign_results_emit_their_event,
+    a_result_names_a_call_outcome,
     fax_retry_by_post_and_an_uncacheable_get,
 );
 

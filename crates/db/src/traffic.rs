@@ -15,7 +15,7 @@ use switchboard_domain::validation::iso;
 
 use crate::backend::{Db, Tx};
 use crate::crud::{self, Recorded};
-use crate::engine_jobs::{Job, Kind, Next};
+use crate::engine_jobs::{Job, Kind, Next, Outcomes};
 use crate::error::Result;
 use crate::events;
 use crate::list::{self, Listing};
@@ -110,7 +110,7 @@ pub async fn record_fax(tx: &mut Tx, fax: IngestFax, now: i64) -> Result<Recorde
 /// text is `sending`; `sent` records it so and emits SMS_SENT, `failed` ends it `failed`.
 pub const SMS_JOBS: Kind = Kind {
     name: engine_job::SMS,
-    outcomes: &["sent", "failed"],
+    outcomes: Outcomes::Listed(&["sent", "failed"]),
     on_claim: sms_claimed,
     on_result: sms_reported,
     on_abandon: sms_abandoned,

@@ -55,7 +55,9 @@ pub struct JobResult {
     /// changes nothing.
     #[field(rule = ATTEMPT)]
     pub attempt: i64,
-    /// What it came to: for faxes and texts `sent` or `failed`.
+    /// What it came to: for faxes and texts `sent` or `failed`; for campaign calls one of
+    /// the tenant's call outcomes or a built-in one (`answered`, `no-answer`, `busy`,
+    /// `failed`, `opted-out`). Any other is a 400.
     #[field(rule = OUTCOME)]
     pub outcome: String,
     /// When the attempt began (RFC 3339).
