@@ -731,6 +731,90 @@ async fn a_result_names_a_call_outcome(app: TestApp) {
     assert_eq!(events(&app, "CAMPAIGN_CALL_COMPLETED").await.len(), 4);
 }
 
+/// A record's own GET answers every call placed for it (`attemptHistory`: when, the
+/// outcome, how long, the engine's code, reference and note), oldest first, across the
+/// jobs of its attempts; the list keeps the compact row. Another tenant gets 404.
+async fn a_record_shows_each_call(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let id = campaign(&app, &w, &admin).await;
+    let records = format!("/v2/admin/call-campaigns/{id}/records");
+    let record = app
+        .post(&records, &admin, json!({"number": "2025550143"}))
+        .await
+        .expect(200);
+    let quiet = app
+        .post(&records, &admin, json!({"number": "2025550144"}))
+        .await
+        .expect(200);
+    let path = format!("{records}/{}", record["id"]);
+    assert_eq!(
+        app.get(&path, &admin).await.expect(200)["attemptHistory"],
+        json!([])
+    );
+    app.patch(
+        &format!("{records}/{}", quiet["id"]),
+        &admin,
+        json!({"status": "skipped"}),
+    )
+    .await
+    .expect(200);
+
+    run_and_wait(&app, &admin, id, 1).await;
+    let jobs = claim(&app, json!(["campaign-call"]), 300).await;
+    app.post(
+        &format!("/v2/engine/jobs/{}/result", jobs[0]["id"]),
+        TOKEN,
+        json!({"attempt": jobs[0]["attempt"], "outcome": "no-answer",
+               "startedAt": "2026-11-25T08:00:00Z", "endedAt": "2026-11-25T08:00:30Z",
+               "durationSeconds": 30, "resultCode": "480", "reference": "call-1",
+               "message": "rang out"}),
+    )
+    .await
+    .expect(200);
+    // The retry, due at once: the scheduler queues it as a new job.
+    app.raw_sql(
+        "UPDATE campaign_records SET next_attempt_at = '2000-01-01T00:00:00Z' WHERE status = 'pending'",
+        "UPDATE campaign_records SET next_attempt_at = '2000-01-01T00:00:00Z' WHERE status = 'pending'",
+    )
+    .await;
+    wait_dialing(&app, &admin, id, 1).await;
+    let jobs = claim(&app, json!(["campaign-call"]), 300).await;
+    assert_eq!(jobs.len(), 1);
+    assert_eq!(jobs[0]["payload"]["attempt"], 2);
+    report(&app, &jobs[0], &jobs[0]["attempt"], "answered")
+        .await
+        .expect(200);
+
+    let answer = app.get(&path, &admin).await.expect(200);
+    assert_eq!(answer["status"], "completed");
+    assert_eq!(answer["attempts"], 2);
+    let history = answer["attemptHistory"].as_array().unwrap().clone();
+    assert_eq!(history.len(), 2, "{answer}");
+    assert!(history[0]["recordedAt"].as_str().unwrap().ends_with('Z'));
+    assert_eq!(
+        history[0],
+        json!({"outcome": "no-answer", "startedAt": "2026-11-25T08:00:00Z",
+               "endedAt": "2026-11-25T08:00:30Z", "recordedAt": history[0]["recordedAt"],
+               "durationSeconds": 30, "resultCode": "480", "reference": "call-1",
+               "message": "rang out"})
+    );
+    assert_eq!(
+        history[1],
+        json!({"outcome": "answered", "startedAt": null, "endedAt": null,
+               "recordedAt": history[1]["recordedAt"], "durationSeconds": null,
+               "resultCode": null, "reference": null, "message": null})
+    );
+    // The list keeps the compact row.
+    let listed = app.get(&records, &admin).await.expect(200);
+    assert!(
+        listed["records"][0].get("attemptHistory").is_none(),
+        "{listed}"
+    );
+    let other = app.login(w.admin_b).await;
+    app.get(&path, &other).await.error(404, "NotFound");
+}
+
 fn two_leases(config: &mut switchboard::Config) {
     engine_token(config);
     config.engine_max_leases = 2;
@@ -943,6 +1027,7 @@ async fn opt_out_imports_are_batched(app: TestApp) {
 on_both_backends!(with engine_token;
     campaign_results_emit_their_event,
     a_result_names_a_call_outcome,
+    a_record_shows_each_call,
     fax_retry_by_post_and_an_uncacheable_get,
 );
 

@@ -12,8 +12,8 @@ use switchboard_domain::Scope;
 use switchboard_domain::ids::{BranchId, CallCampaignId, CampaignRecordId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::call_campaign::{
-    CallCampaign, CallingWindow, CampaignFilter, CampaignRecord, CreateCallCampaign, RecordFilter,
-    UpdateCallCampaign, may_move,
+    CallAttempt, CallCampaign, CallingWindow, CampaignFilter, CampaignRecord, CreateCallCampaign,
+    RecordFilter, UpdateCallCampaign, may_move,
 };
 use switchboard_domain::records::call_outcome;
 use switchboard_domain::validation::iso;
@@ -822,6 +822,29 @@ pub async fn record_result(
         number: context.number,
         attempts: context.attempts,
     })
+}
+
+/// The calls placed for record `id` whose results came, oldest first: the results of
+/// its `campaign-call` jobs (one job per call; a job whose lease ran out is one call).
+pub async fn call_attempts(db: &Db, id: CampaignRecordId) -> Result<Vec<CallAttempt>> {
+    let rows = crate::engine_jobs::attempts(db, &CALL_JOBS, id.get()).await?;
+    Ok(rows
+        .into_iter()
+        .map(|row| {
+            let details: serde_json::Value = serde_json::from_str(&row.details).unwrap_or_default();
+            let text = |key: &str| details[key].as_str().map(str::to_owned);
+            CallAttempt {
+                outcome: row.outcome,
+                started_at: crate::calls::iso_at(row.started_at),
+                ended_at: crate::calls::iso_at(row.ended_at),
+                recorded_at: crate::calls::iso_at(Some(row.recorded_at)).unwrap_or_default(),
+                duration_seconds: details["durationSeconds"].as_i64(),
+                result_code: text("resultCode"),
+                reference: text("reference"),
+                message: text("message"),
+            }
+        })
+        .collect())
 }
 
 /// The webhook event of a campaign call's recorded result.

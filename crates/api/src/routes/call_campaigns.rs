@@ -16,8 +16,8 @@ use switchboard_domain::ids::{CallCampaignId, CampaignRecordId, TenantId};
 use switchboard_domain::list::Page;
 use switchboard_domain::phone;
 use switchboard_domain::records::call_campaign::{
-    CallCampaign, CampaignRecord, CreateCallCampaign, CreateCampaignRecord, ImportResult,
-    ImportRow, ImportRows, ImportSummary, MAX_EXPORT, MAX_IMPORT, UpdateCallCampaign,
+    CallCampaign, CampaignRecord, CampaignRecordDetail, CreateCallCampaign, CreateCampaignRecord,
+    ImportResult, ImportRow, ImportRows, ImportSummary, MAX_EXPORT, MAX_IMPORT, UpdateCallCampaign,
     UpdateCampaignRecord,
 };
 use switchboard_domain::records::opt_out::list_name;
@@ -528,23 +528,27 @@ fn record_path(
     Ok((CallCampaignId(campaign), CampaignRecordId(record)))
 }
 
-/// One record of a campaign.
+/// One record of a campaign, with every call placed for it (`attemptHistory`: when,
+/// the outcome, how long, the engine's code and reference).
 #[utoipa::path(get, path = "/v2/admin/call-campaigns/{id}/records/{recordId}", tag = "call-campaigns",
     params(
         ("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Call campaign id"),
         ("recordId" = String, Path, pattern = "^[1-9][0-9]*$", description = "Record id"),
     ),
-    responses((status = 200, description = "The record", body = CampaignRecord)))]
+    responses((status = 200, description = "The record with its calls", body = CampaignRecordDetail)))]
 pub async fn get_record(
     caller: Caller<CampaignsRead>,
     State(state): State<AppState>,
     path: Result<Path<(String, String)>, axum::extract::rejection::PathRejection>,
-) -> ApiResult<Json<CampaignRecord>> {
+) -> ApiResult<Json<CampaignRecordDetail>> {
     let (id, record) = record_path(path)?;
     let campaign = campaign_of(&state, &caller, id, false).await?;
-    Ok(Json(
-        call_campaigns::get_record(&state.db, campaign.id, record).await?,
-    ))
+    let record = call_campaigns::get_record(&state.db, campaign.id, record).await?;
+    let attempt_history = call_campaigns::call_attempts(&state.db, record.id).await?;
+    Ok(Json(CampaignRecordDetail {
+        record,
+        attempt_history,
+    }))
 }
 
 /// Changes a record: a new number is normalised and checked against the opt-out lists
