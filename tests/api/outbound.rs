@@ -558,7 +558,149 @@ async fn a_text_is_sent_and_listed(app: TestApp) {
         .expect(200);
 }
 
+/// The TIFF the tests send: its magic and some bytes.
+fn tiff() -> Vec<u8> {
+    let mut tiff = b"II*\0".to_vec();
+    tiff.extend_from_slice(&[7; 64]);
+    tiff
+}
+
+/// A received fax of tenant A as the engine pushes it: JSON part `fax`, then `document`.
+async fn push_fax(app: &TestApp, w: &World, fax_id: &str, document: Option<Vec<u8>>) -> Answer {
+    app.push(
+        TOKEN,
+        "/v2/ingest/faxes",
+        (
+            "fax",
+            json!({"tenantId": w.tenant_a, "faxId": fax_id, "direction": "inbound",
+                   "from": "15551112222", "to": "15550001000", "status": "success"}),
+        ),
+        document.map(|bytes| ("document", bytes)),
+    )
+    .await
+}
+
+/// The stored fax documents.
+fn fax_documents(app: &TestApp) -> Vec<String> {
+    app.stored_objects("tenants")
+        .into_iter()
+        .filter(|key| key.contains("/faxes/"))
+        .collect()
+}
+
+/// A received fax pushed with its document keeps it: the list and the fax answer a
+/// signed `documentURL` that fetches the very bytes, a PDF's pages stand in for the
+/// engine's none; a TIFF is kept as one. A document that is neither a PDF that parses nor
+/// a TIFF is a 415, and neither the fax nor any object is stored; a repeated push stores
+/// nothing more. Deleting the fax deletes its document.
+async fn a_received_fax_keeps_its_document(app: TestApp) {
+    let w = World::seed(&app).await;
+    numbers(&app, &w).await;
+    let admin = app.login(w.admin_a).await;
+    // Refused documents: nothing of them is kept.
+    let mut broken = pdf();
+    broken.truncate(40);
+    for bad in [broken, b"GIF89a....".to_vec()] {
+        push_fax(&app, &w, "in-bad", Some(bad))
+            .await
+            .error(415, "UnsupportedMediaType");
+    }
+    let errors = app
+        .push(
+            TOKEN,
+            "/v2/ingest/faxes",
+            ("fax", json!({"tenantId": w.tenant_a, "faxId": "in-bad"})),
+            Some(("document", pdf())),
+        )
+        .await
+        .error(400, "ValidationError");
+    assert!(
+        errors.iter().any(|e| e.starts_with("'body/direction'")),
+        "{errors:?}"
+    );
+    assert_eq!(app.count("faxes", None).await, 0);
+    assert!(fax_documents(&app).is_empty(), "{:?}", fax_documents(&app));
+    assert_eq!(app.count("jobs", Some(("state", "pending"))).await, 0);
+
+    // A PDF: kept, signed, its page counted.
+    let pushed = push_fax(&app, &w, "in-1", Some(pdf())).await.expect(200);
+    assert_eq!(pushed["recorded"], true);
+    let id = pushed["id"].as_i64().unwrap();
+    let stored = fax_documents(&app);
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    let path = format!("/v2/admin/faxes/{id}");
+    let fax = app.get(&path, &admin).await.expect(200);
+    assert_eq!(fax["direction"], "inbound");
+    assert_eq!(fax["documentType"], "application/pdf");
+    assert_eq!(fax["pages"], 1);
+    assert_eq!(fax["attempts"], json!([]));
+    let (status, _, bytes) = app.fetch(fax["documentURL"].as_str().unwrap(), None).await;
+    assert_eq!(status.as_u16(), 200);
+    assert_eq!(bytes, pdf());
+    let listed = app
+        .get("/v2/admin/faxes?direction=inbound", &admin)
+        .await
+        .expect(200);
+    assert_eq!(listed["totalRecords"], 1);
+    let (status, _, bytes) = app
+        .fetch(listed["records"][0]["documentURL"].as_str().unwrap(), None)
+        .await;
+    assert_eq!((status.as_u16(), bytes), (200, pdf()));
+    assert_eq!(
+        app.count("webhook_events", Some(("type", "FAX_RECEIVED")))
+            .await,
+        1
+    );
+    // Its pledged deletion was cancelled with the record: the document stays.
+    app.jobs_done().await;
+    assert_eq!(fax_documents(&app), stored);
+
+    // A repeat is recorded once and stores nothing, the first document kept.
+    let again = push_fax(&app, &w, "in-1", Some(tiff())).await.expect(200);
+    assert_eq!(
+        (again["recorded"].clone(), again["id"].clone()),
+        (json!(false), json!(id))
+    );
+    app.jobs_done().await;
+    assert_eq!(fax_documents(&app), stored);
+    assert_eq!(
+        app.get(&path, &admin).await.expect(200)["documentType"],
+        "application/pdf"
+    );
+
+    // A TIFF; a push without a document keeps answering none.
+    let tiff_fax = push_fax(&app, &w, "in-2", Some(tiff())).await.expect(200);
+    let answer = app
+        .get(&format!("/v2/admin/faxes/{}", tiff_fax["id"]), &admin)
+        .await
+        .expect(200);
+    assert_eq!(answer["documentType"], "image/tiff");
+    assert_eq!(answer["pages"], 0);
+    let (_, _, bytes) = app
+        .fetch(answer["documentURL"].as_str().unwrap(), None)
+        .await;
+    assert_eq!(bytes, tiff());
+    let bare = push_fax(&app, &w, "in-3", None).await.expect(200);
+    let answer = app
+        .get(&format!("/v2/admin/faxes/{}", bare["id"]), &admin)
+        .await
+        .expect(200);
+    assert_eq!(
+        (
+            answer["documentURL"].clone(),
+            answer["documentType"].clone()
+        ),
+        (Value::Null, Value::Null)
+    );
+
+    // Deleted: the fax and its document go.
+    app.delete(&path, &admin).await.expect(200);
+    app.jobs_done().await;
+    assert_eq!(fax_documents(&app).len(), 1, "only the TIFF is left");
+}
+
 crate::on_both_backends!(with engine_token;
+    a_received_fax_keeps_its_document,
     a_fax_is_sent_attempt_by_attempt,
     a_fax_without_its_document_is_gone,
     other_tenants_and_lower_roles_are_refused,

@@ -64,27 +64,64 @@ pub async fn record_sms(tx: &mut Tx, sms: IngestSms, now: i64) -> Result<Recorde
     Ok(recorded)
 }
 
+/// A reported fax's document, stored before the fax is recorded.
+#[derive(Clone, Debug)]
+pub struct FaxDocument {
+    /// Where it is stored.
+    pub key: String,
+    /// Its content type (`application/pdf`, `image/tiff`).
+    pub content_type: &'static str,
+    /// Its size in bytes.
+    pub bytes: i64,
+    /// The pledged deletion of the object: cancelled when the fax is recorded with it.
+    pub pledge: i64,
+}
+
+/// Whether `tenant` has a fax the engine reported as `fax_id`.
+pub async fn fax_exists(db: &Db, tenant: TenantId, fax_id: &str) -> Result<bool> {
+    let select = Query::select()
+        .column("id")
+        .from("faxes")
+        .and_where(Expr::col("tenant_id").eq(tenant.get()))
+        .and_where(Expr::col("fax_id").eq(fax_id))
+        .take();
+    Ok(db.conn().fetch_optional::<(i64,)>(&select).await?.is_some())
+}
+
 /// Records a fax unless its id was recorded before, emitting FAX_RECEIVED (inbound) or
-/// FAX_SENT (outbound) for a new one.
-pub async fn record_fax(tx: &mut Tx, fax: IngestFax, now: i64) -> Result<Recorded> {
+/// FAX_SENT (outbound) for a new one. A new fax keeps `document` (its pledged deletion
+/// cancelled in `tx`); a repeat leaves it to its pledge, which the caller hastens.
+pub async fn record_fax(
+    tx: &mut Tx,
+    fax: IngestFax,
+    document: Option<&FaxDocument>,
+    now: i64,
+) -> Result<Recorded> {
     let time = time_or_now(fax.time);
-    let recorded = crud::insert_once(
-        tx,
-        "faxes",
-        &["tenant_id", "fax_id"],
-        vec![
-            ("tenant_id", fax.tenant.get().into()),
-            ("fax_id", fax.fax_id.clone().into()),
-            ("direction", fax.direction.clone().into()),
-            ("from_number", fax.from.clone().into()),
-            ("to_number", fax.to.clone().into()),
-            ("pages", fax.pages.into()),
-            ("status", fax.status.clone().into()),
-            ("time", time.clone().into()),
-            ("created_at", now.into()),
-        ],
-    )
-    .await?;
+    let mut columns: crud::Changes = vec![
+        ("tenant_id", fax.tenant.get().into()),
+        ("fax_id", fax.fax_id.clone().into()),
+        ("direction", fax.direction.clone().into()),
+        ("from_number", fax.from.clone().into()),
+        ("to_number", fax.to.clone().into()),
+        ("pages", fax.pages.into()),
+        ("status", fax.status.clone().into()),
+        ("time", time.clone().into()),
+        ("created_at", now.into()),
+    ];
+    if let Some(document) = document {
+        columns.extend([
+            ("document_key", document.key.clone().into()),
+            ("document_type", document.content_type.into()),
+            ("document_bytes", document.bytes.into()),
+        ]);
+    }
+    let recorded = crud::insert_once(tx, "faxes", &["tenant_id", "fax_id"], columns).await?;
+    if recorded.new
+        && let Some(document) = document
+    {
+        crate::jobs::keep_object(tx, document.pledge).await?;
+    }
     if recorded.new {
         let kind = if fax.direction == "inbound" {
             "FAX_RECEIVED"
