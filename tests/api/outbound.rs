@@ -699,8 +699,99 @@ async fn a_received_fax_keeps_its_document(app: TestApp) {
     assert_eq!(fax_documents(&app).len(), 1, "only the TIFF is left");
 }
 
+/// A text sent with the tenant's uploads as media: the answer and the list carry links
+/// that fetch them; the queued job names the media by key only, and the claim hands the
+/// engine links signed then, for the MMS lifetime, that fetch the media.
+async fn a_text_carries_its_media_to_the_engine(app: TestApp) {
+    let w = World::seed(&app).await;
+    numbers(&app, &w).await;
+    let admin = app.login(w.admin_a).await;
+    crate::mms_media::upload(&app, &admin, 1).await.expect(200);
+    let jpeg = crate::mms_media::jpeg();
+    let uploads = app.get("/v2/messaging/media/", &admin).await.expect(200);
+    let media = uploads["records"][0]["id"].as_i64().unwrap();
+    let key = uploads["records"][0]["objectKey"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Another tenant's upload is not one of the tenant's.
+    let admin_b = app.login(w.admin_b).await;
+    app.post(
+        "/v2/messaging/messages",
+        &admin_b,
+        json!({"from": "15550009000", "to": "15559990000", "mediaIds": [media]}),
+    )
+    .await
+    .error(400, "ValidationError");
+
+    let text = app
+        .post(
+            "/v2/messaging/messages",
+            &admin,
+            json!({"from": "15550002000", "to": "15559990000", "mediaIds": [media]}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(text["body"], "");
+    let urls = text["mediaUrls"].as_array().unwrap();
+    assert_eq!(urls.len(), 1);
+    let (status, _, bytes) = app.fetch(urls[0].as_str().unwrap(), None).await;
+    assert_eq!((status.as_u16(), bytes.len()), (200, jpeg.len()));
+    let listed = app.get("/v2/messaging/messages", &admin).await.expect(200);
+    assert_eq!(listed["records"][0]["id"], text["id"]);
+    let listed_url = listed["records"][0]["mediaUrls"][0]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (status, _, bytes) = app.fetch(&listed_url, None).await;
+    assert_eq!((status.as_u16(), bytes), (200, jpeg.clone()));
+
+    // The job as queued names the key, never a link that would age in the queue.
+    let payload: (String,) = {
+        use sea_query::{Expr, ExprTrait, Query};
+        let select = Query::select()
+            .column("payload")
+            .from("engine_jobs")
+            .and_where(Expr::col("kind").eq("sms"))
+            .take();
+        app.state.db.conn().fetch_one(&select).await.unwrap()
+    };
+    let queued: Value = serde_json::from_str(&payload.0).unwrap();
+    assert_eq!(queued["mediaKeys"], json!([key]));
+    assert!(queued.get("mediaUrls").is_none(), "{queued}");
+
+    let claimed_at = chrono::Utc::now().timestamp();
+    let jobs = claim(&app, "sms").await;
+    assert_eq!(jobs.len(), 1);
+    let url = jobs[0]["payload"]["mediaUrls"][0]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(jobs[0]["payload"]["mediaUrls"].as_array().unwrap().len(), 1);
+    let expires: i64 = url
+        .split(['?', '&'])
+        .find_map(|pair| pair.strip_prefix("expires="))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        expires >= claimed_at + 7 * 86_400 - 5,
+        "signed at the claim for the MMS lifetime: {url}"
+    );
+    let (status, _, bytes) = app.fetch(&url, None).await;
+    assert_eq!((status.as_u16(), bytes), (200, jpeg));
+    report(&app, &jobs[0], json!({"attempt": 1, "outcome": "sent"})).await;
+    let sent = app
+        .get(&format!("/v2/messaging/messages/{}", text["id"]), &admin)
+        .await
+        .expect(200);
+    assert_eq!(sent["status"], "sent");
+    assert_eq!(sent["mediaUrls"].as_array().unwrap().len(), 1);
+}
+
 crate::on_both_backends!(with engine_token;
     a_received_fax_keeps_its_document,
+    a_text_carries_its_media_to_the_engine,
     a_fax_is_sent_attempt_by_attempt,
     a_fax_without_its_document_is_gone,
     other_tenants_and_lower_roles_are_refused,

@@ -262,15 +262,20 @@ pub struct OutgoingSms {
     pub to: String,
     /// The text.
     pub body: String,
-    /// URLs of its media.
+    /// The object keys of its media: the engine's claim and the text's answers sign
+    /// them afresh.
+    pub media_keys: Vec<String>,
+    /// Links to its media signed now, for its SMS_SENT event.
     pub media_urls: Vec<String>,
 }
 
 /// Records an outbound text as `queued` and queues its engine job in `tx`, due now;
-/// answers the text's id.
+/// answers the text's id. The job's payload names the media by key (`mediaKeys`), so
+/// the claim hands the engine links signed then, however long the text waited.
 pub async fn queue_sms(tx: &mut Tx, sms: &OutgoingSms, now: i64) -> Result<i64> {
     let message_id = format!("sb-{}", uuid::Uuid::now_v7().simple());
     let media = serde_json::Value::from(sms.media_urls.clone());
+    let keys = serde_json::Value::from(sms.media_keys.clone());
     let time = time_or_now(chrono::DateTime::from_timestamp(now, 0));
     let insert = Query::insert()
         .into_table("sms_messages")
@@ -282,6 +287,7 @@ pub async fn queue_sms(tx: &mut Tx, sms: &OutgoingSms, now: i64) -> Result<i64> 
             "to_number",
             "body",
             "media_urls",
+            "media_keys",
             "time",
             "status",
             "created_at",
@@ -294,6 +300,7 @@ pub async fn queue_sms(tx: &mut Tx, sms: &OutgoingSms, now: i64) -> Result<i64> 
             sms.to.clone().into(),
             sms.body.clone().into(),
             media.to_string().into(),
+            keys.to_string().into(),
             time.into(),
             "queued".into(),
             now.into(),
@@ -306,7 +313,7 @@ pub async fn queue_sms(tx: &mut Tx, sms: &OutgoingSms, now: i64) -> Result<i64> 
         "from": sms.from,
         "to": sms.to,
         "body": sms.body,
-        "mediaUrls": media,
+        "mediaKeys": keys,
     });
     crate::engine_jobs::enqueue(tx, sms.tenant, &SMS_JOBS, Some(id), &payload, now).await?;
     Ok(id)
@@ -329,15 +336,17 @@ pub struct TextRow {
     pub to_number: String,
     /// The text.
     pub body: String,
-    /// Media URLs, a JSON array.
+    /// Media URLs as reported or signed when it was queued, a JSON array.
     pub media_urls: String,
+    /// Object keys of the media of a text sent here, a JSON array.
+    pub media_keys: String,
     /// queued, sending, sent, failed, or '' when the engine reported it.
     pub status: String,
     /// ISO 8601.
     pub time: String,
 }
 
-const TEXT_COLUMNS: [&str; 10] = [
+const TEXT_COLUMNS: [&str; 11] = [
     "id",
     "tenant_id",
     "message_id",
@@ -346,6 +355,7 @@ const TEXT_COLUMNS: [&str; 10] = [
     "to_number",
     "body",
     "media_urls",
+    "media_keys",
     "status",
     "time",
 ];
