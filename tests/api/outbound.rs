@@ -699,6 +699,71 @@ async fn a_received_fax_keeps_its_document(app: TestApp) {
     assert_eq!(fax_documents(&app).len(), 1, "only the TIFF is left");
 }
 
+/// A failed attempt whose result code is not one the policy names is not retried: the
+/// fax ends `failed` at once and no attempt follows; one with no code is not retried
+/// either; one whose code is named is.
+async fn a_failure_not_worth_retrying_ends_the_fax(app: TestApp) {
+    let w = World::seed(&app).await;
+    numbers(&app, &w).await;
+    let admin = app.login(w.admin_a).await;
+    app.client
+        .put(app.url("/v2/admin/faxes/retry-policy"))
+        .bearer_auth(&admin)
+        .json(&json!({"maxAttempts": 5, "delaySeconds": 30, "retryCodes": ["busy"]}))
+        .send()
+        .await
+        .unwrap();
+    let mut faxes = Vec::new();
+    for _ in 0..3 {
+        let fax = send_fax(
+            &app,
+            &admin,
+            &fields("15559990000", "15550001000"),
+            Some(tiff()),
+        )
+        .await
+        .expect(200);
+        faxes.push(fax["id"].as_i64().unwrap());
+    }
+    let jobs = claim(&app, "fax").await;
+    assert_eq!(jobs.len(), 3);
+    let results = [
+        json!({"attempt": 1, "outcome": "failed", "resultCode": "no-carrier"}),
+        json!({"attempt": 1, "outcome": "failed"}),
+        json!({"attempt": 1, "outcome": "failed", "resultCode": "busy"}),
+    ];
+    let mut states = Vec::new();
+    for (job, result) in jobs.iter().zip(results) {
+        states.push(report(&app, job, result).await["state"].clone());
+    }
+    assert_eq!(states, [json!("failed"), json!("failed"), json!("pending")]);
+    let mut statuses = Vec::new();
+    for id in &faxes {
+        let fax = app
+            .get(&format!("/v2/admin/faxes/{id}"), &admin)
+            .await
+            .expect(200);
+        assert_eq!(fax["attempts"].as_array().unwrap().len(), 1, "{fax}");
+        statuses.push(fax["status"].clone());
+    }
+    assert_eq!(
+        statuses,
+        [json!("failed"), json!("failed"), json!("queued")]
+    );
+    // Due at once: only the busy one comes back, as its second attempt.
+    app.raw_sql(
+        "UPDATE engine_jobs SET due_at = 1 WHERE state = 'pending'",
+        "UPDATE engine_jobs SET due_at = 1 WHERE state = 'pending'",
+    )
+    .await;
+    let again = claim(&app, "fax").await;
+    let subjects: Vec<Value> = again
+        .iter()
+        .map(|job| json!([job["subjectId"], job["attempt"]]))
+        .collect();
+    assert_eq!(subjects, [json!([faxes[2], 2])]);
+}
+
 /// A text sent with the tenant's uploads as media: the answer and the list carry links
 /// that fetch them; the queued job names the media by key only, and the claim hands the
 /// engine links signed then, for the MMS lifetime, that fetch the media.
@@ -791,6 +856,7 @@ async fn a_text_carries_its_media_to_the_engine(app: TestApp) {
 
 crate::on_both_backends!(with engine_token;
     a_received_fax_keeps_its_document,
+    a_failure_not_worth_retrying_ends_the_fax,
     a_text_carries_its_media_to_the_engine,
     a_fax_is_sent_attempt_by_attempt,
     a_fax_without_its_document_is_gone,

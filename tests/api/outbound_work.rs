@@ -815,6 +815,78 @@ async fn a_record_shows_each_call(app: TestApp) {
     app.get(&path, &other).await.error(404, "NotFound");
 }
 
+/// A campaign created `scheduled` with a `startAt` starts running on its own when that
+/// time comes (the service's scheduler, nothing else), and its records are then dialled;
+/// one scheduled without a `startAt` waits.
+async fn a_scheduled_campaign_starts_on_its_own(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let waiting = campaign(&app, &w, &admin).await;
+    let path = format!("/v2/admin/call-campaigns/{waiting}");
+    app.patch(&path, &admin, json!({"status": "scheduled"}))
+        .await
+        .expect(200);
+    let start = chrono::Utc::now() + chrono::Duration::seconds(3);
+    let created = app
+        .post(
+            "/v2/admin/call-campaigns/",
+            &admin,
+            json!({
+                "name": "Starts by itself",
+                "callerIdNumber": "+12025550100",
+                "destination": [{"id": w.ext_a, "destType": "EXT"}],
+                "callingWindow": {"days": [0, 1, 2, 3, 4, 5, 6], "from": "00:00", "to": "24:00", "timeZone": "UTC"},
+                "status": "scheduled",
+                "startAt": start.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            }),
+        )
+        .await
+        .expect(200);
+    assert_eq!(created["status"], "scheduled");
+    let id = created["id"].as_i64().unwrap();
+    let records = format!("/v2/admin/call-campaigns/{id}/records");
+    let record = app
+        .post(&records, &admin, json!({"number": "2025550143"}))
+        .await
+        .expect(200);
+    app.post(
+        &format!("/v2/admin/call-campaigns/{waiting}/records"),
+        &admin,
+        json!({"number": "2025550143"}),
+    )
+    .await
+    .expect(200);
+    assert_eq!(record["status"], "pending");
+    wait_dialing(&app, &admin, id, 1).await;
+    let started = app
+        .get(&format!("/v2/admin/call-campaigns/{id}"), &admin)
+        .await
+        .expect(200);
+    assert_eq!(started["status"], "running");
+    let dialled = app
+        .get(&format!("{records}/{}", record["id"]), &admin)
+        .await
+        .expect(200);
+    let since = start.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    assert!(
+        dialled["lastAttemptAt"].as_str().unwrap() >= since.as_str(),
+        "dialled no earlier than its startAt {since}: {dialled}"
+    );
+    // The scheduler ticked past it; the one without a startAt still waits, undialled.
+    assert_eq!(
+        app.get(&path, &admin).await.expect(200)["status"],
+        "scheduled"
+    );
+    let undialled = app
+        .get(
+            &format!("/v2/admin/call-campaigns/{waiting}/records?status=pending"),
+            &admin,
+        )
+        .await
+        .expect(200);
+    assert_eq!(undialled["totalRecords"], 1);
+}
+
 fn two_leases(config: &mut switchboard::Config) {
     engine_token(config);
     config.engine_max_leases = 2;
@@ -1034,6 +1106,7 @@ on_both_backends!(with engine_token;
 on_both_backends!(with two_leases; jobs_whose_leases_keep_running_out_are_given_up);
 
 on_both_backends!(
+    a_scheduled_campaign_starts_on_its_own,
     campaign_records_are_audited,
     a_large_import_is_audited_per_record_quickly,
     imports_take_a_multipart_csv,
