@@ -843,6 +843,127 @@ async fn call_outcomes_are_a_tenants_own(app: TestApp) {
     app.delete(&path, &admin).await.expect(200);
 }
 
+/// A tenant's call outcomes are listed (its own only; a platform admin filters by
+/// tenant) and read one by one; another tenant's is a 404.
+async fn call_outcomes_are_listed_and_read(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let mut created = Vec::new();
+    for (name, ends) in [("voicemail", false), ("not-interested", true)] {
+        created.push(
+            app.post(
+                "/v2/admin/call-outcomes/",
+                &admin,
+                json!({"name": name, "endsRecord": ends}),
+            )
+            .await
+            .expect(200),
+        );
+    }
+    let admin_b = app.login(w.admin_b).await;
+    let theirs = app
+        .post(
+            "/v2/admin/call-outcomes/",
+            &admin_b,
+            json!({"name": "voicemail"}),
+        )
+        .await
+        .expect(200);
+    let listed = app
+        .get("/v2/admin/call-outcomes/?sortBy=name", &admin)
+        .await
+        .expect(200);
+    assert_eq!(listed["totalRecords"], 2);
+    assert_eq!(listed["records"], json!([created[1], created[0]]));
+    let searched = app
+        .get("/v2/admin/call-outcomes/?query=voice", &admin)
+        .await
+        .expect(200);
+    assert_eq!(searched["records"], json!([created[0]]));
+    for outcome in &created {
+        let path = format!("/v2/admin/call-outcomes/{}", outcome["id"]);
+        assert_eq!(&app.get(&path, &admin).await.expect(200), outcome);
+        app.get(&path, &admin_b).await.error(404, "NotFound");
+    }
+    let platform = app.login(w.platform).await;
+    let of_b = app
+        .get(
+            &format!("/v2/admin/call-outcomes/?tenantId={}", w.tenant_b),
+            &platform,
+        )
+        .await
+        .expect(200);
+    assert_eq!(of_b["records"], json!([theirs]));
+    app.get(
+        &format!("/v2/admin/call-outcomes/?tenantId={}", w.tenant_b),
+        &admin,
+    )
+    .await
+    .error(403, "Forbidden");
+}
+
+/// One's own opt-out entry is read and changed: its reason and expiry, each set and
+/// cleared; an expired entry no longer refuses the number. Another tenant's admin gets
+/// 404 for both.
+async fn an_opt_out_is_read_and_changed(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let created = app
+        .post(
+            "/v2/admin/opt-outs/",
+            &admin,
+            json!({"number": "2025550170", "reason": "asked"}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(created["number"], "+12025550170");
+    assert_eq!(created["level"], "tenant");
+    assert_eq!(created["tenantId"], w.tenant_a);
+    let path = format!("/v2/admin/opt-outs/{}", created["id"]);
+    assert_eq!(app.get(&path, &admin).await.expect(200), created);
+
+    let changed = app
+        .patch(
+            &path,
+            &admin,
+            json!({"reason": "asked twice", "expiresAt": "2031-01-01T00:00:00Z"}),
+        )
+        .await
+        .expect(200);
+    let mut expected = created.clone();
+    expected["reason"] = json!("asked twice");
+    expected["expiresAt"] = json!("2031-01-01T00:00:00Z");
+    assert_eq!(changed, expected);
+    assert_eq!(app.get(&path, &admin).await.expect(200), expected);
+
+    // Still applying: the number is refused; expired, it may be called again.
+    let campaign = new_campaign(&app, &w, &admin).await;
+    let records = format!("/v2/admin/call-campaigns/{campaign}/records");
+    app.post(&records, &admin, json!({"number": "2025550170"}))
+        .await
+        .error(403, "Forbidden");
+    app.patch(&path, &admin, json!({"expiresAt": "2020-01-01T00:00:00Z"}))
+        .await
+        .expect(200);
+    app.post(&records, &admin, json!({"number": "2025550170"}))
+        .await
+        .expect(200);
+
+    let cleared = app
+        .patch(&path, &admin, json!({"reason": null, "expiresAt": null}))
+        .await
+        .expect(200);
+    expected["reason"] = Value::Null;
+    expected["expiresAt"] = Value::Null;
+    assert_eq!(cleared, expected);
+    let other = app.login(w.admin_b).await;
+    app.get(&path, &other).await.error(404, "NotFound");
+    app.patch(&path, &other, json!({"reason": "theirs"}))
+        .await
+        .error(404, "NotFound");
+    assert_eq!(app.get(&path, &admin).await.expect(200), expected);
+}
+
 async fn opt_outs_import_and_export(app: TestApp) {
     let w = World::seed(&app).await;
     let admin = app.login(w.admin_a).await;
@@ -1052,5 +1173,7 @@ on_both_backends!(
     exports_stream_csv_and_refuse_over_the_limit,
     dial_time_rechecks_opt_outs_and_keeps_the_window,
     call_outcomes_are_a_tenants_own,
+    call_outcomes_are_listed_and_read,
+    an_opt_out_is_read_and_changed,
     opt_outs_import_and_export,
 );

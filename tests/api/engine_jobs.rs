@@ -29,6 +29,7 @@ pub(crate) async fn queue_texts(app: &TestApp, tenant: i64, n: usize) -> Vec<i64
             from: "+15550001000".into(),
             to: format!("+1555000{i:04}"),
             body: format!("text {i}"),
+            media_keys: Vec::new(),
             media_urls: Vec::new(),
         };
         ids.push(traffic::queue_sms(&mut tx, &sms, now).await.unwrap());

@@ -14,13 +14,14 @@ use crate::support::{Answer, TestApp};
 const SIZE: usize = 10_000;
 
 /// A JPEG of `SIZE` bytes.
-fn jpeg() -> Vec<u8> {
+pub(crate) fn jpeg() -> Vec<u8> {
     let mut bytes = b"\xFF\xD8\xFF\xE0\x00\x10JFIF\x00".to_vec();
     bytes.resize(SIZE, 0x20);
     bytes
 }
 
-async fn upload(app: &TestApp, token: &str, files: usize) -> Answer {
+/// Uploads `files` JPEGs as MMS media.
+pub(crate) async fn upload(app: &TestApp, token: &str, files: usize) -> Answer {
     let mut form = Form::new();
     for _ in 0..files {
         form = form.part(

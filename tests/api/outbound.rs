@@ -558,7 +558,306 @@ async fn a_text_is_sent_and_listed(app: TestApp) {
         .expect(200);
 }
 
+/// The TIFF the tests send: its magic and some bytes.
+fn tiff() -> Vec<u8> {
+    let mut tiff = b"II*\0".to_vec();
+    tiff.extend_from_slice(&[7; 64]);
+    tiff
+}
+
+/// A received fax of tenant A as the engine pushes it: JSON part `fax`, then `document`.
+async fn push_fax(app: &TestApp, w: &World, fax_id: &str, document: Option<Vec<u8>>) -> Answer {
+    app.push(
+        TOKEN,
+        "/v2/ingest/faxes",
+        (
+            "fax",
+            json!({"tenantId": w.tenant_a, "faxId": fax_id, "direction": "inbound",
+                   "from": "15551112222", "to": "15550001000", "status": "success"}),
+        ),
+        document.map(|bytes| ("document", bytes)),
+    )
+    .await
+}
+
+/// The stored fax documents.
+fn fax_documents(app: &TestApp) -> Vec<String> {
+    app.stored_objects("tenants")
+        .into_iter()
+        .filter(|key| key.contains("/faxes/"))
+        .collect()
+}
+
+/// A received fax pushed with its document keeps it: the list and the fax answer a
+/// signed `documentURL` that fetches the very bytes, a PDF's pages stand in for the
+/// engine's none; a TIFF is kept as one. A document that is neither a PDF that parses nor
+/// a TIFF is a 415, and neither the fax nor any object is stored; a repeated push stores
+/// nothing more. Deleting the fax deletes its document.
+async fn a_received_fax_keeps_its_document(app: TestApp) {
+    let w = World::seed(&app).await;
+    numbers(&app, &w).await;
+    let admin = app.login(w.admin_a).await;
+    // Refused documents: nothing of them is kept.
+    let mut broken = pdf();
+    broken.truncate(40);
+    for bad in [broken, b"GIF89a....".to_vec()] {
+        push_fax(&app, &w, "in-bad", Some(bad))
+            .await
+            .error(415, "UnsupportedMediaType");
+    }
+    let errors = app
+        .push(
+            TOKEN,
+            "/v2/ingest/faxes",
+            ("fax", json!({"tenantId": w.tenant_a, "faxId": "in-bad"})),
+            Some(("document", pdf())),
+        )
+        .await
+        .error(400, "ValidationError");
+    assert!(
+        errors.iter().any(|e| e.starts_with("'body/direction'")),
+        "{errors:?}"
+    );
+    assert_eq!(app.count("faxes", None).await, 0);
+    assert!(fax_documents(&app).is_empty(), "{:?}", fax_documents(&app));
+    assert_eq!(app.count("jobs", Some(("state", "pending"))).await, 0);
+
+    // A PDF: kept, signed, its page counted.
+    let pushed = push_fax(&app, &w, "in-1", Some(pdf())).await.expect(200);
+    assert_eq!(pushed["recorded"], true);
+    let id = pushed["id"].as_i64().unwrap();
+    let stored = fax_documents(&app);
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    let path = format!("/v2/admin/faxes/{id}");
+    let fax = app.get(&path, &admin).await.expect(200);
+    assert_eq!(fax["direction"], "inbound");
+    assert_eq!(fax["documentType"], "application/pdf");
+    assert_eq!(fax["pages"], 1);
+    assert_eq!(fax["attempts"], json!([]));
+    let (status, _, bytes) = app.fetch(fax["documentURL"].as_str().unwrap(), None).await;
+    assert_eq!(status.as_u16(), 200);
+    assert_eq!(bytes, pdf());
+    let listed = app
+        .get("/v2/admin/faxes?direction=inbound", &admin)
+        .await
+        .expect(200);
+    assert_eq!(listed["totalRecords"], 1);
+    let (status, _, bytes) = app
+        .fetch(listed["records"][0]["documentURL"].as_str().unwrap(), None)
+        .await;
+    assert_eq!((status.as_u16(), bytes), (200, pdf()));
+    assert_eq!(
+        app.count("webhook_events", Some(("type", "FAX_RECEIVED")))
+            .await,
+        1
+    );
+    // Its pledged deletion was cancelled with the record: the document stays.
+    app.jobs_done().await;
+    assert_eq!(fax_documents(&app), stored);
+
+    // A repeat is recorded once and stores nothing, the first document kept.
+    let again = push_fax(&app, &w, "in-1", Some(tiff())).await.expect(200);
+    assert_eq!(
+        (again["recorded"].clone(), again["id"].clone()),
+        (json!(false), json!(id))
+    );
+    app.jobs_done().await;
+    assert_eq!(fax_documents(&app), stored);
+    assert_eq!(
+        app.get(&path, &admin).await.expect(200)["documentType"],
+        "application/pdf"
+    );
+
+    // A TIFF; a push without a document keeps answering none.
+    let tiff_fax = push_fax(&app, &w, "in-2", Some(tiff())).await.expect(200);
+    let answer = app
+        .get(&format!("/v2/admin/faxes/{}", tiff_fax["id"]), &admin)
+        .await
+        .expect(200);
+    assert_eq!(answer["documentType"], "image/tiff");
+    assert_eq!(answer["pages"], 0);
+    let (_, _, bytes) = app
+        .fetch(answer["documentURL"].as_str().unwrap(), None)
+        .await;
+    assert_eq!(bytes, tiff());
+    let bare = push_fax(&app, &w, "in-3", None).await.expect(200);
+    let answer = app
+        .get(&format!("/v2/admin/faxes/{}", bare["id"]), &admin)
+        .await
+        .expect(200);
+    assert_eq!(
+        (
+            answer["documentURL"].clone(),
+            answer["documentType"].clone()
+        ),
+        (Value::Null, Value::Null)
+    );
+
+    // Deleted: the fax and its document go.
+    app.delete(&path, &admin).await.expect(200);
+    app.jobs_done().await;
+    assert_eq!(fax_documents(&app).len(), 1, "only the TIFF is left");
+}
+
+/// A failed attempt whose result code is not one the policy names is not retried: the
+/// fax ends `failed` at once and no attempt follows; one with no code is not retried
+/// either; one whose code is named is.
+async fn a_failure_not_worth_retrying_ends_the_fax(app: TestApp) {
+    let w = World::seed(&app).await;
+    numbers(&app, &w).await;
+    let admin = app.login(w.admin_a).await;
+    app.client
+        .put(app.url("/v2/admin/faxes/retry-policy"))
+        .bearer_auth(&admin)
+        .json(&json!({"maxAttempts": 5, "delaySeconds": 30, "retryCodes": ["busy"]}))
+        .send()
+        .await
+        .unwrap();
+    let mut faxes = Vec::new();
+    for _ in 0..3 {
+        let fax = send_fax(
+            &app,
+            &admin,
+            &fields("15559990000", "15550001000"),
+            Some(tiff()),
+        )
+        .await
+        .expect(200);
+        faxes.push(fax["id"].as_i64().unwrap());
+    }
+    let jobs = claim(&app, "fax").await;
+    assert_eq!(jobs.len(), 3);
+    let results = [
+        json!({"attempt": 1, "outcome": "failed", "resultCode": "no-carrier"}),
+        json!({"attempt": 1, "outcome": "failed"}),
+        json!({"attempt": 1, "outcome": "failed", "resultCode": "busy"}),
+    ];
+    let mut states = Vec::new();
+    for (job, result) in jobs.iter().zip(results) {
+        states.push(report(&app, job, result).await["state"].clone());
+    }
+    assert_eq!(states, [json!("failed"), json!("failed"), json!("pending")]);
+    let mut statuses = Vec::new();
+    for id in &faxes {
+        let fax = app
+            .get(&format!("/v2/admin/faxes/{id}"), &admin)
+            .await
+            .expect(200);
+        assert_eq!(fax["attempts"].as_array().unwrap().len(), 1, "{fax}");
+        statuses.push(fax["status"].clone());
+    }
+    assert_eq!(
+        statuses,
+        [json!("failed"), json!("failed"), json!("queued")]
+    );
+    // Due at once: only the busy one comes back, as its second attempt.
+    app.raw_sql(
+        "UPDATE engine_jobs SET due_at = 1 WHERE state = 'pending'",
+        "UPDATE engine_jobs SET due_at = 1 WHERE state = 'pending'",
+    )
+    .await;
+    let again = claim(&app, "fax").await;
+    let subjects: Vec<Value> = again
+        .iter()
+        .map(|job| json!([job["subjectId"], job["attempt"]]))
+        .collect();
+    assert_eq!(subjects, [json!([faxes[2], 2])]);
+}
+
+/// A text sent with the tenant's uploads as media: the answer and the list carry links
+/// that fetch them; the queued job names the media by key only, and the claim hands the
+/// engine links signed then, for the MMS lifetime, that fetch the media.
+async fn a_text_carries_its_media_to_the_engine(app: TestApp) {
+    let w = World::seed(&app).await;
+    numbers(&app, &w).await;
+    let admin = app.login(w.admin_a).await;
+    crate::mms_media::upload(&app, &admin, 1).await.expect(200);
+    let jpeg = crate::mms_media::jpeg();
+    let uploads = app.get("/v2/messaging/media/", &admin).await.expect(200);
+    let media = uploads["records"][0]["id"].as_i64().unwrap();
+    let key = uploads["records"][0]["objectKey"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Another tenant's upload is not one of the tenant's.
+    let admin_b = app.login(w.admin_b).await;
+    app.post(
+        "/v2/messaging/messages",
+        &admin_b,
+        json!({"from": "15550009000", "to": "15559990000", "mediaIds": [media]}),
+    )
+    .await
+    .error(400, "ValidationError");
+
+    let text = app
+        .post(
+            "/v2/messaging/messages",
+            &admin,
+            json!({"from": "15550002000", "to": "15559990000", "mediaIds": [media]}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(text["body"], "");
+    let urls = text["mediaUrls"].as_array().unwrap();
+    assert_eq!(urls.len(), 1);
+    let (status, _, bytes) = app.fetch(urls[0].as_str().unwrap(), None).await;
+    assert_eq!((status.as_u16(), bytes.len()), (200, jpeg.len()));
+    let listed = app.get("/v2/messaging/messages", &admin).await.expect(200);
+    assert_eq!(listed["records"][0]["id"], text["id"]);
+    let listed_url = listed["records"][0]["mediaUrls"][0]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (status, _, bytes) = app.fetch(&listed_url, None).await;
+    assert_eq!((status.as_u16(), bytes), (200, jpeg.clone()));
+
+    // The job as queued names the key, never a link that would age in the queue.
+    let payload: (String,) = {
+        use sea_query::{Expr, ExprTrait, Query};
+        let select = Query::select()
+            .column("payload")
+            .from("engine_jobs")
+            .and_where(Expr::col("kind").eq("sms"))
+            .take();
+        app.state.db.conn().fetch_one(&select).await.unwrap()
+    };
+    let queued: Value = serde_json::from_str(&payload.0).unwrap();
+    assert_eq!(queued["mediaKeys"], json!([key]));
+    assert!(queued.get("mediaUrls").is_none(), "{queued}");
+
+    let claimed_at = chrono::Utc::now().timestamp();
+    let jobs = claim(&app, "sms").await;
+    assert_eq!(jobs.len(), 1);
+    let url = jobs[0]["payload"]["mediaUrls"][0]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(jobs[0]["payload"]["mediaUrls"].as_array().unwrap().len(), 1);
+    let expires: i64 = url
+        .split(['?', '&'])
+        .find_map(|pair| pair.strip_prefix("expires="))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        expires >= claimed_at + 7 * 86_400 - 5,
+        "signed at the claim for the MMS lifetime: {url}"
+    );
+    let (status, _, bytes) = app.fetch(&url, None).await;
+    assert_eq!((status.as_u16(), bytes), (200, jpeg));
+    report(&app, &jobs[0], json!({"attempt": 1, "outcome": "sent"})).await;
+    let sent = app
+        .get(&format!("/v2/messaging/messages/{}", text["id"]), &admin)
+        .await
+        .expect(200);
+    assert_eq!(sent["status"], "sent");
+    assert_eq!(sent["mediaUrls"].as_array().unwrap().len(), 1);
+}
+
 crate::on_both_backends!(with engine_token;
+    a_received_fax_keeps_its_document,
+    a_failure_not_worth_retrying_ends_the_fax,
+    a_text_carries_its_media_to_the_engine,
     a_fax_is_sent_attempt_by_attempt,
     a_fax_without_its_document_is_gone,
     other_tenants_and_lower_roles_are_refused,

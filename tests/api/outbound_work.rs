@@ -63,6 +63,12 @@ async fn run_and_wait(app: &TestApp, admin: &str, campaign: i64, n: i64) {
     )
     .await
     .expect(200);
+    wait_dialing(app, admin, campaign, n).await;
+}
+
+/// Waits (bounded) until `n` records of `campaign` are being dialled (queued as calls by
+/// the service's own scheduler).
+async fn wait_dialing(app: &TestApp, admin: &str, campaign: i64, n: i64) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     loop {
         let dialing = app
@@ -652,6 +658,235 @@ async fn fax_retry_by_post_and_an_uncacheable_get(app: TestApp) {
     assert_eq!(gone.headers["cache-control"], "no-store");
 }
 
+/// A campaign call's result names one of the tenant's call outcomes or a built-in one;
+/// any other name — another tenant's outcome included — is a 400 naming `body/outcome`,
+/// and nothing is recorded (no result, no event, the record still dialling). The built-in
+/// ones mean what they say: `answered` ends the record, `busy` retries, `opted-out` opts
+/// out; the tenant's own outcome decides for its name.
+async fn a_result_names_a_call_outcome(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let admin_b = app.login(w.admin_b).await;
+    app.post(
+        "/v2/admin/call-outcomes/",
+        &admin,
+        json!({"name": "callback-later"}),
+    )
+    .await
+    .expect(200);
+    app.post(
+        "/v2/admin/call-outcomes/",
+        &admin_b,
+        json!({"name": "b-only", "endsRecord": true}),
+    )
+    .await
+    .expect(200);
+    let id = campaign(&app, &w, &admin).await;
+    let records = format!("/v2/admin/call-campaigns/{id}/records");
+    for number in ["2025550143", "2025550144", "2025550145", "2025550146"] {
+        app.post(&records, &admin, json!({"number": number}))
+            .await
+            .expect(200);
+    }
+    run_and_wait(&app, &admin, id, 4).await;
+    let jobs = claim(&app, json!(["campaign-call"]), 300).await;
+    assert_eq!(jobs.len(), 4);
+    let refusal = "'body/outcome' must name one of the tenant's call outcomes \
+                   (/v2/admin/call-outcomes) or a built-in one: answered, no-answer, busy, failed, opted-out";
+    for unknown in ["no-such-outcome", "b-only", "Answered"] {
+        let errors = report(&app, &jobs[0], &jobs[0]["attempt"], unknown)
+            .await
+            .error(400, "ValidationError");
+        assert_eq!(errors, [refusal], "{unknown}");
+    }
+    assert_eq!(app.count("engine_job_results", None).await, 0);
+    assert!(events(&app, "CAMPAIGN_CALL_COMPLETED").await.is_empty());
+    let record = |job: &Value| format!("{records}/{}", job["subjectId"]);
+    let untouched = app.get(&record(&jobs[0]), &admin).await.expect(200);
+    assert_eq!(
+        (untouched["status"].clone(), untouched["outcome"].clone()),
+        (json!("dialing"), Value::Null)
+    );
+
+    let mut after = Vec::new();
+    for (job, outcome) in jobs
+        .iter()
+        .zip(["callback-later", "answered", "busy", "opted-out"])
+    {
+        report(&app, job, &job["attempt"], outcome)
+            .await
+            .expect(200);
+        let now = app.get(&record(job), &admin).await.expect(200);
+        after.push(json!([now["status"], now["outcome"]]));
+    }
+    assert_eq!(
+        after,
+        [
+            json!(["pending", "callback-later"]),
+            json!(["completed", "answered"]),
+            json!(["pending", "busy"]),
+            json!(["opted-out", "opted-out"]),
+        ]
+    );
+    assert_eq!(events(&app, "CAMPAIGN_CALL_COMPLETED").await.len(), 4);
+}
+
+/// A record's own GET answers every call placed for it (`attemptHistory`: when, the
+/// outcome, how long, the engine's code, reference and note), oldest first, across the
+/// jobs of its attempts; the list keeps the compact row. Another tenant gets 404.
+async fn a_record_shows_each_call(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let id = campaign(&app, &w, &admin).await;
+    let records = format!("/v2/admin/call-campaigns/{id}/records");
+    let record = app
+        .post(&records, &admin, json!({"number": "2025550143"}))
+        .await
+        .expect(200);
+    let quiet = app
+        .post(&records, &admin, json!({"number": "2025550144"}))
+        .await
+        .expect(200);
+    let path = format!("{records}/{}", record["id"]);
+    assert_eq!(
+        app.get(&path, &admin).await.expect(200)["attemptHistory"],
+        json!([])
+    );
+    app.patch(
+        &format!("{records}/{}", quiet["id"]),
+        &admin,
+        json!({"status": "skipped"}),
+    )
+    .await
+    .expect(200);
+
+    run_and_wait(&app, &admin, id, 1).await;
+    let jobs = claim(&app, json!(["campaign-call"]), 300).await;
+    app.post(
+        &format!("/v2/engine/jobs/{}/result", jobs[0]["id"]),
+        TOKEN,
+        json!({"attempt": jobs[0]["attempt"], "outcome": "no-answer",
+               "startedAt": "2026-11-25T08:00:00Z", "endedAt": "2026-11-25T08:00:30Z",
+               "durationSeconds": 30, "resultCode": "480", "reference": "call-1",
+               "message": "rang out"}),
+    )
+    .await
+    .expect(200);
+    // The retry, due at once: the scheduler queues it as a new job.
+    app.raw_sql(
+        "UPDATE campaign_records SET next_attempt_at = '2000-01-01T00:00:00Z' WHERE status = 'pending'",
+        "UPDATE campaign_records SET next_attempt_at = '2000-01-01T00:00:00Z' WHERE status = 'pending'",
+    )
+    .await;
+    wait_dialing(&app, &admin, id, 1).await;
+    let jobs = claim(&app, json!(["campaign-call"]), 300).await;
+    assert_eq!(jobs.len(), 1);
+    assert_eq!(jobs[0]["payload"]["attempt"], 2);
+    report(&app, &jobs[0], &jobs[0]["attempt"], "answered")
+        .await
+        .expect(200);
+
+    let answer = app.get(&path, &admin).await.expect(200);
+    assert_eq!(answer["status"], "completed");
+    assert_eq!(answer["attempts"], 2);
+    let history = answer["attemptHistory"].as_array().unwrap().clone();
+    assert_eq!(history.len(), 2, "{answer}");
+    assert!(history[0]["recordedAt"].as_str().unwrap().ends_with('Z'));
+    assert_eq!(
+        history[0],
+        json!({"outcome": "no-answer", "startedAt": "2026-11-25T08:00:00Z",
+               "endedAt": "2026-11-25T08:00:30Z", "recordedAt": history[0]["recordedAt"],
+               "durationSeconds": 30, "resultCode": "480", "reference": "call-1",
+               "message": "rang out"})
+    );
+    assert_eq!(
+        history[1],
+        json!({"outcome": "answered", "startedAt": null, "endedAt": null,
+               "recordedAt": history[1]["recordedAt"], "durationSeconds": null,
+               "resultCode": null, "reference": null, "message": null})
+    );
+    // The list keeps the compact row.
+    let listed = app.get(&records, &admin).await.expect(200);
+    assert!(
+        listed["records"][0].get("attemptHistory").is_none(),
+        "{listed}"
+    );
+    let other = app.login(w.admin_b).await;
+    app.get(&path, &other).await.error(404, "NotFound");
+}
+
+/// A campaign created `scheduled` with a `startAt` starts running on its own when that
+/// time comes (the service's scheduler, nothing else), and its records are then dialled;
+/// one scheduled without a `startAt` waits.
+async fn a_scheduled_campaign_starts_on_its_own(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let waiting = campaign(&app, &w, &admin).await;
+    let path = format!("/v2/admin/call-campaigns/{waiting}");
+    app.patch(&path, &admin, json!({"status": "scheduled"}))
+        .await
+        .expect(200);
+    let start = chrono::Utc::now() + chrono::Duration::seconds(3);
+    let created = app
+        .post(
+            "/v2/admin/call-campaigns/",
+            &admin,
+            json!({
+                "name": "Starts by itself",
+                "callerIdNumber": "+12025550100",
+                "destination": [{"id": w.ext_a, "destType": "EXT"}],
+                "callingWindow": {"days": [0, 1, 2, 3, 4, 5, 6], "from": "00:00", "to": "24:00", "timeZone": "UTC"},
+                "status": "scheduled",
+                "startAt": start.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            }),
+        )
+        .await
+        .expect(200);
+    assert_eq!(created["status"], "scheduled");
+    let id = created["id"].as_i64().unwrap();
+    let records = format!("/v2/admin/call-campaigns/{id}/records");
+    let record = app
+        .post(&records, &admin, json!({"number": "2025550143"}))
+        .await
+        .expect(200);
+    app.post(
+        &format!("/v2/admin/call-campaigns/{waiting}/records"),
+        &admin,
+        json!({"number": "2025550143"}),
+    )
+    .await
+    .expect(200);
+    assert_eq!(record["status"], "pending");
+    wait_dialing(&app, &admin, id, 1).await;
+    let started = app
+        .get(&format!("/v2/admin/call-campaigns/{id}"), &admin)
+        .await
+        .expect(200);
+    assert_eq!(started["status"], "running");
+    let dialled = app
+        .get(&format!("{records}/{}", record["id"]), &admin)
+        .await
+        .expect(200);
+    let since = start.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    assert!(
+        dialled["lastAttemptAt"].as_str().unwrap() >= since.as_str(),
+        "dialled no earlier than its startAt {since}: {dialled}"
+    );
+    // The scheduler ticked past it; the one without a startAt still waits, undialled.
+    assert_eq!(
+        app.get(&path, &admin).await.expect(200)["status"],
+        "scheduled"
+    );
+    let undialled = app
+        .get(
+            &format!("/v2/admin/call-campaigns/{waiting}/records?status=pending"),
+            &admin,
+        )
+        .await
+        .expect(200);
+    assert_eq!(undialled["totalRecords"], 1);
+}
+
 fn two_leases(config: &mut switchboard::Config) {
     engine_token(config);
     config.engine_max_leases = 2;
@@ -863,12 +1098,15 @@ async fn opt_out_imports_are_batched(app: TestApp) {
 
 on_both_backends!(with engine_token;
     campaign_results_emit_their_event,
+    a_result_names_a_call_outcome,
+    a_record_shows_each_call,
     fax_retry_by_post_and_an_uncacheable_get,
 );
 
 on_both_backends!(with two_leases; jobs_whose_leases_keep_running_out_are_given_up);
 
 on_both_backends!(
+    a_scheduled_campaign_starts_on_its_own,
     campaign_records_are_audited,
     a_large_import_is_audited_per_record_quickly,
     imports_take_a_multipart_csv,

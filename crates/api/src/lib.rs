@@ -135,7 +135,14 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
                 )),
         )
         .routes(routes!(ingest::sms))
-        .routes(routes!(ingest::fax))
+        .merge(
+            // A received fax may carry its document: up to its own limit.
+            OpenApiRouter::new()
+                .routes(routes!(ingest::fax))
+                .layer(DefaultBodyLimit::max(
+                    switchboard_domain::records::fax::MAX_DOCUMENT_BYTES + 256 * 1024,
+                )),
+        )
         .routes(routes!(engine_jobs::claim))
         .routes(routes!(engine_jobs::result))
         .routes(routes!(texts::list, texts::send))

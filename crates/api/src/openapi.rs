@@ -62,7 +62,7 @@ use crate::error::ErrorBody;
         (name = "pharmacy", description = "Pharmacy agents: a pharmacy's refill line, and the refill requests it took"),
         (name = "destinations", description = "The routing graph: where calls to each number can go"),
         (name = "faxes", description = "Faxes received and sent, their documents, attempts and retries"),
-        (name = "engine", description = "The telephony engine's work queue: outbound faxes and texts claimed under a lease, and their results"),
+        (name = "engine", description = "The telephony engine's work queue: outbound faxes, texts and campaign calls claimed under a lease, and their results"),
     )
 )]
 pub struct ApiDoc;

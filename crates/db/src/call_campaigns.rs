@@ -12,9 +12,10 @@ use switchboard_domain::Scope;
 use switchboard_domain::ids::{BranchId, CallCampaignId, CampaignRecordId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::call_campaign::{
-    CallCampaign, CallingWindow, CampaignFilter, CampaignRecord, CreateCallCampaign, RecordFilter,
-    UpdateCallCampaign, may_move,
+    CallAttempt, CallCampaign, CallingWindow, CampaignFilter, CampaignRecord, CreateCallCampaign,
+    RecordFilter, UpdateCallCampaign, may_move,
 };
+use switchboard_domain::records::call_outcome;
 use switchboard_domain::validation::iso;
 
 use crate::backend::{Db, Tx};
@@ -726,11 +727,11 @@ pub struct Resulted {
 }
 
 /// Records the result of a call of record `id`, in `tx` (the engine's result, with its
-/// event): the outcome named (one of the tenant's call outcomes, or `opted-out`, the
-/// callee pressing the opt-out key). An outcome that opts out adds the number to the
-/// tenant's list and ends the record; one that ends the record completes it; otherwise
-/// the record waits `retryDelayMinutes` for its next attempt, or fails once its
-/// attempts reach `maxAttempts`.
+/// event): the outcome named (one of the tenant's call outcomes, or a built-in one —
+/// `opted-out` is the callee pressing the opt-out key). An outcome that opts out adds
+/// the number to the tenant's list and ends the record; one that ends the record
+/// completes it; otherwise the record waits `retryDelayMinutes` for its next attempt, or
+/// fails once its attempts reach `maxAttempts`.
 pub async fn record_result(
     tx: &mut Tx,
     id: CampaignRecordId,
@@ -772,8 +773,10 @@ pub async fn record_result(
                 .take(),
         )
         .await?;
-    let (ends, opts_out) = defined.unwrap_or((false, false));
-    let opts_out = opts_out || outcome == switchboard_domain::records::call_outcome::OPTED_OUT;
+    let (ends, opts_out) = defined
+        .or_else(|| call_outcome::built_in(outcome))
+        .unwrap_or((false, false));
+    let opts_out = opts_out || outcome == call_outcome::OPTED_OUT;
     let mut changes: Changes = vec![("outcome", outcome.into())];
     let status = if opts_out {
         opt_outs::add_in(
@@ -821,22 +824,77 @@ pub async fn record_result(
     })
 }
 
+/// The calls placed for record `id` whose results came, oldest first: the results of
+/// its `campaign-call` jobs (one job per call; a job whose lease ran out is one call).
+pub async fn call_attempts(db: &Db, id: CampaignRecordId) -> Result<Vec<CallAttempt>> {
+    let rows = crate::engine_jobs::attempts(db, &CALL_JOBS, id.get()).await?;
+    Ok(rows
+        .into_iter()
+        .map(|row| {
+            let details: serde_json::Value = serde_json::from_str(&row.details).unwrap_or_default();
+            let text = |key: &str| details[key].as_str().map(str::to_owned);
+            CallAttempt {
+                outcome: row.outcome,
+                started_at: crate::calls::iso_at(row.started_at),
+                ended_at: crate::calls::iso_at(row.ended_at),
+                recorded_at: crate::calls::iso_at(Some(row.recorded_at)).unwrap_or_default(),
+                duration_seconds: details["durationSeconds"].as_i64(),
+                result_code: text("resultCode"),
+                reference: text("reference"),
+                message: text("message"),
+            }
+        })
+        .collect())
+}
+
 /// The webhook event of a campaign call's recorded result.
 pub const CAMPAIGN_CALL_COMPLETED: &str =
     switchboard_domain::records::webhook::CAMPAIGN_CALL_COMPLETED;
 
 /// Campaign calls as engine work (`campaign-call`): the scheduler ([`schedule`]) queues
 /// one job per record it takes; the claim checks the record once more (still wanted, not
-/// opted out, campaign running, window open) and the result records the outcome. Any
-/// outcome name is taken: the tenant's call outcomes say what theirs mean, `opted-out`
-/// is the platform's, and any other retries until `maxAttempts`.
+/// opted out, campaign running, window open) and the result records the outcome. A
+/// result names one of the tenant's call outcomes or a built-in one
+/// ([`call_outcome::BUILT_IN`]); any other is refused.
 pub const CALL_JOBS: crate::engine_jobs::Kind = crate::engine_jobs::Kind {
     name: switchboard_domain::records::engine_job::CAMPAIGN_CALL,
-    outcomes: &[],
+    outcomes: crate::engine_jobs::Outcomes::Checked(call_outcome_known),
     on_claim: call_claimed,
     on_result: call_reported,
     on_abandon: call_abandoned,
 };
+
+/// Why a campaign call's result may not name `outcome`: it is neither one of the job's
+/// tenant's call outcomes nor a built-in one (a typo in the engine's configuration would
+/// otherwise retry every number silently as if it were no answer).
+fn call_outcome_known<'a>(
+    tx: &'a mut Tx,
+    job: &'a crate::engine_jobs::Job,
+    outcome: &'a str,
+) -> futures::future::BoxFuture<'a, Result<Option<String>>> {
+    Box::pin(async move {
+        if call_outcome::built_in(outcome).is_some() {
+            return Ok(None);
+        }
+        let defined = Query::select()
+            .column("id")
+            .from("call_outcomes")
+            .and_where(Expr::col("tenant_id").eq(job.tenant_id))
+            .and_where(Expr::col("name").eq(outcome))
+            .take();
+        if tx.fetch_optional::<(i64,)>(&defined).await?.is_some() {
+            return Ok(None);
+        }
+        let built_in: Vec<&str> = call_outcome::BUILT_IN
+            .iter()
+            .map(|(name, _, _)| *name)
+            .collect();
+        Ok(Some(format!(
+            "must name one of the tenant's call outcomes (/v2/admin/call-outcomes) or a built-in one: {}",
+            built_in.join(", ")
+        )))
+    })
+}
 
 /// Runs the dial-time step at `now` for at most `limit` records and queues an engine job
 /// for each record to call, in one transaction; answers how many were queued.

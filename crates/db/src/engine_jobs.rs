@@ -53,13 +53,29 @@ pub type OnAbandon = for<'a> fn(&'a mut Tx, &'a Job, &'a str, i64) -> BoxFuture<
 /// The outcome recorded for a job given up after its leases ran out.
 pub const ABANDONED: &str = "abandoned";
 
+/// Answers, in the result's transaction and before anything is recorded, why `outcome`
+/// is not one a result of `job` may report (`None`: it is).
+pub type CheckOutcome =
+    for<'a> fn(&'a mut Tx, &'a Job, &'a str) -> BoxFuture<'a, Result<Option<String>>>;
+
+/// The outcomes a kind's results may report; any other is refused (400) before anything
+/// is recorded.
+#[derive(Clone, Copy)]
+pub enum Outcomes {
+    /// Exactly these (a fax's, a text's: `sent`, `failed`).
+    Listed(&'static [&'static str]),
+    /// Those the kind accepts for the job at hand, which depend on its records (a
+    /// campaign call's: its tenant's call outcomes and the built-in ones).
+    Checked(CheckOutcome),
+}
+
 /// One kind of engine work and its handling, declared by the module of its resource.
 #[derive(Clone, Copy)]
 pub struct Kind {
     /// Its name, as jobs and claims carry it (one of the domain's `engine_job::KINDS`).
     pub name: &'static str,
-    /// The outcomes a result may report; empty: the kind checks them itself.
-    pub outcomes: &'static [&'static str],
+    /// The outcomes a result may report.
+    pub outcomes: Outcomes,
     /// See [`OnClaim`].
     pub on_claim: OnClaim,
     /// See [`OnResult`].
@@ -359,8 +375,8 @@ pub enum ResultError {
     /// No such job.
     #[error("not found")]
     NotFound,
-    /// The outcome is not one of its kind's.
-    #[error("must be one of: {0}")]
+    /// The outcome is not one its kind accepts; the message says which are.
+    #[error("{0}")]
     Outcome(String),
     /// The attempt is not the job's current one (its lease ran out and another engine
     /// took the job, or the number was never handed out), or the job has ended.
@@ -418,8 +434,13 @@ pub async fn report(
         .await?
         .ok_or(ResultError::NotFound)?;
     let kind = kind(&job.kind).ok_or(ResultError::NotFound)?;
-    if !kind.outcomes.is_empty() && !kind.outcomes.contains(&result.outcome.as_str()) {
-        return Err(ResultError::Outcome(kind.outcomes.join(", ")));
+    let refused = match kind.outcomes {
+        Outcomes::Listed(listed) => (!listed.contains(&result.outcome.as_str()))
+            .then(|| format!("must be one of: {}", listed.join(", "))),
+        Outcomes::Checked(check) => check(&mut tx, &job, &result.outcome).await?,
+    };
+    if let Some(message) = refused {
+        return Err(ResultError::Outcome(message));
     }
     let insert = Query::insert()
         .into_table("engine_job_results")

@@ -15,7 +15,7 @@ use switchboard_domain::validation::iso;
 
 use crate::backend::{Db, Tx};
 use crate::crud;
-use crate::engine_jobs::{self, Job, Kind, Next};
+use crate::engine_jobs::{self, Job, Kind, Next, Outcomes};
 use crate::error::{Error, Result};
 use crate::events;
 use crate::jobs;
@@ -25,7 +25,7 @@ use crate::scope;
 /// Faxes sent through the engine queue.
 pub const FAX_JOBS: Kind = Kind {
     name: engine_job::FAX,
-    outcomes: &["sent", "failed"],
+    outcomes: Outcomes::Listed(&["sent", "failed"]),
     on_claim: claimed,
     on_result: reported,
     on_abandon: abandoned,

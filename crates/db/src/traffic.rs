@@ -15,7 +15,7 @@ use switchboard_domain::validation::iso;
 
 use crate::backend::{Db, Tx};
 use crate::crud::{self, Recorded};
-use crate::engine_jobs::{Job, Kind, Next};
+use crate::engine_jobs::{Job, Kind, Next, Outcomes};
 use crate::error::Result;
 use crate::events;
 use crate::list::{self, Listing};
@@ -64,27 +64,64 @@ pub async fn record_sms(tx: &mut Tx, sms: IngestSms, now: i64) -> Result<Recorde
     Ok(recorded)
 }
 
+/// A reported fax's document, stored before the fax is recorded.
+#[derive(Clone, Debug)]
+pub struct FaxDocument {
+    /// Where it is stored.
+    pub key: String,
+    /// Its content type (`application/pdf`, `image/tiff`).
+    pub content_type: &'static str,
+    /// Its size in bytes.
+    pub bytes: i64,
+    /// The pledged deletion of the object: cancelled when the fax is recorded with it.
+    pub pledge: i64,
+}
+
+/// Whether `tenant` has a fax the engine reported as `fax_id`.
+pub async fn fax_exists(db: &Db, tenant: TenantId, fax_id: &str) -> Result<bool> {
+    let select = Query::select()
+        .column("id")
+        .from("faxes")
+        .and_where(Expr::col("tenant_id").eq(tenant.get()))
+        .and_where(Expr::col("fax_id").eq(fax_id))
+        .take();
+    Ok(db.conn().fetch_optional::<(i64,)>(&select).await?.is_some())
+}
+
 /// Records a fax unless its id was recorded before, emitting FAX_RECEIVED (inbound) or
-/// FAX_SENT (outbound) for a new one.
-pub async fn record_fax(tx: &mut Tx, fax: IngestFax, now: i64) -> Result<Recorded> {
+/// FAX_SENT (outbound) for a new one. A new fax keeps `document` (its pledged deletion
+/// cancelled in `tx`); a repeat leaves it to its pledge, which the caller hastens.
+pub async fn record_fax(
+    tx: &mut Tx,
+    fax: IngestFax,
+    document: Option<&FaxDocument>,
+    now: i64,
+) -> Result<Recorded> {
     let time = time_or_now(fax.time);
-    let recorded = crud::insert_once(
-        tx,
-        "faxes",
-        &["tenant_id", "fax_id"],
-        vec![
-            ("tenant_id", fax.tenant.get().into()),
-            ("fax_id", fax.fax_id.clone().into()),
-            ("direction", fax.direction.clone().into()),
-            ("from_number", fax.from.clone().into()),
-            ("to_number", fax.to.clone().into()),
-            ("pages", fax.pages.into()),
-            ("status", fax.status.clone().into()),
-            ("time", time.clone().into()),
-            ("created_at", now.into()),
-        ],
-    )
-    .await?;
+    let mut columns: crud::Changes = vec![
+        ("tenant_id", fax.tenant.get().into()),
+        ("fax_id", fax.fax_id.clone().into()),
+        ("direction", fax.direction.clone().into()),
+        ("from_number", fax.from.clone().into()),
+        ("to_number", fax.to.clone().into()),
+        ("pages", fax.pages.into()),
+        ("status", fax.status.clone().into()),
+        ("time", time.clone().into()),
+        ("created_at", now.into()),
+    ];
+    if let Some(document) = document {
+        columns.extend([
+            ("document_key", document.key.clone().into()),
+            ("document_type", document.content_type.into()),
+            ("document_bytes", document.bytes.into()),
+        ]);
+    }
+    let recorded = crud::insert_once(tx, "faxes", &["tenant_id", "fax_id"], columns).await?;
+    if recorded.new
+        && let Some(document) = document
+    {
+        crate::jobs::keep_object(tx, document.pledge).await?;
+    }
     if recorded.new {
         let kind = if fax.direction == "inbound" {
             "FAX_RECEIVED"
@@ -110,7 +147,7 @@ pub async fn record_fax(tx: &mut Tx, fax: IngestFax, now: i64) -> Result<Recorde
 /// text is `sending`; `sent` records it so and emits SMS_SENT, `failed` ends it `failed`.
 pub const SMS_JOBS: Kind = Kind {
     name: engine_job::SMS,
-    outcomes: &["sent", "failed"],
+    outcomes: Outcomes::Listed(&["sent", "failed"]),
     on_claim: sms_claimed,
     on_result: sms_reported,
     on_abandon: sms_abandoned,
@@ -225,15 +262,20 @@ pub struct OutgoingSms {
     pub to: String,
     /// The text.
     pub body: String,
-    /// URLs of its media.
+    /// The object keys of its media: the engine's claim and the text's answers sign
+    /// them afresh.
+    pub media_keys: Vec<String>,
+    /// Links to its media signed now, for its SMS_SENT event.
     pub media_urls: Vec<String>,
 }
 
 /// Records an outbound text as `queued` and queues its engine job in `tx`, due now;
-/// answers the text's id.
+/// answers the text's id. The job's payload names the media by key (`mediaKeys`), so
+/// the claim hands the engine links signed then, however long the text waited.
 pub async fn queue_sms(tx: &mut Tx, sms: &OutgoingSms, now: i64) -> Result<i64> {
     let message_id = format!("sb-{}", uuid::Uuid::now_v7().simple());
     let media = serde_json::Value::from(sms.media_urls.clone());
+    let keys = serde_json::Value::from(sms.media_keys.clone());
     let time = time_or_now(chrono::DateTime::from_timestamp(now, 0));
     let insert = Query::insert()
         .into_table("sms_messages")
@@ -245,6 +287,7 @@ pub async fn queue_sms(tx: &mut Tx, sms: &OutgoingSms, now: i64) -> Result<i64> 
             "to_number",
             "body",
             "media_urls",
+            "media_keys",
             "time",
             "status",
             "created_at",
@@ -257,6 +300,7 @@ pub async fn queue_sms(tx: &mut Tx, sms: &OutgoingSms, now: i64) -> Result<i64> 
             sms.to.clone().into(),
             sms.body.clone().into(),
             media.to_string().into(),
+            keys.to_string().into(),
             time.into(),
             "queued".into(),
             now.into(),
@@ -269,7 +313,7 @@ pub async fn queue_sms(tx: &mut Tx, sms: &OutgoingSms, now: i64) -> Result<i64> 
         "from": sms.from,
         "to": sms.to,
         "body": sms.body,
-        "mediaUrls": media,
+        "mediaKeys": keys,
     });
     crate::engine_jobs::enqueue(tx, sms.tenant, &SMS_JOBS, Some(id), &payload, now).await?;
     Ok(id)
@@ -292,15 +336,17 @@ pub struct TextRow {
     pub to_number: String,
     /// The text.
     pub body: String,
-    /// Media URLs, a JSON array.
+    /// Media URLs as reported or signed when it was queued, a JSON array.
     pub media_urls: String,
+    /// Object keys of the media of a text sent here, a JSON array.
+    pub media_keys: String,
     /// queued, sending, sent, failed, or '' when the engine reported it.
     pub status: String,
     /// ISO 8601.
     pub time: String,
 }
 
-const TEXT_COLUMNS: [&str; 10] = [
+const TEXT_COLUMNS: [&str; 11] = [
     "id",
     "tenant_id",
     "message_id",
@@ -309,6 +355,7 @@ const TEXT_COLUMNS: [&str; 10] = [
     "to_number",
     "body",
     "media_urls",
+    "media_keys",
     "status",
     "time",
 ];

@@ -1,6 +1,6 @@
 //! `/v2/engine/jobs/…`: the engine work queue. The telephony engine (with the ingest
-//! token, or a platform admin) claims outbound work — faxes and texts to send — under a
-//! lease, and reports each attempt's result; each kind's handling lives with its
+//! token, or a platform admin) claims outbound work — faxes and texts to send, campaign
+//! calls to place — under a lease, and reports each attempt's result; each kind's handling lives with its
 //! resource (`switchboard_db::engine_jobs::KINDS`).
 
 use axum::Json;
@@ -51,7 +51,8 @@ pub async fn claim(
     let mut claimed = Vec::with_capacity(jobs.len());
     for job in jobs {
         let mut payload = job.payload_json();
-        // A payload names stored objects by key; the engine gets a fresh signed link.
+        // A payload names stored objects by key; the engine gets fresh signed links: a
+        // fax's document, a text's MMS media.
         if let Some(key) = payload["documentKey"].as_str().map(str::to_owned) {
             let url = state
                 .storage
@@ -59,6 +60,15 @@ pub async fn claim(
                 .await
                 .map_err(ApiError::internal)?;
             payload["documentURL"] = url.into();
+        }
+        if let Some(keys) = payload["mediaKeys"].as_array() {
+            let keys: Vec<String> = keys
+                .iter()
+                .filter_map(|key| key.as_str().map(str::to_owned))
+                .collect();
+            payload["mediaUrls"] = crate::routes::texts::sign_media(&state, &keys)
+                .await?
+                .into();
         }
         claimed.push(ClaimedJob {
             payload,

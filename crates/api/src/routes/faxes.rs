@@ -45,7 +45,9 @@ async fn present(state: &AppState, row: FaxRow) -> ApiResult<Fax> {
         ),
         None => None,
     };
-    let attempts = if row.document_key.is_some() {
+    // Only faxes sent here have attempts: outbound, with a document (a received fax may
+    // have a document too).
+    let attempts = if row.document_key.is_some() && row.direction == "outbound" {
         faxes::attempts(&state.db, row.id).await?
     } else {
         Vec::new()
@@ -196,7 +198,51 @@ pub async fn send(
             "must be a fax-enabled phone number of the tenant",
         ));
     }
-    let bytes = Bytes::from(document);
+    let stored = store_document(&state, tenant, Bytes::from(document)).await?;
+    let pledge = stored.pledge;
+    let fax = NewFax {
+        tenant,
+        from,
+        to,
+        pages: stored.pages.unwrap_or(0),
+        document_key: stored.key,
+        document_type: stored.content_type,
+        document_bytes: stored.bytes,
+    };
+    let id = match faxes::create(&state.db, &fax, pledge, now()).await {
+        Ok(id) => id,
+        Err(error) => {
+            guard::abandon_upload_objects(&state, &[pledge]).await;
+            return Err(error.into());
+        }
+    };
+    let row = faxes::get(&state.db, &caller.scope, id).await?;
+    Ok(Json(present(&state, row).await?))
+}
+
+/// A fax document checked and stored, its deletion pledged until a fax records it.
+pub(crate) struct StoredDocument {
+    /// Where it is stored.
+    pub key: String,
+    /// Its content type.
+    pub content_type: &'static str,
+    /// Its size in bytes.
+    pub bytes: i64,
+    /// The pledged deletion of the object, cancelled by the transaction that records it.
+    pub pledge: i64,
+    /// A PDF's pages; `None` for a TIFF (not counted).
+    pub pages: Option<i64>,
+}
+
+/// Checks what a fax document is — a PDF must parse within the parsing bounds and hold a
+/// page, a TIFF is known by its magic; anything else is a 415 and nothing is stored — and
+/// stores it under a new key of `tenant`, its deletion pledged first (so a record never
+/// written leaves nothing behind).
+pub(crate) async fn store_document(
+    state: &AppState,
+    tenant: TenantId,
+    bytes: Bytes,
+) -> ApiResult<StoredDocument> {
     let parsed = {
         let bytes = bytes.clone();
         tokio::task::spawn_blocking(move || switchboard_storage::documents::fax_document(&bytes))
@@ -211,32 +257,21 @@ pub async fn send(
         kind.extension()
     );
     let size = i64::try_from(bytes.len()).unwrap_or(i64::MAX);
-    let pledge = guard::pledge_upload_object(&state, &key).await?;
+    let pledge = guard::pledge_upload_object(state, &key).await?;
     if let Err(error) = state.storage.put(&key, bytes, kind.content_type()).await {
-        guard::abandon_upload_objects(&state, &[pledge]).await;
+        guard::abandon_upload_objects(state, &[pledge]).await;
         return Err(ApiError::internal(error));
     }
-    let fax = NewFax {
-        tenant,
-        from,
-        to,
+    Ok(StoredDocument {
+        key,
+        content_type: kind.content_type(),
+        bytes: size,
+        pledge,
         pages: match kind {
-            switchboard_storage::documents::FaxDocument::Pdf { pages } => pages,
-            switchboard_storage::documents::FaxDocument::Tiff => 0,
+            switchboard_storage::documents::FaxDocument::Pdf { pages } => Some(pages),
+            switchboard_storage::documents::FaxDocument::Tiff => None,
         },
-        document_key: key,
-        document_type: kind.content_type(),
-        document_bytes: size,
-    };
-    let id = match faxes::create(&state.db, &fax, pledge, now()).await {
-        Ok(id) => id,
-        Err(error) => {
-            guard::abandon_upload_objects(&state, &[pledge]).await;
-            return Err(error.into());
-        }
-    };
-    let row = faxes::get(&state.db, &caller.scope, id).await?;
-    Ok(Json(present(&state, row).await?))
+    })
 }
 
 async fn retry_fax(caller: Caller<FaxesWrite>, state: AppState, id: i64) -> ApiResult<Json<Fax>> {

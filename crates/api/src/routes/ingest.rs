@@ -14,6 +14,7 @@ use switchboard_db::{calls, extensions, traffic, voicemail};
 use switchboard_domain::Location;
 use switchboard_domain::ids::{ExtensionId, TenantId};
 use switchboard_domain::records::call::{IngestCall, MAX_RECORDING_BYTES};
+use switchboard_domain::records::fax::MAX_DOCUMENT_BYTES;
 use switchboard_domain::records::traffic::{IngestFax, IngestSms};
 use switchboard_domain::records::voicemail::IngestVoicemail;
 use switchboard_domain::validation::FromBody;
@@ -25,9 +26,10 @@ use crate::auth::caller::{Caller, IngestWrite};
 use crate::engine::{self, MessageAudio};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::JsonBody;
+use crate::routes::faxes;
 use crate::routes::media_files::{multipart_error, multipart_rejection};
 use crate::state::AppState;
-use crate::tenancy;
+use crate::{guard, tenancy};
 
 /// Largest voicemail audio accepted, in bytes (an hour of 8 kHz 16-bit WAV).
 pub const MAX_VOICEMAIL_AUDIO_BYTES: usize = 64 * 1024 * 1024;
@@ -35,7 +37,8 @@ pub const MAX_VOICEMAIL_AUDIO_BYTES: usize = 64 * 1024 * 1024;
 /// Largest JSON part of a multipart push: the record's fields, not its audio.
 const MAX_FIELDS_BYTES: usize = 64 * 1024;
 
-/// A pushed record: its JSON description and, in a multipart body, its audio.
+/// A pushed record: its JSON description and, in a multipart body, its audio (or a
+/// fax's document).
 struct Pushed {
     fields: Value,
     audio: Option<Bytes>,
@@ -400,21 +403,68 @@ pub async fn sms(
     Ok(Json(IngestResult::of(recorded)))
 }
 
-/// Records a fax the engine sent or received; emits FAX_RECEIVED (inbound) or FAX_SENT
-/// (outbound). A fax already recorded (same tenant and faxId) is answered with
-/// `recorded: false`.
+/// The multipart form of a fax push, for the API document.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+struct FaxPush {
+    /// The fax's fields (JSON).
+    fax: IngestFax,
+    /// Its document: a PDF that parses, or a TIFF, at most 20 MiB.
+    #[schema(value_type = Option<String>, format = Binary, content_media_type = "application/octet-stream")]
+    document: Option<Vec<u8>>,
+}
+
+/// Records a fax the engine sent or received (JSON, or multipart with parts `fax` and
+/// `document`); emits FAX_RECEIVED (inbound) or FAX_SENT (outbound). A document — a PDF
+/// that parses or a TIFF, at most 20 MiB; anything else is a 415 and nothing is stored —
+/// is kept with the fax, which then answers a signed `documentURL`; a PDF's page count
+/// stands in for `pages` when the engine reported none. A fax already recorded (same
+/// tenant and faxId) is answered with `recorded: false`, its document left as it was.
 #[utoipa::path(post, path = "/v2/ingest/faxes", tag = "ingest",
-    request_body = IngestFax,
+    request_body(content(
+        (IngestFax = "application/json"),
+        (FaxPush = "multipart/form-data"),
+    )),
     responses((status = 200, description = "What was recorded", body = IngestResult)))]
 pub async fn fax(
     caller: Caller<IngestWrite>,
     State(state): State<AppState>,
-    JsonBody(mut fax): JsonBody<IngestFax>,
+    request: Request,
 ) -> ApiResult<Json<IngestResult>> {
+    let pushed = read_pushed(request, &state, "fax", "document", MAX_DOCUMENT_BYTES).await?;
+    let mut fax = IngestFax::from_body(&pushed.fields).map_err(ApiError::validation)?;
     fax.tenant = tenancy::tenant_for_write(&state, &caller, Some(fax.tenant)).await?;
-    let mut tx = state.db.begin().await?;
-    let recorded = traffic::record_fax(&mut tx, fax, now()).await?;
-    tx.commit().await?;
+    let mut document = None;
+    if let Some(bytes) = pushed.audio
+        && !traffic::fax_exists(&state.db, fax.tenant, &fax.fax_id).await?
+    {
+        let stored = faxes::store_document(&state, fax.tenant, bytes).await?;
+        if fax.pages == 0
+            && let Some(pages) = stored.pages
+        {
+            fax.pages = pages;
+        }
+        document = Some(traffic::FaxDocument {
+            key: stored.key,
+            content_type: stored.content_type,
+            bytes: stored.bytes,
+            pledge: stored.pledge,
+        });
+    }
+    let written = async {
+        let mut tx = state.db.begin().await?;
+        let recorded = traffic::record_fax(&mut tx, fax, document.as_ref(), now()).await?;
+        tx.commit().await?;
+        Ok::<_, switchboard_db::Error>(recorded)
+    }
+    .await;
+    // A document not kept (the write failed, or a concurrent push of the same fax was
+    // recorded first) goes now rather than when its pledge falls due.
+    let kept = written.as_ref().is_ok_and(|recorded| recorded.new);
+    if let Some(document) = document.as_ref().filter(|_| !kept) {
+        guard::abandon_upload_objects(&state, &[document.pledge]).await;
+    }
+    let recorded = written?;
     state.jobs.wake();
     Ok(Json(IngestResult::of(recorded)))
 }

@@ -239,17 +239,8 @@ pub async fn upload_media(
         forget(&state, &files).await;
         return Err(error);
     }
-    let mut urls = Vec::with_capacity(files.len());
-    for file in &files {
-        urls.push(
-            state
-                .storage
-                .download_url(&file.key, state.settings.mms_url_ttl)
-                .await
-                .map_err(ApiError::internal)?,
-        );
-    }
-    Ok(Json(urls))
+    let keys: Vec<String> = files.iter().map(|file| file.key.clone()).collect();
+    Ok(Json(crate::routes::texts::sign_media(&state, &keys).await?))
 }
 
 /// Deletes what an upload stored when it is not kept (refused, or failed half-way),

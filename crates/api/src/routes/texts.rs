@@ -19,10 +19,17 @@ use crate::extract::{JsonBody, ListParams, PathId};
 use crate::state::AppState;
 use crate::{listing, tenancy};
 
-/// A stored text as answered.
-fn present(row: TextRow) -> TextMessage {
-    TextMessage {
-        media_urls: serde_json::from_str(&row.media_urls).unwrap_or_default(),
+/// A stored text as answered: the media of a text sent here as links signed now (they
+/// expire), those ingest reported as they came.
+async fn present(state: &AppState, row: TextRow) -> ApiResult<TextMessage> {
+    let keys: Vec<String> = serde_json::from_str(&row.media_keys).unwrap_or_default();
+    let media_urls = if keys.is_empty() {
+        serde_json::from_str(&row.media_urls).unwrap_or_default()
+    } else {
+        sign_media(state, &keys).await?
+    };
+    Ok(TextMessage {
+        media_urls,
         id: row.id,
         tenant_id: row.tenant_id,
         message_id: row.message_id,
@@ -32,7 +39,23 @@ fn present(row: TextRow) -> TextMessage {
         body: row.body,
         status: row.status,
         time: row.time,
+    })
+}
+
+/// Links to the MMS media stored at `keys`, signed now for as long as MMS links last
+/// (carriers fetch the media when the text goes out).
+pub(crate) async fn sign_media(state: &AppState, keys: &[String]) -> ApiResult<Vec<String>> {
+    let mut urls = Vec::with_capacity(keys.len());
+    for key in keys {
+        urls.push(
+            state
+                .storage
+                .download_url(key, state.settings.mms_url_ttl)
+                .await
+                .map_err(ApiError::internal)?,
+        );
     }
+    Ok(urls)
 }
 
 /// Lists the texts in the caller's scope; `query` searches the text and the numbers.
@@ -46,7 +69,12 @@ pub async fn list(
 ) -> ApiResult<Response> {
     tenancy::check_tenant_filter(&state, &caller, filter.tenant_id()).await?;
     let listing = traffic::list_texts(&state.db, &caller.scope, &filter, &query).await?;
-    Ok(listing::respond(listing, present))
+    let presented = listing::map_async(listing, move |row| {
+        let state = state.clone();
+        async move { present(&state, row).await }
+    })
+    .await?;
+    Ok(listing::respond(presented, std::convert::identity))
 }
 
 /// One text.
@@ -59,7 +87,7 @@ pub async fn get(
     PathId(id): PathId<i64>,
 ) -> ApiResult<Json<TextMessage>> {
     let row = traffic::get_text(&state.db, &caller.scope, id).await?;
-    Ok(Json(present(row)))
+    Ok(Json(present(&state, row).await?))
 }
 
 /// Sends a text from one of the tenant's SMS-enabled numbers (a number whose texts reach
@@ -90,16 +118,10 @@ pub async fn send(
              you reach (your own, as a user; your branch's, as a branch admin)",
         );
     }
-    let mut media_urls = Vec::new();
+    let mut media_keys = Vec::new();
     for (i, id) in body.media_ids.iter().enumerate() {
         match mms_media::get(&state.db, &caller.scope, *id).await {
-            Ok(file) if file.tenant_id == tenant.get() => media_urls.push(
-                state
-                    .storage
-                    .download_url(&file.object_key, state.settings.mms_url_ttl)
-                    .await
-                    .map_err(ApiError::internal)?,
-            ),
+            Ok(file) if file.tenant_id == tenant.get() => media_keys.push(file.object_key),
             Ok(_) | Err(switchboard_db::Error::NotFound) => problems.add(
                 Location::Body,
                 &format!("mediaIds/{i}"),
@@ -116,11 +138,12 @@ pub async fn send(
         from: body.from,
         to: body.to,
         body: body.body,
-        media_urls,
+        media_urls: sign_media(&state, &media_keys).await?,
+        media_keys,
     };
     let mut tx = state.db.begin().await?;
     let id = traffic::queue_sms(&mut tx, &sms, now()).await?;
     tx.commit().await?;
     let row = traffic::get_text(&state.db, &caller.scope, id).await?;
-    Ok(Json(present(row)))
+    Ok(Json(present(&state, row).await?))
 }

@@ -355,6 +355,42 @@ pub struct CampaignRecord {
     pub created_at: String,
 }
 
+/// One call placed for a record, as the engine reported it.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CallAttempt {
+    /// What came of it: a call outcome, or `abandoned` (given up after its leases kept
+    /// running out without a result).
+    pub outcome: String,
+    /// When the call began (ISO 8601, UTC), when reported.
+    pub started_at: Option<String>,
+    /// When it ended, when reported.
+    pub ended_at: Option<String>,
+    /// When its result was recorded.
+    pub recorded_at: String,
+    /// How long it lasted in seconds, when reported.
+    pub duration_seconds: Option<i64>,
+    /// The engine's result code, when reported.
+    pub result_code: Option<String>,
+    /// The engine's id of the call (its unique id), when reported.
+    pub reference: Option<String>,
+    /// The engine's note, or why the attempt was given up.
+    pub message: Option<String>,
+}
+
+/// A record as its own GET answers it: with the calls placed for it.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CampaignRecordDetail {
+    /// The record.
+    #[serde(flatten)]
+    pub record: CampaignRecord,
+    /// Every call placed for it whose result came, oldest first (a call cancelled before
+    /// it was dialled — the number opted out, the campaign paused — is not one). It
+    /// keeps the calls before a PATCH to `pending` started the count over.
+    pub attempt_history: Vec<CallAttempt>,
+}
+
 /// Filters of a campaign's record list (and its export).
 #[derive(Clone, Debug, Default, Filter)]
 pub struct RecordFilter {

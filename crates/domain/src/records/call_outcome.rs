@@ -1,6 +1,7 @@
 //! Call outcomes: a tenant's dispositions of a campaign call (`answered`, `voicemail`,
 //! `not-interested`), each saying whether it ends the record (no further attempts) and
-//! whether it puts the number on the tenant's opt-out list. Engine results name one.
+//! whether it puts the number on the tenant's opt-out list. Engine results name one, or
+//! one of the built-in outcomes ([`BUILT_IN`]).
 
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -14,6 +15,28 @@ use crate::validation::{Bool, ID};
 /// The outcome an engine reports when the callee pressed the opt-out key: it ends the
 /// record and adds the number to the tenant's list whether or not the tenant defined it.
 pub const OPTED_OUT: &str = "opted-out";
+
+/// The outcomes every tenant has without defining them, as (name, ends the record, opts
+/// out): the call was answered and connected (ends it); it was not answered, busy, or
+/// could not be placed (tried again until `maxAttempts`); the callee opted out. A
+/// tenant's own outcome of the same name decides instead, except that [`OPTED_OUT`]
+/// always opts out.
+pub const BUILT_IN: &[(&str, bool, bool)] = &[
+    ("answered", true, false),
+    ("no-answer", false, false),
+    ("busy", false, false),
+    ("failed", false, false),
+    (OPTED_OUT, true, true),
+];
+
+/// Whether a built-in outcome `name` ends the record and opts out; `None` when `name` is
+/// not built in.
+pub fn built_in(name: &str) -> Option<(bool, bool)> {
+    BUILT_IN
+        .iter()
+        .find(|(built, _, _)| *built == name)
+        .map(|(_, ends, opts_out)| (*ends, *opts_out))
+}
 
 /// A call outcome.
 #[derive(Clone, Debug, Serialize, ToSchema, Listed)]

@@ -36,7 +36,7 @@ const OUTCOME: Text = text(1, 64);
 /// The body of `POST /v2/engine/jobs/claim`.
 #[derive(Clone, Debug, Body)]
 pub struct ClaimJobs {
-    /// The kinds of work this engine does (`fax`, `sms`).
+    /// The kinds of work this engine does (`fax`, `sms`, `campaign-call`).
     #[field(rule = CLAIM_KINDS)]
     pub kinds: Vec<String>,
     /// The most jobs to lease (1–100).
@@ -55,7 +55,9 @@ pub struct JobResult {
     /// changes nothing.
     #[field(rule = ATTEMPT)]
     pub attempt: i64,
-    /// What it came to: for faxes and texts `sent` or `failed`.
+    /// What it came to: for faxes and texts `sent` or `failed`; for campaign calls one of
+    /// the tenant's call outcomes or a built-in one (`answered`, `no-answer`, `busy`,
+    /// `failed`, `opted-out`). Any other is a 400.
     #[field(rule = OUTCOME)]
     pub outcome: String,
     /// When the attempt began (RFC 3339).
@@ -94,7 +96,8 @@ pub struct ClaimedJob {
     pub kind: String,
     /// The tenant it is done for.
     pub tenant_id: i64,
-    /// The record it works for (a fax's or a text's id), when there is one.
+    /// The record it works for (a fax's, a text's or a campaign record's id), when there
+    /// is one.
     pub subject_id: Option<i64>,
     /// This attempt's number: the result names it.
     pub attempt: i64,
