@@ -638,12 +638,10 @@ fn fresh_installation(app: &TestApp, dir: &std::path::Path) -> switchboard::Conf
 /// A backup is private whatever the umask, follows no symbolic link out of the object
 /// folder, and a restore checks it first: the manifest's checksums, a schema no newer
 /// than the release's, no link in place of a file, and an installation already there
-/// replaced only when told.
-async fn backups_are_private_and_checked(app: TestApp) {
-    if app.config.database_url().starts_with("postgres") {
-        // PostgreSQL is backed up with its own tools (backup_under_load_and_restore).
-        return;
-    }
+/// replaced only when told. SQLite only: PostgreSQL is backed up with its own tools
+/// (`backup_under_load_and_restore` checks that `backup` refuses it).
+async fn backups_are_private_and_checked() {
+    let app = TestApp::start(Backend::Sqlite).await.unwrap();
     seeded_demo(&app).await;
     app.state
         .storage
@@ -778,7 +776,7 @@ async fn backups_are_private_and_checked(app: TestApp) {
     );
 }
 
-on_both_backends!(backups_are_private_and_checked);
+switchboard_testing::tests!(backups_are_private_and_checked);
 
 /// A target role that may not set `session_replication_role` is refused before anything
 /// is copied, with what to grant (not PostgreSQL's bare "permission denied").
