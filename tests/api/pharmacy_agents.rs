@@ -1226,16 +1226,26 @@ async fn an_agent_and_a_kind_change_race(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
     let platform = app.login(w.platform).await;
-    for round in 0..6 {
+    // One request starts a little after the other, by a lag swept across the rounds,
+    // so some round lands the kind change between the agent's first check and its write.
+    for round in 0..16u64 {
         let conduit = conduit(&app, &platform, w.tenant_a, "pharmacy-system").await;
         let path = format!("/v2/admin/conduits/{conduit}");
+        let lag = |of: u64| std::time::Duration::from_millis(of * 2);
         let (created, changed) = tokio::join!(
-            app.post(
-                AGENTS,
-                &token,
-                json!({"name": "Racing", "number": format!("7{round:02}"), "conduitId": conduit}),
-            ),
-            app.patch(&path, &platform, json!({"kind": "crm"})),
+            async {
+                tokio::time::sleep(lag(round.saturating_sub(8))).await;
+                app.post(
+                    AGENTS,
+                    &token,
+                    json!({"name": "Racing", "number": format!("7{round:02}"), "conduitId": conduit}),
+                )
+                .await
+            },
+            async {
+                tokio::time::sleep(lag(8u64.saturating_sub(round))).await;
+                app.patch(&path, &platform, json!({"kind": "crm"})).await
+            },
         );
         let (c, k) = (created.status.as_u16(), changed.status.as_u16());
         let kind = app.get(&path, &platform).await.expect(200)["kind"].clone();
