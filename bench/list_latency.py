@@ -33,7 +33,8 @@ Python 3.11 standard library only; talks to loopback addresses only.
 
 `--suite calls` measures the call reports instead (issue 16: the reporting list and its
 aggregates for a tenant of 1,000,000 calls within 2x of 10,000): calls are seeded with
-`switchboard demo --scale 0 --calls N`, a thousand a day up to 2026-11-01, and the
+`switchboard demo --scale 0 --calls N`, a thousand a day up to 2026-11-01 (every fourth
+through one queue, `callsQueueId` of the seeding's answer, for the queue filter), and the
 reports ask for the last day and week, so they read the same calls at every size.
 
     python3 bench/list_latency.py --suite calls --sizes 10000,1000000
@@ -116,16 +117,21 @@ def device_queries(mac: str) -> list[tuple[str, str]]:
 REPORT = "/v2/admin/reporting/calls/"
 DAY = "from=2026-10-31T00:00:00Z&to=2026-11-01T00:00:00Z"
 WEEK = "from=2026-10-25T00:00:00Z&to=2026-11-01T00:00:00Z"
-# The calls suite (issue 16): the reporting list and its aggregates over the last day and
-# week before 2026-11-01, which hold the same calls (a thousand a day) at every size.
-CALL_QUERIES = [
-    ("report: a day, per day", REPORT + "?" + DAY),
-    ("report: a day, per hour", REPORT + "?" + DAY + "&groupBy=hour"),
-    ("report: a week, per day", REPORT + "?" + WEEK),
-    ("report: a week, per hour", REPORT + "?" + WEEK + "&groupBy=hour"),
-    ("report: a week, inbound, missed", REPORT + "?" + WEEK + "&direction=inbound&disposition=NO%20ANSWER"),
-    ("report: a week, longest first", REPORT + "?" + WEEK + "&sortBy=duration&sortDirection=desc"),
-]
+
+
+def call_queries(queue: int) -> list[tuple[str, str]]:
+    """The calls suite (issue 16): the reporting list and its aggregates over the last day
+    and week before 2026-11-01, which hold the same calls (a thousand a day) at every size;
+    `queue` is the seeded queue a quarter of them passed through (`callsQueueId`)."""
+    return [
+        ("report: a day, per day", REPORT + "?" + DAY),
+        ("report: a day, per hour", REPORT + "?" + DAY + "&groupBy=hour"),
+        ("report: a week, per day", REPORT + "?" + WEEK),
+        ("report: a week, per hour", REPORT + "?" + WEEK + "&groupBy=hour"),
+        ("report: a week, inbound, missed", REPORT + "?" + WEEK + "&direction=inbound&disposition=NO%20ANSWER"),
+        ("report: a week, one queue", REPORT + "?" + WEEK + f"&queueId={queue}"),
+        ("report: a week, longest first", REPORT + "?" + WEEK + "&sortBy=duration&sortDirection=desc"),
+    ]
 
 
 def free_port() -> int:
@@ -259,7 +265,7 @@ def run_size(args, backend: str, size: int, stream: bool = False) -> dict[str, t
             queries = {
                 "voicemail": lambda: QUERIES,
                 "devices": lambda: device_queries(seeded["sampleDeviceMac"]),
-                "calls": lambda: CALL_QUERIES,
+                "calls": lambda: call_queries(seeded["callsQueueId"]),
             }[args.suite]()
             results = {name: measure(server.port, token, path, args.warmup, args.requests) for name, path in queries}
             if stream:

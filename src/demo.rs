@@ -237,8 +237,8 @@ async fn seed_call_handling(
 
 /// `demo --scale N [--devices D] [--calls C]`: a new tenant holding `messages` voicemail
 /// messages (over a thousand mailboxes), a tenth as many phone numbers, `devices` desk
-/// phones and `calls` calls, with a tenant admin to list them; answers the tenant, the login and the MAC of one
-/// phone (to search for) as one line of JSON.
+/// phones and `calls` calls, with a tenant admin to list them; answers the tenant, the login, the MAC of one
+/// phone (to search for) and the queue a quarter of the calls passed through, as one line of JSON.
 pub async fn scale(
     state: &AppState,
     messages: usize,
@@ -270,7 +270,7 @@ pub async fn scale(
     switchboard_db::synthetic::voicemail(&state.db, TenantId(id), messages, 1000).await?;
     switchboard_db::synthetic::phone_numbers(&state.db, TenantId(id), numbers).await?;
     switchboard_db::synthetic::devices(&state.db, TenantId(id), devices).await?;
-    switchboard_db::synthetic::calls(&state.db, TenantId(id), calls).await?;
+    let queue = switchboard_db::synthetic::calls(&state.db, TenantId(id), calls).await?;
     let sample = switchboard_db::synthetic::device_mac(TenantId(id), 777.min(devices.max(1) - 1));
     Ok(json!({
         "tenantId": id,
@@ -280,6 +280,7 @@ pub async fn scale(
         "phoneNumbers": numbers,
         "devices": devices,
         "calls": calls,
+        "callsQueueId": queue,
         "sampleDeviceMac": switchboard_domain::records::device::display_mac(&sample),
         "seconds": (started.elapsed().as_secs_f64() * 10.0).round() / 10.0,
     })

@@ -34,14 +34,19 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     // These work on the files and databases themselves, not through a running service's
     // state (a restore must not open the database it replaces).
     let report = match &cli.command {
-        Command::Backup { dir } => Some(ops::backup(&config, dir).await?),
-        Command::Restore { dir, force } => Some(ops::restore(&config, dir, *force).await?),
+        Command::Backup { dir } => {
+            Some(ops::backup(&config, &ops::open_store(&config)?, dir).await?)
+        }
+        Command::Restore { dir, force } => {
+            Some(ops::restore(&config, &ops::open_store(&config)?, dir, *force).await?)
+        }
         Command::MigrateData { to, storage_to } => {
             let target = match storage_to {
                 Some(url) => Some(ops::open_target_store(&config, url)?),
                 None => None,
             };
-            Some(ops::migrate_data(&config, to, target.as_ref()).await?)
+            let objects = ops::open_store(&config)?;
+            Some(ops::migrate_data(&config, &objects, to, target.as_ref()).await?)
         }
         _ => None,
     };

@@ -7,11 +7,12 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsE
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
+use futures::StreamExt;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use switchboard_db::Db;
 use switchboard_db::backend::{Backend, ConnectOptions};
-use switchboard_storage::Storage;
+use switchboard_storage::{CONTENT_TYPE_DIR, Storage};
 
 use crate::Config;
 
@@ -160,17 +161,88 @@ fn walk(from: &Path, to: &Path, prefix: &str, tree: &mut Tree) -> anyhow::Result
     Ok(())
 }
 
+/// Writes `chunks` to `to` (a new private file), answering their size and SHA-256.
+async fn write_stream(
+    mut chunks: futures::stream::BoxStream<
+        'static,
+        Result<bytes::Bytes, switchboard_storage::StorageError>,
+    >,
+    to: &Path,
+) -> anyhow::Result<(u64, String)> {
+    use std::io::Write;
+    let mut out = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(to)
+        .with_context(|| format!("creating {}", to.display()))?;
+    let mut hasher = Sha256::new();
+    let mut bytes = 0u64;
+    while let Some(chunk) = chunks.next().await {
+        let chunk = chunk?;
+        hasher.update(&chunk);
+        out.write_all(&chunk)?;
+        bytes += chunk.len() as u64;
+    }
+    out.sync_all()?;
+    Ok((bytes, hex::encode(hasher.finalize())))
+}
+
+/// Copies every object of the configured S3 store into `to` (created private) in a local
+/// store's layout — each object at its key, its content type beside it under
+/// [`CONTENT_TYPE_DIR`] — hashing each, so the backup restores into either kind of store.
+/// A key this service would not write is skipped (listed); an object deleted since it
+/// was listed is left out, as a local backup leaves out a file deleted meanwhile.
+async fn copy_store(source: &Storage, to: &Path) -> anyhow::Result<Tree> {
+    let mut tree = Tree::default();
+    private_dir(to)?;
+    for key in source.keys().await.context("listing the objects")? {
+        if !Storage::valid_key(&key) {
+            tree.skipped.push(key);
+            continue;
+        }
+        let object = match source.get(&key, None).await {
+            Ok(object) => object,
+            Err(switchboard_storage::StorageError::NotFound) => continue,
+            Err(error) => return Err(error).with_context(|| format!("reading {key}")),
+        };
+        let content_type = object
+            .content_type
+            .clone()
+            .unwrap_or_else(|| "application/octet-stream".to_owned());
+        let note = format!("{CONTENT_TYPE_DIR}/{key}");
+        for relative in [&key, &note] {
+            if let Some(parent) = to.join(relative).parent() {
+                private_dir(parent)?;
+            }
+        }
+        let (bytes, digest) = write_stream(object.body, &to.join(&key)).await?;
+        tree.files += 1;
+        tree.bytes += bytes;
+        tree.digests.insert(key.clone(), digest);
+        let typed =
+            futures::stream::once(async move { Ok(bytes::Bytes::from(content_type.into_bytes())) })
+                .boxed();
+        let (bytes, digest) = write_stream(typed, &to.join(&note)).await?;
+        tree.files += 1;
+        tree.bytes += bytes;
+        tree.digests.insert(note, digest);
+    }
+    Ok(tree)
+}
+
 /// The file name of a backup's manifest.
 pub const MANIFEST: &str = "backup.json";
 
 /// `switchboard backup DIR`: an online, consistent copy of the database (`VACUUM INTO`,
-/// one read transaction: writes go on meanwhile) and then of the local objects, in a
-/// folder only the owner can read, with a manifest of every file's SHA-256 for the
+/// one read transaction: writes go on meanwhile) and then of the objects — the local
+/// folder, or every object of the S3 bucket (prefix), downloaded into the local layout —
+/// in a folder only the owner can read, with a manifest of every file's SHA-256 for the
 /// restore to check. Objects written after the database copy are extra (unreferenced) in
 /// the backup; an object is only deleted by the job queue after its record is gone, so
 /// the copy holds every object a record of the database copy names unless such a delete
 /// ran between the two steps.
-pub async fn backup(config: &Config, dir: &Path) -> anyhow::Result<Value> {
+pub async fn backup(config: &Config, objects: &Storage, dir: &Path) -> anyhow::Result<Value> {
     let source = sqlite_path(config, "backup")?;
     if std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
         bail!(
@@ -201,16 +273,12 @@ pub async fn backup(config: &Config, dir: &Path) -> anyhow::Result<Value> {
     let copied = open_plain(&target)?.context("the database copy is not a plain file")?;
     let (database_bytes, database_sha256) = copy_file(copied, None)?;
     let schema = Db::sqlite_schema_version(&target).await?;
-    let storage_url = config.storage_url();
-    let objects = match storage_url.strip_prefix("file://") {
-        Some(root) => {
-            let tree = copy_tree(Path::new(root), &dir.join(BACKUP_OBJECTS))?;
-            json!({"files": tree.files, "bytes": tree.bytes, "sha256": tree.digests, "skipped": tree.skipped})
-        }
-        None => {
-            json!({"copied": false, "why": "objects are in S3: keep them with the bucket's versioning (docs/operations.md)"})
-        }
+    let tree = match objects.local_root() {
+        Some(root) => copy_tree(root, &dir.join(BACKUP_OBJECTS))?,
+        None => copy_store(objects, &dir.join(BACKUP_OBJECTS)).await?,
     };
+    let from = if objects.is_s3() { "s3" } else { "folder" };
+    let objects = json!({"from": from, "files": tree.files, "bytes": tree.bytes, "sha256": tree.digests, "skipped": tree.skipped});
     let manifest = json!({
         "startedAt": started.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         "source": source.display().to_string(),
@@ -317,22 +385,27 @@ async fn check_backup(dir: &Path) -> anyhow::Result<Checked> {
 /// replace.
 fn holds_data(database: &Path, objects: Option<&Path>) -> anyhow::Result<bool> {
     let database = std::fs::symlink_metadata(database).is_ok_and(|m| m.len() > 0);
-    let objects = match objects {
-        Some(root) if root.is_dir() => std::fs::read_dir(root)?.next().is_some(),
-        _ => false,
-    };
-    Ok(database || objects)
+    Ok(database || objects.map(holds_entries).transpose()?.unwrap_or(false))
+}
+
+/// Whether the folder `root` exists and holds anything.
+fn holds_entries(root: &Path) -> anyhow::Result<bool> {
+    Ok(root.is_dir() && std::fs::read_dir(root)?.next().is_some())
 }
 
 /// `switchboard restore DIR [--force]`, with the service stopped: the backup is checked
 /// against its manifest first (checksums, schema); then its database and objects take
 /// the place of the configured ones. An installation already there is refused unless
 /// `force`, and then moved aside (never deleted).
-pub async fn restore(config: &Config, dir: &Path, force: bool) -> anyhow::Result<Value> {
+pub async fn restore(
+    config: &Config,
+    objects: &Storage,
+    dir: &Path,
+    force: bool,
+) -> anyhow::Result<Value> {
     let target = sqlite_path(config, "restore")?;
     let checked = check_backup(dir).await?;
-    let storage_url = config.storage_url();
-    let root = storage_url.strip_prefix("file://").map(Path::new);
+    let root = objects.local_root();
     if !force && holds_data(&target, root)? {
         bail!(
             "{} already holds an installation: restore into an empty one, or pass --force to move it aside",
@@ -355,7 +428,10 @@ pub async fn restore(config: &Config, dir: &Path, force: bool) -> anyhow::Result
     copy_file(database, Some(&target))?;
     let objects = match (root, &checked.objects) {
         (Some(root), Some(listed)) => {
-            if let Some(aside) = move_aside(root, &stamp)? {
+            // An empty folder (opening the store creates it) is used as it is.
+            if holds_entries(root)?
+                && let Some(aside) = move_aside(root, &stamp)?
+            {
                 moved.push(aside.display().to_string());
             }
             private_dir(root)?;
@@ -376,9 +452,10 @@ pub async fn restore(config: &Config, dir: &Path, force: bool) -> anyhow::Result
             }
             json!({"files": listed.len(), "bytes": bytes, "verified": "every object's SHA-256 as the manifest says"})
         }
+        (None, Some(listed)) => restore_into_store(objects, dir, listed).await?,
         (Some(_), None) => json!({"restored": false, "why": "the backup holds no objects"}),
-        (None, _) => {
-            json!({"restored": false, "why": "objects are in S3: restore them from the bucket's versions"})
+        (None, None) => {
+            json!({"restored": false, "why": "the backup holds no objects (an older backup of objects in S3): restore them from the bucket's versions"})
         }
     };
     // The restored database opens and is brought to this version's schema.
@@ -386,12 +463,68 @@ pub async fn restore(config: &Config, dir: &Path, force: bool) -> anyhow::Result
     Ok(json!({"restored": target.display().to_string(), "objects": objects, "movedAside": moved}))
 }
 
-/// `switchboard migrate-data --to postgres://… [--storage-to URL]`: the objects first
-/// (re-runnable: each is written again under its key and read back), then the database
-/// in one PostgreSQL transaction (all or nothing), each verified: row counts per table,
-/// and every object's SHA-256 read back from the target.
+/// Puts the objects of the backup in `dir` (`listed`, checked) that the configured S3
+/// store lacks into it, each with the content type noted beside it and its SHA-256
+/// checked again as it is read. Objects the bucket holds are left as they are: keys are
+/// written once, so one there under the same key is the same object.
+async fn restore_into_store(
+    store: &Storage,
+    dir: &Path,
+    listed: &BTreeMap<String, String>,
+) -> anyhow::Result<Value> {
+    let present: std::collections::HashSet<String> = store
+        .keys()
+        .await
+        .context("listing the objects")?
+        .into_iter()
+        .collect();
+    let from = dir.join(BACKUP_OBJECTS);
+    let notes = format!("{CONTENT_TYPE_DIR}/");
+    let (mut put, mut kept, mut bytes) = (0u64, 0u64, 0u64);
+    for (key, digest) in listed {
+        if key.starts_with(&notes) {
+            continue;
+        }
+        if present.contains(key) {
+            kept += 1;
+            continue;
+        }
+        let read = |path: &Path| -> anyhow::Result<Vec<u8>> {
+            let mut file = open_plain(path)?
+                .with_context(|| format!("{} changed during the restore", path.display()))?;
+            let mut content = Vec::new();
+            std::io::Read::read_to_end(&mut file, &mut content)?;
+            Ok(content)
+        };
+        let content = read(&from.join(key))?;
+        if hex::encode(Sha256::digest(&content)) != *digest {
+            bail!("object {key} changed during the restore");
+        }
+        let note = format!("{notes}{key}");
+        let content_type = match listed.get(&note) {
+            Some(_) => String::from_utf8(read(&from.join(&note))?)
+                .with_context(|| format!("the content type of {key}"))?,
+            None => "application/octet-stream".to_owned(),
+        };
+        bytes += content.len() as u64;
+        store
+            .put(key, content.into(), &content_type)
+            .await
+            .with_context(|| format!("writing {key}"))?;
+        put += 1;
+    }
+    Ok(json!({"into": "s3", "files": put, "bytes": bytes, "alreadyThere": kept}))
+}
+
+/// `switchboard migrate-data --to postgres://… [--storage-to URL]`: refuses a target
+/// database holding rows or a target store holding anything before writing either; then
+/// the objects, then the database in one PostgreSQL transaction, each verified: every
+/// object's SHA-256 read back from the target, row counts per table. All or nothing: when
+/// a step fails, the objects it copied are removed again, so a re-run starts from empty
+/// targets.
 pub async fn migrate_data(
     config: &Config,
+    objects: &Storage,
     to: &str,
     storage_to: Option<&Storage>,
 ) -> anyhow::Result<Value> {
@@ -404,13 +537,29 @@ pub async fn migrate_data(
     open_migrated(&source_url).await?.close().await;
     open_migrated(to).await?.close().await;
     switchboard_db::transfer::check_target_empty(&source_url, to).await?;
+    if let Some(target) = storage_to {
+        check_store_empty(target).await?;
+    }
+    let mut written = Vec::new();
     let objects = match storage_to {
-        Some(target) => copy_objects(config, target).await?,
+        Some(target) => match copy_objects(objects, target, &mut written).await {
+            Ok(objects) => objects,
+            Err(error) => return Err(undo_objects(target, &written, error).await),
+        },
         None => {
             json!({"copied": false, "why": "no --storage-to: the objects stay where SWITCHBOARD_STORAGE_URL points"})
         }
     };
-    let tables = switchboard_db::transfer::sqlite_to_postgres(&source_url, to).await?;
+    let tables = match switchboard_db::transfer::sqlite_to_postgres(&source_url, to).await {
+        Ok(tables) => tables,
+        Err(error) => {
+            let error = anyhow::Error::from(error);
+            return Err(match storage_to {
+                Some(target) => undo_objects(target, &written, error).await,
+                None => error,
+            });
+        }
+    };
     let total: i64 = tables.iter().map(|t| t.target_rows).sum();
     Ok(json!({
         "database": {
@@ -429,11 +578,58 @@ pub fn open_target_store(config: &Config, url: &str) -> anyhow::Result<Storage> 
     Storage::open(url, &[0u8; 32], &config.public_url()).context("opening the target object store")
 }
 
+/// Opens the configured object store (`SWITCHBOARD_STORAGE_URL`), for the commands that
+/// copy it; like [`open_target_store`], it signs no links.
+pub fn open_store(config: &Config) -> anyhow::Result<Storage> {
+    Storage::open(&config.storage_url(), &[0u8; 32], &config.public_url())
+        .context("opening the object store")
+}
+
+/// Refuses a target store that holds anything: the copy writes into an empty one only,
+/// so it never overwrites an object nor mixes with another installation's, and undoing a
+/// failed copy removes exactly what it wrote.
+async fn check_store_empty(target: &Storage) -> anyhow::Result<()> {
+    let entry = target
+        .any_entry()
+        .await
+        .context("listing the target object store")?;
+    if let Some(entry) = entry {
+        bail!(
+            "the target object store is not empty (it holds {entry}): migrate-data copies into an empty store only; empty it, or name another folder, bucket or prefix"
+        );
+    }
+    Ok(())
+}
+
+/// Removes the objects `written` into `target` by a migration that failed with `error`,
+/// answering the error with what became of them.
+async fn undo_objects(target: &Storage, written: &[String], error: anyhow::Error) -> anyhow::Error {
+    let mut left = 0;
+    for key in written {
+        if target.delete(key).await.is_err() {
+            left += 1;
+        }
+    }
+    if left == 0 {
+        error.context(format!(
+            "migrate-data failed; the {} objects it had copied were removed from the target store",
+            written.len()
+        ))
+    } else {
+        error.context(format!(
+            "migrate-data failed; {left} of the {} objects it had copied could not be removed from the target store: empty it before running it again",
+            written.len()
+        ))
+    }
+}
+
 /// Copies every object of the configured store into `target`, reading each back and
-/// comparing its SHA-256.
-async fn copy_objects(config: &Config, target: &Storage) -> anyhow::Result<Value> {
-    let source = Storage::open(&config.storage_url(), &[0u8; 32], &config.public_url())
-        .context("opening the source object store")?;
+/// comparing its SHA-256; `written` collects each key once it is written.
+async fn copy_objects(
+    source: &Storage,
+    target: &Storage,
+    written: &mut Vec<String>,
+) -> anyhow::Result<Value> {
     let keys = source.keys().await.context("listing the source objects")?;
     let mut all = Sha256::new();
     let mut bytes_total: u64 = 0;
@@ -446,6 +642,8 @@ async fn copy_objects(config: &Config, target: &Storage) -> anyhow::Result<Value
         let bytes = object.into_bytes().await?;
         let digest = Sha256::digest(&bytes);
         bytes_total += bytes.len() as u64;
+        // Noted before writing: a put that fails half-way may still leave an object.
+        written.push(key.clone());
         target
             .put(key, bytes, &content_type)
             .await

@@ -26,7 +26,9 @@ async fn backup_under_load_and_restore(app: TestApp) {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("backup");
     if app.config.database_url().starts_with("postgres") {
-        let refused = ops::backup(&app.config, &target).await.unwrap_err();
+        let refused = ops::backup(&app.config, &app.state.storage, &target)
+            .await
+            .unwrap_err();
         assert!(
             refused.to_string().contains("docs/operations.md"),
             "{refused}"
@@ -76,7 +78,9 @@ async fn backup_under_load_and_restore(app: TestApp) {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let before: Vec<(i64, String)> = acked.lock().unwrap().clone();
-    let report = ops::backup(&app.config, &target).await.unwrap();
+    let report = ops::backup(&app.config, &app.state.storage, &target)
+        .await
+        .unwrap();
     let during = acked.lock().unwrap().len();
     tokio::time::sleep(Duration::from_millis(200)).await;
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -90,7 +94,11 @@ async fn backup_under_load_and_restore(app: TestApp) {
         "{report}"
     );
     // Writing into a non-empty folder is refused.
-    assert!(ops::backup(&app.config, &target).await.is_err());
+    assert!(
+        ops::backup(&app.config, &app.state.storage, &target)
+            .await
+            .is_err()
+    );
 
     // Restore into another installation and serve it.
     let restored_dir = tempfile::tempdir().unwrap();
@@ -100,7 +108,9 @@ async fn backup_under_load_and_restore(app: TestApp) {
         "sqlite://{}",
         restored_dir.path().join("restored.db").display()
     ));
-    ops::restore(&config, &target, false).await.unwrap();
+    ops::restore(&config, &ops::open_store(&config).unwrap(), &target, false)
+        .await
+        .unwrap();
     let (url, data_dir) = (config.database_url.clone(), config.data_dir.clone());
     let restored = TestApp::start_with(Backend::Sqlite, move |c| {
         c.database_url = url;
@@ -169,9 +179,21 @@ fn without_links(mut value: Value) -> Value {
 /// refused before a byte is copied.
 async fn migrate_data_goes_from_sqlite_to_postgres_only(app: TestApp) {
     let refused = if app.config.database_url().starts_with("postgres") {
-        ops::migrate_data(&app.config, "postgres://x@127.0.0.1/y", None).await
+        ops::migrate_data(
+            &app.config,
+            &app.state.storage,
+            "postgres://x@127.0.0.1/y",
+            None,
+        )
+        .await
     } else {
-        ops::migrate_data(&app.config, "sqlite:///tmp/elsewhere.db", None).await
+        ops::migrate_data(
+            &app.config,
+            &app.state.storage,
+            "sqlite:///tmp/elsewhere.db",
+            None,
+        )
+        .await
     }
     .unwrap_err()
     .to_string();
@@ -195,7 +217,7 @@ async fn migrate_data_to_postgres() {
     let store = tempfile::tempdir().unwrap();
     let store_url = format!("file://{}", store.path().display());
     let store_to = ops::open_target_store(&app.config, &store_url).unwrap();
-    let report = ops::migrate_data(&app.config, &target, Some(&store_to))
+    let report = ops::migrate_data(&app.config, &app.state.storage, &target, Some(&store_to))
         .await
         .unwrap();
     // Every table of the PostgreSQL schema was filled from the SQLite one: the list came
@@ -231,7 +253,7 @@ async fn migrate_data_to_postgres() {
         "{report}"
     );
     // A second run is refused: the target is no longer empty.
-    let again = ops::migrate_data(&app.config, &target, None)
+    let again = ops::migrate_data(&app.config, &app.state.storage, &target, None)
         .await
         .unwrap_err();
     assert!(again.to_string().contains("not empty"), "{again}");
@@ -306,8 +328,29 @@ async fn migrate_data_into_s3() {
     let platform = seeded_demo(&app).await;
     let (admin, name) = create_postgres_database().await;
     let target = with_database(&admin, &name);
+    // A prefix holding an object is refused before anything is written; objects under
+    // other prefixes of the bucket are not the target's.
+    let taken = moto.storage("s3://switchboard-moved/taken");
+    taken
+        .put("left-over.bin", "someone else's".into(), "text/plain")
+        .await
+        .unwrap();
+    moto.storage("s3://switchboard-moved/other")
+        .put("kept.txt", "another prefix".into(), "text/plain")
+        .await
+        .unwrap();
+    let refused = ops::migrate_data(&app.config, &app.state.storage, &target, Some(&taken))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains("the target object store is not empty (it holds left-over.bin)"),
+        "{refused}"
+    );
+    assert_eq!(taken.keys().await.unwrap(), ["left-over.bin"]);
+    assert_eq!(target_rows(&target, "tenants").await, 0);
     let bucket = moto.storage("s3://switchboard-moved/prod");
-    let report = ops::migrate_data(&app.config, &target, Some(&bucket))
+    let report = ops::migrate_data(&app.config, &app.state.storage, &target, Some(&bucket))
         .await
         .unwrap();
     let copied = report["objects"]["copied"].as_u64().unwrap();
@@ -361,6 +404,207 @@ switchboard_testing::tests!(
     migrate_data_into_s3
 );
 
+/// The rows of `table` in the PostgreSQL database at `url`.
+async fn target_rows(url: &str, table: &str) -> i64 {
+    use sqlx::Connection;
+    let mut conn = sqlx::PgConnection::connect(url).await.unwrap();
+    let rows = sqlx::query_scalar(sqlx::AssertSqlSafe(format!("SELECT COUNT(*) FROM {table}")))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    conn.close().await.unwrap();
+    rows
+}
+
+/// The files under `folder`, by their path below it.
+fn files_under(folder: &std::path::Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut pending = vec![folder.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let relative = path.strip_prefix(folder).unwrap();
+                found.push(relative.display().to_string());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// `migrate-data` writes into an empty object store only: a folder holding anything is
+/// refused before a row or an object is written. When the database copy fails after the
+/// objects were copied, they are removed again, so the run leaves nothing behind and a
+/// second one goes through.
+async fn migrate_data_needs_an_empty_store() {
+    let app = TestApp::start(Backend::Sqlite).await.unwrap();
+    seeded_demo(&app).await;
+    let (admin, name) = create_postgres_database().await;
+    let target = with_database(&admin, &name);
+    let store = tempfile::tempdir().unwrap();
+    let left_over = store.path().join("left-over.txt");
+    std::fs::write(&left_over, "someone else's").unwrap();
+    let store_url = format!("file://{}", store.path().display());
+    let store_to = ops::open_target_store(&app.config, &store_url).unwrap();
+    let refused = ops::migrate_data(&app.config, &app.state.storage, &target, Some(&store_to))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains("the target object store is not empty (it holds left-over.txt)"),
+        "{refused}"
+    );
+    assert_eq!(files_under(store.path()), ["left-over.txt"]);
+    assert_eq!(
+        std::fs::read_to_string(&left_over).unwrap(),
+        "someone else's"
+    );
+    assert_eq!(target_rows(&target, "tenants").await, 0);
+
+    // An empty folder, and a source table PostgreSQL lacks: the objects are copied, the
+    // database copy is refused, and the objects go again.
+    std::fs::remove_file(&left_over).unwrap();
+    app.raw_sql("CREATE TABLE not_in_postgres (id INTEGER);", "SELECT 1;")
+        .await;
+    let failed = ops::migrate_data(&app.config, &app.state.storage, &target, Some(&store_to))
+        .await
+        .unwrap_err();
+    let failed = format!("{failed:#}");
+    assert!(failed.contains("not_in_postgres"), "{failed}");
+    let removed: u64 = failed
+        .split("failed; the ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{failed}"));
+    assert!(
+        removed >= 3,
+        "the demo's objects were copied first: {failed}"
+    );
+    assert!(
+        failed.contains("objects it had copied were removed from the target store"),
+        "{failed}"
+    );
+    assert_eq!(files_under(store.path()), Vec::<String>::new());
+    assert_eq!(target_rows(&target, "tenants").await, 0);
+
+    // Nothing was left behind: with the table gone, the same command goes through.
+    app.raw_sql("DROP TABLE not_in_postgres;", "SELECT 1;")
+        .await;
+    let report = ops::migrate_data(&app.config, &app.state.storage, &target, Some(&store_to))
+        .await
+        .unwrap();
+    assert_eq!(report["objects"]["copied"].as_u64().unwrap(), removed);
+    assert_eq!(store_to.keys().await.unwrap().len() as u64, removed);
+}
+
+switchboard_testing::tests!(needs switchboard_testing::POSTGRES; migrate_data_needs_an_empty_store);
+
+/// The embedded database with its objects in S3: `backup` copies the database and
+/// downloads every object of the bucket's prefix into the backup — a local store's
+/// layout, each content type beside its object, all private and in the manifest — and
+/// `restore` puts back into the bucket what it lacks, or fills a local folder.
+async fn backup_of_objects_in_s3() {
+    let moto = crate::s3::moto::moto().await;
+    moto.create_bucket("switchboard-backed-up").await;
+    let bucket = moto.storage("s3://switchboard-backed-up/prod");
+    let app = TestApp::start_with_storage(Backend::Sqlite, bucket.clone())
+        .await
+        .unwrap();
+    seeded_demo(&app).await;
+    bucket
+        .put("backup-check/a.txt", "kept".into(), "text/plain")
+        .await
+        .unwrap();
+    let keys = bucket.keys().await.unwrap();
+    assert!(keys.len() >= 4, "the demo's audio and the check: {keys:?}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("backup");
+    let report = ops::backup(&app.config, &app.state.storage, &target)
+        .await
+        .unwrap();
+    assert_eq!(report["objects"]["from"], "s3");
+    let listed: BTreeSet<String> = report["objects"]["sha256"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    let expected: BTreeSet<String> = keys
+        .iter()
+        .flat_map(|key| [key.clone(), format!(".content-type/{key}")])
+        .collect();
+    assert_eq!(listed, expected);
+    assert_eq!(report["objects"]["files"], expected.len());
+    let objects = target.join(ops::BACKUP_OBJECTS);
+    assert_eq!(
+        std::fs::read(objects.join("backup-check/a.txt")).unwrap(),
+        b"kept"
+    );
+    assert_eq!(
+        std::fs::read_to_string(objects.join(".content-type/backup-check/a.txt")).unwrap(),
+        "text/plain"
+    );
+    assert_eq!(mode(&objects.join("backup-check")), 0o700);
+    assert_eq!(mode(&objects.join("backup-check/a.txt")), 0o600);
+
+    // The bucket loses an object: restored, the installation finds it there again, and
+    // what the bucket still held is left as it is.
+    bucket.delete("backup-check/a.txt").await.unwrap();
+    let restored_dir = tempfile::tempdir().unwrap();
+    let config = fresh_installation(&app, restored_dir.path());
+    let restored = ops::restore(&config, &bucket, &target, false)
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            restored["objects"]["files"].clone(),
+            restored["objects"]["alreadyThere"].clone()
+        ),
+        (json!(1), json!(keys.len() - 1)),
+        "{restored}"
+    );
+    assert_eq!(bucket.keys().await.unwrap(), keys);
+    let back = bucket.get("backup-check/a.txt", None).await.unwrap();
+    assert_eq!(back.content_type.as_deref(), Some("text/plain"));
+    assert_eq!(&back.into_bytes().await.unwrap()[..], b"kept");
+    // The restored database, served on the bucket, plays the demo's voicemail.
+    let url = config.database_url.clone();
+    let served = TestApp::start_on(Backend::Sqlite, move |c| c.database_url = url, Some(bucket))
+        .await
+        .unwrap();
+    let admin = token_of(&served, demo::ADMIN_EMAIL).await;
+    let page = served
+        .get("/v2/admin/voicemail-messages/", &admin)
+        .await
+        .expect(200);
+    let link = page["records"][0]["mediaURL"].as_str().unwrap();
+    let audio = crate::s3::moto::http_client()
+        .get(link)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(audio.status(), 200, "{link}");
+
+    // Or restored into an installation on a local folder: every object, typed.
+    let local_dir = tempfile::tempdir().unwrap();
+    let config = fresh_installation(&app, local_dir.path());
+    let folder = ops::open_store(&config).unwrap();
+    ops::restore(&config, &folder, &target, false)
+        .await
+        .unwrap();
+    assert_eq!(folder.keys().await.unwrap(), keys);
+    let copy = folder.get("backup-check/a.txt", None).await.unwrap();
+    assert_eq!(copy.content_type.as_deref(), Some("text/plain"));
+    assert_eq!(&copy.into_bytes().await.unwrap()[..], b"kept");
+}
+
+switchboard_testing::tests!(needs switchboard_testing::S3; backup_of_objects_in_s3);
+
 /// The mode bits of `path` (not following a link).
 fn mode(path: &std::path::Path) -> u32 {
     use std::os::unix::fs::PermissionsExt;
@@ -394,12 +638,10 @@ fn fresh_installation(app: &TestApp, dir: &std::path::Path) -> switchboard::Conf
 /// A backup is private whatever the umask, follows no symbolic link out of the object
 /// folder, and a restore checks it first: the manifest's checksums, a schema no newer
 /// than the release's, no link in place of a file, and an installation already there
-/// replaced only when told.
-async fn backups_are_private_and_checked(app: TestApp) {
-    if app.config.database_url().starts_with("postgres") {
-        // PostgreSQL is backed up with its own tools (backup_under_load_and_restore).
-        return;
-    }
+/// replaced only when told. SQLite only: PostgreSQL is backed up with its own tools
+/// (`backup_under_load_and_restore` checks that `backup` refuses it).
+async fn backups_are_private_and_checked() {
+    let app = TestApp::start(Backend::Sqlite).await.unwrap();
     seeded_demo(&app).await;
     app.state
         .storage
@@ -415,7 +657,9 @@ async fn backups_are_private_and_checked(app: TestApp) {
 
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("backup");
-    let report = ops::backup(&app.config, &target).await.unwrap();
+    let report = ops::backup(&app.config, &app.state.storage, &target)
+        .await
+        .unwrap();
     assert_eq!(mode(&target), 0o700);
     for file in [ops::BACKUP_DATABASE, ops::MANIFEST] {
         assert_eq!(mode(&target.join(file)), 0o600, "{file}");
@@ -433,16 +677,24 @@ async fn backups_are_private_and_checked(app: TestApp) {
     assert!(report["database"]["sha256"].as_str().unwrap().len() == 64);
     let linked = dir.path().join("linked");
     std::os::unix::fs::symlink(outside.path(), &linked).unwrap();
-    let refused = ops::backup(&app.config, &linked).await.unwrap_err();
+    let refused = ops::backup(&app.config, &app.state.storage, &linked)
+        .await
+        .unwrap_err();
     assert!(refused.to_string().contains("symbolic link"), "{refused}");
 
     // Restored into an empty installation; a second restore over it needs --force.
     let first = tempfile::tempdir().unwrap();
     let config = fresh_installation(&app, first.path());
-    ops::restore(&config, &target, false).await.unwrap();
-    let refused = ops::restore(&config, &target, false).await.unwrap_err();
+    ops::restore(&config, &ops::open_store(&config).unwrap(), &target, false)
+        .await
+        .unwrap();
+    let refused = ops::restore(&config, &ops::open_store(&config).unwrap(), &target, false)
+        .await
+        .unwrap_err();
     assert!(refused.to_string().contains("--force"), "{refused}");
-    let forced = ops::restore(&config, &target, true).await.unwrap();
+    let forced = ops::restore(&config, &ops::open_store(&config).unwrap(), &target, true)
+        .await
+        .unwrap();
     assert!(
         !forced["movedAside"].as_array().unwrap().is_empty(),
         "{forced}"
@@ -467,7 +719,9 @@ async fn backups_are_private_and_checked(app: TestApp) {
         "changed",
     )
     .unwrap();
-    let refused = ops::restore(&config, &damaged, false).await.unwrap_err();
+    let refused = ops::restore(&config, &ops::open_store(&config).unwrap(), &damaged, false)
+        .await
+        .unwrap_err();
     assert!(refused.to_string().contains("SHA-256"), "{refused}");
     let damaged = copy("damaged-database");
     {
@@ -479,7 +733,9 @@ async fn backups_are_private_and_checked(app: TestApp) {
         file.seek(std::io::SeekFrom::End(-10)).unwrap();
         file.write_all(b"0123456789").unwrap();
     }
-    let refused = ops::restore(&config, &damaged, false).await.unwrap_err();
+    let refused = ops::restore(&config, &ops::open_store(&config).unwrap(), &damaged, false)
+        .await
+        .unwrap_err();
     assert!(refused.to_string().contains("SHA-256"), "{refused}");
     let newer = copy("newer");
     {
@@ -496,7 +752,9 @@ async fn backups_are_private_and_checked(app: TestApp) {
         conn.close().await.unwrap();
     }
     reseal(&newer);
-    let refused = ops::restore(&config, &newer, false).await.unwrap_err();
+    let refused = ops::restore(&config, &ops::open_store(&config).unwrap(), &newer, false)
+        .await
+        .unwrap_err();
     assert!(refused.to_string().contains("newer schema"), "{refused}");
     let linked = copy("linked-database");
     std::fs::remove_file(linked.join(ops::BACKUP_DATABASE)).unwrap();
@@ -505,7 +763,9 @@ async fn backups_are_private_and_checked(app: TestApp) {
         linked.join(ops::BACKUP_DATABASE),
     )
     .unwrap();
-    let refused = ops::restore(&config, &linked, false).await.unwrap_err();
+    let refused = ops::restore(&config, &ops::open_store(&config).unwrap(), &linked, false)
+        .await
+        .unwrap_err();
     assert!(
         refused.to_string().contains("not a plain file"),
         "{refused}"
@@ -516,7 +776,7 @@ async fn backups_are_private_and_checked(app: TestApp) {
     );
 }
 
-on_both_backends!(backups_are_private_and_checked);
+switchboard_testing::tests!(backups_are_private_and_checked);
 
 /// A target role that may not set `session_replication_role` is refused before anything
 /// is copied, with what to grant (not PostgreSQL's bare "permission denied").
@@ -538,7 +798,7 @@ async fn migrate_data_says_what_the_role_lacks() {
             .unwrap();
     }
     let target = with_database(&admin, &name).replacen("postgres@", &format!("{role}@"), 1);
-    let refused = ops::migrate_data(&app.config, &target, None)
+    let refused = ops::migrate_data(&app.config, &app.state.storage, &target, None)
         .await
         .unwrap_err()
         .to_string();

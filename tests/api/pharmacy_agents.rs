@@ -484,16 +484,23 @@ async fn references_stay_in_the_tenant(app: TestApp) {
     .error(400, "ValidationError");
 }
 
-async fn what_an_agent_uses_cannot_go(app: TestApp) {
-    let w = World::seed(&app).await;
+/// A seeded world with a full agent of tenant A (number 700): the world, tenant A's
+/// admin's and the platform admin's tokens, what the agent refers to, and its id.
+async fn full_agent(app: &TestApp) -> (World, String, String, Refs, i64) {
+    let w = World::seed(app).await;
     let token = app.login(w.admin_a).await;
     let platform = app.login(w.platform).await;
-    let r = refs(&app, &w, &token).await;
+    let r = refs(app, &w, &token).await;
     let agent = app
         .post(AGENTS, &token, full_body(&r, "700"))
         .await
         .expect(200);
     let id = agent["id"].as_i64().unwrap();
+    (w, token, platform, r, id)
+}
+
+async fn what_an_agent_uses_cannot_go(app: TestApp) {
+    let (w, token, platform, r, id) = full_agent(&app).await;
     let path = format!("{AGENTS}{id}");
     let used = [
         format!("/v2/admin/media-files/{}", r.greeting),
@@ -1150,7 +1157,115 @@ async fn a_deleted_pharmacist_and_a_new_fallback_race(app: TestApp) {
     }
 }
 
+/// An agent files refills through a `pharmacy-system` conduit: while one names it, the
+/// conduit's `kind` cannot change (409 naming the agent, nothing changed); other fields
+/// can, and so can the kind once no agent names it.
+async fn a_named_conduit_keeps_its_kind(app: TestApp) {
+    let (_, token, platform, r, id) = full_agent(&app).await;
+    let conduit = format!("/v2/admin/conduits/{}", r.conduit);
+    for kind in ["crm", "sip-trunk"] {
+        let refused = app
+            .patch(
+                &conduit,
+                &platform,
+                json!({"kind": kind, "name": "Renamed"}),
+            )
+            .await;
+        let message = refused.body["message"].clone();
+        refused.error(409, "Conflict");
+        assert_eq!(
+            message,
+            format!("the conduit's kind cannot change while it is used by pharmacy agent {id}"),
+            "{kind}"
+        );
+    }
+    let now = app.get(&conduit, &platform).await.expect(200);
+    assert_eq!(
+        (now["kind"].as_str(), now["name"].as_str()),
+        (Some("pharmacy-system"), Some("pharmacy-system link")),
+        "the refused PATCH changed nothing"
+    );
+    // The same kind again, and other fields, are fine.
+    let renamed = app
+        .patch(
+            &conduit,
+            &platform,
+            json!({"kind": "pharmacy-system", "name": "Dispensary"}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(renamed["name"], "Dispensary");
+    // Once the agent lets go of it, its kind may change.
+    app.patch(&format!("{AGENTS}{id}"), &token, json!({"conduitId": null}))
+        .await
+        .expect(200);
+    let changed = app
+        .patch(&conduit, &platform, json!({"kind": "crm"}))
+        .await
+        .expect(200);
+    assert_eq!(changed["kind"], "crm");
+    // And an agent cannot take it now.
+    let errors = app
+        .patch(
+            &format!("{AGENTS}{id}"),
+            &token,
+            json!({"conduitId": r.conduit}),
+        )
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(
+        errors,
+        ["'body/conduitId' must name a conduit of kind pharmacy-system"]
+    );
+}
+
+/// An agent naming a conduit and a change of that conduit's kind, racing: either the
+/// agent is created and the kind stays (409), or the kind changes and the agent is
+/// refused — never an agent filing through a CRM.
+async fn an_agent_and_a_kind_change_race(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let platform = app.login(w.platform).await;
+    // One request starts a little after the other, by a lag swept across the rounds,
+    // so some round lands the kind change between the agent's first check and its write.
+    for round in 0..16u64 {
+        let conduit = conduit(&app, &platform, w.tenant_a, "pharmacy-system").await;
+        let path = format!("/v2/admin/conduits/{conduit}");
+        let lag = |of: u64| std::time::Duration::from_millis(of * 2);
+        let (created, changed) = tokio::join!(
+            async {
+                tokio::time::sleep(lag(round.saturating_sub(8))).await;
+                app.post(
+                    AGENTS,
+                    &token,
+                    json!({"name": "Racing", "number": format!("7{round:02}"), "conduitId": conduit}),
+                )
+                .await
+            },
+            async {
+                tokio::time::sleep(lag(8u64.saturating_sub(round))).await;
+                app.patch(&path, &platform, json!({"kind": "crm"})).await
+            },
+        );
+        let (c, k) = (created.status.as_u16(), changed.status.as_u16());
+        let kind = app.get(&path, &platform).await.expect(200)["kind"].clone();
+        let agents = app
+            .count_where("pharmacy_agents", "conduit_id", conduit)
+            .await;
+        match (c, k) {
+            (200, 409) => assert_eq!((kind, agents), (json!("pharmacy-system"), 1)),
+            (400 | 409, 200) => assert_eq!((kind, agents), (json!("crm"), 0)),
+            _ => panic!(
+                "round {round}: create {c} {}, kind change {k} {}",
+                created.body, changed.body
+            ),
+        }
+    }
+}
+
 crate::on_both_backends!(
+    a_named_conduit_keeps_its_kind,
+    an_agent_and_a_kind_change_race,
     crud_and_patch_leaves_the_rest,
     ivr_bulk_is_strictly_one_or_zero,
     bounds_are_the_release_notes,

@@ -5,6 +5,7 @@
 
 use serde_json::{Value, json};
 
+use crate::engine_jobs::{TOKEN, engine_token};
 use crate::fixture::World;
 use crate::support::{TestApp, fixture};
 
@@ -586,6 +587,59 @@ async fn aggregates_in_the_tenant_zone(app: TestApp) {
         (json!(0), json!(0))
     );
 }
+
+/// Transcripts arrive from the engine (or the transcription service) with the ingest
+/// token (`ingest:write`), not only from a platform admin: it records one, once.
+async fn the_engine_token_records_transcripts(app: TestApp) {
+    let world = World::seed(&app).await;
+    app.post(
+        CALLS,
+        TOKEN,
+        call(world.tenant_a, "e.1", "2026-11-02T15:00:00Z", Some(5), 60),
+    )
+    .await
+    .expect(200);
+    let legend = json!([
+        {"channel": 0, "role": "caller", "party": "5553"},
+        {"channel": 1, "role": "agent", "party": "101"},
+    ]);
+    let body = transcript(world.tenant_a, "e.1", legend);
+    app.post(TRANSCRIPTS, "not-the-engine-token-0123456789", body.clone())
+        .await
+        .error(401, "Unauthorized");
+    assert_eq!(app.count("call_transcripts", None).await, 0);
+    let first = app.post(TRANSCRIPTS, TOKEN, body.clone()).await.expect(200);
+    assert_eq!(first["recorded"], true);
+    let again = app.post(TRANSCRIPTS, TOKEN, body).await.expect(200);
+    assert_eq!(
+        (again["recorded"].clone(), again["id"].clone()),
+        (json!(false), first["id"].clone())
+    );
+    assert_eq!(app.count("call_transcripts", None).await, 1);
+    let admin = app.login(world.admin_a).await;
+    let report = app
+        .get("/v2/admin/reporting/calls/e.1", &admin)
+        .await
+        .expect(200);
+    assert_eq!(report["transcript"]["channels"][1]["role"], "agent");
+    let said: Vec<&str> = report["transcript"]["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "Hello, I need a refill of my inhaler.",
+            "Of course, which prescription?"
+        ]
+    );
+}
+
+crate::on_both_backends!(with engine_token;
+    the_engine_token_records_transcripts,
+);
 
 crate::on_both_backends!(
     report_with_transcript_legend,

@@ -1301,7 +1301,79 @@ async fn queue_music_on_hold_races_its_delete(app: TestApp) {
     }
 }
 
+/// Two holidays, each playing its own media file: at `?at=` on one, only that holiday's
+/// edge is taken (the `closed` list is where the call then goes, as on any holiday).
+async fn at_a_holiday_only_its_own_file_plays(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let platform = app.login(w.platform).await;
+    let christmas_file = media_file(&app, &token, "Merry Christmas").await;
+    let new_year_file = media_file(&app, &token, "Happy New Year").await;
+    let hours = app
+        .post(
+            "/v2/admin/business-hours/",
+            &token,
+            json!({"name": "Store hours", "branchId": w.branch_a, "timezone": "Europe/Berlin",
+                   "hours": {"5": [{"from": "09:00", "to": "17:00"}]},
+                   "matchDestinations": [{"id": w.ext_a, "destType": "EXT"}],
+                   "notMatchDestinations": [{"id": w.ext_a, "destType": "VOICEMAIL"}],
+                   "holidays": [
+                       {"name": "Christmas", "date": "2026-12-25", "mediaFileId": christmas_file},
+                       {"name": "New Year", "date": "2027-01-01", "mediaFileId": new_year_file}]}),
+        )
+        .await
+        .expect(200)["id"]
+        .as_i64()
+        .unwrap();
+    app.post(
+        "/v2/admin/phone-numbers/",
+        &platform,
+        json!({"tenantId": w.tenant_a, "number": "15550102030",
+          "destination": {"id": hours, "destType": "BUSINESS_HOUR"}}),
+    )
+    .await
+    .expect(200);
+    let hours = format!("business-hours:{hours}");
+    let christmas = format!("media-file:{christmas_file}");
+    let new_year = format!("media-file:{new_year_file}");
+    let mailbox = format!("voicemail:{}", w.ext_a);
+    let desk = format!("extension:{}", w.ext_a);
+    // Both Fridays, inside the weekly hours but for the holiday; and an ordinary Friday.
+    for (at, reason, christmas_plays, new_year_plays) in [
+        ("2026-12-25T12:00:00Z", "holiday", true, false),
+        ("2027-01-01T12:00:00Z", "holiday", false, true),
+        ("2027-01-08T12:00:00Z", "inside-hours", false, false),
+    ] {
+        let graph = app
+            .get(&format!("/v2/destinations/graph?at={at}"), &token)
+            .await
+            .expect(200);
+        let node = graph["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["id"] == hours)
+            .unwrap();
+        assert_eq!(node["reason"], reason, "{at}");
+        let holiday = reason == "holiday";
+        for (to, kind, active) in [
+            (&christmas, "holiday", christmas_plays),
+            (&new_year, "holiday", new_year_plays),
+            (&mailbox, "closed", holiday),
+            (&desk, "open", !holiday),
+        ] {
+            let edge = edge(&graph, &hours, to).unwrap();
+            assert_eq!(
+                (edge["kind"].as_str(), edge["active"].as_bool()),
+                (Some(kind), Some(active)),
+                "{at}: {to}"
+            );
+        }
+    }
+}
+
 on_both_backends!(
+    at_a_holiday_only_its_own_file_plays,
     queues_play_music_on_hold_of_their_tenant,
     queue_music_on_hold_races_its_delete,
     queues_hold_members_in_order_within_the_tenant,

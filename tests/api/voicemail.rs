@@ -661,6 +661,71 @@ async fn concurrent_pushes_record_once(app: TestApp) {
     );
 }
 
+/// Concurrent pushes of one message, each with its audio: every push that found the
+/// message new stores its audio under a key of its own before the race is settled by the
+/// insert; the losers' audio is deleted by the job their refused transaction queued. So
+/// once the jobs have run: one message, one event, and exactly one audio object left in
+/// the store — the one the message plays.
+async fn concurrent_pushes_with_audio_keep_one_object(app: TestApp) {
+    let world = World::seed(&app).await;
+    let platform = app.login(world.platform).await;
+    let admin = app.login(world.admin_a).await;
+    let wav = fixture("tone.wav");
+    let folder = format!("tenants/{}/voicemail", world.tenant_a);
+    for round in 0..3 {
+        let fields = message(
+            world.tenant_a,
+            "101",
+            &format!("1700000000-{round}"),
+            1_700_000_000 + round,
+            "",
+            "INBOX",
+        );
+        let pushes = (0..8).map(|_| {
+            app.push(
+                &platform,
+                PATH,
+                ("message", fields.clone()),
+                Some(("audio", wav.clone())),
+            )
+        });
+        let answers = futures::future::join_all(pushes).await;
+        let bodies: Vec<Value> = answers.into_iter().map(|a| a.expect(200)).collect();
+        let new = bodies.iter().filter(|b| b["recorded"] == true).count();
+        assert_eq!(new, 1, "round {round}: {bodies:?}");
+        assert!(
+            bodies.iter().all(|b| b["id"] == bodies[0]["id"]),
+            "round {round}: {bodies:?}"
+        );
+        app.jobs_done().await;
+        let stored = app.stored_objects(&folder);
+        assert_eq!(
+            stored.len(),
+            usize::try_from(round).unwrap() + 1,
+            "round {round}: one object per message: {stored:?}"
+        );
+        let played = app
+            .get(
+                &format!("/v2/admin/voicemail-messages/{}", bodies[0]["id"]),
+                &admin,
+            )
+            .await
+            .expect(200);
+        let (status, _, bytes) = app.fetch(played["mediaURL"].as_str().unwrap(), None).await;
+        assert_eq!(
+            status, 200,
+            "round {round}: the kept audio is the message's"
+        );
+        assert_eq!(bytes, wav);
+    }
+    assert_eq!(app.count("voicemail_messages", None).await, 3);
+    assert_eq!(
+        app.count("webhook_events", Some(("type", "VOICEMAIL_RECEIVED")))
+            .await,
+        3
+    );
+}
+
 async fn events_are_queued_with_the_record(app: TestApp) {
     let world = World::seed(&app).await;
     let platform = app.login(world.platform).await;
@@ -695,5 +760,6 @@ crate::on_both_backends!(
     users_see_their_own_mailbox,
     ingest_rules,
     concurrent_pushes_record_once,
+    concurrent_pushes_with_audio_keep_one_object,
     events_are_queued_with_the_record,
 );

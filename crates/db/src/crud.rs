@@ -1,7 +1,8 @@
 //! The shapes every record's create, read, update and delete share, so each repository
 //! states only its table, its columns and its scope. Every write here also keeps the
 //! shared mechanisms in its transaction: the dial plan's check (`dial_plan::check`; the
-//! rows themselves are kept by triggers) and the audit entry (`audit::begin`/`defer`, written at commit).
+//! rows themselves are kept by triggers), what others use or rely on (`in_use`) and the
+//! audit entry (`audit::begin`/`defer`, written at commit).
 
 use sea_query::{Condition, Expr, ExprTrait, Query, SelectStatement};
 
@@ -112,6 +113,7 @@ pub async fn update_in(tx: &mut Tx, table: &'static str, id: i64, changes: Chang
         return Ok(());
     }
     dial_plan::check(tx, table, Some(id), &changes).await?;
+    crate::in_use::check_change(tx, table, id, &changes).await?;
     let secrets = secrets(&changes);
     let update = Query::update()
         .table(table)
@@ -135,6 +137,7 @@ pub async fn update_if(
     changes: Changes,
 ) -> Result<bool> {
     dial_plan::check(tx, table, Some(id), &changes).await?;
+    crate::in_use::check_change(tx, table, id, &changes).await?;
     let audit = audit::begin(tx, table, Some(id)).await?;
     let secrets = secrets(&changes);
     let update = Query::update()

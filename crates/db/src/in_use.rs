@@ -3,10 +3,16 @@
 //! concurrent write that makes a destination list route to the row either committed
 //! before the lock (and is seen) or waits for it and then finds the row gone
 //! (`destinations::replace` locks its targets), so no list is ever left dangling.
+//!
+//! The same goes for a column others rely on keeping its value ([`RELIED_ON`]: a
+//! pharmacy agent needs its conduit to stay a `pharmacy-system`): every update of
+//! [`crate::crud`] changing it locks the row and refuses while a use exists, and a
+//! writer starting a use reads the column under a share lock in its own transaction.
 
 use sea_query::{Expr, ExprTrait, LockType, Query};
 
 use crate::backend::Tx;
+use crate::crud::Changes;
 use crate::error::{Error, Result};
 
 /// One kind of use of a row.
@@ -177,6 +183,20 @@ pub const IN_USE: &[(&str, &str, &[Use])] = &[
     ),
 ];
 
+/// Columns whose value their users rely on: the table, the column, how the 409 names it,
+/// and the uses that rely on it. Changing the value is refused while one exists.
+pub const RELIED_ON: &[(&str, &str, &str, &[Use])] = &[(
+    "conduits",
+    "kind",
+    "conduit's kind",
+    &[Use::Column {
+        table: "pharmacy_agents",
+        key: "id",
+        column: "conduit_id",
+        what: "pharmacy agent",
+    }],
+)];
+
 /// The most users of one kind a 409 names; past it, it says how many there are in all (a
 /// layout on 100,000 phones must not answer 100,000 ids).
 const NAMED: u64 = 5;
@@ -188,6 +208,55 @@ pub(crate) async fn check(tx: &mut Tx, table: &'static str, id: i64) -> Result<(
     let Some((_, kind, uses)) = IN_USE.iter().find(|(name, _, _)| *name == table) else {
         return Ok(());
     };
+    lock(tx, table, id).await?;
+    let users = users(tx, table, uses, id).await?;
+    if users.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::InUse(format!(
+            "the {kind} is used by {}",
+            users.join(", ")
+        )))
+    }
+}
+
+/// Refuses with 409 naming the users when `changes` give a column of [`RELIED_ON`]
+/// another value than row `id` of `table` holds while something relies on it, the row
+/// locked for the rest of `tx` (so a use cannot start between the check and the write).
+pub(crate) async fn check_change(
+    tx: &mut Tx,
+    table: &'static str,
+    id: i64,
+    changes: &Changes,
+) -> Result<()> {
+    for (_, relied, what, uses) in RELIED_ON.iter().filter(|(name, ..)| *name == table) {
+        let Some((_, value)) = changes.iter().find(|(column, _)| column == relied) else {
+            continue;
+        };
+        lock(tx, table, id).await?;
+        let changed = Query::select()
+            .expr(Expr::cust("COUNT(*)"))
+            .from(table)
+            .and_where(Expr::col("id").eq(id))
+            .and_where(Expr::col(*relied).ne(value.clone()))
+            .take();
+        if tx.scalar::<i64>(&changed).await? == 0 {
+            continue;
+        }
+        let users = users(tx, table, uses, id).await?;
+        if !users.is_empty() {
+            return Err(Error::InUse(format!(
+                "the {what} cannot change while it is used by {}",
+                users.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Locks row `id` of `table` for the rest of `tx` (PostgreSQL `FOR UPDATE`; SQLite's
+/// write transactions already run one at a time).
+async fn lock(tx: &mut Tx, table: &'static str, id: i64) -> Result<()> {
     let lock = Query::select()
         .column("id")
         .from(table)
@@ -195,8 +264,14 @@ pub(crate) async fn check(tx: &mut Tx, table: &'static str, id: i64) -> Result<(
         .lock(LockType::Update)
         .take();
     tx.fetch_optional::<(i64,)>(&lock).await?;
+    Ok(())
+}
+
+/// Descriptions of what uses row `id` of `table` in the ways `uses` names, at most
+/// [`NAMED`] of each kind and then how many more.
+async fn users(tx: &mut Tx, table: &'static str, uses: &[Use], id: i64) -> Result<Vec<String>> {
     let mut users = Vec::new();
-    for used in *uses {
+    for used in uses {
         match *used {
             Use::Routed(types) => users.extend(routed(tx, table, types, id).await?),
             Use::Column {
@@ -231,14 +306,7 @@ pub(crate) async fn check(tx: &mut Tx, table: &'static str, id: i64) -> Result<(
             }
         }
     }
-    if users.is_empty() {
-        Ok(())
-    } else {
-        Err(Error::InUse(format!(
-            "the {kind} is used by {}",
-            users.join(", ")
-        )))
-    }
+    Ok(users)
 }
 
 /// Descriptions of the owners of destination lists routing to `target_id` of one of

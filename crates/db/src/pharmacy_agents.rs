@@ -8,8 +8,8 @@ use switchboard_domain::Scope;
 use switchboard_domain::ids::{PharmacyAgentId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
 use switchboard_domain::records::pharmacy_agent::{
-    AfterHours, CreatePharmacyAgent, IngestRefillRequest, PharmacyAgent, RefillFilter,
-    RefillRequest, UpdatePharmacyAgent,
+    AfterHours, CreatePharmacyAgent, IngestRefillRequest, PHARMACY_SYSTEM, PharmacyAgent,
+    RefillFilter, RefillRequest, UpdatePharmacyAgent,
 };
 use switchboard_domain::records::traffic::time_or_now;
 use switchboard_domain::validation::iso;
@@ -163,6 +163,30 @@ fn after_hours(
     }
 }
 
+/// Holds conduit `id` of `tenant` for the rest of `tx` as the `pharmacy-system` an agent
+/// needs: read under a share lock, so a change of its kind (which locks the row for
+/// update, `in_use::RELIED_ON`) either committed before — and is seen here — or waits
+/// for this write and then sees the agent using it. The caller checked it before (400
+/// at the field); this refuses with 409 what changed since.
+async fn hold_conduit(tx: &mut Tx, tenant: TenantId, id: i64) -> Result<()> {
+    let select = Query::select()
+        .column("kind")
+        .from("conduits")
+        .and_where(Expr::col("id").eq(id))
+        .and_where(Expr::col("tenant_id").eq(tenant.get()))
+        .lock(sea_query::LockType::Share)
+        .take();
+    match tx.fetch_optional::<(String,)>(&select).await? {
+        Some((kind,)) if kind == PHARMACY_SYSTEM => Ok(()),
+        Some((kind,)) => Err(Error::Conflict(format!(
+            "conduitId names conduit {id}, now of kind {kind}, not {PHARMACY_SYSTEM}"
+        ))),
+        None => Err(Error::Conflict(format!(
+            "conduitId names conduit {id} that no longer exists in the tenant"
+        ))),
+    }
+}
+
 /// Creates a pharmacy agent of `tenant` (references checked by the caller).
 pub async fn create(db: &Db, tenant: TenantId, body: CreatePharmacyAgent) -> Result<PharmacyAgent> {
     let mut changes: Changes = vec![
@@ -177,8 +201,12 @@ pub async fn create(db: &Db, tenant: TenantId, body: CreatePharmacyAgent) -> Res
         ("conduit_id", body.conduit_id.into()),
         ("created_at", chrono::Utc::now().timestamp().into()),
     ];
+    let conduit = body.conduit_id;
     let closed = after_hours(body.after_hours, &mut changes);
     let mut tx = db.begin().await?;
+    if let Some(conduit) = conduit {
+        hold_conduit(&mut tx, tenant, conduit).await?;
+    }
     let id = crud::insert_in(&mut tx, "pharmacy_agents", changes).await?;
     let fallback: Vec<_> = body.fallback_destination.into_iter().collect();
     destinations::replace(
@@ -238,6 +266,9 @@ pub async fn update(
     }
     let closed = body.after_hours.map(|rule| after_hours(rule, &mut changes));
     let mut tx = db.begin().await?;
+    if let Some(Some(conduit)) = body.conduit_id {
+        hold_conduit(&mut tx, current.tenant_id, conduit).await?;
+    }
     crud::update_in(&mut tx, "pharmacy_agents", id.get(), changes).await?;
     if let Some(fallback) = body.fallback_destination {
         let fallback: Vec<_> = fallback.into_iter().collect();

@@ -291,6 +291,7 @@ pub async fn load(db: &Db, scope: &Scope, tenant: TenantId) -> Result<Routing> {
         let written: BTreeMap<String, Vec<HoursInterval>> =
             serde_json::from_str(&row.hours).unwrap_or_default();
         let mut closures = Vec::new();
+        let mut holiday_orders = Vec::new();
         for (index, holiday) in by_hours
             .remove(&row.id)
             .unwrap_or_default()
@@ -306,14 +307,16 @@ pub async fn load(db: &Db, scope: &Scope, tenant: TenantId) -> Result<Routing> {
                 to: holiday.ends,
                 media_file_id,
             };
+            let order = i64::try_from(index).unwrap_or(i64::MAX - 1) + 1;
             if let Some(closure) = holiday.closure() {
                 closures.push(closure);
+                holiday_orders.push(order);
             }
             if media_file_id > 0 {
                 routing.links.entry(id.clone()).or_default().push(Link {
                     kind: "holiday".into(),
                     to: format!("media-file:{media_file_id}"),
-                    order: i64::try_from(index).unwrap_or(i64::MAX - 1) + 1,
+                    order,
                 });
             }
         }
@@ -323,6 +326,7 @@ pub async fn load(db: &Db, scope: &Scope, tenant: TenantId) -> Result<Routing> {
                 Schedule {
                     weekly: weekly_hours(&written),
                     closures,
+                    holiday_orders,
                     tz,
                 },
             );

@@ -224,11 +224,32 @@ pub async fn devices(db: &Db, tenant: TenantId, count: usize) -> Result<()> {
 /// The instant synthetic calls end at: 2026-11-01T00:00:00Z.
 pub const CALLS_END: i64 = 1_793_491_200;
 
+/// Every this many calls one passes through the synthetic queue.
+const QUEUED_EVERY: usize = 4;
+
 /// Inserts `count` calls into `tenant`, one every 86.4 seconds (a thousand a day) going
 /// back from [`CALLS_END`], so the last days hold the same calls whatever the count: a
 /// report of them costs the same in a tenant of ten thousand calls as of a million. Four
-/// in five are answered (waiting 1–60 s, talking 10–600 s), the rest missed.
-pub async fn calls(db: &Db, tenant: TenantId, count: usize) -> Result<()> {
+/// in five are answered (waiting 1–60 s, talking 10–600 s), the rest missed. With any
+/// calls, one queue is created and every fourth call passed through it (the report's
+/// queue filter has calls to find); answers that queue's id.
+pub async fn calls(db: &Db, tenant: TenantId, count: usize) -> Result<Option<i64>> {
+    if count == 0 {
+        return Ok(None);
+    }
+    let queue = Query::insert()
+        .into_table("queues")
+        .columns(["tenant_id", "name", "number"])
+        .values_panic([
+            Expr::val(tenant.get()),
+            Expr::val("Synthetic queue"),
+            Expr::val("8990"),
+        ])
+        .returning_col("id")
+        .take();
+    let mut tx = db.begin().await?;
+    let queue: i64 = tx.scalar(&queue).await?;
+    tx.commit().await?;
     let columns = [
         "tenant_id",
         "unique_id",
@@ -244,6 +265,7 @@ pub async fn calls(db: &Db, tenant: TenantId, count: usize) -> Result<()> {
         "duration",
         "billsec",
         "disposition",
+        "queue_id",
         "created_at",
     ];
     let mut written = 0;
@@ -286,6 +308,7 @@ pub async fn calls(db: &Db, tenant: TenantId, count: usize) -> Result<()> {
                     Expr::val(wait + talk),
                     Expr::val(talk),
                     Expr::val(if answered { "ANSWERED" } else { "NO ANSWER" }),
+                    Expr::val(i.is_multiple_of(QUEUED_EVERY).then_some(queue)),
                     Expr::val(start),
                 ]);
             }
@@ -294,5 +317,5 @@ pub async fn calls(db: &Db, tenant: TenantId, count: usize) -> Result<()> {
         }
         tx.commit().await?;
     }
-    Ok(())
+    Ok(Some(queue))
 }

@@ -153,6 +153,9 @@ pub struct Schedule {
     pub weekly: WeeklyHours,
     /// Its holidays as closures.
     pub closures: Vec<Closure>,
+    /// For each closure, the `order` of its holiday's `holiday` edge (an edge that exists
+    /// when the holiday plays a media file): on a holiday only that edge is taken.
+    pub holiday_orders: Vec<i64>,
     /// Its time zone.
     pub tz: Tz,
 }
@@ -308,7 +311,7 @@ fn mark_active(
     edges: &mut [Edge],
     at: DateTime<Utc>,
 ) {
-    let mut states: HashMap<String, Reason> = HashMap::new();
+    let mut states: HashMap<String, (Reason, &Schedule)> = HashMap::new();
     for (id, node) in nodes.iter_mut() {
         if let Some(s) = routing.schedules.get(id) {
             let status = schedule::status(&s.weekly, &s.closures, s.tz, at);
@@ -321,13 +324,20 @@ fn mark_active(
                 }
                 .to_owned(),
             );
-            states.insert(id.clone(), status.reason);
+            states.insert(id.clone(), (status.reason, s));
         }
     }
     let allowed = |edge: &Edge| match states.get(&edge.from) {
-        Some(reason) if scheduled(&edge.kind) => match edge.kind.as_str() {
+        Some((reason, schedule)) if scheduled(&edge.kind) => match edge.kind.as_str() {
             "open" => *reason == Reason::InsideHours,
-            "holiday" => matches!(reason, Reason::Holiday { .. }),
+            // Each holiday edge leads to that holiday's own media file: only the holiday
+            // in effect plays.
+            "holiday" => match reason {
+                Reason::Holiday { index, .. } => {
+                    schedule.holiday_orders.get(*index) == Some(&edge.order)
+                }
+                _ => false,
+            },
             _ => *reason != Reason::InsideHours,
         },
         _ => true,
@@ -673,6 +683,83 @@ mod tests {
         assert!(
             g.dot()
                 .contains("\"ivr:1\" -> \"extension:5\" [label=\"digit:1\"];")
+        );
+    }
+
+    #[test]
+    fn at_a_holiday_only_its_own_edge_is_taken() {
+        let mut r = routing(&[
+            ("number:1", "route", "business-hours:1"),
+            ("business-hours:1", "open", "ivr:1"),
+            ("business-hours:1", "closed", "voicemail:1"),
+        ]);
+        // The holidays at positions 1 and 3 play a file each; the one at 2 is not a
+        // closure (so closure indexes and edge orders differ).
+        for (order, file) in [(1, "media-file:10"), (3, "media-file:30")] {
+            r.nodes.insert(file.into(), node(file));
+            r.links
+                .get_mut("business-hours:1")
+                .expect("the business hours' links")
+                .push(Link {
+                    kind: "holiday".into(),
+                    to: file.into(),
+                    order,
+                });
+        }
+        let day = |d: &str| {
+            let date = chrono::NaiveDate::parse_from_str(d, "%F").expect("a date");
+            schedule::closure_for_date(d, date)
+        };
+        r.schedules.insert(
+            "business-hours:1".into(),
+            Schedule {
+                weekly: WeeklyHours::default(),
+                closures: vec![day("2026-12-25"), day("2027-01-01")],
+                holiday_orders: vec![1, 3],
+                tz: chrono_tz::UTC,
+            },
+        );
+        let active = |at: &str| -> Vec<(String, String)> {
+            build(
+                &r,
+                &Request {
+                    max_depth: 10,
+                    at: Some(at.parse().expect("an instant")),
+                    ..Request::default()
+                },
+            )
+            .edges
+            .into_iter()
+            .filter(|e| e.active == Some(true))
+            .map(|e| (e.kind, e.to))
+            .collect()
+        };
+        let taken = |edges: &[(&str, &str)]| -> Vec<(String, String)> {
+            edges
+                .iter()
+                .map(|(k, t)| ((*k).to_owned(), (*t).to_owned()))
+                .collect()
+        };
+        assert_eq!(
+            active("2027-01-01T12:00:00Z"),
+            taken(&[
+                ("route", "business-hours:1"),
+                ("closed", "voicemail:1"),
+                ("holiday", "media-file:30"),
+            ])
+        );
+        assert_eq!(
+            active("2026-12-25T12:00:00Z"),
+            taken(&[
+                ("route", "business-hours:1"),
+                ("closed", "voicemail:1"),
+                ("holiday", "media-file:10"),
+            ])
+        );
+        // Closed outside hours, no holiday: neither file plays.
+        assert_eq!(
+            active("2026-12-26T12:00:00Z"),
+            taken(&[("route", "business-hours:1"), ("closed", "voicemail:1")])
         );
     }
 

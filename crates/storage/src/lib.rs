@@ -7,4 +7,4 @@ pub mod kinds;
 pub mod signing;
 mod store;
 
-pub use store::{ObjectRange, Storage, StorageError, StoredObject};
+pub use store::{CONTENT_TYPE_DIR, ObjectRange, Storage, StorageError, StoredObject};

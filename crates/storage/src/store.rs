@@ -24,7 +24,7 @@ use crate::signing::UrlSigner;
 
 /// Folder (under a local store's root) holding each object's content type, mirroring the key layout.
 /// Object keys may not have segments starting with '.', so it never collides with an object.
-const CONTENT_TYPE_DIR: &str = ".content-type";
+pub const CONTENT_TYPE_DIR: &str = ".content-type";
 
 /// Longest object key accepted, in bytes (S3 allows 1024 including the prefix).
 const MAX_KEY_LEN: usize = 900;
@@ -244,16 +244,37 @@ impl Storage {
         }
     }
 
-    /// Every object's key, sorted (for copying a store into another): the keys `put`
-    /// took, without the S3 prefix and without the local store's content-type notes.
-    pub async fn keys(&self) -> Result<Vec<String>, StorageError> {
-        let (prefix, store) = match &self.inner.backend {
+    /// The store and the prefix its objects are listed under (the S3 prefix; none for a
+    /// local folder).
+    fn listing(&self) -> (Option<Path>, Arc<dyn ObjectStore>) {
+        match &self.inner.backend {
             Backend::Local { store, .. } => (None, store.clone() as Arc<dyn ObjectStore>),
             Backend::S3 { prefix, store, .. } => (
                 (!prefix.is_empty()).then(|| Path::from(prefix.as_str())),
                 store.clone() as Arc<dyn ObjectStore>,
             ),
-        };
+        }
+    }
+
+    /// Something the store holds — any file of the local folder, any object under the S3
+    /// prefix (the rest of the bucket aside) — or `None` when it holds nothing: whether it
+    /// is empty, found without listing it whole.
+    pub async fn any_entry(&self) -> Result<Option<String>, StorageError> {
+        let (prefix, store) = self.listing();
+        let first = store.list(prefix.as_ref()).next().await.transpose()?;
+        let strip = prefix.map(|p| format!("{p}/")).unwrap_or_default();
+        Ok(first.map(|meta| {
+            let location = meta.location.to_string();
+            location
+                .strip_prefix(&strip)
+                .map_or(location.clone(), str::to_owned)
+        }))
+    }
+
+    /// Every object's key, sorted (for copying a store into another): the keys `put`
+    /// took, without the S3 prefix and without the local store's content-type notes.
+    pub async fn keys(&self) -> Result<Vec<String>, StorageError> {
+        let (prefix, store) = self.listing();
         let metas: Vec<_> = store.list(prefix.as_ref()).try_collect().await?;
         let strip = prefix.map(|p| format!("{p}/")).unwrap_or_default();
         let mut keys: Vec<String> = metas
@@ -264,6 +285,12 @@ impl Storage {
             .collect();
         keys.sort();
         Ok(keys)
+    }
+
+    /// Whether `key` is one `put` accepts (relative, no segment starting with `.`, a safe
+    /// alphabet): a key listed in a bucket that is not was not written by this service.
+    pub fn valid_key(key: &str) -> bool {
+        check_key(key).is_ok()
     }
 
     /// Whether objects live in S3 (presigned URLs) rather than the local folder (URLs served by switchboard).
