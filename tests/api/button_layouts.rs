@@ -106,6 +106,31 @@ async fn every_rule_is_answered_at_its_key(app: TestApp) {
             "'body/keys' must hold index 1, the primary line",
         ]
     );
+    // Keys that the phone's file cannot make a line: Grandstream's past its fixed virtual
+    // keys (its screen and GBX20 keys included), a Cisco sidecar's.
+    for (model, index, last) in [
+        ("grandstream-grp2614", 5, 4),
+        ("grandstream-grp2614", 41, 4),
+        ("cisco-spa504g", 5, 4),
+    ] {
+        let errors = app
+            .post(
+                "/v2/admin/button-layouts/",
+                &token,
+                json!({"name": "Lines", "deviceModel": model, "keys": [
+                    {"index": 1, "type": "line"},
+                    {"index": index, "type": "line", "value": "1"},
+                ]}),
+            )
+            .await
+            .error(400, "ValidationError");
+        assert_eq!(
+            errors,
+            [format!(
+                "'body/keys/1/type' cannot be line at index {index}: {model} takes lines on keys 1 to {last} only"
+            )]
+        );
+    }
     assert_eq!(app.count("button_layouts", None).await, 0);
     assert_eq!(app.count("button_layout_keys", None).await, 0);
 }
