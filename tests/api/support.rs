@@ -660,6 +660,23 @@ impl TestApp {
         }
         panic!("jobs still pending after ten seconds");
     }
+
+    /// The `data` of every stored webhook event of `kind`, oldest first.
+    pub async fn event_data(&self, kind: &str) -> Vec<serde_json::Value> {
+        use sea_query::{Expr, ExprTrait, Query};
+        let select = Query::select()
+            .column("payload")
+            .from("webhook_events")
+            .and_where(Expr::col("type").eq(kind))
+            .order_by("id", sea_query::Order::Asc)
+            .take();
+        let rows: Vec<(String,)> = self.state.db.conn().fetch_all(&select).await.unwrap();
+        rows.into_iter()
+            .map(|(text,)| {
+                serde_json::from_str::<serde_json::Value>(&text).unwrap()["data"].clone()
+            })
+            .collect()
+    }
 }
 
 /// A signed link with the last character of its signature changed.
