@@ -506,6 +506,15 @@ pub fn fixture(name: &str) -> Vec<u8> {
 }
 
 impl TestApp {
+    /// Uploads the audio fixture `file` as a media file named after it, answering its id.
+    pub async fn upload_fixture(&self, token: &str, file: &str) -> i64 {
+        self.upload(token, &[("name", file)], Some((file, fixture(file))))
+            .await
+            .expect(200)["id"]
+            .as_i64()
+            .unwrap()
+    }
+
     /// Uploads a media file: `fields` as text parts, then `file` (if any) named `filename`.
     pub async fn upload(
         &self,
