@@ -14,9 +14,9 @@ For each backend (SQLite, PostgreSQL) and each size (default 10k, 100k, 1M):
 
 Prints a Markdown table per backend: p50 at each size and the ratio of the largest size
 to the smallest, then the verdicts it computes itself, one line each per backend: the
-worst ratio of the pages, sorts and filters (held to --max-ratio, default 2.0), and the
-worst ratio of the free-text searches on its own line (reported, not held to the goal:
-docs/benchmarks.md says why). At the largest size of the voicemail suite it also streams
+worst ratio of the pages, sorts and filters — and of the device list's searches by MAC —
+(held to --max-ratio, default 2.0), and the worst ratio of the free-text searches on its
+own line (reported, not held to the goal: docs/benchmarks.md says why). At the largest size of the voicemail suite it also streams
 the whole list (`paginated=0`) once and prints its size, time and the server's resident
 memory before and at its peak (VmRSS, sampled every 100 ms).
 Exits 1 when a page, sort or filter exceeds --max-ratio and 2 when the benchmark itself
@@ -42,7 +42,9 @@ reports ask for the last day and week, so they read the same calls at every size
 `--suite devices` measures the desk-phone list instead (issue 13: 100,000 devices per
 tenant within 2x of 1,000, search by MAC included): the sizes are devices, seeded with
 `switchboard demo --scale 0 --devices N`, and the searches name one seeded phone's MAC
-(`sampleDeviceMac` of the seeding's answer) in several notations.
+(`sampleDeviceMac` of the seeding's answer) in several notations. Those MAC searches
+(whole, in any notation, partial, a vendor's prefix) are held to the goal with the pages;
+only the search of a name is reported on its own line.
 
     python3 bench/list_latency.py --suite devices --sizes 1000,100000
     python3 bench/list_latency.py --short --binary target/debug/switchboard
@@ -88,13 +90,26 @@ QUERIES = [
 
 DEVICES = "/v2/admin/devices/"
 
+# What each suite's verdict holds to the goal.
+HELD = {
+    "voicemail": "pages, sorts and filters",
+    "devices": "pages, sorts, filters and MAC searches",
+    "calls": "pages, sorts and filters",
+}
+
 # The key under which a size's results carry the `paginated=0` measurement.
 STREAM = "paginated=0"
 
 
+# Searches held to the 2x goal like pages, sorts and filters: issue 13's goal names search
+# by MAC (whole in any notation, partial, a vendor's prefix), served by the MAC's indexes.
+HELD_SEARCHES = ("MAC", "OUI")
+
+
 def is_search(name: str) -> bool:
-    """Free-text searches are judged on a line of their own (not held to the 2x goal)."""
-    return "search" in name
+    """Free-text (name) searches are judged on a line of their own, not held to the 2x
+    goal; searches by MAC are held to it."""
+    return "search" in name and not any(held in name for held in HELD_SEARCHES)
 
 
 def device_queries(mac: str) -> list[tuple[str, str]]:
@@ -323,7 +338,7 @@ def main() -> int:
         ok = pages[0] <= args.max_ratio
         failed |= not ok
         verdicts.append(
-            f"{backend}: pages, sorts and filters: worst {pages[0]:.2f}x ({pages[1]}), goal ≤ {args.max_ratio}x: "
+            f"{backend}: {HELD[args.suite]}: worst {pages[0]:.2f}x ({pages[1]}), goal ≤ {args.max_ratio}x: "
             + ("PASS" if ok else "FAIL")
         )
         if searches[1]:

@@ -106,6 +106,31 @@ async fn every_rule_is_answered_at_its_key(app: TestApp) {
             "'body/keys' must hold index 1, the primary line",
         ]
     );
+    // Keys that the phone's file cannot make a line: Grandstream's past its fixed virtual
+    // keys (its screen and GBX20 keys included), a Cisco sidecar's.
+    for (model, index, last) in [
+        ("grandstream-grp2614", 5, 4),
+        ("grandstream-grp2614", 41, 4),
+        ("cisco-spa504g", 5, 4),
+    ] {
+        let errors = app
+            .post(
+                "/v2/admin/button-layouts/",
+                &token,
+                json!({"name": "Lines", "deviceModel": model, "keys": [
+                    {"index": 1, "type": "line"},
+                    {"index": index, "type": "line", "value": "1"},
+                ]}),
+            )
+            .await
+            .error(400, "ValidationError");
+        assert_eq!(
+            errors,
+            [format!(
+                "'body/keys/1/type' cannot be line at index {index}: {model} takes lines on keys 1 to {last} only"
+            )]
+        );
+    }
     assert_eq!(app.count("button_layouts", None).await, 0);
     assert_eq!(app.count("button_layout_keys", None).await, 0);
 }
@@ -232,6 +257,24 @@ async fn a_layout_serves_its_model_and_cannot_go_while_used(app: TestApp) {
     );
 
     let version = device["configVersion"].as_i64().unwrap();
+    // A second phone on the layout, and one without it, which the change leaves alone.
+    let second = app
+        .post(
+            "/v2/admin/devices/",
+            &token,
+            json!({"name": "Desk 2", "mac": "805ec0000061", "model": "yealink-t54w", "buttonLayoutId": yealink}),
+        )
+        .await
+        .expect(200);
+    let second_id = second["id"].as_i64().unwrap();
+    app.post(
+        "/v2/admin/devices/",
+        &token,
+        json!({"name": "Bare", "mac": "805ec0000062", "model": "yealink-t54w"}),
+    )
+    .await
+    .expect(200);
+    let before = app.event_data("DEVICE_CONFIG_CHANGED").await.len();
     app.patch(
         &format!("/v2/admin/button-layouts/{yealink}"),
         &token,
@@ -241,6 +284,19 @@ async fn a_layout_serves_its_model_and_cannot_go_while_used(app: TestApp) {
     .expect(200);
     let read = app.get(&path, &token).await.expect(200);
     assert_eq!(read["configVersion"], version + 1, "its layout changed");
+    let mut emitted = app.event_data("DEVICE_CONFIG_CHANGED").await[before..].to_vec();
+    emitted.sort_by_key(|event| event["deviceId"].as_i64());
+    assert_eq!(
+        emitted,
+        [
+            json!({"deviceId": id, "mac": "80:5e:c0:00:00:60", "configVersion": version + 1,
+                   "reason": "button-layout"}),
+            json!({"deviceId": second_id, "mac": "80:5e:c0:00:00:61",
+                   "configVersion": second["configVersion"].as_i64().unwrap() + 1,
+                   "reason": "button-layout"}),
+        ],
+        "one event for each phone using the layout, none for the others"
+    );
     app.patch(
         &format!("/v2/admin/button-layouts/{yealink}"),
         &token,
@@ -249,6 +305,9 @@ async fn a_layout_serves_its_model_and_cannot_go_while_used(app: TestApp) {
     .await
     .error(409, "Conflict");
 
+    app.delete(&format!("/v2/admin/devices/{second_id}"), &token)
+        .await
+        .expect(200);
     let refused = app
         .delete(&format!("/v2/admin/button-layouts/{yealink}"), &token)
         .await

@@ -494,7 +494,33 @@ async fn the_catalogue_lists_real_models(app: TestApp) {
     assert_eq!(t54w["provisioningFile"], "{mac}.cfg");
     assert_eq!(find("poly-vvx450")["provisioningFormat"], "polycom-xml");
     assert_eq!(find("cisco-spa504g")["expansionModules"][0]["keys"], 32);
-    assert_eq!(find("grandstream-grp2614")["vendor"], "Grandstream");
+    let grp2614 = find("grandstream-grp2614");
+    assert_eq!(grp2614["vendor"], "Grandstream");
+    assert_eq!(
+        grp2614["lineKeys"], 40,
+        "16 virtual keys and 24 screen keys"
+    );
+    assert_eq!(grp2614["maxKeys"], 40 + 4 * 40, "and four GBX20 of 40 keys");
+    assert_eq!(
+        grp2614["maxLineIndex"], 4,
+        "lines on its fixed virtual keys"
+    );
+    assert!(grp2614.get("virtualKeys").is_none(), "{grp2614}");
+    assert_eq!(
+        grp2614["keyTypes"],
+        json!([
+            "line",
+            "blf",
+            "speedDial",
+            "park",
+            "voicemail",
+            "pagingGroup",
+            "dnd",
+            "none"
+        ])
+    );
+    assert_eq!(t54w["maxLineIndex"], 27 + 180);
+    assert_eq!(find("cisco-spa504g")["maxLineIndex"], 4);
     let vendors: std::collections::BTreeSet<&str> = models
         .iter()
         .map(|m| m["vendor"].as_str().unwrap())

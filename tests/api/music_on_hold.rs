@@ -6,17 +6,9 @@ use serde_json::{Value, json};
 
 use crate::fixture::World;
 use crate::on_both_backends;
-use crate::support::{TestApp, fixture};
+use crate::support::TestApp;
 
 const PATH: &str = "/v2/admin/music-on-hold/";
-
-async fn upload(app: &TestApp, token: &str, file: &str) -> i64 {
-    app.upload(token, &[("name", file)], Some((file, fixture(file))))
-        .await
-        .expect(200)["id"]
-        .as_i64()
-        .unwrap()
-}
 
 fn files(ids: &[i64]) -> Value {
     Value::Array(
@@ -29,8 +21,8 @@ fn files(ids: &[i64]) -> Value {
 async fn create_read_and_play(app: TestApp) {
     let w = World::seed(&app).await;
     let a = app.login(w.admin_a).await;
-    let wav = upload(&app, &a, "tone.wav").await;
-    let mp3 = upload(&app, &a, "tone.mp3").await;
+    let wav = app.upload_fixture(&a, "tone.wav").await;
+    let mp3 = app.upload_fixture(&a, "tone.mp3").await;
     let created = app
         .post(
             PATH,
@@ -155,7 +147,7 @@ async fn create_read_and_play(app: TestApp) {
 async fn at_least_one_media_file(app: TestApp) {
     let w = World::seed(&app).await;
     let a = app.login(w.admin_a).await;
-    let wav = upload(&app, &a, "tone.wav").await;
+    let wav = app.upload_fixture(&a, "tone.wav").await;
     for path in [PATH, "/admin/music-on-hold/"] {
         let problems = app
             .post(
@@ -251,8 +243,8 @@ async fn other_tenants_are_out_of_reach(app: TestApp) {
     let w = World::seed(&app).await;
     let a = app.login(w.admin_a).await;
     let b = app.login(w.admin_b).await;
-    let wav_a = upload(&app, &a, "tone.wav").await;
-    let wav_b = upload(&app, &b, "tone.wav").await;
+    let wav_a = app.upload_fixture(&a, "tone.wav").await;
+    let wav_b = app.upload_fixture(&b, "tone.wav").await;
     // Another tenant's media file is refused as if it did not exist.
     let problems = app
         .post(
@@ -361,8 +353,8 @@ async fn other_tenants_are_out_of_reach(app: TestApp) {
 async fn media_files_in_use_cannot_be_deleted(app: TestApp) {
     let w = World::seed(&app).await;
     let a = app.login(w.admin_a).await;
-    let wav = upload(&app, &a, "tone.wav").await;
-    let mp3 = upload(&app, &a, "tone.mp3").await;
+    let wav = app.upload_fixture(&a, "tone.wav").await;
+    let mp3 = app.upload_fixture(&a, "tone.mp3").await;
     let created = app
         .post(
             PATH,
@@ -431,8 +423,8 @@ async fn one_default_per_tenant(app: TestApp) {
     let w = World::seed(&app).await;
     let a = app.login(w.admin_a).await;
     let b = app.login(w.admin_b).await;
-    let wav = upload(&app, &a, "tone.wav").await;
-    let wav_b = upload(&app, &b, "tone.wav").await;
+    let wav = app.upload_fixture(&a, "tone.wav").await;
+    let wav_b = app.upload_fixture(&b, "tone.wav").await;
     let body = |name: &str, default: bool| json!({"name": name, "isDefault": default, "routingDestinations": files(&[wav])});
     let first = app.post(PATH, &a, body("First", true)).await.expect(200);
     let second = app.post(PATH, &a, body("Second", true)).await.expect(200);

@@ -110,21 +110,6 @@ async fn report(app: &TestApp, job: &Value, attempt: &Value, outcome: &str) -> A
     .await
 }
 
-/// The `data` of every stored event of `kind`, oldest first.
-async fn events(app: &TestApp, kind: &str) -> Vec<Value> {
-    use sea_query::{Expr, ExprTrait, Query};
-    let select = Query::select()
-        .column("payload")
-        .from("webhook_events")
-        .and_where(Expr::col("type").eq(kind))
-        .order_by("id", sea_query::Order::Asc)
-        .take();
-    let rows: Vec<(String,)> = app.state.db.conn().fetch_all(&select).await.unwrap();
-    rows.into_iter()
-        .map(|(text,)| serde_json::from_str::<Value>(&text).unwrap()["data"].clone())
-        .collect()
-}
-
 /// Every recorded result of a campaign call emits CAMPAIGN_CALL_COMPLETED in its
 /// transaction, once, however often (or concurrently) it is reported; a refused result
 /// emits nothing. The type is registrable; `list-types` keeps the contract's eleven.
@@ -148,7 +133,7 @@ async fn campaign_results_emit_their_event(app: TestApp) {
         .find(|j| j["subjectId"] == first["id"])
         .unwrap()
         .clone();
-    assert!(events(&app, "CAMPAIGN_CALL_COMPLETED").await.is_empty());
+    assert!(app.event_data("CAMPAIGN_CALL_COMPLETED").await.is_empty());
 
     // Refused results emit nothing: an attempt never handed out, a job that is not one.
     report(&app, &job, &json!(7), "no-answer")
@@ -161,7 +146,7 @@ async fn campaign_results_emit_their_event(app: TestApp) {
     )
     .await
     .error(404, "NotFound");
-    assert!(events(&app, "CAMPAIGN_CALL_COMPLETED").await.is_empty());
+    assert!(app.event_data("CAMPAIGN_CALL_COMPLETED").await.is_empty());
 
     // The same result reported three times at once: recorded once, one event.
     let attempt = job["attempt"].clone();
@@ -175,7 +160,7 @@ async fn campaign_results_emit_their_event(app: TestApp) {
         .map(|answer| answer.expect(200)["recorded"].as_bool().unwrap())
         .collect();
     assert_eq!(recorded.iter().filter(|r| **r).count(), 1, "{recorded:?}");
-    let emitted = events(&app, "CAMPAIGN_CALL_COMPLETED").await;
+    let emitted = app.event_data("CAMPAIGN_CALL_COMPLETED").await;
     assert_eq!(emitted.len(), 1, "{emitted:?}");
     assert_eq!(
         emitted[0],
@@ -185,14 +170,14 @@ async fn campaign_results_emit_their_event(app: TestApp) {
     // A repeat afterwards changes nothing either.
     let again = report(&app, &job, &attempt, "no-answer").await.expect(200);
     assert_eq!(again["recorded"], false);
-    assert_eq!(events(&app, "CAMPAIGN_CALL_COMPLETED").await.len(), 1);
+    assert_eq!(app.event_data("CAMPAIGN_CALL_COMPLETED").await.len(), 1);
 
     // The other call opts out: its event says so.
     let other = jobs.iter().find(|j| j["subjectId"] != first["id"]).unwrap();
     report(&app, other, &other["attempt"], "opted-out")
         .await
         .expect(200);
-    let emitted = events(&app, "CAMPAIGN_CALL_COMPLETED").await;
+    let emitted = app.event_data("CAMPAIGN_CALL_COMPLETED").await;
     assert_eq!(emitted.len(), 2);
     assert_eq!(emitted[1]["status"], "opted-out");
     assert_eq!(emitted[1]["optedOut"], true);
@@ -983,7 +968,7 @@ async fn jobs_whose_leases_keep_running_out_are_given_up(app: TestApp) {
         .expect(200);
     assert_eq!(call["status"], "failed");
     assert_eq!(call["outcome"], "abandoned");
-    let emitted = events(&app, "CAMPAIGN_CALL_COMPLETED").await;
+    let emitted = app.event_data("CAMPAIGN_CALL_COMPLETED").await;
     assert_eq!(emitted.len(), 1, "{emitted:?}");
     assert_eq!(emitted[0]["outcome"], "abandoned");
     assert_eq!(emitted[0]["attempt"], 2);
@@ -993,7 +978,7 @@ async fn jobs_whose_leases_keep_running_out_are_given_up(app: TestApp) {
             .await
             .error(409, "Conflict");
     }
-    assert_eq!(events(&app, "CAMPAIGN_CALL_COMPLETED").await.len(), 1);
+    assert_eq!(app.event_data("CAMPAIGN_CALL_COMPLETED").await.len(), 1);
 
     // Retried by hand, the fax is handed out again (its count starts over) and sent.
     app.post(&format!("/v2/admin/faxes/{fax}/retry"), &admin, json!({}))

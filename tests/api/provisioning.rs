@@ -356,6 +356,10 @@ async fn the_grandstream_file_matches_its_golden_file(app: TestApp) {
                 {"index": 5, "type": "park", "value": "700"},
                 {"index": 6, "type": "voicemail"},
                 {"index": 7, "type": "pagingGroup", "value": group.to_string()},
+                {"index": 8, "type": "dnd", "label": "Quiet"},
+                {"index": 17, "type": "speedDial", "value": "*97", "label": "Screen 1"},
+                {"index": 41, "type": "speedDial", "value": "*98", "label": "GBX20 1"},
+                {"index": 200, "type": "park", "label": "Last"},
             ]}),
         )
         .await
@@ -411,6 +415,143 @@ async fn the_cisco_spa_file_matches_its_golden_file(app: TestApp) {
     golden("cisco-spa504g.xml", &body);
     let (status, _, _) = fetch(&app, "spa0014bf000008.xml", Some((&user, "nope"))).await;
     assert_eq!(status, 401);
+}
+
+/// A phone keeps every setting its file leaves out, so a key removed from a layout must
+/// be written back as unused: on each vendor, a key of the phone and a key of its
+/// expansion module, once set and then removed, reset their slots (the exact lines).
+async fn a_removed_key_is_cleared_on_every_vendors_phone(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    // model, MAC, file, the expansion key's index, and for the phone's key 3 and that
+    // expansion key: the lines with the key, then the lines once it is removed.
+    type Vendor = (
+        &'static str,
+        &'static str,
+        &'static str,
+        i64,
+        [&'static str; 2],
+        [&'static str; 2],
+    );
+    let vendors: [Vendor; 4] = [
+        (
+            "yealink-t54w",
+            "805ec0000071",
+            "805ec0000071.cfg",
+            28,
+            [
+                "linekey.3.type = 13\nlinekey.3.line = 1\nlinekey.3.value = *97\nlinekey.3.label = Desk\n",
+                "expansion_module.1.key.1.type = 13\nexpansion_module.1.key.1.line = 1\n\
+                 expansion_module.1.key.1.value = *98\nexpansion_module.1.key.1.label = Side\n",
+            ],
+            [
+                "linekey.3.type = 0\nlinekey.3.line = 1\nlinekey.3.value = \nlinekey.3.label = \n",
+                "expansion_module.1.key.1.type = 0\nexpansion_module.1.key.1.line = 1\n\
+                 expansion_module.1.key.1.value = \nexpansion_module.1.key.1.label = \n",
+            ],
+        ),
+        (
+            "poly-vvx450",
+            "64167f000072",
+            "phone64167f000072.cfg",
+            13,
+            [
+                "    lineKey.3.category=\"EFK\"\n    lineKey.3.index=\"1\"\n",
+                "    lineKey.13.category=\"EFK\"\n    lineKey.13.index=\"2\"\n",
+            ],
+            [
+                "    lineKey.3.category=\"Unassigned\"\n    lineKey.3.index=\"0\"\n",
+                "    lineKey.13.category=\"Unassigned\"\n    lineKey.13.index=\"0\"\n",
+            ],
+        ),
+        (
+            "grandstream-grp2614",
+            "c074ad000073",
+            "cfgc074ad000073.xml",
+            41,
+            [
+                "    <P1367>0</P1367>\n    <P1368>0</P1368>\n    <P1469>Desk</P1469>\n    <P1470>*97</P1470>\n",
+                "    <P23000>0</P23000>\n    <P23001>0</P23001>\n    <P23002>Side</P23002>\n    <P23003>*98</P23003>\n",
+            ],
+            [
+                "    <P1367>-1</P1367>\n    <P1368>0</P1368>\n    <P1469></P1469>\n    <P1470></P1470>\n",
+                "    <P23000>-1</P23000>\n    <P23001>0</P23001>\n    <P23002></P23002>\n    <P23003></P23003>\n",
+            ],
+        ),
+        (
+            "cisco-spa504g",
+            "0014bf000074",
+            "spa0014bf000074.xml",
+            5,
+            [
+                "  <Extension_3_>Disabled</Extension_3_>\n  <Short_Name_3_>Desk</Short_Name_3_>\n  \
+                 <Extended_Function_3_>fnc=sd;ext=*97@127.0.0.1;nme=Desk</Extended_Function_3_>\n",
+                "  <Unit_1_Key_1_>fnc=sd;ext=*98@127.0.0.1;nme=Side</Unit_1_Key_1_>\n",
+            ],
+            [
+                "  <Extension_3_>Disabled</Extension_3_>\n  <Short_Name_3_></Short_Name_3_>\n  \
+                 <Extended_Function_3_></Extended_Function_3_>\n",
+                "  <Unit_1_Key_1_></Unit_1_Key_1_>\n",
+            ],
+        ),
+    ];
+    for (model, mac, file, expansion, with, without) in vendors {
+        let layout = app
+            .post(
+                "/v2/admin/button-layouts/",
+                &token,
+                json!({"name": model, "deviceModel": model, "keys": [
+                    {"index": 1, "type": "line"},
+                    {"index": 3, "type": "speedDial", "value": "*97", "label": "Desk"},
+                    {"index": expansion, "type": "speedDial", "value": "*98", "label": "Side"},
+                ]}),
+            )
+            .await
+            .expect(200)["id"]
+            .as_i64()
+            .unwrap();
+        let device = app
+            .post(
+                "/v2/admin/devices/",
+                &token,
+                json!({"name": model, "mac": mac, "model": model, "lines": [w.ext_a],
+                       "buttonLayoutId": layout}),
+            )
+            .await
+            .expect(200);
+        let (user, password) = credentials(&device);
+        let (status, _, body) = fetch(&app, file, Some((&user, &password))).await;
+        assert_eq!(status, 200, "{model}: {body}");
+        for lines in with {
+            assert!(body.contains(lines), "{model} lacks\n{lines}in\n{body}");
+        }
+        for lines in without {
+            assert!(!body.contains(lines), "{model}: already\n{lines}");
+        }
+        app.patch(
+            &format!("/v2/admin/button-layouts/{layout}"),
+            &token,
+            json!({"keys": [{"index": 1, "type": "line"}]}),
+        )
+        .await
+        .expect(200);
+        let (status, _, body) = fetch(&app, file, Some((&user, &password))).await;
+        assert_eq!(status, 200, "{model}: {body}");
+        assert!(
+            body.contains("configuration version 2\n")
+                || body.contains("configuration version 2 -->"),
+            "{model}: {body}"
+        );
+        for lines in without {
+            assert!(
+                body.contains(lines),
+                "{model}: the removed key's slot is not reset\n{lines}in\n{body}"
+            );
+        }
+        for lines in with {
+            assert!(!body.contains(lines), "{model}: still\n{lines}");
+        }
+    }
 }
 
 /// The `WWW-Authenticate` challenges of a 401, in order.
@@ -852,4 +993,5 @@ on_both_backends!(
     the_polycom_files_match_their_golden_files,
     the_grandstream_file_matches_its_golden_file,
     the_cisco_spa_file_matches_its_golden_file,
+    a_removed_key_is_cleared_on_every_vendors_phone,
 );

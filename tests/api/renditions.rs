@@ -1,6 +1,7 @@
 //! Telephony renditions: every uploaded media file gets an 8 kHz 16-bit mono WAV made once
 //! at upload (Ogg Opus through opusdec), audio that cannot be decoded is refused with 415
-//! and nothing is stored, media files name the voice that rendered them, and
+//! and nothing is stored, files stored before renditions get theirs in the background (or
+//! the reason they cannot), media files name the voice that rendered them, and
 //! `/media-files/{id}` answers as the admin path does.
 
 use serde_json::{Value, json};
@@ -26,7 +27,13 @@ async fn assert_rendition(app: &TestApp, token: &str, file: &str) -> Value {
     let url = media["renditionUrl"]
         .as_str()
         .unwrap_or_else(|| panic!("{file}: {media}"));
-    let wav = fetch(app, url).await;
+    assert_telephony_wav(&fetch(app, url).await, file);
+    media
+}
+
+/// `wav` is a playable 8 kHz 16-bit mono WAV of the 1.5 s tone (decodable, the right
+/// length, not silence).
+fn assert_telephony_wav(wav: &[u8], file: &str) {
     assert_eq!(&wav[..4], b"RIFF", "{file}");
     assert_eq!(u16::from_le_bytes([wav[22], wav[23]]), 1, "{file}: mono");
     assert_eq!(
@@ -41,7 +48,7 @@ async fn assert_rendition(app: &TestApp, token: &str, file: &str) -> Value {
         wav.len() - 8,
         "{file}"
     );
-    let pcm = rendition::decode(&wav).unwrap();
+    let pcm = rendition::decode(wav).unwrap();
     assert_eq!(pcm.sample_rate, 8_000, "{file}");
     assert!(
         (pcm.duration_seconds() - 1.5).abs() < 0.06,
@@ -50,7 +57,6 @@ async fn assert_rendition(app: &TestApp, token: &str, file: &str) -> Value {
     );
     let rms = (pcm.samples.iter().map(|s| s * s).sum::<f32>() / pcm.samples.len() as f32).sqrt();
     assert!(rms > 0.05, "{file}: rms {rms}");
-    media
 }
 
 async fn every_decodable_upload_gets_a_telephony_rendition(app: TestApp) {
@@ -268,10 +274,243 @@ async fn a_media_file_names_the_voice_that_rendered_it(app: TestApp) {
     assert_eq!(app.count("media_files", None).await, 2);
 }
 
+/// The stored keys of media file `id`: its audio's and its rendition's.
+async fn keys(app: &TestApp, id: i64) -> (String, Option<String>) {
+    use sea_query::{Expr, ExprTrait, Query};
+    let select = Query::select()
+        .columns(["object_key", "rendition_key"])
+        .from("media_files")
+        .and_where(Expr::col("id").eq(id))
+        .take();
+    app.state.db.conn().fetch_one(&select).await.unwrap()
+}
+
+/// Makes media file `id` one stored before renditions (as migration 0020 left them): no
+/// rendition key, no rendition object.
+async fn make_old(app: &TestApp, id: i64) {
+    use sea_query::{Expr, ExprTrait, Query};
+    let (_, rendition) = keys(app, id).await;
+    let update = Query::update()
+        .table("media_files")
+        .value("rendition_key", Option::<String>::None)
+        .and_where(Expr::col("id").eq(id))
+        .take();
+    app.state.db.conn().execute(&update).await.unwrap();
+    app.state
+        .storage
+        .delete(&rendition.expect("made at upload"))
+        .await
+        .unwrap();
+}
+
+/// Media file `id` once the background work has dealt with it (a rendition or the reason
+/// it has none), within ten seconds.
+async fn backfilled(app: &TestApp, token: &str, id: i64) -> Value {
+    for _ in 0..200 {
+        let media = app
+            .get(&format!("/v2/admin/media-files/{id}"), token)
+            .await
+            .expect(200);
+        if !media["renditionUrl"].is_null() || !media["renditionError"].is_null() {
+            return media;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("media file {id} got no rendition in ten seconds");
+}
+
+/// The rendition jobs in the job table, in any state.
+async fn rendition_jobs(app: &TestApp) -> i64 {
+    app.count("jobs", Some(("kind", "media.rendition"))).await
+}
+
+/// Media files stored before renditions (`rendition_key` NULL) get one in the background,
+/// made as an upload's and recorded once: the answer and the playlist then serve the 8 kHz
+/// WAV, not the original.
+async fn old_files_get_their_rendition_in_the_background(app: TestApp) {
+    old_files_are_backfilled(&app, &["tone.mp3", "tone.ogg", "tone.wav"]).await;
+}
+
+/// An Ogg Opus file stored before opusdec decoded uploads gets its rendition through it.
+async fn an_old_opus_file_gets_its_rendition_in_the_background(app: TestApp) {
+    old_files_are_backfilled(&app, &["tone.opus"]).await;
+}
+
+async fn old_files_are_backfilled(app: &TestApp, files: &[&str]) {
+    let w = World::seed(app).await;
+    let token = app.login(w.admin_a).await;
+    let mut ids = Vec::new();
+    for file in files {
+        ids.push(app.upload_fixture(&token, file).await);
+    }
+    let hold = app
+        .post(
+            "/v2/admin/music-on-hold/",
+            &token,
+            json!({"name": "Old", "routingDestinations": ids.iter()
+                .map(|id| json!({"id": id, "destType": "MEDIA_FILE"}))
+                .collect::<Vec<_>>()}),
+        )
+        .await
+        .expect(200)["id"]
+        .as_i64()
+        .unwrap();
+    for &id in &ids {
+        make_old(app, id).await;
+    }
+    for (&id, file) in ids.iter().zip(files) {
+        let media = backfilled(app, &token, id).await;
+        assert_eq!(media["renditionError"], Value::Null, "{file}: {media}");
+        let url = media["renditionUrl"].as_str().unwrap();
+        assert_telephony_wav(&fetch(app, url).await, file);
+        // Named as an upload's rendition, beside its original.
+        let (object, rendition) = keys(app, id).await;
+        let stem = object.rsplit_once('.').unwrap().0;
+        assert_eq!(rendition, Some(format!("{stem}.telephony.wav")), "{file}");
+    }
+    let playlist = app
+        .get(&format!("/v2/admin/music-on-hold/{hold}/playlist"), &token)
+        .await
+        .expect(200);
+    let entries = playlist["files"].as_array().unwrap();
+    assert_eq!(entries.len(), files.len());
+    for (entry, file) in entries.iter().zip(files) {
+        assert_eq!(entry["contentType"], "audio/wav", "{file}");
+        assert_telephony_wav(&fetch(app, entry["url"].as_str().unwrap()).await, file);
+    }
+    // Each made once: an original and one rendition a file, no job left behind.
+    app.jobs_done().await;
+    assert_eq!(rendition_jobs(app).await, 0);
+    assert_eq!(
+        app.stored_objects(&format!("tenants/{}/media", w.tenant_a))
+            .len(),
+        2 * files.len()
+    );
+}
+
+/// An old file whose audio cannot be decoded is recorded as such — said in its answer —
+/// and not tried again; it keeps being played as it is.
+async fn an_undecodable_old_file_is_reported_and_not_retried(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let id = app.upload_fixture(&token, "tone.wav").await;
+    let hold = app
+        .post(
+            "/v2/admin/music-on-hold/",
+            &token,
+            json!({"name": "Old", "routingDestinations": [{"id": id, "destType": "MEDIA_FILE"}]}),
+        )
+        .await
+        .expect(200)["id"]
+        .as_i64()
+        .unwrap();
+    // Stored before renditions, as a WAV of a codec no decoder here has (GSM 6.10).
+    let (object, _) = keys(&app, id).await;
+    app.state
+        .storage
+        .put(&object, gsm_wav().into(), "audio/wav")
+        .await
+        .unwrap();
+    make_old(&app, id).await;
+    let media = backfilled(&app, &token, id).await;
+    assert_eq!(media["renditionUrl"], Value::Null, "{media}");
+    let reason = media["renditionError"].as_str().unwrap();
+    assert!(
+        reason.starts_with("the audio cannot be decoded"),
+        "{reason}"
+    );
+    // Played as it is.
+    let playlist = app
+        .get(&format!("/v2/admin/music-on-hold/{hold}/playlist"), &token)
+        .await
+        .expect(200);
+    assert_eq!(playlist["files"][0]["contentType"], "audio/wav");
+    assert_eq!(
+        fetch(&app, playlist["files"][0]["url"].as_str().unwrap()).await,
+        gsm_wav()
+    );
+    // Not queued again, however many sweeps pass (one a second here).
+    app.jobs_done().await;
+    tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
+    assert_eq!(rendition_jobs(&app).await, 0);
+    assert_eq!(app.count("jobs", None).await, 0);
+    let again = app
+        .get(&format!("/v2/admin/media-files/{id}"), &token)
+        .await
+        .expect(200);
+    assert_eq!(again["renditionError"], reason);
+    // Deleting it removes its audio, the only object it has.
+    app.delete(&format!("/v2/admin/music-on-hold/{hold}"), &token)
+        .await
+        .expect(200);
+    app.delete(&format!("/v2/admin/media-files/{id}"), &token)
+        .await
+        .expect(200);
+    app.jobs_done().await;
+    assert_eq!(
+        app.stored_objects(&format!("tenants/{}/media", w.tenant_a)),
+        Vec::<String>::new()
+    );
+}
+
+/// Processes sweeping at once queue one job per file: a file whose job is queued (here
+/// not due for an hour, so the background work leaves it) is not queued again by any
+/// sweep, and a second job for it is refused by the unique index.
+async fn one_rendition_job_per_file_however_many_sweep(app: TestApp) {
+    use sea_query::{Expr, ExprTrait, Query};
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let id = app.upload_fixture(&token, "tone.wav").await;
+    let db = &app.state.db;
+    let later = chrono::Utc::now().timestamp() + 3600;
+    let job = || {
+        Query::insert()
+            .into_table("jobs")
+            .columns(["kind", "payload", "run_at", "created_at"])
+            .values_panic([
+                "media.rendition".into(),
+                switchboard_db::media_files::rendition_payload(id).into(),
+                later.into(),
+                later.into(),
+            ])
+            .take()
+    };
+    db.conn().execute(&job()).await.unwrap();
+    make_old(&app, id).await;
+    let now = chrono::Utc::now().timestamp();
+    for _ in 0..2 {
+        let queued = switchboard_db::media_files::queue_missing_renditions(db, now, 10).await;
+        assert_eq!(queued.unwrap(), 0);
+    }
+    assert!(
+        db.conn().execute(&job()).await.is_err(),
+        "a second job for the file"
+    );
+    // The background sweeps (one a second) leave it alone too.
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    assert_eq!(rendition_jobs(&app).await, 1);
+    assert_eq!(keys(&app, id).await.1, None);
+    // Once due, the one job makes the rendition.
+    let due = Query::update()
+        .table("jobs")
+        .value("run_at", now)
+        .and_where(Expr::col("kind").eq("media.rendition"))
+        .take();
+    db.conn().execute(&due).await.unwrap();
+    let media = backfilled(&app, &token, id).await;
+    assert!(media["renditionUrl"].is_string(), "{media}");
+    app.jobs_done().await;
+    assert_eq!(rendition_jobs(&app).await, 0);
+}
+
 on_both_backends!(
+    old_files_get_their_rendition_in_the_background,
+    an_undecodable_old_file_is_reported_and_not_retried,
+    one_rendition_job_per_file_however_many_sweep,
     every_decodable_upload_gets_a_telephony_rendition,
     undecodable_audio_is_refused_and_not_stored,
     the_unversioned_path_answers_as_the_admin_path,
 );
 on_both_backends!(needs switchboard_testing::ESPEAK_NG; a_media_file_names_the_voice_that_rendered_it);
 on_both_backends!(needs switchboard_testing::OPUSDEC; an_opus_upload_gets_a_telephony_rendition);
+on_both_backends!(needs switchboard_testing::OPUSDEC; an_old_opus_file_gets_its_rendition_in_the_background);

@@ -506,6 +506,15 @@ pub fn fixture(name: &str) -> Vec<u8> {
 }
 
 impl TestApp {
+    /// Uploads the audio fixture `file` as a media file named after it, answering its id.
+    pub async fn upload_fixture(&self, token: &str, file: &str) -> i64 {
+        self.upload(token, &[("name", file)], Some((file, fixture(file))))
+            .await
+            .expect(200)["id"]
+            .as_i64()
+            .unwrap()
+    }
+
     /// Uploads a media file: `fields` as text parts, then `file` (if any) named `filename`.
     pub async fn upload(
         &self,
@@ -659,6 +668,23 @@ impl TestApp {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         panic!("jobs still pending after ten seconds");
+    }
+
+    /// The `data` of every stored webhook event of `kind`, oldest first.
+    pub async fn event_data(&self, kind: &str) -> Vec<serde_json::Value> {
+        use sea_query::{Expr, ExprTrait, Query};
+        let select = Query::select()
+            .column("payload")
+            .from("webhook_events")
+            .and_where(Expr::col("type").eq(kind))
+            .order_by("id", sea_query::Order::Asc)
+            .take();
+        let rows: Vec<(String,)> = self.state.db.conn().fetch_all(&select).await.unwrap();
+        rows.into_iter()
+            .map(|(text,)| {
+                serde_json::from_str::<serde_json::Value>(&text).unwrap()["data"].clone()
+            })
+            .collect()
     }
 }
 

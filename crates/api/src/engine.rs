@@ -101,9 +101,10 @@ pub async fn gsm_to_wav(bytes: Bytes, kind: Gsm) -> Result<Vec<u8>, String> {
         "8000",
         "-",
     ];
-    let pcm = crate::decoder::run(SOX, &args, bytes, MAX_DECODED_BYTES, SOX_TIMEOUT)
-        .await
-        .map_err(|e| e.to_string())?;
+    let pcm =
+        switchboard_storage::audio::decoder::run(SOX, &args, bytes, MAX_DECODED_BYTES, SOX_TIMEOUT)
+            .await
+            .map_err(|e| e.to_string())?;
     Ok(pcm_wav(&pcm))
 }
 

@@ -5,7 +5,6 @@ pub mod admission;
 pub mod audit;
 pub mod auth;
 pub mod client;
-pub mod decoder;
 pub mod docs;
 pub mod engine;
 pub mod error;

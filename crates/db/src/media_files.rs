@@ -1,7 +1,7 @@
 //! Media files: their rows (the audio itself lives in object storage under `object_key`)
 //! and what uses them.
 
-use sea_query::{Expr, ExprTrait, Query, SelectStatement};
+use sea_query::{Expr, ExprTrait, OnConflict, Order, Query, SelectStatement};
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{MediaFileId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
@@ -38,9 +38,12 @@ pub struct MediaFileRow {
     pub multilingual_text: Option<String>,
     /// The voice that rendered it; `None` for recorded audio.
     pub voice_id: Option<String>,
-    /// Its 8 kHz mono WAV telephony rendition; `None` for Ogg Opus (no decoder yet) and
-    /// files stored before renditions.
+    /// Its 8 kHz mono WAV telephony rendition; `None` for files stored before renditions
+    /// (and Ogg Opus files stored before opusdec decoded them) until the backfill makes
+    /// one.
     pub rendition_key: Option<String>,
+    /// Why it has no rendition: its audio could not be converted when the backfill tried.
+    pub rendition_error: Option<String>,
 }
 
 impl MediaFileRow {
@@ -88,6 +91,7 @@ fn select(scope: &Scope) -> SelectStatement {
             "multilingual_text",
             "voice_id",
             "rendition_key",
+            "rendition_error",
         ])
         .from("media_files")
         .cond_where(scope::tenants(scope, Expr::col("tenant_id")))
@@ -183,4 +187,111 @@ pub async fn delete(db: &Db, scope: &Scope, id: MediaFileId) -> Result<MediaFile
         },
     )
     .await
+}
+
+/// The job that makes the telephony rendition of a media file stored without one:
+/// `{"mediaFileId": …}`, at most one per file (a unique index, migration 0034).
+pub const RENDITION: &str = "media.rendition";
+
+/// The payload of the [`RENDITION`] job of media file `id`, as its unique index reads it.
+pub fn rendition_payload(id: i64) -> String {
+    serde_json::json!({ "mediaFileId": id }).to_string()
+}
+
+/// Queues a [`RENDITION`] job, due at `now`, for at most `limit` media files without a
+/// rendition, without a recorded reason for lacking one and without such a job already
+/// (a failed one, given up, included: an operator clears it to try again); answers how
+/// many were queued. A read first, so a sweep with nothing owed takes no write lock; the
+/// inserts of processes sweeping at once meet the unique index and do nothing.
+pub async fn queue_missing_renditions(db: &Db, now: i64, limit: u64) -> Result<u64> {
+    // `{"mediaFileId":N}`, written as `rendition_payload` writes it.
+    let payload = Expr::cust(r#"'{"mediaFileId":' || media_files.id || '}'"#);
+    let queued = Query::select()
+        .expr(Expr::val(1))
+        .from("jobs")
+        .and_where(Expr::col(("jobs", "kind")).eq(Expr::cust("'media.rendition'")))
+        .and_where(Expr::col(("jobs", "payload")).eq(payload))
+        .take();
+    let owed = Query::select()
+        .column(("media_files", "id"))
+        .from("media_files")
+        .and_where(Expr::col(("media_files", "rendition_key")).is_null())
+        .and_where(Expr::col(("media_files", "rendition_error")).is_null())
+        .and_where(Expr::exists(queued).not())
+        .order_by(("media_files", "id"), Order::Asc)
+        .limit(limit)
+        .take();
+    let ids: Vec<(i64,)> = db.conn().fetch_all(&owed).await?;
+    let mut count = 0;
+    for (id,) in ids {
+        let insert = Query::insert()
+            .into_table("jobs")
+            .columns(["kind", "payload", "run_at", "created_at"])
+            .values_panic([
+                RENDITION.into(),
+                rendition_payload(id).into(),
+                now.into(),
+                now.into(),
+            ])
+            .on_conflict(
+                OnConflict::column("payload")
+                    .target_and_where(Expr::cust("kind = 'media.rendition'"))
+                    .do_nothing()
+                    .to_owned(),
+            )
+            .take();
+        count += db.conn().execute(&insert).await?;
+    }
+    Ok(count)
+}
+
+/// What the backfill needs of a media file still owed a rendition: its audio's key.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct Owed {
+    /// Where its audio is in object storage.
+    pub object_key: String,
+}
+
+/// Media file `id` if it still has no rendition nor a recorded reason for lacking one
+/// (`None`: deleted, or done meanwhile).
+pub async fn owed_rendition(db: &Db, id: i64) -> Result<Option<Owed>> {
+    let select = Query::select()
+        .column("object_key")
+        .from("media_files")
+        .and_where(Expr::col("id").eq(id))
+        .and_where(Expr::col("rendition_key").is_null())
+        .and_where(Expr::col("rendition_error").is_null())
+        .take();
+    db.conn().fetch_optional(&select).await
+}
+
+/// Records `key` as media file `id`'s rendition and keeps its object (cancels `pledge`,
+/// its pledged deletion), in one transaction; `false` (nothing recorded, the pledge left
+/// to delete the object) when the file is gone or got a rendition meanwhile.
+pub async fn record_rendition(db: &Db, id: i64, key: &str, pledge: i64) -> Result<bool> {
+    let update = Query::update()
+        .table("media_files")
+        .value("rendition_key", key)
+        .and_where(Expr::col("id").eq(id))
+        .and_where(Expr::col("rendition_key").is_null())
+        .take();
+    let mut tx = db.begin().await?;
+    if tx.execute(&update).await? == 0 {
+        return Ok(false);
+    }
+    crate::jobs::keep_object(&mut tx, pledge).await?;
+    tx.commit().await?;
+    Ok(true)
+}
+
+/// Records why media file `id`'s audio cannot have a rendition, so it is not tried again.
+pub async fn record_rendition_error(db: &Db, id: i64, reason: &str) -> Result<()> {
+    let update = Query::update()
+        .table("media_files")
+        .value("rendition_error", reason)
+        .and_where(Expr::col("id").eq(id))
+        .and_where(Expr::col("rendition_key").is_null())
+        .take();
+    db.conn().execute(&update).await?;
+    Ok(())
 }

@@ -316,16 +316,11 @@ pub fn yealink(config: &PhoneConfig, model: &DeviceModel) -> String {
     set("local_time.time_zone".into(), &yealink_offset(offset));
     set("local_time.summer_time".into(), if dst { "2" } else { "0" });
     let keys = config.keys.clone().unwrap_or_else(|| default_keys(config));
-    let module_keys = model.expansion_modules.first().map_or(0, |m| m.keys);
-    // Every key of the phone is written, unused ones as N/A, so a key removed from the
-    // layout is cleared on the phone too; expansion keys only where the layout has one.
-    let mut indexes: Vec<i64> = (1..=model.line_keys).collect();
-    indexes.extend(
-        keys.iter()
-            .map(|k| k.index)
-            .filter(|i| *i > model.line_keys),
-    );
-    for index in indexes {
+    let module_keys = model.module_keys();
+    // Every key of the phone and of its expansion modules is written, unused ones as
+    // N/A: a phone keeps a setting the file leaves out, so a key removed from the layout
+    // is cleared on the phone only by saying so.
+    for index in 1..=model.max_keys {
         let key = keys.iter().find(|k| k.index == index);
         let prefix = if index <= model.line_keys {
             format!("linekey.{index}")
@@ -337,7 +332,7 @@ pub fn yealink(config: &PhoneConfig, model: &DeviceModel) -> String {
                 n % module_keys + 1
             )
         } else {
-            continue;
+            break;
         };
         let kind = key.map_or("none", |k| k.kind.as_str());
         set(format!("{prefix}.type"), &yealink_type(kind).to_string());
@@ -439,13 +434,9 @@ pub fn polycom_phone(config: &PhoneConfig, model: &DeviceModel) -> String {
     let mut attendant = Vec::new();
     let mut efk = Vec::new();
     let mut line_keys = vec![("lineKey.reassignment.enabled".to_owned(), "1".to_owned())];
-    let mut indexes: Vec<i64> = (1..=model.line_keys).collect();
-    indexes.extend(
-        keys.iter()
-            .map(|k| k.index)
-            .filter(|i| *i > model.line_keys),
-    );
-    for index in indexes {
+    // Every key of the phone and of its expansion modules (which continue its
+    // numbering), unused ones Unassigned.
+    for index in 1..=model.max_keys {
         let key = keys.iter().find(|k| k.index == index);
         let (category, target) = match key.map(|k| (k.kind.as_str(), k)) {
             Some(("line", k)) => ("Line", k.value.clone().unwrap_or_else(|| "1".into())),
@@ -536,23 +527,64 @@ fn grandstream_account(n: i64) -> Option<[u32; 7]> {
     Some([1, 17, 2, 4, 5, 6, 7].map(|offset| base + offset))
 }
 
-/// Grandstream's key modes (GRP line keys): 0 Line, 2 Speed Dial, 3 BLF, 8 Voicemail,
-/// 11 Call Park; a paging group is a speed dial of its number, as on the other vendors
-/// (Grandstream's own paging is RTP multicast).
-fn grandstream_mode(kind: &str) -> Option<u8> {
+/// Grandstream's key modes, as Grandstream's configuration template for the GRP261x
+/// (firmware 1.0.5.15) lists them for virtual keys (VPKs), screen keys (MPKs) and the
+/// GBX20's keys alike: None -1, Speed Dial 0, BLF 1, Voice Mail 6, Call Park 9, DND 22,
+/// and Line 31 (virtual keys only; the layout rules keep lines on the fixed ones). A
+/// paging group is a speed dial of its number, as on the other vendors (Grandstream's own
+/// paging is RTP multicast).
+fn grandstream_mode(kind: &str) -> i8 {
     match kind {
-        "line" => Some(0),
-        "speedDial" | "pagingGroup" => Some(2),
-        "blf" => Some(3),
-        "voicemail" => Some(8),
-        "park" => Some(11),
-        _ => None,
+        "line" => 31,
+        "speedDial" | "pagingGroup" => 0,
+        "blf" => 1,
+        "voicemail" => 6,
+        "park" => 9,
+        "dnd" => 22,
+        _ => -1,
     }
 }
 
+/// The P-values of key `index` (from 1) of `model` — its mode, account, description and
+/// value — as the GRP261x template numbers them: virtual keys 1–6 at `P1363+2n`,
+/// `P1364+2n`, `P1465+2n`, `P1466+2n` and 7 on at `P23800+4n`…; then the screen keys
+/// (MPK 1–7 at `P323+n` with `P301+3n`…, 8–18 at `P353+4n`…, 19–24 at `P1440+4n`…);
+/// then the GBX20 keys, 40 a module, at `P23000+5n`….
+fn grandstream_key(model: &DeviceModel, index: i64) -> Option<[u32; 4]> {
+    let four = |base: i64| -> Option<[u32; 4]> {
+        let base = u32::try_from(base).ok()?;
+        Some([base, base + 1, base + 2, base + 3])
+    };
+    if index < 1 {
+        return None;
+    }
+    if index <= model.virtual_keys {
+        if index <= 6 {
+            let n = u32::try_from(index - 1).ok()?;
+            return Some([1363 + 2 * n, 1364 + 2 * n, 1465 + 2 * n, 1466 + 2 * n]);
+        }
+        return four(23800 + 4 * (index - 7));
+    }
+    if index <= model.line_keys {
+        let m = index - model.virtual_keys;
+        return match m {
+            1..=7 => {
+                let n = u32::try_from(m - 1).ok()?;
+                Some([323 + n, 301 + 3 * n, 302 + 3 * n, 303 + 3 * n])
+            }
+            8..=18 => four(353 + 4 * (m - 8)),
+            19..=24 => four(1440 + 4 * (m - 19)),
+            _ => None,
+        };
+    }
+    let e = index - model.line_keys;
+    (e <= 160).then(|| four(23000 + 5 * (e - 1))).flatten()
+}
+
 /// Renders Grandstream's `cfg<mac>.xml` (the `gs_provision` XML of P-values) for `config`
-/// on `model`: accounts, the phone's line keys of the layout, and the clock as a POSIX
-/// rule (`P64` `customize` with `P246`).
+/// on `model`: accounts, every key of the phone and of its expansion modules (unused
+/// ones None, so a key removed from the layout is cleared on the phone too), and the
+/// clock as a POSIX rule (`P64` `customize` with `P246`).
 pub fn grandstream(config: &PhoneConfig, model: &DeviceModel) -> String {
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     out.push_str(&format!(
@@ -596,20 +628,24 @@ pub fn grandstream(config: &PhoneConfig, model: &DeviceModel) -> String {
     set(64, "customize");
     set(246, &posix_tz(&rule));
     let keys = config.keys.clone().unwrap_or_else(|| default_keys(config));
-    for key in keys.iter().filter(|k| k.index <= model.line_keys) {
-        let Some(mode) = grandstream_mode(&key.kind) else {
-            continue;
+    // Every key in order: the template warns that a dynamic virtual key left out drops
+    // every one after it.
+    for index in 1..=model.max_keys {
+        let Some([mode, account, label, value]) = grandstream_key(model, index) else {
+            break;
         };
-        let n = u32::try_from(key.index - 1).unwrap_or(0);
-        let (account, value) = match key.kind.as_str() {
-            "line" => (key.value.as_deref().unwrap_or("1"), ""),
-            _ => ("1", key.value.as_deref().unwrap_or("")),
+        let key = keys.iter().find(|k| k.index == index);
+        let kind = key.map_or("none", |k| k.kind.as_str());
+        let (line, target) = match (kind, key.and_then(|k| k.value.as_deref())) {
+            ("line", line) => (line.unwrap_or("1"), ""),
+            ("none" | "voicemail" | "dnd", _) => ("1", ""),
+            (_, target) => ("1", target.unwrap_or("")),
         };
-        let account = account.parse::<u32>().unwrap_or(1).saturating_sub(1);
-        set(1363 + 2 * n, &mode.to_string());
-        set(1364 + 2 * n, &account.to_string());
-        set(1465 + 2 * n, key.label.as_deref().unwrap_or(""));
-        set(1466 + 2 * n, value);
+        let line = line.parse::<u32>().unwrap_or(1).saturating_sub(1);
+        set(mode, &grandstream_mode(kind).to_string());
+        set(account, &line.to_string());
+        set(label, key.and_then(|k| k.label.as_deref()).unwrap_or(""));
+        set(value, target);
     }
     out.push_str("  </config>\n</gs_provision>\n");
     out
@@ -719,13 +755,19 @@ pub fn cisco_spa(config: &PhoneConfig, model: &DeviceModel) -> String {
         set(format!("Short_Name_{index}_"), &label);
         set(format!("Extended_Function_{index}_"), &extended);
     }
-    let module_keys = model.expansion_modules.first().map_or(0, |m| m.keys);
+    // And every sidecar key, unused ones empty (no function).
+    let module_keys = model.module_keys();
     if module_keys > 0 {
-        for key in keys.iter().filter(|k| k.index > model.line_keys) {
-            let n = key.index - model.line_keys - 1;
+        for index in model.line_keys + 1..=model.max_keys {
+            let n = index - model.line_keys - 1;
+            let function = keys
+                .iter()
+                .find(|k| k.index == index)
+                .map(function)
+                .unwrap_or_default();
             set(
                 format!("Unit_{}_Key_{}_", n / module_keys + 1, n % module_keys + 1),
-                &function(key),
+                &function,
             );
         }
     }
@@ -792,6 +834,38 @@ mod tests {
         let kolkata = zone_rule("Asia/Kolkata", 2026);
         assert_eq!(posix_tz(&kolkata), "STD-5:30");
         assert_eq!(cisco_offset(kolkata.standard), "GMT+05:30");
+    }
+
+    /// Anchors taken from Grandstream's GRP261x template (firmware 1.0.5.15).
+    #[test]
+    fn grandstream_keys_fall_on_the_templates_p_values() {
+        let model = crate::records::device_model::find("grandstream-grp2614").expect("GRP2614");
+        let key = |index| grandstream_key(model, index);
+        assert_eq!(key(1), Some([1363, 1364, 1465, 1466]));
+        assert_eq!(key(4), Some([1369, 1370, 1471, 1472]));
+        assert_eq!(key(6), Some([1373, 1374, 1475, 1476]));
+        assert_eq!(key(7), Some([23800, 23801, 23802, 23803]));
+        assert_eq!(key(16), Some([23836, 23837, 23838, 23839]), "VPK 16");
+        assert_eq!(key(17), Some([323, 301, 302, 303]), "MPK 1");
+        assert_eq!(key(23), Some([329, 319, 320, 321]), "MPK 7");
+        assert_eq!(key(24), Some([353, 354, 355, 356]), "MPK 8");
+        assert_eq!(key(34), Some([393, 394, 395, 396]), "MPK 18");
+        assert_eq!(key(35), Some([1440, 1441, 1442, 1443]), "MPK 19");
+        assert_eq!(key(40), Some([1460, 1461, 1462, 1463]), "MPK 24");
+        assert_eq!(key(41), Some([23000, 23001, 23002, 23003]), "EXT 1");
+        assert_eq!(key(81), Some([23200, 23201, 23202, 23203]), "EXT 41");
+        assert_eq!(key(200), Some([23795, 23796, 23797, 23798]), "EXT 160");
+        assert_eq!(key(201), None);
+        assert_eq!(key(0), None);
+        let grp2615 = crate::records::device_model::find("grandstream-grp2615").expect("GRP2615");
+        assert_eq!(
+            grandstream_key(grp2615, 40),
+            Some([23932, 23933, 23934, 23935]),
+            "VPK 40"
+        );
+        assert_eq!(grandstream_mode("blf"), 1);
+        assert_eq!(grandstream_mode("line"), 31);
+        assert_eq!(grandstream_mode("none"), -1);
     }
 
     #[test]

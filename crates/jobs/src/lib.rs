@@ -1,5 +1,6 @@
 //! Background work, below the HTTP layer: the webhook outbox's delivery worker and the
-//! job table's worker (objects to delete after their records). Each is a queue worked
+//! job table's worker (objects to delete after their records, phones to announce, the
+//! telephony renditions old media files lack). Each is a queue worked
 //! by every `serve` process through the one lease mechanism of `switchboard_db::lease`,
 //! so several processes on one database share the work and none is done twice at once.
 //! It takes only the handles it needs — database, storage, the sealer of stored secrets
@@ -8,6 +9,7 @@
 mod campaigns;
 pub mod delivery;
 mod objects;
+mod renditions;
 mod retention;
 mod worker;
 

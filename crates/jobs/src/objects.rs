@@ -1,6 +1,7 @@
 //! The job queue's worker: deleting objects from storage once their records are gone
 //! (queued in the deleting transaction, so an object is never lost track of when storage
-//! is briefly unavailable), retried with a growing wait, given up after a day of failures.
+//! is briefly unavailable), announcing a tenant's phones, making the telephony renditions
+//! old media files lack; retried with a growing wait, given up after a day of failures.
 
 use std::time::Duration;
 
@@ -96,6 +97,12 @@ async fn run(jobs: &Jobs, job: &Job) -> Result<(), String> {
             )
             .await
             .map_err(|e| format!("the phones could not be announced: {e}"))
+        }
+        switchboard_db::media_files::RENDITION => {
+            let id = payload["mediaFileId"]
+                .as_i64()
+                .ok_or("the job names no media file")?;
+            crate::renditions::make(jobs, id).await
         }
         other => Err(format!("no worker knows jobs of kind {other}")),
     }

@@ -2,7 +2,8 @@
 //! uploads whose time is up — record, quota bytes and (through the job table) object;
 //! each upload is removed once however many sweep at the same moment — the failed
 //! sign-ins older than the lockout window, and the provisioning Digest answers kept past
-//! their nonces' expiry.
+//! their nonces' expiry. The same tick queues the telephony renditions old media files
+//! are owed (`renditions`).
 
 use std::time::Duration;
 
@@ -36,6 +37,9 @@ pub(crate) async fn run(jobs: Jobs, every: Duration, mut stop: watch::Receiver<b
         }
         prune_login_failures(&jobs).await;
         prune_digest_uses(&jobs).await;
+        // Not retention, but as coarse: one read of an index that is empty once every
+        // old media file has its rendition.
+        crate::renditions::sweep(&jobs).await;
         tokio::select! {
             changed = stop.changed() => {
                 if changed.is_err() {

@@ -20,6 +20,7 @@ use switchboard_domain::records::media_file::{
 use switchboard_domain::validation::{ID, Raw, Rule};
 use switchboard_domain::{Location, Problems};
 use switchboard_storage::audio;
+use switchboard_storage::audio::telephony::{self, TelephonyError};
 
 use switchboard_db::custom_voices;
 use switchboard_domain::ids::CustomVoiceId;
@@ -55,6 +56,7 @@ pub async fn present(state: &AppState, row: MediaFileRow) -> ApiResult<MediaFile
         text: row.text,
         voice_id: row.voice_id,
         rendition_url,
+        rendition_error: row.rendition_error,
         url,
         url_expires_at: expires.to_rfc3339_opts(SecondsFormat::Secs, true),
     })
@@ -262,10 +264,6 @@ async fn check_voice(
     }
 }
 
-/// Renditions made at once: each may decode up to `rendition::MAX_SAMPLES` (256 MiB of
-/// samples), so the blocking pool's many threads must not all hold one.
-static RENDITIONS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(2);
-
 /// The longest an upload waits for a rendition slot before it is answered 503.
 const RENDITION_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
 
@@ -288,52 +286,31 @@ pub async fn store_audio(
         )
     })?;
     // Made once, here, so the telephony engine never meets a file it cannot play; audio
-    // that cannot be decoded is refused and nothing is stored. Ogg Opus, which symphonia
-    // cannot decode, is decoded by opusdec first (to an 8 kHz WAV the same path finishes).
-    let opus = format == audio::AudioFormat::Ogg && audio::is_opus(&bytes);
-    let refused = |e: &dyn std::fmt::Display| {
-        ApiError::unsupported_media_type(format!(
-            "the {} file cannot be converted for telephony: {e}",
-            format.extension()
-        ))
-    };
-    // Held until the rendition is made (inside the blocking task): a client that goes
-    // away does not free the slot while its decode still runs. Waited for a bounded time
-    // only: long conversions (a tenant uploading hour-long files) must not queue every
-    // other tenant's upload, each holding its body, behind them without end.
-    let permit = tokio::time::timeout(RENDITION_WAIT, RENDITIONS.acquire())
+    // that cannot be decoded is refused and nothing is stored. The slot is waited for a
+    // bounded time only: long conversions (a tenant uploading hour-long files) must not
+    // queue every other tenant's upload, each holding its body, behind them without end.
+    let made = telephony::make(bytes.clone(), Some(RENDITION_WAIT))
         .await
-        .map_err(|_| {
-            ApiError::unavailable(
+        .map_err(|error| match error {
+            TelephonyError::Busy => ApiError::unavailable(
                 "the server is converting other audio for telephony; retry shortly",
                 RENDITION_WAIT.as_secs(),
-            )
-        })?
-        .map_err(ApiError::internal)?;
-    let source = if opus {
-        crate::decoder::opus_to_wav(bytes.clone().into())
-            .await
-            .map_err(|error| match error {
-                // No decoder here is the service's fault, not the file's.
-                crate::decoder::DecoderError::Missing { .. } => {
-                    tracing::error!(%error, "an Ogg Opus upload cannot be decoded");
-                    ApiError::unavailable(
-                        "Ogg Opus audio cannot be converted for telephony on this server now",
-                        60,
-                    )
-                }
-                crate::decoder::DecoderError::Failed(_) => refused(&error),
-            })?
-    } else {
-        bytes.clone()
-    };
-    let made = tokio::task::spawn_blocking(move || {
-        let _permit = permit;
-        audio::rendition::telephony_wav(&source)
-    })
-    .await
-    .map_err(ApiError::internal)?;
-    let rendition = Some(made.map_err(|e| refused(&e))?);
+            ),
+            // No decoder here is the service's fault, not the file's.
+            TelephonyError::Missing(error) => {
+                tracing::error!(%error, "an Ogg Opus upload cannot be decoded");
+                ApiError::unavailable(
+                    "Ogg Opus audio cannot be converted for telephony on this server now",
+                    60,
+                )
+            }
+            TelephonyError::Refused(reason) => ApiError::unsupported_media_type(format!(
+                "the {} file cannot be converted for telephony: {reason}",
+                format.extension()
+            )),
+            TelephonyError::Failed(reason) => ApiError::internal(reason),
+        })?;
+    let rendition = Some(made);
     let stem = format!("tenants/{}/media/{}", tenant.get(), uuid::Uuid::now_v7());
     let key = format!("{stem}.{}", format.extension());
     let size = i64::try_from(bytes.len()).unwrap_or(i64::MAX);

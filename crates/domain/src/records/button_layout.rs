@@ -194,6 +194,19 @@ pub fn check_keys(model: &DeviceModel, keys: &[KeyInput], problems: &mut Problem
             );
             continue;
         }
+        if key.kind == "line" && key.index > model.max_line_index {
+            // The phone's file has no way to say it (Grandstream's dynamic virtual keys,
+            // its screen keys and sidecars, Cisco's sidecar): refused, not dropped.
+            problems.add(
+                Location::Body,
+                &at(n, "type"),
+                format!(
+                    "cannot be line at index {}: {} takes lines on keys 1 to {} only",
+                    key.index, model.id, model.max_line_index
+                ),
+            );
+            continue;
+        }
         let value = key.value.as_deref().filter(|v| !v.is_empty());
         let broken = match (key.kind.as_str(), value) {
             ("line", None) => None,
@@ -329,6 +342,40 @@ mod tests {
                 "'body/keys/0/type' is not supported by cisco-spa504g (one of: line, blf, speedDial, none)",
                 "'body/keys' must hold index 1, the primary line",
             ]
+        );
+    }
+
+    #[test]
+    fn lines_stay_on_the_keys_that_can_hold_them() {
+        let keys = [
+            key(1, "line", None),
+            key(4, "line", Some("2")),
+            key(5, "line", Some("2")),
+            key(17, "blf", Some("7")),
+            key(41, "speedDial", Some("*97")),
+            key(200, "dnd", None),
+        ];
+        assert_eq!(
+            messages("grandstream-grp2614", &keys),
+            vec![
+                "'body/keys/2/type' cannot be line at index 5: grandstream-grp2614 takes lines on keys 1 to 4 only"
+            ]
+        );
+        assert_eq!(
+            messages(
+                "cisco-spa504g",
+                &[key(1, "line", None), key(5, "line", None)]
+            ),
+            vec![
+                "'body/keys/1/type' cannot be line at index 5: cisco-spa504g takes lines on keys 1 to 4 only"
+            ]
+        );
+        assert!(
+            messages(
+                "yealink-t54w",
+                &[key(1, "line", None), key(207, "line", None)]
+            )
+            .is_empty()
         );
     }
 }

@@ -62,6 +62,13 @@ struct Entry {
     line_keys: i64,
     expansion_modules: Vec<String>,
     format: String,
+    /// Grandstream: how many of `line_keys` are virtual multi-purpose keys (VPKs, the
+    /// rest being the physical MPKs of the second screen); absent, all of them.
+    #[serde(default)]
+    virtual_keys: Option<i64>,
+    /// The highest index a `line` key may take; absent, any key.
+    #[serde(default)]
+    max_line_index: Option<i64>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -91,6 +98,16 @@ pub struct DeviceModel {
     /// The highest key index a layout may use: the phone's keys, then the largest chain
     /// of expansion modules it takes.
     pub max_keys: i64,
+    /// The highest key index a `line` key may take: Grandstream's fixed virtual keys
+    /// (its other keys and its expansion modules' hold features only), Cisco's own keys
+    /// (a sidecar key is a function); `maxKeys` on the others.
+    pub max_line_index: i64,
+    /// Grandstream: the phone's keys that are virtual multi-purpose keys (the first
+    /// ones), the rest being the keys of its second screen. Not answered: how the
+    /// renderer numbers the file's P-values.
+    #[serde(skip)]
+    #[schema(ignore)]
+    pub virtual_keys: i64,
     /// The key types its provisioning format expresses.
     pub key_types: Vec<String>,
     /// The provisioning format (`yealink-cfg`, `polycom-xml`, `grandstream-xml`,
@@ -107,6 +124,15 @@ impl DeviceModel {
     /// Whether a layout key of type `kind` can be expressed on this model.
     pub fn supports(&self, kind: &str) -> bool {
         self.key_types.iter().any(|k| k == kind)
+    }
+
+    /// The keys of one expansion module of the largest chain it takes (0 without one):
+    /// how a key index past the phone's own falls on module and key.
+    pub fn module_keys(&self) -> i64 {
+        self.expansion_modules
+            .iter()
+            .max_by_key(|m| m.keys * m.max_modules)
+            .map_or(0, |m| m.keys)
     }
 }
 
@@ -153,6 +179,18 @@ fn build(text: &str) -> Result<Vec<DeviceModel>, String> {
             .map(|m| m.keys * m.max_modules)
             .max()
             .unwrap_or(0);
+        let max_keys = entry.line_keys + expansion;
+        let virtual_keys = entry.virtual_keys.unwrap_or(entry.line_keys);
+        if !(1..=entry.line_keys).contains(&virtual_keys) {
+            return Err(format!(
+                "model {} has more virtual keys than keys",
+                entry.id
+            ));
+        }
+        let max_line_index = entry.max_line_index.unwrap_or(max_keys);
+        if !(1..=max_keys).contains(&max_line_index) {
+            return Err(format!("model {} puts lines past its keys", entry.id));
+        }
         models.push(DeviceModel {
             id: entry.id,
             vendor: entry.vendor,
@@ -160,7 +198,9 @@ fn build(text: &str) -> Result<Vec<DeviceModel>, String> {
             accounts: entry.accounts,
             line_keys: entry.line_keys,
             expansion_modules: modules,
-            max_keys: entry.line_keys + expansion,
+            max_keys,
+            max_line_index,
+            virtual_keys,
             key_types: format.key_types.clone(),
             provisioning_format: format.id.clone(),
             provisioning_file: format.file.clone(),
@@ -241,6 +281,23 @@ mod tests {
         assert_eq!((t54w.line_keys, t54w.max_keys), (27, 27 + 180));
         assert_eq!(find("cisco-spa504g").expect("SPA504G").max_keys, 4 + 64);
         assert_eq!(find("yealink-t31p").expect("T31P").max_keys, 2);
+        let grp = find("grandstream-grp2614").expect("GRP2614");
+        assert_eq!(
+            (
+                grp.line_keys,
+                grp.virtual_keys,
+                grp.max_line_index,
+                grp.max_keys
+            ),
+            (40, 16, 4, 40 + 160)
+        );
+        assert_eq!(
+            find("grandstream-grp2616").expect("GRP2616").max_keys,
+            48 + 160
+        );
+        assert_eq!(find("cisco-spa504g").expect("SPA504G").max_line_index, 4);
+        assert_eq!(t54w.max_line_index, t54w.max_keys);
+        assert_eq!(t54w.module_keys(), 60);
     }
 
     #[test]
@@ -252,5 +309,13 @@ mod tests {
         assert!(refusal(&module).contains("unknown module"));
         let kind = CATALOGUE.replacen("\"dnd\", \"none\"]", "\"dnd\", \"fax\"]", 1);
         assert!(refusal(&kind).contains("unknown key type"));
+        let vpks = CATALOGUE.replacen(
+            "\"virtualKeys\": 16, \"maxLineIndex\": 4",
+            "\"virtualKeys\": 17",
+            1,
+        );
+        assert!(refusal(&vpks).contains("more virtual keys than keys"));
+        let lines = CATALOGUE.replacen("\"maxLineIndex\": 3", "\"maxLineIndex\": 4", 1);
+        assert!(refusal(&lines).contains("puts lines past its keys"));
     }
 }

@@ -73,9 +73,14 @@ pub struct MediaFile {
     /// null for recorded audio.
     pub voice_id: Option<String>,
     /// A short-lived signed URL of its telephony rendition: 8 kHz 16-bit mono WAV, made
-    /// once at upload, what the telephony engine plays. Null for Ogg Opus, which has no
-    /// decoder here yet.
+    /// once at upload, what the telephony engine plays. Null for a file stored before
+    /// renditions until the background work makes its own (moments after the upgrade),
+    /// and for one whose audio could not be converted (`renditionError`).
     pub rendition_url: Option<String>,
+    /// Why the file has no telephony rendition: the reason its audio could not be
+    /// converted when the background work tried (a file stored before renditions); null
+    /// otherwise. Such a file is played as it is.
+    pub rendition_error: Option<String>,
     /// A short-lived signed URL that fetches the audio.
     pub url: String,
     /// When `url` stops working (RFC 3339).

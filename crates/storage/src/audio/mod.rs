@@ -6,7 +6,9 @@ mod mp3;
 mod ogg;
 mod wav;
 
+pub mod decoder;
 pub mod rendition;
+pub mod telephony;
 
 #[cfg(test)]
 mod tests;
