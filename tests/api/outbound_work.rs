@@ -685,7 +685,7 @@ async fn a_result_names_a_call_outcome(app: TestApp) {
         assert_eq!(errors, [refusal], "{unknown}");
     }
     assert_eq!(app.count("engine_job_results", None).await, 0);
-    assert!(events(&app, "CAMPAIGN_CALL_COMPLETED").await.is_empty());
+    assert!(app.event_data("CAMPAIGN_CALL_COMPLETED").await.is_empty());
     let record = |job: &Value| format!("{records}/{}", job["subjectId"]);
     let untouched = app.get(&record(&jobs[0]), &admin).await.expect(200);
     assert_eq!(
@@ -713,7 +713,7 @@ async fn a_result_names_a_call_outcome(app: TestApp) {
             json!(["opted-out", "opted-out"]),
         ]
     );
-    assert_eq!(events(&app, "CAMPAIGN_CALL_COMPLETED").await.len(), 4);
+    assert_eq!(app.event_data("CAMPAIGN_CALL_COMPLETED").await.len(), 4);
 }
 
 /// A record's own GET answers every call placed for it (`attemptHistory`: when, the
