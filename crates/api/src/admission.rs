@@ -1,5 +1,5 @@
 //! What every request goes through around its handler, in one place and in this order:
-//! its log span (method, route template, path, request id), its client's address, the
+//! its log span (its request id), its client's address, the
 //! lingering read of what the handler leaves of its body, the rate limits, the time and
 //! upload bounds, and the audit trail's acting context; once answered, one log line and
 //! the request metrics.
@@ -23,13 +23,21 @@ use crate::state::AppState;
 /// Admits `request` to its handler and sees its answer out (see the module's text).
 pub async fn admit(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let started = Instant::now();
-    let method = request.method().clone();
-    let route = request.extensions().get::<RouteTemplate>().cloned();
-    let span = request_span(&request, route.as_ref());
+    let described = Described {
+        method: request.method().clone(),
+        route: request.extensions().get::<RouteTemplate>().cloned(),
+        path: request.uri().path().to_owned(),
+    };
+    let span = request_span(&request);
     let response = handle(&state, request, next).instrument(span.clone()).await;
     let elapsed = started.elapsed();
-    span.in_scope(|| log_answer(&response, elapsed));
-    crate::metrics::record_request(&method, route.as_ref(), response.status(), elapsed);
+    span.in_scope(|| log_answer(&described, &response, elapsed));
+    crate::metrics::record_request(
+        &described.method,
+        described.route.as_ref(),
+        response.status(),
+        elapsed,
+    );
     response
 }
 
@@ -60,32 +68,36 @@ async fn handle(state: &AppState, mut request: Request, next: Next) -> Response 
     remainder.drain(response).await
 }
 
-/// The span every line logged for `request` carries: the route template (not only the
-/// path, so ids stay out of the log's keys) and the request id.
-fn request_span(request: &Request, route: Option<&RouteTemplate>) -> tracing::Span {
+/// The span every line logged for `request` carries: its request id, so that what a
+/// handler logs can be told apart from the lines of other requests. (The rest of the
+/// request's description is written once, on its access-log line.)
+fn request_span(request: &Request) -> tracing::Span {
     let id = request
         .headers()
         .get(crate::REQUEST_ID)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("-");
-    tracing::info_span!(
-        "request",
-        method = %request.method(),
-        route = route.map(RouteTemplate::as_str),
-        uri = %request.uri().path(),
-        request_id = %id
-    )
+    tracing::info_span!("request", request_id = %id)
 }
 
-/// The access log's line for an answered request: at `info`, or `error` for a server
+/// The access log's line for an answered request: method, route template (so ids stay
+/// out of the log's keys), path, status and latency, at `info`, or `error` for a server
 /// error.
-fn log_answer(response: &Response, elapsed: Duration) {
+fn log_answer(request: &Described, response: &Response, elapsed: Duration) {
     let status = response.status().as_u16();
     let latency_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
+    let route = request.route.as_ref().map(RouteTemplate::as_str);
+    let (method, uri) = (&request.method, &request.path);
     if response.status().is_server_error() {
-        tracing::error!(status, latency_ms, "answered");
+        tracing::error!(%method, route, %uri, status, latency_ms, "answered");
     } else {
-        tracing::info!(status, latency_ms, "answered");
+        tracing::info!(%method, route, %uri, status, latency_ms, "answered");
     }
 }
 
+/// What the access log and the metrics say of a request, read before it is handled.
+struct Described {
+    method: axum::http::Method,
+    route: Option<RouteTemplate>,
+    path: String,
+}

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderValue, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use sha2::Digest;
@@ -73,14 +73,15 @@ pub fn count<'a>(
     }
 }
 
+const RATELIMIT_LIMIT: HeaderName = HeaderName::from_static("ratelimit-limit");
+const RATELIMIT_REMAINING: HeaderName = HeaderName::from_static("ratelimit-remaining");
+const RATELIMIT_RESET: HeaderName = HeaderName::from_static("ratelimit-reset");
+
 /// Sets the `RateLimit-*` headers of `decision` on an answer.
 pub fn set_headers(headers: &mut HeaderMap, decision: &Decision) {
-    headers.insert("ratelimit-limit", HeaderValue::from(decision.limit));
-    headers.insert("ratelimit-remaining", HeaderValue::from(decision.remaining));
-    headers.insert(
-        "ratelimit-reset",
-        HeaderValue::from(decision.reset_after_secs),
-    );
+    headers.insert(RATELIMIT_LIMIT, HeaderValue::from(decision.limit));
+    headers.insert(RATELIMIT_REMAINING, HeaderValue::from(decision.remaining));
+    headers.insert(RATELIMIT_RESET, HeaderValue::from(decision.reset_after_secs));
 }
 
 /// The rate limit as a middleware of its own: what [`crate::admission`] does about
