@@ -16,6 +16,7 @@ use anyhow::Context;
 use rand::RngCore;
 use switchboard_api::auth::password::Passwords;
 use switchboard_api::auth::token::{MIN_KEY_BYTES, Tokens};
+use switchboard_api::auth::verified::{self, VerifiedTokens};
 use switchboard_api::limits::Limiter;
 use switchboard_api::{AppState, Settings, Shared};
 use switchboard_db::Db;
@@ -99,6 +100,7 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
         db,
         speech,
         tokens,
+        verified_tokens: Arc::new(VerifiedTokens::new(verified::DEFAULT_CAPACITY)),
         passwords,
         storage,
         sealer,

@@ -140,6 +140,8 @@ pub struct Shared {
     pub db: Db,
     /// Access tokens.
     pub tokens: Tokens,
+    /// The access tokens this process has verified (see [`crate::auth::verified`]).
+    pub verified_tokens: Arc<crate::auth::verified::VerifiedTokens>,
     /// Password hashing.
     pub passwords: Passwords,
     /// Object storage for audio and media.

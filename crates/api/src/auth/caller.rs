@@ -99,7 +99,12 @@ impl<P: Requires> FromRequestParts<AppState> for Caller<P> {
                 _permission: PhantomData,
             });
         }
-        let verified = state.tokens.verify(token).ok_or_else(invalid)?;
+        // The signature is checked the first time this process sees the token; its
+        // expiry every time.
+        let verified = state
+            .verified_tokens
+            .verify(&state.tokens, token)
+            .ok_or_else(invalid)?;
         // The account and the session are checked on every request (in one query, or
         // from the session cache, which every change to them invalidates), so a deleted or
         // disabled user, a changed role, a logout or a password change take effect at once

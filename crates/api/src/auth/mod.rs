@@ -6,5 +6,6 @@ pub mod lockout;
 pub mod password;
 pub mod token;
 pub mod totp;
+pub mod verified;
 
 pub use caller::{Anyone, Caller, Requires};

@@ -13,7 +13,7 @@ pub const ISSUER: &str = "switchboard";
 /// The audience written into and required of every token.
 pub const AUDIENCE: &str = "switchboard-api";
 /// Clock skew tolerated on `exp` and `nbf`, in seconds.
-const LEEWAY_SECONDS: u64 = 5;
+pub const LEEWAY_SECONDS: u64 = 5;
 
 /// The claims of an access token.
 #[derive(Debug, Serialize, Deserialize)]
@@ -46,6 +46,9 @@ pub struct Verified {
     /// The user's tenant when the token was issued, 0 for none (a hint for sharing
     /// capacity fairly; scope is read from the store).
     pub tenant: i64,
+    /// The last second (since the epoch) the token is accepted: its expiry plus the
+    /// leeway.
+    pub valid_until: u64,
 }
 
 /// Signs and verifies access tokens.
@@ -151,6 +154,7 @@ impl Tokens {
             user,
             session: data.claims.sid,
             tenant: data.claims.tid,
+            valid_until: data.claims.exp.saturating_add(LEEWAY_SECONDS),
         })
     }
 }
@@ -205,13 +209,25 @@ mod tests {
         let issued = tokens
             .issue(UserId(7), "session-1", 3, 3)
             .unwrap_or_default();
-        let expected = Some(Verified {
-            user: UserId(7),
-            session: "session-1".into(),
-            tenant: 3,
-        });
-        assert_eq!(tokens.verify(&issued), expected);
-        assert_eq!(tokens.verify(&sign(&genuine())), expected);
+        let expected = |valid_until| {
+            Some(Verified {
+                user: UserId(7),
+                session: "session-1".into(),
+                tenant: 3,
+                valid_until,
+            })
+        };
+        // Valid until its expiry and the leeway: the issued token's in its time to
+        // live, the re-signed claims' at their `exp`.
+        let issued_until = tokens.verify(&issued).map_or(0, |v| v.valid_until);
+        assert!(
+            issued_until.abs_diff(now() + 900 + LEEWAY_SECONDS) <= 2,
+            "{issued_until}"
+        );
+        assert_eq!(tokens.verify(&issued), expected(issued_until));
+        let claims = genuine();
+        let until = claims["exp"].as_u64().unwrap_or_default() + LEEWAY_SECONDS;
+        assert_eq!(tokens.verify(&sign(&claims)), expected(until));
     }
 
     /// An issued token expires its time to live after it was issued (a mutant that
