@@ -284,7 +284,31 @@ async fn a_deleted_users_token_stops_working(app: TestApp) {
     refused(&app, &user_token).await;
 }
 
+/// A token the service has accepted (and so remembers as verified) is refused once its
+/// expiry and the 5 s leeway have passed, as a token it never saw would be.
+async fn an_accepted_token_is_refused_once_it_expires(app: TestApp) {
+    let w = World::seed(&app).await;
+    let mut claims = claims_of(&app.login(w.admin_a).await);
+    let expires = now() + 1;
+    claims["exp"] = json!(expires);
+    let token = sign(&claims, JWT_SECRET);
+    for _ in 0..3 {
+        app.get("/v2/admin/extensions/", &token).await.expect(200);
+    }
+    // Past `exp`, within the leeway: still accepted.
+    while now() <= expires {
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    app.get("/v2/admin/extensions/", &token).await.expect(200);
+    // Past `exp` + 5 s: refused.
+    while now() <= expires + 5 {
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    refused(&app, &token).await;
+}
+
 on_both_backends!(
+    an_accepted_token_is_refused_once_it_expires,
     login_answers_the_user_record_and_a_token,
     wrong_password_and_unknown_email_answer_alike,
     login_body_is_validated,
