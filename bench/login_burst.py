@@ -9,7 +9,11 @@ Per round:
      keep-alive connections for --duration seconds, each paced to one request every
      --interval-ms (or in a closed loop with --interval-ms 0); latencies are recorded;
   2. burst: the same client threads run while --logins threads, each on its own
-     connection and all released at once by a barrier, log in with the right password.
+     connection and all released at once by a barrier, log in with the right password —
+     each as another user of the demo tenant (created before the measurement) and from
+     another client address (`X-Forwarded-For`, the server trusting the script as its
+     proxy): the lockout counts concurrent sign-ins to one account, or from one address,
+     as guesses, as it must.
      Only the probe requests started between the release and the last login's answer
      count as "burst" samples.
 
@@ -19,7 +23,8 @@ benchmark itself could not run properly (server did not start, requests failed).
 
 The server it starts has its rate limits lifted (the probes alone send 200 requests a
 second on one token); one given with --url must be started with them lifted too
-(SWITCHBOARD_RATE_LIMIT_PER_MINUTE and …_PER_ADDRESS), or the run stops with an error.
+(SWITCHBOARD_RATE_LIMIT_PER_MINUTE and …_PER_ADDRESS) and SWITCHBOARD_TRUSTED_PROXIES
+naming the script's address, or the run stops with an error.
 --short (5 logins, 2 clients, 1 s) checks that the benchmark runs, as CI does; its
 figures mean nothing and no verdict is applied.
 
@@ -149,10 +154,40 @@ class Client:
                 self.conn = None
 
 
-def login(client: Client) -> tuple[int, bytes]:
-    body = json.dumps({"email": EMAIL, "password": PASSWORD}).encode()
-    return client.request("POST", LOGIN_PATH, body=body,
-                          headers={"Content-Type": "application/json"})
+def login(client: Client, email: str = EMAIL,
+          forwarded_for: str | None = None) -> tuple[int, bytes]:
+    body = json.dumps({"email": email, "password": PASSWORD}).encode()
+    headers = {"Content-Type": "application/json"}
+    if forwarded_for:
+        headers["X-Forwarded-For"] = forwarded_for
+    return client.request("POST", LOGIN_PATH, body=body, headers=headers)
+
+
+def burst_user(i: int) -> str:
+    """The account the burst's login `i` signs in to."""
+    return f"burst-{i}@demo.switchboard.test"
+
+
+def burst_address(i: int) -> str:
+    """The client address the burst's login `i` comes from (through the trusted proxy)."""
+    return f"10.{i // 65536 % 256}.{i // 256 % 256}.{i % 256 + 1}"
+
+
+def create_burst_users(host: str, port: int, token: str, count: int) -> None:
+    """One user of the demo tenant per login of the burst (created before measuring)."""
+    client = Client(host, port)
+    try:
+        for i in range(count):
+            body = json.dumps({"email": burst_user(i), "password": PASSWORD,
+                               "userRole": 5}).encode()
+            status, data = client.request(
+                "POST", "/v2/admin/users/", body=body,
+                headers={"Content-Type": "application/json",
+                         "Authorization": f"Bearer {token}"})
+            if status not in (200, 201, 409):
+                raise BenchError(f"creating {burst_user(i)} answered {status}: {data[:300]!r}")
+    finally:
+        client.close()
 
 
 # --------------------------------------------------------------------------- server
@@ -162,6 +197,8 @@ def login(client: Client) -> tuple[int, bytes]:
 RATE_LIMITS_LIFTED = {
     "SWITCHBOARD_RATE_LIMIT_PER_MINUTE": "100000000",
     "SWITCHBOARD_RATE_LIMIT_PER_MINUTE_PER_ADDRESS": "100000000",
+    # The script is the burst's proxy: each login names its own client address.
+    "SWITCHBOARD_TRUSTED_PROXIES": "127.0.0.1/32",
 }
 
 
@@ -357,7 +394,10 @@ def run_burst(host: str, port: int, token: str, args) -> BurstResult:
                 return
             start = time.perf_counter()
             try:
-                status, data = login(client)
+                # Each login is another user from another address, as in a real burst
+                # (the start of a working day): one account, or one address, signing in
+                # 50 times at once is what the lockout counts as guessing.
+                status, data = login(client, burst_user(i), burst_address(i))
                 ok = status == 200 and "accessToken" in json.loads(data or b"{}")
                 if not ok:
                     with failures_lock:
@@ -531,6 +571,7 @@ def main(argv: list[str]) -> int:
         if status != 200:
             raise BenchError(f"initial login answered {status}: {data[:300]!r}")
         token = json.loads(data)["accessToken"]
+        create_burst_users(host, port, token, args.logins)
 
         # Warm up the probe path (connections, database pool, caches).
         warm = Client(host, port)

@@ -360,6 +360,22 @@ async fn request_ids_are_echoed_or_made(app: TestApp) {
         .unwrap()
         .to_owned();
     assert_eq!(made.len(), 36, "a UUID: {made}");
+    // An id that could forge fields of a text log line, or is too long, is replaced.
+    for forged in [
+        "abc\" status=200".to_owned(),
+        "a b".to_owned(),
+        "x".repeat(129),
+    ] {
+        let answer = app
+            .client
+            .get(app.url("/healthz"))
+            .header("x-request-id", &forged)
+            .send()
+            .await
+            .unwrap();
+        let made = answer.headers()["x-request-id"].to_str().unwrap();
+        assert_eq!(made.len(), 36, "a UUID instead of {forged:?}: {made}");
+    }
 }
 
 on_both_backends!(

@@ -52,6 +52,26 @@ pub use crate::state::{AppState, Settings, Shared};
 /// The request id header, taken from the client or made, echoed and logged.
 pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
+/// `request` without a client's request id that is not 1 to 128 of `A-Z a-z 0-9 . _ : -`
+/// (one is made instead): the id goes into every log line of the request, and quotes or
+/// spaces there could forge a text line's fields.
+fn accept_request_id(mut request: Request) -> Request {
+    let acceptable = |id: &[u8]| {
+        (1..=128).contains(&id.len())
+            && id
+                .iter()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'))
+    };
+    if request
+        .headers()
+        .get(REQUEST_ID)
+        .is_some_and(|id| !acceptable(id.as_bytes()))
+    {
+        request.headers_mut().remove(REQUEST_ID);
+    }
+    request
+}
+
 /// The routes and the OpenAPI document they make.
 pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
     let (router, mut openapi) = OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
@@ -358,10 +378,17 @@ pub fn app(
         .with_state(state.clone());
     // Outermost first.
     tower::ServiceBuilder::new()
-        .map_request(move |request: Request| templates.resolve(request))
+        .map_request(move |request: Request| templates.resolve(accept_request_id(request)))
         .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
         .layer(PropagateRequestIdLayer::new(REQUEST_ID))
-        .layer(axum::middleware::from_fn_with_state(state, admission::admit))
+        // A panic in the admission's own code still answers (the inner layer catches the
+        // handlers', whose answers the admission logs and counts).
+        .map_response(IntoResponse::into_response)
+        .layer(CatchPanicLayer::custom(panic_response))
+        .layer(axum::middleware::from_fn_with_state(
+            state,
+            admission::admit,
+        ))
         .layer(CatchPanicLayer::custom(panic_response))
         .layer(DefaultBodyLimit::max(body_limit))
         .service(router)

@@ -65,6 +65,10 @@ impl PathTemplates {
     /// The template `path` reaches and, when it reaches it only with the other trailing
     /// slash, that spelling of `path`.
     fn find(&self, path: &str) -> Option<(RouteTemplate, Option<String>)> {
+        // One trailing slash may be added or dropped, not several.
+        if path.ends_with("//") {
+            return None;
+        }
         let trailing = path.len() > 1 && path.ends_with('/');
         let bare = path.trim_end_matches('/');
         if let Ok(found) = self.spelled[usize::from(trailing)].at(bare) {
@@ -132,9 +136,21 @@ mod tests {
     #[test]
     fn either_spelling_reaches_the_documented_one() {
         let cases = [
-            ("/v2/admin/tenants", "/v2/admin/tenants/", "/v2/admin/tenants/"),
-            ("/v2/admin/tenants/", "/v2/admin/tenants/", "/v2/admin/tenants/"),
-            ("/v2/admin/tenants/7/", "/v2/admin/tenants/7", "/v2/admin/tenants/{id}"),
+            (
+                "/v2/admin/tenants",
+                "/v2/admin/tenants/",
+                "/v2/admin/tenants/",
+            ),
+            (
+                "/v2/admin/tenants/",
+                "/v2/admin/tenants/",
+                "/v2/admin/tenants/",
+            ),
+            (
+                "/v2/admin/tenants/7/",
+                "/v2/admin/tenants/7",
+                "/v2/admin/tenants/{id}",
+            ),
             (
                 "/v2/admin/business-hours/3/holidays/?page=2",
                 "/v2/admin/business-hours/3/holidays?page=2",
@@ -155,7 +171,10 @@ mod tests {
     fn other_paths_are_named_or_left_alone() {
         assert_eq!(
             path_and_template("/docs/index.html"),
-            ("/docs/index.html".to_owned(), Some("/docs/{*rest}".to_owned()))
+            (
+                "/docs/index.html".to_owned(),
+                Some("/docs/{*rest}".to_owned())
+            )
         );
         assert_eq!(
             path_and_template("/v2/admin/nothing/"),
@@ -164,6 +183,10 @@ mod tests {
         assert_eq!(
             path_and_template("/v2/admin/tenants/7/holidays"),
             ("/v2/admin/tenants/7/holidays".to_owned(), None)
+        );
+        assert_eq!(
+            path_and_template("/v2/admin/tenants//"),
+            ("/v2/admin/tenants//".to_owned(), None)
         );
     }
 
@@ -175,7 +198,13 @@ mod tests {
             // Each `{parameter}` given a value.
             let path = template
                 .split('/')
-                .map(|segment| if segment.starts_with('{') { "1" } else { segment })
+                .map(|segment| {
+                    if segment.starts_with('{') {
+                        "1"
+                    } else {
+                        segment
+                    }
+                })
                 .collect::<Vec<_>>()
                 .join("/");
             let request = templates.resolve(

@@ -81,7 +81,10 @@ const RATELIMIT_RESET: HeaderName = HeaderName::from_static("ratelimit-reset");
 pub fn set_headers(headers: &mut HeaderMap, decision: &Decision) {
     headers.insert(RATELIMIT_LIMIT, HeaderValue::from(decision.limit));
     headers.insert(RATELIMIT_REMAINING, HeaderValue::from(decision.remaining));
-    headers.insert(RATELIMIT_RESET, HeaderValue::from(decision.reset_after_secs));
+    headers.insert(
+        RATELIMIT_RESET,
+        HeaderValue::from(decision.reset_after_secs),
+    );
 }
 
 /// The rate limit as a middleware of its own: what [`crate::admission`] does about

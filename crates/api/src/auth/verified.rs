@@ -10,8 +10,8 @@
 //! use, and the session behind it still is, by the `Caller` extractor, on every request
 //! (so a logout or revocation ends the token at once, as before). The map holds at most
 //! [`VerifiedTokens::new`]'s capacity of entries; when full, expired ones go first, and if
-//! none has expired it starts afresh — a bounded cost, since only tokens the service
-//! issued can fill it.
+//! that frees less than a tenth it starts afresh — a bounded cost, since only tokens the
+//! service issued can fill it.
 
 use std::collections::HashMap;
 use std::sync::{PoisonError, RwLock};
@@ -56,7 +56,10 @@ impl VerifiedTokens {
         let mut entries = self.entries.write().unwrap_or_else(PoisonError::into_inner);
         if entries.len() >= self.capacity {
             entries.retain(|_, remembered| now <= remembered.valid_until);
-            if entries.len() >= self.capacity {
+            // Starting afresh unless a tenth was freed, so the next sweep is at least a
+            // tenth of the capacity away (a full memory never costs a sweep per insert).
+            let room = (self.capacity / 10).max(1);
+            if self.capacity - entries.len() < room {
                 entries.clear();
             }
         }
@@ -115,9 +118,7 @@ mod tests {
     fn a_valid_token_is_checked_once_and_named_the_same_after() {
         let tokens = tokens();
         let remembered = VerifiedTokens::new(10);
-        let token = tokens
-            .issue(UserId(7), "session-1", 3, 3)
-            .expect("a token");
+        let token = tokens.issue(UserId(7), "session-1", 3, 3).expect("a token");
         let first = remembered.verify(&tokens, &token).expect("valid");
         assert_eq!(remembered.len(), 1);
         // Checked by another key's `Tokens` now, the token would be refused: a second
@@ -150,7 +151,9 @@ mod tests {
         let remembered = VerifiedTokens::new(10);
         // Expired a second ago: still within the leeway, so valid and remembered.
         let token = expiring_at(now() - 1, "s");
-        let verified = remembered.verify(&tokens, &token).expect("within the leeway");
+        let verified = remembered
+            .verify(&tokens, &token)
+            .expect("within the leeway");
         assert_eq!(verified.valid_until, now() - 1 + LEEWAY_SECONDS);
         // Past the leeway the check refuses it, and so does the memory.
         let past = expiring_at(now() - LEEWAY_SECONDS - 2, "s");
@@ -178,7 +181,9 @@ mod tests {
         let remembered = VerifiedTokens::new(2);
         let soon = expiring_at(now() - 1, "soon");
         let later = expiring_at(now() + 600, "later");
-        remembered.verify(&tokens, &soon).expect("within the leeway");
+        remembered
+            .verify(&tokens, &soon)
+            .expect("within the leeway");
         remembered.verify(&tokens, &later).expect("valid");
         remembered
             .entries
