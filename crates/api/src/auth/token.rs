@@ -330,6 +330,23 @@ mod tests {
     }
 
     #[test]
+    fn a_nonce_tag_is_bound_to_its_data_and_its_deployments_key() {
+        let tokens = tokens();
+        let tag = tokens.nonce_tag(b"001122334455:1767225600");
+        // Every process of one deployment (the same signing key) computes the same tag.
+        assert_eq!(tag, tokens.nonce_tag(b"001122334455:1767225600"));
+        // A nonce for another phone or another expiry has another tag: a tag cannot be
+        // reused with a changed MAC or a later expiry.
+        assert_ne!(tag, tokens.nonce_tag(b"001122334455:1767225601"));
+        assert_ne!(tag, tokens.nonce_tag(b"001122334456:1767225600"));
+        // Another deployment's key gives other tags.
+        let other = Tokens::new(b"another-signing-key-of-32-bytes-at-least", Duration::ZERO);
+        assert_ne!(tag, other.nonce_tag(b"001122334455:1767225600"));
+        assert_ne!(tag, [0; 32]);
+        assert_ne!(tag, [1; 32]);
+    }
+
+    #[test]
     fn the_leeway_is_seconds_not_minutes() {
         let tokens = tokens();
         let just_expired = sign(&changed(|c| c["exp"] = json!(now() - 2)));

@@ -121,6 +121,7 @@ mod tests {
         let token = tokens.issue(UserId(7), "session-1", 3, 3).expect("a token");
         let first = remembered.verify(&tokens, &token).expect("valid");
         assert_eq!(remembered.len(), 1);
+        assert!(!remembered.is_empty());
         // Checked by another key's `Tokens` now, the token would be refused: a second
         // answer can only come from the memory.
         let other = Tokens::new(b"another-signing-key-of-32-bytes!!", Duration::from_secs(9));
