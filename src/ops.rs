@@ -466,14 +466,16 @@ pub async fn restore(
 /// Puts the objects of the backup in `dir` (`listed`, checked) that the configured S3
 /// store lacks into it, each with the content type noted beside it and its SHA-256
 /// checked again as it is read. Objects the bucket holds are left as they are: keys are
-/// written once, so one there under the same key is the same object.
+/// written once, so one there under the same key is the same object — unless its size
+/// differs from the backup's, and then the restore stops, naming it, rather than leave a
+/// record pointing at other bytes.
 async fn restore_into_store(
     store: &Storage,
     dir: &Path,
     listed: &BTreeMap<String, String>,
 ) -> anyhow::Result<Value> {
-    let present: std::collections::HashSet<String> = store
-        .keys()
+    let present: std::collections::HashMap<String, u64> = store
+        .sizes()
         .await
         .context("listing the objects")?
         .into_iter()
@@ -485,7 +487,15 @@ async fn restore_into_store(
         if key.starts_with(&notes) {
             continue;
         }
-        if present.contains(key) {
+        if let Some(&size) = present.get(key) {
+            let backed_up = std::fs::metadata(from.join(key))
+                .with_context(|| format!("reading {key} in the backup"))?
+                .len();
+            if size != backed_up {
+                bail!(
+                    "the store already holds an object {key} of {size} bytes, and the backup's is {backed_up} bytes: it is not the backed-up object; remove it (or restore into another bucket or prefix) and run the restore again"
+                );
+            }
             kept += 1;
             continue;
         }
@@ -554,10 +564,21 @@ pub async fn migrate_data(
         Ok(tables) => tables,
         Err(error) => {
             let error = anyhow::Error::from(error);
-            return Err(match storage_to {
-                Some(target) => undo_objects(target, &written, error).await,
-                None => error,
-            });
+            let Some(target) = storage_to else {
+                return Err(error);
+            };
+            // The copy is one transaction, rolled back: rows in the target now are
+            // another run's, which copied into the same store at the same time and won.
+            // Its records name these keys, so its objects are not this run's to remove.
+            if let Err(switchboard_db::transfer::TransferError::Refused(_)) =
+                switchboard_db::transfer::check_target_empty(&source_url, to).await
+            {
+                return Err(error.context(format!(
+                    "migrate-data failed: another migration filled the target database meanwhile, so the {} objects copied into the target store are left to its records",
+                    written.len()
+                )));
+            }
+            return Err(undo_objects(target, &written, error).await);
         }
     };
     let total: i64 = tables.iter().map(|t| t.target_rows).sum();

@@ -209,6 +209,11 @@ pub async fn delete_owning<T: Record>(
     objects: fn(&T) -> Vec<&str>,
 ) -> Result<T> {
     let mut tx = db.begin().await?;
+    // Locked before it is read: a write that gives the record another object meanwhile
+    // (a rendition recorded by the backfill) waits for this delete and then finds no
+    // row, rather than committing a key the read below missed — an object no queued
+    // deletion would ever remove.
+    crate::in_use::lock(&mut tx, table, id).await?;
     select.and_where(column(id_column).eq(id));
     let record = tx.fetch_one::<T>(&select).await?;
     for key in objects(&record) {

@@ -434,14 +434,6 @@ pub async fn report(
         .await?
         .ok_or(ResultError::NotFound)?;
     let kind = kind(&job.kind).ok_or(ResultError::NotFound)?;
-    let refused = match kind.outcomes {
-        Outcomes::Listed(listed) => (!listed.contains(&result.outcome.as_str()))
-            .then(|| format!("must be one of: {}", listed.join(", "))),
-        Outcomes::Checked(check) => check(&mut tx, &job, &result.outcome).await?,
-    };
-    if let Some(message) = refused {
-        return Err(ResultError::Outcome(message));
-    }
     let insert = Query::insert()
         .into_table("engine_job_results")
         .columns([
@@ -505,6 +497,17 @@ pub async fn report(
                 result.attempt, job.attempts
             )
         }));
+    }
+    // Checked only for the attempt being recorded: a repeat of a recorded report is
+    // answered as recorded before even if what its outcome names has changed since (a
+    // campaign's recipient edited), and a stale one as stale.
+    let refused = match kind.outcomes {
+        Outcomes::Listed(listed) => (!listed.contains(&result.outcome.as_str()))
+            .then(|| format!("must be one of: {}", listed.join(", "))),
+        Outcomes::Checked(check) => check(&mut tx, &job, &result.outcome).await?,
+    };
+    if let Some(message) = refused {
+        return Err(ResultError::Outcome(message));
     }
     if tx.fetch_optional::<(i64,)>(&insert).await?.is_none() {
         // The same attempt reported twice at once: the other report recorded it.

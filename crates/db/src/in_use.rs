@@ -256,7 +256,7 @@ pub(crate) async fn check_change(
 
 /// Locks row `id` of `table` for the rest of `tx` (PostgreSQL `FOR UPDATE`; SQLite's
 /// write transactions already run one at a time).
-async fn lock(tx: &mut Tx, table: &'static str, id: i64) -> Result<()> {
+pub(crate) async fn lock(tx: &mut Tx, table: &'static str, id: i64) -> Result<()> {
     let lock = Query::select()
         .column("id")
         .from(table)

@@ -198,12 +198,25 @@ pub fn rendition_payload(id: i64) -> String {
     serde_json::json!({ "mediaFileId": id }).to_string()
 }
 
-/// Queues a [`RENDITION`] job, due at `now`, for at most `limit` media files without a
-/// rendition, without a recorded reason for lacking one and without such a job already
-/// (a failed one, given up, included: an operator clears it to try again); answers how
-/// many were queued. A read first, so a sweep with nothing owed takes no write lock; the
-/// inserts of processes sweeping at once meet the unique index and do nothing.
-pub async fn queue_missing_renditions(db: &Db, now: i64, limit: u64) -> Result<u64> {
+/// Tops the pending [`RENDITION`] jobs up to `at_most`, each due at `now`, for media
+/// files without a rendition, without a recorded reason for lacking one and without such
+/// a job already (a failed one, given up, included: an operator clears it to try again);
+/// answers how many were queued. The backfill is kept to a few jobs at a time so it never
+/// fills the job queue's workers ahead of the deletions and announcements behind it;
+/// each finished job tops it up again. Reads first, so a sweep with nothing owed takes
+/// no write lock; the inserts of processes sweeping at once meet the unique index and do
+/// nothing.
+pub async fn queue_missing_renditions(db: &Db, now: i64, at_most: u64) -> Result<u64> {
+    let pending = Query::select()
+        .expr(Expr::col("id").count())
+        .from("jobs")
+        .and_where(Expr::col("kind").eq(RENDITION))
+        .and_where(Expr::col("state").eq("pending"))
+        .take();
+    let pending = u64::try_from(db.conn().scalar::<i64>(&pending).await?).unwrap_or(0);
+    let Some(limit) = at_most.checked_sub(pending).filter(|room| *room > 0) else {
+        return Ok(0);
+    };
     // `{"mediaFileId":N}`, written as `rendition_payload` writes it.
     let payload = Expr::cust(r#"'{"mediaFileId":' || media_files.id || '}'"#);
     let queued = Query::select()

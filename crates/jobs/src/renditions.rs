@@ -1,40 +1,52 @@
 //! The backfill of telephony renditions: media files stored before renditions were made
 //! (before migration 0020, or Ogg Opus before opusdec decoded it) get theirs in the
-//! background. A sweep, in every `serve` process (on the retention sweep's tick), queues a
-//! `media.rendition` job per file still owed one (one per file however many sweep: a
-//! unique index); the job queue's worker, under its lease, makes the rendition with the
-//! code uploads use and records it, or records why the audio cannot have one — that file
-//! is not tried again.
+//! background. A sweep, in every `serve` process (on the retention sweep's tick), queues
+//! `media.rendition` jobs for files still owed one, a few at a time (one per file however
+//! many sweep: a unique index), and each finished job queues the next; the job queue's
+//! worker, under its lease, makes the rendition with the code uploads use and records it,
+//! or records why the audio cannot have one — that file is not tried again.
+//!
+//! Uploads come first: a process converts one old file at a time (its audio read only
+//! once it is its turn), in one of the slots uploads share, waiting briefly for it — a
+//! busy slot sends the job back to the queue for later — and the few jobs queued at once
+//! never hold the job worker's places that deletions and announcements need.
+
+use std::time::Duration;
 
 use switchboard_db::media_files;
 use switchboard_storage::StorageError;
 use switchboard_storage::audio::telephony::{self, TelephonyError};
+use tokio::sync::Semaphore;
 
 use crate::Jobs;
 use crate::worker::seconds_up;
 
-/// Files queued per sweep batch.
-const BATCH: u64 = 100;
+/// Rendition jobs pending at once, all processes together (a sweep tops them up to it).
+const IN_QUEUE: u64 = 2;
 
-/// Queues the renditions old media files are owed (the retention loop's sweep calls it)
-/// and wakes the job worker when it did.
+/// Old files converted at once in this process.
+static ONE_AT_A_TIME: Semaphore = Semaphore::const_new(1);
+
+/// How long a backfill waits for one of the conversion slots uploads share, before it
+/// is tried again later.
+const SLOT_WAIT: Duration = Duration::from_secs(2);
+
+/// Queues the renditions old media files are owed, a few at a time (the retention loop's
+/// sweep and each finished job call it), and wakes the job worker when it did.
 pub(crate) async fn sweep(jobs: &Jobs) {
-    loop {
-        let now = chrono::Utc::now().timestamp();
-        match media_files::queue_missing_renditions(jobs.db(), now, BATCH).await {
-            Ok(0) => break,
-            Ok(queued) => {
-                tracing::info!(queued, "telephony renditions queued for old media files");
-                jobs.inner.wake_jobs.notify_one();
-                if queued < BATCH {
-                    break;
-                }
-            }
-            Err(error) => {
-                tracing::warn!(%error, "queuing the owed telephony renditions failed");
-                break;
-            }
+    top_up(jobs, IN_QUEUE).await;
+}
+
+/// Tops the pending rendition jobs up to `at_most`.
+async fn top_up(jobs: &Jobs, at_most: u64) {
+    let now = chrono::Utc::now().timestamp();
+    match media_files::queue_missing_renditions(jobs.db(), now, at_most).await {
+        Ok(0) => {}
+        Ok(queued) => {
+            tracing::debug!(queued, "telephony renditions queued for old media files");
+            jobs.inner.wake_jobs.notify_one();
         }
+        Err(error) => tracing::warn!(%error, "queuing the owed telephony renditions failed"),
     }
 }
 
@@ -47,6 +59,21 @@ fn failed(what: &str, error: impl std::fmt::Display) -> String {
 /// reason it cannot be made is recorded, or the file no longer needs one; an error (the
 /// storage or the decoder unavailable) is retried by the job queue.
 pub(crate) async fn make(jobs: &Jobs, id: i64) -> Result<(), String> {
+    let made = make_one(jobs, id).await;
+    if made.is_ok() {
+        // The next owed file, without waiting for the sweep's tick (this job, not yet
+        // completed, is still counted as pending).
+        top_up(jobs, IN_QUEUE + 1).await;
+    }
+    made
+}
+
+/// [`make`]'s work, in this process's one backfill place.
+async fn make_one(jobs: &Jobs, id: i64) -> Result<(), String> {
+    let _turn = ONE_AT_A_TIME
+        .acquire()
+        .await
+        .map_err(|e| failed("waiting for its turn", e))?;
     let db = jobs.db();
     let Some(owed) = media_files::owed_rendition(db, id)
         .await
@@ -59,7 +86,7 @@ pub(crate) async fn make(jobs: &Jobs, id: i64) -> Result<(), String> {
         Err(error) => Err(error),
     };
     let made = match read {
-        Ok(bytes) => telephony::make(bytes.to_vec(), None).await,
+        Ok(bytes) => telephony::make(bytes.to_vec(), Some(SLOT_WAIT)).await,
         // Its audio is gone: nothing to convert, whatever the retries.
         Err(StorageError::NotFound) => Err(TelephonyError::Refused(
             "its audio is missing from storage".into(),
@@ -75,8 +102,10 @@ pub(crate) async fn make(jobs: &Jobs, id: i64) -> Result<(), String> {
                 .await
                 .map_err(|e| failed("recording why it has no rendition", e));
         }
+        // Uploads hold the slots: later.
+        Err(TelephonyError::Busy) => return Err(TelephonyError::Busy.to_string()),
         Err(error) => {
-            // opusdec missing, or a failed task: the server's, retried later.
+            // opusdec missing or cut short, or a failed task: the server's, retried later.
             tracing::error!(media_file = id, %error, "a telephony rendition could not be made");
             return Err(error.to_string());
         }

@@ -274,17 +274,30 @@ impl Storage {
     /// Every object's key, sorted (for copying a store into another): the keys `put`
     /// took, without the S3 prefix and without the local store's content-type notes.
     pub async fn keys(&self) -> Result<Vec<String>, StorageError> {
+        Ok(self
+            .sizes()
+            .await?
+            .into_iter()
+            .map(|(key, _)| key)
+            .collect())
+    }
+
+    /// Every object's key with its size in bytes, sorted by key (as [`Storage::keys`]).
+    pub async fn sizes(&self) -> Result<Vec<(String, u64)>, StorageError> {
         let (prefix, store) = self.listing();
         let metas: Vec<_> = store.list(prefix.as_ref()).try_collect().await?;
         let strip = prefix.map(|p| format!("{p}/")).unwrap_or_default();
-        let mut keys: Vec<String> = metas
+        let mut sizes: Vec<(String, u64)> = metas
             .into_iter()
-            .map(|meta| meta.location.to_string())
-            .filter_map(|location| location.strip_prefix(&strip).map(str::to_owned))
-            .filter(|key| !key.starts_with(CONTENT_TYPE_DIR))
+            .filter_map(|meta| {
+                let location = meta.location.to_string();
+                let key = location.strip_prefix(&strip)?.to_owned();
+                Some((key, meta.size))
+            })
+            .filter(|(key, _)| !key.starts_with(CONTENT_TYPE_DIR))
             .collect();
-        keys.sort();
-        Ok(keys)
+        sizes.sort();
+        Ok(sizes)
     }
 
     /// Whether `key` is one `put` accepts (relative, no segment starting with `.`, a safe

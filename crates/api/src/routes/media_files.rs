@@ -308,6 +308,13 @@ pub async fn store_audio(
                 "the {} file cannot be converted for telephony: {reason}",
                 format.extension()
             )),
+            TelephonyError::Interrupted(reason) => {
+                tracing::warn!(%reason, "converting an upload for telephony was interrupted");
+                ApiError::unavailable(
+                    "the server could not finish converting the audio for telephony; retry shortly",
+                    RENDITION_WAIT.as_secs(),
+                )
+            }
             TelephonyError::Failed(reason) => ApiError::internal(reason),
         })?;
     let rendition = Some(made);

@@ -30,10 +30,14 @@ pub enum DecoderError {
         /// What the system said.
         reason: String,
     },
-    /// The program ran and refused the audio, or it was too long or took too long; the
-    /// text says which, fit for the uploader.
+    /// The program ran and refused the audio, or the audio decoded too long; the text
+    /// says which, fit for the uploader.
     #[error("{0}")]
     Failed(String),
+    /// The program could not finish for the server's reasons, not the file's (no pipes,
+    /// a read or wait error, its time limit on a loaded machine): worth trying again.
+    #[error("{0}")]
+    Interrupted(String),
 }
 
 /// Runs `program args…` with `input` on its stdin and answers its stdout: at most
@@ -59,7 +63,7 @@ pub async fn run(
     let (Some(mut stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
-        return Err(DecoderError::Failed(format!("no pipes to {program}")));
+        return Err(DecoderError::Interrupted(format!("no pipes to {program}")));
     };
     let limit = max_output as u64;
     let (mut output, mut errors) = (Vec::new(), Vec::new());
@@ -85,7 +89,7 @@ pub async fn run(
     };
     let work = async { tokio::join!(writing, reading, complaining) };
     let (written, read, _) = tokio::time::timeout(timeout, work).await.map_err(|_| {
-        DecoderError::Failed(format!(
+        DecoderError::Interrupted(format!(
             "{program} took longer than {} s",
             timeout.as_secs()
         ))
@@ -97,11 +101,11 @@ pub async fn run(
             limit >> 20
         )));
     }
-    read.map_err(|e| DecoderError::Failed(format!("reading from {program}: {e}")))?;
+    read.map_err(|e| DecoderError::Interrupted(format!("reading from {program}: {e}")))?;
     let status = child
         .wait()
         .await
-        .map_err(|e| DecoderError::Failed(format!("waiting for {program}: {e}")))?;
+        .map_err(|e| DecoderError::Interrupted(format!("waiting for {program}: {e}")))?;
     if !status.success() || output.is_empty() {
         let said = String::from_utf8_lossy(&errors);
         // opusdec repeats its complaint per line; the last few lines say enough.
@@ -184,5 +188,47 @@ mod tests {
         let mut no_data = b"RIFF\0\0\0\0WAVEfmt \x10\0\0\0".to_vec();
         no_data.extend([0u8; 16]);
         assert_eq!(fix_wav_sizes(&mut no_data), None);
+    }
+
+    #[tokio::test]
+    async fn a_program_that_refuses_is_the_files_fault_one_cut_short_is_not() {
+        // `false` runs and fails: what a decoder refusing the audio looks like.
+        let refused = run(
+            "false",
+            &[],
+            Bytes::from_static(b"x"),
+            16,
+            Duration::from_secs(5),
+        )
+        .await;
+        assert!(
+            matches!(refused, Err(DecoderError::Failed(_))),
+            "{refused:?}"
+        );
+        // `sleep` outlives the limit: the machine's trouble, worth another try.
+        let slow = run(
+            "sleep",
+            &["5"],
+            Bytes::new(),
+            16,
+            Duration::from_millis(100),
+        )
+        .await;
+        assert!(
+            matches!(slow, Err(DecoderError::Interrupted(_))),
+            "{slow:?}"
+        );
+        let missing = run(
+            "no-such-decoder",
+            &[],
+            Bytes::new(),
+            16,
+            Duration::from_secs(1),
+        )
+        .await;
+        assert!(
+            matches!(missing, Err(DecoderError::Missing { .. })),
+            "{missing:?}"
+        );
     }
 }

@@ -29,6 +29,10 @@ pub enum TelephonyError {
     /// The audio cannot be converted; the text says why, fit for the uploader.
     #[error("{0}")]
     Refused(String),
+    /// The decoder could not finish for the server's reasons (its time limit on a
+    /// loaded machine, a pipe error): worth trying again later.
+    #[error("{0}")]
+    Interrupted(String),
     /// The conversion's task failed (a panic): the server's fault.
     #[error("the conversion failed: {0}")]
     Failed(String),
@@ -57,6 +61,7 @@ pub async fn make(bytes: Vec<u8>, wait: Option<Duration>) -> Result<Rendition, T
             .map_err(|error| match error {
                 DecoderError::Missing { .. } => TelephonyError::Missing(error),
                 DecoderError::Failed(text) => TelephonyError::Refused(text),
+                DecoderError::Interrupted(text) => TelephonyError::Interrupted(text),
             })?
     } else {
         bytes
