@@ -498,9 +498,17 @@ pub async fn report(
             )
         }));
     }
-    // Checked only for the attempt being recorded: a repeat of a recorded report is
-    // answered as recorded before even if what its outcome names has changed since (a
-    // campaign's recipient edited), and a stale one as stale.
+    if tx.fetch_optional::<(i64,)>(&insert).await?.is_none() {
+        // The same attempt reported twice at once: the other report recorded it.
+        return Ok(Reported {
+            recorded: false,
+            state: job.state,
+        });
+    }
+    // Checked only for the attempt being recorded (a refusal rolls its row back): a
+    // repeat of a recorded report is answered as recorded before whatever its outcome
+    // says, even if what it names has changed since (a tenant's call outcome deleted),
+    // and a stale one as stale.
     let refused = match kind.outcomes {
         Outcomes::Listed(listed) => (!listed.contains(&result.outcome.as_str()))
             .then(|| format!("must be one of: {}", listed.join(", "))),
@@ -508,13 +516,6 @@ pub async fn report(
     };
     if let Some(message) = refused {
         return Err(ResultError::Outcome(message));
-    }
-    if tx.fetch_optional::<(i64,)>(&insert).await?.is_none() {
-        // The same attempt reported twice at once: the other report recorded it.
-        return Ok(Reported {
-            recorded: false,
-            state: job.state,
-        });
     }
     let next = (kind.on_result)(&mut tx, &job, result, now).await?;
     let state = match next {
