@@ -574,9 +574,13 @@ async fn backup_of_objects_in_s3() {
     assert_eq!(&back.into_bytes().await.unwrap()[..], b"kept");
     // The restored database, served on the bucket, plays the demo's voicemail.
     let url = config.database_url.clone();
-    let served = TestApp::start_on(Backend::Sqlite, move |c| c.database_url = url, Some(bucket))
-        .await
-        .unwrap();
+    let served = TestApp::start_on(
+        Backend::Sqlite,
+        move |c| c.database_url = url,
+        Some(bucket.clone()),
+    )
+    .await
+    .unwrap();
     let admin = token_of(&served, demo::ADMIN_EMAIL).await;
     let page = served
         .get("/v2/admin/voicemail-messages/", &admin)
@@ -601,6 +605,26 @@ async fn backup_of_objects_in_s3() {
     let copy = folder.get("backup-check/a.txt", None).await.unwrap();
     assert_eq!(copy.content_type.as_deref(), Some("text/plain"));
     assert_eq!(&copy.into_bytes().await.unwrap()[..], b"kept");
+
+    // A bucket holding other bytes under a backed-up key (another size) is not taken for
+    // the backed-up object: the restore stops, naming it, and leaves it as it is.
+    bucket
+        .put("backup-check/a.txt", "not the same".into(), "text/plain")
+        .await
+        .unwrap();
+    let clash_dir = tempfile::tempdir().unwrap();
+    let config = fresh_installation(&app, clash_dir.path());
+    let error = ops::restore(&config, &bucket, &target, false)
+        .await
+        .expect_err("another object under a backed-up key");
+    let said = format!("{error:#}");
+    assert!(said.contains("backup-check/a.txt"), "{said}");
+    assert!(
+        said.contains("12 bytes") && said.contains("4 bytes"),
+        "{said}"
+    );
+    let left = bucket.get("backup-check/a.txt", None).await.unwrap();
+    assert_eq!(&left.into_bytes().await.unwrap()[..], b"not the same");
 }
 
 switchboard_testing::tests!(needs switchboard_testing::S3; backup_of_objects_in_s3);
