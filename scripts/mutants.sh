@@ -77,7 +77,7 @@ tests_for() {
 # none worth a pass of their own.
 unit_tests_for() {
     case "$1" in
-        crates/api/src/auth/token.rs | crates/api/src/auth/totp.rs | crates/api/src/auth/lockout.rs | crates/api/src/auth/verified.rs)
+        crates/api/src/auth/token.rs | crates/api/src/auth/totp.rs | crates/api/src/auth/lockout.rs | crates/api/src/auth/verified.rs | crates/api/src/auth/password.rs)
             echo "package(switchboard-api) & kind(lib) & test(/auth::/)"
             ;;
         crates/db/src/scope.rs) echo "package(switchboard-db) & kind(lib)" ;;

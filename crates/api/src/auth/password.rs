@@ -111,3 +111,42 @@ fn hash_now(password: &str) -> Result<String, HashError> {
         .map(|h| h.to_string())
         .map_err(|e| HashError::Failed(e.to_string()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn hashes_are_argon2id_at_owasps_parameters_and_verify() {
+        let passwords = Passwords::new(1).expect("a hasher");
+        let hash = passwords
+            .hash("correct horse".into())
+            .await
+            .expect("a hash");
+        // OWASP's argon2id minimum: 19 MiB of memory, two passes, one lane.
+        assert!(
+            hash.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"),
+            "{hash}"
+        );
+        let verify =
+            |password: &str, hash: Option<String>| passwords.verify(password.to_owned(), hash);
+        assert!(verify("correct horse", Some(hash.clone())).await.unwrap());
+        assert!(!verify("correct horsf", Some(hash.clone())).await.unwrap());
+        // An unknown account never matches, even with the dummy's password unknown.
+        assert!(!verify("correct horse", None).await.unwrap());
+        assert!(
+            !verify("correct horse", Some("not a hash".into()))
+                .await
+                .unwrap()
+        );
+    }
+
+    #[test]
+    fn one_core_is_left_to_everything_else() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(
+            Passwords::default_parallelism(),
+            cores.saturating_sub(1).max(1)
+        );
+    }
+}
