@@ -124,6 +124,16 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
             rate_limit_per_token: config.rate_limit_per_minute,
             rate_limit_per_address: config.rate_limit_per_minute_per_address,
             rate_limit_namespace: config.rate_limit_namespace.clone(),
+            rate_limit_hash_key: {
+                use sha2::Digest;
+                let derived = sha2::Sha256::new()
+                    .chain_update(b"switchboard rate-limit token hash\0")
+                    .chain_update(&key)
+                    .finalize();
+                let mut hash_key = [0; 16];
+                hash_key.copy_from_slice(&derived[..16]);
+                hash_key
+            },
             ingest_token: config.ingest_token.as_ref().map(|t| t.0.clone()),
             write_stall: Duration::from_secs(config.write_stall_seconds.max(1)),
             request_timeout: Duration::from_secs(config.request_timeout_seconds.max(1)),

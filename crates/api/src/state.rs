@@ -49,6 +49,10 @@ pub struct Settings {
     pub rate_limit_per_address: u64,
     /// Prefix of rate-limit keys, to share one Redis among several deployments.
     pub rate_limit_namespace: String,
+    /// The key of the tokens' hashes in rate-limit keys: derived from the signing key, so
+    /// every process of one deployment names a token's bucket alike, and nobody without
+    /// it can make one token's bucket another's.
+    pub rate_limit_hash_key: [u8; 16],
     /// The telephony engine's bearer token for `/v2/ingest/…`, when configured.
     pub ingest_token: Option<String>,
     /// How long a response may wait for its client to read before the connection closes.
@@ -91,6 +95,7 @@ impl Settings {
             rate_limit_per_token: 1200,
             rate_limit_per_address: 6000,
             rate_limit_namespace: String::new(),
+            rate_limit_hash_key: [0; 16],
             ingest_token: None,
             write_stall: std::time::Duration::from_secs(30),
             request_timeout: std::time::Duration::from_secs(30),
