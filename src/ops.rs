@@ -2,7 +2,7 @@
 //! SQLite database and local objects), and `migrate-data` from it to PostgreSQL and
 //! another object store. Each prints what it did as one line of JSON.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
@@ -421,6 +421,12 @@ pub async fn restore(
             moved.push(aside.display().to_string());
         }
     }
+    // Into S3: what the bucket already holds is compared with the backup first, so a
+    // clash stops the restore before anything is written.
+    let present = match (root, &checked.objects) {
+        (None, Some(listed)) => Some(objects_present(objects, dir, listed).await?),
+        _ => None,
+    };
     if let Some(parent) = target.parent() {
         std::fs::create_dir_all(parent)?;
     }
@@ -452,7 +458,9 @@ pub async fn restore(
             }
             json!({"files": listed.len(), "bytes": bytes, "verified": "every object's SHA-256 as the manifest says"})
         }
-        (None, Some(listed)) => restore_into_store(objects, dir, listed).await?,
+        (None, Some(listed)) => {
+            restore_into_store(objects, dir, listed, &present.unwrap_or_default()).await?
+        }
         (Some(_), None) => json!({"restored": false, "why": "the backup holds no objects"}),
         (None, None) => {
             json!({"restored": false, "why": "the backup holds no objects (an older backup of objects in S3): restore them from the bucket's versions"})
@@ -463,23 +471,44 @@ pub async fn restore(
     Ok(json!({"restored": target.display().to_string(), "objects": objects, "movedAside": moved}))
 }
 
+/// The keys of the backup in `dir` (`listed`) that the configured S3 store already holds.
+/// Keys are written once, so an object there under a backed-up key is the backed-up
+/// object — unless its size differs from the backup's copy, and then the restore stops
+/// here, naming it, before anything is written, rather than leave a record pointing at
+/// other bytes.
+async fn objects_present(
+    store: &Storage,
+    dir: &Path,
+    listed: &BTreeMap<String, String>,
+) -> anyhow::Result<HashSet<String>> {
+    let from = dir.join(BACKUP_OBJECTS);
+    let mut present = HashSet::new();
+    for (key, size) in store.sizes().await.context("listing the objects")? {
+        if !listed.contains_key(&key) {
+            continue;
+        }
+        let backed_up = std::fs::metadata(from.join(&key))
+            .with_context(|| format!("reading {key} in the backup"))?
+            .len();
+        if size != backed_up {
+            bail!(
+                "the store already holds an object {key} of {size} bytes, and the backup's is {backed_up} bytes: it is not the backed-up object; remove it (or restore into another bucket or prefix) and run the restore again"
+            );
+        }
+        present.insert(key);
+    }
+    Ok(present)
+}
+
 /// Puts the objects of the backup in `dir` (`listed`, checked) that the configured S3
-/// store lacks into it, each with the content type noted beside it and its SHA-256
-/// checked again as it is read. Objects the bucket holds are left as they are: keys are
-/// written once, so one there under the same key is the same object — unless its size
-/// differs from the backup's, and then the restore stops, naming it, rather than leave a
-/// record pointing at other bytes.
+/// store lacks (not in `present`) into it, each with the content type noted beside it and
+/// its SHA-256 checked again as it is read.
 async fn restore_into_store(
     store: &Storage,
     dir: &Path,
     listed: &BTreeMap<String, String>,
+    present: &HashSet<String>,
 ) -> anyhow::Result<Value> {
-    let present: std::collections::HashMap<String, u64> = store
-        .sizes()
-        .await
-        .context("listing the objects")?
-        .into_iter()
-        .collect();
     let from = dir.join(BACKUP_OBJECTS);
     let notes = format!("{CONTENT_TYPE_DIR}/");
     let (mut put, mut kept, mut bytes) = (0u64, 0u64, 0u64);
@@ -487,15 +516,7 @@ async fn restore_into_store(
         if key.starts_with(&notes) {
             continue;
         }
-        if let Some(&size) = present.get(key) {
-            let backed_up = std::fs::metadata(from.join(key))
-                .with_context(|| format!("reading {key} in the backup"))?
-                .len();
-            if size != backed_up {
-                bail!(
-                    "the store already holds an object {key} of {size} bytes, and the backup's is {backed_up} bytes: it is not the backed-up object; remove it (or restore into another bucket or prefix) and run the restore again"
-                );
-            }
+        if present.contains(key) {
             kept += 1;
             continue;
         }

@@ -607,7 +607,8 @@ async fn backup_of_objects_in_s3() {
     assert_eq!(&copy.into_bytes().await.unwrap()[..], b"kept");
 
     // A bucket holding other bytes under a backed-up key (another size) is not taken for
-    // the backed-up object: the restore stops, naming it, and leaves it as it is.
+    // the backed-up object: the restore stops, naming it, before writing anything (no
+    // database, the object left as it is).
     bucket
         .put("backup-check/a.txt", "not the same".into(), "text/plain")
         .await
@@ -622,6 +623,10 @@ async fn backup_of_objects_in_s3() {
     assert!(
         said.contains("12 bytes") && said.contains("4 bytes"),
         "{said}"
+    );
+    assert!(
+        !clash_dir.path().join("restored.db").exists(),
+        "no database written"
     );
     let left = bucket.get("backup-check/a.txt", None).await.unwrap();
     assert_eq!(&left.into_bytes().await.unwrap()[..], b"not the same");
