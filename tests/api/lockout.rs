@@ -177,22 +177,29 @@ async fn a_flood_of_failures_leaves_bounded_rows(app: TestApp) {
         1,
         "one entry for the lock"
     );
-    let details: String = app
+    // The entry says what was locked, for whom, from where and why.
+    let (entity, email, address, details): (String, String, String, String) = app
         .state
         .db
         .conn()
-        .scalar(
+        .fetch_one(
             &Query::select()
-                .column("details")
+                .columns(["entity", "user_email", "client_address", "details"])
                 .from("audit_log")
                 .and_where(Expr::col("action").eq("login.locked"))
                 .take(),
         )
         .await
         .unwrap();
+    assert_eq!(
+        (entity.as_str(), email.as_str(), address.as_str()),
+        ("authentication", w.user_a, "127.0.0.1")
+    );
     let details: serde_json::Value = serde_json::from_str(&details).unwrap();
     assert_eq!(details["refusals"], 40, "{details}");
     assert!(details["lockedUntil"].as_i64().is_some(), "{details}");
+    assert_eq!(details["accountFailures"], 5, "{details}");
+    assert!(details["retryAfterSeconds"].as_u64() > Some(0), "{details}");
     // The sweep leaves the five failures of the window, and only them.
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     while app.count("login_failures", None).await != 5 {
