@@ -119,7 +119,7 @@ mod tests {
         let mut headers = HeaderMap::new();
         headers.insert(
             header::AUTHORIZATION,
-            format!("Bearer {token}").parse().unwrap(),
+            format!("Bearer {token}").parse().expect("a header value"),
         );
         headers
     }
@@ -138,7 +138,7 @@ mod tests {
         let mut lower = HeaderMap::new();
         lower.insert(
             header::AUTHORIZATION,
-            "bearer eyJ.token-a.sig".parse().unwrap(),
+            "bearer eyJ.token-a.sig".parse().expect("a header value"),
         );
         assert_eq!(token_key(&lower, &key).as_ref(), Some(&a));
         // Another token, or another deployment's key: another bucket.
@@ -152,7 +152,10 @@ mod tests {
         );
         // No bearer token, no token bucket (the address's limit still counts).
         let mut basic = HeaderMap::new();
-        basic.insert(header::AUTHORIZATION, "Basic dXNlcjpwdw==".parse().unwrap());
+        basic.insert(
+            header::AUTHORIZATION,
+            "Basic dXNlcjpwdw==".parse().expect("a header value"),
+        );
         assert_eq!(token_key(&basic, &key), None);
         assert_eq!(token_key(&HeaderMap::new(), &key), None);
     }

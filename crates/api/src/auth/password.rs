@@ -130,14 +130,26 @@ mod tests {
         );
         let verify =
             |password: &str, hash: Option<String>| passwords.verify(password.to_owned(), hash);
-        assert!(verify("correct horse", Some(hash.clone())).await.unwrap());
-        assert!(!verify("correct horsf", Some(hash.clone())).await.unwrap());
+        assert!(
+            verify("correct horse", Some(hash.clone()))
+                .await
+                .expect("the hasher answers")
+        );
+        assert!(
+            !verify("correct horsf", Some(hash.clone()))
+                .await
+                .expect("the hasher answers")
+        );
         // An unknown account never matches, even with the dummy's password unknown.
-        assert!(!verify("correct horse", None).await.unwrap());
+        assert!(
+            !verify("correct horse", None)
+                .await
+                .expect("the hasher answers")
+        );
         assert!(
             !verify("correct horse", Some("not a hash".into()))
                 .await
-                .unwrap()
+                .expect("the hasher answers")
         );
     }
 
