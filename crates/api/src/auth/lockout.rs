@@ -10,7 +10,7 @@ use switchboard_db::audit::NewEntry;
 use switchboard_db::security::{self, Failures, Reservation};
 
 use crate::error::{ApiError, ApiResult};
-use crate::state::AppState;
+use crate::state::{AppState, Settings};
 
 /// An attempt at a secret, already counted as a failure: settle it with
 /// [`Attempt::succeeded`] (which forgets the account's failures) or leave it counted.
@@ -36,8 +36,8 @@ pub async fn attempt(
     let lock = |by_account: Failures, by_address: Failures| {
         counts = Some((by_account.0, by_address.0));
         [
-            lock_left(state, by_account, settings.lockout_threshold, now),
-            lock_left(state, by_address, settings.address_threshold, now),
+            lock_left(settings, by_account, settings.lockout_threshold, now),
+            lock_left(settings, by_address, settings.address_threshold, now),
         ]
         .into_iter()
         .flatten()
@@ -105,9 +105,14 @@ impl Attempt {
 }
 
 /// The lock in force for failures `(count, latest)` past `threshold`: seconds left, if any.
-fn lock_left(state: &AppState, (count, latest): Failures, threshold: i64, now: i64) -> Option<u64> {
-    let base = state.settings.lockout_base.as_secs();
-    let lock = lock_length(base, state.settings.lockout_max.as_secs(), count, threshold)?;
+fn lock_left(
+    settings: &Settings,
+    (count, latest): Failures,
+    threshold: i64,
+    now: i64,
+) -> Option<u64> {
+    let base = settings.lockout_base.as_secs();
+    let lock = lock_length(base, settings.lockout_max.as_secs(), count, threshold)?;
     let until = latest.saturating_add(i64::try_from(lock).unwrap_or(i64::MAX));
     (now < until).then(|| u64::try_from(until - now).unwrap_or(1).max(1))
 }
@@ -125,7 +130,24 @@ fn lock_length(base: u64, max: u64, count: i64, threshold: i64) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
-    use super::lock_length;
+    use super::{Settings, lock_left, lock_length};
+
+    #[test]
+    fn a_lock_lasts_from_the_latest_failure_to_its_length() {
+        // A 30 s first lock, 5 failures an account: the defaults.
+        let settings = Settings::new("http://localhost".into());
+        // Five failures, the latest at 1,000: locked until 1,030.
+        let left = |now| lock_left(&settings, (5, 1_000), 5, now);
+        assert_eq!(left(1_000), Some(30));
+        assert_eq!(left(1_012), Some(18), "the seconds left, for Retry-After");
+        assert_eq!(left(1_029), Some(1));
+        assert_eq!(left(1_030), None, "over at its end, not a second later");
+        assert_eq!(
+            lock_left(&settings, (4, 1_000), 5, 1_000),
+            None,
+            "below the threshold"
+        );
+    }
 
     #[test]
     fn locks_double_and_stop_at_the_cap() {
