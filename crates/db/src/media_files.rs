@@ -204,19 +204,9 @@ pub fn rendition_payload(id: i64) -> String {
 /// answers how many were queued. The backfill is kept to a few jobs at a time so it never
 /// fills the job queue's workers ahead of the deletions and announcements behind it;
 /// each finished job tops it up again. Reads first, so a sweep with nothing owed takes
-/// no write lock; the inserts of processes sweeping at once meet the unique index and do
-/// nothing.
+/// one read of the partial index of files without a rendition and no write lock; the
+/// inserts of processes sweeping at once meet the unique index and do nothing.
 pub async fn queue_missing_renditions(db: &Db, now: i64, at_most: u64) -> Result<u64> {
-    let pending = Query::select()
-        .expr(Expr::col("id").count())
-        .from("jobs")
-        .and_where(Expr::col("kind").eq(RENDITION))
-        .and_where(Expr::col("state").eq("pending"))
-        .take();
-    let pending = u64::try_from(db.conn().scalar::<i64>(&pending).await?).unwrap_or(0);
-    let Some(limit) = at_most.checked_sub(pending).filter(|room| *room > 0) else {
-        return Ok(0);
-    };
     // `{"mediaFileId":N}`, written as `rendition_payload` writes it.
     let payload = Expr::cust(r#"'{"mediaFileId":' || media_files.id || '}'"#);
     let queued = Query::select()
@@ -232,11 +222,23 @@ pub async fn queue_missing_renditions(db: &Db, now: i64, at_most: u64) -> Result
         .and_where(Expr::col(("media_files", "rendition_error")).is_null())
         .and_where(Expr::exists(queued).not())
         .order_by(("media_files", "id"), Order::Asc)
-        .limit(limit)
+        .limit(at_most)
         .take();
     let ids: Vec<(i64,)> = db.conn().fetch_all(&owed).await?;
+    if ids.is_empty() {
+        // The backfill is done: the one read of the partial index, and nothing else.
+        return Ok(0);
+    }
+    let pending = Query::select()
+        .expr(Expr::col("id").count())
+        .from("jobs")
+        .and_where(Expr::col("kind").eq(RENDITION))
+        .and_where(Expr::col("state").eq("pending"))
+        .take();
+    let pending = u64::try_from(db.conn().scalar::<i64>(&pending).await?).unwrap_or(0);
+    let room = usize::try_from(at_most.saturating_sub(pending)).unwrap_or(usize::MAX);
     let mut count = 0;
-    for (id,) in ids {
+    for (id,) in ids.into_iter().take(room) {
         let insert = Query::insert()
             .into_table("jobs")
             .columns(["kind", "payload", "run_at", "created_at"])
