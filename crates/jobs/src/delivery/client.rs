@@ -237,6 +237,7 @@ mod tests {
             "192.0.2.1",
             "198.51.100.1",
             "203.0.113.1",
+            "192.88.99.1",
             "198.18.0.1",
             "198.19.255.1",
             "224.0.0.1",
@@ -268,6 +269,24 @@ mod tests {
     }
 
     #[test]
+    fn a_refusal_names_what_the_address_is() {
+        // Each special range says what it is (the refusal's text reaches the webhook's
+        // owner), even where a wider range would refuse it too.
+        for (address, reason) in [
+            ("0.0.0.0", "an unspecified address"),
+            ("255.255.255.255", "the broadcast address"),
+            ("192.88.99.1", "a 6to4 relay address"),
+            ("::", "an unspecified address"),
+            ("::1", "a loopback address"),
+            ("2001::1", "an IETF protocol assignment"),
+            ("2001:1ff::1", "an IETF protocol assignment"),
+            ("2001:db8::1", "a documentation address"),
+        ] {
+            assert_eq!(refusal(address.parse().unwrap()), Some(reason), "{address}");
+        }
+    }
+
+    #[test]
     fn public_addresses_pass() {
         for address in [
             "1.1.1.1",
@@ -278,6 +297,9 @@ mod tests {
             "198.20.0.1",
             "2606:4700:4700::1111",
             "2a00:1450:4001::1",
+            // 2001::/23 is IETF's; the rest of 2001::/16 is ordinary unicast.
+            "2001:200::1",
+            "2001:4860:4860::8888",
             "::ffff:8.8.8.8",
         ] {
             assert!(!refused(address), "{address} should pass");
