@@ -26,25 +26,14 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 
-EMAIL = "admin@demo.switchboard.test"
-PASSWORD = "switchboard-demo-2026"
-JWT_SECRET = "hot-path-benchmark-signing-key-of-at-least-32-bytes"
-
-
-class BenchError(Exception):
-    pass
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+# The demo's credentials, the signing key both servers share and the lifted rate limits
+# are hot_path.py's: this script is its companion, measuring the same GET.
+from hot_path import EMAIL, JWT_SECRET, LIFTED, PASSWORD, BenchError, free_port  # noqa: E402
 
 
 def call(conn: http.client.HTTPConnection, method: str, path: str, token: str | None = None,
@@ -162,9 +151,7 @@ def main() -> int:
     folder = tempfile.mkdtemp(prefix="switchboard-instructions-")
     env = dict(os.environ, SWITCHBOARD_DATABASE_URL=f"sqlite://{folder}/bench.db",
                SWITCHBOARD_JWT_SECRET=JWT_SECRET,
-               SWITCHBOARD_DATA_DIR=os.path.join(folder, "data"),
-               SWITCHBOARD_RATE_LIMIT_PER_MINUTE="1000000000",
-               SWITCHBOARD_RATE_LIMIT_PER_MINUTE_PER_ADDRESS="1000000000")
+               SWITCHBOARD_DATA_DIR=os.path.join(folder, "data"), **LIFTED)
     try:
         # Seed the demo and log in once, without valgrind.
         port = free_port()
