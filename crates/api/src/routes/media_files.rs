@@ -146,7 +146,13 @@ pub fn multipart_rejection(rejection: MultipartRejection) -> ApiError {
 /// `text` or `multilingualText`).
 #[utoipa::path(post, path = "/v2/admin/media-files/", tag = "media-files",
     request_body(content = MediaFileUpload, content_type = "multipart/form-data"),
-    responses((status = 200, description = "The new media file", body = MediaFile)))]
+    responses(
+        (status = 200, description = "The new media file", body = MediaFile),
+        (status = 503, description = "The audio could not be converted for telephony now \
+            (the conversion slots stayed busy, the decoder was cut short, or Ogg Opus cannot \
+            be decoded on this server); nothing is stored; see Retry-After",
+            body = crate::error::ErrorBody),
+    ))]
 pub async fn create(
     caller: Caller<MediaFilesWrite>,
     State(state): State<AppState>,
