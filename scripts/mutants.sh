@@ -159,7 +159,9 @@ fi
 if [[ "${MUTANTS_MOLD:-1}" != 0 ]] && command -v mold >/dev/null 2>&1; then
     export RUSTFLAGS="${RUSTFLAGS:-} -C link-arg=-fuse-ld=mold"
     export CARGO_TARGET_DIR="$PWD/target/mutants"
-    echo "linking with mold, building in target/mutants"
+    # No debug information: a mutant's build is linked once and never debugged.
+    export CARGO_PROFILE_DEV_DEBUG=none
+    echo "linking with mold, without debug information, building in target/mutants"
 fi
 
 deadline=

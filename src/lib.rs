@@ -15,7 +15,7 @@ use std::time::Duration;
 use anyhow::Context;
 use rand::RngCore;
 use switchboard_api::auth::password::Passwords;
-use switchboard_api::auth::token::{MIN_KEY_BYTES, Tokens};
+use switchboard_api::auth::token::{self, MIN_KEY_BYTES, Tokens};
 use switchboard_api::auth::verified::{self, VerifiedTokens};
 use switchboard_api::limits::Limiter;
 use switchboard_api::{AppState, Settings, Shared};
@@ -59,7 +59,7 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
     let tokens = Tokens::new(&key, Duration::from_secs(config.token_ttl_seconds));
     let storage = switchboard_storage::Storage::open(
         &config.storage_url(),
-        &derive_key(&key, "object download URLs"),
+        &token::derived_key(&key, "object download URLs"),
         &config.public_url(),
     )
     .context("opening object storage")?;
@@ -67,7 +67,7 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
         Passwords::default_parallelism(),
         Duration::from_millis(config.password_hash_wait_ms),
     )?;
-    let sealer = Sealer::new(&derive_key32(&key, "sealed secrets"));
+    let sealer = Sealer::new(&token::derived_key(&key, "sealed secrets"));
     // Secrets sealed before they were bound to their rows are bound now, before any
     // request or worker opens one (only bound values open).
     let resealed = switchboard_db::seal::reseal_unbound(&db, &sealer)
@@ -125,11 +125,7 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
             rate_limit_per_address: config.rate_limit_per_minute_per_address,
             rate_limit_namespace: config.rate_limit_namespace.clone(),
             rate_limit_hash_key: {
-                use sha2::Digest;
-                let derived = sha2::Sha256::new()
-                    .chain_update(b"switchboard rate-limit token hash\0")
-                    .chain_update(&key)
-                    .finalize();
+                let derived = token::derived_key(&key, "switchboard rate-limit token hash");
                 let mut hash_key = [0; 16];
                 hash_key.copy_from_slice(&derived[..16]);
                 hash_key
@@ -190,23 +186,6 @@ fn signing_key(config: &Config) -> anyhow::Result<Vec<u8>> {
     rand::rng().fill_bytes(&mut key);
     write_private(&path, &hex::encode(&key))?;
     Ok(key)
-}
-
-/// A key for one purpose derived from the master key, so that a URL signature can never
-/// be replayed as a token signature or the other way round.
-fn derive_key(master: &[u8], purpose: &str) -> Vec<u8> {
-    use sha2::Digest;
-    let mut hasher = sha2::Sha256::new();
-    hasher.update(purpose.as_bytes());
-    hasher.update([0]);
-    hasher.update(master);
-    hasher.finalize().to_vec()
-}
-
-fn derive_key32(master: &[u8], purpose: &str) -> [u8; 32] {
-    let mut key = [0u8; 32];
-    key.copy_from_slice(&derive_key(master, purpose));
-    key
 }
 
 fn write_private(path: &Path, contents: &str) -> anyhow::Result<()> {

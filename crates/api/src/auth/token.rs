@@ -74,6 +74,20 @@ impl std::fmt::Debug for Tokens {
 /// The smallest accepted signing key, in bytes (256 bits).
 pub const MIN_KEY_BYTES: usize = 32;
 
+/// A key for `purpose` derived from the deployment's signing key: SHA-256 of the purpose,
+/// a NUL, then the key. Every process of one deployment derives the same key, and one
+/// purpose's key tells nothing of another's or of the signing key, so a signature made for
+/// one use (a download URL, a token, a nonce) is never accepted for another.
+pub fn derived_key(signing_key: &[u8], purpose: &str) -> [u8; 32] {
+    use sha2::Digest;
+    sha2::Sha256::new()
+        .chain_update(purpose.as_bytes())
+        .chain_update([0])
+        .chain_update(signing_key)
+        .finalize()
+        .into()
+}
+
 impl Tokens {
     /// Tokens signed with `key` (at least [`MIN_KEY_BYTES`]), valid for `ttl`.
     pub fn new(key: &[u8], ttl: Duration) -> Self {
@@ -89,14 +103,7 @@ impl Tokens {
             decoding: DecodingKey::from_secret(key),
             validation,
             ttl,
-            nonce_key: {
-                use sha2::Digest;
-                sha2::Sha256::new()
-                    .chain_update(b"switchboard provisioning digest nonce\0")
-                    .chain_update(key)
-                    .finalize()
-                    .into()
-            },
+            nonce_key: derived_key(key, "switchboard provisioning digest nonce"),
         }
     }
 
@@ -327,6 +334,26 @@ mod tests {
         );
         assert_eq!(tokens.verify("not.a.token"), None);
         assert_eq!(tokens.verify(""), None);
+    }
+
+    #[test]
+    fn a_derived_key_is_fixed_by_its_purpose_and_the_signing_key() {
+        // Pinned: secrets sealed, URLs signed and tokens hashed under these keys must
+        // still open after an upgrade, so the derivation may never change.
+        let key = b"a-signing-key-of-32-bytes-at-least!!";
+        assert_eq!(
+            hex::encode(derived_key(key, "sealed secrets")),
+            "eaa0ce17a4fd4918ce62708c5932247a7b8ecd006f57f4ac6c52c249d2a69bed"
+        );
+        assert_eq!(
+            hex::encode(derived_key(key, "object download URLs")),
+            "9cb9ccd81f786ed9fc2c974b862f8fb4b75029d4a539379cedc132ccca378236"
+        );
+        let other_key = b"a-signing-key-of-32-bytes-at-least!?";
+        assert_ne!(
+            derived_key(key, "sealed secrets"),
+            derived_key(other_key, "sealed secrets")
+        );
     }
 
     #[test]
