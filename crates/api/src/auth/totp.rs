@@ -48,7 +48,7 @@ pub fn verify(secret: &[u8], code: &str, unix_time: u64) -> Option<u64> {
 /// RFC 4648 base32 without padding, as authenticator apps read secrets.
 pub fn base32(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-    let mut out = String::with_capacity(bytes.len().div_ceil(5) * 8);
+    let mut out = String::new();
     for chunk in bytes.chunks(5) {
         let mut buffer = [0u8; 5];
         buffer[..chunk.len()].copy_from_slice(chunk);
@@ -66,7 +66,7 @@ pub fn base32(bytes: &[u8]) -> String {
 pub fn from_base32(text: &str) -> Option<Vec<u8>> {
     let mut bits: u64 = 0;
     let mut count = 0;
-    let mut out = Vec::with_capacity(text.len() * 5 / 8);
+    let mut out = Vec::new();
     for c in text.trim_end_matches('=').chars() {
         let value = match c.to_ascii_uppercase() {
             c @ 'A'..='Z' => c as u64 - 'A' as u64,
@@ -173,6 +173,55 @@ mod tests {
     }
 
     #[test]
+    fn a_code_from_one_step_either_side_is_accepted_and_nothing_else() {
+        let secret = b"12345678901234567890";
+        let at = 1_234_567_890;
+        let now = at / STEP;
+        // The RFC's code at this time has leading zeros: "005924".
+        assert_eq!(verify(secret, "005924", at), Some(now));
+        // A phone whose clock runs one step ahead or behind is accepted, at the step its
+        // code belongs to (the caller refuses a step used before).
+        let ahead = format!("{:06}", code_at(secret, now + 1));
+        let behind = format!("{:06}", code_at(secret, now - 1));
+        assert_eq!(verify(secret, &ahead, at), Some(now + 1));
+        assert_eq!(verify(secret, &behind, at), Some(now - 1));
+        let two_ahead = format!("{:06}", code_at(secret, now + 2));
+        assert_eq!(verify(secret, &two_ahead, at), None, "two steps ahead");
+        // Exactly six ASCII digits: the same number written otherwise is refused.
+        for written_otherwise in ["05924", "5924", "+05924", "0005924", "00592a", " 05924"] {
+            assert_eq!(
+                verify(secret, written_otherwise, at),
+                None,
+                "{written_otherwise:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_new_secret_is_160_random_bits() {
+        let (one, another) = (new_secret(), new_secret());
+        assert_eq!(one.len(), 20);
+        assert_ne!(one, another);
+        assert!(one.iter().any(|b| *b > 1), "not a constant filler");
+    }
+
+    #[test]
+    fn the_otpauth_uri_escapes_the_issuer_and_account() {
+        assert_eq!(
+            otpauth_uri("Acme Phones", "ann+admin@example.com", b"foobar"),
+            "otpauth://totp/Acme%20Phones:ann%2Badmin@example.com?secret=MZXW6YTBOI\
+             &issuer=Acme%20Phones&algorithm=SHA1&digits=6&period=30"
+        );
+        // Unreserved characters stay as they are; a colon (the label's separator), an
+        // ampersand and non-ASCII are escaped byte by byte.
+        assert_eq!(
+            otpauth_uri("a-b._~", "x:y&z\u{e9}", b""),
+            "otpauth://totp/a-b._~:x%3Ay%26z%C3%A9?secret=&issuer=a-b._~\
+             &algorithm=SHA1&digits=6&period=30"
+        );
+    }
+
+    #[test]
     fn base32_matches_rfc_4648() {
         assert_eq!(base32(b""), "");
         assert_eq!(base32(b"f"), "MY");
@@ -191,6 +240,23 @@ mod tests {
     fn recovery_codes_are_distinct_and_normalised() {
         let codes = recovery_codes();
         assert_eq!(codes.len(), 10);
+        let unambiguous =
+            |c: char| (c.is_ascii_lowercase() && !"ilo".contains(c)) || ('2'..='9').contains(&c);
+        for code in &codes {
+            let (first, second) = code.split_once('-').unwrap();
+            assert_eq!((first.len(), second.len()), (5, 5), "{code}");
+            assert!(
+                first.chars().chain(second.chars()).all(unambiguous),
+                "{code}"
+            );
+        }
+        let distinct: std::collections::HashSet<_> = codes.iter().collect();
+        assert_eq!(distinct.len(), 10);
+        // Stored as SHA-256 of the code without its dash, in lower case.
+        assert_eq!(
+            recovery_hash(" ABCDE-23456 "),
+            "3f3ca7d0c3da794e94f9b663af89ec93566b1ec3bb117818eacf40187a0e54ab"
+        );
         assert_eq!(
             recovery_hash(&codes[0]),
             recovery_hash(&codes[0].to_uppercase().replace('-', " "))
