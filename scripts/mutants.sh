@@ -200,7 +200,8 @@ for file in "${files[@]}"; do
     # Two passes: the file's crate's unit tests first — building one library's test binary
     # takes seconds where the HTTP suite's binary takes a minute or more — then, with
     # --iterate (which skips what the first pass caught or found unviable, and keeps its
-    # results), the whole filter over the mutants the unit tests missed.
+    # results), the HTTP suite's tests of the filter over the mutants the unit tests missed
+    # (only that binary is built: the unit tests have had their say).
     rm -rf "$out/mutants.out" "$out/mutants.out.old"
     unit_filter=$(unit_tests_for "$file")
     iterate=()
@@ -244,8 +245,7 @@ for file in "${files[@]}"; do
     if ((second_pass)); then
         status=0
         "${limit[@]}" cargo mutants --in-place --workspace --file "$file" "${iterate[@]}" \
-            --test-tool nextest --test-workspace true \
-            --cargo-test-arg=--lib --cargo-test-arg=--test=api \
+            --test-tool nextest --test-package switchboard --cargo-test-arg=--test=api \
             --cargo-test-arg=-E --cargo-test-arg="$filter" \
             --baseline skip --timeout "${MUTANTS_TIMEOUT:-300}" --build-timeout 1200 \
             --output "$out" --no-shuffle ${MUTANTS_EXTRA_ARGS:-} || status=$?
