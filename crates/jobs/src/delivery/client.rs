@@ -321,4 +321,113 @@ mod tests {
         assert!(check_literal(&Url::parse("https://example.com/").unwrap()).is_ok());
         assert!(check_literal(&Url::parse("http://8.8.8.8/").unwrap()).is_ok());
     }
+
+    /// A one-connection HTTP server on a loopback port: it reads the request's head,
+    /// writes each part of `answer` a moment apart (so they reach the client as separate
+    /// reads), then holds the connection open, answering nothing more, until the returned
+    /// sender is dropped.
+    fn receiver(answer: Vec<Vec<u8>>) -> (SocketAddr, std::sync::mpsc::Sender<()>) {
+        use std::io::{BufRead, BufReader, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap();
+        let (release, released) = std::sync::mpsc::channel::<()>();
+        std::thread::spawn(move || {
+            let Ok((mut stream, _)) = listener.accept() else {
+                return;
+            };
+            let mut head = BufReader::new(stream.try_clone().unwrap());
+            let mut line = String::new();
+            while head.read_line(&mut line).unwrap_or(0) > 2 {
+                line.clear();
+            }
+            for part in answer {
+                if stream
+                    .write_all(&part)
+                    .and_then(|()| stream.flush())
+                    .is_err()
+                {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            let _ = released.recv();
+        });
+        (address, release)
+    }
+
+    #[tokio::test]
+    async fn an_answer_is_read_no_further_than_its_excerpt() {
+        // An answer whose body never ends: the first EXCERPT_BYTES are kept, across two
+        // reads, and the delivery is done without waiting for the rest (a receiver cannot
+        // hold a worker until the time limit by streaming).
+        let (address, _release) = receiver(vec![
+            b"HTTP/1.1 200 OK\r\nRetry-After: 7\r\nConnection: close\r\n\r\n".to_vec(),
+            vec![b'a'; EXCERPT_BYTES - 24],
+            vec![b'b'; 100],
+            vec![b'c'; 100],
+        ]);
+        let client = build(true, Duration::from_secs(5), Duration::from_secs(60)).unwrap();
+        let sent = send(client.post(format!("http://{address}/hook")));
+        let answer = tokio::time::timeout(Duration::from_secs(20), sent)
+            .await
+            .expect("the rest of the body is not waited for")
+            .unwrap();
+        assert_eq!(answer.status, 200);
+        assert_eq!(answer.retry_after.as_deref(), Some("7"));
+        assert_eq!(
+            answer.excerpt,
+            format!("{}{}", "a".repeat(EXCERPT_BYTES - 24), "b".repeat(24))
+        );
+    }
+
+    #[tokio::test]
+    async fn a_redirect_is_an_answer_and_is_not_followed() {
+        let (elsewhere, _elsewhere_release) = receiver(vec![
+            b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".to_vec(),
+        ]);
+        let (address, _release) = receiver(vec![
+            format!(
+                "HTTP/1.1 302 Found\r\nLocation: http://{elsewhere}/\r\nContent-Length: 0\r\n\r\n"
+            )
+            .into_bytes(),
+        ]);
+        let client = build(true, Duration::from_secs(5), Duration::from_secs(20)).unwrap();
+        let answer = send(client.post(format!("http://{address}/hook")))
+            .await
+            .unwrap();
+        assert_eq!(answer.status, 302);
+        assert_eq!(answer.excerpt, "");
+    }
+
+    #[tokio::test]
+    async fn a_name_resolving_only_to_private_addresses_is_refused_saying_why() {
+        // localhost is the loopback address: the delivery client never connects to it,
+        // and its error says so (the webhook's owner reads it in the delivery log).
+        let (address, _release) = receiver(vec![
+            b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".to_vec(),
+        ]);
+        let client = build(false, Duration::from_secs(5), Duration::from_secs(20)).unwrap();
+        let error = send(client.post(format!("http://localhost:{}/hook", address.port())))
+            .await
+            .unwrap_err();
+        assert!(error.starts_with("could not connect: "), "{error}");
+        assert!(
+            error.ends_with(
+                ": refused: localhost resolves only to non-public addresses (private address refused)"
+            ),
+            "{error}"
+        );
+        // Each cause is named once, however many layers repeat it.
+        assert_eq!(error.matches("refused: localhost").count(), 1, "{error}");
+    }
+
+    #[tokio::test]
+    async fn a_receiver_that_never_answers_times_out() {
+        let (address, _release) = receiver(vec![]);
+        let client = build(true, Duration::from_secs(5), Duration::from_secs(1)).unwrap();
+        let error = send(client.post(format!("http://{address}/hook")))
+            .await
+            .unwrap_err();
+        assert!(error.starts_with("timed out"), "{error}");
+    }
 }
