@@ -1,12 +1,16 @@
 //! Where a written record lands, decided once for every resource (interface §3): the
 //! caller's own tenant when it is bound to one, a `tenantId` it names when it spans
 //! several, and 403 for a tenant or branch outside its scope.
+//!
+//! Return types are spelled `Result<_, ApiError>`, not the `ApiResult` alias: cargo-mutants
+//! recognises only the former, and its `Ok(())` mutant (a check that checks nothing) is the
+//! one `scripts/mutants.sh` must see caught.
 
 use switchboard_db::{branches, tenants};
 use switchboard_domain::ids::{BranchId, TenantId};
 use switchboard_domain::{Location, Principal, Scope};
 
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiError;
 use crate::state::AppState;
 
 fn outside_scope() -> ApiError {
@@ -18,7 +22,7 @@ pub async fn tenant_for_write(
     state: &AppState,
     caller: &Principal,
     requested: Option<TenantId>,
-) -> ApiResult<TenantId> {
+) -> Result<TenantId, ApiError> {
     tenant_named_at(state, caller, requested, Location::Body).await
 }
 
@@ -30,7 +34,7 @@ pub async fn tenant_named_at(
     caller: &Principal,
     requested: Option<TenantId>,
     location: Location,
-) -> ApiResult<TenantId> {
+) -> Result<TenantId, ApiError> {
     match (caller.scope.own_tenant(), requested) {
         (Some(own), None) => Ok(own),
         (Some(own), Some(t)) if t == own => Ok(own),
@@ -57,7 +61,7 @@ pub async fn check_tenant_filter(
     state: &AppState,
     caller: &Principal,
     requested: Option<TenantId>,
-) -> ApiResult<()> {
+) -> Result<(), ApiError> {
     let Some(tenant) = requested else {
         return Ok(());
     };
@@ -82,7 +86,7 @@ pub async fn branch_for_write(
     caller: &Principal,
     tenant: TenantId,
     requested: Option<BranchId>,
-) -> ApiResult<Option<BranchId>> {
+) -> Result<Option<BranchId>, ApiError> {
     if let Some(own) = caller.scope.own_branch() {
         return match requested {
             None => Ok(Some(own)),
@@ -109,7 +113,7 @@ pub async fn check_destinations(
     tenant: TenantId,
     field: &str,
     items: &[switchboard_domain::records::destination::DestinationInput],
-) -> ApiResult<()> {
+) -> Result<(), ApiError> {
     let foreign = switchboard_db::destinations::foreign_targets(&state.db, tenant, items).await?;
     if foreign.is_empty() {
         return Ok(());
@@ -128,7 +132,7 @@ pub async fn check_destination(
     tenant: TenantId,
     field: &str,
     item: Option<&switchboard_domain::records::destination::DestinationInput>,
-) -> ApiResult<()> {
+) -> Result<(), ApiError> {
     let Some(item) = item else {
         return Ok(());
     };
@@ -154,7 +158,7 @@ pub async fn check_announcement(
     tenant: TenantId,
     field: &str,
     id: Option<i64>,
-) -> ApiResult<()> {
+) -> Result<(), ApiError> {
     let Some(id) = id.filter(|id| *id > 0) else {
         return Ok(());
     };
@@ -177,7 +181,7 @@ pub async fn check_music_on_hold(
     tenant: TenantId,
     field: &str,
     id: Option<i64>,
-) -> ApiResult<()> {
+) -> Result<(), ApiError> {
     check_of_tenant(
         state,
         tenant,
@@ -194,7 +198,7 @@ pub async fn check_media_file(
     tenant: TenantId,
     field: &str,
     id: Option<i64>,
-) -> ApiResult<()> {
+) -> Result<(), ApiError> {
     let Some(id) = id.filter(|id| *id > 0) else {
         return Ok(());
     };
@@ -218,7 +222,7 @@ async fn check_of_tenant(
     (table, what): (&'static str, &str),
     field: &str,
     id: Option<i64>,
-) -> ApiResult<()> {
+) -> Result<(), ApiError> {
     let Some(id) = id else {
         return Ok(());
     };
@@ -240,7 +244,7 @@ pub async fn check_conduit(
     tenant: TenantId,
     field: &str,
     id: Option<i64>,
-) -> ApiResult<()> {
+) -> Result<(), ApiError> {
     check_of_tenant(state, tenant, ("conduits", "a conduit"), field, id).await
 }
 
@@ -250,6 +254,6 @@ pub async fn check_queue(
     tenant: TenantId,
     field: &str,
     id: Option<i64>,
-) -> ApiResult<()> {
+) -> Result<(), ApiError> {
     check_of_tenant(state, tenant, ("queues", "a queue"), field, id).await
 }

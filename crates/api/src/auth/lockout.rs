@@ -4,12 +4,15 @@
 //! failure *before* the slow check, so concurrent attempts cannot each get a guess.
 //! Locks follow the failures within the window: none below the threshold, then a lock
 //! that doubles with each further failure and never lasts long.
+//!
+//! Return types are spelled `Result<_, ApiError>`, not the `ApiResult` alias, so that
+//! cargo-mutants generates its `Ok(())` mutants (see `scripts/mutants.sh`).
 
 use serde_json::json;
 use switchboard_db::audit::NewEntry;
 use switchboard_db::security::{self, Failures, Reservation};
 
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiError;
 use crate::state::{AppState, Settings};
 
 /// An attempt at a secret, already counted as a failure: settle it with
@@ -28,7 +31,7 @@ pub async fn attempt(
     account: &str,
     address: &str,
     now: i64,
-) -> ApiResult<Attempt> {
+) -> Result<Attempt, ApiError> {
     let account = account.to_lowercase();
     let settings = &state.settings;
     let window = i64::try_from(settings.failure_window.as_secs()).unwrap_or(i64::MAX);
@@ -88,7 +91,7 @@ pub async fn attempt(
 impl Attempt {
     /// The secret was right: the account's failures are forgotten (and those of everyone
     /// older than the window, so the table does not grow).
-    pub async fn succeeded(self, state: &AppState, now: i64) -> ApiResult<()> {
+    pub async fn succeeded(self, state: &AppState, now: i64) -> Result<(), ApiError> {
         let window = i64::try_from(state.settings.failure_window.as_secs()).unwrap_or(i64::MAX);
         security::clear_failures(&state.db, &self.account, now.saturating_sub(window)).await?;
         Ok(())
@@ -98,7 +101,7 @@ impl Attempt {
 impl Attempt {
     /// The attempt proved nothing either way (the password was right, but the second
     /// factor is still to come): it stops counting, and no other failure is forgotten.
-    pub async fn withdraw(self, state: &AppState) -> ApiResult<()> {
+    pub async fn withdraw(self, state: &AppState) -> Result<(), ApiError> {
         security::withdraw_attempt(&state.db, self.reservation).await?;
         Ok(())
     }
