@@ -44,6 +44,7 @@ SECURITY_FILES=(
 # The tests that matter for a file, as a nextest filterset: the unit tests of its module
 # and the HTTP suite's tests of what it guards, on SQLite (the PostgreSQL variants run the
 # same code over another database; the PostgreSQL-only race tests are kept).
+# The unit-test part runs in the first pass (`unit_tests_for`), the HTTP part in the second.
 tests_for() {
     local api='binary_id(switchboard::api)'
     local not_pg='!test(/::postgres::/)'
@@ -201,7 +202,8 @@ for file in "${files[@]}"; do
     # takes seconds where the HTTP suite's binary takes a minute or more — then, with
     # --iterate (which skips what the first pass caught or found unviable, and keeps its
     # results), the HTTP suite's tests of the filter over the mutants the unit tests missed
-    # (only that binary is built: the unit tests have had their say).
+    # (only the root package's test targets are built: the unit tests have had their say).
+    # A file with no unit-test pass gets this pass alone.
     rm -rf "$out/mutants.out" "$out/mutants.out.old"
     unit_filter=$(unit_tests_for "$file")
     iterate=()
@@ -233,13 +235,13 @@ for file in "${files[@]}"; do
             [[ -z "$mutant" ]] && continue
             if listed_harmless "$mutant"; then
                 echo "harmless (listed in $DOC): $mutant"
-                iterate+=(--exclude-re "$(regex_escape "${mutant#*: }")\$")
+                iterate+=(--exclude-re ": $(regex_escape "${mutant#*: }")\$")
             else
                 second_pass=1
             fi
         done < <(cat "$out/mutants.out/missed.txt" "$out/mutants.out/timeout.txt" 2>/dev/null)
         if ((second_pass)); then
-            echo "second pass, the whole filter, over what the unit tests missed"
+            echo "second pass, the HTTP suite's tests of the filter, over what the unit tests missed"
         fi
     fi
     if ((second_pass)); then
