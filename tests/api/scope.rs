@@ -167,6 +167,16 @@ async fn branch_admins_and_users_are_confined(app: TestApp) {
         .await
         .expect(200);
     assert_eq!(created["branchId"], w.branch_a, "lands in its own branch");
+    // Naming its own branch is no trespass: the record lands there.
+    let named = app
+        .post(
+            "/v2/admin/extensions/",
+            &branch_admin,
+            json!({"number": "152", "name": "Named own", "branchId": w.branch_a}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(named["branchId"], w.branch_a);
     app.post(
         "/v2/admin/extensions/",
         &branch_admin,
