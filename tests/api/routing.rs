@@ -476,6 +476,15 @@ async fn ivr_menus_route_each_key_once(app: TestApp) {
             .contains(&format!("IVR {id}")),
         "{refused}"
     );
+    // 0 names no announcement: the greeting is cleared and the announcement is free.
+    let cleared = app
+        .patch(&path, &token, json!({"greetingAnnouncementId": 0}))
+        .await
+        .expect(200);
+    assert_eq!(cleared["greetingAnnouncementId"], 0);
+    app.delete(&format!("/v2/admin/announcements/{}", notice["id"]), &token)
+        .await
+        .expect(200);
 
     // A menu leading back to itself still goes when deleted; PATCH keeps what is not sent.
     let changed = app
