@@ -6,11 +6,10 @@ use std::time::Duration;
 
 use reqwest::Method;
 use serde_json::json;
-use switchboard_api::auth::totp;
 
 use crate::fixture::World;
 use crate::on_both_backends;
-use crate::support::{PASSWORD, TestApp};
+use crate::support::{PASSWORD, TestApp, totp_code};
 
 /// 24 wrong logins at once: at most the threshold (5) are judged, the rest are refused as
 /// locked, and then so is the right password.
@@ -268,39 +267,14 @@ async fn attempts_while_locked_are_not_counted(app: TestApp) {
 async fn the_first_step_of_a_two_step_login_is_no_failure(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
-    let enrolment = app
-        .post(
-            "/v2/users/me/mfa/totp",
-            &token,
-            json!({"password": PASSWORD}),
-        )
-        .await
-        .expect(200);
-    let secret = totp::from_base32(enrolment["secret"].as_str().unwrap()).unwrap();
-    let code = |steps_ahead: u64| {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_secs();
-        format!(
-            "{:06}",
-            totp::code_at(&secret, now / totp::STEP + steps_ahead)
-        )
-    };
-    app.post(
-        "/v2/users/me/mfa/totp/confirm",
-        &token,
-        json!({"code": code(0)}),
-    )
-    .await
-    .expect(200);
+    let secret = app.enable_totp(&token).await;
     // Twice the threshold of first steps: each asks for the code, none is locked.
     for _ in 0..10 {
         app.login_answer(w.admin_a, PASSWORD)
             .await
             .error(401, "MfaRequired");
     }
-    let with_code = json!({"email": w.admin_a, "password": PASSWORD, "otp": code(1)});
+    let with_code = json!({"email": w.admin_a, "password": PASSWORD, "otp": totp_code(&secret, 1)});
     let answer = app
         .call(Method::POST, "/v2/authentication/", None, Some(with_code))
         .await;

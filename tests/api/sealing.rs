@@ -2,15 +2,12 @@
 //! row — by anyone who can write the database but not read the key — does not open
 //! there, so it neither signs in as another user nor speaks for another webhook.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use sea_query::{Expr, ExprTrait, Query};
 use serde_json::json;
-use switchboard_api::auth::totp;
 
 use crate::fixture::World;
 use crate::on_both_backends;
-use crate::support::{PASSWORD, TestApp};
+use crate::support::{PASSWORD, TestApp, totp_code};
 
 /// The value of `column` in the row of `table` where `key` is `value`.
 async fn read(
@@ -43,39 +40,13 @@ async fn write(
     assert_eq!(app.state.db.conn().execute(&update).await.unwrap(), 1);
 }
 
-fn code(secret: &[u8], step_offset: u64) -> String {
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_secs();
-    format!(
-        "{:06}",
-        totp::code_at(secret, now / totp::STEP + step_offset)
-    )
-}
-
 /// One user's sealed TOTP secret copied into another user's row (with multi-factor
 /// login turned on there) does not open: the codes of the first user's authenticator do
 /// not sign the second in, while they still sign the first in.
 async fn a_totp_secret_copied_to_another_user_does_not_open(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
-    let enrolment = app
-        .post(
-            "/v2/users/me/mfa/totp",
-            &token,
-            json!({"password": PASSWORD}),
-        )
-        .await
-        .expect(200);
-    let secret = totp::from_base32(enrolment["secret"].as_str().unwrap()).unwrap();
-    app.post(
-        "/v2/users/me/mfa/totp/confirm",
-        &token,
-        json!({"code": code(&secret, 0)}),
-    )
-    .await
-    .expect(200);
+    let secret = app.enable_totp(&token).await;
     let sealed = read(&app, "users", "mfa_secret", ("email", w.admin_a.into())).await;
     write(
         &app,
@@ -92,14 +63,14 @@ async fn a_totp_secret_copied_to_another_user_does_not_open(app: TestApp) {
             Some(json!({"email": email, "password": PASSWORD, "otp": otp})),
         )
     };
-    let copied = login(w.user_a, code(&secret, 1)).await;
+    let copied = login(w.user_a, totp_code(&secret, 1)).await;
     assert_eq!(
         (copied.status.as_u16(), copied.body["name"].as_str()),
         (401, Some("MfaRequired")),
         "{}",
         copied.body
     );
-    login(w.admin_a, code(&secret, 1)).await.expect(200);
+    login(w.admin_a, totp_code(&secret, 1)).await.expect(200);
 }
 
 /// One webhook's sealed signing secret copied into another webhook's row does not open

@@ -2,7 +2,7 @@
 //! password change and disabling, TOTP with a one-step skew window and recovery codes,
 //! lockout and its end, the password rules, rate limits, and the audit trail.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -10,7 +10,7 @@ use switchboard_api::auth::totp;
 
 use crate::fixture::World;
 use crate::on_both_backends;
-use crate::support::{Backend, PASSWORD, TestApp};
+use crate::support::{Backend, PASSWORD, TestApp, totp_code};
 
 async fn post_anonymous(app: &TestApp, path: &str, body: Value) -> crate::support::Answer {
     app.call(Method::POST, path, None, Some(body)).await
@@ -229,18 +229,6 @@ async fn password_change_and_disabling_revoke_every_token(app: TestApp) {
     .error(401, "Unauthorized");
 }
 
-fn unix_now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_secs()
-}
-
-fn code(secret: &[u8], step_offset: i64) -> String {
-    let step = (unix_now() / totp::STEP) as i64 + step_offset;
-    format!("{:06}", totp::code_at(secret, step as u64))
-}
-
 async fn totp_enrolment_login_and_recovery_codes(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
@@ -261,7 +249,7 @@ async fn totp_enrolment_login_and_recovery_codes(app: TestApp) {
     assert_eq!(secret.len(), 20);
     // A code no step around now accepts (the two steps either side included, in case the
     // clock turns over during the request).
-    let accepted: Vec<String> = (-2..=2).map(|offset| code(&secret, offset)).collect();
+    let accepted: Vec<String> = (-2..=2).map(|offset| totp_code(&secret, offset)).collect();
     let wrong = (0..1_000_000)
         .map(|n| format!("{n:06}"))
         .find(|candidate| !accepted.contains(candidate))
@@ -279,7 +267,7 @@ async fn totp_enrolment_login_and_recovery_codes(app: TestApp) {
         .post(
             "/v2/users/me/mfa/totp/confirm",
             &token,
-            json!({"code": code(&secret, 0)}),
+            json!({"code": totp_code(&secret, 0)}),
         )
         .await
         .expect(200);
@@ -309,7 +297,7 @@ async fn totp_enrolment_login_and_recovery_codes(app: TestApp) {
         (401, Some("MfaRequired"))
     );
     // One step of clock skew is accepted (the next step's code), and a code works once.
-    let next = code(&secret, 1);
+    let next = totp_code(&secret, 1);
     let logged_in = post_anonymous(&app, "/v2/authentication/", with(&next))
         .await
         .expect(200);
@@ -329,7 +317,7 @@ async fn totp_enrolment_login_and_recovery_codes(app: TestApp) {
         (401, Some("MfaRequired"))
     );
     // Two steps away is outside the window.
-    let far = post_anonymous(&app, "/v2/authentication/", with(&code(&secret, 3))).await;
+    let far = post_anonymous(&app, "/v2/authentication/", with(&totp_code(&secret, 3))).await;
     assert_eq!(far.status.as_u16(), 401);
     // A recovery code logs in once.
     post_anonymous(

@@ -286,6 +286,29 @@ impl TestApp {
         body["accessToken"].as_str().expect("a token").to_owned()
     }
 
+    /// Turns on the TOTP second factor of the user `token` belongs to (enrolment with the
+    /// password, then confirmation with the current code), answering its secret.
+    pub async fn enable_totp(&self, token: &str) -> Vec<u8> {
+        let enrolment = self
+            .post(
+                "/v2/users/me/mfa/totp",
+                token,
+                json!({"password": PASSWORD}),
+            )
+            .await
+            .expect(200);
+        let secret = enrolment["secret"].as_str().expect("a secret");
+        let secret = switchboard_api::auth::totp::from_base32(secret).expect("base32");
+        self.post(
+            "/v2/users/me/mfa/totp/confirm",
+            token,
+            json!({"code": totp_code(&secret, 0)}),
+        )
+        .await
+        .expect(200);
+        secret
+    }
+
     /// Sends the shutdown signal without waiting.
     pub fn signal_shutdown(&mut self) {
         if let Some(shutdown) = self.shutdown.take() {
@@ -694,4 +717,15 @@ pub fn tamper(url: &str) -> String {
     let end = url[at..].find('&').map_or(url.len(), |i| at + i);
     let last = if url[..end].ends_with('0') { "1" } else { "0" };
     format!("{}{last}{}", &url[..end - 1], &url[end..])
+}
+
+/// The TOTP code of `secret` at the step `step_offset` steps from now.
+pub fn totp_code(secret: &[u8], step_offset: i64) -> String {
+    use switchboard_api::auth::totp;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("a clock after 1970")
+        .as_secs();
+    let step = (now / totp::STEP).saturating_add_signed(step_offset);
+    format!("{:06}", totp::code_at(secret, step))
 }
