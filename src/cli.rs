@@ -97,6 +97,17 @@ pub enum Command {
         #[arg(long)]
         storage_to: Option<String>,
     },
+    /// Print this installation's signing key in its written form (what
+    /// SWITCHBOARD_JWT_SECRET or `import-key` takes), for a restore or another host; its
+    /// fingerprint goes to standard error. Backups never hold the key.
+    ExportKey,
+    /// Keep the signing key read from standard input (as `export-key` prints it) in the
+    /// data folder, so the secrets sealed under it open here.
+    ImportKey {
+        /// Replace a different key already there (moved aside, never deleted).
+        #[arg(long)]
+        force: bool,
+    },
 }
 
 /// Import commands: each prints what it did as one line of JSON, and imports nothing
@@ -287,8 +298,9 @@ pub fn actor() -> switchboard_db::audit::Actor {
     }
 }
 
-/// Reads a password from standard input, without its line ending.
-pub fn password_from_stdin() -> anyhow::Result<String> {
+/// Reads a secret (a password, a signing key) from standard input, without its line
+/// ending.
+pub fn secret_from_stdin() -> anyhow::Result<String> {
     let mut input = String::new();
     std::io::stdin().read_to_string(&mut input)?;
     Ok(input.trim_end_matches(['\r', '\n']).to_owned())

@@ -15,6 +15,7 @@ use switchboard_db::backend::{Backend, ConnectOptions};
 use switchboard_storage::{CONTENT_TYPE_DIR, Storage};
 
 use crate::Config;
+use crate::key::{self, SigningKey};
 
 /// The file name of the database inside a backup folder.
 pub const BACKUP_DATABASE: &str = "switchboard.db";
@@ -285,6 +286,7 @@ pub async fn backup(config: &Config, objects: &Storage, dir: &Path) -> anyhow::R
         "schemaVersion": schema,
         "database": {"file": BACKUP_DATABASE, "bytes": database_bytes, "sha256": database_sha256},
         "objects": objects,
+        "signingKey": key_note(config)?,
     });
     std::fs::OpenOptions::new()
         .write(true)
@@ -296,6 +298,63 @@ pub async fn backup(config: &Config, objects: &Storage, dir: &Path) -> anyhow::R
         })
         .context("writing the manifest")?;
     Ok(manifest)
+}
+
+/// What a backup's manifest says of the signing key: never the key itself (a backup that
+/// held it would open its own sealed secrets), but its fingerprint, so that a restore can
+/// say which key it needs.
+fn key_note(config: &Config) -> anyhow::Result<Value> {
+    let fingerprint = key::installed(config)?.map(|(key, _)| key.fingerprint());
+    Ok(json!({
+        "fingerprint": fingerprint,
+        "included": false,
+        "travels": "by `switchboard export-key` on the source and `switchboard import-key` (or SWITCHBOARD_JWT_SECRET) where it is restored",
+    }))
+}
+
+/// Refuses to restore the backup `checked` into an installation (`config`) whose signing
+/// key does not open the backup's sealed secrets — or that has no key while the backup
+/// holds sealed secrets — before anything is touched: the service would otherwise start on
+/// it and answer 500 wherever a secret is needed. Answers what was checked.
+async fn check_key(config: &Config, checked: &Checked) -> anyhow::Result<Value> {
+    let backup = Db::open_sqlite_at_rest(&checked.database)
+        .await
+        .context("opening the backup's database")?;
+    let installed = key::installed(config)?;
+    // With no key here, a key just made stands in: it opens nothing, so any sealed value
+    // of the backup is reported.
+    let trial = match &installed {
+        Some((key, _)) => key.clone(),
+        None => SigningKey::generate(),
+    };
+    let unopened = switchboard_db::seal::first_unopened(&backup, &trial.sealer()).await;
+    backup.close().await;
+    let needed = match &checked.key_fingerprint {
+        Some(fingerprint) => format!("the key of fingerprint {fingerprint}"),
+        None => "the key of the installation it came from".to_owned(),
+    };
+    let how = "run `switchboard export-key` there and pipe what it prints into `switchboard import-key` here (or set SWITCHBOARD_JWT_SECRET to it), then restore again; nothing was changed";
+    match (
+        installed,
+        unopened.context("reading the backup's sealed secrets")?,
+    ) {
+        (None, Some(_)) => bail!(
+            "the backup holds sealed secrets (webhook credentials, TOTP secrets) and this installation has no signing key to open them: it needs {needed}; {how}"
+        ),
+        (Some((key, source)), Some(seat)) => bail!(
+            "the signing key of {source} (fingerprint {}) does not open the backup's sealed secrets ({}.{} of row {}): it needs {needed}; {how}",
+            key.fingerprint(),
+            seat.table,
+            seat.column,
+            seat.id
+        ),
+        (Some((key, _)), None) => {
+            Ok(json!({"fingerprint": key.fingerprint(), "opensTheSealedSecrets": true}))
+        }
+        (None, None) => Ok(
+            json!({"fingerprint": null, "note": "no sealed secrets in the backup; a key is generated on first start (tokens of the source are not accepted)"}),
+        ),
+    }
 }
 
 /// Moves `path` aside (to `path.before-restore-<time>`) when it exists.
@@ -313,6 +372,9 @@ fn move_aside(path: &Path, stamp: &str) -> anyhow::Result<Option<PathBuf>> {
 /// A backup checked against its manifest: what a restore copies.
 struct Checked {
     database: PathBuf,
+    /// The fingerprint of the signing key of the installation backed up, when the
+    /// manifest says it.
+    key_fingerprint: Option<String>,
     /// The objects' paths under the backup's object folder (with their SHA-256), or `None`
     /// when the backup holds no objects (they are in S3).
     objects: Option<BTreeMap<String, String>>,
@@ -378,7 +440,14 @@ async fn check_backup(dir: &Path) -> anyhow::Result<Checked> {
             Some(objects)
         }
     };
-    Ok(Checked { database, objects })
+    let key_fingerprint = manifest["signingKey"]["fingerprint"]
+        .as_str()
+        .map(str::to_owned);
+    Ok(Checked {
+        database,
+        key_fingerprint,
+        objects,
+    })
 }
 
 /// Whether the installation at `database` and `objects` holds anything a restore would
@@ -405,6 +474,7 @@ pub async fn restore(
 ) -> anyhow::Result<Value> {
     let target = sqlite_path(config, "restore")?;
     let checked = check_backup(dir).await?;
+    let signing_key = check_key(config, &checked).await?;
     let root = objects.local_root();
     if !force && holds_data(&target, root)? {
         bail!(
@@ -468,7 +538,9 @@ pub async fn restore(
     };
     // The restored database opens and is brought to this version's schema.
     open_migrated(&config.database_url()).await?.close().await;
-    Ok(json!({"restored": target.display().to_string(), "objects": objects, "movedAside": moved}))
+    Ok(
+        json!({"restored": target.display().to_string(), "objects": objects, "signingKey": signing_key, "movedAside": moved}),
+    )
 }
 
 /// The keys of the backup in `dir` (`listed`) that the configured S3 store already holds.
@@ -603,7 +675,13 @@ pub async fn migrate_data(
         }
     };
     let total: i64 = tables.iter().map(|t| t.target_rows).sum();
+    let fingerprint = key::installed(config)?.map(|(key, _)| key.fingerprint());
     Ok(json!({
+        // The copied secrets stay sealed under this installation's key.
+        "signingKey": {
+            "fingerprint": fingerprint,
+            "needed": "every process on the new database needs this installation's key: SWITCHBOARD_JWT_SECRET set to what `switchboard export-key` prints here",
+        },
         "database": {
             "to": crate::config::without_password(to),
             "atomic": "one transaction: all tables or none",

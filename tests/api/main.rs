@@ -7,6 +7,7 @@
 
 #![allow(missing_docs, clippy::unwrap_used)]
 
+mod binary;
 mod fixture;
 mod receiver;
 mod support;
@@ -59,6 +60,7 @@ mod scope;
 mod sealing;
 mod security;
 mod session_cache;
+mod signing_key;
 mod text_to_speech;
 mod texts_and_faxes;
 mod voicemail;

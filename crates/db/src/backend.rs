@@ -436,6 +436,26 @@ impl Db {
         Ok(version.unwrap_or(0))
     }
 
+    /// The SQLite file at `path` opened immutable, as [`Db::sqlite_schema_version`] opens
+    /// it, for reading only: a restore reads the backup's sealed values with it before
+    /// anything is copied.
+    pub async fn open_sqlite_at_rest(path: &std::path::Path) -> Result<Db> {
+        let options = SqliteConnectOptions::new()
+            .filename(path)
+            .read_only(true)
+            .immutable(true);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options)
+            .await?;
+        Ok(Db {
+            pool: Pool::Sqlite(pool),
+            circuit: Arc::new(Circuit::never()),
+            waiting: Arc::default(),
+            sessions: Arc::new(SessionCache::new(true)),
+        })
+    }
+
     /// Writes a consistent copy of a SQLite database to the new file `path` while others
     /// go on writing (`VACUUM INTO`, one read transaction). PostgreSQL has its own tools
     /// (pg_dump, base backups): refused there.
