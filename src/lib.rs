@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod config;
 pub mod demo;
+pub mod hold;
 pub mod import;
 pub mod key;
 pub mod ops;

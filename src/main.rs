@@ -6,8 +6,12 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Parser;
 use switchboard::cli::{Cli, Command, ImportCommand, NewUser, TenantCommand, UserCommand};
-use switchboard::{Config, build_state, cli, demo, import, key, ops, shutdown_signal, telemetry};
+use switchboard::{
+    Config, build_state, cli, demo, hold, import, key, ops, shutdown_signal, telemetry,
+};
+use switchboard_db::Db;
 use switchboard_db::audit::acting_as;
+use switchboard_db::backend::Backend;
 use switchboard_domain::ids::TenantId;
 
 #[tokio::main]
@@ -63,6 +67,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             return Ok(());
         }
         Command::ImportKey { force } => {
+            let _held = hold::Held::take(&config.data_dir, "import-key")?;
             let written = cli::secret_from_stdin()?;
             let key =
                 key::SigningKey::parse(&written).context("the key read from standard input")?;
@@ -74,6 +79,14 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string(&report)?);
         return Ok(());
     }
+    // The embedded database is one `serve`'s: held before it is opened, until this
+    // process ends (PostgreSQL is served by several).
+    let _held = match cli.command {
+        Command::Serve { .. } if Db::backend_of(&config.database_url()) == Backend::Sqlite => {
+            Some(hold::Held::take(&config.data_dir, "serve")?)
+        }
+        _ => None,
+    };
     let state = build_state(&config).await?;
     match cli.command {
         Command::Serve { demo: seed_demo } => {

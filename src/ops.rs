@@ -15,6 +15,7 @@ use switchboard_db::backend::{Backend, ConnectOptions};
 use switchboard_storage::{CONTENT_TYPE_DIR, Storage};
 
 use crate::Config;
+use crate::hold::Held;
 use crate::key::{self, SigningKey};
 
 /// The file name of the database inside a backup folder.
@@ -462,7 +463,8 @@ fn holds_entries(root: &Path) -> anyhow::Result<bool> {
     Ok(root.is_dir() && std::fs::read_dir(root)?.next().is_some())
 }
 
-/// `switchboard restore DIR [--force]`, with the service stopped: the backup is checked
+/// `switchboard restore DIR [--force]`, with the service stopped (refused while another
+/// process holds the data folder, [`Held`]): the backup is checked
 /// against its manifest first (checksums, schema); then its database and objects take
 /// the place of the configured ones. An installation already there is refused unless
 /// `force`, and then moved aside (never deleted).
@@ -473,6 +475,8 @@ pub async fn restore(
     force: bool,
 ) -> anyhow::Result<Value> {
     let target = sqlite_path(config, "restore")?;
+    // Never under a live process: it would go on writing into the file moved aside.
+    let _held = Held::take(&config.data_dir, "restore")?;
     let checked = check_backup(dir).await?;
     let signing_key = check_key(config, &checked).await?;
     let root = objects.local_root();
@@ -633,6 +637,8 @@ pub async fn migrate_data(
 ) -> anyhow::Result<Value> {
     let source_url = config.database_url();
     sqlite_path(config, "migrate-data")?;
+    // The copy reads a stopped installation: what a live one wrote meanwhile would be lost.
+    let _held = Held::take(&config.data_dir, "migrate-data")?;
     if Db::backend_of(to) != Backend::Postgres {
         bail!("--to must be a postgres:// URL");
     }

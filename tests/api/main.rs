@@ -24,6 +24,7 @@ mod call_recordings;
 mod calls;
 mod conduits;
 mod consistency;
+mod data_folder;
 mod data_moves;
 mod demo;
 mod devices;
