@@ -26,6 +26,7 @@ mod conduits;
 mod consistency;
 mod data_folder;
 mod data_moves;
+mod delivery_safety;
 mod demo;
 mod devices;
 mod dial_plan;

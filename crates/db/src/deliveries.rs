@@ -2,6 +2,17 @@
 //! of several `serve` processes exactly one sends each), recording attempts, and the state
 //! changes that follow them (delivered, retried, failed, webhook disabled); and the
 //! delivery list of the API.
+//!
+//! **Lock order.** On PostgreSQL every transaction that writes a webhook's outbox rows
+//! locks them in one order: the webhook's row first, then its deliveries, then their
+//! attempts — the order deleting a webhook takes them in (the delete locks the row, then
+//! the cascade takes its deliveries and attempts). [`finish`] writes the webhook's
+//! `failing_since` before the attempt and the delivery, [`crate::events::emit`] reads the
+//! subscribers `FOR KEY SHARE` before queueing deliveries, [`disable`] writes the webhook
+//! before failing its deliveries. (A worker that inserted an attempt — locking the
+//! delivery through its foreign key — and then waited for the webhook, while a delete held
+//! the webhook and waited for the delivery, was a deadlock: issue 30.) Claiming locks
+//! deliveries alone, in one statement that waits for nothing else.
 
 use std::collections::HashMap;
 
@@ -157,7 +168,10 @@ pub struct Finished {
 
 /// Records `attempt` of `delivery` (leased to `owner`) and applies `next`, in one
 /// transaction. A worker whose lease was taken over applies nothing but the attempt
-/// record, so a delivery is marked delivered once.
+/// record, so a delivery is marked delivered once. A webhook deleted meanwhile took its
+/// deliveries and attempts with it: nothing is recorded then.
+///
+/// The webhook's row is written first (the module's lock order).
 pub async fn finish(
     db: &Db,
     delivery: &Claimed,
@@ -167,6 +181,23 @@ pub async fn finish(
     now: i64,
 ) -> Result<Finished> {
     let mut tx = db.begin().await?;
+    let failing_since = if next == Next::Delivered {
+        Expr::val(Option::<i64>::None)
+    } else {
+        Func::coalesce([Expr::col("failing_since"), Expr::val(now)]).into()
+    };
+    let webhook = Query::update()
+        .table("webhooks")
+        .value("failing_since", failing_since)
+        .and_where(Expr::col("id").eq(delivery.webhook_id))
+        .returning_col("failing_since")
+        .take();
+    let Some((failing_since,)) = tx.fetch_optional::<(Option<i64>,)>(&webhook).await? else {
+        return Ok(Finished {
+            applied: false,
+            failing_since: None,
+        });
+    };
     crud::insert_in(
         &mut tx,
         "webhook_attempts",
@@ -207,22 +238,10 @@ pub async fn finish(
         .and_where(Expr::col("state").eq(PENDING))
         .take();
     let applied = tx.execute(&update).await? == 1;
-    let failing_since = if next == Next::Delivered {
-        Expr::val(Option::<i64>::None)
-    } else {
-        Func::coalesce([Expr::col("failing_since"), Expr::val(now)]).into()
-    };
-    let webhook = Query::update()
-        .table("webhooks")
-        .value("failing_since", failing_since)
-        .and_where(Expr::col("id").eq(delivery.webhook_id))
-        .returning_col("failing_since")
-        .take();
-    let failing_since: Option<(Option<i64>,)> = tx.fetch_optional(&webhook).await?;
     tx.commit().await?;
     Ok(Finished {
         applied,
-        failing_since: failing_since.and_then(|(at,)| at),
+        failing_since,
     })
 }
 
