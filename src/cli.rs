@@ -72,13 +72,15 @@ pub enum Command {
     },
     /// Print the OpenAPI document.
     Openapi,
-    /// Copy the embedded database (online, consistent) and the local objects into DIR.
+    /// Copy the database (online, consistent: SQLite's VACUUM INTO, or pg_dump) and the
+    /// objects into DIR.
     Backup {
         /// A new or empty folder.
         dir: std::path::PathBuf,
     },
-    /// Put a backup's database and objects in place of the configured ones, with the
-    /// service stopped, after checking the backup against its manifest.
+    /// Put a backup's database and objects in place of the configured ones (PostgreSQL:
+    /// into an empty database, with pg_restore), with the service stopped, after checking
+    /// the backup against its manifest and the signing key against its sealed secrets.
     Restore {
         /// A folder written by `backup`.
         dir: std::path::PathBuf,

@@ -181,11 +181,10 @@ async fn a_start_with_another_key_is_refused(app: TestApp) {
     config.jwt_secret = Some(switchboard::config::Secret(
         "another-signing-key-of-at-least-32-bytes".into(),
     ));
-    let refused = switchboard::build_state(&config)
-        .await
-        .err()
-        .expect("refused at start")
-        .to_string();
+    let Err(refused) = switchboard::build_state(&config).await else {
+        panic!("started with a key that does not open the sealed secrets");
+    };
+    let refused = refused.to_string();
     assert!(
         refused.contains("does not open the secrets sealed in this database")
             && refused.contains("SWITCHBOARD_JWT_SECRET")
