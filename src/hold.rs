@@ -1,4 +1,4 @@
-//! One process at a time on a data folder: `serve` on the embedded database, `restore`,
+//! One process at a time on a data folder: `serve` and `restore` on the embedded database,
 //! `migrate-data` and `import-key` each hold an exclusive lock on the folder's
 //! [`LOCK_FILE`] while they run, and refuse to start while another process holds it.
 //! The lock is the operating system's (`flock`), so it goes with the process however it

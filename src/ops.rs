@@ -577,7 +577,10 @@ pub async fn restore(
     let url = config.database_url();
     let backend = Db::backend_of(&url);
     // Never under a live process: it would go on writing into the file moved aside.
-    let _held = Held::take(&config.data_dir, "restore")?;
+    // (Processes on PostgreSQL hold no data folder: its restore goes into a new database.)
+    let _held = (backend == Backend::Sqlite)
+        .then(|| Held::take(&config.data_dir, "restore"))
+        .transpose()?;
     let checked = check_backup(dir).await?;
     if checked.backend != backend {
         bail!(
