@@ -5,7 +5,9 @@
 # espeak-ng, the speech engine of the text-to-speech tests (tests/api/text_to_speech.rs), and
 # sox, which decodes GSM voicemail into playable WAV (tests/api/playable_voicemail.rs), and
 # opus-tools, whose opusdec decodes Ogg Opus uploads for their telephony renditions
-# (tests/api/renditions.rs). espeak-ng, sox and opusdec are runtime dependencies too.
+# (tests/api/renditions.rs), and pg_dump and pg_restore, which `backup` and `restore` run on
+# PostgreSQL (tests/api/data_moves.rs). espeak-ng, sox and opusdec are runtime dependencies
+# too, and PostgreSQL's client programs where backups of PostgreSQL are taken.
 #
 #   scripts/install-test-tools.sh
 #
@@ -17,7 +19,7 @@ MOTO_VERSION="5.2.1"
 
 missing_packages=()
 # command:package, where the Debian package is named otherwise than its program.
-for tool in curl jq espeak-ng sox opusdec:opus-tools; do
+for tool in curl jq espeak-ng sox opusdec:opus-tools pg_dump:postgresql-client pg_restore:postgresql-client; do
     command -v "${tool%%:*}" >/dev/null 2>&1 || missing_packages+=("${tool#*:}")
 done
 if ((${#missing_packages[@]})); then

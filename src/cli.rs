@@ -72,13 +72,15 @@ pub enum Command {
     },
     /// Print the OpenAPI document.
     Openapi,
-    /// Copy the embedded database (online, consistent) and the local objects into DIR.
+    /// Copy the database (online, consistent: SQLite's VACUUM INTO, or pg_dump) and the
+    /// objects into DIR.
     Backup {
         /// A new or empty folder.
         dir: std::path::PathBuf,
     },
-    /// Put a backup's database and objects in place of the configured ones, with the
-    /// service stopped, after checking the backup against its manifest.
+    /// Put a backup's database and objects in place of the configured ones (PostgreSQL:
+    /// into an empty database, with pg_restore), with the service stopped, after checking
+    /// the backup against its manifest and the signing key against its sealed secrets.
     Restore {
         /// A folder written by `backup`.
         dir: std::path::PathBuf,
@@ -96,6 +98,17 @@ pub enum Command {
         /// `file://folder`.
         #[arg(long)]
         storage_to: Option<String>,
+    },
+    /// Print this installation's signing key in its written form (what
+    /// SWITCHBOARD_JWT_SECRET or `import-key` takes), for a restore or another host; its
+    /// fingerprint goes to standard error. Backups never hold the key.
+    ExportKey,
+    /// Keep the signing key read from standard input (as `export-key` prints it) in the
+    /// data folder, so the secrets sealed under it open here.
+    ImportKey {
+        /// Replace a different key already there (moved aside, never deleted).
+        #[arg(long)]
+        force: bool,
     },
 }
 
@@ -287,8 +300,9 @@ pub fn actor() -> switchboard_db::audit::Actor {
     }
 }
 
-/// Reads a password from standard input, without its line ending.
-pub fn password_from_stdin() -> anyhow::Result<String> {
+/// Reads a secret (a password, a signing key) from standard input, without its line
+/// ending.
+pub fn secret_from_stdin() -> anyhow::Result<String> {
     let mut input = String::new();
     std::io::stdin().read_to_string(&mut input)?;
     Ok(input.trim_end_matches(['\r', '\n']).to_owned())

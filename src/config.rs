@@ -242,9 +242,46 @@ pub(crate) fn without_password(url: &str) -> String {
     }
 }
 
+/// The password of `url`'s user part (`user:password@`), percent-decoded, if it has one.
+pub(crate) fn password_of(url: &str) -> Option<String> {
+    let (_, rest) = url.split_once("://")?;
+    let (user, _) = rest.split_once('@')?;
+    let (_, encoded) = user.split_once(':')?;
+    let bytes = encoded.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let escaped = (bytes[i] == b'%')
+            .then(|| encoded.get(i + 1..i + 3))
+            .flatten()
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match escaped {
+            Some(byte) => {
+                decoded.push(byte);
+                i += 3;
+            }
+            None => {
+                decoded.push(bytes[i]);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(decoded).ok()
+}
+
 #[cfg(test)]
 mod tests {
-    use super::without_password;
+    use super::{password_of, without_password};
+
+    #[test]
+    fn a_password_is_read_percent_decoded() {
+        assert_eq!(
+            password_of("postgres://app:s3%40cret%2F1@db/switchboard").as_deref(),
+            Some("s3@cret/1")
+        );
+        assert_eq!(password_of("postgres://app@db/switchboard"), None);
+        assert_eq!(password_of("postgres://db/switchboard"), None);
+    }
 
     #[test]
     fn passwords_are_left_out_of_the_database_description() {

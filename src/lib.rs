@@ -4,16 +4,16 @@
 pub mod cli;
 pub mod config;
 pub mod demo;
+pub mod hold;
 pub mod import;
+pub mod key;
 pub mod ops;
 pub mod telemetry;
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use rand::RngCore;
 use switchboard_api::auth::password::Passwords;
 use switchboard_api::auth::token::{self, MIN_KEY_BYTES, Tokens};
 use switchboard_api::auth::verified::{self, VerifiedTokens};
@@ -21,7 +21,6 @@ use switchboard_api::limits::Limiter;
 use switchboard_api::{AppState, Settings, Shared};
 use switchboard_db::Db;
 use switchboard_db::backend::ConnectOptions;
-use switchboard_db::seal::Sealer;
 use switchboard_jobs::{DeliverySettings, Jobs, Schedule};
 
 pub use config::Config;
@@ -55,11 +54,14 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
     let forwarded_header =
         switchboard_api::client::ForwardedHeader::parse(&config.forwarded_header)
             .context("SWITCHBOARD_FORWARDED_HEADER must be x-forwarded-for or forwarded")?;
-    let key = signing_key(config)?;
-    let tokens = Tokens::new(&key, Duration::from_secs(config.token_ttl_seconds));
+    let (signing_key, source) = key::in_use(config)?;
+    let tokens = Tokens::new(
+        signing_key.bytes(),
+        Duration::from_secs(config.token_ttl_seconds),
+    );
     let storage = switchboard_storage::Storage::open(
         &config.storage_url(),
-        &token::derived_key(&key, "object download URLs"),
+        &token::derived_key(signing_key.bytes(), "object download URLs"),
         &config.public_url(),
     )
     .context("opening object storage")?;
@@ -67,7 +69,15 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
         Passwords::default_parallelism(),
         Duration::from_millis(config.password_hash_wait_ms),
     )?;
-    let sealer = Sealer::new(&token::derived_key(&key, "sealed secrets"));
+    let sealer = signing_key.sealer();
+    // A key that does not open what the database sealed would answer 500 wherever a
+    // secret is needed (and sign tokens nobody else accepts): refused here, at start.
+    if let Some(seat) = switchboard_db::seal::first_unopened(&db, &sealer)
+        .await
+        .context("checking the signing key against the sealed secrets")?
+    {
+        anyhow::bail!("{}", key_refused(&signing_key, &source, &seat));
+    }
     // Secrets sealed before they were bound to their rows are bound now, before any
     // request or worker opens one (only bound values open).
     let resealed = switchboard_db::seal::reseal_unbound(&db, &sealer)
@@ -125,7 +135,8 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
             rate_limit_per_address: config.rate_limit_per_minute_per_address,
             rate_limit_namespace: config.rate_limit_namespace.clone(),
             rate_limit_hash_key: {
-                let derived = token::derived_key(&key, "switchboard rate-limit token hash");
+                let derived =
+                    token::derived_key(signing_key.bytes(), "switchboard rate-limit token hash");
                 let mut hash_key = [0; 16];
                 hash_key.copy_from_slice(&derived[..16]);
                 hash_key
@@ -162,43 +173,20 @@ fn delivery_settings(config: &Config) -> anyhow::Result<DeliverySettings> {
     })
 }
 
-/// The token signing key: configured, or generated once and kept (mode 0600) in the data
-/// folder so that restarts keep tokens valid.
-fn signing_key(config: &Config) -> anyhow::Result<Vec<u8>> {
-    if let Some(secret) = &config.jwt_secret {
-        anyhow::ensure!(
-            secret.0.len() >= MIN_KEY_BYTES,
-            "SWITCHBOARD_JWT_SECRET must be at least {MIN_KEY_BYTES} bytes"
-        );
-        return Ok(secret.0.as_bytes().to_vec());
-    }
-    std::fs::create_dir_all(&config.data_dir)?;
-    let path = config.data_dir.join("jwt-secret");
-    if let Ok(existing) = std::fs::read_to_string(&path) {
-        let key = hex::decode(existing.trim()).context("reading the stored signing key")?;
-        anyhow::ensure!(
-            key.len() >= MIN_KEY_BYTES,
-            "the stored signing key is too short"
-        );
-        return Ok(key);
-    }
-    let mut key = vec![0u8; MIN_KEY_BYTES];
-    rand::rng().fill_bytes(&mut key);
-    write_private(&path, &hex::encode(&key))?;
-    Ok(key)
-}
-
-fn write_private(path: &Path, contents: &str) -> anyhow::Result<()> {
-    use std::io::Write;
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut file = options
-        .open(path)
-        .with_context(|| format!("creating {}", path.display()))?;
-    file.write_all(contents.as_bytes())?;
-    Ok(())
+/// Why `key` (from `source`) is refused: it does not open the value sealed at `seat`, so
+/// it is not the key the secrets of the database were sealed with.
+pub fn key_refused(
+    key: &key::SigningKey,
+    source: &key::KeySource,
+    seat: &switchboard_db::seal::Seat,
+) -> String {
+    format!(
+        "the signing key of {source} (fingerprint {}) does not open the secrets sealed in this database ({}.{} of row {}): it is not the key they were sealed with. Give this installation that key: run `switchboard export-key` where it is in use and put what it prints in SWITCHBOARD_JWT_SECRET, or pipe it into `switchboard import-key` here (docs/operations.md, \"The signing key\")",
+        key.fingerprint(),
+        seat.table,
+        seat.column,
+        seat.id
+    )
 }
 
 /// Completes on SIGINT or SIGTERM.

@@ -3,10 +3,15 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
+use anyhow::Context;
 use clap::Parser;
 use switchboard::cli::{Cli, Command, ImportCommand, NewUser, TenantCommand, UserCommand};
-use switchboard::{Config, build_state, cli, demo, import, ops, shutdown_signal, telemetry};
+use switchboard::{
+    Config, build_state, cli, demo, hold, import, key, ops, shutdown_signal, telemetry,
+};
+use switchboard_db::Db;
 use switchboard_db::audit::acting_as;
+use switchboard_db::backend::Backend;
 use switchboard_domain::ids::TenantId;
 
 #[tokio::main]
@@ -48,12 +53,40 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             let objects = ops::open_store(&config)?;
             Some(ops::migrate_data(&config, &objects, to, target.as_ref()).await?)
         }
+        Command::ExportKey => {
+            let Some((key, source)) = key::installed(&config)? else {
+                anyhow::bail!(
+                    "this installation has no signing key yet (SWITCHBOARD_JWT_SECRET is unset and the data folder holds no key file): `serve` makes one on first start"
+                );
+            };
+            eprintln!(
+                "switchboard: the signing key of {source}, fingerprint {}",
+                key.fingerprint()
+            );
+            println!("{}", key.written());
+            return Ok(());
+        }
+        Command::ImportKey { force } => {
+            let _held = hold::Held::take(&config.data_dir, "import-key")?;
+            let written = cli::secret_from_stdin()?;
+            let key =
+                key::SigningKey::parse(&written).context("the key read from standard input")?;
+            Some(key::import(&config, &key, *force)?)
+        }
         _ => None,
     };
     if let Some(report) = report {
         println!("{}", serde_json::to_string(&report)?);
         return Ok(());
     }
+    // The embedded database is one `serve`'s: held before it is opened, until this
+    // process ends (PostgreSQL is served by several).
+    let _held = match cli.command {
+        Command::Serve { .. } if Db::backend_of(&config.database_url()) == Backend::Sqlite => {
+            Some(hold::Held::take(&config.data_dir, "serve")?)
+        }
+        _ => None,
+    };
     let state = build_state(&config).await?;
     match cli.command {
         Command::Serve { demo: seed_demo } => {
@@ -124,7 +157,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         } => {
             let password = match (password, password_stdin) {
                 (Some(p), false) => p,
-                (None, true) => cli::password_from_stdin()?,
+                (None, true) => cli::secret_from_stdin()?,
                 _ => anyhow::bail!("give --password or --password-stdin"),
             };
             let user = NewUser {
@@ -176,7 +209,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Openapi
         | Command::Backup { .. }
         | Command::Restore { .. }
-        | Command::MigrateData { .. } => {}
+        | Command::MigrateData { .. }
+        | Command::ExportKey
+        | Command::ImportKey { .. } => {}
     }
     Ok(())
 }

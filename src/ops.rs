@@ -1,6 +1,7 @@
-//! Operating an installation: `backup` and `restore` of the embedded installation (its
-//! SQLite database and local objects), and `migrate-data` from it to PostgreSQL and
-//! another object store. Each prints what it did as one line of JSON.
+//! Operating an installation: `backup` and `restore` of its database (the embedded SQLite
+//! file, or PostgreSQL through `pg_dump` / `pg_restore`) and its objects, and
+//! `migrate-data` from the embedded installation to PostgreSQL and another object store.
+//! Each prints what it did as one line of JSON.
 
 use std::collections::{BTreeMap, HashSet};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
@@ -15,9 +16,14 @@ use switchboard_db::backend::{Backend, ConnectOptions};
 use switchboard_storage::{CONTENT_TYPE_DIR, Storage};
 
 use crate::Config;
+use crate::hold::Held;
+use crate::key::{self, SigningKey};
 
-/// The file name of the database inside a backup folder.
+/// The file name of the database inside a backup folder of the embedded installation.
 pub const BACKUP_DATABASE: &str = "switchboard.db";
+/// The file name of the database inside a backup folder of a PostgreSQL installation: a
+/// `pg_dump --format=custom` archive.
+pub const BACKUP_PG_DUMP: &str = "switchboard.pgdump";
 /// The folder of the objects inside a backup folder.
 pub const BACKUP_OBJECTS: &str = "objects";
 
@@ -26,7 +32,7 @@ fn sqlite_path(config: &Config, command: &str) -> anyhow::Result<PathBuf> {
     let url = config.database_url();
     if Db::backend_of(&url) != Backend::Sqlite {
         bail!(
-            "{command} works on the embedded SQLite database; for PostgreSQL follow docs/operations.md (pg_dump / base backups)"
+            "{command} works on the embedded SQLite database, and this installation's is PostgreSQL"
         );
     }
     let path = url
@@ -234,8 +240,9 @@ async fn copy_store(source: &Storage, to: &Path) -> anyhow::Result<Tree> {
 /// The file name of a backup's manifest.
 pub const MANIFEST: &str = "backup.json";
 
-/// `switchboard backup DIR`: an online, consistent copy of the database (`VACUUM INTO`,
-/// one read transaction: writes go on meanwhile) and then of the objects — the local
+/// `switchboard backup DIR`: an online, consistent copy of the database (SQLite: `VACUUM
+/// INTO`; PostgreSQL: `pg_dump --format=custom`; each one read snapshot: writes go on
+/// meanwhile) and then of the objects — the local
 /// folder, or every object of the S3 bucket (prefix), downloaded into the local layout —
 /// in a folder only the owner can read, with a manifest of every file's SHA-256 for the
 /// restore to check. Objects written after the database copy are extra (unreferenced) in
@@ -243,7 +250,7 @@ pub const MANIFEST: &str = "backup.json";
 /// the copy holds every object a record of the database copy names unless such a delete
 /// ran between the two steps.
 pub async fn backup(config: &Config, objects: &Storage, dir: &Path) -> anyhow::Result<Value> {
-    let source = sqlite_path(config, "backup")?;
+    let url = config.database_url();
     if std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
         bail!(
             "{} is a symbolic link: back up into a real folder",
@@ -254,25 +261,47 @@ pub async fn backup(config: &Config, objects: &Storage, dir: &Path) -> anyhow::R
         bail!("{} is not empty: back up into a new folder", dir.display());
     }
     private_dir(dir)?;
-    let db = open_migrated(&config.database_url()).await?;
-    let target = std::path::absolute(dir.join(BACKUP_DATABASE))?;
+    let db = open_migrated(&url).await?;
     let started = chrono::Utc::now();
-    // SQLite creates the copy with the umask's mode: an empty private file first, which
-    // VACUUM INTO fills (it accepts an empty file as the target).
+    let (source, file, format) = match db.backend() {
+        Backend::Sqlite => (
+            sqlite_path(config, "backup")?.display().to_string(),
+            BACKUP_DATABASE,
+            "sqlite",
+        ),
+        Backend::Postgres => (
+            crate::config::without_password(&url),
+            BACKUP_PG_DUMP,
+            "pg_dump --format=custom",
+        ),
+    };
+    let target = std::path::absolute(dir.join(file))?;
+    // SQLite and pg_dump create their file with the umask's mode: an empty private file
+    // first, which VACUUM INTO fills (it accepts an empty file) or pg_dump truncates.
     std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .mode(0o600)
         .open(&target)
         .with_context(|| format!("creating {}", target.display()))?;
-    db.vacuum_into(&target.to_string_lossy())
-        .await
-        .context("copying the database (VACUUM INTO)")?;
-    db.close().await;
+    let schema = match db.backend() {
+        Backend::Sqlite => {
+            db.vacuum_into(&target.to_string_lossy())
+                .await
+                .context("copying the database (VACUUM INTO)")?;
+            db.close().await;
+            Db::sqlite_schema_version(&target).await?
+        }
+        Backend::Postgres => {
+            let schema = db.schema_version().await?;
+            db.close().await;
+            pg_dump(&url, &target)?;
+            schema
+        }
+    };
     std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600))?;
     let copied = open_plain(&target)?.context("the database copy is not a plain file")?;
     let (database_bytes, database_sha256) = copy_file(copied, None)?;
-    let schema = Db::sqlite_schema_version(&target).await?;
     let tree = match objects.local_root() {
         Some(root) => copy_tree(root, &dir.join(BACKUP_OBJECTS))?,
         None => copy_store(objects, &dir.join(BACKUP_OBJECTS)).await?,
@@ -281,10 +310,11 @@ pub async fn backup(config: &Config, objects: &Storage, dir: &Path) -> anyhow::R
     let objects = json!({"from": from, "files": tree.files, "bytes": tree.bytes, "sha256": tree.digests, "skipped": tree.skipped});
     let manifest = json!({
         "startedAt": started.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-        "source": source.display().to_string(),
+        "source": source,
         "schemaVersion": schema,
-        "database": {"file": BACKUP_DATABASE, "bytes": database_bytes, "sha256": database_sha256},
+        "database": {"file": file, "format": format, "bytes": database_bytes, "sha256": database_sha256},
         "objects": objects,
+        "signingKey": key_note(config)?,
     });
     std::fs::OpenOptions::new()
         .write(true)
@@ -296,6 +326,113 @@ pub async fn backup(config: &Config, objects: &Storage, dir: &Path) -> anyhow::R
         })
         .context("writing the manifest")?;
     Ok(manifest)
+}
+
+/// One of PostgreSQL's client programs (`pg_dump`, `pg_restore`) for the database at
+/// `url`: the URL without its password on the command line (where `ps` shows it to every
+/// user of the host), the password in the program's environment.
+fn pg_program(program: &str, url: &str) -> std::process::Command {
+    let mut command = std::process::Command::new(program);
+    command
+        .arg("--dbname")
+        .arg(crate::config::without_password(url))
+        .stdin(std::process::Stdio::null());
+    if let Some(password) = crate::config::password_of(url) {
+        command.env("PGPASSWORD", password);
+    }
+    command
+}
+
+/// Runs `command` (a [`pg_program`]) to its end, or says why it failed: not installed, or
+/// what it wrote on standard error.
+fn run_pg_program(mut command: std::process::Command, what: &str) -> anyhow::Result<()> {
+    let program = command.get_program().to_string_lossy().into_owned();
+    let output = command.output().map_err(|error| {
+        anyhow::anyhow!(
+            "{what}: cannot run {program} ({error}): install PostgreSQL's client programs (Debian: postgresql-client), of the server's major version or newer"
+        )
+    })?;
+    if !output.status.success() {
+        bail!(
+            "{what}: {program} failed ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
+    }
+    Ok(())
+}
+
+/// Dumps the PostgreSQL database at `url` into `file` with `pg_dump --format=custom`: one
+/// snapshot, consistent while writes go on.
+fn pg_dump(url: &str, file: &Path) -> anyhow::Result<()> {
+    let mut command = pg_program("pg_dump", url);
+    command.arg("--format=custom").arg("--file").arg(file);
+    run_pg_program(command, "dumping the database")
+}
+
+/// What a backup's manifest says of the signing key: never the key itself (a backup that
+/// held it would open its own sealed secrets), but its fingerprint, so that a restore can
+/// say which key it needs.
+fn key_note(config: &Config) -> anyhow::Result<Value> {
+    let fingerprint = key::installed(config)?.map(|(key, _)| key.fingerprint());
+    Ok(json!({
+        "fingerprint": fingerprint,
+        "included": false,
+        "travels": "by `switchboard export-key` on the source and `switchboard import-key` (or SWITCHBOARD_JWT_SECRET) where it is restored",
+    }))
+}
+
+/// Refuses to restore the backup `checked` into an installation (`config`) whose signing
+/// key does not open the backup's sealed secrets — or that has no key while the backup
+/// holds sealed secrets — before anything is touched: the service would otherwise start on
+/// it and answer 500 wherever a secret is needed. Answers what was checked.
+async fn check_key(config: &Config, checked: &Checked) -> anyhow::Result<Value> {
+    let installed = key::installed(config)?;
+    let needed = match &checked.key_fingerprint {
+        Some(fingerprint) => format!("the key of fingerprint {fingerprint}"),
+        None => "the key of the installation it came from".to_owned(),
+    };
+    let how = "run `switchboard export-key` there and pipe what it prints into `switchboard import-key` here (or set SWITCHBOARD_JWT_SECRET to it), then restore again; nothing was changed";
+    let unopened = match checked.backend {
+        Backend::Sqlite => {
+            let backup = Db::open_sqlite_at_rest(&checked.database)
+                .await
+                .context("opening the backup's database")?;
+            // With no key here, a key just made stands in: it opens nothing, so any sealed
+            // value of the backup is reported.
+            let trial = match &installed {
+                Some((key, _)) => key.clone(),
+                None => SigningKey::generate(),
+            };
+            let unopened = switchboard_db::seal::first_unopened(&backup, &trial.sealer()).await;
+            backup.close().await;
+            unopened
+                .context("reading the backup's sealed secrets")?
+                .map(|seat| format!("{}.{} of row {}", seat.table, seat.column, seat.id))
+        }
+        // A dump is not read before it is restored: the manifest's fingerprint is what is
+        // compared (and the restored database is tried again after).
+        Backend::Postgres => match (&installed, &checked.key_fingerprint) {
+            (Some((key, _)), Some(fingerprint)) if key.fingerprint() == *fingerprint => None,
+            (_, Some(_)) => Some("the key its manifest names".to_owned()),
+            (_, None) => None,
+        },
+    };
+    match (installed, unopened) {
+        (None, Some(_)) => bail!(
+            "the backup holds sealed secrets (webhook credentials, TOTP secrets) and this installation has no signing key to open them: it needs {needed}; {how}"
+        ),
+        (Some((key, source)), Some(what)) => bail!(
+            "the signing key of {source} (fingerprint {}) does not open the backup's sealed secrets ({what}): it needs {needed}; {how}",
+            key.fingerprint(),
+        ),
+        (Some((key, _)), None) => {
+            Ok(json!({"fingerprint": key.fingerprint(), "opensTheSealedSecrets": true}))
+        }
+        (None, None) => Ok(
+            json!({"fingerprint": null, "note": "no sealed secrets in the backup; a key is generated on first start (tokens of the source are not accepted)"}),
+        ),
+    }
 }
 
 /// Moves `path` aside (to `path.before-restore-<time>`) when it exists.
@@ -313,6 +450,11 @@ fn move_aside(path: &Path, stamp: &str) -> anyhow::Result<Option<PathBuf>> {
 /// A backup checked against its manifest: what a restore copies.
 struct Checked {
     database: PathBuf,
+    /// The backend backed up: `database` is a SQLite file, or a `pg_dump` archive.
+    backend: Backend,
+    /// The fingerprint of the signing key of the installation backed up, when the
+    /// manifest says it.
+    key_fingerprint: Option<String>,
     /// The objects' paths under the backup's object folder (with their SHA-256), or `None`
     /// when the backup holds no objects (they are in S3).
     objects: Option<BTreeMap<String, String>>,
@@ -331,20 +473,38 @@ async fn check_backup(dir: &Path) -> anyhow::Result<Checked> {
     let expected = manifest["database"]["sha256"]
         .as_str()
         .ok_or_else(|| not_a_backup(format!("{MANIFEST} has no database checksum")))?;
-    let database = dir.join(BACKUP_DATABASE);
+    // A manifest naming no file is of a backup written before PostgreSQL had backups.
+    let (name, backend) = match manifest["database"]["file"].as_str() {
+        None | Some(BACKUP_DATABASE) => (BACKUP_DATABASE, Backend::Sqlite),
+        Some(BACKUP_PG_DUMP) => (BACKUP_PG_DUMP, Backend::Postgres),
+        Some(other) => bail!("{MANIFEST} names {other:?}, which is no backup's database"),
+    };
+    let database = dir.join(name);
     let file = open_plain(&database)
-        .map_err(|e| not_a_backup(format!("no readable {BACKUP_DATABASE} ({e})")))?
-        .ok_or_else(|| not_a_backup(format!("{BACKUP_DATABASE} is not a plain file")))?;
+        .map_err(|e| not_a_backup(format!("no readable {name} ({e})")))?
+        .ok_or_else(|| not_a_backup(format!("{name} is not a plain file")))?;
     if copy_file(file, None)?.1 != expected {
         bail!(
             "{}: the database's SHA-256 differs from the manifest's: the backup is damaged",
             database.display()
         );
     }
-    let schema = Db::sqlite_schema_version(&database)
-        .await
-        .context("reading the backup's schema version")?;
-    let known = Db::latest_sqlite_migration();
+    let (schema, known) = match backend {
+        Backend::Sqlite => (
+            Db::sqlite_schema_version(&database)
+                .await
+                .context("reading the backup's schema version")?,
+            Db::latest_sqlite_migration(),
+        ),
+        // A dump cannot be read without restoring it: the manifest says its schema, and
+        // the checksum above stands for the manifest's word.
+        Backend::Postgres => (
+            manifest["schemaVersion"]
+                .as_i64()
+                .ok_or_else(|| not_a_backup(format!("{MANIFEST} has no schema version")))?,
+            Db::latest_postgres_migration(),
+        ),
+    };
     if schema > known {
         bail!(
             "the backup is of a newer schema (migration {schema}) than this release knows ({known}): restore it with the release that wrote it"
@@ -378,7 +538,15 @@ async fn check_backup(dir: &Path) -> anyhow::Result<Checked> {
             Some(objects)
         }
     };
-    Ok(Checked { database, objects })
+    let key_fingerprint = manifest["signingKey"]["fingerprint"]
+        .as_str()
+        .map(str::to_owned);
+    Ok(Checked {
+        database,
+        backend,
+        key_fingerprint,
+        objects,
+    })
 }
 
 /// Whether the installation at `database` and `objects` holds anything a restore would
@@ -393,45 +561,96 @@ fn holds_entries(root: &Path) -> anyhow::Result<bool> {
     Ok(root.is_dir() && std::fs::read_dir(root)?.next().is_some())
 }
 
-/// `switchboard restore DIR [--force]`, with the service stopped: the backup is checked
-/// against its manifest first (checksums, schema); then its database and objects take
-/// the place of the configured ones. An installation already there is refused unless
-/// `force`, and then moved aside (never deleted).
+/// `switchboard restore DIR [--force]`, with the service stopped (refused while another
+/// process holds the data folder, [`Held`]): the backup is checked against its manifest
+/// first (checksums, schema, the signing key); then its database and objects take the
+/// place of the configured ones — a SQLite file copied into place, a dump restored into
+/// an empty PostgreSQL database (`pg_restore`, one transaction). An installation already
+/// there is refused unless `force`, and then moved aside (never deleted); a PostgreSQL
+/// database holding anything is always refused (it is never emptied here).
 pub async fn restore(
     config: &Config,
     objects: &Storage,
     dir: &Path,
     force: bool,
 ) -> anyhow::Result<Value> {
-    let target = sqlite_path(config, "restore")?;
+    let url = config.database_url();
+    let backend = Db::backend_of(&url);
+    // Never under a live process: it would go on writing into the file moved aside.
+    // (Processes on PostgreSQL hold no data folder: its restore goes into a new database.)
+    let _held = (backend == Backend::Sqlite)
+        .then(|| Held::take(&config.data_dir, "restore"))
+        .transpose()?;
     let checked = check_backup(dir).await?;
-    let root = objects.local_root();
-    if !force && holds_data(&target, root)? {
+    if checked.backend != backend {
         bail!(
-            "{} already holds an installation: restore into an empty one, or pass --force to move it aside",
-            target.display()
+            "the backup is of {}, and this installation's database is {}: restore it into an installation of its kind (from SQLite to PostgreSQL, restore it first and then run migrate-data)",
+            name_of(checked.backend),
+            name_of(backend)
         );
     }
+    let signing_key = check_key(config, &checked).await?;
+    let root = objects.local_root();
     let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
     let mut moved = Vec::new();
-    for suffix in ["", "-wal", "-shm"] {
-        let mut path = target.as_os_str().to_owned();
-        path.push(suffix);
-        if let Some(aside) = move_aside(Path::new(&path), &stamp)? {
-            moved.push(aside.display().to_string());
+    let sqlite_target = match backend {
+        Backend::Sqlite => Some(sqlite_path(config, "restore")?),
+        Backend::Postgres => None,
+    };
+    let restored = match &sqlite_target {
+        Some(target) => {
+            if !force && holds_data(target, root)? {
+                bail!(
+                    "{} already holds an installation: restore into an empty one, or pass --force to move it aside",
+                    target.display()
+                );
+            }
+            for suffix in ["", "-wal", "-shm"] {
+                let mut path = target.as_os_str().to_owned();
+                path.push(suffix);
+                if let Some(aside) = move_aside(Path::new(&path), &stamp)? {
+                    moved.push(aside.display().to_string());
+                }
+            }
+            target.display().to_string()
         }
-    }
+        None => {
+            // A database is never moved aside nor emptied here: the dump goes into a new one.
+            let relations = Db::postgres_relations(&url)
+                .await
+                .context("reading the target database")?;
+            if let Some(first) = relations.first() {
+                bail!(
+                    "the database {} is not empty (it holds {first} and {} more): restore into a new, empty database (createdb), then point SWITCHBOARD_DATABASE_URL at it",
+                    crate::config::without_password(&url),
+                    relations.len() - 1
+                );
+            }
+            if !force && root.map(holds_entries).transpose()?.unwrap_or(false) {
+                bail!(
+                    "the object folder already holds objects: restore into an empty one, or pass --force to move it aside"
+                );
+            }
+            crate::config::without_password(&url)
+        }
+    };
     // Into S3: what the bucket already holds is compared with the backup first, so a
     // clash stops the restore before anything is written.
     let present = match (root, &checked.objects) {
         (None, Some(listed)) => Some(objects_present(objects, dir, listed).await?),
         _ => None,
     };
-    if let Some(parent) = target.parent() {
-        std::fs::create_dir_all(parent)?;
+    match &sqlite_target {
+        Some(target) => {
+            if let Some(parent) = target.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            let database =
+                open_plain(&checked.database)?.context("the backup's database changed")?;
+            copy_file(database, Some(target))?;
+        }
+        None => pg_restore(&url, &checked.database)?,
     }
-    let database = open_plain(&checked.database)?.context("the backup's database changed")?;
-    copy_file(database, Some(&target))?;
     let objects = match (root, &checked.objects) {
         (Some(root), Some(listed)) => {
             // An empty folder (opening the store creates it) is used as it is.
@@ -466,9 +685,48 @@ pub async fn restore(
             json!({"restored": false, "why": "the backup holds no objects (an older backup of objects in S3): restore them from the bucket's versions"})
         }
     };
-    // The restored database opens and is brought to this version's schema.
-    open_migrated(&config.database_url()).await?.close().await;
-    Ok(json!({"restored": target.display().to_string(), "objects": objects, "movedAside": moved}))
+    // The restored database opens and is brought to this version's schema; its sealed
+    // secrets open with the key (a dump's were compared by fingerprint only, before).
+    let db = open_migrated(&url).await?;
+    let unopened = match key::installed(config)? {
+        Some((key, _)) => switchboard_db::seal::first_unopened(&db, &key.sealer()).await?,
+        None => None,
+    };
+    db.close().await;
+    if let Some(seat) = unopened {
+        bail!(
+            "the database is restored, but this installation's signing key does not open its sealed secrets ({}.{} of row {}): the service will not start on it until it has the key of the installation backed up (`switchboard export-key` there, `switchboard import-key` or SWITCHBOARD_JWT_SECRET here)",
+            seat.table,
+            seat.column,
+            seat.id
+        );
+    }
+    Ok(
+        json!({"restored": restored, "objects": objects, "signingKey": signing_key, "movedAside": moved}),
+    )
+}
+
+/// How a person calls `backend`'s database.
+fn name_of(backend: Backend) -> &'static str {
+    match backend {
+        Backend::Sqlite => "the embedded SQLite database",
+        Backend::Postgres => "PostgreSQL",
+    }
+}
+
+/// Restores the `pg_dump` archive `file` into the (empty) PostgreSQL database at `url`,
+/// in one transaction: all of it or nothing. Objects are owned by the role connecting.
+fn pg_restore(url: &str, file: &Path) -> anyhow::Result<()> {
+    let mut command = pg_program("pg_restore", url);
+    command
+        .args([
+            "--single-transaction",
+            "--exit-on-error",
+            "--no-owner",
+            "--no-privileges",
+        ])
+        .arg(file);
+    run_pg_program(command, "restoring the database")
 }
 
 /// The keys of the backup in `dir` (`listed`) that the configured S3 store already holds.
@@ -561,6 +819,8 @@ pub async fn migrate_data(
 ) -> anyhow::Result<Value> {
     let source_url = config.database_url();
     sqlite_path(config, "migrate-data")?;
+    // The copy reads a stopped installation: what a live one wrote meanwhile would be lost.
+    let _held = Held::take(&config.data_dir, "migrate-data")?;
     if Db::backend_of(to) != Backend::Postgres {
         bail!("--to must be a postgres:// URL");
     }
@@ -603,7 +863,13 @@ pub async fn migrate_data(
         }
     };
     let total: i64 = tables.iter().map(|t| t.target_rows).sum();
+    let fingerprint = key::installed(config)?.map(|(key, _)| key.fingerprint());
     Ok(json!({
+        // The copied secrets stay sealed under this installation's key.
+        "signingKey": {
+            "fingerprint": fingerprint,
+            "needed": "every process on the new database needs this installation's key: SWITCHBOARD_JWT_SECRET set to what `switchboard export-key` prints here",
+        },
         "database": {
             "to": crate::config::without_password(to),
             "atomic": "one transaction: all tables or none",

@@ -7,6 +7,7 @@
 
 #![allow(missing_docs, clippy::unwrap_used)]
 
+mod binary;
 mod fixture;
 mod receiver;
 mod support;
@@ -23,7 +24,9 @@ mod call_recordings;
 mod calls;
 mod conduits;
 mod consistency;
+mod data_folder;
 mod data_moves;
+mod delivery_safety;
 mod demo;
 mod devices;
 mod dial_plan;
@@ -59,6 +62,7 @@ mod scope;
 mod sealing;
 mod security;
 mod session_cache;
+mod signing_key;
 mod text_to_speech;
 mod texts_and_faxes;
 mod voicemail;

@@ -196,12 +196,19 @@ impl TestApp {
     /// Starts a second `serve` process on this one's database (a PostgreSQL one, for
     /// tests of several processes); it stops when dropped.
     pub async fn start_sibling(&self) -> Sibling {
+        self.start_sibling_with(|_| {}).await
+    }
+
+    /// [`TestApp::start_sibling`] with `configure` applied to its configuration (another
+    /// host: another data folder, another key).
+    pub async fn start_sibling_with(&self, configure: impl FnOnce(&mut Config)) -> Sibling {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("a port");
         let base = format!("http://{}", listener.local_addr().expect("an address"));
         let mut config = self.config.clone();
         config.public_url = Some(base.clone());
+        configure(&mut config);
         let (state, shutdown, server) =
             serve(listener, &config, Some(self.state.storage.clone())).await;
         Sibling {

@@ -436,6 +436,70 @@ impl Db {
         Ok(version.unwrap_or(0))
     }
 
+    /// The newest PostgreSQL migration this build knows: a backup of a database migrated
+    /// past it was written by a newer release (a restore refuses it).
+    pub fn latest_postgres_migration() -> i64 {
+        sqlx::migrate!("migrations/postgres")
+            .iter()
+            .map(|m| m.version)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The newest migration applied to this database, 0 for none.
+    pub async fn schema_version(&self) -> Result<i64> {
+        let version: Option<i64> = match &self.pool {
+            Pool::Sqlite(pool) => {
+                sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations WHERE success")
+                    .fetch_one(pool)
+                    .await?
+            }
+            Pool::Postgres(pool) => {
+                sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations WHERE success")
+                    .fetch_one(pool)
+                    .await?
+            }
+        };
+        Ok(version.unwrap_or(0))
+    }
+
+    /// The tables, views and sequences of the PostgreSQL database at `url` (in its current
+    /// schema): a restore from `pg_dump` goes into a database holding none.
+    pub async fn postgres_relations(url: &str) -> Result<Vec<String>> {
+        use sqlx::Connection;
+        let mut conn = sqlx::PgConnection::connect_with(&PgConnectOptions::from_str(url)?).await?;
+        let names: Vec<String> = sqlx::query_scalar(
+            "SELECT c.relname::text FROM pg_catalog.pg_class c \
+             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
+             WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'm', 'S') \
+             ORDER BY 1",
+        )
+        .fetch_all(&mut conn)
+        .await?;
+        conn.close().await?;
+        Ok(names)
+    }
+
+    /// The SQLite file at `path` opened immutable, as [`Db::sqlite_schema_version`] opens
+    /// it, for reading only: a restore reads the backup's sealed values with it before
+    /// anything is copied.
+    pub async fn open_sqlite_at_rest(path: &std::path::Path) -> Result<Db> {
+        let options = SqliteConnectOptions::new()
+            .filename(path)
+            .read_only(true)
+            .immutable(true);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options)
+            .await?;
+        Ok(Db {
+            pool: Pool::Sqlite(pool),
+            circuit: Arc::new(Circuit::never()),
+            waiting: Arc::default(),
+            sessions: Arc::new(SessionCache::new(true)),
+        })
+    }
+
     /// Writes a consistent copy of a SQLite database to the new file `path` while others
     /// go on writing (`VACUUM INTO`, one read transaction). PostgreSQL has its own tools
     /// (pg_dump, base backups): refused there.

@@ -2,10 +2,21 @@
 //! of several `serve` processes exactly one sends each), recording attempts, and the state
 //! changes that follow them (delivered, retried, failed, webhook disabled); and the
 //! delivery list of the API.
+//!
+//! **Lock order.** On PostgreSQL every transaction that writes a webhook's outbox rows
+//! locks them in one order: the webhook's row first, then its deliveries, then their
+//! attempts — the order deleting a webhook takes them in (the delete locks the row, then
+//! the cascade takes its deliveries and attempts). [`start`] reads the webhook `FOR KEY
+//! SHARE` and [`finish`] writes its `failing_since` before the delivery and the attempt,
+//! [`crate::events::emit`] reads the subscribers `FOR KEY SHARE` before queueing
+//! deliveries, [`disable`] writes the webhook before failing its deliveries. (A worker that inserted an attempt — locking the
+//! delivery through its foreign key — and then waited for the webhook, while a delete held
+//! the webhook and waited for the delivery, was a deadlock: issue 30.) Claiming locks
+//! deliveries alone, in one statement that waits for nothing else.
 
 use std::collections::HashMap;
 
-use sea_query::{Expr, ExprTrait, Func, Order, Query, SelectStatement, TableRef};
+use sea_query::{Expr, ExprTrait, Func, LockType, Order, Query, SelectStatement, TableRef};
 use switchboard_domain::Scope;
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::list::{ListQuery, Listed};
@@ -119,11 +130,9 @@ pub async fn leased(db: &Db, owner: &str, ids: Vec<i64>) -> Result<Vec<Claimed>>
     db.conn().fetch_all(&select).await
 }
 
-/// One attempt, as recorded.
+/// The outcome of one attempt, as recorded.
 #[derive(Clone, Debug)]
 pub struct AttemptRecord {
-    /// When it started (Unix milliseconds).
-    pub attempted_at_ms: i64,
     /// The receiver's status, if an answer came.
     pub status_code: Option<i64>,
     /// How long it took.
@@ -155,36 +164,95 @@ pub struct Finished {
     pub failing_since: Option<i64>,
 }
 
-/// Records `attempt` of `delivery` (leased to `owner`) and applies `next`, in one
-/// transaction. A worker whose lease was taken over applies nothing but the attempt
-/// record, so a delivery is marked delivered once.
-pub async fn finish(
+/// What an attempt says until its outcome is recorded: the outcome of one whose process
+/// stopped (a crash, a kill) while the request was out is never known.
+pub const NO_OUTCOME: &str = "no outcome recorded: the process sending it stopped while the request was out (or it is out now); the receiver may have received it";
+
+/// Counts and records an attempt of `delivery` (leased to `owner`) begun at
+/// `attempted_at_ms`, before its request leaves: an attempt cut off by a crash is then
+/// counted and listed (saying [`NO_OUTCOME`]), and its retry is not mistaken for a first
+/// try. Answers the attempt's id for [`finish`], or `None` — then it must not be sent —
+/// when the delivery is no longer this worker's (its lease taken over) or its webhook is
+/// gone.
+///
+/// The webhook's row is locked first (the module's lock order).
+pub async fn start(
     db: &Db,
     delivery: &Claimed,
     owner: &str,
-    attempt: &AttemptRecord,
-    next: Next,
-    now: i64,
-) -> Result<Finished> {
+    attempted_at_ms: i64,
+) -> Result<Option<i64>> {
     let mut tx = db.begin().await?;
-    crud::insert_in(
+    let webhook = Query::select()
+        .column("id")
+        .from("webhooks")
+        .and_where(Expr::col("id").eq(delivery.webhook_id))
+        .lock(LockType::KeyShare)
+        .take();
+    if tx.fetch_optional::<(i64,)>(&webhook).await?.is_none() {
+        return Ok(None);
+    }
+    let count = Query::update()
+        .table("webhook_deliveries")
+        .value("attempts", Expr::col("attempts").add(1))
+        .cond_where(OUTBOX.held(delivery.id, owner))
+        .and_where(Expr::col("state").eq(PENDING))
+        .take();
+    if tx.execute(&count).await? != 1 {
+        return Ok(None);
+    }
+    let attempt = crud::insert_in(
         &mut tx,
         "webhook_attempts",
         vec![
             ("delivery_id", delivery.id.into()),
             ("webhook_id", delivery.webhook_id.into()),
-            ("attempted_at", attempt.attempted_at_ms.into()),
-            ("status_code", attempt.status_code.into()),
-            ("latency_ms", attempt.latency_ms.into()),
-            ("response_excerpt", attempt.response_excerpt.clone().into()),
-            ("error", attempt.error.clone().into()),
+            ("attempted_at", attempted_at_ms.into()),
+            ("status_code", Option::<i64>::None.into()),
+            ("latency_ms", 0i64.into()),
+            ("response_excerpt", "".into()),
+            ("error", Some(NO_OUTCOME).into()),
         ],
     )
     .await?;
-    let mut changes: crud::Changes = vec![
-        ("attempts", Expr::col("attempts").add(1)),
-        ("lease_until", Option::<i64>::None.into()),
-    ];
+    tx.commit().await?;
+    Ok(Some(attempt))
+}
+
+/// Records the outcome of the attempt `attempt_id` of `delivery` ([`start`]ed by `owner`)
+/// and applies `next`, in one transaction. A worker whose lease was taken over applies
+/// nothing but the attempt's outcome, so a delivery is marked delivered once. A webhook
+/// deleted meanwhile took its deliveries and attempts with it: nothing is recorded then.
+///
+/// The webhook's row is written first (the module's lock order).
+pub async fn finish(
+    db: &Db,
+    delivery: &Claimed,
+    owner: &str,
+    attempt_id: i64,
+    attempt: &AttemptRecord,
+    next: Next,
+    now: i64,
+) -> Result<Finished> {
+    let mut tx = db.begin().await?;
+    let failing_since = if next == Next::Delivered {
+        Expr::val(Option::<i64>::None)
+    } else {
+        Func::coalesce([Expr::col("failing_since"), Expr::val(now)]).into()
+    };
+    let webhook = Query::update()
+        .table("webhooks")
+        .value("failing_since", failing_since)
+        .and_where(Expr::col("id").eq(delivery.webhook_id))
+        .returning_col("failing_since")
+        .take();
+    let Some((failing_since,)) = tx.fetch_optional::<(Option<i64>,)>(&webhook).await? else {
+        return Ok(Finished {
+            applied: false,
+            failing_since: None,
+        });
+    };
+    let mut changes: crud::Changes = vec![("lease_until", Option::<i64>::None.into())];
     match next {
         // The owner stays, as a record of which process delivered it.
         Next::Delivered => changes.extend([
@@ -202,27 +270,25 @@ pub async fn finish(
     let update = Query::update()
         .table("webhook_deliveries")
         .values(changes)
-        .and_where(Expr::col("id").eq(delivery.id))
-        .and_where(Expr::col("lease_owner").eq(owner))
+        .cond_where(OUTBOX.held(delivery.id, owner))
         .and_where(Expr::col("state").eq(PENDING))
         .take();
     let applied = tx.execute(&update).await? == 1;
-    let failing_since = if next == Next::Delivered {
-        Expr::val(Option::<i64>::None)
-    } else {
-        Func::coalesce([Expr::col("failing_since"), Expr::val(now)]).into()
-    };
-    let webhook = Query::update()
-        .table("webhooks")
-        .value("failing_since", failing_since)
-        .and_where(Expr::col("id").eq(delivery.webhook_id))
-        .returning_col("failing_since")
+    let outcome = Query::update()
+        .table("webhook_attempts")
+        .values([
+            ("status_code", attempt.status_code.into()),
+            ("latency_ms", attempt.latency_ms.into()),
+            ("response_excerpt", attempt.response_excerpt.clone().into()),
+            ("error", attempt.error.clone().into()),
+        ])
+        .and_where(Expr::col("id").eq(attempt_id))
         .take();
-    let failing_since: Option<(Option<i64>,)> = tx.fetch_optional(&webhook).await?;
+    tx.execute(&outcome).await?;
     tx.commit().await?;
     Ok(Finished {
         applied,
-        failing_since: failing_since.and_then(|(at,)| at),
+        failing_since,
     })
 }
 

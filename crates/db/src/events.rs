@@ -2,7 +2,7 @@
 //! describes, with one pending delivery per webhook of its tenant that subscribes to it,
 //! so an event is never lost between the record's commit and its delivery.
 
-use sea_query::{Expr, ExprTrait, Query};
+use sea_query::{Expr, ExprTrait, LockType, Query};
 use serde_json::{Value, json};
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::records::webhook::subscribes;
@@ -46,11 +46,15 @@ pub async fn emit(tx: &mut Tx, tenant: TenantId, kind: &str, data: Value, now: i
         ],
     )
     .await?;
+    // Read under a key-share lock (the outbox's lock order, webhook before delivery: see
+    // `crate::deliveries`): a webhook being deleted is waited for and then skipped,
+    // rather than read, then given a delivery whose foreign key fails this transaction.
     let webhooks = Query::select()
         .columns(["id", "type"])
         .from("webhooks")
         .and_where(Expr::col("tenant_id").eq(tenant.get()))
         .and_where(Expr::col("disabled_at").is_null())
+        .lock(LockType::KeyShare)
         .take();
     let subscribers: Vec<Subscriber> = tx.fetch_all(&webhooks).await?;
     for webhook in subscribers.iter().filter(|w| subscribes(&w.kind, kind)) {

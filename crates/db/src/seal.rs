@@ -188,6 +188,50 @@ const SEALED_SINCE: &[(&str, &str, SeatOf)] = &[
     ),
 ];
 
+/// The seat of a sealed value of `db` that `sealer` does not open, if there is one: the
+/// newest value of each sealed column, bound or not yet, is tried. A key that opens
+/// none of them is not the key they were sealed with; run it at start-up (and by a
+/// restore, on the backup), so such a key is refused there rather than answered with a
+/// 500 wherever a secret is needed. A database holding no sealed value has nothing to
+/// check: `None`.
+pub async fn first_unopened(db: &crate::Db, sealer: &Sealer) -> crate::Result<Option<Seat>> {
+    use sea_query::{Expr, ExprTrait, Order, Query};
+    let columns = SEALED
+        .iter()
+        .map(|column| (column, true))
+        .chain(SEALED_SINCE.iter().map(|column| (column, false)));
+    for ((table, column, seat), may_be_unbound) in columns {
+        let prefixes: &[&str] = if may_be_unbound {
+            &[PREFIX, UNBOUND]
+        } else {
+            &[PREFIX]
+        };
+        for prefix in prefixes {
+            let select = Query::select()
+                .column("id")
+                .column(*column)
+                .from(*table)
+                .and_where(Expr::col(*column).like(format!("{prefix}%")))
+                .order_by("id", Order::Desc)
+                .limit(1)
+                .take();
+            let Some((id, sealed)) = db.conn().fetch_optional::<(i64, String)>(&select).await?
+            else {
+                continue;
+            };
+            let opens = if *prefix == PREFIX {
+                sealer.open(seat(id), &sealed).is_some()
+            } else {
+                sealer.open_unbound(&sealed).is_some()
+            };
+            if !opens {
+                return Ok(Some(seat(id)));
+            }
+        }
+    }
+    Ok(None)
+}
+
 /// Re-seals every value still sealed without a seat (`xc1:`), bound to the row that
 /// holds it, and seals every value of a column once kept in the clear
 /// ([`SEALED_SINCE`]), answering how many; run at start-up, before anything opens a

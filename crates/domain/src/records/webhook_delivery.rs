@@ -31,7 +31,8 @@ pub struct DeliveryAttempt {
     /// The first bytes of the answer (at most 1 KiB).
     pub response: String,
     /// What went wrong before an answer came, or why the answer counts as a failure;
-    /// null on success.
+    /// null on success. `no outcome recorded: …` while the request is out, and for good
+    /// when the process sending it stopped meanwhile (the receiver may have received it).
     pub error: Option<String>,
 }
 

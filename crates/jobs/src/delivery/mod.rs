@@ -111,12 +111,25 @@ struct Outcome {
     gone: bool,
 }
 
-/// Makes one attempt of `delivery` (leased to this process), records it and applies what
-/// follows: delivered, a retry, failed; a 410 Gone or too long a run of failures disables
-/// the webhook, with an audit entry saying why.
+/// Makes one attempt of `delivery` (leased to this process), recorded before its request
+/// leaves (so a crash during it leaves it counted: delivery is at least once, and the
+/// receiver de-duplicates on `webhook-id`) and completed with its outcome, then applies
+/// what follows: delivered, a retry, failed; a 410 Gone or too long a run of failures
+/// disables the webhook, with an audit entry saying why. Nothing is sent when the
+/// delivery is no longer this process's or its webhook is gone.
 pub async fn attempt(jobs: &Jobs, delivery: Claimed) -> switchboard_db::Result<()> {
     let settings = jobs.settings();
     let started = Utc::now();
+    let Some(attempt_id) = deliveries::start(
+        jobs.db(),
+        &delivery,
+        jobs.owner(),
+        started.timestamp_millis(),
+    )
+    .await?
+    else {
+        return Ok(());
+    };
     let clock = Instant::now();
     let answer = send(jobs, &delivery, started.timestamp()).await;
     let latency_ms = i64::try_from(clock.elapsed().as_millis()).unwrap_or(i64::MAX);
@@ -159,7 +172,6 @@ pub async fn attempt(jobs: &Jobs, delivery: Claimed) -> switchboard_db::Result<(
             };
             Outcome {
                 record: AttemptRecord {
-                    attempted_at_ms: started.timestamp_millis(),
                     status_code: Some(i64::from(status.as_u16())),
                     latency_ms,
                     response_excerpt: answer.excerpt,
@@ -171,7 +183,6 @@ pub async fn attempt(jobs: &Jobs, delivery: Claimed) -> switchboard_db::Result<(
         }
         Err(error) => Outcome {
             record: AttemptRecord {
-                attempted_at_ms: started.timestamp_millis(),
                 status_code: None,
                 latency_ms,
                 response_excerpt: String::new(),
@@ -195,6 +206,7 @@ pub async fn attempt(jobs: &Jobs, delivery: Claimed) -> switchboard_db::Result<(
         jobs.db(),
         &delivery,
         jobs.owner(),
+        attempt_id,
         &outcome.record,
         outcome.next,
         now,
@@ -226,8 +238,12 @@ pub async fn attempt(jobs: &Jobs, delivery: Claimed) -> switchboard_db::Result<(
 /// Fails `delivery` without sending it, its webhook being disabled; the attempt says why.
 async fn not_sent(jobs: &Jobs, delivery: &Claimed) -> switchboard_db::Result<()> {
     let now = Utc::now();
+    let Some(attempt_id) =
+        deliveries::start(jobs.db(), delivery, jobs.owner(), now.timestamp_millis()).await?
+    else {
+        return Ok(());
+    };
     let record = AttemptRecord {
-        attempted_at_ms: now.timestamp_millis(),
         status_code: None,
         latency_ms: 0,
         response_excerpt: String::new(),
@@ -237,6 +253,7 @@ async fn not_sent(jobs: &Jobs, delivery: &Claimed) -> switchboard_db::Result<()>
         jobs.db(),
         delivery,
         jobs.owner(),
+        attempt_id,
         &record,
         Next::Failed,
         now.timestamp(),
