@@ -63,6 +63,9 @@ pub struct Config {
     pub log_format: LogFormat,
     /// Largest database pool.
     pub db_max_connections: u32,
+    /// Longest a PostgreSQL statement may wait for its answer before its request is
+    /// answered 503 (a connection gone silent holds nothing longer).
+    pub db_statement_timeout_seconds: u64,
     /// Largest request body, in bytes.
     pub body_limit_bytes: usize,
     /// How long in-flight requests may run after a shutdown signal.
@@ -143,6 +146,8 @@ impl Default for Config {
             webhook_timeout_seconds: 15,
             log_format: LogFormat::Text,
             db_max_connections: 10,
+            db_statement_timeout_seconds: switchboard_db::circuit::DEFAULT_STATEMENT_TIMEOUT
+                .as_secs(),
             body_limit_bytes: 2 * 1024 * 1024,
             shutdown_grace_seconds: 30,
             media_url_ttl_seconds: 900,

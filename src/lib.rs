@@ -36,6 +36,7 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
     let db = Db::connect(&ConnectOptions {
         url,
         max_connections: config.db_max_connections,
+        statement_timeout: Some(Duration::from_secs(config.db_statement_timeout_seconds)),
     })
     .await
     .context("opening the database")?;

@@ -41,6 +41,8 @@ async fn open_migrated(url: &str) -> anyhow::Result<Db> {
     let db = Db::connect(&ConnectOptions {
         url: url.to_owned(),
         max_connections: 2,
+        // Copies of whole tables run as long as they take: no request waits on them.
+        statement_timeout: None,
     })
     .await
     .with_context(|| format!("opening {}", crate::config::without_password(url)))?;

@@ -238,6 +238,10 @@ impl From<switchboard_db::Error> for ApiError {
                 "the database is unavailable; retry in a moment",
                 DATABASE_RETRY_AFTER,
             ),
+            Error::TimedOut => Self::unavailable(
+                "the database did not answer in time; retry in a moment",
+                DATABASE_RETRY_AFTER,
+            ),
             Error::Busy => Self::unavailable(
                 "the service is busy; retry in a moment",
                 DATABASE_RETRY_AFTER,
