@@ -42,6 +42,9 @@ pub struct Config {
     pub database_url: Option<String>,
     /// `file://…` or `s3://BUCKET`; defaults to a folder in the data folder.
     pub storage_url: Option<String>,
+    /// Longest one call to the object store may take (a second more per MiB it carries)
+    /// before the request needing it answers 503.
+    pub storage_timeout_seconds: u64,
     /// The base URL handed out in links; defaults to `http://` + the listen address.
     pub public_url: Option<String>,
     /// The access-token signing key (at least 32 bytes); generated and kept in the data
@@ -136,6 +139,7 @@ impl Default for Config {
             data_dir: PathBuf::from("switchboard-data"),
             database_url: None,
             storage_url: None,
+            storage_timeout_seconds: switchboard_storage::DEFAULT_TIMEOUT.as_secs(),
             public_url: None,
             jwt_secret: None,
             token_ttl_seconds: 900,

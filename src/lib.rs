@@ -63,7 +63,8 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
         &token::derived_key(&key, "object download URLs"),
         &config.public_url(),
     )
-    .context("opening object storage")?;
+    .context("opening object storage")?
+    .with_timeout(Duration::from_secs(config.storage_timeout_seconds));
     let passwords = Passwords::with_wait(
         Passwords::default_parallelism(),
         Duration::from_millis(config.password_hash_wait_ms),

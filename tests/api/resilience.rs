@@ -928,3 +928,132 @@ mod bounds {
     on_both_backends!(with two_connections; a_saturated_pool_does_not_open_the_circuit);
     on_both_backends!(with four_uploads; one_tenants_stalled_uploads_do_not_refuse_another_tenant);
 }
+
+/// An object store that accepts connections and never answers: only the routes that keep
+/// files suffer, each within the storage timeout and saying so; readiness, which is the
+/// database's, stays 200.
+mod stalled_storage {
+    use std::time::{Duration, Instant};
+
+    use tokio::net::TcpListener;
+
+    use crate::fixture::World;
+    use crate::support::{Backend, TestApp, fixture};
+
+    /// A TCP server that accepts every connection and never reads or writes a byte; its
+    /// S3 address, `http://127.0.0.1:PORT`.
+    async fn stalled_s3() -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let mut held = Vec::new();
+            while let Ok((connection, _)) = listener.accept().await {
+                held.push(connection);
+            }
+        });
+        format!("http://{address}")
+    }
+
+    async fn storage_that_stalls_degrades_only_the_routes_that_use_it(backend: Backend) {
+        let endpoint = stalled_s3().await;
+        let storage = switchboard_storage::Storage::open_with_s3_options(
+            "s3://stalled-bucket/objects",
+            &[7u8; 32],
+            "http://127.0.0.1:8080",
+            &[
+                ("aws_endpoint", endpoint.as_str()),
+                ("aws_access_key_id", "AKIDEXAMPLE"),
+                (
+                    "aws_secret_access_key",
+                    "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+                ),
+                ("aws_region", "us-east-1"),
+                ("aws_allow_http", "true"),
+                ("aws_virtual_hosted_style_request", "false"),
+            ],
+        )
+        .unwrap()
+        .with_timeout(Duration::from_secs(2));
+        let app = TestApp::start_on(backend, |_| {}, Some(storage))
+            .await
+            .expect("an app");
+        let w = World::seed(&app).await;
+        let token = app.login(w.admin_a).await;
+
+        // Ready at once: every request needs the database, few need the store.
+        let asked = Instant::now();
+        let ready = app.client.get(app.url("/readyz")).send().await.unwrap();
+        assert_eq!(ready.status(), 200, "readiness is the database's");
+        assert!(
+            asked.elapsed() < Duration::from_secs(1),
+            "{:?}",
+            asked.elapsed()
+        );
+        app.get("/v2/admin/extensions/", &token).await.expect(200);
+
+        // An upload needs the store: answered 503 saying so, within its timeout (the
+        // S3 client alone retries for minutes).
+        let form = reqwest::multipart::Form::new()
+            .text("name", "hold music")
+            .part(
+                "file",
+                reqwest::multipart::Part::bytes(fixture("tone.mp3")).file_name("tone.mp3"),
+            );
+        let sent = Instant::now();
+        let response = app
+            .client
+            .post(app.url("/v2/admin/media-files/"))
+            .bearer_auth(&token)
+            .multipart(form)
+            .timeout(Duration::from_secs(30))
+            .send()
+            .await
+            .expect("the upload is answered within 30 s");
+        let took = sent.elapsed();
+        let answer = TestApp::answer(response).await;
+        assert!(
+            answer.headers.contains_key("retry-after"),
+            "Retry-After is set"
+        );
+        let message = answer.body["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        answer.error(503, "ServiceUnavailable");
+        assert!(message.contains("object storage"), "{message}");
+        assert!(
+            took < Duration::from_secs(8),
+            "the upload was given up at the 2 s storage timeout, not {took:?}"
+        );
+        assert_eq!(app.count("media_files", None).await, 0, "nothing recorded");
+
+        // Readiness did not change meanwhile.
+        let ready = app.client.get(app.url("/readyz")).send().await.unwrap();
+        assert_eq!(ready.status(), 200);
+    }
+
+    mod sqlite {
+        async fn storage_that_stalls_degrades_only_the_routes_that_use_it() {
+            super::storage_that_stalls_degrades_only_the_routes_that_use_it(
+                crate::support::Backend::Sqlite,
+            )
+            .await;
+        }
+
+        switchboard_testing::tests!(storage_that_stalls_degrades_only_the_routes_that_use_it);
+    }
+
+    mod postgres {
+        async fn storage_that_stalls_degrades_only_the_routes_that_use_it() {
+            super::storage_that_stalls_degrades_only_the_routes_that_use_it(
+                crate::support::Backend::Postgres,
+            )
+            .await;
+        }
+
+        switchboard_testing::tests!(
+            needs switchboard_testing::POSTGRES;
+            storage_that_stalls_degrades_only_the_routes_that_use_it
+        );
+    }
+}
