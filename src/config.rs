@@ -71,7 +71,10 @@ pub struct Config {
     pub db_statement_timeout_seconds: u64,
     /// Largest request body, in bytes.
     pub body_limit_bytes: usize,
-    /// How long in-flight requests may run after a shutdown signal.
+    /// After SIGTERM, how long the process goes on serving while `/readyz` answers 503,
+    /// so that balancers take it out of rotation before its listener closes.
+    pub drain_seconds: u64,
+    /// How long in-flight requests may run once the listener has closed.
     pub shutdown_grace_seconds: u64,
     /// How long a signed media download URL stays valid.
     pub media_url_ttl_seconds: u64,
@@ -153,6 +156,7 @@ impl Default for Config {
             db_statement_timeout_seconds: switchboard_db::circuit::DEFAULT_STATEMENT_TIMEOUT
                 .as_secs(),
             body_limit_bytes: 2 * 1024 * 1024,
+            drain_seconds: 5,
             shutdown_grace_seconds: 30,
             media_url_ttl_seconds: 900,
             refresh_ttl_seconds: 30 * 24 * 3600,

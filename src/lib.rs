@@ -142,6 +142,7 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
             metrics_listen: config.metrics_listen,
             ..Settings::new(config.public_url())
         }),
+        draining: Arc::default(),
     }))
 }
 
@@ -203,8 +204,12 @@ fn write_private(path: &Path, contents: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Completes on SIGINT or SIGTERM.
-pub async fn shutdown_signal() {
+/// Completes on SIGTERM or SIGINT with how the stop goes (see `switchboard_api::drain`):
+/// SIGTERM, the platform's stop, drains for `SWITCHBOARD_DRAIN_SECONDS` first; SIGINT (a
+/// person's Ctrl-C) stops at once. Either way in-flight requests get the grace period.
+pub async fn shutdown_signal(config: &Config) -> switchboard_api::Stopping {
+    let grace = Duration::from_secs(config.shutdown_grace_seconds);
+    let drain = Duration::from_secs(config.drain_seconds);
     let interrupt = async {
         let _ = tokio::signal::ctrl_c().await;
     };
@@ -219,9 +224,13 @@ pub async fn shutdown_signal() {
     };
     #[cfg(not(unix))]
     let terminate = std::future::pending::<()>();
-    tokio::select! {
-        _ = interrupt => {},
-        _ = terminate => {},
-    }
-    tracing::info!("shutting down; letting in-flight requests finish");
+    let drain = tokio::select! {
+        _ = interrupt => Duration::ZERO,
+        _ = terminate => drain,
+    };
+    tracing::info!(
+        drain_seconds = drain.as_secs(),
+        "shutting down; letting in-flight requests finish"
+    );
+    switchboard_api::Stopping { drain, grace }
 }
