@@ -28,6 +28,9 @@ pub use config::Config;
 
 /// Opens the database, runs migrations and builds the application state.
 pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
+    // A configuration built in code (tests, tools) is held to the rules `Config::load`
+    // applies to the environment's.
+    config.validate()?;
     let url = config.database_url();
     if Db::backend_of(&url) == switchboard_db::backend::Backend::Sqlite {
         std::fs::create_dir_all(&config.data_dir)
@@ -43,14 +46,6 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
     db.migrate().await.context("running migrations")?;
     // Other processes' account changes reach the session cache from here on.
     db.listen_for_account_changes();
-    if let Some(token) = &config.ingest_token {
-        // The engine's token opens every tenant's ingest: it must be as hard to guess as
-        // the signing key.
-        anyhow::ensure!(
-            token.0.len() >= MIN_KEY_BYTES,
-            "SWITCHBOARD_INGEST_TOKEN must be at least {MIN_KEY_BYTES} bytes"
-        );
-    }
     let trusted_proxies = switchboard_api::client::parse_trusted(&config.trusted_proxies)
         .map_err(|e| anyhow::anyhow!("SWITCHBOARD_TRUSTED_PROXIES: {e}"))?;
     let forwarded_header =
@@ -117,7 +112,7 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
             body_limit: config.body_limit_bytes,
             media_url_ttl: Duration::from_secs(config.media_url_ttl_seconds),
             mms_quota_bytes: i64::try_from(config.mms_quota_bytes).unwrap_or(i64::MAX),
-            engine_max_leases: i64::try_from(config.engine_max_leases.max(1)).unwrap_or(i64::MAX),
+            engine_max_leases: i64::try_from(config.engine_max_leases).unwrap_or(i64::MAX),
             mms_retention_seconds: i64::try_from(config.mms_retention_days)
                 .unwrap_or(i64::MAX)
                 .saturating_mul(86_400),
@@ -133,9 +128,9 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
                 hash_key
             },
             ingest_token: config.ingest_token.as_ref().map(|t| t.0.clone()),
-            write_stall: Duration::from_secs(config.write_stall_seconds.max(1)),
-            request_timeout: Duration::from_secs(config.request_timeout_seconds.max(1)),
-            upload_timeout: Duration::from_secs(config.upload_timeout_seconds.max(1)),
+            write_stall: Duration::from_secs(config.write_stall_seconds),
+            request_timeout: Duration::from_secs(config.request_timeout_seconds),
+            upload_timeout: Duration::from_secs(config.upload_timeout_seconds),
             upload_slots: switchboard_api::guard::UploadSlots::new(config.upload_concurrency),
             trusted_proxies: trusted_proxies.into(),
             forwarded_header,
@@ -150,10 +145,6 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
 fn delivery_settings(config: &Config) -> anyhow::Result<DeliverySettings> {
     let schedule = Schedule::parse(&config.webhook_retry_schedule)
         .map_err(|e| anyhow::anyhow!("SWITCHBOARD_WEBHOOK_RETRY_SCHEDULE: {e}"))?;
-    anyhow::ensure!(
-        config.webhook_timeout_seconds > 0,
-        "SWITCHBOARD_WEBHOOK_TIMEOUT_SECONDS must be at least 1"
-    );
     Ok(DeliverySettings {
         allow_private: config.webhook_allow_private,
         schedule,
@@ -168,11 +159,8 @@ fn delivery_settings(config: &Config) -> anyhow::Result<DeliverySettings> {
 /// The token signing key: configured, or generated once and kept (mode 0600) in the data
 /// folder so that restarts keep tokens valid.
 fn signing_key(config: &Config) -> anyhow::Result<Vec<u8>> {
+    // Its length is a setting's rule (`Config::validate`).
     if let Some(secret) = &config.jwt_secret {
-        anyhow::ensure!(
-            secret.0.len() >= MIN_KEY_BYTES,
-            "SWITCHBOARD_JWT_SECRET must be at least {MIN_KEY_BYTES} bytes"
-        );
         return Ok(secret.0.as_bytes().to_vec());
     }
     std::fs::create_dir_all(&config.data_dir)?;

@@ -59,6 +59,7 @@ mod scope;
 mod sealing;
 mod security;
 mod session_cache;
+mod settings;
 mod text_to_speech;
 mod texts_and_faxes;
 mod voicemail;

@@ -298,6 +298,19 @@ impl Db {
         }
     }
 
+    /// Whether [`Db::connect`] would take `url` (its form only: nothing is opened),
+    /// saying why not; for checking the settings before anything starts.
+    pub fn check_url(url: &str) -> std::result::Result<(), String> {
+        if Self::backend_of(url) == Backend::Postgres {
+            PgConnectOptions::from_str(url).map(drop)
+        } else if url.starts_with("sqlite:") {
+            SqliteConnectOptions::from_str(url).map(drop)
+        } else {
+            return Err("must start with sqlite:// or postgres://".into());
+        }
+        .map_err(|error| error.to_string())
+    }
+
     /// The backend in use.
     pub fn backend(&self) -> Backend {
         match self.pool {

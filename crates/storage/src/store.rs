@@ -293,6 +293,25 @@ impl Storage {
         .boxed()
     }
 
+    /// Whether [`Storage::open`] would take `url` (its form only: nothing is created or
+    /// reached), saying why not; for checking the settings before anything starts.
+    pub fn check_url(url: &str) -> Result<(), StorageError> {
+        if let Some(folder) = url.strip_prefix("file://") {
+            if folder.is_empty() {
+                return Err(StorageError::InvalidUrl(
+                    "file:// needs a folder path".into(),
+                ));
+            }
+            Ok(())
+        } else if url.starts_with("s3://") {
+            parse_s3_url(url).map(drop)
+        } else {
+            Err(StorageError::InvalidUrl(format!(
+                "{url:?}: expected file://path or s3://bucket[/prefix]"
+            )))
+        }
+    }
+
     /// Whether the store answers now, within the timeout: the local folder exists, or the
     /// bucket answers a metadata read (a missing object is an answer). For monitoring:
     /// readiness does not ask it (the routes that need the store answer for it).
@@ -658,7 +677,8 @@ fn open_local(folder: &str) -> Result<Backend, StorageError> {
     })
 }
 
-fn open_s3(url: &str, options: &[(&str, &str)]) -> Result<Backend, StorageError> {
+/// The bucket and the prefix (without slashes at either end) of `s3://bucket[/prefix]`.
+fn parse_s3_url(url: &str) -> Result<(String, String), StorageError> {
     let parsed = url::Url::parse(url)
         .map_err(|error| StorageError::InvalidUrl(format!("{url:?}: {error}")))?;
     let bucket = parsed
@@ -676,6 +696,11 @@ fn open_s3(url: &str, options: &[(&str, &str)]) -> Result<Backend, StorageError>
         check_key(&prefix)
             .map_err(|_| StorageError::InvalidUrl(format!("{url:?}: invalid prefix")))?;
     }
+    Ok((bucket, prefix))
+}
+
+fn open_s3(url: &str, options: &[(&str, &str)]) -> Result<Backend, StorageError> {
+    let (bucket, prefix) = parse_s3_url(url)?;
     let mut builder = AmazonS3Builder::from_env().with_bucket_name(&bucket);
     for (name, value) in options {
         let key: AmazonS3ConfigKey = name
