@@ -102,6 +102,7 @@ async fn main() {
     let db = Db::connect(&ConnectOptions {
         url,
         max_connections,
+        statement_timeout: Some(switchboard_db::circuit::DEFAULT_STATEMENT_TIMEOUT),
     })
     .await
     .expect("the database");

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use figment::Figment;
 use figment::providers::{Env, Format, Toml};
 use serde::Deserialize;
+use switchboard_api::auth::token::MIN_KEY_BYTES;
 
 /// A value that never shows in `Debug` output or logs.
 #[derive(Clone, Deserialize)]
@@ -42,6 +43,9 @@ pub struct Config {
     pub database_url: Option<String>,
     /// `file://…` or `s3://BUCKET`; defaults to a folder in the data folder.
     pub storage_url: Option<String>,
+    /// Longest one call to the object store may take (a second more per MiB it carries)
+    /// before the request needing it answers 503.
+    pub storage_timeout_seconds: u64,
     /// The base URL handed out in links; defaults to `http://` + the listen address.
     pub public_url: Option<String>,
     /// The access-token signing key (at least 32 bytes); generated and kept in the data
@@ -63,9 +67,15 @@ pub struct Config {
     pub log_format: LogFormat,
     /// Largest database pool.
     pub db_max_connections: u32,
+    /// Longest a PostgreSQL statement may wait for its answer before its request is
+    /// answered 503 (a connection gone silent holds nothing longer).
+    pub db_statement_timeout_seconds: u64,
     /// Largest request body, in bytes.
     pub body_limit_bytes: usize,
-    /// How long in-flight requests may run after a shutdown signal.
+    /// After SIGTERM, how long the process goes on serving while `/readyz` answers 503,
+    /// so that balancers take it out of rotation before its listener closes.
+    pub drain_seconds: u64,
+    /// How long in-flight requests may run once the listener has closed.
     pub shutdown_grace_seconds: u64,
     /// How long a signed media download URL stays valid.
     pub media_url_ttl_seconds: u64,
@@ -133,6 +143,7 @@ impl Default for Config {
             data_dir: PathBuf::from("switchboard-data"),
             database_url: None,
             storage_url: None,
+            storage_timeout_seconds: switchboard_storage::DEFAULT_TIMEOUT.as_secs(),
             public_url: None,
             jwt_secret: None,
             token_ttl_seconds: 900,
@@ -143,7 +154,10 @@ impl Default for Config {
             webhook_timeout_seconds: 15,
             log_format: LogFormat::Text,
             db_max_connections: 10,
+            db_statement_timeout_seconds: switchboard_db::circuit::DEFAULT_STATEMENT_TIMEOUT
+                .as_secs(),
             body_limit_bytes: 2 * 1024 * 1024,
+            drain_seconds: 5,
             shutdown_grace_seconds: 30,
             media_url_ttl_seconds: 900,
             refresh_ttl_seconds: 30 * 24 * 3600,
@@ -173,12 +187,177 @@ impl Default for Config {
 }
 
 impl Config {
-    /// Reads the configuration: defaults, then `switchboard.toml`, then `SWITCHBOARD_*`.
+    /// Reads the configuration: defaults, then `switchboard.toml`, then `SWITCHBOARD_*`;
+    /// refused, before anything is opened or created, when a setting is wrong (see
+    /// [`Config::validate`]). A `SWITCHBOARD_*` variable that is no setting is reported on
+    /// stderr and ignored.
     pub fn load() -> anyhow::Result<Config> {
-        Ok(Figment::new()
+        for name in unknown_variables() {
+            eprintln!("switchboard: {name} is not a setting; it is ignored");
+        }
+        let config: Config = Figment::new()
             .merge(Toml::file("switchboard.toml"))
             .merge(Env::prefixed("SWITCHBOARD_"))
-            .extract()?)
+            .extract()
+            .map_err(|error| refused(error.into_iter().map(unreadable).collect()))?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Checks every setting that reading did not (texts, URLs, lower bounds), answering
+    /// all the wrong ones at once, each naming its variable and why.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        let mut problems = Problems::default();
+        self.check_texts(&mut problems);
+        self.check_urls(&mut problems);
+        self.check_numbers(&mut problems);
+        if problems.0.is_empty() {
+            Ok(())
+        } else {
+            Err(refused(problems.0))
+        }
+    }
+
+    /// Texts: no trailing comment or surrounding space, and those with a form of their
+    /// own read by the parser that will read them.
+    fn check_texts(&self, problems: &mut Problems) {
+        let shown = [
+            (
+                "DATA_DIR",
+                Some(self.data_dir.to_string_lossy().into_owned()),
+            ),
+            (
+                "RATE_LIMIT_NAMESPACE",
+                Some(self.rate_limit_namespace.clone()),
+            ),
+            (
+                "TTS_ESPEAK_NG",
+                Some(self.tts_espeak_ng.to_string_lossy().into_owned()),
+            ),
+            (
+                "WEBHOOK_RETRY_SCHEDULE",
+                Some(self.webhook_retry_schedule.clone()),
+            ),
+            ("TRUSTED_PROXIES", Some(self.trusted_proxies.clone())),
+            ("FORWARDED_HEADER", Some(self.forwarded_header.clone())),
+        ];
+        for (name, value) in shown {
+            if let Some(value) = value
+                && let Some(why) = text_problem(&value)
+            {
+                problems.add(name, format!("{value:?} {why}"));
+            }
+        }
+        if self.data_dir.as_os_str().is_empty() {
+            problems.add("DATA_DIR", "must name a folder");
+        }
+        for (name, secret) in [
+            ("JWT_SECRET", &self.jwt_secret),
+            ("INGEST_TOKEN", &self.ingest_token),
+        ] {
+            let Some(Secret(secret)) = secret else {
+                continue;
+            };
+            // Never shown: it is a secret. The engine's token opens every tenant's ingest,
+            // so it must be as hard to guess as the signing key.
+            if let Some(why) = text_problem(secret) {
+                problems.add(name, format!("the value {why}"));
+            } else if name == "JWT_SECRET" {
+                // The key's one written form (`hex:` and digits, or text): its reader's
+                // refusal, which never shows the key.
+                if let Err(why) = crate::key::SigningKey::parse(secret) {
+                    problems.add(name, format!("{why:#}"));
+                }
+            } else if secret.len() < MIN_KEY_BYTES {
+                problems.add(name, format!("must be at least {MIN_KEY_BYTES} bytes"));
+            }
+        }
+        if text_problem(&self.webhook_retry_schedule).is_none()
+            && let Err(why) = switchboard_jobs::Schedule::parse(&self.webhook_retry_schedule)
+        {
+            problems.add("WEBHOOK_RETRY_SCHEDULE", why);
+        }
+        if text_problem(&self.trusted_proxies).is_none()
+            && let Err(why) = switchboard_api::client::parse_trusted(&self.trusted_proxies)
+        {
+            problems.add("TRUSTED_PROXIES", why);
+        }
+        if text_problem(&self.forwarded_header).is_none()
+            && switchboard_api::client::ForwardedHeader::parse(&self.forwarded_header).is_none()
+        {
+            problems.add(
+                "FORWARDED_HEADER",
+                format!(
+                    "{:?} must be x-forwarded-for or forwarded",
+                    self.forwarded_header
+                ),
+            );
+        }
+    }
+
+    /// URLs: each of the form its reader takes, shown without a password.
+    fn check_urls(&self, problems: &mut Problems) {
+        let mut url = |name: &'static str,
+                       value: &Option<String>,
+                       check: &dyn Fn(&str) -> Result<(), String>| {
+            let Some(value) = value else {
+                return;
+            };
+            let shown = without_password(value);
+            match text_problem(value) {
+                Some(why) => problems.add(name, format!("{shown:?} {why}")),
+                None => {
+                    if let Err(why) = check(value) {
+                        problems.add(name, format!("{shown:?} {why}"));
+                    }
+                }
+            }
+        };
+        url(
+            "DATABASE_URL",
+            &self.database_url,
+            &switchboard_db::Db::check_url,
+        );
+        url("STORAGE_URL", &self.storage_url, &|value| {
+            switchboard_storage::Storage::check_url(value).map_err(|error| match error {
+                // Said without the URL it starts with: the line shows it already.
+                switchboard_storage::StorageError::InvalidUrl(why) => why
+                    .strip_prefix(&format!("{value:?}: "))
+                    .map_or(why.clone(), str::to_owned),
+                other => other.to_string(),
+            })
+        });
+        url("PUBLIC_URL", &self.public_url, &check_public_url);
+        url("REDIS_URL", &self.redis_url, &check_redis_url);
+    }
+
+    /// Numbers that make no sense at 0 (a pool of no connection, a token that is expired
+    /// when issued, a timeout that fires at once).
+    fn check_numbers(&self, problems: &mut Problems) {
+        let at_least_one = [
+            ("TOKEN_TTL_SECONDS", self.token_ttl_seconds),
+            ("REFRESH_TTL_SECONDS", self.refresh_ttl_seconds),
+            ("MEDIA_URL_TTL_SECONDS", self.media_url_ttl_seconds),
+            ("DB_MAX_CONNECTIONS", u64::from(self.db_max_connections)),
+            (
+                "DB_STATEMENT_TIMEOUT_SECONDS",
+                self.db_statement_timeout_seconds,
+            ),
+            ("STORAGE_TIMEOUT_SECONDS", self.storage_timeout_seconds),
+            ("BODY_LIMIT_BYTES", self.body_limit_bytes as u64),
+            ("WEBHOOK_TIMEOUT_SECONDS", self.webhook_timeout_seconds),
+            ("REQUEST_TIMEOUT_SECONDS", self.request_timeout_seconds),
+            ("UPLOAD_TIMEOUT_SECONDS", self.upload_timeout_seconds),
+            ("UPLOAD_CONCURRENCY", self.upload_concurrency as u64),
+            ("WRITE_STALL_SECONDS", self.write_stall_seconds),
+            ("ENGINE_MAX_LEASES", self.engine_max_leases),
+            ("TTS_WORKERS", self.tts_workers.map_or(1, |n| n as u64)),
+        ];
+        for (name, value) in at_least_one {
+            if value == 0 {
+                problems.add(name, "must be at least 1");
+            }
+        }
     }
 
     /// The database URL in effect.
@@ -228,6 +407,164 @@ impl Config {
     }
 }
 
+/// The settings found wrong, one line each.
+#[derive(Default)]
+struct Problems(Vec<String>);
+
+impl Problems {
+    /// `SWITCHBOARD_<name>`: `why`.
+    fn add(&mut self, name: &str, why: impl std::fmt::Display) {
+        self.0.push(format!("SWITCHBOARD_{name}: {why}"));
+    }
+}
+
+/// The error of a refused configuration: every problem on a line of its own.
+fn refused(problems: Vec<String>) -> anyhow::Error {
+    anyhow::anyhow!(
+        "the configuration is refused; nothing was started:\n  {}",
+        problems.join("\n  ")
+    )
+}
+
+/// Why a setting's text is not what was meant: a `# comment` after it (a systemd
+/// `EnvironmentFile`, like Docker's `--env-file`, keeps everything after the `=` as the
+/// value), or spaces around it.
+fn text_problem(value: &str) -> Option<&'static str> {
+    if value
+        .split_whitespace()
+        .skip(1)
+        .any(|word| word.starts_with('#'))
+    {
+        Some(
+            "ends in what looks like a comment: an EnvironmentFile keeps everything after \
+             the `=`, so put comments on lines of their own",
+        )
+    } else if value.trim() != value {
+        Some("has spaces before or after it")
+    } else {
+        None
+    }
+}
+
+/// A setting figment could not read, as a line naming it and saying why.
+fn unreadable(error: figment::Error) -> String {
+    use figment::error::Kind;
+    let key = error.path.join(".");
+    let from_environment = error
+        .metadata
+        .as_ref()
+        .is_some_and(|source| source.name.contains("environment"));
+    let (name, value) = if from_environment {
+        let name = format!("SWITCHBOARD_{}", key.to_ascii_uppercase());
+        let value = std::env::var(&name).ok();
+        (name, value)
+    } else {
+        (format!("{key} (switchboard.toml)"), None)
+    };
+    let why = match &error.kind {
+        Kind::InvalidType(_, expected) | Kind::InvalidValue(_, expected) => {
+            match expected.as_str() {
+                "u8" | "u16" | "u32" | "u64" | "usize" => {
+                    "must be a whole number (0 or more)".to_owned()
+                }
+                "a boolean" => "must be true or false".to_owned(),
+                "a string" => "must be a text".to_owned(),
+                other => format!("must be {other}"),
+            }
+        }
+        Kind::UnknownVariant(_, expected) => format!("must be one of: {}", expected.join(", ")),
+        Kind::Message(message) if message.contains("socket address") => {
+            "must be an address and a port, such as 127.0.0.1:8080".to_owned()
+        }
+        other => other.to_string(),
+    };
+    match value {
+        // Secrets are never shown.
+        Some(value) if !name.ends_with("_SECRET") && !name.ends_with("_TOKEN") => {
+            format!("{name}: {value:?} {why}")
+        }
+        _ => format!("{name}: {why}"),
+    }
+}
+
+/// `SWITCHBOARD_*` variables that name no setting (a misspelt one is otherwise silently
+/// ignored).
+fn unknown_variables() -> Vec<String> {
+    let settings = setting_names();
+    let mut unknown: Vec<String> = std::env::vars_os()
+        .filter_map(|(name, _)| name.into_string().ok())
+        .filter(|name| {
+            name.strip_prefix("SWITCHBOARD_")
+                .is_some_and(|key| !settings.contains(&key.to_ascii_lowercase().as_str()))
+        })
+        .collect();
+    unknown.sort();
+    unknown
+}
+
+/// The settings' names (lower case), as [`Config`]'s derived `Deserialize` lists them.
+fn setting_names() -> &'static [&'static str] {
+    use serde::de::{Error, Visitor};
+
+    /// A deserializer that only notes the fields a struct asks for.
+    struct Fields<'a>(&'a mut &'static [&'static str]);
+
+    impl<'de> serde::Deserializer<'de> for Fields<'_> {
+        type Error = serde::de::value::Error;
+
+        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+            Err(Self::Error::custom("only the field names are read"))
+        }
+
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Self::Error> {
+            *self.0 = fields;
+            Err(Self::Error::custom("only the field names are read"))
+        }
+
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+            byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map enum
+            identifier ignored_any
+        }
+    }
+
+    let mut fields: &'static [&'static str] = &[];
+    let _ = Config::deserialize(Fields(&mut fields));
+    fields
+}
+
+/// The public URL's form: `http(s)://host[:port][/path]`, the base of every link.
+fn check_public_url(value: &str) -> Result<(), String> {
+    let url = url::Url::parse(value).map_err(|error| format!("is not a URL ({error})"))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err("must start with http:// or https://".into());
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err("names no host".into());
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err("must have no query or fragment: links are made by appending paths".into());
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err("must carry no user or password: it is handed out in links".into());
+    }
+    Ok(())
+}
+
+/// A Redis URL's form: `redis://`, `rediss://` (TLS) or a Unix socket's.
+fn check_redis_url(value: &str) -> Result<(), String> {
+    let url = url::Url::parse(value).map_err(|error| format!("is not a URL ({error})"))?;
+    if !matches!(url.scheme(), "redis" | "rediss" | "redis+unix" | "unix") {
+        return Err("must start with redis://, rediss:// or unix://".into());
+    }
+    Ok(())
+}
+
 /// `url` with the password of its user part (`user:password@`) left out.
 pub(crate) fn without_password(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
@@ -271,7 +608,7 @@ pub(crate) fn password_of(url: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{password_of, without_password};
+    use super::{password_of, setting_names, text_problem, without_password};
 
     #[test]
     fn a_password_is_read_percent_decoded() {
@@ -281,6 +618,36 @@ mod tests {
         );
         assert_eq!(password_of("postgres://app@db/switchboard"), None);
         assert_eq!(password_of("postgres://db/switchboard"), None);
+    }
+
+    #[test]
+    fn the_setting_names_are_the_configurations_fields() {
+        let names = setting_names();
+        for name in ["listen", "public_url", "drain_seconds", "forwarded_header"] {
+            assert!(names.contains(&name), "{name} in {names:?}");
+        }
+        // And each is documented.
+        let readme = include_str!("../README.md");
+        for name in names {
+            let variable = format!("`SWITCHBOARD_{}`", name.to_ascii_uppercase());
+            assert!(readme.contains(&variable), "{variable} is in the README");
+        }
+    }
+
+    #[test]
+    fn trailing_comments_and_spaces_are_found() {
+        assert!(text_problem("https://x   # links").is_some());
+        assert!(text_problem("https://x\t#links").is_some());
+        assert!(text_problem(" https://x").is_some());
+        assert!(text_problem("https://x ").is_some());
+        for fine in [
+            "https://x",
+            "https://x/#anchor",
+            "10.0.0.0/8, 127.0.0.1/32",
+            "",
+        ] {
+            assert_eq!(text_problem(fine), None, "{fine:?}");
+        }
     }
 
     #[test]

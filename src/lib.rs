@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use switchboard_api::auth::password::Passwords;
-use switchboard_api::auth::token::{self, MIN_KEY_BYTES, Tokens};
+use switchboard_api::auth::token::{self, Tokens};
 use switchboard_api::auth::verified::{self, VerifiedTokens};
 use switchboard_api::limits::Limiter;
 use switchboard_api::{AppState, Settings, Shared};
@@ -27,6 +27,9 @@ pub use config::Config;
 
 /// Opens the database, runs migrations and builds the application state.
 pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
+    // A configuration built in code (tests, tools) is held to the rules `Config::load`
+    // applies to the environment's.
+    config.validate()?;
     let url = config.database_url();
     if Db::backend_of(&url) == switchboard_db::backend::Backend::Sqlite {
         std::fs::create_dir_all(&config.data_dir)
@@ -35,20 +38,13 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
     let db = Db::connect(&ConnectOptions {
         url,
         max_connections: config.db_max_connections,
+        statement_timeout: Some(Duration::from_secs(config.db_statement_timeout_seconds)),
     })
     .await
     .context("opening the database")?;
     db.migrate().await.context("running migrations")?;
     // Other processes' account changes reach the session cache from here on.
     db.listen_for_account_changes();
-    if let Some(token) = &config.ingest_token {
-        // The engine's token opens every tenant's ingest: it must be as hard to guess as
-        // the signing key.
-        anyhow::ensure!(
-            token.0.len() >= MIN_KEY_BYTES,
-            "SWITCHBOARD_INGEST_TOKEN must be at least {MIN_KEY_BYTES} bytes"
-        );
-    }
     let trusted_proxies = switchboard_api::client::parse_trusted(&config.trusted_proxies)
         .map_err(|e| anyhow::anyhow!("SWITCHBOARD_TRUSTED_PROXIES: {e}"))?;
     let forwarded_header =
@@ -64,7 +60,8 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
         &token::derived_key(signing_key.bytes(), "object download URLs"),
         &config.public_url(),
     )
-    .context("opening object storage")?;
+    .context("opening object storage")?
+    .with_timeout(Duration::from_secs(config.storage_timeout_seconds));
     let passwords = Passwords::with_wait(
         Passwords::default_parallelism(),
         Duration::from_millis(config.password_hash_wait_ms),
@@ -125,7 +122,7 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
             body_limit: config.body_limit_bytes,
             media_url_ttl: Duration::from_secs(config.media_url_ttl_seconds),
             mms_quota_bytes: i64::try_from(config.mms_quota_bytes).unwrap_or(i64::MAX),
-            engine_max_leases: i64::try_from(config.engine_max_leases.max(1)).unwrap_or(i64::MAX),
+            engine_max_leases: i64::try_from(config.engine_max_leases).unwrap_or(i64::MAX),
             mms_retention_seconds: i64::try_from(config.mms_retention_days)
                 .unwrap_or(i64::MAX)
                 .saturating_mul(86_400),
@@ -142,15 +139,16 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
                 hash_key
             },
             ingest_token: config.ingest_token.as_ref().map(|t| t.0.clone()),
-            write_stall: Duration::from_secs(config.write_stall_seconds.max(1)),
-            request_timeout: Duration::from_secs(config.request_timeout_seconds.max(1)),
-            upload_timeout: Duration::from_secs(config.upload_timeout_seconds.max(1)),
+            write_stall: Duration::from_secs(config.write_stall_seconds),
+            request_timeout: Duration::from_secs(config.request_timeout_seconds),
+            upload_timeout: Duration::from_secs(config.upload_timeout_seconds),
             upload_slots: switchboard_api::guard::UploadSlots::new(config.upload_concurrency),
             trusted_proxies: trusted_proxies.into(),
             forwarded_header,
             metrics_listen: config.metrics_listen,
             ..Settings::new(config.public_url())
         }),
+        draining: Arc::default(),
     }))
 }
 
@@ -158,10 +156,6 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
 fn delivery_settings(config: &Config) -> anyhow::Result<DeliverySettings> {
     let schedule = Schedule::parse(&config.webhook_retry_schedule)
         .map_err(|e| anyhow::anyhow!("SWITCHBOARD_WEBHOOK_RETRY_SCHEDULE: {e}"))?;
-    anyhow::ensure!(
-        config.webhook_timeout_seconds > 0,
-        "SWITCHBOARD_WEBHOOK_TIMEOUT_SECONDS must be at least 1"
-    );
     Ok(DeliverySettings {
         allow_private: config.webhook_allow_private,
         schedule,
@@ -189,8 +183,12 @@ pub fn key_refused(
     )
 }
 
-/// Completes on SIGINT or SIGTERM.
-pub async fn shutdown_signal() {
+/// Completes on SIGTERM or SIGINT with how the stop goes (see `switchboard_api::drain`):
+/// SIGTERM, the platform's stop, drains for `SWITCHBOARD_DRAIN_SECONDS` first; SIGINT (a
+/// person's Ctrl-C) stops at once. Either way in-flight requests get the grace period.
+pub async fn shutdown_signal(config: &Config) -> switchboard_api::Stopping {
+    let grace = Duration::from_secs(config.shutdown_grace_seconds);
+    let drain = Duration::from_secs(config.drain_seconds);
     let interrupt = async {
         let _ = tokio::signal::ctrl_c().await;
     };
@@ -205,9 +203,13 @@ pub async fn shutdown_signal() {
     };
     #[cfg(not(unix))]
     let terminate = std::future::pending::<()>();
-    tokio::select! {
-        _ = interrupt => {},
-        _ = terminate => {},
-    }
-    tracing::info!("shutting down; letting in-flight requests finish");
+    let drain = tokio::select! {
+        _ = interrupt => Duration::ZERO,
+        _ = terminate => drain,
+    };
+    tracing::info!(
+        drain_seconds = drain.as_secs(),
+        "shutting down; letting in-flight requests finish"
+    );
+    switchboard_api::Stopping { drain, grace }
 }

@@ -1,7 +1,6 @@
 //! The `switchboard` binary: see `switchboard --help`.
 
 use std::process::ExitCode;
-use std::time::Duration;
 
 use anyhow::Context;
 use clap::Parser;
@@ -125,13 +124,11 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 );
             }
             tracing::info!(%address, "serving");
-            switchboard_api::serve(
-                listener,
-                state.clone(),
-                shutdown_signal(),
-                Duration::from_secs(config.shutdown_grace_seconds),
-            )
-            .await?;
+            let stop = {
+                let config = config.clone();
+                async move { shutdown_signal(&config).await }
+            };
+            switchboard_api::serve(listener, state.clone(), stop).await?;
             state.db.close().await;
         }
         Command::Migrate => {

@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::{Context, bail};
 use futures::StreamExt;
@@ -47,6 +48,8 @@ async fn open_migrated(url: &str) -> anyhow::Result<Db> {
     let db = Db::connect(&ConnectOptions {
         url: url.to_owned(),
         max_connections: 2,
+        // Copies of whole tables run as long as they take: no request waits on them.
+        statement_timeout: None,
     })
     .await
     .with_context(|| format!("opening {}", crate::config::without_password(url)))?;
@@ -883,14 +886,19 @@ pub async fn migrate_data(
 /// Opens the store a copy goes to (`--storage-to`): S3 settings from the usual `AWS_*`
 /// variables. It signs no links here, so any key of the right length will do.
 pub fn open_target_store(config: &Config, url: &str) -> anyhow::Result<Storage> {
-    Storage::open(url, &[0u8; 32], &config.public_url()).context("opening the target object store")
+    Ok(Storage::open(url, &[0u8; 32], &config.public_url())
+        .context("opening the target object store")?
+        .with_timeout(Duration::from_secs(config.storage_timeout_seconds)))
 }
 
 /// Opens the configured object store (`SWITCHBOARD_STORAGE_URL`), for the commands that
 /// copy it; like [`open_target_store`], it signs no links.
 pub fn open_store(config: &Config) -> anyhow::Result<Storage> {
-    Storage::open(&config.storage_url(), &[0u8; 32], &config.public_url())
-        .context("opening the object store")
+    Ok(
+        Storage::open(&config.storage_url(), &[0u8; 32], &config.public_url())
+            .context("opening the object store")?
+            .with_timeout(Duration::from_secs(config.storage_timeout_seconds)),
+    )
 }
 
 /// Refuses a target store that holds anything: the copy writes into an empty one only,

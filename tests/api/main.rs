@@ -63,6 +63,7 @@ mod sealing;
 mod security;
 mod session_cache;
 mod signing_key;
+mod settings;
 mod text_to_speech;
 mod texts_and_faxes;
 mod voicemail;

@@ -212,78 +212,121 @@ mod cut_off {
     on_both_backends!(with stall_quickly; a_reader_that_reads_nothing_is_cut_off);
 }
 
-/// A PostgreSQL outage, made by cutting a TCP proxy between the service and the server.
+/// A PostgreSQL outage, made by a TCP relay between the service and the server that the
+/// test cuts (connections refused) or blackholes (accepted, never answered).
 mod outage {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    use std::sync::{Arc, Mutex};
     use std::time::{Duration, Instant};
 
+    use serde_json::{Value, json};
+    use sqlx::Connection;
     use tokio::net::{TcpListener, TcpStream};
+    use tokio::sync::watch;
     use tokio::task::JoinHandle;
 
     use crate::fixture::World;
     use crate::support::{Backend, TestApp};
 
-    /// Forwards connections to PostgreSQL until cut; while cut, it closes every
-    /// connection it has and every one it is offered.
-    struct Proxy {
+    /// What the relay does with connections to PostgreSQL.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    enum Mode {
+        /// Forwards every byte both ways.
+        Forward,
+        /// The server is gone: open connections are closed, new ones refused (the port
+        /// is closed).
+        Refuse,
+        /// The server went silent: open connections are kept but nothing more crosses
+        /// them, new ones are accepted and never answered.
+        Blackhole,
+    }
+
+    /// A TCP relay to PostgreSQL whose [`Mode`] the test sets. Leaving a mode closes the
+    /// connections it held (a partition that heals after the connections' state is lost).
+    struct Relay {
         address: String,
-        cut: Arc<AtomicBool>,
-        connections: Arc<Mutex<Vec<JoinHandle<()>>>>,
+        mode: watch::Sender<Mode>,
         accepting: JoinHandle<()>,
     }
 
-    impl Proxy {
-        async fn start(target: String) -> Proxy {
+    impl Relay {
+        async fn start(target: String) -> Relay {
             let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
             let address = listener.local_addr().unwrap().to_string();
-            let cut = Arc::new(AtomicBool::new(false));
-            let connections: Arc<Mutex<Vec<JoinHandle<()>>>> = Arc::default();
-            let accepting = tokio::spawn({
-                let cut = cut.clone();
-                let connections = connections.clone();
-                async move {
-                    while let Ok((mut client, _)) = listener.accept().await {
-                        if cut.load(Ordering::SeqCst) {
-                            drop(client);
-                            continue;
-                        }
-                        let Ok(mut server) = TcpStream::connect(&target).await else {
-                            continue;
-                        };
-                        let forwarding = tokio::spawn(async move {
-                            let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
-                        });
-                        connections.lock().unwrap().push(forwarding);
-                    }
-                }
-            });
-            Proxy {
+            let (mode, watching) = watch::channel(Mode::Forward);
+            let accepting = tokio::spawn(accept(listener, address.clone(), target, watching));
+            Relay {
                 address,
-                cut,
-                connections,
+                mode,
                 accepting,
             }
         }
 
-        /// The database goes away: open connections break, new ones are closed.
+        /// The database goes away: open connections break, new ones are refused.
         fn cut(&self) {
-            self.cut.store(true, Ordering::SeqCst);
-            for connection in self.connections.lock().unwrap().drain(..) {
-                connection.abort();
-            }
+            self.mode.send_replace(Mode::Refuse);
+        }
+
+        /// The database goes silent.
+        fn blackhole(&self) {
+            self.mode.send_replace(Mode::Blackhole);
         }
 
         /// The database is back.
         fn reopen(&self) {
-            self.cut.store(false, Ordering::SeqCst);
+            self.mode.send_replace(Mode::Forward);
         }
     }
 
-    impl Drop for Proxy {
+    impl Drop for Relay {
         fn drop(&mut self) {
             self.accepting.abort();
-            self.cut();
+            self.mode.send_replace(Mode::Refuse);
+        }
+    }
+
+    /// Accepts on `listener` (closing it while refusing, bound again at `address` after).
+    async fn accept(
+        mut listener: TcpListener,
+        address: String,
+        target: String,
+        mut mode: watch::Receiver<Mode>,
+    ) {
+        loop {
+            let relaying = mode.clone();
+            let refusing = tokio::select! {
+                accepted = listener.accept() => {
+                    if let Ok((client, _)) = accepted {
+                        tokio::spawn(relay(client, target.clone(), relaying));
+                    }
+                    false
+                }
+                changed = mode.wait_for(|m| *m == Mode::Refuse) => changed.is_ok(),
+            };
+            if refusing {
+                drop(listener);
+                if mode.wait_for(|m| *m != Mode::Refuse).await.is_err() {
+                    return;
+                }
+                listener = TcpListener::bind(&address).await.unwrap();
+            }
+        }
+    }
+
+    /// Relays one connection as the mode says.
+    async fn relay(mut client: TcpStream, target: String, mut mode: watch::Receiver<Mode>) {
+        if *mode.borrow() == Mode::Blackhole {
+            let _ = mode.wait_for(|m| *m != Mode::Blackhole).await;
+            return;
+        }
+        let Ok(mut server) = TcpStream::connect(&target).await else {
+            return;
+        };
+        let left = tokio::select! {
+            _ = tokio::io::copy_bidirectional(&mut client, &mut server) => None,
+            left = mode.wait_for(|m| *m != Mode::Forward) => left.ok().map(|m| *m),
+        };
+        if left == Some(Mode::Blackhole) {
+            // Both sockets stay open and unread until the mode changes again.
+            let _ = mode.wait_for(|m| *m != Mode::Blackhole).await;
         }
     }
 
@@ -292,6 +335,32 @@ mod outage {
         let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
         let rest = rest.rsplit_once('@').map_or(rest, |(_, rest)| rest);
         rest.split(['/', '?']).next().unwrap().to_owned()
+    }
+
+    /// A relay to the test PostgreSQL server and an app whose database is reached through
+    /// it, `configure` applied; the app's database URL without the relay, for the test's
+    /// own connections.
+    async fn through_relay(configure: fn(&mut switchboard::Config)) -> (Relay, TestApp, String) {
+        let admin = std::env::var("SWITCHBOARD_TEST_POSTGRES_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+        let target = host_and_port(&admin);
+        let relay = Relay::start(target.clone()).await;
+        let through = relay.address.clone();
+        let replaced = target.clone();
+        let app = TestApp::start_with(Backend::Postgres, move |config| {
+            let url = config.database_url.take().unwrap();
+            config.database_url = Some(url.replacen(&replaced, &through, 1));
+            configure(config);
+        })
+        .await
+        .expect("a PostgreSQL app (the harness skips this test without one)");
+        let url = app.config.database_url.clone().unwrap();
+        assert!(
+            url.contains(&relay.address),
+            "the service talks to the database through the relay"
+        );
+        let direct = url.replacen(&relay.address, &target, 1);
+        (relay, app, direct)
     }
 
     async fn readiness(app: &TestApp) -> u16 {
@@ -304,32 +373,230 @@ mod outage {
             .as_u16()
     }
 
-    async fn a_database_outage_is_answered_at_once_and_recovered_from() {
-        let admin = std::env::var("SWITCHBOARD_TEST_POSTGRES_URL")
-            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
-        let target = host_and_port(&admin);
-        let proxy = Proxy::start(target.clone()).await;
-        let through = proxy.address.clone();
-        let app = TestApp::start_with(Backend::Postgres, move |config| {
-            let url = config.database_url.take().unwrap();
-            config.database_url = Some(url.replacen(&target, &through, 1));
+    /// An answer and when it came.
+    struct Timed {
+        status: u16,
+        body: Value,
+        at: Instant,
+    }
+
+    /// Sends `method path` with `token` (and `body`) on a task of its own; a client
+    /// timeout of 20 s, so that a request the service never answers fails the test.
+    fn spawn_request(
+        app: &TestApp,
+        method: reqwest::Method,
+        path: &str,
+        token: &str,
+        body: Option<Value>,
+    ) -> JoinHandle<Timed> {
+        let mut request = app
+            .client
+            .request(method, app.url(path))
+            .bearer_auth(token)
+            .timeout(Duration::from_secs(20));
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        tokio::spawn(async move {
+            let response = request.send().await.expect("an answer within 20 s");
+            let status = response.status().as_u16();
+            let body = response.json().await.unwrap_or(Value::Null);
+            Timed {
+                status,
+                body,
+                at: Instant::now(),
+            }
         })
-        .await
-        .expect("a PostgreSQL app (the harness skips this test without one)");
+    }
+
+    /// Holds the extensions table against writers (on a connection of its own, not
+    /// through the relay) until rolled back.
+    async fn lock_extensions(direct: &str) -> sqlx::PgConnection {
+        let mut conn = sqlx::PgConnection::connect(direct).await.unwrap();
+        sqlx::query("BEGIN").execute(&mut conn).await.unwrap();
+        sqlx::query("LOCK TABLE extensions IN ACCESS EXCLUSIVE MODE")
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        conn
+    }
+
+    fn two_connections(config: &mut switchboard::Config) {
+        config.db_max_connections = 2;
+    }
+
+    /// Both pooled connections held by writes waiting on a lock, and six more requests
+    /// waiting for a connection: what the database's going away (`go`) must release.
+    struct Queued {
+        writes: Vec<JoinHandle<Timed>>,
+        waiters: Vec<JoinHandle<Timed>>,
+    }
+
+    async fn queue_behind_a_lock(app: &TestApp, w: &World, token: &str) -> Queued {
+        let writes: Vec<_> = (0..2)
+            .map(|i| {
+                spawn_request(
+                    app,
+                    reqwest::Method::POST,
+                    "/v2/admin/extensions/",
+                    token,
+                    Some(
+                        json!({"number": format!("17{i}"), "name": "Held", "branchId": w.branch_a}),
+                    ),
+                )
+            })
+            .collect();
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let waiters: Vec<_> = (0..6)
+            .map(|_| spawn_request(app, reqwest::Method::GET, "/v2/admin/ivrs/", token, None))
+            .collect();
+        tokio::time::sleep(Duration::from_millis(500)).await;
         assert!(
-            app.config
-                .database_url
-                .as_deref()
-                .unwrap()
-                .contains(&proxy.address),
-            "the service talks to the database through the proxy"
+            writes.iter().chain(&waiters).all(|r| !r.is_finished()),
+            "the writes wait on the lock and the others for a connection"
         );
+        Queued { writes, waiters }
+    }
+
+    /// Every queued request answers 503 "the database is unavailable" within `bound` of
+    /// `since`.
+    async fn all_released(queued: Queued, since: Instant, bound: Duration) {
+        for (kind, requests) in [("write", queued.writes), ("waiter", queued.waiters)] {
+            for request in requests {
+                let answer = request.await.unwrap();
+                let took = answer.at.duration_since(since);
+                assert_eq!(answer.status, 503, "a {kind}: {}", answer.body);
+                assert_eq!(answer.body["name"], "ServiceUnavailable", "{}", answer.body);
+                assert!(
+                    answer.body["message"]
+                        .as_str()
+                        .is_some_and(|m| m.contains("database is unavailable")),
+                    "a {kind} is answered as an outage: {}",
+                    answer.body
+                );
+                assert!(
+                    took < bound,
+                    "a {kind} was answered {took:?} after the database went away"
+                );
+            }
+        }
+    }
+
+    /// The service serves again once the database is back, and none of the writes it
+    /// answered 503 was kept.
+    async fn recovered(app: &TestApp, token: &str) {
+        let back = Instant::now();
+        loop {
+            let answer = app.get("/v2/admin/extensions/?query=Held", token).await;
+            if answer.status == 200 {
+                assert_eq!(answer.body["totalRecords"], 0, "{}", answer.body);
+                break;
+            }
+            assert!(back.elapsed() < Duration::from_secs(15), "no recovery");
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        assert_eq!(readiness(app).await, 200);
+    }
+
+    /// The requests already waiting for a pooled connection when the server goes away
+    /// are answered as an outage at once, not after the pool's 10 s acquire timeout as
+    /// "busy" (issue 30).
+    async fn waiters_are_released_when_the_database_goes_away() {
+        let (relay, app, direct) = through_relay(two_connections).await;
+        let w = World::seed(&app).await;
+        let token = app.login(w.admin_a).await;
+        let lock = lock_extensions(&direct).await;
+        let queued = queue_behind_a_lock(&app, &w, &token).await;
+        let cut = Instant::now();
+        relay.cut();
+        all_released(queued, cut, Duration::from_secs(2)).await;
+        lock.close().await.unwrap();
+        relay.reopen();
+        recovered(&app, &token).await;
+    }
+
+    /// A server gone silent (packets dropped: nothing fails, nothing answers) is found by
+    /// the probe, and then the writes in flight and the requests waiting for a connection
+    /// are all answered as an outage, within the probe's few seconds, not the request
+    /// timeout's 30.
+    async fn a_silent_database_releases_what_waits_on_it() {
+        let (relay, app, direct) = through_relay(two_connections).await;
+        let w = World::seed(&app).await;
+        let token = app.login(w.admin_a).await;
+        let lock = lock_extensions(&direct).await;
+        let queued = queue_behind_a_lock(&app, &w, &token).await;
+        let silent = Instant::now();
+        relay.blackhole();
+        all_released(queued, silent, Duration::from_secs(5)).await;
+        assert_eq!(readiness(&app).await, 503);
+        lock.close().await.unwrap();
+        relay.reopen();
+        recovered(&app, &token).await;
+    }
+
+    fn short_statements(config: &mut switchboard::Config) {
+        config.db_statement_timeout_seconds = 2;
+    }
+
+    /// A statement that gets no answer is given up at the statement timeout with a 503
+    /// (here: a write waiting on a lock the test holds, the server answering the probe all
+    /// along, so the circuit stays closed), and its write is not kept.
+    async fn a_statement_without_an_answer_is_given_up_at_the_statement_timeout() {
+        let app = TestApp::start_with(Backend::Postgres, short_statements)
+            .await
+            .expect("a PostgreSQL app");
+        let w = World::seed(&app).await;
+        let token = app.login(w.admin_a).await;
+        let lock = lock_extensions(app.config.database_url.as_deref().unwrap()).await;
+        let sent = Instant::now();
+        let write = spawn_request(
+            &app,
+            reqwest::Method::POST,
+            "/v2/admin/extensions/",
+            &token,
+            Some(json!({"number": "180", "name": "Held", "branchId": w.branch_a})),
+        )
+        .await
+        .unwrap();
+        let took = write.at.duration_since(sent);
+        assert_eq!(write.status, 503, "{}", write.body);
+        assert!(
+            write.body["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("did not answer in time")),
+            "{}",
+            write.body
+        );
+        assert!(
+            took >= Duration::from_millis(1800) && took < Duration::from_secs(5),
+            "given up at the 2 s statement timeout: {took:?}"
+        );
+        assert_eq!(
+            readiness(&app).await,
+            200,
+            "no outage: the circuit is closed"
+        );
+        lock.close().await.unwrap();
+        // The same number again: the abandoned write was rolled back.
+        app.post(
+            "/v2/admin/extensions/",
+            &token,
+            json!({"number": "180", "name": "Held", "branchId": w.branch_a}),
+        )
+        .await
+        .expect(200);
+    }
+
+    /// Once the outage is known, every request answers 503 at once, and the service
+    /// recovers by itself when the server is back.
+    async fn a_database_outage_is_answered_at_once_and_recovered_from() {
+        let (relay, app, _) = through_relay(|_| {}).await;
         let w = World::seed(&app).await;
         let token = app.login(w.admin_a).await;
         app.get("/v2/admin/extensions/", &token).await.expect(200);
         assert_eq!(readiness(&app).await, 200);
 
-        proxy.cut();
+        relay.cut();
         // The outage is noticed (by the first request that meets it, or the probe).
         let noticed = Instant::now();
         while readiness(&app).await != 503 {
@@ -365,7 +632,7 @@ mod outage {
         assert!(started.elapsed() < Duration::from_secs(1));
         assert_eq!(readiness(&app).await, 503);
 
-        proxy.reopen();
+        relay.reopen();
         let reopened = Instant::now();
         loop {
             let answer = app.get("/v2/admin/extensions/", &token).await;
@@ -381,7 +648,10 @@ mod outage {
 
     switchboard_testing::tests!(
         needs switchboard_testing::POSTGRES;
-        a_database_outage_is_answered_at_once_and_recovered_from
+        a_database_outage_is_answered_at_once_and_recovered_from,
+        waiters_are_released_when_the_database_goes_away,
+        a_silent_database_releases_what_waits_on_it,
+        a_statement_without_an_answer_is_given_up_at_the_statement_timeout
     );
 }
 
@@ -602,6 +872,8 @@ mod bounds {
 
     fn two_connections(config: &mut switchboard::Config) {
         config.db_max_connections = 2;
+        // The writes below wait on the lock longer than the default statement timeout.
+        config.db_statement_timeout_seconds = 60;
     }
 
     /// Every pooled connection held by requests waiting on a lock is saturation, not an
@@ -655,4 +927,133 @@ mod bounds {
     on_both_backends!(with tight_uploads; a_stalled_upload_is_cut_at_the_upload_timeout);
     on_both_backends!(with two_connections; a_saturated_pool_does_not_open_the_circuit);
     on_both_backends!(with four_uploads; one_tenants_stalled_uploads_do_not_refuse_another_tenant);
+}
+
+/// An object store that accepts connections and never answers: only the routes that keep
+/// files suffer, each within the storage timeout and saying so; readiness, which is the
+/// database's, stays 200.
+mod stalled_storage {
+    use std::time::{Duration, Instant};
+
+    use tokio::net::TcpListener;
+
+    use crate::fixture::World;
+    use crate::support::{Backend, TestApp, fixture};
+
+    /// A TCP server that accepts every connection and never reads or writes a byte; its
+    /// S3 address, `http://127.0.0.1:PORT`.
+    async fn stalled_s3() -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let mut held = Vec::new();
+            while let Ok((connection, _)) = listener.accept().await {
+                held.push(connection);
+            }
+        });
+        format!("http://{address}")
+    }
+
+    async fn storage_that_stalls_degrades_only_the_routes_that_use_it(backend: Backend) {
+        let endpoint = stalled_s3().await;
+        let storage = switchboard_storage::Storage::open_with_s3_options(
+            "s3://stalled-bucket/objects",
+            &[7u8; 32],
+            "http://127.0.0.1:8080",
+            &[
+                ("aws_endpoint", endpoint.as_str()),
+                ("aws_access_key_id", "AKIDEXAMPLE"),
+                (
+                    "aws_secret_access_key",
+                    "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+                ),
+                ("aws_region", "us-east-1"),
+                ("aws_allow_http", "true"),
+                ("aws_virtual_hosted_style_request", "false"),
+            ],
+        )
+        .unwrap()
+        .with_timeout(Duration::from_secs(2));
+        let app = TestApp::start_on(backend, |_| {}, Some(storage))
+            .await
+            .expect("an app");
+        let w = World::seed(&app).await;
+        let token = app.login(w.admin_a).await;
+
+        // Ready at once: every request needs the database, few need the store.
+        let asked = Instant::now();
+        let ready = app.client.get(app.url("/readyz")).send().await.unwrap();
+        assert_eq!(ready.status(), 200, "readiness is the database's");
+        assert!(
+            asked.elapsed() < Duration::from_secs(1),
+            "{:?}",
+            asked.elapsed()
+        );
+        app.get("/v2/admin/extensions/", &token).await.expect(200);
+
+        // An upload needs the store: answered 503 saying so, within its timeout (the
+        // S3 client alone retries for minutes).
+        let form = reqwest::multipart::Form::new()
+            .text("name", "hold music")
+            .part(
+                "file",
+                reqwest::multipart::Part::bytes(fixture("tone.mp3")).file_name("tone.mp3"),
+            );
+        let sent = Instant::now();
+        let response = app
+            .client
+            .post(app.url("/v2/admin/media-files/"))
+            .bearer_auth(&token)
+            .multipart(form)
+            .timeout(Duration::from_secs(30))
+            .send()
+            .await
+            .expect("the upload is answered within 30 s");
+        let took = sent.elapsed();
+        let answer = TestApp::answer(response).await;
+        assert!(
+            answer.headers.contains_key("retry-after"),
+            "Retry-After is set"
+        );
+        let message = answer.body["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        answer.error(503, "ServiceUnavailable");
+        assert!(message.contains("object storage"), "{message}");
+        assert!(
+            took < Duration::from_secs(8),
+            "the upload was given up at the 2 s storage timeout, not {took:?}"
+        );
+        assert_eq!(app.count("media_files", None).await, 0, "nothing recorded");
+
+        // Readiness did not change meanwhile.
+        let ready = app.client.get(app.url("/readyz")).send().await.unwrap();
+        assert_eq!(ready.status(), 200);
+    }
+
+    mod sqlite {
+        async fn storage_that_stalls_degrades_only_the_routes_that_use_it() {
+            super::storage_that_stalls_degrades_only_the_routes_that_use_it(
+                crate::support::Backend::Sqlite,
+            )
+            .await;
+        }
+
+        switchboard_testing::tests!(storage_that_stalls_degrades_only_the_routes_that_use_it);
+    }
+
+    mod postgres {
+        async fn storage_that_stalls_degrades_only_the_routes_that_use_it() {
+            super::storage_that_stalls_degrades_only_the_routes_that_use_it(
+                crate::support::Backend::Postgres,
+            )
+            .await;
+        }
+
+        switchboard_testing::tests!(
+            needs switchboard_testing::POSTGRES;
+            storage_that_stalls_degrades_only_the_routes_that_use_it
+        );
+    }
 }

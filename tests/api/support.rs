@@ -411,8 +411,11 @@ async fn serve(
         state.clone(),
         async move {
             let _ = stop.await;
+            switchboard_api::Stopping {
+                drain: Duration::ZERO,
+                grace: Duration::from_secs(10),
+            }
         },
-        Duration::from_secs(10),
     ));
     (state, shutdown, server)
 }

@@ -1,8 +1,9 @@
 //! What every request goes through around its handler, in one place and in this order:
 //! its log span (its request id), its client's address, the
 //! lingering read of what the handler leaves of its body, the rate limits, the time and
-//! upload bounds, and the audit trail's acting context; once answered, one log line and
-//! the request metrics.
+//! upload bounds, and the audit trail's acting context; once answered, `Connection:
+//! close` while the process drains ([`crate::drain`]), one log line and the request
+//! metrics.
 //!
 //! One middleware rather than one per concern: every `from_fn` layer clones the services
 //! inside it and boxes a future on every request, and six of them in a row cost more than
@@ -29,7 +30,15 @@ pub async fn admit(State(state): State<AppState>, request: Request, next: Next) 
         path: request.uri().path().to_owned(),
     };
     let span = request_span(&request);
-    let response = handle(&state, request, next).instrument(span.clone()).await;
+    let mut response = handle(&state, request, next).instrument(span.clone()).await;
+    if state.draining.is_draining() {
+        // The client's next request goes to a connection of its own (on another process,
+        // once the balancer has seen `/readyz`), not into this one's close.
+        response.headers_mut().insert(
+            axum::http::header::CONNECTION,
+            axum::http::HeaderValue::from_static("close"),
+        );
+    }
     let elapsed = started.elapsed();
     span.in_scope(|| log_answer(&described, &response, elapsed));
     crate::metrics::record_request(

@@ -238,6 +238,10 @@ impl From<switchboard_db::Error> for ApiError {
                 "the database is unavailable; retry in a moment",
                 DATABASE_RETRY_AFTER,
             ),
+            Error::TimedOut => Self::unavailable(
+                "the database did not answer in time; retry in a moment",
+                DATABASE_RETRY_AFTER,
+            ),
             Error::Busy => Self::unavailable(
                 "the service is busy; retry in a moment",
                 DATABASE_RETRY_AFTER,
@@ -249,6 +253,26 @@ impl From<switchboard_db::Error> for ApiError {
 
 /// Seconds a client is asked to wait while the database is down: a few probes' worth.
 pub const DATABASE_RETRY_AFTER: u64 = 2;
+
+/// Seconds a client is asked to wait when the object store did not answer.
+pub const STORAGE_RETRY_AFTER: u64 = 5;
+
+impl From<switchboard_storage::StorageError> for ApiError {
+    /// A store that did not answer is a 503 that says so (only the routes that need the
+    /// store answer it: readiness is the database's); a range outside the object a 416;
+    /// anything else the store says is a 500.
+    fn from(error: switchboard_storage::StorageError) -> Self {
+        use switchboard_storage::StorageError;
+        match error {
+            StorageError::TimedOut { seconds } => Self::unavailable(
+                format!("the object storage did not answer within {seconds} s; retry in a moment"),
+                STORAGE_RETRY_AFTER,
+            ),
+            StorageError::RangeNotSatisfiable => Self::range_not_satisfiable(),
+            other => Self::internal(other),
+        }
+    }
+}
 
 /// Results of handlers.
 pub type ApiResult<T> = Result<T, ApiError>;

@@ -6,6 +6,7 @@ pub mod audit;
 pub mod auth;
 pub mod client;
 pub mod docs;
+pub mod drain;
 pub mod engine;
 pub mod error;
 pub mod extract;
@@ -38,6 +39,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use utoipa_swagger_ui::SwaggerUi;
 
+pub use crate::drain::Stopping;
 use crate::error::ApiError;
 use crate::routes::{
     announcements, audit_log, authentication, branches, business_hours, button_layouts,
@@ -394,14 +396,13 @@ pub fn app(
         .service(router)
 }
 
-/// Serves `state` on `listener` until `shutdown` completes, then lets in-flight requests
-/// finish (for at most `grace`). The process's background workers run alongside and
-/// stop with it.
+/// Serves `state` on `listener` until `shutdown` completes, then stops as it says: drains
+/// (see [`drain`]), closes the listener and lets in-flight requests finish. The process's
+/// background workers run alongside and stop with it.
 pub async fn serve(
     listener: TcpListener,
     state: AppState,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-    grace: Duration,
+    shutdown: impl Future<Output = Stopping> + Send + 'static,
 ) -> std::io::Result<()> {
     let (stop_worker, worker_stop) = tokio::sync::watch::channel(false);
     // Metrics on their own listener, bound before serving so a bad address fails the start.
@@ -414,7 +415,7 @@ pub async fn serve(
         None => None,
     };
     let worker = switchboard_jobs::spawn(state.jobs.clone(), worker_stop);
-    let served = serve_http(listener, state, shutdown, grace).await;
+    let served = serve_http(listener, state, shutdown).await;
     let _ = stop_worker.send(true);
     if let Some(metrics) = metrics {
         let _ = metrics.await;
@@ -428,12 +429,12 @@ pub async fn serve(
 async fn serve_http(
     listener: TcpListener,
     state: AppState,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-    grace: Duration,
+    shutdown: impl Future<Output = Stopping> + Send + 'static,
 ) -> std::io::Result<()> {
     let write_stall = state.settings.write_stall;
+    let draining = state.draining.clone();
     let service = app(state);
-    let (stopped_tx, stopped_rx) = tokio::sync::oneshot::channel::<()>();
+    let (stopped_tx, stopped_rx) = tokio::sync::oneshot::channel::<Duration>();
     // `tap_io` only for its connect-info impl: handlers see the client's SocketAddr.
     let listener =
         axum::serve::ListenerExt::tap_io(stall::StallListener::new(listener, write_stall), |_| {});
@@ -442,15 +443,24 @@ async fn serve_http(
         axum::ServiceExt::into_make_service_with_connect_info::<std::net::SocketAddr>(service),
     )
     .with_graceful_shutdown(async move {
-        shutdown.await;
-        let _ = stopped_tx.send(());
+        let stopping = shutdown.await;
+        draining.begin();
+        if !stopping.drain.is_zero() {
+            tracing::info!(
+                seconds = stopping.drain.as_secs_f64(),
+                "draining: /readyz answers 503 while requests are still served"
+            );
+            tokio::time::sleep(stopping.drain).await;
+        }
+        tracing::info!("closing the listener; letting in-flight requests finish");
+        let _ = stopped_tx.send(stopping.grace);
     });
     let server = tokio::spawn(server.into_future());
     tokio::pin!(server);
-    tokio::select! {
+    let grace = tokio::select! {
         result = &mut server => return result.map_err(std::io::Error::other)?,
-        _ = stopped_rx => {}
-    }
+        grace = stopped_rx => grace.unwrap_or_default(),
+    };
     match tokio::time::timeout(grace, &mut server).await {
         Ok(result) => result.map_err(std::io::Error::other)?,
         Err(_) => {

@@ -162,4 +162,7 @@ pub struct Shared {
     pub speech: switchboard_speech::Speech,
     /// Settings.
     pub settings: Arc<Settings>,
+    /// Set when a stop is asked for: `/readyz` answers 503 from then on (see
+    /// [`crate::drain`]).
+    pub draining: Arc<crate::drain::Draining>,
 }

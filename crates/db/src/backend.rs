@@ -147,37 +147,39 @@ macro_rules! statement_methods {
     ($on:ident, $target:ident) => {
         /// Runs a statement, answering the rows it affected.
         pub async fn execute(&mut self, stmt: &impl SqlxBinder) -> Result<u64> {
-            self.circuit().check()?;
+            let circuit = self.circuit();
             let mut touched = false;
-            let result: Result<u64> = async {
-                Ok($on!(self.$target(), stmt, |sql, values, conn| {
-                    touched = touches_accounts(&sql);
-                    sqlx::query_with(AssertSqlSafe(sql), values)
-                        .execute(conn)
-                        .await?
-                        .rows_affected()
-                }))
-            }
-            .await;
+            let result: Result<u64> = circuit
+                .guard(true, async {
+                    Ok($on!(self.$target(), stmt, |sql, values, conn| {
+                        touched = touches_accounts(&sql);
+                        sqlx::query_with(AssertSqlSafe(sql), values)
+                            .execute(conn)
+                            .await?
+                            .rows_affected()
+                    }))
+                })
+                .await;
             self.accounts_written(touched);
-            self.circuit().observe(result)
+            circuit.observe(result)
         }
 
         /// Runs a query answering every row.
         pub async fn fetch_all<T: Record>(&mut self, stmt: &impl SqlxBinder) -> Result<Vec<T>> {
-            self.circuit().check()?;
+            let circuit = self.circuit();
             let mut touched = false;
-            let result: Result<Vec<T>> = async {
-                Ok($on!(self.$target(), stmt, |sql, values, conn| {
-                    touched = touches_accounts(&sql);
-                    sqlx::query_as_with(AssertSqlSafe(sql), values)
-                        .fetch_all(conn)
-                        .await?
-                }))
-            }
-            .await;
+            let result: Result<Vec<T>> = circuit
+                .guard(true, async {
+                    Ok($on!(self.$target(), stmt, |sql, values, conn| {
+                        touched = touches_accounts(&sql);
+                        sqlx::query_as_with(AssertSqlSafe(sql), values)
+                            .fetch_all(conn)
+                            .await?
+                    }))
+                })
+                .await;
             self.accounts_written(touched);
-            self.circuit().observe(result)
+            circuit.observe(result)
         }
 
         /// Runs a query answering at most one row.
@@ -185,19 +187,20 @@ macro_rules! statement_methods {
             &mut self,
             stmt: &impl SqlxBinder,
         ) -> Result<Option<T>> {
-            self.circuit().check()?;
+            let circuit = self.circuit();
             let mut touched = false;
-            let result: Result<Option<T>> = async {
-                Ok($on!(self.$target(), stmt, |sql, values, conn| {
-                    touched = touches_accounts(&sql);
-                    sqlx::query_as_with(AssertSqlSafe(sql), values)
-                        .fetch_optional(conn)
-                        .await?
-                }))
-            }
-            .await;
+            let result: Result<Option<T>> = circuit
+                .guard(true, async {
+                    Ok($on!(self.$target(), stmt, |sql, values, conn| {
+                        touched = touches_accounts(&sql);
+                        sqlx::query_as_with(AssertSqlSafe(sql), values)
+                            .fetch_optional(conn)
+                            .await?
+                    }))
+                })
+                .await;
             self.accounts_written(touched);
-            self.circuit().observe(result)
+            circuit.observe(result)
         }
 
         /// Runs a query answering exactly one row; none is [`Error::NotFound`](crate::Error::NotFound).
@@ -209,19 +212,20 @@ macro_rules! statement_methods {
 
         /// Runs a query answering one value (a count, an inserted id).
         pub async fn scalar<T: Scalar>(&mut self, stmt: &impl SqlxBinder) -> Result<T> {
-            self.circuit().check()?;
+            let circuit = self.circuit();
             let mut touched = false;
-            let result: Result<T> = async {
-                Ok($on!(self.$target(), stmt, |sql, values, conn| {
-                    touched = touches_accounts(&sql);
-                    sqlx::query_scalar_with(AssertSqlSafe(sql), values)
-                        .fetch_one(conn)
-                        .await?
-                }))
-            }
-            .await;
+            let result: Result<T> = circuit
+                .guard(true, async {
+                    Ok($on!(self.$target(), stmt, |sql, values, conn| {
+                        touched = touches_accounts(&sql);
+                        sqlx::query_scalar_with(AssertSqlSafe(sql), values)
+                            .fetch_one(conn)
+                            .await?
+                    }))
+                })
+                .await;
             self.accounts_written(touched);
-            self.circuit().observe(result)
+            circuit.observe(result)
         }
     };
 }
@@ -233,6 +237,9 @@ pub struct ConnectOptions {
     pub url: String,
     /// Largest pool size.
     pub max_connections: u32,
+    /// Longest a PostgreSQL statement may wait for its answer (see [`crate::circuit`]);
+    /// `None`: as long as it takes (offline commands copying whole tables).
+    pub statement_timeout: Option<Duration>,
 }
 
 impl Db {
@@ -244,7 +251,7 @@ impl Db {
         let pool = match Self::backend_of(&options.url) {
             Backend::Postgres => {
                 let connect = PgConnectOptions::from_str(&options.url)?;
-                circuit = Arc::new(Circuit::opening());
+                circuit = Arc::new(Circuit::opening(options.statement_timeout));
                 sessions = Arc::new(SessionCache::new(false));
                 Circuit::watch(circuit.clone(), connect.clone());
                 Pool::Postgres(
@@ -289,6 +296,19 @@ impl Db {
         } else {
             Backend::Sqlite
         }
+    }
+
+    /// Whether [`Db::connect`] would take `url` (its form only: nothing is opened),
+    /// saying why not; for checking the settings before anything starts.
+    pub fn check_url(url: &str) -> std::result::Result<(), String> {
+        if Self::backend_of(url) == Backend::Postgres {
+            PgConnectOptions::from_str(url).map(drop)
+        } else if url.starts_with("sqlite:") {
+            SqliteConnectOptions::from_str(url).map(drop)
+        } else {
+            return Err("must start with sqlite:// or postgres://".into());
+        }
+        .map_err(|error| error.to_string())
     }
 
     /// The backend in use.
@@ -532,19 +552,23 @@ impl Db {
     /// once with SQLITE_BUSY when another writer got in between, whereas waiting for the
     /// lock at the start is covered by the busy timeout.
     pub async fn begin(&self) -> Result<Tx> {
-        self.circuit.check()?;
         use std::sync::atomic::Ordering;
         // The wait for a connection (and its BEGIN): the figure that grows first when the
         // pool is too small for the load.
         let started = std::time::Instant::now();
         self.waiting.fetch_add(1, Ordering::Relaxed);
-        let inner: Result<TxInner> = async {
-            Ok(match &self.pool {
-                Pool::Sqlite(pool) => TxInner::Sqlite(pool.begin_with("BEGIN IMMEDIATE").await?),
-                Pool::Postgres(pool) => TxInner::Postgres(pool.begin().await?),
+        // Released when the circuit opens; bounded by the pool's acquire timeout.
+        let inner: Result<TxInner> = self
+            .circuit
+            .guard(false, async {
+                Ok(match &self.pool {
+                    Pool::Sqlite(pool) => {
+                        TxInner::Sqlite(pool.begin_with("BEGIN IMMEDIATE").await?)
+                    }
+                    Pool::Postgres(pool) => TxInner::Postgres(pool.begin().await?),
+                })
             })
-        }
-        .await;
+            .await;
         self.waiting.fetch_sub(1, Ordering::Relaxed);
         metrics::histogram!("switchboard_db_acquire_seconds")
             .record(started.elapsed().as_secs_f64());
@@ -576,8 +600,10 @@ impl Db {
         key: &str,
         id: &str,
     ) -> Result<Keyed<T>> {
-        self.circuit.check()?;
-        let result = self.fetch_keyed_unguarded(stmt, key, id).await;
+        let result = self
+            .circuit
+            .guard(true, self.fetch_keyed_unguarded(stmt, key, id))
+            .await;
         self.circuit.observe(result)
     }
 
@@ -700,8 +726,8 @@ impl PoolConn<'_> {
     fn target(&self) -> &Pool {
         self.db.target()
     }
-    fn circuit(&self) -> &Circuit {
-        &self.db.circuit
+    fn circuit(&self) -> Arc<Circuit> {
+        self.db.circuit.clone()
     }
     /// A statement outside a transaction is committed when it answers.
     fn accounts_written(&self, touched: bool) {
@@ -716,8 +742,8 @@ impl Tx {
     fn target(&mut self) -> &mut TxInner {
         &mut self.inner
     }
-    fn circuit(&self) -> &Circuit {
-        &self.circuit
+    fn circuit(&self) -> Arc<Circuit> {
+        self.circuit.clone()
     }
     fn accounts_written(&mut self, touched: bool) {
         self.accounts_touched |= touched;
@@ -731,18 +757,24 @@ impl Tx {
     /// SQLite needs nothing, its write transactions running one at a time already
     /// (`BEGIN IMMEDIATE`).
     pub async fn lock_keys(&mut self, keys: &[&str]) -> Result<()> {
-        if let TxInner::Postgres(tx) = &mut self.inner {
-            let mut keys = keys.to_vec();
-            keys.sort_unstable();
-            keys.dedup();
-            for key in keys {
-                sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
-                    .bind(key)
-                    .execute(&mut **tx)
-                    .await?;
-            }
-        }
-        Ok(())
+        let circuit = self.circuit();
+        let result = circuit
+            .guard(true, async {
+                if let TxInner::Postgres(tx) = &mut self.inner {
+                    let mut keys = keys.to_vec();
+                    keys.sort_unstable();
+                    keys.dedup();
+                    for key in keys {
+                        sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
+                            .bind(key)
+                            .execute(&mut **tx)
+                            .await?;
+                    }
+                }
+                Ok(())
+            })
+            .await;
+        circuit.observe(result)
     }
 
     /// Row `id` of `table` as a JSON object of its columns, leaving out the columns
@@ -766,74 +798,80 @@ impl Tx {
         ids: &[i64],
         keep: fn(&str) -> bool,
     ) -> Result<Vec<serde_json::Map<String, serde_json::Value>>> {
-        if ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        let columns: Vec<String> = match &mut self.inner {
-            TxInner::Sqlite(tx) => {
-                sqlx::query_scalar("SELECT name FROM pragma_table_info(?1) ORDER BY cid")
-                    .bind(table)
-                    .fetch_all(&mut **tx)
-                    .await?
-            }
-            TxInner::Postgres(tx) => {
-                sqlx::query_scalar(
-                    "SELECT column_name::text FROM information_schema.columns \
-                     WHERE table_schema = current_schema() AND table_name = $1 \
-                     ORDER BY ordinal_position",
-                )
-                .bind(table)
-                .fetch_all(&mut **tx)
-                .await?
-            }
-        };
-        let pairs: Vec<String> = columns
-            .iter()
-            .filter(|c| keep(c) && c.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_'))
-            .map(|c| format!("'{c}', \"{c}\""))
-            .collect();
-        if pairs.is_empty() {
-            return Ok(Vec::new());
-        }
-        // Integers written into the statement: no input, and no limit on bound values.
-        let list = ids
-            .iter()
-            .map(i64::to_string)
-            .collect::<Vec<_>>()
-            .join(", ");
-        let texts: Vec<String> = match &mut self.inner {
-            TxInner::Sqlite(tx) => {
-                let sql = format!(
-                    "SELECT json_object({}) FROM \"{table}\" WHERE id IN ({list}) ORDER BY id",
-                    pairs.join(", ")
-                );
-                sqlx::query_scalar(AssertSqlSafe(sql))
-                    .fetch_all(&mut **tx)
-                    .await?
-            }
-            TxInner::Postgres(tx) => {
-                // json_build_object takes at most 100 arguments: built in chunks of 50
-                // columns and merged.
-                let objects: Vec<String> = pairs
-                    .chunks(50)
-                    .map(|chunk| format!("jsonb_build_object({})", chunk.join(", ")))
+        let circuit = self.circuit();
+        let result = circuit
+            .guard(true, async {
+                if ids.is_empty() {
+                    return Ok(Vec::new());
+                }
+                let columns: Vec<String> = match &mut self.inner {
+                    TxInner::Sqlite(tx) => {
+                        sqlx::query_scalar("SELECT name FROM pragma_table_info(?1) ORDER BY cid")
+                            .bind(table)
+                            .fetch_all(&mut **tx)
+                            .await?
+                    }
+                    TxInner::Postgres(tx) => {
+                        sqlx::query_scalar(
+                            "SELECT column_name::text FROM information_schema.columns \
+                             WHERE table_schema = current_schema() AND table_name = $1 \
+                             ORDER BY ordinal_position",
+                        )
+                        .bind(table)
+                        .fetch_all(&mut **tx)
+                        .await?
+                    }
+                };
+                let pairs: Vec<String> = columns
+                    .iter()
+                    .filter(|c| keep(c) && c.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_'))
+                    .map(|c| format!("'{c}', \"{c}\""))
                     .collect();
-                let sql = format!(
-                    "SELECT ({})::text FROM \"{table}\" WHERE id IN ({list}) ORDER BY id",
-                    objects.join(" || ")
-                );
-                sqlx::query_scalar(AssertSqlSafe(sql))
-                    .fetch_all(&mut **tx)
-                    .await?
-            }
-        };
-        Ok(texts
-            .iter()
-            .filter_map(|text| match serde_json::from_str(text) {
-                Ok(serde_json::Value::Object(map)) => Some(map),
-                _ => None,
+                if pairs.is_empty() {
+                    return Ok(Vec::new());
+                }
+                // Integers written into the statement: no input, and no limit on bound values.
+                let list = ids
+                    .iter()
+                    .map(i64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let texts: Vec<String> = match &mut self.inner {
+                    TxInner::Sqlite(tx) => {
+                        let sql = format!(
+                            "SELECT json_object({}) FROM \"{table}\" WHERE id IN ({list}) ORDER BY id",
+                            pairs.join(", ")
+                        );
+                        sqlx::query_scalar(AssertSqlSafe(sql))
+                            .fetch_all(&mut **tx)
+                            .await?
+                    }
+                    TxInner::Postgres(tx) => {
+                        // json_build_object takes at most 100 arguments: built in chunks of 50
+                        // columns and merged.
+                        let objects: Vec<String> = pairs
+                            .chunks(50)
+                            .map(|chunk| format!("jsonb_build_object({})", chunk.join(", ")))
+                            .collect();
+                        let sql = format!(
+                            "SELECT ({})::text FROM \"{table}\" WHERE id IN ({list}) ORDER BY id",
+                            objects.join(" || ")
+                        );
+                        sqlx::query_scalar(AssertSqlSafe(sql))
+                            .fetch_all(&mut **tx)
+                            .await?
+                    }
+                };
+                Ok(texts
+                    .iter()
+                    .filter_map(|text| match serde_json::from_str(text) {
+                        Ok(serde_json::Value::Object(map)) => Some(map),
+                        _ => None,
+                    })
+                    .collect())
             })
-            .collect())
+            .await;
+        circuit.observe(result)
     }
 
     /// The rows of `table` whose `key` is `id` and whose `filter` columns hold their
@@ -848,63 +886,72 @@ impl Tx {
         fields: &[(String, &'static str)],
         order: &[&'static str],
     ) -> Result<serde_json::Value> {
-        let order = order
-            .iter()
-            .map(|c| format!("\"{c}\""))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let pairs = fields
-            .iter()
-            .map(|(name, c)| format!("'{name}', \"{c}\""))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let text: Option<String> = match &mut self.inner {
-            TxInner::Sqlite(tx) => {
-                let mut sql = format!(
-                    "SELECT json_object({pairs}) AS item FROM \"{table}\" WHERE \"{key}\" = ?1"
-                );
-                for (n, (column, _)) in filter.iter().enumerate() {
-                    sql.push_str(&format!(" AND \"{column}\" = ?{}", n + 2));
-                }
-                let sql =
-                    format!("SELECT json_group_array(json(item)) FROM ({sql} ORDER BY {order})");
-                let mut query = sqlx::query_scalar(AssertSqlSafe(sql)).bind(id);
-                for (_, value) in filter {
-                    query = query.bind(*value);
-                }
-                query.fetch_optional(&mut **tx).await?
-            }
-            TxInner::Postgres(tx) => {
-                let mut sql = format!(
-                    "SELECT COALESCE(jsonb_agg(jsonb_build_object({pairs}) ORDER BY {order}), '[]'::jsonb)::text \
-                     FROM \"{table}\" WHERE \"{key}\" = $1"
-                );
-                for (n, (column, _)) in filter.iter().enumerate() {
-                    sql.push_str(&format!(" AND \"{column}\" = ${}", n + 2));
-                }
-                let mut query = sqlx::query_scalar(AssertSqlSafe(sql)).bind(id);
-                for (_, value) in filter {
-                    query = query.bind(*value);
-                }
-                query.fetch_optional(&mut **tx).await?
-            }
-        };
-        Ok(text
-            .and_then(|text| serde_json::from_str(&text).ok())
-            .unwrap_or_else(|| serde_json::json!([])))
+        let circuit = self.circuit();
+        let result = circuit
+            .guard(true, async {
+                let order = order
+                    .iter()
+                    .map(|c| format!("\"{c}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let pairs = fields
+                    .iter()
+                    .map(|(name, c)| format!("'{name}', \"{c}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let text: Option<String> = match &mut self.inner {
+                    TxInner::Sqlite(tx) => {
+                        let mut sql = format!(
+                            "SELECT json_object({pairs}) AS item FROM \"{table}\" WHERE \"{key}\" = ?1"
+                        );
+                        for (n, (column, _)) in filter.iter().enumerate() {
+                            sql.push_str(&format!(" AND \"{column}\" = ?{}", n + 2));
+                        }
+                        let sql =
+                            format!("SELECT json_group_array(json(item)) FROM ({sql} ORDER BY {order})");
+                        let mut query = sqlx::query_scalar(AssertSqlSafe(sql)).bind(id);
+                        for (_, value) in filter {
+                            query = query.bind(*value);
+                        }
+                        query.fetch_optional(&mut **tx).await?
+                    }
+                    TxInner::Postgres(tx) => {
+                        let mut sql = format!(
+                            "SELECT COALESCE(jsonb_agg(jsonb_build_object({pairs}) ORDER BY {order}), '[]'::jsonb)::text \
+                             FROM \"{table}\" WHERE \"{key}\" = $1"
+                        );
+                        for (n, (column, _)) in filter.iter().enumerate() {
+                            sql.push_str(&format!(" AND \"{column}\" = ${}", n + 2));
+                        }
+                        let mut query = sqlx::query_scalar(AssertSqlSafe(sql)).bind(id);
+                        for (_, value) in filter {
+                            query = query.bind(*value);
+                        }
+                        query.fetch_optional(&mut **tx).await?
+                    }
+                };
+                Ok(text
+                    .and_then(|text| serde_json::from_str(&text).ok())
+                    .unwrap_or_else(|| serde_json::json!([])))
+            })
+            .await;
+        circuit.observe(result)
     }
 
     /// Makes the transaction's writes permanent, the audit entries of its changes first.
     pub async fn commit(mut self) -> Result<()> {
         crate::audit::flush(&mut self).await?;
-        let committed: Result<()> = async {
-            match self.inner {
-                TxInner::Sqlite(tx) => tx.commit().await?,
-                TxInner::Postgres(tx) => tx.commit().await?,
-            }
-            Ok(())
-        }
-        .await;
+        let inner = self.inner;
+        let committed: Result<()> = self
+            .circuit
+            .guard(true, async {
+                match inner {
+                    TxInner::Sqlite(tx) => tx.commit().await?,
+                    TxInner::Postgres(tx) => tx.commit().await?,
+                }
+                Ok(())
+            })
+            .await;
         // After the commit (even a failed one, which may have committed): a session read
         // before it was stored under the old generation and is never served.
         if self.accounts_touched {

@@ -9,13 +9,25 @@
 //! [`PROBE_EVERY`], closes it again when the server answers; the pool's connections are
 //! tested before use, so the broken ones are replaced without a restart.
 //!
+//! Whatever is already waiting on the database when the circuit opens — for a pooled
+//! connection, or for a statement's answer — is released at that moment with the same
+//! answer ([`Circuit::guard`]): without it, the requests queued for a connection waited
+//! out the pool's acquire timeout and answered "busy", and a statement sent to a server
+//! that went silent waited for the request timeout. A statement is also bounded on its
+//! own by the statement timeout, for the one connection that goes silent while the
+//! server (and the probe) still answer.
+//!
 //! SQLite has no outage of that kind (the database is a file of this process; its
-//! failures are those of the disk, answered per statement), so there is no probe and
-//! the circuit never opens.
+//! failures are those of the disk, answered per statement, and its lock waits are bounded
+//! by its busy timeout), so there is no probe, the circuit never opens and nothing is
+//! guarded.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+
+use tokio::sync::Notify;
 
 use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection};
@@ -29,20 +41,30 @@ pub const PROBE_EVERY: Duration = Duration::from_millis(500);
 /// down.
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(1);
 
+/// The statement timeout unless configured (`SWITCHBOARD_DB_STATEMENT_TIMEOUT_SECONDS`).
+pub const DEFAULT_STATEMENT_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// Whether the database is known to be down.
 #[derive(Debug)]
 pub struct Circuit {
     open: AtomicBool,
     /// Whether failures open it (PostgreSQL); SQLite's never does.
     enabled: bool,
+    /// Woken when the circuit opens, so that what waits on the database gives up then.
+    opened: Notify,
+    /// Longest a statement may wait for its answer; `None`: as long as it takes.
+    statement_timeout: Option<Duration>,
 }
 
 impl Circuit {
-    /// A circuit that connection failures open (for PostgreSQL).
-    pub fn opening() -> Circuit {
+    /// A circuit that connection failures open (for PostgreSQL), bounding each statement
+    /// by `statement_timeout` (`None`: unbounded, for offline commands' long copies).
+    pub fn opening(statement_timeout: Option<Duration>) -> Circuit {
         Circuit {
             open: AtomicBool::new(false),
             enabled: true,
+            opened: Notify::new(),
+            statement_timeout,
         }
     }
 
@@ -51,6 +73,8 @@ impl Circuit {
         Circuit {
             open: AtomicBool::new(false),
             enabled: false,
+            opened: Notify::new(),
+            statement_timeout: None,
         }
     }
 
@@ -75,9 +99,50 @@ impl Circuit {
         let was = self.open.swap(open, Ordering::AcqRel);
         if was != open {
             if open {
+                // After the flag: a waiter enables its notification before it reads the
+                // flag, so it either sees the circuit open or is woken here.
+                self.opened.notify_waiters();
                 tracing::error!("the database is unreachable; answering 503 until it is back");
             } else {
                 tracing::info!("the database answers again");
+            }
+        }
+    }
+
+    /// Runs `work` (a statement, or a transaction's wait for a connection): at once
+    /// [`Error::Unavailable`] while the circuit is open, given up with that answer the
+    /// moment it opens, and — when `bounded` — given up with [`Error::TimedOut`] after the
+    /// statement timeout (a wait for a connection has the pool's acquire timeout instead).
+    /// Dropping `work` drops its connection, which the pool tests before it serves again.
+    pub(crate) async fn guard<T>(
+        &self,
+        bounded: bool,
+        work: impl Future<Output = Result<T>>,
+    ) -> Result<T> {
+        if !self.enabled {
+            return work.await;
+        }
+        let opened = self.opened.notified();
+        tokio::pin!(opened);
+        opened.as_mut().enable();
+        self.check()?;
+        let limit = self.statement_timeout.filter(|_| bounded);
+        let limit = async {
+            match limit {
+                Some(limit) => tokio::time::sleep(limit).await,
+                None => std::future::pending::<()>().await,
+            }
+        };
+        tokio::select! {
+            biased;
+            result = work => result,
+            () = opened => Err(Error::Unavailable),
+            () = limit => {
+                tracing::warn!(
+                    seconds = limit_seconds(self.statement_timeout),
+                    "a statement got no answer within the statement timeout"
+                );
+                Err(Error::TimedOut)
             }
         }
     }
@@ -138,6 +203,11 @@ impl Circuit {
             }
         });
     }
+}
+
+/// A statement timeout in seconds, for the log.
+fn limit_seconds(limit: Option<Duration>) -> f64 {
+    limit.map_or(f64::INFINITY, |limit| limit.as_secs_f64())
 }
 
 /// Whether `error` says the server could not be reached (rather than that a statement

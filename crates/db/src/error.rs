@@ -24,6 +24,10 @@ pub enum Error {
     /// The database is known to be down (see [`crate::circuit`]); answered at once.
     #[error("the database is unavailable")]
     Unavailable,
+    /// A statement got no answer within the statement timeout (a connection gone silent,
+    /// or a wait on a lock that long): answered 503, the circuit left to the probe.
+    #[error("the database did not answer in time")]
+    TimedOut,
     /// Every pooled connection stayed busy for the acquire timeout: this statement is
     /// answered 503, but the circuit stays closed (saturation is not an outage).
     #[error("every database connection is busy")]

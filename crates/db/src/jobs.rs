@@ -210,6 +210,7 @@ mod tests {
         let db = Db::connect(&ConnectOptions {
             url: format!("sqlite://{}", path.display()),
             max_connections: 2,
+            statement_timeout: Some(crate::circuit::DEFAULT_STATEMENT_TIMEOUT),
         })
         .await
         .unwrap();

@@ -7,4 +7,6 @@ pub mod kinds;
 pub mod signing;
 mod store;
 
-pub use store::{CONTENT_TYPE_DIR, ObjectRange, Storage, StorageError, StoredObject};
+pub use store::{
+    CONTENT_TYPE_DIR, DEFAULT_TIMEOUT, ObjectRange, Storage, StorageError, StoredObject,
+};

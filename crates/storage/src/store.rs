@@ -29,6 +29,17 @@ pub const CONTENT_TYPE_DIR: &str = ".content-type";
 /// Longest object key accepted, in bytes (S3 allows 1024 including the prefix).
 const MAX_KEY_LEN: usize = 900;
 
+/// How long one call to the store may take unless configured (`SWITCHBOARD_STORAGE_TIMEOUT_SECONDS`).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A call carrying bytes gets one more second per this many of them: a large upload
+/// needs its time on a slow link, a stalled store is found as soon as a small one.
+const BYTES_PER_EXTRA_SECOND: u64 = 1024 * 1024;
+
+/// The size of one part of a multipart upload ([`BufWriter`]'s default): the most a
+/// streamed upload's write may wait to send.
+const PART_BYTES: u64 = 10 * 1024 * 1024;
+
 /// Why a storage operation failed.
 #[derive(Debug, thiserror::Error)]
 pub enum StorageError {
@@ -44,6 +55,13 @@ pub enum StorageError {
     /// The backend failed, or the caller passed an invalid key or content type.
     #[error("storage backend error: {0}")]
     Backend(String),
+    /// The store did not answer within its timeout (a stalled S3, a hung mount): the
+    /// operation was given up.
+    #[error("the object store did not answer within {seconds} s")]
+    TimedOut {
+        /// The time it was given.
+        seconds: u64,
+    },
 }
 
 impl From<object_store::Error> for StorageError {
@@ -135,9 +153,14 @@ impl fmt::Debug for StoredObject {
 }
 
 /// Object storage over a local folder (default) or an S3-compatible bucket.
+///
+/// Every call to the store is bounded ([`Storage::with_timeout`]): a store that stops
+/// answering fails the operations that need it with [`StorageError::TimedOut`] instead
+/// of holding them (and their requests) for the S3 client's minutes of retries.
 #[derive(Clone)]
 pub struct Storage {
     inner: Arc<Inner>,
+    timeout: Duration,
 }
 
 struct Inner {
@@ -216,11 +239,82 @@ impl Storage {
                 signer,
                 public_url,
             }),
+            timeout: DEFAULT_TIMEOUT,
         })
     }
 
-    /// Whether the store answers (readiness): the local folder exists, or the bucket
-    /// answers a metadata read (a missing object is an answer).
+    /// This store with each call given `timeout` to answer (one second more per MiB it
+    /// carries); [`DEFAULT_TIMEOUT`] unless set.
+    pub fn with_timeout(mut self, timeout: Duration) -> Storage {
+        self.timeout = timeout;
+        self
+    }
+
+    /// `work`, a call to the store carrying `bytes`, given up with
+    /// [`StorageError::TimedOut`] when it takes longer than the timeout allows.
+    async fn within<T>(
+        &self,
+        bytes: u64,
+        work: impl Future<Output = Result<T, StorageError>>,
+    ) -> Result<T, StorageError> {
+        let limit = self.timeout + Duration::from_secs(bytes / BYTES_PER_EXTRA_SECOND);
+        match tokio::time::timeout(limit, work).await {
+            Ok(result) => result,
+            Err(_) => {
+                tracing::warn!(seconds = limit.as_secs(), "the object store did not answer");
+                Err(StorageError::TimedOut {
+                    seconds: limit.as_secs(),
+                })
+            }
+        }
+    }
+
+    /// `items`, each of which must come within the timeout (a listing's pages, a
+    /// download's chunks: a long one goes on as long as it progresses).
+    fn progressing<T: Send + 'static>(
+        &self,
+        items: BoxStream<'static, Result<T, StorageError>>,
+    ) -> BoxStream<'static, Result<T, StorageError>> {
+        let timeout = self.timeout;
+        futures::stream::unfold(Some(items), move |items| async move {
+            let mut items = items?;
+            match tokio::time::timeout(timeout, items.next()).await {
+                Ok(Some(item)) => Some((item, Some(items))),
+                Ok(None) => None,
+                Err(_) => {
+                    tracing::warn!(seconds = timeout.as_secs(), "the object store stalled");
+                    let stalled = StorageError::TimedOut {
+                        seconds: timeout.as_secs(),
+                    };
+                    Some((Err(stalled), None))
+                }
+            }
+        })
+        .boxed()
+    }
+
+    /// Whether [`Storage::open`] would take `url` (its form only: nothing is created or
+    /// reached), saying why not; for checking the settings before anything starts.
+    pub fn check_url(url: &str) -> Result<(), StorageError> {
+        if let Some(folder) = url.strip_prefix("file://") {
+            if folder.is_empty() {
+                return Err(StorageError::InvalidUrl(
+                    "file:// needs a folder path".into(),
+                ));
+            }
+            Ok(())
+        } else if url.starts_with("s3://") {
+            parse_s3_url(url).map(drop)
+        } else {
+            Err(StorageError::InvalidUrl(format!(
+                "{url:?}: expected file://path or s3://bucket[/prefix]"
+            )))
+        }
+    }
+
+    /// Whether the store answers now, within the timeout: the local folder exists, or the
+    /// bucket answers a metadata read (a missing object is an answer). For monitoring:
+    /// readiness does not ask it (the routes that need the store answer for it).
     pub async fn reachable(&self) -> bool {
         match &self.inner.backend {
             Backend::Local { root, .. } => tokio::fs::metadata(root)
@@ -228,10 +322,13 @@ impl Storage {
                 .is_ok_and(|meta| meta.is_dir()),
             Backend::S3 { store, .. } => {
                 let probe = Path::from(".readiness-probe");
-                matches!(
-                    store.head(&probe).await,
-                    Ok(_) | Err(object_store::Error::NotFound { .. })
-                )
+                let answered = self.within(0, async {
+                    match store.head(&probe).await {
+                        Ok(_) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+                        Err(error) => Err(error.into()),
+                    }
+                });
+                answered.await.is_ok()
             }
         }
     }
@@ -261,7 +358,11 @@ impl Storage {
     /// is empty, found without listing it whole.
     pub async fn any_entry(&self) -> Result<Option<String>, StorageError> {
         let (prefix, store) = self.listing();
-        let first = store.list(prefix.as_ref()).next().await.transpose()?;
+        let listed = store
+            .list(prefix.as_ref())
+            .map_err(StorageError::from)
+            .boxed();
+        let first = self.progressing(listed).next().await.transpose()?;
         let strip = prefix.map(|p| format!("{p}/")).unwrap_or_default();
         Ok(first.map(|meta| {
             let location = meta.location.to_string();
@@ -285,7 +386,11 @@ impl Storage {
     /// Every object's key with its size in bytes, sorted by key (as [`Storage::keys`]).
     pub async fn sizes(&self) -> Result<Vec<(String, u64)>, StorageError> {
         let (prefix, store) = self.listing();
-        let metas: Vec<_> = store.list(prefix.as_ref()).try_collect().await?;
+        let listed = store
+            .list(prefix.as_ref())
+            .map_err(StorageError::from)
+            .boxed();
+        let metas: Vec<_> = self.progressing(listed).try_collect().await?;
         let strip = prefix.map(|p| format!("{p}/")).unwrap_or_default();
         let mut sizes: Vec<(String, u64)> = metas
             .into_iter()
@@ -320,22 +425,26 @@ impl Storage {
     ) -> Result<(), StorageError> {
         let path = self.path(key)?;
         check_content_type(content_type)?;
-        match &self.inner.backend {
-            Backend::Local { store, .. } => {
-                store.put(&path, PutPayload::from(bytes)).await?;
-                self.put_local_content_type(store, key, content_type).await
+        let size = bytes.len() as u64;
+        self.within(size, async {
+            match &self.inner.backend {
+                Backend::Local { store, .. } => {
+                    store.put(&path, PutPayload::from(bytes)).await?;
+                    self.put_local_content_type(store, key, content_type).await
+                }
+                Backend::S3 { store, .. } => {
+                    let options = PutOptions {
+                        attributes: content_type_attributes(content_type),
+                        ..PutOptions::default()
+                    };
+                    store
+                        .put_opts(&path, PutPayload::from(bytes), options)
+                        .await?;
+                    Ok(())
+                }
             }
-            Backend::S3 { store, .. } => {
-                let options = PutOptions {
-                    attributes: content_type_attributes(content_type),
-                    ..PutOptions::default()
-                };
-                store
-                    .put_opts(&path, PutPayload::from(bytes), options)
-                    .await?;
-                Ok(())
-            }
-        }
+        })
+        .await
     }
 
     /// Stores a stream of chunks under `key` without holding it whole in memory (buffered, then a
@@ -358,28 +467,40 @@ impl Storage {
             writer = writer.with_attributes(content_type_attributes(content_type));
         }
         let mut total: u64 = 0;
+        // Only the writes are bounded, never the wait for the uploader's next chunk (the
+        // upload's own timeout bounds that); a write may wait for one part to be sent.
         while let Some(chunk) = chunks.next().await {
             let written = match chunk {
                 Ok(chunk) => {
                     total += chunk.len() as u64;
-                    writer.put(chunk).await.map_err(StorageError::from)
+                    let put = async { writer.put(chunk).await.map_err(StorageError::from) };
+                    self.within(PART_BYTES, put).await
                 }
                 Err(error) => Err(StorageError::Backend(format!(
                     "reading the upload: {error}"
                 ))),
             };
             if let Err(error) = written {
-                if let Err(abort_error) = writer.abort().await {
+                let aborted = self.within(0, async {
+                    writer.abort().await.map_err(StorageError::from)
+                });
+                if let Err(abort_error) = aborted.await {
                     tracing::warn!(key, error = %abort_error, "aborting a failed upload");
                 }
                 return Err(error);
             }
         }
-        std::future::poll_fn(|cx| tokio::io::AsyncWrite::poll_shutdown(Pin::new(&mut writer), cx))
-            .await
-            .map_err(|error| StorageError::Backend(format!("finishing the upload: {error}")))?;
+        let finished = std::future::poll_fn(|cx| {
+            tokio::io::AsyncWrite::poll_shutdown(Pin::new(&mut writer), cx)
+        });
+        self.within(total, async {
+            finished
+                .await
+                .map_err(|error| StorageError::Backend(format!("finishing the upload: {error}")))
+        })
+        .await?;
         if let Backend::Local { store, .. } = &self.inner.backend {
-            self.put_local_content_type(store, key, content_type)
+            self.within(0, self.put_local_content_type(store, key, content_type))
                 .await?;
         }
         Ok(total)
@@ -394,25 +515,31 @@ impl Storage {
         let path = self.path(key)?;
         let store = self.dyn_store();
         let mut options = GetOptions::default();
-        if let Some(range) = range {
-            // Resolved here rather than by the backend so both backends answer 416 alike.
-            let size = store.head(&path).await?.size;
-            let served = range
-                .resolve(size)
-                .ok_or(StorageError::RangeNotSatisfiable)?;
-            options.range = Some(GetRange::Bounded(served));
-        }
-        let result = store.get_opts(&path, options).await?;
+        let (result, content_type) = self
+            .within(0, async {
+                if let Some(range) = range {
+                    // Resolved here rather than by the backend so both backends answer
+                    // 416 alike.
+                    let size = store.head(&path).await?.size;
+                    let served = range
+                        .resolve(size)
+                        .ok_or(StorageError::RangeNotSatisfiable)?;
+                    options.range = Some(GetRange::Bounded(served));
+                }
+                let result = store.get_opts(&path, options).await?;
+                let content_type = match &self.inner.backend {
+                    Backend::Local { store, .. } => self.local_content_type(store, key).await,
+                    Backend::S3 { .. } => result
+                        .attributes
+                        .get(&Attribute::ContentType)
+                        .map(|value| value.to_string()),
+                };
+                Ok((result, content_type))
+            })
+            .await?;
         let size = result.meta.size;
         let served = result.range.clone();
-        let content_type = match &self.inner.backend {
-            Backend::Local { store, .. } => self.local_content_type(store, key).await,
-            Backend::S3 { .. } => result
-                .attributes
-                .get(&Attribute::ContentType)
-                .map(|value| value.to_string()),
-        };
-        let body = result.into_stream().map_err(StorageError::from).boxed();
+        let body = self.progressing(result.into_stream().map_err(StorageError::from).boxed());
         Ok(StoredObject {
             size,
             range: served,
@@ -424,11 +551,14 @@ impl Storage {
     /// Deletes `key`; deleting a missing object is not an error.
     pub async fn delete(&self, key: &str) -> Result<(), StorageError> {
         let path = self.path(key)?;
-        ignore_missing(self.dyn_store().delete(&path).await)?;
-        if let Backend::Local { store, .. } = &self.inner.backend {
-            ignore_missing(store.delete(&content_type_path(key)?).await)?;
-        }
-        Ok(())
+        self.within(0, async {
+            ignore_missing(self.dyn_store().delete(&path).await)?;
+            if let Backend::Local { store, .. } = &self.inner.backend {
+                ignore_missing(store.delete(&content_type_path(key)?).await)?;
+            }
+            Ok(())
+        })
+        .await
     }
 
     /// A URL that fetches `key` until `ttl` has passed: an S3 presigned GET URL when the store is S3,
@@ -453,8 +583,11 @@ impl Storage {
                     )));
                 }
                 let ttl = Duration::from_secs(ttl_secs.max(1));
-                let url = store.signed_url(Method::GET, &path, ttl).await?;
-                Ok(url.to_string())
+                // Signing is local, unless the credentials must be fetched first.
+                let url = self.within(0, async {
+                    Ok(store.signed_url(Method::GET, &path, ttl).await?)
+                });
+                Ok(url.await?.to_string())
             }
             Backend::Local { .. } => {
                 let ttl_secs = i64::try_from(ttl_secs).unwrap_or(i64::MAX);
@@ -544,7 +677,8 @@ fn open_local(folder: &str) -> Result<Backend, StorageError> {
     })
 }
 
-fn open_s3(url: &str, options: &[(&str, &str)]) -> Result<Backend, StorageError> {
+/// The bucket and the prefix (without slashes at either end) of `s3://bucket[/prefix]`.
+fn parse_s3_url(url: &str) -> Result<(String, String), StorageError> {
     let parsed = url::Url::parse(url)
         .map_err(|error| StorageError::InvalidUrl(format!("{url:?}: {error}")))?;
     let bucket = parsed
@@ -562,6 +696,11 @@ fn open_s3(url: &str, options: &[(&str, &str)]) -> Result<Backend, StorageError>
         check_key(&prefix)
             .map_err(|_| StorageError::InvalidUrl(format!("{url:?}: invalid prefix")))?;
     }
+    Ok((bucket, prefix))
+}
+
+fn open_s3(url: &str, options: &[(&str, &str)]) -> Result<Backend, StorageError> {
+    let (bucket, prefix) = parse_s3_url(url)?;
     let mut builder = AmazonS3Builder::from_env().with_bucket_name(&bucket);
     for (name, value) in options {
         let key: AmazonS3ConfigKey = name
@@ -784,6 +923,56 @@ mod tests {
             ],
         )
         .unwrap()
+    }
+
+    /// Every call to a store that accepts connections and never answers is given up at
+    /// the timeout (the S3 client alone retries for minutes).
+    #[tokio::test]
+    async fn a_stalled_store_is_given_up_at_the_timeout() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let endpoint = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            let mut held = Vec::new();
+            while let Ok((connection, _)) = listener.accept().await {
+                held.push(connection);
+            }
+        });
+        let storage = Storage::open_with_s3_options(
+            "s3://stalled",
+            &[9u8; 32],
+            "http://127.0.0.1:8080",
+            &[
+                ("aws_access_key_id", "AKIDEXAMPLE"),
+                ("aws_secret_access_key", "secret"),
+                ("aws_region", "us-east-1"),
+                ("aws_endpoint", endpoint.as_str()),
+                ("aws_allow_http", "true"),
+                ("aws_virtual_hosted_style_request", "false"),
+            ],
+        )
+        .unwrap()
+        .with_timeout(Duration::from_millis(500));
+        let given_up =
+            |result: Result<(), StorageError>| matches!(result, Err(StorageError::TimedOut { .. }));
+        let started = std::time::Instant::now();
+        assert!(given_up(
+            storage
+                .put("a/b", Bytes::from_static(b"x"), "text/plain")
+                .await
+        ));
+        let chunks = futures::stream::iter([Ok(Bytes::from_static(b"x"))]);
+        assert!(given_up(
+            storage
+                .put_stream("a/c", chunks, "text/plain")
+                .await
+                .map(drop)
+        ));
+        assert!(given_up(storage.get("a/b", None).await.map(drop)));
+        assert!(given_up(storage.delete("a/b").await));
+        assert!(given_up(storage.keys().await.map(drop)));
+        assert!(!storage.reachable().await);
+        let took = started.elapsed();
+        assert!(took < Duration::from_secs(10), "{took:?}");
     }
 
     #[tokio::test]

@@ -57,8 +57,7 @@ pub async fn claim(
             let url = state
                 .storage
                 .download_url(&key, state.settings.media_url_ttl)
-                .await
-                .map_err(ApiError::internal)?;
+                .await?;
             payload["documentURL"] = url.into();
         }
         if let Some(keys) = payload["mediaKeys"].as_array() {

@@ -40,8 +40,7 @@ async fn present(state: &AppState, row: FaxRow) -> ApiResult<Fax> {
             state
                 .storage
                 .download_url(key, state.settings.media_url_ttl)
-                .await
-                .map_err(ApiError::internal)?,
+                .await?,
         ),
         None => None,
     };
@@ -260,7 +259,7 @@ pub(crate) async fn store_document(
     let pledge = guard::pledge_upload_object(state, &key).await?;
     if let Err(error) = state.storage.put(&key, bytes, kind.content_type()).await {
         guard::abandon_upload_objects(state, &[pledge]).await;
-        return Err(ApiError::internal(error));
+        return Err(error.into());
     }
     Ok(StoredDocument {
         key,

@@ -266,9 +266,7 @@ pub async fn voicemail(
             content_type,
             extension,
         };
-        engine::store_voicemail_audio(&state.storage, &mut message, audio)
-            .await
-            .map_err(ApiError::internal)?;
+        engine::store_voicemail_audio(&state.storage, &mut message, audio).await?;
     }
     let stored: Vec<String> = [&message.audio, &message.original_audio]
         .into_iter()
@@ -352,8 +350,7 @@ pub async fn call(
             &report.unique_id,
             converted.mp3,
         )
-        .await
-        .map_err(ApiError::internal)?;
+        .await?;
         recording = Some(engine::StoredRecording {
             key,
             bytes: size,

@@ -150,7 +150,8 @@ pub fn multipart_rejection(rejection: MultipartRejection) -> ApiError {
         (status = 200, description = "The new media file", body = MediaFile),
         (status = 503, description = "The audio could not be converted for telephony now \
             (the conversion slots stayed busy, the decoder was cut short, or Ogg Opus cannot \
-            be decoded on this server); nothing is stored; see Retry-After",
+            be decoded on this server), or the object storage did not answer in time; \
+            nothing is stored; see Retry-After",
             body = crate::error::ErrorBody),
     ))]
 pub async fn create(
@@ -351,7 +352,7 @@ pub async fn store_audio(
             .await
         {
             crate::guard::abandon_upload_objects(state, &pledges).await;
-            return Err(ApiError::internal(error));
+            return Err(error.into());
         }
     }
     let new = NewMediaFile {

@@ -139,7 +139,7 @@ async fn store_file(
             Err(match failure.load(Ordering::SeqCst) {
                 TOO_LARGE => too_large(),
                 MALFORMED => ApiError::bad_request("malformed multipart body"),
-                _ => ApiError::internal(error),
+                _ => error.into(),
             })
         }
     }
@@ -257,8 +257,7 @@ async fn present(state: &AppState, row: MmsMediaRow) -> ApiResult<MmsMedia> {
         url: state
             .storage
             .download_url(&row.object_key, state.settings.mms_url_ttl)
-            .await
-            .map_err(ApiError::internal)?,
+            .await?,
         id: row.id,
         tenant_id: row.tenant_id,
         user_id: row.user_id,

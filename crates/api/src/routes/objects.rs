@@ -23,7 +23,7 @@ pub async fn media_url(state: &AppState, key: Option<&str>) -> ApiResult<String>
             .storage
             .download_url(key, state.settings.media_url_ttl)
             .await
-            .map_err(ApiError::internal),
+            .map_err(ApiError::from),
         None => Ok(String::new()),
     }
 }
@@ -92,7 +92,7 @@ pub async fn download(
         Ok(object) => object,
         Err(StorageError::NotFound) => return Err(ApiError::not_found()),
         Err(StorageError::RangeNotSatisfiable) => return Err(ApiError::range_not_satisfiable()),
-        Err(other) => return Err(ApiError::internal(other)),
+        Err(other) => return Err(other.into()),
     };
     let partial = range.is_some();
     let length = object.range.end - object.range.start;

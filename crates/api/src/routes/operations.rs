@@ -1,5 +1,5 @@
 //! Probes for orchestrators: `/healthz` (the process answers) and `/readyz` (a database
-//! connection can be had in time, and the object store answers).
+//! connection can be had in time).
 
 use axum::Json;
 use axum::extract::State;
@@ -12,7 +12,7 @@ use crate::state::AppState;
 /// A probe's answer.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Health {
-    /// `ok`, `ready` or `unavailable`.
+    /// `ok`, `ready`, `draining` (the process is stopping) or `unavailable`.
     pub status: &'static str,
 }
 
@@ -27,20 +27,28 @@ pub async fn healthz() -> Json<Health> {
 /// long for one.
 pub const READY_ACQUIRE_BOUND: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// The process is up, a database connection can be had within a second (503 at once while
-/// the database is known to be down, or while the pool stays exhausted), and the object
-/// store answers.
+/// The process is up, not stopping, and a database connection can be had within a
+/// second (503 at once while the database is known to be down or the process drains,
+/// and while the pool stays exhausted).
+///
+/// Readiness is what every request needs, the database. The object store is not asked:
+/// only the routes that keep files need it, and they answer 503 of their own when it
+/// does not answer, whereas a balancer told "not ready" would take every process out of
+/// rotation at once over a store that most requests never touch.
 #[utoipa::path(get, path = "/readyz", tag = "operations", security(()),
     responses(
         (status = 200, description = "Ready to serve", body = Health),
-        (status = 503, description = "The database or the object store does not answer, or no pooled connection is free within a second", body = Health),
+        (status = 503, description = "The process is stopping (`draining`), the database does not answer, or no pooled connection is free within a second", body = Health),
     ))]
 pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Health>) {
-    let (database, storage) = tokio::join!(
-        async { state.db.connection_within(READY_ACQUIRE_BOUND).await && state.db.ping().await },
-        tokio::time::timeout(READY_ACQUIRE_BOUND * 2, state.storage.reachable()),
-    );
-    if database && storage.unwrap_or(false) {
+    if state.draining.is_draining() {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Json(Health { status: "draining" }),
+        );
+    }
+    let database = state.db.connection_within(READY_ACQUIRE_BOUND).await && state.db.ping().await;
+    if database {
         (StatusCode::OK, Json(Health { status: "ready" }))
     } else {
         (

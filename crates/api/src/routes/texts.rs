@@ -51,8 +51,7 @@ pub(crate) async fn sign_media(state: &AppState, keys: &[String]) -> ApiResult<V
             state
                 .storage
                 .download_url(key, state.settings.mms_url_ttl)
-                .await
-                .map_err(ApiError::internal)?,
+                .await?,
         );
     }
     Ok(urls)
