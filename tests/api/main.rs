@@ -66,6 +66,7 @@ mod walkthrough;
 mod webhook_delivery;
 mod webhooks;
 
+mod round_trip;
 mod routing;
 
 fn main() -> std::process::ExitCode {

@@ -47,6 +47,74 @@ impl<S: Send + Sync, T: FromBody> FromRequest<S> for JsonBody<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        const {
+            assert!(
+                T::FIXED.is_empty(),
+                "a body with fixed fields is read with Patch, which compares them"
+            )
+        };
+        let (read, _) = read_json::<S, T>(req, state).await?;
+        read.map(JsonBody).map_err(ApiError::validation)
+    }
+}
+
+/// A change body (`PATCH`) of a record with fields the body cannot change
+/// (`FromBody::FIXED`): the body is reached only through [`Patch::against`], which accepts
+/// those fields when they equal the record's current value — so a `GET` answer can be sent
+/// back as it was read (interface §2) — and refuses any other value.
+pub struct Patch<T> {
+    /// The body as read, or every rule it breaks.
+    body: Result<T, Problems>,
+    /// The fixed fields the body sent, with their values.
+    sent: Vec<(switchboard_domain::validation::FixedField, Value)>,
+}
+
+impl<T> Patch<T> {
+    /// The body, once each fixed field it sent equals the field of `current` (the record
+    /// as `GET` answers it); otherwise a 400 naming every one that differs together with
+    /// every rule the body breaks (interface §5: every broken rule at once).
+    pub fn against(self, current: &impl serde::Serialize) -> Result<T, ApiError> {
+        let mut problems = Problems::new();
+        if !self.sent.is_empty() {
+            let current = serde_json::to_value(current).map_err(ApiError::internal)?;
+            for (field, value) in &self.sent {
+                if current.get(field.key) != Some(value) {
+                    problems.add(Location::Body, field.key, field.message);
+                }
+            }
+        }
+        match self.body {
+            Ok(body) if problems.is_empty() => Ok(body),
+            Ok(_) => Err(ApiError::validation(problems)),
+            Err(broken) => {
+                problems.extend(broken);
+                Err(ApiError::validation(problems))
+            }
+        }
+    }
+}
+
+impl<S: Send + Sync, T: FromBody> FromRequest<S> for Patch<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        let (body, value) = read_json::<S, T>(req, state).await?;
+        let sent = T::FIXED
+            .iter()
+            .filter_map(|field| Some((*field, value.get(field.key)?.clone())))
+            .collect();
+        Ok(Patch { body, sent })
+    }
+}
+
+/// Reads a JSON body into `T` (with the placement `T` declares checked against the
+/// caller's scope), answering what was read — the value or every rule it breaks — with
+/// the JSON it was read from; a body that is not JSON is refused at once.
+async fn read_json<S: Send + Sync, T: FromBody>(
+    req: Request,
+    state: &S,
+) -> Result<(Result<T, Problems>, Value), ApiError> {
+    {
         if !is_json(req.headers().get(header::CONTENT_TYPE)) {
             return Err(ApiError::unsupported_media_type(
                 "the body must be sent as Content-Type: application/json",
@@ -66,7 +134,7 @@ impl<S: Send + Sync, T: FromBody> FromRequest<S> for JsonBody<T> {
             .map_err(|e| ApiError::bad_request(format!("malformed JSON: {e}")))?;
         let read = T::from_body(&value);
         let Some(scope) = scope.filter(|_| T::PLACEMENT != Placement::NONE) else {
-            return read.map(JsonBody).map_err(ApiError::validation);
+            return Ok((read, value));
         };
         let (body, mut problems) = match read {
             Ok(body) => (Some(body), Problems::new()),
@@ -74,8 +142,8 @@ impl<S: Send + Sync, T: FromBody> FromRequest<S> for JsonBody<T> {
         };
         T::PLACEMENT.check(&scope, &value, &mut problems);
         match body {
-            Some(body) if problems.is_empty() => Ok(JsonBody(body)),
-            _ => Err(ApiError::validation(problems)),
+            Some(body) if problems.is_empty() => Ok((Ok(body), value)),
+            _ => Ok((Err(problems), value)),
         }
     }
 }

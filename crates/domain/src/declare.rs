@@ -93,6 +93,26 @@ fn nullable(schema: RefOr<Schema>) -> RefOr<Schema> {
     }
 }
 
+/// `schema`, or `0` (none, as answers write an absent reference).
+pub fn or_zero(schema: RefOr<Schema>) -> RefOr<Schema> {
+    match schema {
+        RefOr::T(Schema::Object(mut object)) if object.minimum.is_some() => {
+            object.minimum = Some(utoipa::Number::Int(0));
+            RefOr::T(Schema::Object(object))
+        }
+        other => RefOr::T(Schema::OneOf(
+            OneOfBuilder::new()
+                .item(other)
+                .item(
+                    ObjectBuilder::new()
+                        .schema_type(Type::Integer)
+                        .enum_values(Some([0])),
+                )
+                .build(),
+        )),
+    }
+}
+
 /// Puts `description` and `example` (unless null) on a property's schema.
 fn describe(schema: RefOr<Schema>, description: Option<&str>, example: Value) -> RefOr<Schema> {
     let description = description.map(str::to_owned);
@@ -175,6 +195,33 @@ fn constrain(object: &mut Object, constraint: Value) {
 /// Documents that `keys` may not all be sent together (one key: may not be sent).
 pub fn forbid_together(object: &mut Object, keys: &[&str]) {
     constrain(object, json!({"not": {"required": keys}}));
+}
+
+/// Documents that `keys` may not all be given together, a `null` one counting as not
+/// given (an answer shows the form it does not use as null).
+pub fn exclusive(object: &mut Object, keys: &[&str]) {
+    let given: serde_json::Map<String, Value> = keys
+        .iter()
+        .map(|k| ((*k).to_owned(), json!({"not": {"type": "null"}})))
+        .collect();
+    constrain(
+        object,
+        json!({"not": {"required": keys, "properties": given}}),
+    );
+}
+
+/// Documents `key` as a field of the record the body cannot change: read-only, accepted
+/// only with the record's current value (a `GET` answer sent back).
+pub fn fixed(object: &mut Object, key: &str, message: &str) {
+    let schema = ObjectBuilder::new()
+        .read_only(true)
+        .description(Some(format!(
+            "Read-only: accepted when equal to the record's current value (a GET answer sent back); any other value {message}."
+        )))
+        .build();
+    object
+        .properties
+        .insert(key.to_owned(), RefOr::T(Schema::Object(schema)));
 }
 
 /// Documents a rule across properties written as a JSON Schema fragment (an `if`/`then`).

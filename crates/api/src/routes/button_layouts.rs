@@ -16,7 +16,7 @@ use switchboard_domain::{Location, Principal, Problems};
 
 use crate::auth::caller::{Caller, DevicesRead, DevicesWrite};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{JsonBody, ListParams, PathId};
+use crate::extract::{JsonBody, ListParams, Patch, PathId};
 use crate::state::AppState;
 use crate::{listing, tenancy};
 
@@ -115,9 +115,10 @@ pub async fn update(
     caller: Caller<DevicesWrite>,
     State(state): State<AppState>,
     PathId(id): PathId<ButtonLayoutId>,
-    JsonBody(body): JsonBody<UpdateButtonLayout>,
+    patch: Patch<UpdateButtonLayout>,
 ) -> ApiResult<Json<ButtonLayout>> {
     let current = button_layouts::get(&state.db, &caller.scope, id).await?;
+    let body = patch.against(&current)?;
     tenant_wide(&caller)?;
     let model = body
         .device_model

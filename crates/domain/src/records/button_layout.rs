@@ -118,7 +118,7 @@ impl CreateButtonLayout {
 /// The body of `PATCH /v2/admin/button-layouts/{id}`: fields not sent stay unchanged; a
 /// sent `keys` replaces every key.
 #[derive(Clone, Debug, Default, Body)]
-#[body(refuse(tenantId = "cannot be changed"), example = UpdateButtonLayout::example_body)]
+#[body(fixed(tenantId = "cannot be changed"), example = UpdateButtonLayout::example_body)]
 pub struct UpdateButtonLayout {
     /// Its name.
     #[field(rule = NAME)]

@@ -164,6 +164,19 @@ impl<'a> ObjectReader<'a> {
         }
     }
 
+    /// A nullable reference written as answers write it: absent is `None`, `null` or `0`
+    /// is `Some(None)` (none).
+    pub fn nullable_or_zero<F: Field>(
+        &mut self,
+        key: &str,
+        field: &F,
+    ) -> Result<Option<Option<F::Output>>, Broken> {
+        if self.object.get(key).and_then(Value::as_i64) == Some(0) {
+            return Ok(Some(None));
+        }
+        self.nullable(key, field)
+    }
+
     /// An optional array of objects, each read by `item`. Absent is `Ok(None)`.
     pub fn objects<T>(
         &mut self,
