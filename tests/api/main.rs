@@ -51,6 +51,7 @@ mod phone_numbers;
 mod playable_voicemail;
 mod provisioning;
 mod records;
+mod refusals;
 mod renditions;
 mod reporting;
 mod resilience;

@@ -563,6 +563,9 @@ mod body {
                 fn from_body(body: &::serde_json::Value) -> ::core::result::Result<Self, #v::Problems> {
                     #d::read_body(body)
                 }
+                fn read_partial(body: &::serde_json::Value) -> (::core::option::Option<Self>, #v::Problems) {
+                    #d::read_body_partial(body)
+                }
             }
 
             impl #impl_generics ::utoipa::PartialSchema for #name #ty_generics #where_clause {

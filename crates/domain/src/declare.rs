@@ -46,6 +46,16 @@ pub fn read_body<T: Declared>(body: &Value) -> Result<T, Problems> {
     problems.finish(|| value)
 }
 
+/// Reads a whole body as `T`, answering the value whenever it could be built — a body
+/// whose every value is readable but whose items break a rule across them (a
+/// duplicate) has one — with every problem found, so that the rules needing the
+/// database still run on it and their problems join these (interface §5).
+pub fn read_body_partial<T: Declared>(body: &Value) -> (Option<T>, Problems) {
+    let mut problems = Problems::new();
+    let value = ObjectReader::body(body, &mut problems).and_then(|mut r| T::read_object(&mut r));
+    (value, problems)
+}
+
 /// Reads a query string's filters as `T`.
 pub fn read_filter<T: DeclaredFilter>(params: &HashMap<String, String>) -> Result<T, Problems> {
     let mut problems = Problems::new();

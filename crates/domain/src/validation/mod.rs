@@ -183,6 +183,14 @@ pub trait FromBody: Sized {
     const FIXED: &'static [FixedField] = &[];
     /// Reads the body, answering the value or every problem found.
     fn from_body(body: &Value) -> Result<Self, Problems>;
+    /// Reads the body, answering the value when it could be built even though a rule
+    /// across its items is broken (a duplicate), with every problem found.
+    fn read_partial(body: &Value) -> (Option<Self>, Problems) {
+        match Self::from_body(body) {
+            Ok(value) => (Some(value), Problems::new()),
+            Err(problems) => (None, problems),
+        }
+    }
 }
 
 /// Where a created record lands, as far as the body must say it: a `tenantId` that

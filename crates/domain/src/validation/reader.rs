@@ -74,6 +74,11 @@ impl<'a> At<'a> {
     pub fn problem_count(&self) -> usize {
         self.problems.len()
     }
+
+    /// The last segment of this place's path (`keys` of `body/keys`).
+    pub fn last_segment(&self) -> &str {
+        self.path.rsplit('/').next().unwrap_or_default()
+    }
 }
 
 /// A JSON object read field by field; every problem goes into the shared [`Problems`].
