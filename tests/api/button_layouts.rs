@@ -54,8 +54,9 @@ async fn every_rule_is_answered_at_its_key(app: TestApp) {
         [
             "'body/keys/8/label' must match pattern ^[^\\u0000-\\u001f\\u007f-\\u009f]*$",
             "'body/keys/9/type' must be one of: line, blf, speedDial, park, voicemail, pagingGroup, dnd, none",
+            "'body/keys/3/index' is already used by keys/2",
         ],
-        "the rules of a single key come first"
+        "a key that cannot be read hides no duplicate"
     );
     let errors = app
         .post(
@@ -78,9 +79,9 @@ async fn every_rule_is_answered_at_its_key(app: TestApp) {
     assert_eq!(
         errors,
         [
+            "'body/keys/3/index' is already used by keys/2",
             "'body/keys/0/type' must be line: index 1 is the primary line",
             "'body/keys/2/value' is already the target of keys/1",
-            "'body/keys/3/index' is already used by keys/2",
             "'body/keys/3/value' must be the number to dial (1 to 32 of 0-9 * # +)",
             "'body/keys/4/index' must be at most 207 (the keys of yealink-t54w with its expansion modules)",
             "'body/keys/6/value' must be a line number from 1 to 16 (the accounts of yealink-t54w)",

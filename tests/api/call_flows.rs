@@ -662,14 +662,20 @@ async fn numbers_name_their_conduit(app: TestApp) {
         .expect(200);
     assert_eq!(kept["conduitId"], trunk_a);
 
-    // Another tenant's conduit, or none at all, is refused; nothing changes.
-    for bad in [json!(trunk_b), json!(999_999), json!("x"), json!(0)] {
+    // Another tenant's conduit, or no conduit at all, is refused; nothing changes.
+    for bad in [json!(trunk_b), json!(999_999), json!("x")] {
         let problems = app
             .patch(&second_path, &admin, json!({"conduitId": bad}))
             .await
             .error(400, "ValidationError");
         assert!(said(&problems).contains("'body/conduitId'"), "{problems:?}");
     }
+    // 0 is none, as answers write it (a number's answer is accepted back as it is).
+    let none = app
+        .patch(&second_path, &admin, json!({"conduitId": 0}))
+        .await
+        .expect(200);
+    assert_eq!(none["conduitId"], 0);
     app.post(
         "/v2/admin/phone-numbers/",
         &platform,

@@ -170,10 +170,18 @@ async fn a_call_step_by_step(app: TestApp) {
     assert_eq!(recording["callerIdName"], "Caller 5551234");
     assert_eq!(recording["dialedNum"], "101");
     assert_eq!(recording["time"], "2026-11-02T15:00:00Z");
-    // 5 s ringing, then the recording's measured 1.5 s (rounded) of talk.
-    assert_eq!(recording["duration"], 7);
+    // The engine's figures, and the recording's measured 1.5 s (rounded) beside them.
+    assert_eq!(
+        (&recording["duration"], &recording["recordingDuration"]),
+        (&json!(125), &json!(2)),
+        "{recording}"
+    );
     let keys: Vec<_> = recording.as_object().unwrap().keys().cloned().collect();
-    assert_eq!(keys.len(), 9, "the spec's fields: {keys:?}");
+    assert_eq!(
+        keys.len(),
+        11,
+        "the spec's fields, billsec and recordingDuration: {keys:?}"
+    );
     let url = recording["mediaURL"].as_str().unwrap();
     let (status, headers, bytes) = app.fetch(url, None).await;
     assert_eq!(status, 200);

@@ -115,8 +115,8 @@ async fn listing_filters_and_search(app: TestApp) {
         (
             json!("2026-11-02T15:00:05Z"),
             json!("2026-11-02T15:02:05Z"),
-            // The talk time of a recorded call is its recording's measured length.
-            json!(2)
+            // The engine's talk time, whatever the recording's length.
+            json!(120)
         )
     );
     let missed = &all["records"][2];

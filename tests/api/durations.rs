@@ -1,5 +1,6 @@
 //! Durations are the audio's own length, measured, wherever audio arrives with a record:
-//! the engine's figure is kept only where there is no audio.
+//! a voicemail message's is its audio's; a call keeps the engine's figures and its
+//! recording's measured length is a field of its own beside them.
 
 use serde_json::{Value, json};
 
@@ -79,17 +80,19 @@ async fn voicemail_durations_are_the_audio_length(app: TestApp) {
     assert_eq!(seen, [("m-3", 3), ("m-5", 5), ("m-none", 42)]);
 }
 
-async fn a_recording_is_the_call_talk_time(app: TestApp) {
+/// Issue 29: a CDR of `duration 124, billsec 120` with a 2-second recording stays a call
+/// of 124 s with 120 s of talk; the recording's own measured length (2 s) is a field of
+/// its own, so the mismatch shows, on the recording, the call and the call's report.
+async fn the_engine_figures_are_kept_beside_the_recording_length(app: TestApp) {
     let w = World::seed(&app).await;
     let platform = app.login(w.platform).await;
     let admin = app.login(w.admin_a).await;
-    // Rang 5 s, talked 120 s by the engine's clock; the recording plays 2 s.
     let fields = json!({
         "channel": "PJSIP/trunk-00000001", "tenantId": w.tenant_a, "uniqueId": "1762095600.7",
         "event": "ended", "direction": "inbound", "callerIdNum": "2125550147",
         "callerIdName": "Maria", "dialedNum": "101", "time": "2026-11-02T15:00:00Z",
-        "answerTime": "2026-11-02T15:00:05Z", "endTime": "2026-11-02T15:02:05Z",
-        "disposition": "ANSWERED",
+        "answerTime": "2026-11-02T15:00:04Z", "endTime": "2026-11-02T15:02:04Z",
+        "duration": 124, "billsec": 120, "disposition": "ANSWERED",
     });
     app.push(
         &platform,
@@ -104,26 +107,43 @@ async fn a_recording_is_the_call_talk_time(app: TestApp) {
         .await
         .expect(200);
     assert_eq!(
-        recording["duration"], 7,
-        "5 s ringing + 2 s recorded: {recording}"
+        (
+            &recording["duration"],
+            &recording["billsec"],
+            &recording["recordingDuration"]
+        ),
+        (&json!(124), &json!(120), &json!(2)),
+        "{recording}"
     );
-    let calls = app
-        .get("/v2/admin/calls/?query=1762095600.7", &admin)
+    let call = app
+        .get("/v2/admin/calls/1762095600.7", &admin)
         .await
         .expect(200);
-    let call = &calls["records"][0];
     assert_eq!(
-        (call["duration"].as_i64(), call["billsec"].as_i64()),
-        (Some(7), Some(2)),
+        (
+            &call["duration"],
+            &call["billsec"],
+            &call["recordingDuration"]
+        ),
+        (&json!(124), &json!(120), &json!(2)),
         "{call}"
     );
+    let report = app
+        .get("/v2/admin/reporting/calls/1762095600.7", &admin)
+        .await
+        .expect(200);
+    assert_eq!(report["recording"]["duration"], 2, "{report}");
+    assert_eq!(report["call"]["billsec"], 120, "{report}");
 
-    // A call reported first and recorded later: the recording still sets the talk time.
+    // A call reported answered, then ended with its recording: the ended report's figures
+    // are the call's, the recording's length beside them.
     let mut later = fields.clone();
     later["uniqueId"] = json!("1762095600.8");
+    later["event"] = json!("answered");
     app.post("/v2/ingest/calls", &platform, later.clone())
         .await
         .expect(200);
+    later["event"] = json!("ended");
     app.push(
         &platform,
         "/v2/ingest/calls",
@@ -136,10 +156,33 @@ async fn a_recording_is_the_call_talk_time(app: TestApp) {
         .get("/v2/admin/call-recordings/1762095600.8", &admin)
         .await
         .expect(200);
-    assert_eq!(recording["duration"], 8, "{recording}");
+    assert_eq!(
+        (
+            &recording["duration"],
+            &recording["billsec"],
+            &recording["recordingDuration"]
+        ),
+        (&json!(124), &json!(120), &json!(3)),
+        "{recording}"
+    );
+    // A call without a recording has no recording length.
+    let mut plain = fields;
+    plain["uniqueId"] = json!("1762095600.9");
+    app.post("/v2/ingest/calls", &platform, plain)
+        .await
+        .expect(200);
+    let call = app
+        .get("/v2/admin/calls/1762095600.9", &admin)
+        .await
+        .expect(200);
+    assert_eq!(
+        (&call["billsec"], &call["recordingDuration"]),
+        (&json!(120), &Value::Null),
+        "{call}"
+    );
 }
 
 on_both_backends!(
     voicemail_durations_are_the_audio_length,
-    a_recording_is_the_call_talk_time
+    the_engine_figures_are_kept_beside_the_recording_length
 );

@@ -184,8 +184,8 @@ async fn cdr_with_recordings(app: TestApp) {
     assert_eq!(call["callerIdName"], "ACME Corp");
     assert_eq!(call["dialedNum"], "101");
     assert_eq!(call["time"], "2023-11-13T09:15:02Z");
-    // 5 s ringing (CDR duration 158 less billsec 153), then the recording's measured
-    // length as the talk time.
+    // The CDR's figures (duration 158, billsec 153) are the call's; the recording's
+    // measured length is its own field beside them.
     let measured = switchboard_storage::audio::whole_seconds(
         &std::fs::read(asterisk(
             "recordings/in-5551234567-101-20231113-091502-1699884902.1.wav",
@@ -193,7 +193,15 @@ async fn cdr_with_recordings(app: TestApp) {
         .unwrap(),
     )
     .unwrap();
-    assert_eq!(call["duration"], 5 + measured);
+    assert_eq!(
+        (
+            &call["duration"],
+            &call["billsec"],
+            &call["recordingDuration"]
+        ),
+        (&json!(158), &json!(153), &json!(measured)),
+        "{call}"
+    );
     let (status, headers, bytes) = app.fetch(call["mediaURL"].as_str().unwrap(), None).await;
     assert_eq!(
         (status.as_u16(), headers["content-type"].to_str().unwrap()),

@@ -54,6 +54,7 @@ mod phone_numbers;
 mod playable_voicemail;
 mod provisioning;
 mod records;
+mod refusals;
 mod renditions;
 mod reporting;
 mod resilience;
@@ -71,6 +72,7 @@ mod walkthrough;
 mod webhook_delivery;
 mod webhooks;
 
+mod round_trip;
 mod routing;
 
 fn main() -> std::process::ExitCode {

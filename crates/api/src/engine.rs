@@ -243,7 +243,7 @@ pub struct StoredRecording {
 }
 
 /// Records a call report in `tx` and, when given, attaches its recording (already
-/// stored), whose measured length becomes the call's talk time.
+/// stored) with its measured length, kept beside the engine's figures of the call.
 pub async fn record_call(
     tx: &mut Tx,
     report: &CallReport,

@@ -47,6 +47,141 @@ impl<S: Send + Sync, T: FromBody> FromRequest<S> for JsonBody<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        const {
+            assert!(
+                T::FIXED.is_empty(),
+                "a body with fixed fields is read with Patch, which compares them"
+            )
+        };
+        let (value, problems, _) = read_json::<S, T>(req, state).await?;
+        match value {
+            Some(value) if problems.is_empty() => Ok(JsonBody(value)),
+            _ => Err(ApiError::validation(problems)),
+        }
+    }
+}
+
+/// A JSON body with rules beyond its own values (records it must name, fields the record
+/// keeps): the body reaches the handler only through [`Checked::check`], which runs those
+/// rules whenever the body could be read — even with a rule across its items broken —
+/// and answers every broken rule of both passes in one 400 (interface §5).
+pub struct Checked<T> {
+    /// The body, when it could be built.
+    value: Option<T>,
+    /// Every rule broken so far.
+    problems: Problems,
+}
+
+impl<T> Checked<T> {
+    /// The body once `rules` (adding what they find to the problems) leave no problem;
+    /// otherwise every problem of the body and of `rules` at once. An error `rules`
+    /// answer (a 403, a 404) is answered as it is.
+    pub async fn check(
+        self,
+        rules: impl AsyncFnOnce(&T, &mut Problems) -> Result<(), ApiError>,
+    ) -> Result<T, ApiError> {
+        let Checked {
+            value,
+            mut problems,
+        } = self;
+        let Some(value) = value else {
+            return Err(ApiError::validation(problems));
+        };
+        rules(&value, &mut problems).await?;
+        if problems.is_empty() {
+            Ok(value)
+        } else {
+            Err(ApiError::validation(problems))
+        }
+    }
+}
+
+impl<S: Send + Sync, T: FromBody> FromRequest<S> for Checked<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        const {
+            assert!(
+                T::FIXED.is_empty(),
+                "a body with fixed fields is read with Patch, which compares them"
+            )
+        };
+        let (value, problems, _) = read_json::<S, T>(req, state).await?;
+        Ok(Checked { value, problems })
+    }
+}
+
+/// A change body (`PATCH`) of a record with fields the body cannot change
+/// (`FromBody::FIXED`): the body is reached only through [`Patch::against`], which accepts
+/// those fields when they equal the record's current value — so a `GET` answer can be sent
+/// back as it was read (interface §2) — and refuses any other value.
+pub struct Patch<T> {
+    /// The body, when it could be built.
+    body: Option<T>,
+    /// Every rule the body breaks.
+    problems: Problems,
+    /// The fixed fields the body sent, with their values.
+    sent: Vec<(switchboard_domain::validation::FixedField, Value)>,
+}
+
+impl<T> Patch<T> {
+    /// The body, once each fixed field it sent equals the field of `current` (the record
+    /// as `GET` answers it); otherwise a 400 naming every one that differs together with
+    /// every rule the body breaks (interface §5: every broken rule at once).
+    pub fn against(self, current: &impl serde::Serialize) -> Result<T, ApiError> {
+        let checked = self.checked_against(current)?;
+        match checked.value {
+            Some(body) if checked.problems.is_empty() => Ok(body),
+            _ => Err(ApiError::validation(checked.problems)),
+        }
+    }
+
+    /// The body compared with `current` like [`Patch::against`], its record's rules still
+    /// to run ([`Checked::check`]), every problem answered together.
+    pub fn checked_against(self, current: &impl serde::Serialize) -> Result<Checked<T>, ApiError> {
+        let mut problems = Problems::new();
+        if !self.sent.is_empty() {
+            let current = serde_json::to_value(current).map_err(ApiError::internal)?;
+            for (field, value) in &self.sent {
+                if current.get(field.key) != Some(value) {
+                    problems.add(Location::Body, field.key, field.message);
+                }
+            }
+        }
+        problems.extend(self.problems);
+        Ok(Checked {
+            value: self.body,
+            problems,
+        })
+    }
+}
+
+impl<S: Send + Sync, T: FromBody> FromRequest<S> for Patch<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        let (body, problems, value) = read_json::<S, T>(req, state).await?;
+        let sent = T::FIXED
+            .iter()
+            .filter_map(|field| Some((*field, value.get(field.key)?.clone())))
+            .collect();
+        Ok(Patch {
+            body,
+            problems,
+            sent,
+        })
+    }
+}
+
+/// Reads a JSON body into `T` (with the placement `T` declares checked against the
+/// caller's scope), answering what was read — the value when it could be built, every
+/// rule it breaks — with the JSON it was read from; a body that is not JSON is refused
+/// at once.
+async fn read_json<S: Send + Sync, T: FromBody>(
+    req: Request,
+    state: &S,
+) -> Result<(Option<T>, Problems, Value), ApiError> {
+    {
         if !is_json(req.headers().get(header::CONTENT_TYPE)) {
             return Err(ApiError::unsupported_media_type(
                 "the body must be sent as Content-Type: application/json",
@@ -64,19 +199,11 @@ impl<S: Send + Sync, T: FromBody> FromRequest<S> for JsonBody<T> {
             .map_err(body_rejection)?;
         let value: Value = serde_json::from_slice(&bytes)
             .map_err(|e| ApiError::bad_request(format!("malformed JSON: {e}")))?;
-        let read = T::from_body(&value);
-        let Some(scope) = scope.filter(|_| T::PLACEMENT != Placement::NONE) else {
-            return read.map(JsonBody).map_err(ApiError::validation);
-        };
-        let (body, mut problems) = match read {
-            Ok(body) => (Some(body), Problems::new()),
-            Err(problems) => (None, problems),
-        };
-        T::PLACEMENT.check(&scope, &value, &mut problems);
-        match body {
-            Some(body) if problems.is_empty() => Ok(JsonBody(body)),
-            _ => Err(ApiError::validation(problems)),
+        let (body, mut problems) = T::read_partial(&value);
+        if let Some(scope) = scope.filter(|_| T::PLACEMENT != Placement::NONE) {
+            T::PLACEMENT.check(&scope, &value, &mut problems);
         }
+        Ok((body, problems, value))
     }
 }
 

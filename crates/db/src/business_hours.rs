@@ -285,10 +285,26 @@ pub async fn update(
         .await?;
     }
     if let Some(holidays) = &body.holidays {
-        replace_holidays(&mut tx, tenant, id.get(), holidays).await?;
+        // Holidays sent back as they were read stay as they are, ids and all (interface
+        // §2); a list that differs replaces them.
+        let kept: Vec<CreateHoliday> = current.holidays.iter().map(as_sent).collect();
+        if *holidays != kept {
+            replace_holidays(&mut tx, tenant, id.get(), holidays).await?;
+        }
     }
     tx.commit().await?;
     get(db, scope, id).await
+}
+
+/// A holiday as a body would send it.
+fn as_sent(holiday: &Holiday) -> CreateHoliday {
+    CreateHoliday {
+        name: holiday.name.clone(),
+        date: holiday.date.clone(),
+        from: holiday.from.clone(),
+        to: holiday.to.clone(),
+        media_file_id: holiday.media_file_id,
+    }
 }
 
 /// Deletes a business-hours record with its destinations and holidays in one transaction,

@@ -527,7 +527,7 @@ pub async fn update_record(
     let mut tx = db.begin().await?;
     let mut visible = record_select(campaign);
     visible.and_where(Expr::col("id").eq(id.get()));
-    tx.fetch_one::<CampaignRecord>(&visible).await?;
+    let current = tx.fetch_one::<CampaignRecord>(&visible).await?;
     let mut changes: Changes = Vec::new();
     if let Some(number) = number {
         if let Some(level) = opt_outs::level_of(&mut tx, tenant, Some(campaign), &number).await? {
@@ -538,7 +538,9 @@ pub async fn update_record(
     if let Some(name) = name {
         changes.push(("name", name.into()));
     }
-    if let Some(status) = status {
+    // The status it has already is no step: a record sent back as it was read is not
+    // dialled again (interface §2).
+    if let Some(status) = status.filter(|status| *status != current.status) {
         if status == "pending" {
             changes.push(("attempts", 0i64.into()));
             changes.push(("outcome", Option::<String>::None.into()));

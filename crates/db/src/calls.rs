@@ -56,6 +56,9 @@ pub struct CallRow {
     pub recording_key: Option<String>,
     /// Size of the recording.
     pub recording_bytes: Option<i64>,
+    /// The recording's own length in whole seconds, measured from its audio (beside the
+    /// engine's `duration` and `billsec`, never written into them).
+    pub recording_seconds: Option<i64>,
     /// The queue the call passed through.
     pub queue_id: Option<i64>,
 }
@@ -78,6 +81,7 @@ const COLUMNS: &[&str] = &[
     "disposition",
     "recording_key",
     "recording_bytes",
+    "recording_seconds",
     "queue_id",
 ];
 
@@ -207,6 +211,7 @@ pub async fn delete_recording(db: &Db, scope: &Scope, unique_id: &str) -> Result
         vec![
             ("recording_key", Option::<String>::None.into()),
             ("recording_bytes", Option::<i64>::None.into()),
+            ("recording_seconds", Option::<i64>::None.into()),
         ],
     )
     .await?;
@@ -264,31 +269,16 @@ fn event_of(status: &str) -> &'static str {
     }
 }
 
-fn report_changes(report: &CallReport, status: &str, update: bool) -> Changes {
-    let (duration, billsec): (Expr, Expr) = if update {
-        // A recorded call's talk time is its recording's measured length: a later
-        // report's figures change the ringing only.
-        (
-            Expr::case(Expr::col("recording_key").is_null(), report.duration)
-                .finally(
-                    Expr::col("billsec")
-                        .add(Ord::max(report.duration.saturating_sub(report.billsec), 0)),
-                )
-                .into(),
-            Expr::case(Expr::col("recording_key").is_null(), report.billsec)
-                .finally(Expr::col("billsec"))
-                .into(),
-        )
-    } else {
-        (report.duration.into(), report.billsec.into())
-    };
+fn report_changes(report: &CallReport, status: &str) -> Changes {
+    // The engine's figures are facts of the call: each report that moves the call
+    // records them as reported, recorded or not (a recording's length is its own field).
     let mut changes: Changes = vec![
         ("status", status.into()),
         ("direction", report.direction.clone().into()),
         ("time", report.time().into()),
         ("start_unix", report.start.timestamp().into()),
-        ("duration", duration),
-        ("billsec", billsec),
+        ("duration", report.duration.into()),
+        ("billsec", report.billsec.into()),
     ];
     if let Some(answer) = report.answer {
         changes.push(("answer_unix", answer.timestamp().into()));
@@ -324,7 +314,7 @@ pub async fn record(tx: &mut Tx, report: &CallReport, now: i64) -> Result<Option
     let status = status_of(report);
     let mut existing: Option<CallRow> = tx.fetch_optional(&identity()).await?;
     if existing.is_none() {
-        let mut values = report_changes(report, status, false);
+        let mut values = report_changes(report, status);
         values.push(("tenant_id", report.tenant.get().into()));
         values.push(("unique_id", report.unique_id.clone().into()));
         values.push(("created_at", now.into()));
@@ -365,7 +355,7 @@ pub async fn record(tx: &mut Tx, report: &CallReport, now: i64) -> Result<Option
             "calls",
             call.id,
             Condition::all().add(Expr::col("status").is_in(behind)),
-            report_changes(report, status, true),
+            report_changes(report, status),
         )
         .await?;
         if !moved {
@@ -434,13 +424,9 @@ pub async fn attach_recording(
         vec![
             ("recording_key", key.into()),
             ("recording_bytes", bytes.into()),
-            // The recording covers the talk: its measured length is the talk time, the
-            // ringing before it kept (`duration` less the reported talk).
-            (
-                "duration",
-                Expr::col("duration").sub(Expr::col("billsec")).add(seconds),
-            ),
-            ("billsec", seconds.into()),
+            // Its own length, beside the engine's figures: a recording shorter or longer
+            // than the talk it should cover shows as such, and neither is rewritten.
+            ("recording_seconds", seconds.into()),
         ],
     )
     .await?;
@@ -453,6 +439,7 @@ pub async fn attach_recording(
     let mut data = event_data(&call);
     data["recording"] = json!({
         "bytes": bytes,
+        "duration": seconds,
         "path": format!("/v2/admin/call-recordings/{}", call.unique_id),
     });
     events::emit(tx, tenant, "RECORDING_READY", data, now).await?;

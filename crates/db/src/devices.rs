@@ -689,28 +689,30 @@ pub struct DeviceChanges {
 
 /// Changes a device; anything its file renders grows its configuration version.
 pub async fn update(db: &Db, scope: &Scope, id: DeviceId, body: DeviceChanges) -> Result<Device> {
-    get(db, scope, id).await?;
+    let current = get(db, scope, id).await?;
     let layout_or_model = body.button_layout_id.is_some() || body.model.is_some();
     let mut changes: Changes = Vec::new();
+    // The phone's file is rendered anew (its `configVersion` grows) only when something it
+    // shows changes: a device sent back as it was read changes nothing (interface §2).
     let mut rendered = false;
     if let Some(branch) = body.branch_id {
         changes.push(("branch_id", branch.map(BranchId::get).into()));
     }
     if let Some(name) = body.name {
+        rendered |= name != current.name;
         changes.push(("name", name.into()));
-        rendered = true;
     }
     if let Some(mac) = body.mac {
+        rendered |= display_mac(&mac) != current.mac;
         changes.push(("mac", mac.into()));
-        rendered = true;
     }
     if let Some(model) = body.model {
+        rendered |= model != current.model;
         changes.push(("model", model.into()));
-        rendered = true;
     }
     if let Some(layout) = body.button_layout_id {
+        rendered |= layout != current.button_layout_id;
         changes.push(("button_layout_id", layout.map(ButtonLayoutId::get).into()));
-        rendered = true;
     }
     if let Some(description) = body.description {
         changes.push(("description", description.into()));
@@ -727,8 +729,11 @@ pub async fn update(db: &Db, scope: &Scope, id: DeviceId, body: DeviceChanges) -
         layout_fits(&mut tx, layout, &model).await?;
     }
     if let Some(lines) = &body.lines {
-        replace_lines(&mut tx, id.get(), lines).await?;
-        rendered = true;
+        let kept: Vec<i64> = current.lines.iter().map(|line| line.id.get()).collect();
+        if *lines != kept {
+            replace_lines(&mut tx, id.get(), lines).await?;
+            rendered = true;
+        }
     }
     if rendered {
         config_changed(&mut tx, &[id.get()], "device").await?;

@@ -25,9 +25,13 @@ use syn::{
 ///
 /// Struct attributes, `#[body(...)]`:
 /// - `require(a, b)`: keys of optional (often flattened) fields this body requires.
-/// - `refuse(jsonKey = "message")`: the key may not be sent (`'body/jsonKey' message`);
-///   documented as `not: {required: [jsonKey]}`.
-/// - `exclusive(a, b)`: not both; documented as `not: {required: [a, b]}`.
+/// - `fixed(jsonKey = "message")`: a field of the record that this body cannot change
+///   (`FromBody::FIXED`): the reader leaves it alone, and the HTTP layer accepts it when it
+///   equals the record's current value (a `GET` answer sent back, interface §2) and
+///   refuses it with `'body/jsonKey' message` otherwise; documented as a `readOnly`
+///   property.
+/// - `exclusive(a, b)`: not both given (a `null` one counts as not given, as answers show
+///   the form not used); documented as `not` both present and not null.
 /// - `check = path`: `fn(&Self, &mut ObjectReader) -> bool`, a rule across fields that
 ///   no schema states; `schema = path`: `fn(&mut Object)` adding what a schema can state
 ///   of such a rule.
@@ -216,12 +220,14 @@ mod body {
         doc: Option<String>,
         rule: Option<Expr>,
         mode: Mode,
+        /// `0` is read as `null` (none), as answers write an absent reference.
+        zero_none: bool,
     }
 
     #[derive(Default)]
     struct BodyDecl {
         require: Vec<String>,
-        refuse: Vec<(String, LitStr)>,
+        fixed: Vec<(String, LitStr)>,
         exclusive: Vec<Vec<String>>,
         check: Option<Path>,
         schema: Option<Path>,
@@ -236,14 +242,14 @@ mod body {
                 if meta.path.is_ident("require") {
                     decl.require.extend(name_list(&meta)?);
                     Ok(())
-                } else if meta.path.is_ident("refuse") {
+                } else if meta.path.is_ident("fixed") {
                     meta.parse_nested_meta(|inner| {
                         let key = inner
                             .path
                             .get_ident()
                             .map(ToString::to_string)
                             .ok_or_else(|| inner.error("expected a key"))?;
-                        decl.refuse.push((key, lit_str(&inner)?));
+                        decl.fixed.push((key, lit_str(&inner)?));
                         Ok(())
                     })
                 } else if meta.path.is_ident("exclusive") {
@@ -281,6 +287,7 @@ mod body {
         let mut key = camel_case(&ident);
         let mut rule = None;
         let mut nullable = false;
+        let mut zero_none = false;
         let mut default = None;
         let mut flatten = false;
         let mut skip = false;
@@ -292,6 +299,8 @@ mod body {
                     key = lit_str(&meta)?.value();
                 } else if meta.path.is_ident("nullable") {
                     nullable = true;
+                } else if meta.path.is_ident("zero_none") {
+                    zero_none = true;
                 } else if meta.path.is_ident("default") {
                     default = Some(meta.value()?.parse::<Expr>()?);
                 } else if meta.path.is_ident("flatten") {
@@ -334,6 +343,7 @@ mod body {
             doc: doc(&field.attrs),
             rule,
             mode,
+            zero_none,
         })
     }
 
@@ -359,20 +369,12 @@ mod body {
                 }
             });
         }
-        for (key, message) in &decl.refuse {
-            reads.push(quote! {
-                if r.has(#key) {
-                    r.problem(#key, #message);
-                    intact = false;
-                }
-            });
-        }
         for group in &decl.exclusive {
             let first = &group[0];
             for other in &group[1..] {
                 let message = format!("must not be sent together with {first}");
                 reads.push(quote! {
-                    if r.has(#first) && r.has(#other) {
+                    if r.has(#first) && !r.is_null(#first) && r.has(#other) && !r.is_null(#other) {
                         r.problem(#other, #message);
                         intact = false;
                     }
@@ -407,14 +409,24 @@ mod body {
                 }
                 Mode::NullableOnce => {
                     let inner = option_inner(ty).expect("an Option");
-                    reads.push(quote!(let #var = r.nullable(#key, &(#rule));));
+                    let read = if f.zero_none {
+                        quote!(nullable_or_zero)
+                    } else {
+                        quote!(nullable)
+                    };
+                    reads.push(quote!(let #var = r.#read(#key, &(#rule));));
                     builds.push(quote!(#ident: #var.ok()?.flatten().map(<#inner as ::core::convert::From<_>>::from)));
                 }
                 Mode::Patch => {
                     let inner = option_inner(ty)
                         .and_then(option_inner)
                         .expect("an Option of an Option");
-                    reads.push(quote!(let #var = r.nullable(#key, &(#rule));));
+                    let read = if f.zero_none {
+                        quote!(nullable_or_zero)
+                    } else {
+                        quote!(nullable)
+                    };
+                    reads.push(quote!(let #var = r.#read(#key, &(#rule));));
                     builds.push(quote!(#ident: #var.ok()?.map(|v| v.map(<#inner as ::core::convert::From<_>>::from))));
                 }
                 Mode::Flatten => {
@@ -441,7 +453,7 @@ mod body {
         let mut properties = Vec::new();
         let mut examples = Vec::new();
         let mut components = Vec::new();
-        let mut left_out: Vec<String> = decl.refuse.iter().map(|(k, _)| k.clone()).collect();
+        let mut left_out: Vec<String> = decl.fixed.iter().map(|(k, _)| k.clone()).collect();
         for group in &decl.exclusive {
             left_out.extend(group[1..].iter().cloned());
         }
@@ -464,8 +476,13 @@ mod body {
                 }
                 Mode::Skip => continue,
             };
+            let schema = if f.zero_none {
+                quote!(#d::or_zero(#v::Field::field_schema(&(#rule))))
+            } else {
+                quote!(#v::Field::field_schema(&(#rule)))
+            };
             properties.push(quote! {
-                #d::property(&mut object, #key, #v::Field::field_schema(&(#rule)), #v::Field::field_example(&(#rule)), #field_doc, #required, #nullable);
+                #d::property(&mut object, #key, #schema, #v::Field::field_example(&(#rule)), #field_doc, #required, #nullable);
             });
             if !left_out.contains(key) {
                 examples.push(quote! {
@@ -478,11 +495,15 @@ mod body {
             let keys = &decl.require;
             properties.push(quote!(#d::require(&mut object, &[#(#keys),*]);));
         }
-        for (key, _) in &decl.refuse {
-            properties.push(quote!(#d::forbid_together(&mut object, &[#key]);));
+        for (key, message) in &decl.fixed {
+            properties.push(quote!(#d::fixed(&mut object, #key, #message);));
         }
+        let fixed = decl
+            .fixed
+            .iter()
+            .map(|(key, message)| quote!(#v::FixedField { key: #key, message: #message }));
         for group in &decl.exclusive {
-            properties.push(quote!(#d::forbid_together(&mut object, &[#(#group),*]);));
+            properties.push(quote!(#d::exclusive(&mut object, &[#(#group),*]);));
         }
         if let Some(schema) = &decl.schema {
             properties.push(quote!(#schema(&mut object);));
@@ -538,8 +559,12 @@ mod body {
                     tenant: #placement_tenant,
                     branch: #placement_branch,
                 };
+                const FIXED: &'static [#v::FixedField] = &[#(#fixed),*];
                 fn from_body(body: &::serde_json::Value) -> ::core::result::Result<Self, #v::Problems> {
                     #d::read_body(body)
+                }
+                fn read_partial(body: &::serde_json::Value) -> (::core::option::Option<Self>, #v::Problems) {
+                    #d::read_body_partial(body)
                 }
             }
 

@@ -46,6 +46,16 @@ pub fn read_body<T: Declared>(body: &Value) -> Result<T, Problems> {
     problems.finish(|| value)
 }
 
+/// Reads a whole body as `T`, answering the value whenever it could be built — a body
+/// whose every value is readable but whose items break a rule across them (a
+/// duplicate) has one — with every problem found, so that the rules needing the
+/// database still run on it and their problems join these (interface §5).
+pub fn read_body_partial<T: Declared>(body: &Value) -> (Option<T>, Problems) {
+    let mut problems = Problems::new();
+    let value = ObjectReader::body(body, &mut problems).and_then(|mut r| T::read_object(&mut r));
+    (value, problems)
+}
+
 /// Reads a query string's filters as `T`.
 pub fn read_filter<T: DeclaredFilter>(params: &HashMap<String, String>) -> Result<T, Problems> {
     let mut problems = Problems::new();
@@ -88,6 +98,26 @@ fn nullable(schema: RefOr<Schema>) -> RefOr<Schema> {
             OneOfBuilder::new()
                 .item(other)
                 .item(ObjectBuilder::new().schema_type(Type::Null))
+                .build(),
+        )),
+    }
+}
+
+/// `schema`, or `0` (none, as answers write an absent reference).
+pub fn or_zero(schema: RefOr<Schema>) -> RefOr<Schema> {
+    match schema {
+        RefOr::T(Schema::Object(mut object)) if object.minimum.is_some() => {
+            object.minimum = Some(utoipa::Number::Int(0));
+            RefOr::T(Schema::Object(object))
+        }
+        other => RefOr::T(Schema::OneOf(
+            OneOfBuilder::new()
+                .item(other)
+                .item(
+                    ObjectBuilder::new()
+                        .schema_type(Type::Integer)
+                        .enum_values(Some([0])),
+                )
                 .build(),
         )),
     }
@@ -175,6 +205,33 @@ fn constrain(object: &mut Object, constraint: Value) {
 /// Documents that `keys` may not all be sent together (one key: may not be sent).
 pub fn forbid_together(object: &mut Object, keys: &[&str]) {
     constrain(object, json!({"not": {"required": keys}}));
+}
+
+/// Documents that `keys` may not all be given together, a `null` one counting as not
+/// given (an answer shows the form it does not use as null).
+pub fn exclusive(object: &mut Object, keys: &[&str]) {
+    let given: serde_json::Map<String, Value> = keys
+        .iter()
+        .map(|k| ((*k).to_owned(), json!({"not": {"type": "null"}})))
+        .collect();
+    constrain(
+        object,
+        json!({"not": {"required": keys, "properties": given}}),
+    );
+}
+
+/// Documents `key` as a field of the record the body cannot change: read-only, accepted
+/// only with the record's current value (a `GET` answer sent back).
+pub fn fixed(object: &mut Object, key: &str, message: &str) {
+    let schema = ObjectBuilder::new()
+        .read_only(true)
+        .description(Some(format!(
+            "Read-only: accepted when equal to the record's current value (a GET answer sent back); any other value {message}."
+        )))
+        .build();
+    object
+        .properties
+        .insert(key.to_owned(), RefOr::T(Schema::Object(schema)));
 }
 
 /// Documents a rule across properties written as a JSON Schema fragment (an `if`/`then`).

@@ -14,7 +14,7 @@ use switchboard_domain::{Location, Problems};
 
 use crate::auth::caller::{AnnouncementsRead, AnnouncementsWrite, Caller};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{JsonBody, ListParams, PathId};
+use crate::extract::{JsonBody, ListParams, Patch, PathId};
 use crate::state::AppState;
 use crate::{listing, tenancy};
 
@@ -106,9 +106,10 @@ pub async fn update(
     caller: Caller<AnnouncementsWrite>,
     State(state): State<AppState>,
     PathId(id): PathId<AnnouncementId>,
-    JsonBody(mut fields): JsonBody<UpdateAnnouncement>,
+    patch: Patch<UpdateAnnouncement>,
 ) -> ApiResult<Json<Announcement>> {
     let current = announcements::get(&state.db, &caller.scope, id).await?;
+    let mut fields = patch.against(&current)?;
     if fields.branch_id.is_some() {
         fields.branch_id =
             tenancy::branch_for_write(&state, &caller, current.tenant_id, fields.branch_id).await?;

@@ -19,7 +19,7 @@ use switchboard_domain::schedule::{self, Reason};
 
 use crate::auth::caller::{BusinessHoursRead, BusinessHoursWrite, Caller};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{JsonBody, ListParams, PathId, QueryParams, parse_id};
+use crate::extract::{JsonBody, ListParams, Patch, PathId, QueryParams, parse_id};
 use crate::state::AppState;
 use crate::{listing, tenancy};
 
@@ -111,9 +111,10 @@ pub async fn update(
     caller: Caller<BusinessHoursWrite>,
     State(state): State<AppState>,
     PathId(id): PathId<BusinessHourId>,
-    JsonBody(mut body): JsonBody<UpdateBusinessHour>,
+    patch: Patch<UpdateBusinessHour>,
 ) -> ApiResult<Json<BusinessHour>> {
     let current = business_hours::get(&state.db, &caller.scope, id).await?;
+    let mut body = patch.against(&current)?;
     let tenant = current.tenant_id;
     if body.branch_id.is_some() {
         body.branch_id = tenancy::branch_for_write(&state, &caller, tenant, body.branch_id).await?;

@@ -16,7 +16,7 @@ use switchboard_domain::{Location, Principal, Problems};
 
 use crate::auth::caller::{Caller, DevicesRead, DevicesWrite};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{JsonBody, ListParams, PathId};
+use crate::extract::{Checked, ListParams, Patch, PathId};
 use crate::state::AppState;
 use crate::{listing, tenancy};
 
@@ -37,10 +37,10 @@ async fn check(
     tenant: TenantId,
     model: &str,
     keys: &[KeyInput],
+    problems: &mut Problems,
 ) -> ApiResult<()> {
-    let mut problems = Problems::new();
     if let Some(model) = device_model::find(model) {
-        check_keys(model, keys, &mut problems);
+        check_keys(model, keys, problems);
     }
     for (n, target) in targets(keys) {
         let (table, message) = match target {
@@ -53,11 +53,7 @@ async fn check(
             problems.add(Location::Body, &format!("keys/{n}/value"), message);
         }
     }
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(ApiError::validation(problems))
-    }
+    Ok(())
 }
 
 /// Lists the button layouts in the caller's scope, with their keys.
@@ -81,11 +77,18 @@ pub async fn list(
 pub async fn create(
     caller: Caller<DevicesWrite>,
     State(state): State<AppState>,
-    JsonBody(body): JsonBody<CreateButtonLayout>,
+    body: Checked<CreateButtonLayout>,
 ) -> ApiResult<Json<ButtonLayout>> {
     tenant_wide(&caller)?;
-    let tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
-    check(&state, tenant, &body.device_model, &body.keys).await?;
+    let mut tenant = None;
+    let body = body
+        .check(async |body, problems| {
+            let owner = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
+            tenant = Some(owner);
+            check(&state, owner, &body.device_model, &body.keys, problems).await
+        })
+        .await?;
+    let tenant = tenant.ok_or_else(|| ApiError::internal("a checked layout has a tenant"))?;
     Ok(Json(
         button_layouts::create(&state.db, tenant, body.name, body.device_model, &body.keys).await?,
     ))
@@ -115,16 +118,29 @@ pub async fn update(
     caller: Caller<DevicesWrite>,
     State(state): State<AppState>,
     PathId(id): PathId<ButtonLayoutId>,
-    JsonBody(body): JsonBody<UpdateButtonLayout>,
+    patch: Patch<UpdateButtonLayout>,
 ) -> ApiResult<Json<ButtonLayout>> {
     let current = button_layouts::get(&state.db, &caller.scope, id).await?;
     tenant_wide(&caller)?;
+    let body = patch
+        .checked_against(&current)?
+        .check(async |body, problems| match &body.keys {
+            Some(keys) => {
+                let model = body
+                    .device_model
+                    .as_deref()
+                    .unwrap_or(&current.device_model);
+                check(&state, current.tenant_id, model, keys, problems).await
+            }
+            None => Ok(()),
+        })
+        .await?;
     let model = body
         .device_model
         .clone()
         .unwrap_or_else(|| current.device_model.clone());
-    if let Some(keys) = &body.keys {
-        check(&state, current.tenant_id, &model, keys).await?;
+    if body.keys.is_some() {
+        // Checked with the body above.
     } else if model != current.device_model {
         // The kept keys must fit the new model.
         let keys: Vec<KeyInput> = current
@@ -137,7 +153,11 @@ pub async fn update(
                 label: k.label.clone(),
             })
             .collect();
-        check(&state, current.tenant_id, &model, &keys).await?;
+        let mut problems = Problems::new();
+        check(&state, current.tenant_id, &model, &keys, &mut problems).await?;
+        if !problems.is_empty() {
+            return Err(ApiError::validation(problems));
+        }
     }
     let layout = button_layouts::update(
         &state.db,

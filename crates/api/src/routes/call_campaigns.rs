@@ -26,7 +26,7 @@ use switchboard_domain::{Location, Principal, Problems};
 
 use crate::auth::caller::{Caller, CampaignsRead, CampaignsWrite};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{JsonBody, ListParams, PathId, body_rejection, parse_id};
+use crate::extract::{JsonBody, ListParams, Patch, PathId, body_rejection, parse_id};
 use crate::routes::media_files::{multipart_error, multipart_rejection, read_limited};
 use crate::state::AppState;
 use crate::{listing, tenancy};
@@ -168,9 +168,10 @@ pub async fn update(
     caller: Caller<CampaignsWrite>,
     State(state): State<AppState>,
     PathId(id): PathId<CallCampaignId>,
-    JsonBody(mut body): JsonBody<UpdateCallCampaign>,
+    patch: Patch<UpdateCallCampaign>,
 ) -> ApiResult<Json<CallCampaign>> {
     let current = call_campaigns::get(&state.db, &caller.scope, id).await?;
+    let mut body = patch.against(&current)?;
     if let Some(branch) = body.branch_id {
         body.branch_id =
             Some(tenancy::branch_for_write(&state, &caller, current.tenant_id, branch).await?);
@@ -559,13 +560,13 @@ pub async fn get_record(
         ("recordId" = String, Path, pattern = "^[1-9][0-9]*$", description = "Record id"),
     ),
     request_body = UpdateCampaignRecord,
-    responses((status = 200, description = "The changed record", body = CampaignRecord)))]
+    responses((status = 200, description = "The changed record, as GET answers it", body = CampaignRecordDetail)))]
 pub async fn update_record(
     caller: Caller<CampaignsWrite>,
     State(state): State<AppState>,
     path: Result<Path<(String, String)>, axum::extract::rejection::PathRejection>,
     JsonBody(body): JsonBody<UpdateCampaignRecord>,
-) -> ApiResult<Json<CampaignRecord>> {
+) -> ApiResult<Json<CampaignRecordDetail>> {
     let (id, record) = record_path(path)?;
     let campaign = campaign_of(&state, &caller, id, false).await?;
     let number = match &body.number {
@@ -589,7 +590,14 @@ pub async fn update_record(
     )
     .await?
     {
-        Ok(record) => Ok(Json(record)),
+        // Answered as GET answers it, attempts and all.
+        Ok(record) => {
+            let attempt_history = call_campaigns::call_attempts(&state.db, record.id).await?;
+            Ok(Json(CampaignRecordDetail {
+                record,
+                attempt_history,
+            }))
+        }
         Err(level) => Err(opted_out(number.as_deref().unwrap_or(""), &level)),
     }
 }

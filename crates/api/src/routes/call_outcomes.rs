@@ -14,7 +14,7 @@ use switchboard_domain::records::call_outcome::{
 
 use crate::auth::caller::{Caller, CampaignsRead, CampaignsWrite};
 use crate::error::ApiResult;
-use crate::extract::{JsonBody, ListParams, PathId};
+use crate::extract::{JsonBody, ListParams, Patch, PathId};
 use crate::state::AppState;
 use crate::{listing, tenancy};
 
@@ -68,8 +68,9 @@ pub async fn update(
     caller: Caller<CampaignsWrite>,
     State(state): State<AppState>,
     PathId(id): PathId<CallOutcomeId>,
-    JsonBody(body): JsonBody<UpdateCallOutcome>,
+    patch: Patch<UpdateCallOutcome>,
 ) -> ApiResult<Json<CallOutcome>> {
+    let body = patch.against(&call_outcomes::get(&state.db, &caller.scope, id).await?)?;
     Ok(Json(
         call_outcomes::update(&state.db, &caller.scope, id, body).await?,
     ))

@@ -32,6 +32,8 @@ pub async fn present(state: &AppState, row: CallRow) -> ApiResult<CallRecording>
         dialed_num: row.dialed_num,
         unique_id: row.unique_id,
         duration: row.duration,
+        billsec: row.billsec,
+        recording_duration: row.recording_seconds.unwrap_or(0),
     })
 }
 

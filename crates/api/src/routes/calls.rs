@@ -23,6 +23,7 @@ use crate::{listing, tenancy};
 pub async fn present(state: &AppState, row: CallRow) -> ApiResult<Call> {
     Ok(Call {
         has_recording: row.recording_key.is_some(),
+        recording_duration: row.recording_key.as_ref().and(row.recording_seconds),
         media_url: media_url(state, row.recording_key.as_deref()).await?,
         answer_time: iso_at(row.answer_unix),
         end_time: iso_at(row.end_unix),

@@ -19,7 +19,7 @@ use crate::audit::now;
 use crate::auth::caller::{Caller, ConduitsRead, ConduitsWrite, IngestWrite};
 use crate::client::ClientAddress;
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{JsonBody, ListParams, PathId};
+use crate::extract::{JsonBody, ListParams, Patch, PathId};
 use crate::state::AppState;
 use crate::{listing, tenancy};
 
@@ -106,8 +106,10 @@ pub async fn update(
     caller: Caller<ConduitsWrite>,
     State(state): State<AppState>,
     PathId(id): PathId<ConduitId>,
-    JsonBody(body): JsonBody<UpdateConduit>,
+    patch: Patch<UpdateConduit>,
 ) -> ApiResult<Json<Conduit>> {
+    let current = conduits::get(&state.db, &caller.scope, id).await?;
+    let body = patch.against(&current.into_conduit())?;
     let row = conduits::update(&state.db, &caller.scope, id, body, &state.sealer).await?;
     Ok(Json(row.into_conduit()))
 }

@@ -15,7 +15,7 @@ use switchboard_domain::{Location, Problems};
 
 use crate::auth::caller::{Caller, MediaFilesRead, MediaFilesWrite};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{JsonBody, ListParams, PathId};
+use crate::extract::{JsonBody, ListParams, Patch, PathId};
 use crate::routes::text_to_speech;
 use crate::state::AppState;
 use crate::{listing, tenancy};
@@ -100,18 +100,23 @@ pub async fn update(
     caller: Caller<MediaFilesWrite>,
     State(state): State<AppState>,
     PathId(id): PathId<CustomVoiceId>,
-    JsonBody(body): JsonBody<UpdateCustomVoice>,
+    patch: Patch<UpdateCustomVoice>,
 ) -> ApiResult<Json<CustomVoice>> {
     let current = custom_voices::get(&state.db, &caller.scope, id).await?;
-    if body.base_voice_id.is_some() || matches!(body.language, Some(Some(_))) {
-        let base = body
-            .base_voice_id
-            .as_deref()
-            .unwrap_or(&current.base_voice_id);
-        let language = match &body.language {
-            Some(language) => language.as_deref(),
-            None => current.language.as_deref(),
-        };
+    let body = patch.against(&current)?;
+    let base = body
+        .base_voice_id
+        .as_deref()
+        .unwrap_or(&current.base_voice_id);
+    let language = match &body.language {
+        Some(language) => language.as_deref(),
+        None => current.language.as_deref(),
+    };
+    // Only a change is checked against the engine's catalogue: a voice sent back as it was
+    // read (interface §2) is accepted even while the engine cannot be asked.
+    if base != current.base_voice_id
+        || (language.is_some() && language != current.language.as_deref())
+    {
         check_voice(&state, base, language)?;
     }
     Ok(Json(

@@ -20,7 +20,7 @@ use switchboard_domain::{Location, Principal, Problems};
 
 use crate::auth::caller::{Caller, DevicesRead, DevicesWrite, IngestWrite};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{JsonBody, ListParams, PathId};
+use crate::extract::{JsonBody, ListParams, Patch, PathId};
 use crate::state::AppState;
 use crate::{listing, tenancy};
 
@@ -234,9 +234,10 @@ pub async fn update(
     caller: Caller<DevicesWrite>,
     State(state): State<AppState>,
     PathId(id): PathId<DeviceId>,
-    JsonBody(body): JsonBody<UpdateDevice>,
+    patch: Patch<UpdateDevice>,
 ) -> ApiResult<Json<Device>> {
     let current = devices::get(&state.db, &caller.scope, id).await?;
+    let body = patch.against(&current)?;
     let branch_id = match body.branch_id {
         Some(requested) => {
             Some(tenancy::branch_for_write(&state, &caller, current.tenant_id, requested).await?)

@@ -17,7 +17,7 @@ use switchboard_domain::records::music_on_hold::{
 
 use crate::auth::caller::{Caller, MusicOnHoldRead, MusicOnHoldWrite};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{JsonBody, ListParams, PathId};
+use crate::extract::{JsonBody, ListParams, Patch, PathId};
 use crate::state::AppState;
 use crate::{listing, tenancy};
 
@@ -139,9 +139,10 @@ pub async fn update(
     caller: Caller<MusicOnHoldWrite>,
     State(state): State<AppState>,
     PathId(id): PathId<MusicOnHoldId>,
-    JsonBody(body): JsonBody<UpdateMusicOnHold>,
+    patch: Patch<UpdateMusicOnHold>,
 ) -> ApiResult<Json<MusicOnHold>> {
     let current = music_on_hold::get(&state.db, &caller.scope, id).await?;
+    let body = patch.against(&current)?;
     check_branch(&state, current.tenant_id, body.branch_id.flatten()).await?;
     if let Some(files) = &body.routing_destinations {
         tenancy::check_destinations(&state, current.tenant_id, "routingDestinations", files)
@@ -161,7 +162,7 @@ pub async fn update_unversioned(
     caller: Caller<MusicOnHoldWrite>,
     state: State<AppState>,
     id: PathId<MusicOnHoldId>,
-    body: JsonBody<UpdateMusicOnHold>,
+    body: Patch<UpdateMusicOnHold>,
 ) -> ApiResult<Json<MusicOnHold>> {
     update(caller, state, id, body).await
 }

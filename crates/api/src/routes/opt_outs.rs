@@ -24,7 +24,7 @@ use switchboard_domain::{Location, Principal, Scope};
 
 use crate::auth::caller::{Caller, CampaignsRead, CampaignsWrite};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{JsonBody, ListParams, PathId, body_rejection};
+use crate::extract::{JsonBody, ListParams, Patch, PathId, body_rejection};
 use crate::routes::call_campaigns::{csv_field, csv_response, csv_rows};
 use crate::state::AppState;
 use crate::{listing, tenancy};
@@ -187,8 +187,9 @@ pub async fn update(
     caller: Caller<CampaignsWrite>,
     State(state): State<AppState>,
     PathId(id): PathId<OptOutId>,
-    JsonBody(body): JsonBody<UpdateOptOut>,
+    patch: Patch<UpdateOptOut>,
 ) -> ApiResult<Json<OptOut>> {
+    let body = patch.against(&opt_outs::get(&state.db, &caller.scope, id).await?)?;
     Ok(Json(
         opt_outs::update(&state.db, &caller.scope, id, body).await?,
     ))

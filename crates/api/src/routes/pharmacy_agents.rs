@@ -19,7 +19,7 @@ use switchboard_domain::{Location, Problems, Scope};
 use crate::audit::now;
 use crate::auth::caller::{Caller, IngestWrite, PharmacyRead, PharmacyWrite, RefillRequestsRead};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{JsonBody, ListParams, PathId};
+use crate::extract::{JsonBody, ListParams, Patch, PathId};
 use crate::routes::ingest::IngestResult;
 use crate::state::AppState;
 use crate::{listing, tenancy};
@@ -191,9 +191,10 @@ pub async fn update(
     caller: Caller<PharmacyWrite>,
     State(state): State<AppState>,
     PathId(id): PathId<PharmacyAgentId>,
-    JsonBody(body): JsonBody<UpdatePharmacyAgent>,
+    patch: Patch<UpdatePharmacyAgent>,
 ) -> ApiResult<Json<PharmacyAgent>> {
     let current = pharmacy_agents::get(&state.db, &caller.scope, id).await?;
+    let body = patch.against(&current)?;
     let refs = References {
         greeting: body.greeting_media_file_id.flatten(),
         prompt: body.prompt_media_file_id.flatten(),
@@ -216,7 +217,7 @@ pub async fn update_unversioned(
     caller: Caller<PharmacyWrite>,
     state: State<AppState>,
     id: PathId<PharmacyAgentId>,
-    body: JsonBody<UpdatePharmacyAgent>,
+    body: Patch<UpdatePharmacyAgent>,
 ) -> ApiResult<Json<PharmacyAgent>> {
     update(caller, state, id, body).await
 }

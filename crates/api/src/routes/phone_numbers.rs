@@ -16,7 +16,7 @@ use switchboard_domain::records::phone_number::{
 use crate::audit::now;
 use crate::auth::caller::{Caller, PhoneNumbersProvision, PhoneNumbersRead, PhoneNumbersWrite};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{JsonBody, ListParams, PathId};
+use crate::extract::{JsonBody, ListParams, Patch, PathId};
 use crate::state::AppState;
 use crate::{listing, tenancy};
 
@@ -112,9 +112,10 @@ pub async fn update(
     caller: Caller<PhoneNumbersWrite>,
     State(state): State<AppState>,
     PathId(PhoneNumberId(id)): PathId<PhoneNumberId>,
-    JsonBody(UpdatePhoneNumber { mut settings }): JsonBody<UpdatePhoneNumber>,
+    patch: Patch<UpdatePhoneNumber>,
 ) -> ApiResult<Json<PhoneNumber>> {
     let current = phone_numbers::get(&state.db, &caller.scope, id).await?;
+    let UpdatePhoneNumber { mut settings } = patch.against(&current)?;
     check_references(&state, &caller, TenantId(current.tenant_id), &mut settings).await?;
     Ok(Json(
         phone_numbers::update(&state.db, &caller.scope, id, settings).await?,

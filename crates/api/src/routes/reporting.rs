@@ -160,6 +160,7 @@ async fn report(state: &AppState, row: calls::CallRow) -> ApiResult<CallReportVi
     let recording = call.has_recording.then(|| ReportRecording {
         media_url: call.media_url.clone(),
         bytes,
+        duration: call.recording_duration.unwrap_or(0),
     });
     Ok(CallReportView {
         call,

@@ -24,7 +24,7 @@ use crate::audit::{self, now};
 use crate::auth::caller::{Caller, WebhooksRead, WebhooksWrite};
 use crate::client::ClientAddress;
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{JsonBody, ListParams, PathId};
+use crate::extract::{JsonBody, ListParams, Patch, PathId};
 use crate::state::AppState;
 use crate::{listing, tenancy};
 
@@ -189,10 +189,10 @@ pub async fn update(
     State(state): State<AppState>,
     ClientAddress(address): ClientAddress,
     PathId(WebhookId(id)): PathId<WebhookId>,
-    JsonBody(body): JsonBody<UpdateWebhook>,
+    patch: Patch<UpdateWebhook>,
 ) -> ApiResult<Json<Webhook>> {
-    let fields = WebhookFields::from(body);
     let before = webhooks::get(&state.db, &caller.scope, id).await?;
+    let fields = WebhookFields::from(patch.against(&present(before.clone()))?);
     let write = WebhookWrite {
         enable: true,
         ..write_of(fields)

@@ -221,7 +221,7 @@ impl CreateAnnouncement {
 /// The body of `PATCH /v2/admin/announcements/{id}`: fields not sent stay unchanged; a
 /// sent `ivrs` list replaces the current one.
 #[derive(Clone, Debug, Default, Body)]
-#[body(refuse(tenantId = "cannot be changed"), check = UpdateAnnouncement::check,
+#[body(fixed(tenantId = "cannot be changed"), check = UpdateAnnouncement::check,
        example = UpdateAnnouncement::example_body)]
 pub struct UpdateAnnouncement {
     /// The branch, of the same tenant.

@@ -173,14 +173,15 @@ pub struct CreateHoliday {
     /// Its name.
     #[field(rule = NAME)]
     pub name: String,
-    /// A whole local day, `YYYY-MM-DD`; or give `from` and `to`.
-    #[field(rule = Date)]
+    /// A whole local day, `YYYY-MM-DD`; or give `from` and `to` (null: not given, as
+    /// answers show the form not used).
+    #[field(rule = Date, nullable)]
     pub date: Option<String>,
     /// Start of a local range: a date (inclusive) or a date-time `YYYY-MM-DDTHH:MM`.
-    #[field(rule = LocalText)]
+    #[field(rule = LocalText, nullable)]
     pub from: Option<String>,
     /// End of a local range: a date (inclusive) or a date-time (exclusive), after `from`.
-    #[field(rule = LocalText)]
+    #[field(rule = LocalText, nullable)]
     pub to: Option<String>,
     /// A media file of the same tenant played during the holiday; 0 (default) for none.
     #[field(rule = MEDIA_FILE_OR_NONE, default = 0)]
@@ -200,10 +201,7 @@ impl CreateHoliday {
 
     fn schema_rules(object: &mut Object) {
         when_rules(object);
-        crate::declare::rule(
-            object,
-            json!({"anyOf": [{"required": ["date"]}, {"required": ["from"]}]}),
-        );
+        crate::declare::rule(object, json!({"anyOf": [sent(&["date"]), sent(&["from"])]}));
     }
 }
 
@@ -215,14 +213,15 @@ pub struct UpdateHoliday {
     /// Its name.
     #[field(rule = NAME)]
     pub name: Option<String>,
-    /// A whole local day, `YYYY-MM-DD`.
-    #[field(rule = Date)]
+    /// A whole local day, `YYYY-MM-DD` (null: not given, as answers show the form not
+    /// used).
+    #[field(rule = Date, nullable)]
     pub date: Option<String>,
     /// Start of a local range.
-    #[field(rule = LocalText)]
+    #[field(rule = LocalText, nullable)]
     pub from: Option<String>,
     /// End of a local range, after `from`.
-    #[field(rule = LocalText)]
+    #[field(rule = LocalText, nullable)]
     pub to: Option<String>,
     /// A media file of the same tenant; 0 for none.
     #[field(rule = MEDIA_FILE_OR_NONE)]
@@ -255,17 +254,27 @@ impl UpdateHoliday {
     }
 }
 
+/// A schema matching an object that gives `keys`: present and not null (a null one is
+/// the form an answer does not use, and counts as not given).
+fn sent(keys: &[&str]) -> serde_json::Value {
+    let strings: serde_json::Map<String, serde_json::Value> = keys
+        .iter()
+        .map(|k| ((*k).to_owned(), json!({"type": "string"})))
+        .collect();
+    json!({"required": keys, "properties": strings})
+}
+
 /// What a schema states of when a holiday is: `date` or `from` with `to`, not both.
 fn when_rules(object: &mut Object) {
-    crate::declare::forbid_together(object, &["date", "from"]);
-    crate::declare::forbid_together(object, &["date", "to"]);
+    crate::declare::rule(object, json!({"not": sent(&["date", "from"])}));
+    crate::declare::rule(object, json!({"not": sent(&["date", "to"])}));
     crate::declare::rule(
         object,
-        json!({"if": {"required": ["from"]}, "then": {"required": ["to"]}}),
+        json!({"if": sent(&["from"]), "then": sent(&["to"])}),
     );
     crate::declare::rule(
         object,
-        json!({"if": {"required": ["to"]}, "then": {"required": ["from"]}}),
+        json!({"if": sent(&["to"]), "then": sent(&["from"])}),
     );
 }
 
@@ -484,7 +493,7 @@ pub struct CreateBusinessHour {
 
 /// The body of `PATCH /v2/admin/business-hours/{id}`: a sent list replaces the current one.
 #[derive(Clone, Debug, Default, Body)]
-#[body(refuse(tenantId = "cannot be changed"))]
+#[body(fixed(tenantId = "cannot be changed"))]
 pub struct UpdateBusinessHour {
     /// The branch, of the same tenant.
     #[field(rule = ID)]

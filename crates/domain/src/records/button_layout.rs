@@ -85,8 +85,9 @@ pub struct KeyInput {
     pub label: Option<String>,
 }
 
-/// The keys of a layout.
-pub const KEYS: ListOf<Nested<KeyInput>> = list_of(nested::<KeyInput>(), 0, 1000);
+/// The keys of a layout, no index twice.
+pub const KEYS: ListOf<Nested<KeyInput>> =
+    list_of(nested::<KeyInput>(), 0, 1000).unique_by("index");
 
 /// The body of `POST /v2/admin/button-layouts/`.
 #[derive(Clone, Debug, Body)]
@@ -118,7 +119,7 @@ impl CreateButtonLayout {
 /// The body of `PATCH /v2/admin/button-layouts/{id}`: fields not sent stay unchanged; a
 /// sent `keys` replaces every key.
 #[derive(Clone, Debug, Default, Body)]
-#[body(refuse(tenantId = "cannot be changed"), example = UpdateButtonLayout::example_body)]
+#[body(fixed(tenantId = "cannot be changed"), example = UpdateButtonLayout::example_body)]
 pub struct UpdateButtonLayout {
     /// Its name.
     #[field(rule = NAME)]
@@ -166,14 +167,9 @@ pub fn check_keys(model: &DeviceModel, keys: &[KeyInput], problems: &mut Problem
                 ),
             );
         }
-        if let Some(first) = indexes.insert(key.index, n) {
-            problems.add(
-                Location::Body,
-                &at(n, "index"),
-                format!("is already used by keys/{first}"),
-            );
-            indexes.insert(key.index, first);
-        }
+        // An index used twice is the reader's to report (`KEYS`), with the body's other
+        // broken rules; here the first use stands.
+        indexes.entry(key.index).or_insert(n);
         if !model.supports(&key.kind) {
             problems.add(
                 Location::Body,
@@ -329,7 +325,6 @@ mod tests {
             vec![
                 "'body/keys/0/type' must be line: index 1 is the primary line",
                 "'body/keys/2/value' is already the target of keys/1",
-                "'body/keys/3/index' is already used by keys/2",
                 "'body/keys/3/value' must be the number to dial (1 to 32 of 0-9 * # +)",
                 "'body/keys/4/index' must be at most 207 (the keys of yealink-t54w with its expansion modules)",
                 "'body/keys/4/value' must be empty for a dnd key",

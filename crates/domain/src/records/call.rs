@@ -55,8 +55,14 @@ pub struct CallRecording {
     pub dialed_num: String,
     /// The call identifier (Asterisk's uniqueid).
     pub unique_id: String,
-    /// The call's length in seconds.
+    /// The call's length in seconds, start to end, as the engine reported it.
     pub duration: i64,
+    /// The call's talk time in seconds, answer to end, as the engine reported it.
+    pub billsec: i64,
+    /// The recording's own length in whole seconds, measured from its audio. It should
+    /// match `billsec` (the recording covers the talk); a difference is shown as it is
+    /// (a recording started late or cut short), never reconciled.
+    pub recording_duration: i64,
 }
 
 /// A call, recorded or not: what the engine reported of it, and its recording when it
@@ -88,14 +94,18 @@ pub struct Call {
     pub answer_time: Option<String>,
     /// When it ended (ISO 8601, UTC); null while it goes on.
     pub end_time: Option<String>,
-    /// Seconds from start to end.
+    /// Seconds from start to end, as the engine reported them.
     pub duration: i64,
-    /// Seconds from answer to end.
+    /// Seconds from answer to end (the talk time), as the engine reported them.
     pub billsec: i64,
     /// The CDR disposition (`ANSWERED`, `NO ANSWER`, …); empty when not reported.
     pub disposition: String,
     /// Whether the call has a recording (then at `/v2/admin/call-recordings/{uniqueId}`).
     pub has_recording: bool,
+    /// The recording's own length in whole seconds, measured from its audio; null when
+    /// the call has none. Compared with `billsec`, it shows a recording that does not
+    /// cover the talk: neither figure is ever rewritten to match the other.
+    pub recording_duration: Option<i64>,
     /// A presigned URL of the recording's MP3; empty when the call has none.
     #[serde(rename = "mediaURL")]
     #[schema(rename = "mediaURL")]

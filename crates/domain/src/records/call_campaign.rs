@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 
 use super::NAME;
-use super::destination::{Destination, DestinationInput, Destinations};
+use super::destination::{Destination, DestinationInput, Destinations, OneOrList};
 use crate::declare::{Body, Filter, Listed};
 use crate::ids::{BranchId, CallCampaignId, CampaignRecordId, TenantId};
 use crate::list::TenantFilter;
@@ -270,8 +270,8 @@ pub struct CreateCallCampaign {
     #[field(rule = CALLER_ID)]
     pub caller_id_number: String,
     /// Where an answered call is connected: an extension, IVR, queue or paging group of the
-    /// tenant (a list of exactly one).
-    #[field(rule = ANSWERED_DESTINATION)]
+    /// tenant (a list of exactly one, or that one object as answers give it).
+    #[field(rule = OneOrList(ANSWERED_DESTINATION))]
     pub destination: Vec<DestinationInput>,
     /// When calls may be placed.
     #[field(rule = WINDOW)]
@@ -296,7 +296,7 @@ const INITIAL_STATUS: OneOf = OneOf(&["draft", "scheduled"]);
 /// The body of `PATCH /v2/admin/call-campaigns/{id}`: fields not sent stay unchanged; a
 /// new `status` must be a step the campaign may take (409 otherwise).
 #[derive(Clone, Debug, Default, Body)]
-#[body(refuse(tenantId = "cannot be changed"))]
+#[body(fixed(tenantId = "cannot be changed"))]
 pub struct UpdateCallCampaign {
     /// A branch of the tenant, or null for the whole tenant.
     #[field(rule = ID)]
@@ -307,8 +307,9 @@ pub struct UpdateCallCampaign {
     /// A phone number of the tenant.
     #[field(rule = CALLER_ID)]
     pub caller_id_number: Option<String>,
-    /// Where an answered call is connected (a list of exactly one).
-    #[field(rule = ANSWERED_DESTINATION)]
+    /// Where an answered call is connected (a list of exactly one, or that one object
+    /// as answers give it).
+    #[field(rule = OneOrList(ANSWERED_DESTINATION))]
     pub destination: Option<Vec<DestinationInput>>,
     /// When calls may be placed.
     #[field(rule = WINDOW)]

@@ -76,7 +76,7 @@ pub struct CreateCallOutcome {
 
 /// The body of `PATCH /v2/admin/call-outcomes/{id}`.
 #[derive(Clone, Debug, Default, Body)]
-#[body(refuse(tenantId = "cannot be changed"))]
+#[body(fixed(tenantId = "cannot be changed"))]
 pub struct UpdateCallOutcome {
     /// Its name, unique in the tenant.
     #[field(rule = NAME)]

@@ -102,7 +102,7 @@ pub struct CreateConduit {
 /// The body of `PATCH /v2/admin/conduits/{id}`: fields not sent stay unchanged; `null`
 /// removes a credential.
 #[derive(Clone, Debug, Default, Body)]
-#[body(refuse(tenantId = "cannot be changed"))]
+#[body(fixed(tenantId = "cannot be changed"))]
 pub struct UpdateConduit {
     /// `sip-trunk`, `carrier`, `pharmacy-system` or `crm`.
     #[field(rule = OneOf(KINDS))]

@@ -87,7 +87,7 @@ pub struct CreateCustomVoice {
 /// The body of `PATCH /v2/admin/custom-voices/{id}`: fields not sent stay unchanged;
 /// `null` returns a setting to the engine's default.
 #[derive(Clone, Debug, Default, Body)]
-#[body(refuse(tenantId = "cannot be changed"))]
+#[body(fixed(tenantId = "cannot be changed"))]
 pub struct UpdateCustomVoice {
     /// Its name.
     #[field(rule = NAME)]

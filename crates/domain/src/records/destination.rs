@@ -142,6 +142,8 @@ pub const ANY_DESTINATION: Destinations = Destinations {
 const ORDER: Int = int(0, 1_000_000);
 const TYPE_SRC: crate::validation::Text = text(0, 64);
 const EXTERNAL_NUMBER: crate::validation::Chars = dial(1, 32);
+/// The resolved number an answer gives a destination that is not EXTERNAL: read-only.
+const RESOLVED: crate::validation::Text = text(0, 255);
 
 impl Destinations {
     fn read_item(&self, r: &mut ObjectReader<'_>, position: i64) -> Option<DestinationInput> {
@@ -149,8 +151,15 @@ impl Destinations {
         let dest_type = r.required("destType", &OneOf(self.allowed));
         let order = r.optional("order", &ORDER);
         let type_src = r.optional("typeSrc", &TYPE_SRC);
-        let number = r.optional("number", &EXTERNAL_NUMBER);
         let dest_type = dest_type.and_then(|t| DestType::from_name(&t))?;
+        // `number` is the dialled number of an EXTERNAL destination; of any other it is
+        // the answer's resolved number (or null), read-only: a destination read from an
+        // answer is accepted back as it is (interface §2), its `number` and `name` ignored.
+        let number = if dest_type == DestType::External {
+            r.nullable("number", &EXTERNAL_NUMBER).map(Option::flatten)
+        } else {
+            r.nullable("number", &RESOLVED).map(|_| None)
+        };
         let (id, order, type_src, number) = (id?, order.ok()?, type_src.ok()?, number.ok()?);
         if dest_type.has_target() && id < 1 {
             r.problem("id", "must be at least 1");
@@ -223,18 +232,37 @@ impl Destinations {
             .copied()
             .filter(|t| DestType::from_name(t).is_some_and(DestType::has_target))
             .collect();
+        // An answer's destination is accepted back as it is: its resolved `name`, and
+        // the `number` of a destination that is not EXTERNAL, are read-only and ignored.
+        crate::declare::property(
+            &mut item,
+            "name",
+            RefOr::T(Rule::schema(&RESOLVED)),
+            Value::Null,
+            Some("The target's name, as answers resolve it: read-only, ignored."),
+            false,
+            true,
+        );
+        let number_doc = if self.allowed.contains(&"EXTERNAL") {
+            "The dialled number of an EXTERNAL destination (required there); of any other type, the target's number as answers resolve it: read-only, ignored."
+        } else {
+            "The target's number as answers resolve it: read-only, ignored."
+        };
+        crate::declare::property(
+            &mut item,
+            "number",
+            RefOr::T(Rule::schema(&RESOLVED)),
+            Value::Null,
+            Some(number_doc),
+            false,
+            true,
+        );
         if self.allowed.contains(&"EXTERNAL") {
-            property(
-                &mut item,
-                "number",
-                Rule::schema(&EXTERNAL_NUMBER),
-                "The dialled number of an EXTERNAL destination.",
-                false,
-            );
+            let dialled = Rule::schema(&EXTERNAL_NUMBER);
             crate::declare::rule(
                 &mut item,
                 json!({"if": {"properties": {"destType": {"const": "EXTERNAL"}}},
-                       "then": {"required": ["number"]}}),
+                       "then": {"required": ["number"], "properties": {"number": dialled}}}),
             );
         }
         if !targets.is_empty() {
@@ -339,6 +367,40 @@ impl Field for OneDestination {
 
     fn field_example(&self) -> Value {
         self.0.field_example()[0].clone()
+    }
+
+    fn components(&self, out: &mut Vec<(String, RefOr<Schema>)>) {
+        self.0.components(out);
+    }
+}
+
+/// The rule of a field answered as one destination but taken as a list of exactly one (a
+/// campaign's `destination`): a list of `0`'s items, or one such object — the form the
+/// answer gives, so an answer is accepted back as it is (interface §2).
+#[derive(Clone, Copy, Debug)]
+pub struct OneOrList(pub Destinations);
+
+impl Field for OneOrList {
+    type Output = Vec<DestinationInput>;
+
+    fn read(&self, value: &Value, at: &mut At<'_>) -> Option<Vec<DestinationInput>> {
+        match value {
+            Value::Object(_) => OneDestination(self.0).read_at(value, at).map(|d| vec![d]),
+            _ => self.0.read(value, at),
+        }
+    }
+
+    fn field_schema(&self) -> RefOr<Schema> {
+        RefOr::T(Schema::OneOf(
+            utoipa::openapi::schema::OneOfBuilder::new()
+                .item(self.0.field_schema())
+                .item(RefOr::<Schema>::Ref(Ref::from_schema_name(self.0.name)))
+                .build(),
+        ))
+    }
+
+    fn field_example(&self) -> Value {
+        self.0.field_example()
     }
 
     fn components(&self, out: &mut Vec<(String, RefOr<Schema>)>) {

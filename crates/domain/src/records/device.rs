@@ -172,8 +172,46 @@ pub struct ProvisioningCredentials {
 /// A device's description.
 const DESCRIPTION: Text = text(0, 2000);
 /// The lines of a device: extension ids, each once (the model's account count is checked
-/// against the catalogue).
-pub const LINES: ListOf<crate::validation::Id> = list_of(ID, 0, 16);
+/// against the catalogue); each may be written as the answer's line object.
+pub const LINES: ListOf<LineRef> = list_of(LineRef, 0, 16);
+
+/// One line in a body: an extension id, or the answer's `{id, number, name}` (its `id`
+/// read, the resolved `number` and `name` ignored), so a device read is accepted back.
+#[derive(Clone, Copy, Debug)]
+pub struct LineRef;
+
+impl crate::validation::Field for LineRef {
+    type Output = i64;
+
+    fn read(&self, value: &Value, at: &mut crate::validation::At<'_>) -> Option<i64> {
+        if value.is_object() {
+            let mut reader = at.object(value)?;
+            reader.required("id", &ID)
+        } else {
+            crate::validation::Field::read(&ID, value, at)
+        }
+    }
+
+    fn field_schema(&self) -> utoipa::openapi::RefOr<Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
+        let id = crate::validation::Rule::schema(&ID);
+        let line = ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .description(Some(
+                "A line as answers give it: its `id` is read, `number` and `name` are read-only.",
+            ))
+            .property("id", id.clone())
+            .required("id")
+            .build();
+        utoipa::openapi::RefOr::T(Schema::OneOf(
+            OneOfBuilder::new().item(id).item(line).build(),
+        ))
+    }
+
+    fn field_example(&self) -> Value {
+        crate::validation::Rule::example(&ID)
+    }
+}
 
 /// Refuses an extension listed twice among a device's lines.
 fn check_lines(lines: Option<&[i64]>, r: &mut ObjectReader<'_>) -> bool {
@@ -226,7 +264,7 @@ impl CreateDevice {
 /// The body of `PATCH /v2/admin/devices/{id}`: fields not sent stay unchanged; a sent
 /// `lines` replaces the current ones.
 #[derive(Clone, Debug, Default, Body)]
-#[body(refuse(tenantId = "cannot be changed"), check = UpdateDevice::check)]
+#[body(fixed(tenantId = "cannot be changed"), check = UpdateDevice::check)]
 pub struct UpdateDevice {
     /// The branch, of the same tenant; null detaches it.
     #[field(rule = ID)]

@@ -73,7 +73,7 @@ pub struct CreateMusicOnHold {
 /// The body of `PATCH /v2/admin/music-on-hold/{id}`: fields not sent stay unchanged; a
 /// sent `routingDestinations` replaces the playlist and must still hold a media file.
 #[derive(Clone, Debug, Default, Body)]
-#[body(refuse(tenantId = "cannot be changed"))]
+#[body(fixed(tenantId = "cannot be changed"))]
 pub struct UpdateMusicOnHold {
     /// The branch, of the same tenant; null for the whole tenant.
     #[field(rule = ID)]

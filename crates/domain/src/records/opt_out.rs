@@ -98,7 +98,7 @@ pub struct CreateOptOut {
 
 /// The body of `PATCH /v2/admin/opt-outs/{id}`.
 #[derive(Clone, Debug, Default, Body)]
-#[body(refuse(
+#[body(fixed(
     tenantId = "cannot be changed",
     number = "cannot be changed",
     level = "cannot be changed"

@@ -159,7 +159,7 @@ impl CreatePharmacyAgent {
 /// The body of `PATCH /v2/admin/pharmacy/agents/{id}`: fields not sent stay unchanged;
 /// `null` clears the media files, the fallback, the after-hours rule and the conduit.
 #[derive(Clone, Debug, Default, Body)]
-#[body(refuse(tenantId = "cannot be changed"))]
+#[body(fixed(tenantId = "cannot be changed"))]
 pub struct UpdatePharmacyAgent {
     /// Its name.
     #[field(rule = NAME)]

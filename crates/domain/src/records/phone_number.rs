@@ -105,11 +105,11 @@ const FORWARD: Chars = dial(0, 20);
 /// The settings of a phone number, as sent (all optional; a create may send them too).
 #[derive(Clone, Debug, Default, Body)]
 pub struct PhoneNumberSettings {
-    /// The branch, of the tenant, or null.
-    #[field(rule = ID)]
+    /// The branch, of the tenant, or null (or 0) for none.
+    #[field(rule = ID, zero_none)]
     pub branch_id: Option<Option<BranchId>>,
-    /// The extension receiving its texts, of the tenant, or null.
-    #[field(rule = ID)]
+    /// The extension receiving its texts, of the tenant, or null (or 0) for none.
+    #[field(rule = ID, zero_none)]
     pub sms_ext_id: Option<Option<ExtensionId>>,
     /// 1 in use, 0 idle.
     #[field(rule = FLAG)]
@@ -148,8 +148,8 @@ pub struct PhoneNumberSettings {
     /// mailbox of the tenant; null to route nowhere.
     #[field(rule = ROUTE)]
     pub destination: Option<Option<DestinationInput>>,
-    /// The conduit its calls go through, of the tenant; null for none.
-    #[field(rule = ID)]
+    /// The conduit its calls go through, of the tenant; null (or 0) for none.
+    #[field(rule = ID, zero_none)]
     pub conduit_id: Option<Option<ConduitId>>,
 }
 
@@ -170,7 +170,7 @@ pub struct CreatePhoneNumber {
 /// The body of `PATCH /v2/admin/phone-numbers/{id}`: the settings; the tenant and the
 /// number never change (release the number and provision it again).
 #[derive(Clone, Debug, Body)]
-#[body(refuse(
+#[body(fixed(
     tenantId = "cannot be changed: release the number and provision it again",
     number = "cannot be changed: release the number and provision it again"
 ))]

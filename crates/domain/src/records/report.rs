@@ -260,6 +260,9 @@ pub struct ReportRecording {
     pub media_url: String,
     /// Its size in bytes.
     pub bytes: i64,
+    /// Its own length in whole seconds, measured from its audio (the call's `billsec` is
+    /// the engine's talk time; the two are shown as they are).
+    pub duration: i64,
 }
 
 /// `GET /admin/reporting/calls/{callId}`: the call, its timeline, its parties, its

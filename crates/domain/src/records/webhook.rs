@@ -198,7 +198,7 @@ pub struct CreateWebhook {
 /// The body of `PATCH /v2/webhooks/{id}`: fields not sent stay unchanged; an empty
 /// `password` or `authtoken` clears it; any PATCH enables a disabled webhook.
 #[derive(Clone, Debug, Default, Body)]
-#[body(refuse(tenantId = "cannot be changed"))]
+#[body(fixed(tenantId = "cannot be changed"))]
 pub struct UpdateWebhook {
     /// One of the types of `GET /v2/webhooks/list-types`.
     #[field(rule = TYPE, name = "type")]
@@ -209,10 +209,10 @@ pub struct UpdateWebhook {
     /// HTTP Basic user name.
     #[field(rule = USERNAME)]
     pub username: Option<String>,
-    /// HTTP Basic password ("" clears it).
+    /// HTTP Basic password ("" clears it; the mask `********` answers give keeps it).
     #[field(rule = PASSWORD)]
     pub password: Option<String>,
-    /// Bearer token ("" clears it).
+    /// Bearer token ("" clears it; the mask `********` keeps it).
     #[field(rule = AUTHTOKEN)]
     pub authtoken: Option<String>,
 }
@@ -232,13 +232,16 @@ impl From<CreateWebhook> for WebhookFields {
 
 impl From<UpdateWebhook> for WebhookFields {
     fn from(body: UpdateWebhook) -> Self {
+        // The mask answers give a set credential means "as it is": a webhook sent back as
+        // it was read keeps its secrets (interface §2) instead of storing the mask.
+        let unless_masked = |value: Option<String>| value.filter(|v| v != MASK);
         WebhookFields {
             tenant_id: None,
             kind: body.kind,
             url: body.url,
             username: body.username,
-            password: body.password,
-            authtoken: body.authtoken,
+            password: unless_masked(body.password),
+            authtoken: unless_masked(body.authtoken),
         }
     }
 }

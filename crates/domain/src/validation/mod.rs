@@ -178,8 +178,19 @@ pub trait FromBody: Sized {
     /// Which of the body's optional `tenantId` and `branchId` a caller must still send,
     /// depending on its scope (nothing by default).
     const PLACEMENT: Placement = Placement::NONE;
+    /// The record's fields this body cannot change (`#[body(fixed(...))]`): accepted when
+    /// equal to the record's current value, refused otherwise (none by default).
+    const FIXED: &'static [FixedField] = &[];
     /// Reads the body, answering the value or every problem found.
     fn from_body(body: &Value) -> Result<Self, Problems>;
+    /// Reads the body, answering the value when it could be built even though a rule
+    /// across its items is broken (a duplicate), with every problem found.
+    fn read_partial(body: &Value) -> (Option<Self>, Problems) {
+        match Self::from_body(body) {
+            Ok(value) => (Some(value), Problems::new()),
+            Err(problems) => (None, problems),
+        }
+    }
 }
 
 /// Where a created record lands, as far as the body must say it: a `tenantId` that
@@ -219,6 +230,17 @@ impl Placement {
             }
         }
     }
+}
+
+/// A field of a record that a change body cannot change (a record's tenant, a provisioned
+/// number): a body read from `GET` carries it, so it is accepted when equal to the
+/// record's current value and refused with `message` when it differs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FixedField {
+    /// Its JSON key.
+    pub key: &'static str,
+    /// What a different value is told (`cannot be changed`).
+    pub message: &'static str,
 }
 
 /// Something built from the query string.

@@ -74,6 +74,11 @@ impl<'a> At<'a> {
     pub fn problem_count(&self) -> usize {
         self.problems.len()
     }
+
+    /// The last segment of this place's path (`keys` of `body/keys`).
+    pub fn last_segment(&self) -> &str {
+        self.path.rsplit('/').next().unwrap_or_default()
+    }
 }
 
 /// A JSON object read field by field; every problem goes into the shared [`Problems`].
@@ -162,6 +167,19 @@ impl<'a> ObjectReader<'a> {
                 .map(|v| Some(Some(v)))
                 .ok_or(Broken),
         }
+    }
+
+    /// A nullable reference written as answers write it: absent is `None`, `null` or `0`
+    /// is `Some(None)` (none).
+    pub fn nullable_or_zero<F: Field>(
+        &mut self,
+        key: &str,
+        field: &F,
+    ) -> Result<Option<Option<F::Output>>, Broken> {
+        if self.object.get(key).and_then(Value::as_i64) == Some(0) {
+            return Ok(Some(None));
+        }
+        self.nullable(key, field)
     }
 
     /// An optional array of objects, each read by `item`. Absent is `Ok(None)`.

@@ -807,11 +807,51 @@ pub struct ListOf<F> {
     pub min: usize,
     /// Most items.
     pub max: usize,
+    /// A key of the items' objects that no two items may share (`keys/3/index is already
+    /// used by keys/1`), checked on the items as sent, broken or not, so a duplicate is
+    /// reported together with every other broken rule (interface §5).
+    pub unique: Option<&'static str>,
 }
 
 /// An array of `min..=max` items, each read by `item`.
 pub const fn list_of<F>(item: F, min: usize, max: usize) -> ListOf<F> {
-    ListOf { item, min, max }
+    ListOf {
+        item,
+        min,
+        max,
+        unique: None,
+    }
+}
+
+impl<F> ListOf<F> {
+    /// The same list, no two of whose items share a value at `key`.
+    pub const fn unique_by(mut self, key: &'static str) -> Self {
+        self.unique = Some(key);
+        self
+    }
+
+    /// Reports each item whose value at the unique key an earlier item has already.
+    fn check_unique(&self, items: &[Value], at: &mut At<'_>) {
+        let Some(key) = self.unique else {
+            return;
+        };
+        let list = at.last_segment().to_owned();
+        let mut first: Vec<(&Value, usize)> = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let Some(value) = item.get(key).filter(|v| !v.is_null()) else {
+                continue;
+            };
+            match first.iter().find(|(seen, _)| *seen == value) {
+                Some((_, earlier)) => {
+                    let mut item_at = at.child(&i.to_string());
+                    item_at
+                        .child(key)
+                        .problem(format!("is already used by {list}/{earlier}"));
+                }
+                None => first.push((value, i)),
+            }
+        }
+    }
 }
 
 impl<F: Field> Field for ListOf<F> {
@@ -842,6 +882,9 @@ impl<F: Field> Field for ListOf<F> {
                 None => broken = true,
             }
         }
+        // A duplicate leaves every item readable: the list is still built, so the rules
+        // that need the database run on it too and their problems join this one.
+        self.check_unique(items, at);
         (!broken).then_some(out)
     }
 
