@@ -1002,6 +1002,49 @@ async fn opt_outs_import_and_export(app: TestApp) {
         .unwrap();
     let summary = TestApp::answer(response).await.expect(200);
     assert_eq!(summary["created"], 1, "{summary}");
+    // The same CSV as the `file` part of a form (what the document lists, and generated
+    // clients send); a form without it names the part.
+    let form = |csv: &'static str| {
+        reqwest::multipart::Form::new().part(
+            "file",
+            reqwest::multipart::Part::bytes(csv.as_bytes())
+                .file_name("opt-outs.csv")
+                .mime_str("text/csv")
+                .unwrap(),
+        )
+    };
+    let response = app
+        .client
+        .post(app.url("/v2/admin/opt-outs/import"))
+        .bearer_auth(&admin)
+        .multipart(form("number,reason\n2025550170,asked\n2025550160,again\n"))
+        .send()
+        .await
+        .unwrap();
+    let summary = TestApp::answer(response).await.expect(200);
+    assert_eq!(
+        (&summary["created"], &summary["duplicates"]),
+        (&json!(1), &json!(1)),
+        "{summary}"
+    );
+    let response = app
+        .client
+        .post(app.url("/v2/admin/opt-outs/import"))
+        .bearer_auth(&admin)
+        .multipart(reqwest::multipart::Form::new().text("other", "x"))
+        .send()
+        .await
+        .unwrap();
+    let refused = TestApp::answer(response)
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(
+        refused,
+        [
+            "'body/other' is not a part of an import: send only the CSV, as the part named file",
+            "'body/file' is required"
+        ]
+    );
     let text = app
         .client
         .get(app.url("/v2/admin/opt-outs/export?sortBy=number"))
@@ -1017,7 +1060,7 @@ async fn opt_outs_import_and_export(app: TestApp) {
         lines[0],
         "id,level,tenantId,campaignId,number,source,reason,createdAt,expiresAt"
     );
-    assert_eq!(lines.len(), 3, "{text}");
+    assert_eq!(lines.len(), 4, "{text}");
     assert!(
         lines[1].contains(",+12025550150,complaint,complaint,"),
         "{text}"

@@ -172,6 +172,29 @@ async fn a_prompt_is_real_speech_at_8_khz(app: TestApp) {
     assert_eq!(mp3.sample_rate, 8_000);
     assert!(rms(&mp3) > 0.02);
     assert!((mp3.duration_seconds() - seconds).abs() < 0.1);
+
+    // Bytes on request (generated clients read an answer by its media type): the same
+    // WAV, labelled so; naming WAV too keeps the audio label.
+    let (status, content_type, bytes) = render(
+        &app,
+        &token,
+        TTS,
+        Some("application/octet-stream"),
+        json!({"text": PROMPT}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(content_type, "application/octet-stream");
+    assert_eq!(&bytes[..4], b"RIFF");
+    let (_, content_type, _) = render(
+        &app,
+        &token,
+        TTS,
+        Some("audio/wav, application/octet-stream"),
+        json!({"text": PROMPT}),
+    )
+    .await;
+    assert_eq!(content_type, "audio/wav");
 }
 
 async fn segments_are_spoken_in_their_languages_in_order(app: TestApp) {

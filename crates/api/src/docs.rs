@@ -19,6 +19,7 @@ fn query(name: &str, description: &str, rule: &impl Rule) -> Parameter {
 impl<R: Listed> IntoParams for ListParams<R> {
     fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
         let sort_names = R::SPEC.sort_names();
+        let record = R::NAME;
         let mut params = vec![
             query(
                 "paginated",
@@ -40,7 +41,8 @@ impl<R: Listed> IntoParams for ListParams<R> {
                     ObjectBuilder::new()
                         .schema_type(Type::String)
                         .max_length(Some(MAX_SORT_LENGTH))
-                        .enum_values(Some(sort_names.iter().copied())),
+                        .enum_values(Some(sort_names.iter().copied()))
+                        .title(Some(format!("{record}SortBy"))),
                 )),
             ),
             query("sortDirection", "Sort direction", &DIRECTION),
@@ -51,6 +53,25 @@ impl<R: Listed> IntoParams for ListParams<R> {
             ),
         ]);
         R::Filter::parameters(&mut params);
+        // A filter's closed set is named after the record it filters (`CallDirection`),
+        // the name the document gives it (openapi::enum_names).
+        for param in &mut params {
+            if let Some(RefOr::T(Schema::Object(object))) = param.schema.as_mut()
+                && object.enum_values.is_some()
+                && object.title.is_none()
+            {
+                object.title = Some(format!("{record}{}", upper_first(&param.name)));
+            }
+        }
         params
     }
+}
+
+/// `direction` → `Direction`.
+fn upper_first(name: &str) -> String {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .map(|c| c.to_ascii_uppercase().to_string() + chars.as_str())
+        .unwrap_or_default()
 }

@@ -518,7 +518,9 @@ fn example_of(schemas: &Schemas<'_>, schema: &Value, key: &str) -> Value {
         .resolve(schema)
         .pointer(&format!("/properties/{key}"))
         .and_then(|p| {
-            p.get("examples")
+            schemas
+                .resolve(p)
+                .get("examples")
                 .and_then(Value::as_array)
                 .and_then(|e| e.first())
                 .cloned()

@@ -735,8 +735,8 @@ mod listed {
             _ => column,
         };
         let mut sorts: Vec<(String, String)> = Vec::new();
-        if let Some(column) = id_column {
-            sorts.push(("id".to_owned(), column));
+        if let Some(column) = &id_column {
+            sorts.push(("id".to_owned(), column.clone()));
         }
         let fields = named_fields(input)?;
         for wanted in &sort_order {
@@ -763,6 +763,10 @@ mod listed {
                 })?;
             }
             let column = qualify(column);
+            if id_column.is_some() && api_name == "id" {
+                // `id = "column"` already put the id sort first, with its column.
+                continue;
+            }
             sorts.push((api_name, column.clone()));
             for alias in also {
                 sorts.push((alias, column.clone()));
@@ -776,6 +780,16 @@ mod listed {
                     "#[list(...)] on a field that #[list(sort(...))] does not name",
                 ));
             }
+        }
+        if let Some((twice, _)) = sorts
+            .iter()
+            .enumerate()
+            .find_map(|(i, (n, _))| sorts[..i].iter().find(|(m, _)| m == n))
+        {
+            return Err(syn::Error::new_spanned(
+                name,
+                format!("`{twice}` is accepted by sortBy twice"),
+            ));
         }
         if sorts.is_empty() {
             return Err(syn::Error::new_spanned(
@@ -793,9 +807,11 @@ mod listed {
             )),
             None => quote!(::core::option::Option::None),
         };
+        let name_text = name.to_string();
         Ok(quote! {
             impl ::switchboard_domain::list::Listed for #name {
                 type Filter = #filter;
+                const NAME: &'static str = #name_text;
                 const SPEC: &'static ::switchboard_domain::list::ListSpec =
                     &::switchboard_domain::list::ListSpec {
                         sort_fields: &[#(#sort_fields),*],

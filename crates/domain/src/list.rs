@@ -77,6 +77,9 @@ impl ListSpec {
 pub trait Listed: Send + 'static {
     /// The list's filters.
     type Filter: DeclaredFilter + Send + 'static;
+    /// The record's name; the document names the list's enums after it
+    /// (`ExtensionSortBy`).
+    const NAME: &'static str;
     /// Sorting and search of the list.
     const SPEC: &'static ListSpec;
     /// Further names accepted for `recordsPerPage`.

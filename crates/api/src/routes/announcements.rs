@@ -19,7 +19,7 @@ use crate::state::AppState;
 use crate::{listing, tenancy};
 
 /// Lists the announcements in the caller's scope.
-#[utoipa::path(get, path = "/v2/admin/announcements/", tag = "announcements",
+#[utoipa::path(get, operation_id = "listAnnouncements", path = "/v2/admin/announcements/", tag = "announcements",
     params(ListParams<Announcement>),
     responses((status = 200, description = "A page of announcements", body = Page<Announcement>)))]
 pub async fn list(
@@ -64,7 +64,7 @@ async fn check_references(
 }
 
 /// Creates an announcement attached to IVRs.
-#[utoipa::path(post, path = "/v2/admin/announcements/", tag = "announcements",
+#[utoipa::path(post, operation_id = "createAnnouncement", path = "/v2/admin/announcements/", tag = "announcements",
     request_body = CreateAnnouncement,
     responses((status = 200, description = "The new announcement", body = Announcement)))]
 pub async fn create(
@@ -84,7 +84,7 @@ pub async fn create(
 }
 
 /// One announcement.
-#[utoipa::path(get, path = "/v2/admin/announcements/{id}", tag = "announcements",
+#[utoipa::path(get, operation_id = "getAnnouncement", path = "/v2/admin/announcements/{id}", tag = "announcements",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Announcement id")),
     responses((status = 200, description = "The announcement", body = Announcement)))]
 pub async fn get(
@@ -98,7 +98,7 @@ pub async fn get(
 }
 
 /// Changes an announcement; a sent `ivrs` list replaces the current one.
-#[utoipa::path(patch, path = "/v2/admin/announcements/{id}", tag = "announcements",
+#[utoipa::path(patch, operation_id = "updateAnnouncement", path = "/v2/admin/announcements/{id}", tag = "announcements",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Announcement id")),
     request_body = UpdateAnnouncement,
     responses((status = 200, description = "The changed announcement", body = Announcement)))]
@@ -131,7 +131,7 @@ pub async fn update(
 }
 
 /// Deletes an announcement, answering it as it was.
-#[utoipa::path(delete, path = "/v2/admin/announcements/{id}", tag = "announcements",
+#[utoipa::path(delete, operation_id = "deleteAnnouncement", path = "/v2/admin/announcements/{id}", tag = "announcements",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Announcement id")),
     responses((status = 200, description = "The deleted announcement", body = Announcement)))]
 pub async fn delete(

@@ -30,7 +30,7 @@ async fn list_entries(
 }
 
 /// Lists audit entries, newest last unless sorted otherwise.
-#[utoipa::path(get, path = "/v2/admin/audit-log/", tag = "audit-log",
+#[utoipa::path(get, operation_id = "listAuditLog", path = "/v2/admin/audit-log/", tag = "audit-log",
     params(ListParams<AuditEntry>),
     responses((status = 200, description = "A page of audit entries", body = Page<AuditEntry>)))]
 pub async fn list(
@@ -42,7 +42,7 @@ pub async fn list(
 }
 
 /// The same list at the release notes' path.
-#[utoipa::path(get, path = "/admin/audit-log/", tag = "audit-log",
+#[utoipa::path(get, operation_id = "listAuditLogUnversioned", path = "/admin/audit-log/", tag = "audit-log",
     params(ListParams<AuditEntry>),
     responses((status = 200, description = "A page of audit entries", body = Page<AuditEntry>)))]
 pub async fn list_unversioned(

@@ -191,7 +191,7 @@ pub async fn open_session(
 /// Logs in. A wrong password and an unknown e-mail answer the same 401 in the same time;
 /// an account with multi-factor login answers 401 `MfaRequired` until a valid `otp` comes
 /// with the credentials; too many failures answer 429 with `Retry-After`.
-#[utoipa::path(post, path = "/v2/authentication/", tag = "authentication",
+#[utoipa::path(post, operation_id = "logIn", path = "/v2/authentication/", tag = "authentication",
     security(()),
     request_body = LoginRequest,
     responses((status = 200, description = "Logged in", body = LoginResult)))]
@@ -272,7 +272,7 @@ pub async fn login(
 
 /// Trades a refresh token for a new access token and a new refresh token. Each refresh
 /// token works once: presenting a spent one revokes its whole session.
-#[utoipa::path(post, path = "/v2/authentication/refresh", tag = "authentication",
+#[utoipa::path(post, operation_id = "refreshToken", path = "/v2/authentication/refresh", tag = "authentication",
     security(()),
     request_body = RefreshRequest,
     responses((status = 200, description = "New tokens", body = RefreshResult)))]
@@ -328,7 +328,7 @@ pub async fn refresh(
 
 /// Ends the session of a refresh token: it and every access token of the session stop
 /// working at once. Answers the same whether or not the token was known.
-#[utoipa::path(post, path = "/v2/authentication/logout", tag = "authentication",
+#[utoipa::path(post, operation_id = "logOut", path = "/v2/authentication/logout", tag = "authentication",
     security(()),
     request_body = RefreshRequest,
     responses((status = 200, description = "Logged out", body = LogoutResult)))]

@@ -16,7 +16,7 @@ use crate::state::AppState;
 use crate::{listing, tenancy};
 
 /// Lists the branches in the caller's scope.
-#[utoipa::path(get, path = "/v2/admin/branches/", tag = "branches",
+#[utoipa::path(get, operation_id = "listBranches", path = "/v2/admin/branches/", tag = "branches",
     params(ListParams<Branch>),
     responses((status = 200, description = "A page of branches", body = Page<Branch>)))]
 pub async fn list(
@@ -30,7 +30,7 @@ pub async fn list(
 }
 
 /// Creates a branch.
-#[utoipa::path(post, path = "/v2/admin/branches/", tag = "branches",
+#[utoipa::path(post, operation_id = "createBranch", path = "/v2/admin/branches/", tag = "branches",
     request_body = CreateBranch,
     responses((status = 200, description = "The new branch", body = Branch)))]
 pub async fn create(
@@ -43,7 +43,7 @@ pub async fn create(
 }
 
 /// One branch.
-#[utoipa::path(get, path = "/v2/admin/branches/{id}", tag = "branches",
+#[utoipa::path(get, operation_id = "getBranch", path = "/v2/admin/branches/{id}", tag = "branches",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Branch id")),
     responses((status = 200, description = "The branch", body = Branch)))]
 pub async fn get(
@@ -55,7 +55,7 @@ pub async fn get(
 }
 
 /// Changes a branch.
-#[utoipa::path(patch, path = "/v2/admin/branches/{id}", tag = "branches",
+#[utoipa::path(patch, operation_id = "updateBranch", path = "/v2/admin/branches/{id}", tag = "branches",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Branch id")),
     request_body = UpdateBranch,
     responses((status = 200, description = "The changed branch", body = Branch)))]
@@ -71,7 +71,7 @@ pub async fn update(
 }
 
 /// Deletes a branch no extension or user belongs to (409 otherwise).
-#[utoipa::path(delete, path = "/v2/admin/branches/{id}", tag = "branches",
+#[utoipa::path(delete, operation_id = "deleteBranch", path = "/v2/admin/branches/{id}", tag = "branches",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Branch id")),
     responses((status = 200, description = "The deleted branch", body = Branch)))]
 pub async fn delete(

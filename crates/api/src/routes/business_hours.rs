@@ -24,7 +24,7 @@ use crate::state::AppState;
 use crate::{listing, tenancy};
 
 /// Lists the business hours in the caller's scope.
-#[utoipa::path(get, path = "/v2/admin/business-hours/", tag = "business-hours",
+#[utoipa::path(get, operation_id = "listBusinessHours", path = "/v2/admin/business-hours/", tag = "business-hours",
     params(ListParams<BusinessHour>),
     responses((status = 200, description = "A page of business hours", body = Page<BusinessHour>)))]
 pub async fn list(
@@ -56,7 +56,7 @@ async fn check_holiday_media(
 }
 
 /// Creates business hours with their destination lists and holidays.
-#[utoipa::path(post, path = "/v2/admin/business-hours/", tag = "business-hours",
+#[utoipa::path(post, operation_id = "createBusinessHours", path = "/v2/admin/business-hours/", tag = "business-hours",
     request_body = CreateBusinessHour,
     responses((status = 200, description = "The new business hours", body = BusinessHour)))]
 pub async fn create(
@@ -89,7 +89,7 @@ pub async fn create(
 }
 
 /// One business-hours record.
-#[utoipa::path(get, path = "/v2/admin/business-hours/{id}", tag = "business-hours",
+#[utoipa::path(get, operation_id = "getBusinessHours", path = "/v2/admin/business-hours/{id}", tag = "business-hours",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Business hours id")),
     responses((status = 200, description = "The business hours", body = BusinessHour)))]
 pub async fn get(
@@ -103,7 +103,7 @@ pub async fn get(
 }
 
 /// Changes business hours; sent destination lists, hours and holidays replace the current ones.
-#[utoipa::path(patch, path = "/v2/admin/business-hours/{id}", tag = "business-hours",
+#[utoipa::path(patch, operation_id = "updateBusinessHours", path = "/v2/admin/business-hours/{id}", tag = "business-hours",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Business hours id")),
     request_body = UpdateBusinessHour,
     responses((status = 200, description = "The changed business hours", body = BusinessHour)))]
@@ -135,7 +135,7 @@ pub async fn update(
 
 /// Deletes business hours with their destinations and holidays in one transaction,
 /// answering the deleted record. An empty body, an empty JSON body or `{}` is accepted.
-#[utoipa::path(delete, path = "/v2/admin/business-hours/{id}", tag = "business-hours",
+#[utoipa::path(delete, operation_id = "deleteBusinessHours", path = "/v2/admin/business-hours/{id}", tag = "business-hours",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Business hours id")),
     responses((status = 200, description = "The deleted business hours", body = BusinessHour)))]
 pub async fn delete(
@@ -151,7 +151,7 @@ pub async fn delete(
 /// Answers whether the business is open at `at` (default now), which holiday closes it,
 /// which destination list applies, and when that next changes: exact across daylight-saving
 /// changes and midnight.
-#[utoipa::path(get, path = "/v2/admin/business-hours/{id}/status", tag = "business-hours",
+#[utoipa::path(get, operation_id = "getBusinessHoursStatus", path = "/v2/admin/business-hours/{id}/status", tag = "business-hours",
     params(
         ("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Business hours id"),
         ("at" = Option<String>, Query, format = DateTime, description = "RFC 3339 instant; default now"),
@@ -215,7 +215,7 @@ pub async fn status(
 }
 
 /// The holidays of a business-hours record, by id.
-#[utoipa::path(get, path = "/v2/admin/business-hours/{id}/holidays", tag = "business-hours",
+#[utoipa::path(get, operation_id = "listHolidays", path = "/v2/admin/business-hours/{id}/holidays", tag = "business-hours",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Business hours id")),
     responses((status = 200, description = "Its holidays", body = Vec<Holiday>)))]
 pub async fn list_holidays(
@@ -231,7 +231,7 @@ pub async fn list_holidays(
 }
 
 /// Adds a holiday.
-#[utoipa::path(post, path = "/v2/admin/business-hours/{id}/holidays", tag = "business-hours",
+#[utoipa::path(post, operation_id = "createHoliday", path = "/v2/admin/business-hours/{id}/holidays", tag = "business-hours",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Business hours id")),
     request_body = CreateHoliday,
     responses((status = 200, description = "The new holiday", body = Holiday)))]
@@ -277,7 +277,7 @@ fn holiday_path(
 }
 
 /// One holiday.
-#[utoipa::path(get, path = "/v2/admin/business-hours/{id}/holidays/{holidayId}", tag = "business-hours",
+#[utoipa::path(get, operation_id = "getHoliday", path = "/v2/admin/business-hours/{id}/holidays/{holidayId}", tag = "business-hours",
     params(
         ("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Business hours id"),
         ("holidayId" = String, Path, pattern = "^[1-9][0-9]*$", description = "Holiday id"),
@@ -295,7 +295,7 @@ pub async fn get_holiday(
 }
 
 /// Changes a holiday; sending `date` or `from`/`to` replaces when it is.
-#[utoipa::path(patch, path = "/v2/admin/business-hours/{id}/holidays/{holidayId}", tag = "business-hours",
+#[utoipa::path(patch, operation_id = "updateHoliday", path = "/v2/admin/business-hours/{id}/holidays/{holidayId}", tag = "business-hours",
     params(
         ("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Business hours id"),
         ("holidayId" = String, Path, pattern = "^[1-9][0-9]*$", description = "Holiday id"),
@@ -318,7 +318,7 @@ pub async fn update_holiday(
 }
 
 /// Deletes a holiday, answering it as it was.
-#[utoipa::path(delete, path = "/v2/admin/business-hours/{id}/holidays/{holidayId}", tag = "business-hours",
+#[utoipa::path(delete, operation_id = "deleteHoliday", path = "/v2/admin/business-hours/{id}/holidays/{holidayId}", tag = "business-hours",
     params(
         ("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Business hours id"),
         ("holidayId" = String, Path, pattern = "^[1-9][0-9]*$", description = "Holiday id"),

@@ -57,7 +57,7 @@ async fn check(
 }
 
 /// Lists the button layouts in the caller's scope, with their keys.
-#[utoipa::path(get, path = "/v2/admin/button-layouts/", tag = "button-layouts",
+#[utoipa::path(get, operation_id = "listButtonLayouts", path = "/v2/admin/button-layouts/", tag = "button-layouts",
     params(ListParams<ButtonLayout>),
     responses((status = 200, description = "A page of button layouts", body = Page<ButtonLayout>)))]
 pub async fn list(
@@ -71,7 +71,7 @@ pub async fn list(
 }
 
 /// Creates a button layout for one model of the catalogue.
-#[utoipa::path(post, path = "/v2/admin/button-layouts/", tag = "button-layouts",
+#[utoipa::path(post, operation_id = "createButtonLayout", path = "/v2/admin/button-layouts/", tag = "button-layouts",
     request_body = CreateButtonLayout,
     responses((status = 200, description = "The new layout", body = ButtonLayout)))]
 pub async fn create(
@@ -95,7 +95,7 @@ pub async fn create(
 }
 
 /// One button layout with its keys.
-#[utoipa::path(get, path = "/v2/admin/button-layouts/{id}", tag = "button-layouts",
+#[utoipa::path(get, operation_id = "getButtonLayout", path = "/v2/admin/button-layouts/{id}", tag = "button-layouts",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Button layout id")),
     responses((status = 200, description = "The layout", body = ButtonLayout)))]
 pub async fn get(
@@ -110,7 +110,7 @@ pub async fn get(
 
 /// Changes a button layout; a sent `keys` replaces every key. Every phone using it is
 /// re-provisioned (its `configVersion` grows, with DEVICE_CONFIG_CHANGED).
-#[utoipa::path(patch, path = "/v2/admin/button-layouts/{id}", tag = "button-layouts",
+#[utoipa::path(patch, operation_id = "updateButtonLayout", path = "/v2/admin/button-layouts/{id}", tag = "button-layouts",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Button layout id")),
     request_body = UpdateButtonLayout,
     responses((status = 200, description = "The changed layout", body = ButtonLayout)))]
@@ -173,7 +173,7 @@ pub async fn update(
 }
 
 /// Deletes a button layout no device uses (409 naming them otherwise).
-#[utoipa::path(delete, path = "/v2/admin/button-layouts/{id}", tag = "button-layouts",
+#[utoipa::path(delete, operation_id = "deleteButtonLayout", path = "/v2/admin/button-layouts/{id}", tag = "button-layouts",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Button layout id")),
     responses((status = 200, description = "The deleted layout", body = ButtonLayout)))]
 pub async fn delete(

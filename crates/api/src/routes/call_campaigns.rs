@@ -80,7 +80,7 @@ async fn list_campaigns(
 }
 
 /// Lists the call campaigns in the caller's scope.
-#[utoipa::path(get, path = "/v2/admin/call-campaigns/", tag = "call-campaigns",
+#[utoipa::path(get, operation_id = "listCallCampaigns", path = "/v2/admin/call-campaigns/", tag = "call-campaigns",
     params(ListParams<CallCampaign>),
     responses((status = 200, description = "A page of call campaigns", body = Page<CallCampaign>)))]
 pub async fn list(
@@ -92,7 +92,7 @@ pub async fn list(
 }
 
 /// The same list at the release notes' path.
-#[utoipa::path(get, path = "/admin/call-campaigns/", tag = "call-campaigns",
+#[utoipa::path(get, operation_id = "listCallCampaignsUnversioned", path = "/admin/call-campaigns/", tag = "call-campaigns",
     params(ListParams<CallCampaign>),
     responses((status = 200, description = "A page of call campaigns", body = Page<CallCampaign>)))]
 pub async fn list_unversioned(
@@ -120,7 +120,7 @@ async fn create_campaign(
 /// Creates a call campaign (`draft` or `scheduled`): its caller id a phone number of the
 /// tenant, its answered calls connected to an extension, IVR, queue or paging group of the
 /// tenant.
-#[utoipa::path(post, path = "/v2/admin/call-campaigns/", tag = "call-campaigns",
+#[utoipa::path(post, operation_id = "createCallCampaign", path = "/v2/admin/call-campaigns/", tag = "call-campaigns",
     request_body = CreateCallCampaign,
     responses((status = 200, description = "The new call campaign", body = CallCampaign)))]
 pub async fn create(
@@ -132,7 +132,7 @@ pub async fn create(
 }
 
 /// The same create at the release notes' path.
-#[utoipa::path(post, path = "/admin/call-campaigns/", tag = "call-campaigns",
+#[utoipa::path(post, operation_id = "createCallCampaignUnversioned", path = "/admin/call-campaigns/", tag = "call-campaigns",
     request_body = CreateCallCampaign,
     responses((status = 200, description = "The new call campaign", body = CallCampaign)))]
 pub async fn create_unversioned(
@@ -144,7 +144,7 @@ pub async fn create_unversioned(
 }
 
 /// One call campaign.
-#[utoipa::path(get, path = "/v2/admin/call-campaigns/{id}", tag = "call-campaigns",
+#[utoipa::path(get, operation_id = "getCallCampaign", path = "/v2/admin/call-campaigns/{id}", tag = "call-campaigns",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Call campaign id")),
     responses((status = 200, description = "The call campaign", body = CallCampaign)))]
 pub async fn get(
@@ -160,7 +160,7 @@ pub async fn get(
 /// Changes a call campaign; a new `status` must be a step it may take (409 otherwise):
 /// draft → scheduled/running/cancelled, scheduled → draft/running/paused/cancelled,
 /// running → paused/completed/cancelled, paused → running/completed/cancelled.
-#[utoipa::path(patch, path = "/v2/admin/call-campaigns/{id}", tag = "call-campaigns",
+#[utoipa::path(patch, operation_id = "updateCallCampaign", path = "/v2/admin/call-campaigns/{id}", tag = "call-campaigns",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Call campaign id")),
     request_body = UpdateCallCampaign,
     responses((status = 200, description = "The changed call campaign", body = CallCampaign)))]
@@ -192,7 +192,7 @@ pub async fn update(
 }
 
 /// Deletes a call campaign that is not running, with its records and its own opt-out list.
-#[utoipa::path(delete, path = "/v2/admin/call-campaigns/{id}", tag = "call-campaigns",
+#[utoipa::path(delete, operation_id = "deleteCallCampaign", path = "/v2/admin/call-campaigns/{id}", tag = "call-campaigns",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Call campaign id")),
     responses((status = 200, description = "The deleted call campaign", body = CallCampaign)))]
 pub async fn delete(
@@ -232,7 +232,7 @@ fn opted_out(number: &str, level: &str) -> ApiError {
 }
 
 /// Lists a campaign's records (filters `status`, `outcome`).
-#[utoipa::path(get, path = "/v2/admin/call-campaigns/{id}/records", tag = "call-campaigns",
+#[utoipa::path(get, operation_id = "listCampaignRecords", path = "/v2/admin/call-campaigns/{id}/records", tag = "call-campaigns",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Call campaign id"),
         ListParams<CampaignRecord>),
     responses((status = 200, description = "A page of the campaign's records", body = Page<CampaignRecord>)))]
@@ -250,7 +250,7 @@ pub async fn list_records(
 /// Adds a number to a campaign: normalised to E.164 in the tenant's country first, then
 /// refused with 403 when an opt-out list holds it (naming the list's level) and 409 when
 /// the campaign already holds it.
-#[utoipa::path(post, path = "/v2/admin/call-campaigns/{id}/records", tag = "call-campaigns",
+#[utoipa::path(post, operation_id = "createCampaignRecord", path = "/v2/admin/call-campaigns/{id}/records", tag = "call-campaigns",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Call campaign id")),
     request_body = CreateCampaignRecord,
     responses((status = 200, description = "The new record", body = CampaignRecord)))]
@@ -293,7 +293,7 @@ pub async fn create_record(
 }
 
 /// Whether a content type's essence is `essence`.
-fn is_type(headers: &HeaderMap, essence: &str) -> bool {
+pub(crate) fn is_type(headers: &HeaderMap, essence: &str) -> bool {
     headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -351,7 +351,7 @@ pub(crate) fn csv_rows(bytes: &[u8], max: usize) -> ApiResult<Vec<Value>> {
 pub struct ImportUpload {
     /// The CSV: a header row naming `number` and optionally `name`, then 1 to 10,000
     /// rows, within the request size limit.
-    #[schema(value_type = String, format = Binary)]
+    #[schema(value_type = String, format = Binary, content_media_type = "text/csv")]
     pub file: Vec<u8>,
 }
 
@@ -376,7 +376,7 @@ fn csv_import_rows(bytes: &[u8]) -> ApiResult<Vec<(String, Result<ImportRow, Str
 
 /// The CSV of a multipart import: exactly one part, named `file`, read within `limit`
 /// bytes; a missing `file`, a second one and any other part are each a 400 naming it.
-async fn csv_part(mut multipart: Multipart, limit: usize) -> ApiResult<Vec<u8>> {
+pub(crate) async fn csv_part(mut multipart: Multipart, limit: usize) -> ApiResult<Vec<u8>> {
     let mut file = None;
     let mut problems = Problems::new();
     while let Some(field) = multipart.next_field().await.map_err(multipart_error)? {
@@ -406,16 +406,17 @@ async fn csv_part(mut multipart: Multipart, limit: usize) -> ApiResult<Vec<u8>> 
     }
 }
 
-/// Imports numbers into a campaign: a JSON array of `{number, name?}`, a CSV body
-/// (`Content-Type: text/csv`, a header row naming `number` and optionally `name`), or
-/// that CSV uploaded as the `file` part of a `multipart/form-data` form; 1 to 10,000
-/// rows. Every row is answered in order: `created` (with its id), `duplicate` (with the
+/// Imports numbers into a campaign: a JSON array of `{number, name?}`, or a CSV (a header
+/// row naming `number` and optionally `name`) uploaded as the `file` part of a
+/// `multipart/form-data` form — or sent as the whole body with `Content-Type: text/csv`,
+/// which is read the same though not listed below (client generators cannot send a text
+/// body); 1 to 10,000 rows. Every row is answered in order: `created` (with its id), `duplicate` (with the
 /// existing record's id), `opted-out` (naming the list's level) or `invalid` (with the
 /// reason); numbers are normalised to E.164 in the tenant's country first. Each created
 /// record is audited (`call-campaign-record`).
-#[utoipa::path(post, path = "/v2/admin/call-campaigns/{id}/records/import", tag = "call-campaigns",
+#[utoipa::path(post, operation_id = "importCampaignRecords", path = "/v2/admin/call-campaigns/{id}/records/import", tag = "call-campaigns",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Call campaign id")),
-    request_body(content((ImportRows = "application/json"), (String = "text/csv"),
+    request_body(content((ImportRows = "application/json"),
         (ImportUpload = "multipart/form-data"))),
     responses((status = 200, description = "One result per row", body = ImportSummary)))]
 pub async fn import_records(
@@ -531,7 +532,7 @@ fn record_path(
 
 /// One record of a campaign, with every call placed for it (`attemptHistory`: when,
 /// the outcome, how long, the engine's code and reference).
-#[utoipa::path(get, path = "/v2/admin/call-campaigns/{id}/records/{recordId}", tag = "call-campaigns",
+#[utoipa::path(get, operation_id = "getCampaignRecord", path = "/v2/admin/call-campaigns/{id}/records/{recordId}", tag = "call-campaigns",
     params(
         ("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Call campaign id"),
         ("recordId" = String, Path, pattern = "^[1-9][0-9]*$", description = "Record id"),
@@ -554,7 +555,7 @@ pub async fn get_record(
 
 /// Changes a record: a new number is normalised and checked against the opt-out lists
 /// again (403); `status` `pending` dials it again from its first attempt, `skipped` never.
-#[utoipa::path(patch, path = "/v2/admin/call-campaigns/{id}/records/{recordId}", tag = "call-campaigns",
+#[utoipa::path(patch, operation_id = "updateCampaignRecord", path = "/v2/admin/call-campaigns/{id}/records/{recordId}", tag = "call-campaigns",
     params(
         ("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Call campaign id"),
         ("recordId" = String, Path, pattern = "^[1-9][0-9]*$", description = "Record id"),
@@ -603,7 +604,7 @@ pub async fn update_record(
 }
 
 /// Deletes a record of a campaign.
-#[utoipa::path(delete, path = "/v2/admin/call-campaigns/{id}/records/{recordId}", tag = "call-campaigns",
+#[utoipa::path(delete, operation_id = "deleteCampaignRecord", path = "/v2/admin/call-campaigns/{id}/records/{recordId}", tag = "call-campaigns",
     params(
         ("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Call campaign id"),
         ("recordId" = String, Path, pattern = "^[1-9][0-9]*$", description = "Record id"),
@@ -720,7 +721,7 @@ fn export_allowed(count: i64) -> ApiResult<()> {
 /// Exports a campaign's records as CSV with the list's filters, search and sort, streamed
 /// with flat memory. More than 512,000 matching records are refused before any row is
 /// sent (400, giving the count and the limit): narrow the filters.
-#[utoipa::path(get, path = "/v2/admin/call-campaigns/{id}/records/export", tag = "call-campaigns",
+#[utoipa::path(get, operation_id = "exportCampaignRecords", path = "/v2/admin/call-campaigns/{id}/records/export", tag = "call-campaigns",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Call campaign id"),
         ListParams<CampaignRecord>),
     responses((status = 200, description = "The records as CSV: id, number, name, status, outcome, attempts, lastAttemptAt, nextAttemptAt, createdAt", content_type = "text/csv", body = String)))]

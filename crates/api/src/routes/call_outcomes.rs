@@ -19,7 +19,7 @@ use crate::state::AppState;
 use crate::{listing, tenancy};
 
 /// Lists the call outcomes in the caller's scope.
-#[utoipa::path(get, path = "/v2/admin/call-outcomes/", tag = "call-campaigns",
+#[utoipa::path(get, operation_id = "listCallOutcomes", path = "/v2/admin/call-outcomes/", tag = "call-campaigns",
     params(ListParams<CallOutcome>),
     responses((status = 200, description = "A page of call outcomes", body = Page<CallOutcome>)))]
 pub async fn list(
@@ -33,7 +33,7 @@ pub async fn list(
 }
 
 /// Creates a call outcome; its name is unique in the tenant (409).
-#[utoipa::path(post, path = "/v2/admin/call-outcomes/", tag = "call-campaigns",
+#[utoipa::path(post, operation_id = "createCallOutcome", path = "/v2/admin/call-outcomes/", tag = "call-campaigns",
     request_body = CreateCallOutcome,
     responses((status = 200, description = "The new call outcome", body = CallOutcome)))]
 pub async fn create(
@@ -46,7 +46,7 @@ pub async fn create(
 }
 
 /// One call outcome.
-#[utoipa::path(get, path = "/v2/admin/call-outcomes/{id}", tag = "call-campaigns",
+#[utoipa::path(get, operation_id = "getCallOutcome", path = "/v2/admin/call-outcomes/{id}", tag = "call-campaigns",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Call outcome id")),
     responses((status = 200, description = "The call outcome", body = CallOutcome)))]
 pub async fn get(
@@ -60,7 +60,7 @@ pub async fn get(
 }
 
 /// Changes a call outcome.
-#[utoipa::path(patch, path = "/v2/admin/call-outcomes/{id}", tag = "call-campaigns",
+#[utoipa::path(patch, operation_id = "updateCallOutcome", path = "/v2/admin/call-outcomes/{id}", tag = "call-campaigns",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Call outcome id")),
     request_body = UpdateCallOutcome,
     responses((status = 200, description = "The changed call outcome", body = CallOutcome)))]
@@ -77,7 +77,7 @@ pub async fn update(
 }
 
 /// Deletes a call outcome; records keep the outcome name they were given.
-#[utoipa::path(delete, path = "/v2/admin/call-outcomes/{id}", tag = "call-campaigns",
+#[utoipa::path(delete, operation_id = "deleteCallOutcome", path = "/v2/admin/call-outcomes/{id}", tag = "call-campaigns",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Call outcome id")),
     responses((status = 200, description = "The deleted call outcome", body = CallOutcome)))]
 pub async fn delete(

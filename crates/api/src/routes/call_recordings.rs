@@ -47,7 +47,7 @@ pub(crate) fn call_id(path: Result<Path<String>, PathRejection>) -> ApiResult<St
 
 /// Lists recorded calls (a user sees its own calls only), newest first when sorted by
 /// `time` descending; `query` searches numbers, caller name, call id and transcript text.
-#[utoipa::path(get, path = "/v2/admin/call-recordings/", tag = "call-recordings",
+#[utoipa::path(get, operation_id = "listCallRecordings", path = "/v2/admin/call-recordings/", tag = "call-recordings",
     params(ListParams<CallRecording>),
     responses((status = 200, description = "A page of call recordings", body = Page<CallRecording>)))]
 pub async fn list(
@@ -66,7 +66,7 @@ pub async fn list(
 }
 
 /// One call's recording.
-#[utoipa::path(get, path = "/v2/admin/call-recordings/{callId}", tag = "call-recordings",
+#[utoipa::path(get, operation_id = "getCallRecording", path = "/v2/admin/call-recordings/{callId}", tag = "call-recordings",
     params(("callId" = String, Path, min_length = 1, max_length = 255, description = "The call identifier (uniqueId)")),
     responses((status = 200, description = "The call recording", body = CallRecording)))]
 pub async fn get(
@@ -80,7 +80,7 @@ pub async fn get(
 }
 
 /// Deletes a call's recording (the call record stays), answering it as it was.
-#[utoipa::path(delete, path = "/v2/admin/call-recordings/{callId}", tag = "call-recordings",
+#[utoipa::path(delete, operation_id = "deleteCallRecording", path = "/v2/admin/call-recordings/{callId}", tag = "call-recordings",
     params(("callId" = String, Path, min_length = 1, max_length = 255, description = "The call identifier (uniqueId)")),
     responses((status = 200, description = "The deleted recording", body = CallRecording)))]
 pub async fn delete(

@@ -43,7 +43,7 @@ pub async fn present(state: &AppState, row: CallRow) -> ApiResult<Call> {
 
 /// Lists calls, recorded or not (a branch admin sees its extensions' calls, a user its
 /// own); `query` searches numbers, caller name, call id and transcript text.
-#[utoipa::path(get, path = "/v2/admin/calls/", tag = "calls",
+#[utoipa::path(get, operation_id = "listCalls", path = "/v2/admin/calls/", tag = "calls",
     params(ListParams<Call>),
     responses((status = 200, description = "A page of calls", body = Page<Call>)))]
 pub async fn list(
@@ -55,7 +55,7 @@ pub async fn list(
 }
 
 /// The same list at the release notes' path.
-#[utoipa::path(get, path = "/admin/calls/", tag = "calls",
+#[utoipa::path(get, operation_id = "listCallsUnversioned", path = "/admin/calls/", tag = "calls",
     params(ListParams<Call>),
     responses((status = 200, description = "A page of calls", body = Page<Call>)))]
 pub async fn list_unversioned(
@@ -82,7 +82,7 @@ async fn list_calls(
 }
 
 /// One call, recorded or not.
-#[utoipa::path(get, path = "/v2/admin/calls/{callId}", tag = "calls",
+#[utoipa::path(get, operation_id = "getCall", path = "/v2/admin/calls/{callId}", tag = "calls",
     params(("callId" = String, Path, min_length = 1, max_length = 255, description = "The call identifier (uniqueId)")),
     responses((status = 200, description = "The call", body = Call)))]
 pub async fn get(
@@ -94,7 +94,7 @@ pub async fn get(
 }
 
 /// The same call at the release notes' path.
-#[utoipa::path(get, path = "/admin/calls/{callId}", tag = "calls",
+#[utoipa::path(get, operation_id = "getCallUnversioned", path = "/admin/calls/{callId}", tag = "calls",
     params(("callId" = String, Path, min_length = 1, max_length = 255, description = "The call identifier (uniqueId)")),
     responses((status = 200, description = "The call", body = Call)))]
 pub async fn get_unversioned(

@@ -35,7 +35,7 @@ async fn list_conduits(
 
 /// Lists the conduits of the caller's tenant (a platform or partner admin: of its
 /// scope, or of `tenantId`), filtered by `kind`; never their credentials.
-#[utoipa::path(get, path = "/tenants/conduits", tag = "conduits",
+#[utoipa::path(get, operation_id = "listTenantConduitsUnversioned", path = "/tenants/conduits", tag = "conduits",
     params(ListParams<Conduit>),
     responses((status = 200, description = "A page of conduits", body = Page<Conduit>)))]
 pub async fn tenant_list(
@@ -47,7 +47,7 @@ pub async fn tenant_list(
 }
 
 /// The same list under `/v2`.
-#[utoipa::path(get, path = "/v2/tenants/conduits", tag = "conduits",
+#[utoipa::path(get, operation_id = "listTenantConduits", path = "/v2/tenants/conduits", tag = "conduits",
     params(ListParams<Conduit>),
     responses((status = 200, description = "A page of conduits", body = Page<Conduit>)))]
 pub async fn tenant_list_v2(
@@ -59,7 +59,7 @@ pub async fn tenant_list_v2(
 }
 
 /// Lists the conduits in the caller's scope, filtered by tenant and `kind`.
-#[utoipa::path(get, path = "/v2/admin/conduits/", tag = "conduits",
+#[utoipa::path(get, operation_id = "listConduits", path = "/v2/admin/conduits/", tag = "conduits",
     params(ListParams<Conduit>),
     responses((status = 200, description = "A page of conduits", body = Page<Conduit>)))]
 pub async fn list(
@@ -71,7 +71,7 @@ pub async fn list(
 }
 
 /// Creates a conduit of a tenant, its credentials (`username`, `secret`) sealed.
-#[utoipa::path(post, path = "/v2/admin/conduits/", tag = "conduits",
+#[utoipa::path(post, operation_id = "createConduit", path = "/v2/admin/conduits/", tag = "conduits",
     request_body = CreateConduit,
     responses((status = 200, description = "The new conduit", body = Conduit)))]
 pub async fn create(
@@ -85,7 +85,7 @@ pub async fn create(
 }
 
 /// One conduit.
-#[utoipa::path(get, path = "/v2/admin/conduits/{id}", tag = "conduits",
+#[utoipa::path(get, operation_id = "getConduit", path = "/v2/admin/conduits/{id}", tag = "conduits",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Conduit id")),
     responses((status = 200, description = "The conduit", body = Conduit)))]
 pub async fn get(
@@ -98,7 +98,7 @@ pub async fn get(
 }
 
 /// Changes a conduit; fields not sent stay unchanged, a `null` credential is removed.
-#[utoipa::path(patch, path = "/v2/admin/conduits/{id}", tag = "conduits",
+#[utoipa::path(patch, operation_id = "updateConduit", path = "/v2/admin/conduits/{id}", tag = "conduits",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Conduit id")),
     request_body = UpdateConduit,
     responses((status = 200, description = "The changed conduit", body = Conduit)))]
@@ -115,7 +115,7 @@ pub async fn update(
 }
 
 /// Deletes a conduit; the numbers routed through it are left without one.
-#[utoipa::path(delete, path = "/v2/admin/conduits/{id}", tag = "conduits",
+#[utoipa::path(delete, operation_id = "deleteConduit", path = "/v2/admin/conduits/{id}", tag = "conduits",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Conduit id")),
     responses((status = 200, description = "The deleted conduit", body = Conduit)))]
 pub async fn delete(
@@ -137,7 +137,7 @@ const CHECK_SKEW_SECONDS: i64 = 60;
 /// conduit `active` — never touching a `disabled` one. A status change is audited as the
 /// system and emits CONDUIT_STATUS_CHANGED. A check older than the last recorded changes
 /// nothing (`recorded: false`).
-#[utoipa::path(post, path = "/v2/ingest/conduit-checks", tag = "ingest",
+#[utoipa::path(post, operation_id = "ingestConduitCheck", path = "/v2/ingest/conduit-checks", tag = "ingest",
     request_body = IngestConduitCheck,
     responses((status = 200, description = "What the check recorded", body = ConduitCheckResult)))]
 pub async fn ingest_check(

@@ -50,7 +50,7 @@ fn check_voice(state: &AppState, base: &str, language: Option<&str>) -> ApiResul
 }
 
 /// Lists the custom voices in the caller's scope.
-#[utoipa::path(get, path = "/v2/admin/custom-voices/", tag = "text-to-speech",
+#[utoipa::path(get, operation_id = "listCustomVoices", path = "/v2/admin/custom-voices/", tag = "text-to-speech",
     params(ListParams<CustomVoice>),
     responses((status = 200, description = "A page of custom voices", body = Page<CustomVoice>)))]
 pub async fn list(
@@ -64,7 +64,7 @@ pub async fn list(
 }
 
 /// Creates a custom voice over an engine voice of the catalogue.
-#[utoipa::path(post, path = "/v2/admin/custom-voices/", tag = "text-to-speech",
+#[utoipa::path(post, operation_id = "createCustomVoice", path = "/v2/admin/custom-voices/", tag = "text-to-speech",
     request_body = CreateCustomVoice,
     responses((status = 200, description = "The new custom voice", body = CustomVoice)))]
 pub async fn create(
@@ -78,7 +78,7 @@ pub async fn create(
 }
 
 /// One custom voice.
-#[utoipa::path(get, path = "/v2/admin/custom-voices/{id}", tag = "text-to-speech",
+#[utoipa::path(get, operation_id = "getCustomVoice", path = "/v2/admin/custom-voices/{id}", tag = "text-to-speech",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Custom voice id")),
     responses((status = 200, description = "The custom voice", body = CustomVoice)))]
 pub async fn get(
@@ -92,7 +92,7 @@ pub async fn get(
 }
 
 /// Changes a custom voice; the language must stay one its (new) base voice speaks.
-#[utoipa::path(patch, path = "/v2/admin/custom-voices/{id}", tag = "text-to-speech",
+#[utoipa::path(patch, operation_id = "updateCustomVoice", path = "/v2/admin/custom-voices/{id}", tag = "text-to-speech",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Custom voice id")),
     request_body = UpdateCustomVoice,
     responses((status = 200, description = "The changed custom voice", body = CustomVoice)))]
@@ -125,7 +125,7 @@ pub async fn update(
 }
 
 /// Deletes a custom voice.
-#[utoipa::path(delete, path = "/v2/admin/custom-voices/{id}", tag = "text-to-speech",
+#[utoipa::path(delete, operation_id = "deleteCustomVoice", path = "/v2/admin/custom-voices/{id}", tag = "text-to-speech",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Custom voice id")),
     responses((status = 200, description = "The deleted custom voice", body = CustomVoice)))]
 pub async fn delete(

@@ -36,7 +36,7 @@ impl IntoParams for GraphParams {
 /// without a closed path. `at` marks each edge `active` as a call at that instant goes
 /// (holidays included); `target` keeps what reaches that node and lists the numbers in
 /// `reachedFrom`. `format=mermaid` or `format=dot` answer text.
-#[utoipa::path(get, path = "/v2/destinations/graph", tag = "destinations",
+#[utoipa::path(get, operation_id = "getDestinationGraph", path = "/v2/destinations/graph", tag = "destinations",
     params(GraphParams),
     responses((status = 200, description = "The routing graph", content(
         (Graph = "application/json"),
@@ -52,7 +52,7 @@ pub async fn graph(
 }
 
 /// The routing graph at the release notes' path.
-#[utoipa::path(get, path = "/destinations/graph", tag = "destinations",
+#[utoipa::path(get, operation_id = "getDestinationGraphUnversioned", path = "/destinations/graph", tag = "destinations",
     params(GraphParams),
     responses((status = 200, description = "The routing graph", content(
         (Graph = "application/json"),

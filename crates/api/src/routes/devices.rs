@@ -25,7 +25,7 @@ use crate::state::AppState;
 use crate::{listing, tenancy};
 
 /// The device-model catalogue shipped with the service.
-#[utoipa::path(get, path = "/v2/admin/device-models/", tag = "devices",
+#[utoipa::path(get, operation_id = "listDeviceModels", path = "/v2/admin/device-models/", tag = "devices",
     responses((status = 200, description = "Every model of the catalogue", body = Vec<DeviceModel>)))]
 pub async fn models(_caller: Caller<DevicesRead>) -> Json<&'static [DeviceModel]> {
     Json(device_model::catalogue())
@@ -43,7 +43,7 @@ async fn list_devices(
 
 /// Lists the desk phones in the caller's scope; `query` matches the name, or the MAC in
 /// any notation (6 hex digits or more: all phones of a vendor).
-#[utoipa::path(get, path = "/v2/admin/devices/", tag = "devices",
+#[utoipa::path(get, operation_id = "listDevices", path = "/v2/admin/devices/", tag = "devices",
     params(ListParams<Device>),
     responses((status = 200, description = "A page of devices", body = Page<Device>)))]
 pub async fn list(
@@ -55,7 +55,7 @@ pub async fn list(
 }
 
 /// The same list at the release notes' path.
-#[utoipa::path(get, path = "/admin/devices/", tag = "devices",
+#[utoipa::path(get, operation_id = "listDevicesUnversioned", path = "/admin/devices/", tag = "devices",
     params(ListParams<Device>),
     responses((status = 200, description = "A page of devices", body = Page<Device>)))]
 pub async fn list_unversioned(
@@ -68,7 +68,7 @@ pub async fn list_unversioned(
 
 /// Searches the desk phones (the device list under the release notes' name; it answers
 /// the paginated envelope, no longer a bare array).
-#[utoipa::path(get, path = "/devices/search", tag = "devices",
+#[utoipa::path(get, operation_id = "searchDevicesUnversioned", path = "/devices/search", tag = "devices",
     params(ListParams<Device>),
     responses((status = 200, description = "A page of devices", body = Page<Device>)))]
 pub async fn search(
@@ -80,7 +80,7 @@ pub async fn search(
 }
 
 /// The device search under `/v2`.
-#[utoipa::path(get, path = "/v2/devices/search", tag = "devices",
+#[utoipa::path(get, operation_id = "searchDevices", path = "/v2/devices/search", tag = "devices",
     params(ListParams<Device>),
     responses((status = 200, description = "A page of devices", body = Page<Device>)))]
 pub async fn search_v2(
@@ -178,7 +178,7 @@ async fn check_references(
 
 /// Creates a desk phone; the answer carries its provisioning password, shown this once.
 /// A MAC address another device has (in any tenant) is a 409 that does not say whose.
-#[utoipa::path(post, path = "/v2/admin/devices/", tag = "devices",
+#[utoipa::path(post, operation_id = "createDevice", path = "/v2/admin/devices/", tag = "devices",
     request_body = CreateDevice,
     responses((status = 200, description = "The new device, with its provisioning password", body = CreatedDevice)))]
 pub async fn create(
@@ -213,7 +213,7 @@ pub async fn create(
 }
 
 /// One desk phone with its lines and registration state.
-#[utoipa::path(get, path = "/v2/admin/devices/{id}", tag = "devices",
+#[utoipa::path(get, operation_id = "getDevice", path = "/v2/admin/devices/{id}", tag = "devices",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Device id")),
     responses((status = 200, description = "The device", body = Device)))]
 pub async fn get(
@@ -226,7 +226,7 @@ pub async fn get(
 
 /// Changes a desk phone; a sent `lines` replaces its lines. Whatever its file shows grows
 /// its `configVersion` and emits DEVICE_CONFIG_CHANGED.
-#[utoipa::path(patch, path = "/v2/admin/devices/{id}", tag = "devices",
+#[utoipa::path(patch, operation_id = "updateDevice", path = "/v2/admin/devices/{id}", tag = "devices",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Device id")),
     request_body = UpdateDevice,
     responses((status = 200, description = "The changed device", body = Device)))]
@@ -280,7 +280,7 @@ pub async fn update(
 }
 
 /// Deletes a desk phone with its lines, answering it as it was; its file is gone at once.
-#[utoipa::path(delete, path = "/v2/admin/devices/{id}", tag = "devices",
+#[utoipa::path(delete, operation_id = "deleteDevice", path = "/v2/admin/devices/{id}", tag = "devices",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Device id")),
     responses((status = 200, description = "The deleted device", body = Device)))]
 pub async fn delete(
@@ -293,7 +293,7 @@ pub async fn delete(
 
 /// Replaces a device's provisioning password: the answer shows the new one once, and the
 /// old one stops working at once.
-#[utoipa::path(post, path = "/v2/admin/devices/{id}/provisioning-credentials", tag = "devices",
+#[utoipa::path(post, operation_id = "rotateDeviceCredentials", path = "/v2/admin/devices/{id}/provisioning-credentials", tag = "devices",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Device id")),
     responses((status = 200, description = "The new credentials", body = ProvisioningCredentials)))]
 pub async fn rotate_credentials(
@@ -337,7 +337,7 @@ pub async fn rotate_credentials(
 
 /// Records that the engine saw a desk phone register (or its registration end); a MAC no
 /// tenant has is a 404.
-#[utoipa::path(post, path = "/v2/ingest/device-registrations", tag = "ingest",
+#[utoipa::path(post, operation_id = "ingestDeviceRegistration", path = "/v2/ingest/device-registrations", tag = "ingest",
     request_body = IngestRegistration,
     responses((status = 200, description = "The device as it now is", body = Device)))]
 pub async fn registration(

@@ -22,7 +22,7 @@ use crate::state::AppState;
 /// runs out; each is a new attempt, numbered. A job whose result has not come when its
 /// lease runs out goes back to the queue. Engines claiming at once never get the same
 /// job.
-#[utoipa::path(post, path = "/v2/engine/jobs/claim", tag = "engine",
+#[utoipa::path(post, operation_id = "claimEngineJobs", path = "/v2/engine/jobs/claim", tag = "engine",
     request_body = ClaimJobs,
     responses((status = 200, description = "The leased jobs (none when no work is due)", body = ClaimedJobs)))]
 pub async fn claim(
@@ -86,7 +86,7 @@ pub async fn claim(
 /// `sent` or `failed`, a text `sent` with its SMS_SENT event) in one transaction. A
 /// second report of the same attempt changes nothing (`recorded: false`); a report of an
 /// attempt whose lease ran out and whose job another engine took is refused with 409.
-#[utoipa::path(post, path = "/v2/engine/jobs/{id}/result", tag = "engine",
+#[utoipa::path(post, operation_id = "reportEngineJobResult", path = "/v2/engine/jobs/{id}/result", tag = "engine",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "The job's id")),
     request_body = JobResult,
     responses(

@@ -16,7 +16,7 @@ use crate::state::AppState;
 use crate::{listing, tenancy};
 
 /// Lists the extensions in the caller's scope.
-#[utoipa::path(get, path = "/v2/admin/extensions/", tag = "extensions",
+#[utoipa::path(get, operation_id = "listExtensions", path = "/v2/admin/extensions/", tag = "extensions",
     params(ListParams<Extension>),
     responses((status = 200, description = "A page of extensions", body = Page<Extension>)))]
 pub async fn list(
@@ -30,7 +30,7 @@ pub async fn list(
 }
 
 /// Creates an extension; its number must be free in the tenant.
-#[utoipa::path(post, path = "/v2/admin/extensions/", tag = "extensions",
+#[utoipa::path(post, operation_id = "createExtension", path = "/v2/admin/extensions/", tag = "extensions",
     request_body = CreateExtension,
     responses((status = 200, description = "The new extension", body = Extension)))]
 pub async fn create(
@@ -44,7 +44,7 @@ pub async fn create(
 }
 
 /// One extension.
-#[utoipa::path(get, path = "/v2/admin/extensions/{id}", tag = "extensions",
+#[utoipa::path(get, operation_id = "getExtension", path = "/v2/admin/extensions/{id}", tag = "extensions",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Extension id")),
     responses((status = 200, description = "The extension", body = Extension)))]
 pub async fn get(
@@ -56,7 +56,7 @@ pub async fn get(
 }
 
 /// Changes an extension; fields not sent stay unchanged.
-#[utoipa::path(patch, path = "/v2/admin/extensions/{id}", tag = "extensions",
+#[utoipa::path(patch, operation_id = "updateExtension", path = "/v2/admin/extensions/{id}", tag = "extensions",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Extension id")),
     request_body = UpdateExtension,
     responses((status = 200, description = "The changed extension", body = Extension)))]
@@ -86,7 +86,7 @@ pub async fn update(
 }
 
 /// Deletes an extension, answering it as it was.
-#[utoipa::path(delete, path = "/v2/admin/extensions/{id}", tag = "extensions",
+#[utoipa::path(delete, operation_id = "deleteExtension", path = "/v2/admin/extensions/{id}", tag = "extensions",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Extension id")),
     responses((status = 200, description = "The deleted extension", body = Extension)))]
 pub async fn delete(

@@ -68,7 +68,7 @@ async fn present(state: &AppState, row: FaxRow) -> ApiResult<Fax> {
 }
 
 /// Lists the faxes in the caller's scope; `query` searches the numbers and the fax id.
-#[utoipa::path(get, path = "/v2/admin/faxes", tag = "faxes",
+#[utoipa::path(get, operation_id = "listFaxes", path = "/v2/admin/faxes", tag = "faxes",
     params(ListParams<Fax>),
     responses((status = 200, description = "A page of faxes", body = Page<Fax>)))]
 pub async fn list(
@@ -87,7 +87,7 @@ pub async fn list(
 }
 
 /// One fax, with its attempts and a signed link to its document.
-#[utoipa::path(get, path = "/v2/admin/faxes/{id}", tag = "faxes",
+#[utoipa::path(get, operation_id = "getFax", path = "/v2/admin/faxes/{id}", tag = "faxes",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "The fax's id")),
     responses((status = 200, description = "The fax", body = Fax)))]
 pub async fn get(
@@ -100,7 +100,7 @@ pub async fn get(
 }
 
 /// Deletes a fax with its document; a sending still queued is cancelled.
-#[utoipa::path(delete, path = "/v2/admin/faxes/{id}", tag = "faxes",
+#[utoipa::path(delete, operation_id = "deleteFax", path = "/v2/admin/faxes/{id}", tag = "faxes",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "The fax's id")),
     responses((status = 200, description = "The deleted fax", body = Fax)))]
 pub async fn delete(
@@ -140,7 +140,7 @@ pub struct FaxUpload {
 /// Sends a fax (multipart: `document`, `to`, `from`, optional `tenantId`): the document
 /// is stored and the fax queued for the engine (`queued` → `sending` → `sent` or
 /// `failed`, attempt by attempt under the tenant's retry policy).
-#[utoipa::path(post, path = "/v2/admin/faxes", tag = "faxes",
+#[utoipa::path(post, operation_id = "sendFax", path = "/v2/admin/faxes", tag = "faxes",
     request_body(content = FaxUpload, content_type = "multipart/form-data"),
     responses((status = 200, description = "The queued fax", body = Fax)))]
 pub async fn send(
@@ -318,7 +318,7 @@ fn not_cacheable(answer: ApiResult<Json<Fax>>) -> Response {
 /// when its document is gone. A GET because the release notes name it so; it changes
 /// state, so it is answered `Cache-Control: no-store`, and
 /// `POST /v2/admin/faxes/{id}/retry` is the preferred form.
-#[utoipa::path(get, path = "/faxes/retry/{id}", tag = "faxes",
+#[utoipa::path(get, operation_id = "retryFaxUnversioned", path = "/faxes/retry/{id}", tag = "faxes",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "The fax's id")),
     responses(
         (status = 200, description = "The fax, queued again (`Cache-Control: no-store`)", body = Fax,
@@ -335,7 +335,7 @@ pub async fn retry_unversioned(
 }
 
 /// The same at `/v2` (also `Cache-Control: no-store`; prefer the POST).
-#[utoipa::path(get, path = "/v2/faxes/retry/{id}", tag = "faxes",
+#[utoipa::path(get, operation_id = "retryFaxByGet", path = "/v2/faxes/retry/{id}", tag = "faxes",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "The fax's id")),
     responses(
         (status = 200, description = "The fax, queued again (`Cache-Control: no-store`)", body = Fax,
@@ -354,7 +354,7 @@ pub async fn retry(
 /// Requeues a failed fax as a new attempt of the same fax, the preferred form of
 /// `GET /faxes/retry/{id}` (same rules: 409 when it is not failed, 410 when its document
 /// is gone).
-#[utoipa::path(post, path = "/v2/admin/faxes/{id}/retry", tag = "faxes",
+#[utoipa::path(post, operation_id = "retryFax", path = "/v2/admin/faxes/{id}/retry", tag = "faxes",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "The fax's id")),
     responses(
         (status = 200, description = "The fax, queued again", body = Fax),
@@ -371,7 +371,7 @@ pub async fn retry_post(
 
 /// The tenant's automatic retry policy (three attempts five minutes apart on any failure
 /// until one is set); platform and partner admins name the tenant with `tenantId`.
-#[utoipa::path(get, path = "/v2/admin/faxes/retry-policy", tag = "faxes",
+#[utoipa::path(get, operation_id = "getFaxRetryPolicy", path = "/v2/admin/faxes/retry-policy", tag = "faxes",
     params(("tenantId" = Option<i64>, Query, minimum = 1, description = "The tenant (platform and partner admins)")),
     responses((status = 200, description = "The policy", body = FaxRetryPolicy)))]
 pub async fn get_policy(
@@ -391,7 +391,7 @@ pub async fn get_policy(
 
 /// Sets the tenant's automatic retry policy: attempts in all, seconds between them, and
 /// the result codes worth another attempt (none: every failure).
-#[utoipa::path(put, path = "/v2/admin/faxes/retry-policy", tag = "faxes",
+#[utoipa::path(put, operation_id = "setFaxRetryPolicy", path = "/v2/admin/faxes/retry-policy", tag = "faxes",
     request_body = SetFaxRetryPolicy,
     responses((status = 200, description = "The policy", body = FaxRetryPolicy)))]
 pub async fn set_policy(

@@ -218,7 +218,7 @@ struct CallPush {
 /// Records a voicemail message left on the engine (JSON, or multipart with parts
 /// `message` and `audio`); emits VOICEMAIL_RECEIVED. A message already recorded (same
 /// tenant, context, mailbox and msgId) is answered with `recorded: false`.
-#[utoipa::path(post, path = "/v2/ingest/voicemail-messages", tag = "ingest",
+#[utoipa::path(post, operation_id = "ingestVoicemailMessage", path = "/v2/ingest/voicemail-messages", tag = "ingest",
     request_body(content(
         (IngestVoicemail = "application/json"),
         (VoicemailPush = "multipart/form-data"),
@@ -290,7 +290,7 @@ pub async fn voicemail(
 /// changes nothing of its status. Any report may name the queue the call passed through
 /// (the first named stays) and carry its transfers (each recorded once, however often
 /// reported). A recording (WAV or MP3, stored as MP3) emits RECORDING_READY.
-#[utoipa::path(post, path = "/v2/ingest/calls", tag = "ingest",
+#[utoipa::path(post, operation_id = "ingestCall", path = "/v2/ingest/calls", tag = "ingest",
     request_body(content(
         (IngestCall = "application/json"),
         (CallPush = "multipart/form-data"),
@@ -384,7 +384,7 @@ pub async fn call(
 /// Records a text message the engine sent or received; emits SMS_RECEIVED (inbound) or
 /// SMS_SENT (outbound). A message already recorded (same tenant and messageId) is
 /// answered with `recorded: false`.
-#[utoipa::path(post, path = "/v2/ingest/sms", tag = "ingest",
+#[utoipa::path(post, operation_id = "ingestSms", path = "/v2/ingest/sms", tag = "ingest",
     request_body = IngestSms,
     responses((status = 200, description = "What was recorded", body = IngestResult)))]
 pub async fn sms(
@@ -417,7 +417,7 @@ struct FaxPush {
 /// is kept with the fax, which then answers a signed `documentURL`; a PDF's page count
 /// stands in for `pages` when the engine reported none. A fax already recorded (same
 /// tenant and faxId) is answered with `recorded: false`, its document left as it was.
-#[utoipa::path(post, path = "/v2/ingest/faxes", tag = "ingest",
+#[utoipa::path(post, operation_id = "ingestFax", path = "/v2/ingest/faxes", tag = "ingest",
     request_body(content(
         (IngestFax = "application/json"),
         (FaxPush = "multipart/form-data"),

@@ -43,7 +43,7 @@ async fn check_references(
 }
 
 /// Lists the IVRs in the caller's scope.
-#[utoipa::path(get, path = "/v2/admin/ivrs/", tag = "ivrs",
+#[utoipa::path(get, operation_id = "listIvrs", path = "/v2/admin/ivrs/", tag = "ivrs",
     params(ListParams<Ivr>),
     responses((status = 200, description = "A page of IVRs", body = Page<Ivr>)))]
 pub async fn list(
@@ -58,7 +58,7 @@ pub async fn list(
 
 /// Creates an IVR with its menu; its number must be free in the tenant's dial plan, each
 /// key has one destination, and every reference is a record of the tenant.
-#[utoipa::path(post, path = "/v2/admin/ivrs/", tag = "ivrs",
+#[utoipa::path(post, operation_id = "createIvr", path = "/v2/admin/ivrs/", tag = "ivrs",
     request_body = CreateIvr,
     responses((status = 200, description = "The new IVR", body = Ivr)))]
 pub async fn create(
@@ -80,7 +80,7 @@ pub async fn create(
 }
 
 /// One IVR.
-#[utoipa::path(get, path = "/v2/admin/ivrs/{id}", tag = "ivrs",
+#[utoipa::path(get, operation_id = "getIvr", path = "/v2/admin/ivrs/{id}", tag = "ivrs",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "IVR id")),
     responses((status = 200, description = "The IVR", body = Ivr)))]
 pub async fn get(
@@ -92,7 +92,7 @@ pub async fn get(
 }
 
 /// Changes an IVR; a sent `options` replaces the whole menu.
-#[utoipa::path(patch, path = "/v2/admin/ivrs/{id}", tag = "ivrs",
+#[utoipa::path(patch, operation_id = "updateIvr", path = "/v2/admin/ivrs/{id}", tag = "ivrs",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "IVR id")),
     request_body = UpdateIvr,
     responses((status = 200, description = "The changed IVR", body = Ivr)))]
@@ -118,7 +118,7 @@ pub async fn update(
 }
 
 /// Deletes an IVR and its menu when nothing routes to it (409 naming the users otherwise).
-#[utoipa::path(delete, path = "/v2/admin/ivrs/{id}", tag = "ivrs",
+#[utoipa::path(delete, operation_id = "deleteIvr", path = "/v2/admin/ivrs/{id}", tag = "ivrs",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "IVR id")),
     responses((status = 200, description = "The deleted IVR", body = Ivr)))]
 pub async fn delete(

@@ -143,7 +143,7 @@ async fn check_password(
 }
 
 /// Changes the caller's password. Every session of the account ends, this one included.
-#[utoipa::path(patch, path = "/v2/users/me/password", tag = "account",
+#[utoipa::path(patch, operation_id = "changePassword", path = "/v2/users/me/password", tag = "account",
     request_body = ChangePassword,
     responses((status = 200, description = "Changed; log in again", body = PasswordChanged)))]
 pub async fn change_password(
@@ -175,7 +175,7 @@ pub async fn change_password(
 
 /// Starts TOTP enrolment, confirmed with the account's password: answers a new secret
 /// once. It takes effect when confirmed with a code from the app.
-#[utoipa::path(post, path = "/v2/users/me/mfa/totp", tag = "account",
+#[utoipa::path(post, operation_id = "enrolTotp", path = "/v2/users/me/mfa/totp", tag = "account",
     request_body = ConfirmPassword,
     responses((status = 200, description = "Scan this into the authenticator app", body = TotpEnrolment)))]
 pub async fn enrol_totp(
@@ -204,7 +204,7 @@ pub async fn enrol_totp(
 
 /// Confirms TOTP enrolment with a current code: multi-factor login is on from now, and the
 /// recovery codes are answered, once.
-#[utoipa::path(post, path = "/v2/users/me/mfa/totp/confirm", tag = "account",
+#[utoipa::path(post, operation_id = "confirmTotp", path = "/v2/users/me/mfa/totp/confirm", tag = "account",
     request_body = ConfirmCode,
     responses((status = 200, description = "Multi-factor login is on", body = MfaEnabled)))]
 pub async fn confirm_totp(
@@ -246,7 +246,7 @@ pub async fn confirm_totp(
 }
 
 /// Turns multi-factor login off, confirmed with the account's password.
-#[utoipa::path(post, path = "/v2/users/me/mfa/totp/disable", tag = "account",
+#[utoipa::path(post, operation_id = "disableTotp", path = "/v2/users/me/mfa/totp/disable", tag = "account",
     request_body = ConfirmPassword,
     responses((status = 200, description = "Multi-factor login is off", body = MfaDisabled)))]
 pub async fn disable_totp(

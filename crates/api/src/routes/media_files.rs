@@ -63,7 +63,7 @@ pub async fn present(state: &AppState, row: MediaFileRow) -> ApiResult<MediaFile
 }
 
 /// Lists the media files in the caller's scope.
-#[utoipa::path(get, path = "/v2/admin/media-files/", tag = "media-files",
+#[utoipa::path(get, operation_id = "listMediaFiles", path = "/v2/admin/media-files/", tag = "media-files",
     params(ListParams<MediaFile>),
     responses((status = 200, description = "A page of media files", body = Page<MediaFile>)))]
 pub async fn list(
@@ -144,7 +144,7 @@ pub fn multipart_rejection(rejection: MultipartRejection) -> ApiError {
 
 /// Uploads an audio file (multipart: `file`, `name`, optional `tenantId`, `language`,
 /// `text` or `multilingualText`).
-#[utoipa::path(post, path = "/v2/admin/media-files/", tag = "media-files",
+#[utoipa::path(post, operation_id = "createMediaFile", path = "/v2/admin/media-files/", tag = "media-files",
     request_body(content = MediaFileUpload, content_type = "multipart/form-data"),
     responses(
         (status = 200, description = "The new media file", body = MediaFile),
@@ -369,7 +369,7 @@ pub async fn store_audio(
 }
 
 /// One media file, with a fresh signed URL.
-#[utoipa::path(get, path = "/v2/admin/media-files/{id}", tag = "media-files",
+#[utoipa::path(get, operation_id = "getMediaFile", path = "/v2/admin/media-files/{id}", tag = "media-files",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Media file id")),
     responses((status = 200, description = "The media file", body = MediaFile)))]
 pub async fn get(
@@ -382,7 +382,7 @@ pub async fn get(
 }
 
 /// One media file (release notes' path, the same answer).
-#[utoipa::path(get, path = "/media-files/{id}", tag = "media-files",
+#[utoipa::path(get, operation_id = "getMediaFileUnversioned", path = "/media-files/{id}", tag = "media-files",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Media file id")),
     responses((status = 200, description = "The media file", body = MediaFile)))]
 pub async fn get_unversioned(
@@ -394,7 +394,7 @@ pub async fn get_unversioned(
 }
 
 /// One media file (the release notes' path under `/v2`, the same answer).
-#[utoipa::path(get, path = "/v2/media-files/{id}", tag = "media-files",
+#[utoipa::path(get, operation_id = "getMediaFileV2", path = "/v2/media-files/{id}", tag = "media-files",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Media file id")),
     responses((status = 200, description = "The media file", body = MediaFile)))]
 pub async fn get_v2(
@@ -406,7 +406,7 @@ pub async fn get_v2(
 }
 
 /// Changes a media file's name and texts.
-#[utoipa::path(patch, path = "/v2/admin/media-files/{id}", tag = "media-files",
+#[utoipa::path(patch, operation_id = "updateMediaFile", path = "/v2/admin/media-files/{id}", tag = "media-files",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Media file id")),
     request_body = UpdateMediaFile,
     responses((status = 200, description = "The changed media file", body = MediaFile)))]
@@ -429,7 +429,7 @@ pub async fn update(
 }
 
 /// Deletes a media file nothing uses (409 naming the users otherwise), with its audio.
-#[utoipa::path(delete, path = "/v2/admin/media-files/{id}", tag = "media-files",
+#[utoipa::path(delete, operation_id = "deleteMediaFile", path = "/v2/admin/media-files/{id}", tag = "media-files",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Media file id")),
     responses((status = 200, description = "The deleted media file", body = MediaFile)))]
 pub async fn delete(

@@ -147,7 +147,7 @@ async fn store_file(
 
 /// Uploads media for MMS messages; answers their URLs, in order, as a flat array. The URLs
 /// are signed and expire (see the decisions in the docs).
-#[utoipa::path(post, path = "/v2/messaging/messages/upload-media", tag = "messaging",
+#[utoipa::path(post, operation_id = "uploadMessagingMedia", path = "/v2/messaging/messages/upload-media", tag = "messaging",
     request_body(content = MmsUpload, content_type = "multipart/form-data"),
     responses((status = 200, description = "The files' URLs, in the order sent", body = Vec<String>)))]
 pub async fn upload_media(
@@ -272,7 +272,7 @@ async fn present(state: &AppState, row: MmsMediaRow) -> ApiResult<MmsMedia> {
 
 /// Lists MMS media uploads (a branch admin sees its branch's users' uploads, a user its
 /// own); `query` searches the content type, the uploader's e-mail and the key.
-#[utoipa::path(get, path = "/v2/messaging/media/", tag = "messaging",
+#[utoipa::path(get, operation_id = "listMessagingMedia", path = "/v2/messaging/media/", tag = "messaging",
     params(ListParams<MmsMedia>),
     responses((status = 200, description = "A page of uploads", body = Page<MmsMedia>)))]
 pub async fn list_media(
@@ -292,7 +292,7 @@ pub async fn list_media(
 
 /// Deletes an upload: its record at once (its bytes leave the quota), its file through
 /// the job queue; answers it as it was.
-#[utoipa::path(delete, path = "/v2/messaging/media/{id}", tag = "messaging",
+#[utoipa::path(delete, operation_id = "deleteMessagingMedia", path = "/v2/messaging/media/{id}", tag = "messaging",
     params(("id" = i64, Path, minimum = 1, description = "The upload's id")),
     responses((status = 200, description = "The deleted upload", body = MmsMedia)))]
 pub async fn delete_media(

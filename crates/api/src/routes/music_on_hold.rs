@@ -41,7 +41,7 @@ async fn check_branch(
 }
 
 /// Lists the music on hold in the caller's scope, with their playlists.
-#[utoipa::path(get, path = "/v2/admin/music-on-hold/", tag = "music-on-hold",
+#[utoipa::path(get, operation_id = "listMusicOnHold", path = "/v2/admin/music-on-hold/", tag = "music-on-hold",
     params(ListParams<MusicOnHold>),
     responses((status = 200, description = "A page of music on hold", body = Page<MusicOnHold>)))]
 pub async fn list(
@@ -55,7 +55,7 @@ pub async fn list(
 }
 
 /// The same list at the release notes' path.
-#[utoipa::path(get, path = "/admin/music-on-hold/", tag = "music-on-hold",
+#[utoipa::path(get, operation_id = "listMusicOnHoldUnversioned", path = "/admin/music-on-hold/", tag = "music-on-hold",
     params(ListParams<MusicOnHold>),
     responses((status = 200, description = "A page of music on hold", body = Page<MusicOnHold>)))]
 pub async fn list_unversioned(
@@ -68,7 +68,7 @@ pub async fn list_unversioned(
 
 /// Creates a music on hold playing media files of its tenant (at least one); made the
 /// default, it takes over from the tenant's previous default.
-#[utoipa::path(post, path = "/v2/admin/music-on-hold/", tag = "music-on-hold",
+#[utoipa::path(post, operation_id = "createMusicOnHold", path = "/v2/admin/music-on-hold/", tag = "music-on-hold",
     request_body = CreateMusicOnHold,
     responses((status = 200, description = "The new music on hold", body = MusicOnHold)))]
 pub async fn create(
@@ -92,7 +92,7 @@ pub async fn create(
 }
 
 /// The same creation at the release notes' path.
-#[utoipa::path(post, path = "/admin/music-on-hold/", tag = "music-on-hold",
+#[utoipa::path(post, operation_id = "createMusicOnHoldUnversioned", path = "/admin/music-on-hold/", tag = "music-on-hold",
     request_body = CreateMusicOnHold,
     responses((status = 200, description = "The new music on hold", body = MusicOnHold)))]
 pub async fn create_unversioned(
@@ -104,7 +104,7 @@ pub async fn create_unversioned(
 }
 
 /// One music on hold with its playlist.
-#[utoipa::path(get, path = "/v2/admin/music-on-hold/{id}", tag = "music-on-hold",
+#[utoipa::path(get, operation_id = "getMusicOnHold", path = "/v2/admin/music-on-hold/{id}", tag = "music-on-hold",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Music on hold id")),
     responses((status = 200, description = "The music on hold", body = MusicOnHold)))]
 pub async fn get(
@@ -118,7 +118,7 @@ pub async fn get(
 }
 
 /// The same record at the release notes' path.
-#[utoipa::path(get, path = "/admin/music-on-hold/{id}", tag = "music-on-hold",
+#[utoipa::path(get, operation_id = "getMusicOnHoldUnversioned", path = "/admin/music-on-hold/{id}", tag = "music-on-hold",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Music on hold id")),
     responses((status = 200, description = "The music on hold", body = MusicOnHold)))]
 pub async fn get_unversioned(
@@ -131,7 +131,7 @@ pub async fn get_unversioned(
 
 /// Changes a music on hold; a sent `routingDestinations` replaces the playlist and must
 /// still hold a media file.
-#[utoipa::path(patch, path = "/v2/admin/music-on-hold/{id}", tag = "music-on-hold",
+#[utoipa::path(patch, operation_id = "updateMusicOnHold", path = "/v2/admin/music-on-hold/{id}", tag = "music-on-hold",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Music on hold id")),
     request_body = UpdateMusicOnHold,
     responses((status = 200, description = "The changed music on hold", body = MusicOnHold)))]
@@ -154,7 +154,7 @@ pub async fn update(
 }
 
 /// The same change at the release notes' path.
-#[utoipa::path(patch, path = "/admin/music-on-hold/{id}", tag = "music-on-hold",
+#[utoipa::path(patch, operation_id = "updateMusicOnHoldUnversioned", path = "/admin/music-on-hold/{id}", tag = "music-on-hold",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Music on hold id")),
     request_body = UpdateMusicOnHold,
     responses((status = 200, description = "The changed music on hold", body = MusicOnHold)))]
@@ -168,7 +168,7 @@ pub async fn update_unversioned(
 }
 
 /// Deletes a music on hold (its media files stay), answering it as it was.
-#[utoipa::path(delete, path = "/v2/admin/music-on-hold/{id}", tag = "music-on-hold",
+#[utoipa::path(delete, operation_id = "deleteMusicOnHold", path = "/v2/admin/music-on-hold/{id}", tag = "music-on-hold",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Music on hold id")),
     responses((status = 200, description = "The deleted music on hold", body = MusicOnHold)))]
 pub async fn delete(
@@ -182,7 +182,7 @@ pub async fn delete(
 }
 
 /// The same deletion at the release notes' path.
-#[utoipa::path(delete, path = "/admin/music-on-hold/{id}", tag = "music-on-hold",
+#[utoipa::path(delete, operation_id = "deleteMusicOnHoldUnversioned", path = "/admin/music-on-hold/{id}", tag = "music-on-hold",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Music on hold id")),
     responses((status = 200, description = "The deleted music on hold", body = MusicOnHold)))]
 pub async fn delete_unversioned(
@@ -195,7 +195,7 @@ pub async fn delete_unversioned(
 
 /// What the telephony engine plays: the files in order, each as a signed link to its
 /// 8 kHz mono WAV rendition (the original for a file that has none), and the mode.
-#[utoipa::path(get, path = "/v2/admin/music-on-hold/{id}/playlist", tag = "music-on-hold",
+#[utoipa::path(get, operation_id = "getMusicOnHoldPlaylist", path = "/v2/admin/music-on-hold/{id}/playlist", tag = "music-on-hold",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Music on hold id")),
     responses((status = 200, description = "The playlist", body = Playlist)))]
 pub async fn playlist(

@@ -47,7 +47,7 @@ fn disposition(key: &str, content_type: &str) -> HeaderValue {
 }
 
 /// Fetches a stored object through a signed link.
-#[utoipa::path(get, path = "/v2/objects/{key}", tag = "media-files", security(()),
+#[utoipa::path(get, operation_id = "downloadObject", path = "/v2/objects/{key}", tag = "media-files", security(()),
     params(
         ("key" = String, Path, description = "The object's key, as in the signed link"),
         ("expires" = String, Query, pattern = "^[0-9]+$", description = "Expiry, seconds since the epoch"),

@@ -17,7 +17,7 @@ pub struct Health {
 }
 
 /// The process is up.
-#[utoipa::path(get, path = "/healthz", tag = "operations", security(()),
+#[utoipa::path(get, operation_id = "checkHealth", path = "/healthz", tag = "operations", security(()),
     responses((status = 200, description = "The process answers", body = Health)))]
 pub async fn healthz() -> Json<Health> {
     Json(Health { status: "ok" })
@@ -35,7 +35,7 @@ pub const READY_ACQUIRE_BOUND: std::time::Duration = std::time::Duration::from_s
 /// only the routes that keep files need it, and they answer 503 of their own when it
 /// does not answer, whereas a balancer told "not ready" would take every process out of
 /// rotation at once over a store that most requests never touch.
-#[utoipa::path(get, path = "/readyz", tag = "operations", security(()),
+#[utoipa::path(get, operation_id = "checkReadiness", path = "/readyz", tag = "operations", security(()),
     responses(
         (status = 200, description = "Ready to serve", body = Health),
         (status = 503, description = "The process is stopping (`draining`), the database does not answer, or no pooled connection is free within a second", body = Health),

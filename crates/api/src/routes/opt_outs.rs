@@ -3,7 +3,8 @@
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::State;
+use axum::extract::multipart::Multipart;
+use axum::extract::{FromRequest, Request, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use serde_json::Value;
@@ -25,7 +26,8 @@ use switchboard_domain::{Location, Principal, Scope};
 use crate::auth::caller::{Caller, CampaignsRead, CampaignsWrite};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{JsonBody, ListParams, Patch, PathId, body_rejection};
-use crate::routes::call_campaigns::{csv_field, csv_response, csv_rows};
+use crate::routes::call_campaigns::{csv_field, csv_part, csv_response, csv_rows, is_type};
+use crate::routes::media_files::multipart_rejection;
 use crate::state::AppState;
 use crate::{listing, tenancy};
 
@@ -139,7 +141,7 @@ async fn entry(
 }
 
 /// Lists the opt-out entries in the caller's scope (the platform's list: platform admins).
-#[utoipa::path(get, path = "/v2/admin/opt-outs/", tag = "call-campaigns",
+#[utoipa::path(get, operation_id = "listOptOuts", path = "/v2/admin/opt-outs/", tag = "call-campaigns",
     params(ListParams<OptOut>),
     responses((status = 200, description = "A page of opt-out entries", body = Page<OptOut>)))]
 pub async fn list(
@@ -154,7 +156,7 @@ pub async fn list(
 
 /// Adds a number to an opt-out list: the platform's (platform admins only), a tenant's
 /// (the default) or a campaign's; 409 when that list already holds it.
-#[utoipa::path(post, path = "/v2/admin/opt-outs/", tag = "call-campaigns",
+#[utoipa::path(post, operation_id = "createOptOut", path = "/v2/admin/opt-outs/", tag = "call-campaigns",
     request_body = CreateOptOut,
     responses((status = 200, description = "The new entry", body = OptOut)))]
 pub async fn create(
@@ -167,7 +169,7 @@ pub async fn create(
 }
 
 /// One opt-out entry.
-#[utoipa::path(get, path = "/v2/admin/opt-outs/{id}", tag = "call-campaigns",
+#[utoipa::path(get, operation_id = "getOptOut", path = "/v2/admin/opt-outs/{id}", tag = "call-campaigns",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Opt-out entry id")),
     responses((status = 200, description = "The entry", body = OptOut)))]
 pub async fn get(
@@ -179,7 +181,7 @@ pub async fn get(
 }
 
 /// Changes an entry's reason or expiry.
-#[utoipa::path(patch, path = "/v2/admin/opt-outs/{id}", tag = "call-campaigns",
+#[utoipa::path(patch, operation_id = "updateOptOut", path = "/v2/admin/opt-outs/{id}", tag = "call-campaigns",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Opt-out entry id")),
     request_body = UpdateOptOut,
     responses((status = 200, description = "The changed entry", body = OptOut)))]
@@ -196,7 +198,7 @@ pub async fn update(
 }
 
 /// Removes an entry: the number may be called again (unless another list holds it).
-#[utoipa::path(delete, path = "/v2/admin/opt-outs/{id}", tag = "call-campaigns",
+#[utoipa::path(delete, operation_id = "deleteOptOut", path = "/v2/admin/opt-outs/{id}", tag = "call-campaigns",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Opt-out entry id")),
     responses((status = 200, description = "The removed entry", body = OptOut)))]
 pub async fn delete(
@@ -207,26 +209,50 @@ pub async fn delete(
     Ok(Json(opt_outs::delete(&state.db, &caller.scope, id).await?))
 }
 
-/// Imports entries: a JSON array of entry bodies or a CSV body (`Content-Type: text/csv`,
-/// a header row naming `number` and any of `level`, `tenantId`, `campaignId`, `source`,
-/// `reason`, `expiresAt`), 1 to 10,000 rows, in one transaction. Every row is answered:
-/// `created`, `duplicate` (the list already held it, with that entry's id) or `invalid`
-/// (with the reason).
-#[utoipa::path(post, path = "/v2/admin/opt-outs/import", tag = "call-campaigns",
-    request_body(content((Vec<CreateOptOut> = "application/json"), (String = "text/csv"))),
+/// The multipart form of an opt-out import: one part, `file`, the CSV.
+#[derive(Debug, utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct OptOutUpload {
+    /// The CSV: a header row naming `number` and any of `level`, `tenantId`,
+    /// `campaignId`, `source`, `reason`, `expiresAt`, then 1 to 10,000 rows.
+    #[schema(value_type = String, format = Binary, content_media_type = "text/csv")]
+    pub file: Vec<u8>,
+}
+
+/// Imports entries: a JSON array of entry bodies, or a CSV (a header row naming `number`
+/// and any of `level`, `tenantId`, `campaignId`, `source`, `reason`, `expiresAt`)
+/// uploaded as the `file` part of a `multipart/form-data` form — or sent as the whole
+/// body with `Content-Type: text/csv`, read the same though not listed below (client
+/// generators cannot send a text body); 1 to 10,000 rows, in one transaction. Every row
+/// is answered: `created`, `duplicate` (the list already held it, with that entry's id)
+/// or `invalid` (with the reason).
+#[utoipa::path(post, operation_id = "importOptOuts", path = "/v2/admin/opt-outs/import", tag = "call-campaigns",
+    request_body(content((Vec<CreateOptOut> = "application/json"),
+        (OptOutUpload = "multipart/form-data"))),
     responses((status = 200, description = "One result per row", body = ImportSummary)))]
 pub async fn import(
     caller: Caller<CampaignsWrite>,
     State(state): State<AppState>,
     headers: HeaderMap,
-    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
+    request: Request,
 ) -> ApiResult<Json<ImportSummary>> {
-    let body = body.map_err(body_rejection)?;
-    let content = headers
-        .get(axum::http::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .map(|v| v.trim().to_ascii_lowercase());
+    let (content, body) = if is_type(&headers, "multipart/form-data") {
+        let form = Multipart::from_request(request, &state)
+            .await
+            .map_err(multipart_rejection)?;
+        let csv = csv_part(form, state.settings.body_limit).await?;
+        (Some("text/csv".to_owned()), Bytes::from(csv))
+    } else {
+        let content = headers
+            .get(axum::http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(';').next())
+            .map(|v| v.trim().to_ascii_lowercase());
+        let body = Bytes::from_request(request, &state)
+            .await
+            .map_err(body_rejection)?;
+        (content, body)
+    };
     let rows: Vec<Value> = match content.as_deref() {
         Some("text/csv") => csv_rows(&body, MAX_IMPORT)?
             .into_iter()
@@ -257,7 +283,7 @@ pub async fn import(
         }
         _ => {
             return Err(ApiError::unsupported_media_type(
-                "the body must be sent as Content-Type: application/json or text/csv",
+                "the body must be sent as Content-Type: application/json, multipart/form-data or text/csv",
             ));
         }
     };
@@ -351,7 +377,7 @@ fn write_entry(out: &mut Vec<u8>, entry: &OptOut) {
 
 /// Exports the opt-out entries in the caller's scope as CSV (the list's filters, search
 /// and sort), streamed; its header row is the import's.
-#[utoipa::path(get, path = "/v2/admin/opt-outs/export", tag = "call-campaigns",
+#[utoipa::path(get, operation_id = "exportOptOuts", path = "/v2/admin/opt-outs/export", tag = "call-campaigns",
     params(ListParams<OptOut>),
     responses((status = 200, description = "The entries as CSV: id, level, tenantId, campaignId, number, source, reason, createdAt, expiresAt", content_type = "text/csv", body = String)))]
 pub async fn export(

@@ -18,7 +18,7 @@ use crate::state::AppState;
 use crate::{listing, tenancy};
 
 /// Lists the paging groups in the caller's scope, with their members.
-#[utoipa::path(get, path = "/v2/admin/paging-groups/", tag = "paging-groups",
+#[utoipa::path(get, operation_id = "listPagingGroups", path = "/v2/admin/paging-groups/", tag = "paging-groups",
     params(ListParams<PagingGroup>),
     responses((status = 200, description = "A page of paging groups", body = Page<PagingGroup>)))]
 pub async fn list(
@@ -32,7 +32,7 @@ pub async fn list(
 }
 
 /// Creates a paging group and its EXT members; the number must be free in the tenant.
-#[utoipa::path(post, path = "/v2/admin/paging-groups/", tag = "paging-groups",
+#[utoipa::path(post, operation_id = "createPagingGroup", path = "/v2/admin/paging-groups/", tag = "paging-groups",
     request_body = CreatePagingGroup,
     responses((status = 200, description = "The new paging group", body = PagingGroup)))]
 pub async fn create(
@@ -59,7 +59,7 @@ pub async fn create(
 }
 
 /// One paging group with its members.
-#[utoipa::path(get, path = "/v2/admin/paging-groups/{id}", tag = "paging-groups",
+#[utoipa::path(get, operation_id = "getPagingGroup", path = "/v2/admin/paging-groups/{id}", tag = "paging-groups",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Paging group id")),
     responses((status = 200, description = "The paging group", body = PagingGroup)))]
 pub async fn get(
@@ -73,7 +73,7 @@ pub async fn get(
 }
 
 /// Changes a paging group; a sent `routingDestinations` replaces the members.
-#[utoipa::path(patch, path = "/v2/admin/paging-groups/{id}", tag = "paging-groups",
+#[utoipa::path(patch, operation_id = "updatePagingGroup", path = "/v2/admin/paging-groups/{id}", tag = "paging-groups",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Paging group id")),
     request_body = UpdatePagingGroup,
     responses((status = 200, description = "The changed paging group", body = PagingGroup)))]
@@ -101,7 +101,7 @@ pub async fn update(
 }
 
 /// Deletes a paging group with its members, answering it as it was.
-#[utoipa::path(delete, path = "/v2/admin/paging-groups/{id}", tag = "paging-groups",
+#[utoipa::path(delete, operation_id = "deletePagingGroup", path = "/v2/admin/paging-groups/{id}", tag = "paging-groups",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Paging group id")),
     responses((status = 200, description = "The deleted paging group", body = PagingGroup)))]
 pub async fn delete(

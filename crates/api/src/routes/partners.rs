@@ -15,7 +15,7 @@ use crate::listing;
 use crate::state::AppState;
 
 /// Lists the partners in the caller's scope.
-#[utoipa::path(get, path = "/v2/admin/partners/", tag = "partners",
+#[utoipa::path(get, operation_id = "listPartners", path = "/v2/admin/partners/", tag = "partners",
     params(ListParams<Partner>),
     responses((status = 200, description = "A page of partners", body = Page<Partner>)))]
 pub async fn list(
@@ -28,7 +28,7 @@ pub async fn list(
 }
 
 /// Creates a partner (platform admins only).
-#[utoipa::path(post, path = "/v2/admin/partners/", tag = "partners",
+#[utoipa::path(post, operation_id = "createPartner", path = "/v2/admin/partners/", tag = "partners",
     request_body = CreatePartner,
     responses((status = 200, description = "The new partner", body = Partner)))]
 pub async fn create(
@@ -40,7 +40,7 @@ pub async fn create(
 }
 
 /// One partner.
-#[utoipa::path(get, path = "/v2/admin/partners/{id}", tag = "partners",
+#[utoipa::path(get, operation_id = "getPartner", path = "/v2/admin/partners/{id}", tag = "partners",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Partner id")),
     responses((status = 200, description = "The partner", body = Partner)))]
 pub async fn get(
@@ -52,7 +52,7 @@ pub async fn get(
 }
 
 /// Changes a partner.
-#[utoipa::path(patch, path = "/v2/admin/partners/{id}", tag = "partners",
+#[utoipa::path(patch, operation_id = "updatePartner", path = "/v2/admin/partners/{id}", tag = "partners",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Partner id")),
     request_body = UpdatePartner,
     responses((status = 200, description = "The changed partner", body = Partner)))]
@@ -68,7 +68,7 @@ pub async fn update(
 }
 
 /// Deletes a partner that owns no tenants (409 otherwise).
-#[utoipa::path(delete, path = "/v2/admin/partners/{id}", tag = "partners",
+#[utoipa::path(delete, operation_id = "deletePartner", path = "/v2/admin/partners/{id}", tag = "partners",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Partner id")),
     responses((status = 200, description = "The deleted partner", body = Partner)))]
 pub async fn delete(

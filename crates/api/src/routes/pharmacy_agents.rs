@@ -95,7 +95,7 @@ async fn check_references(
 }
 
 /// Lists the pharmacy agents in the caller's scope.
-#[utoipa::path(get, path = "/v2/admin/pharmacy/agents/", tag = "pharmacy",
+#[utoipa::path(get, operation_id = "listPharmacyAgents", path = "/v2/admin/pharmacy/agents/", tag = "pharmacy",
     params(ListParams<PharmacyAgent>),
     responses((status = 200, description = "A page of pharmacy agents", body = Page<PharmacyAgent>)))]
 pub async fn list(
@@ -109,7 +109,7 @@ pub async fn list(
 }
 
 /// The same list at the release notes' path.
-#[utoipa::path(get, path = "/admin/pharmacy/agents/", tag = "pharmacy",
+#[utoipa::path(get, operation_id = "listPharmacyAgentsUnversioned", path = "/admin/pharmacy/agents/", tag = "pharmacy",
     params(ListParams<PharmacyAgent>),
     responses((status = 200, description = "A page of pharmacy agents", body = Page<PharmacyAgent>)))]
 pub async fn list_unversioned(
@@ -121,7 +121,7 @@ pub async fn list_unversioned(
 }
 
 /// Creates a pharmacy agent; its number must be free in the tenant's dial plan.
-#[utoipa::path(post, path = "/v2/admin/pharmacy/agents/", tag = "pharmacy",
+#[utoipa::path(post, operation_id = "createPharmacyAgent", path = "/v2/admin/pharmacy/agents/", tag = "pharmacy",
     request_body = CreatePharmacyAgent,
     responses((status = 200, description = "The new pharmacy agent", body = PharmacyAgent)))]
 pub async fn create(
@@ -144,7 +144,7 @@ pub async fn create(
 }
 
 /// The same creation at the release notes' path.
-#[utoipa::path(post, path = "/admin/pharmacy/agents/", tag = "pharmacy",
+#[utoipa::path(post, operation_id = "createPharmacyAgentUnversioned", path = "/admin/pharmacy/agents/", tag = "pharmacy",
     request_body = CreatePharmacyAgent,
     responses((status = 200, description = "The new pharmacy agent", body = PharmacyAgent)))]
 pub async fn create_unversioned(
@@ -156,7 +156,7 @@ pub async fn create_unversioned(
 }
 
 /// One pharmacy agent.
-#[utoipa::path(get, path = "/v2/admin/pharmacy/agents/{id}", tag = "pharmacy",
+#[utoipa::path(get, operation_id = "getPharmacyAgent", path = "/v2/admin/pharmacy/agents/{id}", tag = "pharmacy",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Pharmacy agent id")),
     responses((status = 200, description = "The pharmacy agent", body = PharmacyAgent)))]
 pub async fn get(
@@ -170,7 +170,7 @@ pub async fn get(
 }
 
 /// The same record at the release notes' path.
-#[utoipa::path(get, path = "/admin/pharmacy/agents/{id}", tag = "pharmacy",
+#[utoipa::path(get, operation_id = "getPharmacyAgentUnversioned", path = "/admin/pharmacy/agents/{id}", tag = "pharmacy",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Pharmacy agent id")),
     responses((status = 200, description = "The pharmacy agent", body = PharmacyAgent)))]
 pub async fn get_unversioned(
@@ -183,7 +183,7 @@ pub async fn get_unversioned(
 
 /// Changes a pharmacy agent: fields not sent stay unchanged, `null` clears the media
 /// files, the fallback, the after-hours rule or the conduit.
-#[utoipa::path(patch, path = "/v2/admin/pharmacy/agents/{id}", tag = "pharmacy",
+#[utoipa::path(patch, operation_id = "updatePharmacyAgent", path = "/v2/admin/pharmacy/agents/{id}", tag = "pharmacy",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Pharmacy agent id")),
     request_body = UpdatePharmacyAgent,
     responses((status = 200, description = "The changed pharmacy agent", body = PharmacyAgent)))]
@@ -209,7 +209,7 @@ pub async fn update(
 }
 
 /// The same change at the release notes' path.
-#[utoipa::path(patch, path = "/admin/pharmacy/agents/{id}", tag = "pharmacy",
+#[utoipa::path(patch, operation_id = "updatePharmacyAgentUnversioned", path = "/admin/pharmacy/agents/{id}", tag = "pharmacy",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Pharmacy agent id")),
     request_body = UpdatePharmacyAgent,
     responses((status = 200, description = "The changed pharmacy agent", body = PharmacyAgent)))]
@@ -224,7 +224,7 @@ pub async fn update_unversioned(
 
 /// Deletes a pharmacy agent that nothing routes to (409 naming the users otherwise), with
 /// its refill requests.
-#[utoipa::path(delete, path = "/v2/admin/pharmacy/agents/{id}", tag = "pharmacy",
+#[utoipa::path(delete, operation_id = "deletePharmacyAgent", path = "/v2/admin/pharmacy/agents/{id}", tag = "pharmacy",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Pharmacy agent id")),
     responses((status = 200, description = "The deleted pharmacy agent", body = PharmacyAgent)))]
 pub async fn delete(
@@ -238,7 +238,7 @@ pub async fn delete(
 }
 
 /// The same deletion at the release notes' path.
-#[utoipa::path(delete, path = "/admin/pharmacy/agents/{id}", tag = "pharmacy",
+#[utoipa::path(delete, operation_id = "deletePharmacyAgentUnversioned", path = "/admin/pharmacy/agents/{id}", tag = "pharmacy",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Pharmacy agent id")),
     responses((status = 200, description = "The deleted pharmacy agent", body = PharmacyAgent)))]
 pub async fn delete_unversioned(
@@ -250,7 +250,7 @@ pub async fn delete_unversioned(
 }
 
 /// Lists the refill requests an agent took, filtered by outcome and time.
-#[utoipa::path(get, path = "/v2/admin/pharmacy/agents/{id}/refill-requests", tag = "pharmacy",
+#[utoipa::path(get, operation_id = "listRefillRequests", path = "/v2/admin/pharmacy/agents/{id}/refill-requests", tag = "pharmacy",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Pharmacy agent id"),
            ListParams<RefillRequest>),
     responses((status = 200, description = "A page of refill requests", body = Page<RefillRequest>)))]
@@ -267,7 +267,7 @@ pub async fn refill_requests(
 }
 
 /// The same list at the release notes' path.
-#[utoipa::path(get, path = "/admin/pharmacy/agents/{id}/refill-requests", tag = "pharmacy",
+#[utoipa::path(get, operation_id = "listRefillRequestsUnversioned", path = "/admin/pharmacy/agents/{id}/refill-requests", tag = "pharmacy",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Pharmacy agent id"),
            ListParams<RefillRequest>),
     responses((status = 200, description = "A page of refill requests", body = Page<RefillRequest>)))]
@@ -284,7 +284,7 @@ pub async fn refill_requests_unversioned(
 /// admin), naming the agent by `agentId` or `agentNumber`; emits REFILL_REQUESTED. Once
 /// per agent and `requestId` (the call's `uniqueId` when no `requestId` is sent): a repeat
 /// changes nothing and answers `recorded: false`.
-#[utoipa::path(post, path = "/v2/ingest/refill-requests", tag = "ingest",
+#[utoipa::path(post, operation_id = "ingestRefillRequest", path = "/v2/ingest/refill-requests", tag = "ingest",
     request_body = IngestRefillRequest,
     responses((status = 200, description = "What was recorded", body = IngestResult)))]
 pub async fn ingest_refill_request(

@@ -60,7 +60,7 @@ async fn check_references(
 
 /// Lists phone numbers filtered by tenant, branch, number, fax, use and conduit
 /// (`resultsPerPage` is another name for `recordsPerPage`); `query` searches number, comment name and CNAM.
-#[utoipa::path(get, path = "/v2/admin/phone-numbers/", tag = "phone-numbers",
+#[utoipa::path(get, operation_id = "listPhoneNumbers", path = "/v2/admin/phone-numbers/", tag = "phone-numbers",
     params(ListParams<PhoneNumber>),
     responses((status = 200, description = "A page of phone numbers", body = Page<PhoneNumber>)))]
 pub async fn list(
@@ -74,7 +74,7 @@ pub async fn list(
 }
 
 /// Provisions a number to a tenant (platform and partner admins).
-#[utoipa::path(post, path = "/v2/admin/phone-numbers/", tag = "phone-numbers",
+#[utoipa::path(post, operation_id = "createPhoneNumber", path = "/v2/admin/phone-numbers/", tag = "phone-numbers",
     request_body = CreatePhoneNumber,
     responses((status = 200, description = "The provisioned number", body = PhoneNumber)))]
 pub async fn create(
@@ -90,7 +90,7 @@ pub async fn create(
 }
 
 /// One phone number.
-#[utoipa::path(get, path = "/v2/admin/phone-numbers/{id}", tag = "phone-numbers",
+#[utoipa::path(get, operation_id = "getPhoneNumber", path = "/v2/admin/phone-numbers/{id}", tag = "phone-numbers",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Phone number id")),
     responses((status = 200, description = "The phone number", body = PhoneNumber)))]
 pub async fn get(
@@ -104,7 +104,7 @@ pub async fn get(
 }
 
 /// Changes a number's settings; `tenantId` and `number` do not change.
-#[utoipa::path(patch, path = "/v2/admin/phone-numbers/{id}", tag = "phone-numbers",
+#[utoipa::path(patch, operation_id = "updatePhoneNumber", path = "/v2/admin/phone-numbers/{id}", tag = "phone-numbers",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Phone number id")),
     request_body = UpdatePhoneNumber,
     responses((status = 200, description = "The changed phone number", body = PhoneNumber)))]
@@ -123,7 +123,7 @@ pub async fn update(
 }
 
 /// Releases a number (platform and partner admins), answering it as it was.
-#[utoipa::path(delete, path = "/v2/admin/phone-numbers/{id}", tag = "phone-numbers",
+#[utoipa::path(delete, operation_id = "deletePhoneNumber", path = "/v2/admin/phone-numbers/{id}", tag = "phone-numbers",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Phone number id")),
     responses((status = 200, description = "The released phone number", body = PhoneNumber)))]
 pub async fn delete(
@@ -139,7 +139,7 @@ pub async fn delete(
 /// Searches phone numbers: the list's filters and limits, `query` matching the number
 /// (its digits, written in any formatting: `+1 (555) 010-2030`), the comment name or
 /// the CNAM; answers the paginated envelope with `totalRecords`.
-#[utoipa::path(get, path = "/v2/admin/phone-numbers/search", tag = "phone-numbers",
+#[utoipa::path(get, operation_id = "searchPhoneNumbers", path = "/v2/admin/phone-numbers/search", tag = "phone-numbers",
     params(ListParams<PhoneNumber>),
     responses((status = 200, description = "A page of matching phone numbers", body = Page<PhoneNumber>)))]
 pub async fn search(
@@ -151,7 +151,7 @@ pub async fn search(
 }
 
 /// The phone-number search at the release notes' path.
-#[utoipa::path(get, path = "/admin/phone-numbers/search", tag = "phone-numbers",
+#[utoipa::path(get, operation_id = "searchPhoneNumbersUnversioned", path = "/admin/phone-numbers/search", tag = "phone-numbers",
     params(ListParams<PhoneNumber>),
     responses((status = 200, description = "A page of matching phone numbers", body = Page<PhoneNumber>)))]
 pub async fn search_unversioned(

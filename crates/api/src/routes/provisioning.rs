@@ -275,7 +275,7 @@ fn sip_server(state: &AppState) -> String {
 /// The phone's configuration file in its vendor's format. Any missing or wrong
 /// credentials (another phone's included) and a MAC no tenant has answer the same 401,
 /// so the endpoint says nothing about which phones exist.
-#[utoipa::path(get, path = "/provisioning/{file}", tag = "provisioning",
+#[utoipa::path(get, operation_id = "fetchProvisioningFile", path = "/provisioning/{file}", tag = "provisioning",
     security(("provisioningDigest" = []), ("provisioningBasic" = [])),
     params(("file" = String, Path, pattern = "^(?:(?:phone)?[0-9A-Fa-f]{12}\\.cfg|(?:cfg|spa)[0-9A-Fa-f]{12}\\.xml)$",
         description = "`<mac>.cfg` (Yealink; Polycom's master file), `phone<mac>.cfg` (Polycom's per-phone file), `cfg<mac>.xml` (Grandstream) or `spa<mac>.xml` (Cisco SPA)")),

@@ -45,7 +45,7 @@ async fn check_references(
 }
 
 /// Lists the call queues in the caller's scope, with their members.
-#[utoipa::path(get, path = "/v2/admin/queues/", tag = "queues",
+#[utoipa::path(get, operation_id = "listQueues", path = "/v2/admin/queues/", tag = "queues",
     params(ListParams<Queue>),
     responses((status = 200, description = "A page of queues", body = Page<Queue>)))]
 pub async fn list(
@@ -59,7 +59,7 @@ pub async fn list(
 }
 
 /// Creates a call queue; its number must be free in the tenant's dial plan.
-#[utoipa::path(post, path = "/v2/admin/queues/", tag = "queues",
+#[utoipa::path(post, operation_id = "createQueue", path = "/v2/admin/queues/", tag = "queues",
     request_body = CreateQueue,
     responses((status = 200, description = "The new queue", body = Queue)))]
 pub async fn create(
@@ -80,7 +80,7 @@ pub async fn create(
 }
 
 /// One call queue with its members.
-#[utoipa::path(get, path = "/v2/admin/queues/{id}", tag = "queues",
+#[utoipa::path(get, operation_id = "getQueue", path = "/v2/admin/queues/{id}", tag = "queues",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Queue id")),
     responses((status = 200, description = "The queue", body = Queue)))]
 pub async fn get(
@@ -92,7 +92,7 @@ pub async fn get(
 }
 
 /// Changes a call queue; a sent `members` replaces the members.
-#[utoipa::path(patch, path = "/v2/admin/queues/{id}", tag = "queues",
+#[utoipa::path(patch, operation_id = "updateQueue", path = "/v2/admin/queues/{id}", tag = "queues",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Queue id")),
     request_body = UpdateQueue,
     responses((status = 200, description = "The changed queue", body = Queue)))]
@@ -117,7 +117,7 @@ pub async fn update(
 }
 
 /// Deletes a call queue that nothing routes to (409 naming the users otherwise).
-#[utoipa::path(delete, path = "/v2/admin/queues/{id}", tag = "queues",
+#[utoipa::path(delete, operation_id = "deleteQueue", path = "/v2/admin/queues/{id}", tag = "queues",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Queue id")),
     responses((status = 200, description = "The deleted queue", body = Queue)))]
 pub async fn delete(

@@ -176,7 +176,7 @@ async fn report(state: &AppState, row: calls::CallRow) -> ApiResult<CallReportVi
 /// missed, in order of time), the queue it passed through, its parties, its recording
 /// (a presigned URL) and its transcript with the channel legend recorded with it. A user
 /// reaches its own calls only.
-#[utoipa::path(get, path = "/v2/admin/reporting/calls/{callId}", tag = "reporting",
+#[utoipa::path(get, operation_id = "getCallReport", path = "/v2/admin/reporting/calls/{callId}", tag = "reporting",
     params(("callId" = String, Path, min_length = 1, max_length = 255, description = "The call identifier (uniqueId)")),
     responses((status = 200, description = "The call's report", body = CallReportView)))]
 pub async fn get(
@@ -188,7 +188,7 @@ pub async fn get(
 }
 
 /// The same report at the release notes' path.
-#[utoipa::path(get, path = "/admin/reporting/calls/{callId}", tag = "reporting",
+#[utoipa::path(get, operation_id = "getCallReportUnversioned", path = "/admin/reporting/calls/{callId}", tag = "reporting",
     params(("callId" = String, Path, min_length = 1, max_length = 255, description = "The call identifier (uniqueId)")),
     responses((status = 200, description = "The call's report", body = CallReportView)))]
 pub async fn get_unversioned(
@@ -232,7 +232,7 @@ struct CallReportPage {
 /// and queue, with `aggregates` over all of them: counts, answered, missed, mean and p90
 /// (nearest rank) wait and talk seconds, in total and per day or hour of the tenant's
 /// time zone, computed in the database.
-#[utoipa::path(get, path = "/v2/admin/reporting/calls/", tag = "reporting",
+#[utoipa::path(get, operation_id = "listCallReports", path = "/v2/admin/reporting/calls/", tag = "reporting",
     params(ListParams<ReportedCall>),
     responses((status = 200, description = "A page of calls with the aggregates", body = CallReportPage)))]
 pub async fn list(
@@ -244,7 +244,7 @@ pub async fn list(
 }
 
 /// The same list at the release notes' path.
-#[utoipa::path(get, path = "/admin/reporting/calls/", tag = "reporting",
+#[utoipa::path(get, operation_id = "listCallReportsUnversioned", path = "/admin/reporting/calls/", tag = "reporting",
     params(ListParams<ReportedCall>),
     responses((status = 200, description = "A page of calls with the aggregates", body = CallReportPage)))]
 pub async fn list_unversioned(
@@ -352,7 +352,7 @@ async fn list_report(
 /// platform admin): its channel legend (0, 1, … each `caller`, `callee` or `agent`) and
 /// its segments. Once per call: a repeat changes nothing and answers `recorded: false`,
 /// so the legend stays as first recorded. The call must have been reported.
-#[utoipa::path(post, path = "/v2/ingest/transcripts", tag = "ingest",
+#[utoipa::path(post, operation_id = "ingestTranscript", path = "/v2/ingest/transcripts", tag = "ingest",
     request_body = IngestTranscript,
     responses((status = 200, description = "What was recorded", body = IngestResult)))]
 pub async fn ingest_transcript(

@@ -16,7 +16,7 @@ use crate::listing;
 use crate::state::AppState;
 
 /// Lists the tenants in the caller's scope.
-#[utoipa::path(get, path = "/v2/admin/tenants/", tag = "tenants",
+#[utoipa::path(get, operation_id = "listTenants", path = "/v2/admin/tenants/", tag = "tenants",
     params(ListParams<Tenant>),
     responses((status = 200, description = "A page of tenants", body = Page<Tenant>)))]
 pub async fn list(
@@ -34,7 +34,7 @@ pub async fn list(
 }
 
 /// Creates a tenant: platform admins name its partner, partner admins create in their own.
-#[utoipa::path(post, path = "/v2/admin/tenants/", tag = "tenants",
+#[utoipa::path(post, operation_id = "createTenant", path = "/v2/admin/tenants/", tag = "tenants",
     request_body = CreateTenant,
     responses((status = 200, description = "The new tenant", body = Tenant)))]
 pub async fn create(
@@ -78,7 +78,7 @@ pub async fn create_tenant(
 }
 
 /// One tenant.
-#[utoipa::path(get, path = "/v2/admin/tenants/{id}", tag = "tenants",
+#[utoipa::path(get, operation_id = "getTenant", path = "/v2/admin/tenants/{id}", tag = "tenants",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Tenant id")),
     responses((status = 200, description = "The tenant", body = Tenant)))]
 pub async fn get(
@@ -90,7 +90,7 @@ pub async fn get(
 }
 
 /// Changes a tenant.
-#[utoipa::path(patch, path = "/v2/admin/tenants/{id}", tag = "tenants",
+#[utoipa::path(patch, operation_id = "updateTenant", path = "/v2/admin/tenants/{id}", tag = "tenants",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Tenant id")),
     request_body = UpdateTenant,
     responses((status = 200, description = "The changed tenant", body = Tenant)))]
@@ -107,7 +107,7 @@ pub async fn update(
 }
 
 /// Deletes a tenant with nothing left in it (409 otherwise).
-#[utoipa::path(delete, path = "/v2/admin/tenants/{id}", tag = "tenants",
+#[utoipa::path(delete, operation_id = "deleteTenant", path = "/v2/admin/tenants/{id}", tag = "tenants",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Tenant id")),
     responses((status = 200, description = "The deleted tenant", body = Tenant)))]
 pub async fn delete(

@@ -166,7 +166,7 @@ async fn custom_entries(
 
 /// The voices of the installed engine, then the custom voices of the caller's tenant
 /// (`custom-{n}`, for callers holding `media-files:read`), or those speaking `language`.
-#[utoipa::path(get, path = "/v2/text-to-speech/voices", tag = "text-to-speech",
+#[utoipa::path(get, operation_id = "listVoices", path = "/v2/text-to-speech/voices", tag = "text-to-speech",
     params(VoiceFilter),
     responses(
         (status = 200, description = "The voices", body = Vec<TtsVoice>),
@@ -189,7 +189,7 @@ pub async fn voices(
 }
 
 /// The voices (release notes' path, the same answer).
-#[utoipa::path(get, path = "/text-to-speech/voices", tag = "text-to-speech",
+#[utoipa::path(get, operation_id = "listVoicesUnversioned", path = "/text-to-speech/voices", tag = "text-to-speech",
     params(VoiceFilter),
     responses(
         (status = 200, description = "The voices", body = Vec<TtsVoice>),
@@ -218,7 +218,7 @@ fn languages_of(state: &AppState) -> ApiResult<Json<Vec<TtsLanguage>>> {
 }
 
 /// The languages the installed engine speaks, with how many voices speak each.
-#[utoipa::path(get, path = "/v2/text-to-speech/supported-languages", tag = "text-to-speech",
+#[utoipa::path(get, operation_id = "listSupportedLanguages", path = "/v2/text-to-speech/supported-languages", tag = "text-to-speech",
     responses(
         (status = 200, description = "The languages", body = Vec<TtsLanguage>),
         (status = 503, description = "No speech engine is installed", body = crate::error::ErrorBody),
@@ -231,7 +231,7 @@ pub async fn languages(
 }
 
 /// The languages (release notes' path, the same answer).
-#[utoipa::path(get, path = "/text-to-speech/supported-languages", tag = "text-to-speech",
+#[utoipa::path(get, operation_id = "listSupportedLanguagesUnversioned", path = "/text-to-speech/supported-languages", tag = "text-to-speech",
     responses(
         (status = 200, description = "The languages", body = Vec<TtsLanguage>),
         (status = 503, description = "No speech engine is installed", body = crate::error::ErrorBody),
@@ -309,8 +309,14 @@ fn pieces(catalogue: &Catalogue, speaker: &Speaker, body: SpeakRequest) -> ApiRe
     }
 }
 
-/// Whether the client asked for MP3.
-fn wants_mp3(headers: &HeaderMap) -> bool {
+/// Spoken audio in an answer, documented as bytes.
+#[derive(utoipa::ToSchema)]
+#[schema(value_type = String, format = Binary)]
+#[allow(dead_code)]
+pub struct SpokenAudio(Vec<u8>);
+
+/// Whether the client's `Accept` names the media type `essence`.
+fn accepts(headers: &HeaderMap, essence: &str) -> bool {
     headers
         .get_all(header::ACCEPT)
         .iter()
@@ -319,8 +325,24 @@ fn wants_mp3(headers: &HeaderMap) -> bool {
         .any(|v| {
             v.split(';')
                 .next()
-                .is_some_and(|t| t.trim().eq_ignore_ascii_case("audio/mpeg"))
+                .is_some_and(|t| t.trim().eq_ignore_ascii_case(essence))
         })
+}
+
+/// Whether the client asked for MP3.
+fn wants_mp3(headers: &HeaderMap) -> bool {
+    accepts(headers, "audio/mpeg")
+}
+
+/// The media type the WAV answer is labelled with: `application/octet-stream` when the
+/// client asked for bytes and not for WAV by name (generated clients read an answer by
+/// its type, and know bytes, not audio), `audio/wav` otherwise.
+fn wav_label(headers: &HeaderMap) -> &'static str {
+    if accepts(headers, "application/octet-stream") && !accepts(headers, "audio/wav") {
+        "application/octet-stream"
+    } else {
+        "audio/wav"
+    }
 }
 
 /// The voice `id` names for the caller: an engine voice, or `custom-{n}`, a custom voice
@@ -396,7 +418,7 @@ async fn speak(
                 .map_err(ApiError::internal)?;
         (mp3.bytes, "audio/mpeg")
     } else {
-        (wav, "audio/wav")
+        (wav, wav_label(&headers))
     };
     Ok((
         [(header::CONTENT_TYPE, HeaderValue::from_static(content_type))],
@@ -407,14 +429,16 @@ async fn speak(
 
 /// Renders a prompt: `text` (with an optional `language` the voice speaks) or 1 to 10
 /// `segments`, each in its language. Answers 8 kHz 16-bit mono WAV, or MP3 on
-/// `Accept: audio/mpeg`; 503 with `Retry-After` when the rendering queue is full.
-#[utoipa::path(post, path = "/v2/text-to-speech/voices/{id}/tts", tag = "text-to-speech",
+/// `Accept: audio/mpeg` (the WAV is labelled `application/octet-stream` on `Accept:
+/// application/octet-stream`); 503 with `Retry-After` when the rendering queue is full.
+#[utoipa::path(post, operation_id = "synthesizeSpeech", path = "/v2/text-to-speech/voices/{id}/tts", tag = "text-to-speech",
     params(("id" = String, Path, min_length = 1, max_length = 64, description = "A voice of the catalogue, or a custom voice (`custom-{n}`)")),
     request_body = SpeakRequest,
     responses(
         (status = 200, description = "The spoken prompt", content(
-            (Vec<u8> = "audio/wav"),
-            (Vec<u8> = "audio/mpeg"),
+            (SpokenAudio = "audio/wav"),
+            (SpokenAudio = "audio/mpeg"),
+            (SpokenAudio = "application/octet-stream"),
         )),
         (status = 503, description = "No speech engine, or the rendering queue is full (see `Retry-After`)", body = crate::error::ErrorBody),
     ))]
@@ -429,13 +453,14 @@ pub async fn tts(
 }
 
 /// Renders a prompt (release notes' path, the same answer).
-#[utoipa::path(post, path = "/text-to-speech/voices/{id}/tts", tag = "text-to-speech",
+#[utoipa::path(post, operation_id = "synthesizeSpeechUnversioned", path = "/text-to-speech/voices/{id}/tts", tag = "text-to-speech",
     params(("id" = String, Path, min_length = 1, max_length = 64, description = "A voice of the catalogue, or a custom voice (`custom-{n}`)")),
     request_body = SpeakRequest,
     responses(
         (status = 200, description = "The spoken prompt", content(
-            (Vec<u8> = "audio/wav"),
-            (Vec<u8> = "audio/mpeg"),
+            (SpokenAudio = "audio/wav"),
+            (SpokenAudio = "audio/mpeg"),
+            (SpokenAudio = "application/octet-stream"),
         )),
         (status = 503, description = "No speech engine, or the rendering queue is full (see `Retry-After`)", body = crate::error::ErrorBody),
     ))]

@@ -58,7 +58,7 @@ pub(crate) async fn sign_media(state: &AppState, keys: &[String]) -> ApiResult<V
 }
 
 /// Lists the texts in the caller's scope; `query` searches the text and the numbers.
-#[utoipa::path(get, path = "/v2/messaging/messages", tag = "messaging",
+#[utoipa::path(get, operation_id = "listTextMessages", path = "/v2/messaging/messages", tag = "messaging",
     params(ListParams<TextMessage>),
     responses((status = 200, description = "A page of texts", body = Page<TextMessage>)))]
 pub async fn list(
@@ -77,7 +77,7 @@ pub async fn list(
 }
 
 /// One text.
-#[utoipa::path(get, path = "/v2/messaging/messages/{id}", tag = "messaging",
+#[utoipa::path(get, operation_id = "getTextMessage", path = "/v2/messaging/messages/{id}", tag = "messaging",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "The text's id")),
     responses((status = 200, description = "The text", body = TextMessage)))]
 pub async fn get(
@@ -92,7 +92,7 @@ pub async fn get(
 /// Sends a text from one of the tenant's SMS-enabled numbers (a number whose texts reach
 /// an extension), with media the tenant uploaded: it is recorded `queued` and queued
 /// for the engine, which reports it `sent` (SMS_SENT) or `failed`.
-#[utoipa::path(post, path = "/v2/messaging/messages", tag = "messaging",
+#[utoipa::path(post, operation_id = "sendTextMessage", path = "/v2/messaging/messages", tag = "messaging",
     request_body = SendText,
     responses((status = 200, description = "The queued text", body = TextMessage)))]
 pub async fn send(

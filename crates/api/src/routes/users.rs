@@ -20,7 +20,7 @@ use crate::state::AppState;
 use crate::{listing, tenancy};
 
 /// Lists the users in the caller's scope.
-#[utoipa::path(get, path = "/v2/admin/users/", tag = "users",
+#[utoipa::path(get, operation_id = "listUsers", path = "/v2/admin/users/", tag = "users",
     params(ListParams<User>),
     responses((status = 200, description = "A page of users", body = Page<User>)))]
 pub async fn list(
@@ -192,7 +192,7 @@ async fn check_extension(
 }
 
 /// Creates an account.
-#[utoipa::path(post, path = "/v2/admin/users/", tag = "users",
+#[utoipa::path(post, operation_id = "createUser", path = "/v2/admin/users/", tag = "users",
     request_body = CreateUser,
     responses((status = 200, description = "The new user", body = User)))]
 pub async fn create(
@@ -243,7 +243,7 @@ pub async fn create_account(
 }
 
 /// One user.
-#[utoipa::path(get, path = "/v2/admin/users/{id}", tag = "users",
+#[utoipa::path(get, operation_id = "getUser", path = "/v2/admin/users/{id}", tag = "users",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "User id")),
     responses((status = 200, description = "The user", body = User)))]
 pub async fn get(
@@ -265,7 +265,7 @@ fn tenant_level(role: Role) -> bool {
 
 /// Changes an account; fields not sent stay unchanged. Callers change their own settings,
 /// e-mail and password, never their own role, permissions or placement.
-#[utoipa::path(patch, path = "/v2/admin/users/{id}", tag = "users",
+#[utoipa::path(patch, operation_id = "updateUser", path = "/v2/admin/users/{id}", tag = "users",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "User id")),
     request_body = UpdateUser,
     responses((status = 200, description = "The changed user", body = User)))]
@@ -422,7 +422,7 @@ pub async fn update(
 }
 
 /// Deletes an account other than the caller's own.
-#[utoipa::path(delete, path = "/v2/admin/users/{id}", tag = "users",
+#[utoipa::path(delete, operation_id = "deleteUser", path = "/v2/admin/users/{id}", tag = "users",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "User id")),
     responses((status = 200, description = "The deleted user", body = User)))]
 pub async fn delete(

@@ -67,7 +67,7 @@ struct VoicemailPage {
 /// Lists voicemail messages (a user sees its own mailbox only), filtered by tenant,
 /// mailbox, read state and folder; `query` searches caller id, message id and transcript; `stats=1` adds counts over the
 /// whole filter.
-#[utoipa::path(get, path = "/v2/admin/voicemail-messages/", tag = "voicemail",
+#[utoipa::path(get, operation_id = "listVoicemailMessages", path = "/v2/admin/voicemail-messages/", tag = "voicemail",
     params(ListParams<VoicemailMessage>),
     responses((status = 200, description = "A page of voicemail messages", body = VoicemailPage)))]
 pub async fn list(
@@ -94,7 +94,7 @@ pub async fn list(
 }
 
 /// One voicemail message.
-#[utoipa::path(get, path = "/v2/admin/voicemail-messages/{id}", tag = "voicemail",
+#[utoipa::path(get, operation_id = "getVoicemailMessage", path = "/v2/admin/voicemail-messages/{id}", tag = "voicemail",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Voicemail message id")),
     responses((status = 200, description = "The message", body = VoicemailMessage)))]
 pub async fn get(
@@ -108,7 +108,7 @@ pub async fn get(
 
 /// Marks a message read or unread, or files it in another folder (`read` follows the
 /// folder, as in Asterisk: INBOX and Urgent hold the unread ones).
-#[utoipa::path(patch, path = "/v2/admin/voicemail-messages/{id}", tag = "voicemail",
+#[utoipa::path(patch, operation_id = "updateVoicemailMessage", path = "/v2/admin/voicemail-messages/{id}", tag = "voicemail",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Voicemail message id")),
     request_body = UpdateVoicemail,
     responses((status = 200, description = "The message as it now is", body = VoicemailMessage)))]
@@ -123,7 +123,7 @@ pub async fn update(
 }
 
 /// Deletes a message and its audio, answering it as it was (its URL no longer fetches).
-#[utoipa::path(delete, path = "/v2/admin/voicemail-messages/{id}", tag = "voicemail",
+#[utoipa::path(delete, operation_id = "deleteVoicemailMessage", path = "/v2/admin/voicemail-messages/{id}", tag = "voicemail",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Voicemail message id")),
     responses((status = 200, description = "The deleted message", body = VoicemailMessage)))]
 pub async fn delete(

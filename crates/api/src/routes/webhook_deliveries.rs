@@ -67,7 +67,7 @@ fn present((row, attempts): (DeliveryRow, Vec<AttemptRow>)) -> Delivery {
 }
 
 /// Lists a webhook's deliveries, each with its attempts.
-#[utoipa::path(get, path = "/v2/webhooks/{id}/deliveries", tag = "webhooks",
+#[utoipa::path(get, operation_id = "listWebhookDeliveries", path = "/v2/webhooks/{id}/deliveries", tag = "webhooks",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Webhook id"),
            ListParams<Delivery>),
     responses((status = 200, description = "A page of deliveries", body = Page<Delivery>)))]
@@ -86,7 +86,7 @@ pub async fn list(
 /// Sends a sample event of the webhook's type (a `CALL_ENDED` call for `HubSpotCRM`) to
 /// this webhook alone, now, and answers the delivery with the receiver's answer. A failed
 /// test is retried like any delivery, unless the webhook is disabled.
-#[utoipa::path(post, path = "/v2/webhooks/{id}/test", tag = "webhooks",
+#[utoipa::path(post, operation_id = "testWebhook", path = "/v2/webhooks/{id}/test", tag = "webhooks",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Webhook id")),
     responses((status = 200, description = "The test delivery and its first attempt", body = Delivery)))]
 pub async fn test(
@@ -125,7 +125,7 @@ pub async fn test(
 
 /// Queues the event of a delivery again, to the same webhook, due now; the new delivery
 /// has a new message id (`webhook-id`). A disabled webhook must be enabled (PATCH) first.
-#[utoipa::path(post, path = "/v2/webhooks/deliveries/{id}/replay", tag = "webhooks",
+#[utoipa::path(post, operation_id = "replayWebhookDelivery", path = "/v2/webhooks/deliveries/{id}/replay", tag = "webhooks",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Delivery id")),
     responses((status = 200, description = "The new delivery", body = Delivery)))]
 pub async fn replay(

@@ -109,7 +109,7 @@ fn write_of(fields: WebhookFields) -> WebhookWrite {
 }
 
 /// The 11 webhook types.
-#[utoipa::path(get, path = "/v2/webhooks/list-types", tag = "webhooks",
+#[utoipa::path(get, operation_id = "listWebhookTypes", path = "/v2/webhooks/list-types", tag = "webhooks",
     responses((status = 200, description = "Every webhook type", body = Vec<WebhookType>)))]
 pub async fn list_types(_caller: Caller) -> Json<Vec<WebhookType>> {
     Json(
@@ -124,7 +124,7 @@ pub async fn list_types(_caller: Caller) -> Json<Vec<WebhookType>> {
 }
 
 /// Lists the webhooks in the caller's scope.
-#[utoipa::path(get, path = "/v2/webhooks/", tag = "webhooks",
+#[utoipa::path(get, operation_id = "listWebhooks", path = "/v2/webhooks/", tag = "webhooks",
     params(ListParams<Webhook>),
     responses((status = 200, description = "A page of webhooks", body = Page<Webhook>)))]
 pub async fn list(
@@ -138,7 +138,7 @@ pub async fn list(
 }
 
 /// Creates a webhook; the answer carries its signing secret.
-#[utoipa::path(post, path = "/v2/webhooks/", tag = "webhooks",
+#[utoipa::path(post, operation_id = "createWebhook", path = "/v2/webhooks/", tag = "webhooks",
     request_body = CreateWebhook,
     responses((status = 200, description = "The new webhook and its signing secret", body = WebhookCreated)))]
 pub async fn create(
@@ -165,7 +165,7 @@ pub async fn create(
 }
 
 /// One webhook.
-#[utoipa::path(get, path = "/v2/webhooks/{id}", tag = "webhooks",
+#[utoipa::path(get, operation_id = "getWebhook", path = "/v2/webhooks/{id}", tag = "webhooks",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Webhook id")),
     responses((status = 200, description = "The webhook", body = Webhook)))]
 pub async fn get(
@@ -180,7 +180,7 @@ pub async fn get(
 
 /// Changes a webhook; an empty `password` or `authtoken` clears it. Any change (`{}`
 /// included) enables a disabled webhook again: new events are delivered from then on.
-#[utoipa::path(patch, path = "/v2/webhooks/{id}", tag = "webhooks",
+#[utoipa::path(patch, operation_id = "updateWebhook", path = "/v2/webhooks/{id}", tag = "webhooks",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Webhook id")),
     request_body = UpdateWebhook,
     responses((status = 200, description = "The changed webhook", body = Webhook)))]
@@ -222,7 +222,7 @@ pub async fn update(
 }
 
 /// Deletes a webhook, answering it as it was.
-#[utoipa::path(delete, path = "/v2/webhooks/{id}", tag = "webhooks",
+#[utoipa::path(delete, operation_id = "deleteWebhook", path = "/v2/webhooks/{id}", tag = "webhooks",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Webhook id")),
     responses((status = 200, description = "The deleted webhook", body = Webhook)))]
 pub async fn delete(
@@ -236,7 +236,7 @@ pub async fn delete(
 }
 
 /// The webhook's signing secret (and the previous one while it still signs).
-#[utoipa::path(get, path = "/v2/webhooks/{id}/signing-secret", tag = "webhooks",
+#[utoipa::path(get, operation_id = "getWebhookSigningSecret", path = "/v2/webhooks/{id}/signing-secret", tag = "webhooks",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Webhook id")),
     responses((status = 200, description = "The signing secrets", body = SigningSecret)))]
 pub async fn signing_secret(
@@ -250,7 +250,7 @@ pub async fn signing_secret(
 
 /// Replaces the signing secret; deliveries are signed with both for 24 hours, so receivers
 /// can switch without losing events.
-#[utoipa::path(post, path = "/v2/webhooks/{id}/rotate-secret", tag = "webhooks",
+#[utoipa::path(post, operation_id = "rotateWebhookSecret", path = "/v2/webhooks/{id}/rotate-secret", tag = "webhooks",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Webhook id")),
     responses((status = 200, description = "The new secret, and the old one until it stops", body = SigningSecret)))]
 pub async fn rotate_secret(

@@ -175,8 +175,13 @@ impl PartialSchema for MediaFileUpload {
             &mut form,
             "multilingualText",
             // A form part is text: the array of `{language, text}` travels as JSON in it
-            // (read by the same rule as in JSON bodies), which no form schema can describe.
-            RefOr::T(ObjectBuilder::new().schema_type(Type::String).into()),
+            // (read by the same rule as in JSON bodies), which the part's media type says.
+            RefOr::T(
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .content_media_type("application/json")
+                    .into(),
+            ),
             Value::Null,
             Some(
                 "What the audio says per language: a JSON array of `{language, text}` (see \

@@ -331,6 +331,7 @@ pub struct ReportedCall;
 
 impl Listed for ReportedCall {
     type Filter = CallReportFilter;
+    const NAME: &'static str = "CallReport";
     const SPEC: &'static ListSpec = <Call as Listed>::SPEC;
 }
 

@@ -10,6 +10,8 @@ use utoipa::{Modify, OpenApi, PartialSchema, ToSchema};
 
 use crate::error::ErrorBody;
 
+mod enum_names;
+
 /// The document's fixed parts; paths come from the router.
 #[derive(OpenApi)]
 #[openapi(
@@ -157,8 +159,84 @@ impl Modify for Contract {
 }
 
 /// Adds the error responses to every operation of the finished document (the router's
-/// paths are only known after it is built).
+/// paths are only known after it is built) and gives every enum a name.
 pub fn finish(openapi: &mut utoipa::openapi::OpenApi) {
+    add_error_responses(openapi);
+    declare_json_parts(openapi);
+    enum_names::name_enums(openapi);
+}
+
+/// Gives each multipart form the media type of its JSON parts (`encoding`): a part that
+/// is an object, or text declaring `contentMediaType: application/json`, is sent as JSON,
+/// which generators need to be told to encode it so.
+fn declare_json_parts(openapi: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::encoding::EncodingBuilder;
+    use utoipa::openapi::schema::Schema;
+
+    let Some(components) = openapi.components.as_ref() else {
+        return;
+    };
+    let json_parts = |form: &str| -> Vec<String> {
+        let Some(RefOr::T(Schema::Object(form))) = components.schemas.get(form) else {
+            return Vec::new();
+        };
+        form.properties
+            .iter()
+            .filter(|(_, part)| match part {
+                RefOr::Ref(_) => true,
+                RefOr::T(Schema::Object(object)) => object.content_media_type == "application/json",
+                RefOr::T(_) => false,
+            })
+            .map(|(name, _)| name.clone())
+            .collect()
+    };
+    let mut forms = Vec::new();
+    for (path, item) in &openapi.paths.paths {
+        for (method, operation) in [
+            ("post", item.post.as_ref()),
+            ("patch", item.patch.as_ref()),
+            ("put", item.put.as_ref()),
+        ] {
+            let Some(RefOr::T(body)) = operation.and_then(|o| o.request_body.as_ref()) else {
+                continue;
+            };
+            if let Some(RefOr::T(content)) = body.content.get("multipart/form-data")
+                && let Some(RefOr::Ref(form)) = content.schema.as_ref()
+            {
+                let name = form
+                    .ref_location
+                    .trim_start_matches("#/components/schemas/")
+                    .to_owned();
+                forms.push((path.clone(), method, json_parts(&name)));
+            }
+        }
+    }
+    for (path, method, parts) in forms {
+        let Some(item) = openapi.paths.paths.get_mut(&path) else {
+            continue;
+        };
+        let operation = match method {
+            "post" => item.post.as_mut(),
+            "patch" => item.patch.as_mut(),
+            _ => item.put.as_mut(),
+        };
+        let Some(RefOr::T(body)) = operation.and_then(|o| o.request_body.as_mut()) else {
+            continue;
+        };
+        if let Some(RefOr::T(content)) = body.content.get_mut("multipart/form-data") {
+            for part in parts {
+                content.encoding.insert(
+                    part,
+                    EncodingBuilder::new()
+                        .content_type(Some("application/json"))
+                        .build(),
+                );
+            }
+        }
+    }
+}
+
+fn add_error_responses(openapi: &mut utoipa::openapi::OpenApi) {
     for (path, item) in openapi.paths.paths.iter_mut() {
         let public = path == "/healthz" || path == "/readyz";
         for (method, operation) in [
