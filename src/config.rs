@@ -129,6 +129,9 @@ pub struct Config {
     /// Where `GET /metrics` (Prometheus text) is served, a listener of its own; off when
     /// unset. Never the public port: bind it where only the scraper reaches.
     pub metrics_listen: Option<SocketAddr>,
+    /// Whether each answer carries `Server-Timing: db;desc="N statements"`, the number of
+    /// database statements it took (for measuring reads; off by default).
+    pub server_timing: bool,
     /// Reverse proxies (CIDRs or addresses, comma-separated) whose forwarding header names
     /// the client; empty: the TCP peer is the client.
     pub trusted_proxies: String,
@@ -180,6 +183,7 @@ impl Default for Config {
             redis_url: None,
             rate_limit_namespace: String::new(),
             metrics_listen: None,
+            server_timing: false,
             trusted_proxies: String::new(),
             forwarded_header: "x-forwarded-for".into(),
         }

@@ -146,6 +146,7 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
             trusted_proxies: trusted_proxies.into(),
             forwarded_header,
             metrics_listen: config.metrics_listen,
+            server_timing: config.server_timing,
             ..Settings::new(config.public_url())
         }),
         draining: Arc::default(),

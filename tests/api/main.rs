@@ -65,6 +65,7 @@ mod security;
 mod session_cache;
 mod settings;
 mod signing_key;
+mod statement_budget;
 mod text_to_speech;
 mod texts_and_faxes;
 mod voicemail;

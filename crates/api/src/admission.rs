@@ -2,7 +2,8 @@
 //! its log span (its request id), its client's address, the
 //! lingering read of what the handler leaves of its body, the rate limits, the time and
 //! upload bounds, and the audit trail's acting context; once answered, `Connection:
-//! close` while the process drains ([`crate::drain`]), one log line and the request
+//! close` while the process drains ([`crate::drain`]), the count of its database
+//! statements when asked for (`SWITCHBOARD_SERVER_TIMING`), one log line and the request
 //! metrics.
 //!
 //! One middleware rather than one per concern: every `from_fn` layer clones the services
@@ -30,7 +31,12 @@ pub async fn admit(State(state): State<AppState>, request: Request, next: Next) 
         path: request.uri().path().to_owned(),
     };
     let span = request_span(&request);
-    let mut response = handle(&state, request, next).instrument(span.clone()).await;
+    let (mut response, statements) =
+        switchboard_db::statements::counted(handle(&state, request, next).instrument(span.clone()))
+            .await;
+    if state.settings.server_timing {
+        server_timing(&mut response, statements);
+    }
     if state.draining.is_draining() {
         // The client's next request goes to a connection of its own (on another process,
         // once the balancer has seen `/readyz`), not into this one's close.
@@ -48,6 +54,17 @@ pub async fn admit(State(state): State<AppState>, request: Request, next: Next) 
         elapsed,
     );
     response
+}
+
+/// Says in the answer how many statements the request sent to the database
+/// (`Server-Timing: db;desc="3 statements"`, which a browser's developer tools show beside
+/// the request): what the statement budget of every read is held to (issue 32).
+fn server_timing(response: &mut Response, statements: u32) {
+    if let Ok(value) =
+        axum::http::HeaderValue::try_from(format!("db;desc=\"{statements} statements\""))
+    {
+        response.headers_mut().append("server-timing", value);
+    }
 }
 
 /// The request's handling, inside its span.

@@ -73,6 +73,10 @@ pub struct Settings {
     /// Where `/metrics` is served (a listener of its own, never the public port); off
     /// when `None`.
     pub metrics_listen: Option<std::net::SocketAddr>,
+    /// Whether each answer says how many database statements it took (`Server-Timing`,
+    /// see [`crate::admission`]): for measuring reads, off by default since it tells a
+    /// client how much work its request was.
+    pub server_timing: bool,
 }
 
 impl Settings {
@@ -104,6 +108,7 @@ impl Settings {
             trusted_proxies: Arc::from([]),
             forwarded_header: crate::client::ForwardedHeader::XForwardedFor,
             metrics_listen: None,
+            server_timing: false,
         }
     }
 }

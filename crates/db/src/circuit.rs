@@ -119,6 +119,8 @@ impl Circuit {
         bounded: bool,
         work: impl Future<Output = Result<T>>,
     ) -> Result<T> {
+        // Every round trip of a request passes here: its one place to be counted.
+        crate::statements::one_more();
         if !self.enabled {
             return work.await;
         }

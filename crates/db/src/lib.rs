@@ -15,6 +15,7 @@ pub mod list;
 pub mod scope;
 pub mod seal;
 pub mod session_cache;
+pub mod statements;
 
 pub mod announcements;
 pub mod audit;
