@@ -18,6 +18,7 @@ pub mod session_cache;
 
 pub mod announcements;
 pub mod audit;
+pub mod backups;
 pub mod branches;
 pub mod business_hours;
 pub mod button_layouts;
