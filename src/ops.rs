@@ -339,12 +339,16 @@ async fn record_backup(url: &str, database_bytes: u64) {
     let recorded = async {
         let db = open_migrated(url).await?;
         let bytes = i64::try_from(database_bytes).unwrap_or(i64::MAX);
-        let done = switchboard_db::backups::record(&db, chrono::Utc::now().timestamp(), bytes).await;
+        let done =
+            switchboard_db::backups::record(&db, chrono::Utc::now().timestamp(), bytes).await;
         db.close().await;
         done.context("recording the backup")
     };
     if let Err(error) = recorded.await {
-        tracing::warn!(error = format!("{error:#}"), "the backup is complete but was not recorded: the metrics still show the previous one");
+        tracing::warn!(
+            error = format!("{error:#}"),
+            "the backup is complete but was not recorded: the metrics still show the previous one"
+        );
     }
 }
 

@@ -181,10 +181,17 @@ async fn lines_say_who_and_follow_the_trace(app: TestApp) {
         async move {
             let answer = request.send().await.unwrap();
             assert_eq!(answer.status(), 200);
-            answer.headers()["x-request-id"].to_str().unwrap().to_owned()
+            answer.headers()["x-request-id"]
+                .to_str()
+                .unwrap()
+                .to_owned()
         }
     };
-    assert_eq!(get(TRACEPARENT, None).await, TRACE_ID, "the trace id is the request id");
+    assert_eq!(
+        get(TRACEPARENT, None).await,
+        TRACE_ID,
+        "the trace id is the request id"
+    );
     for forged in [
         "00-4bf92f3577b34da6a3ce929d0e0e4736 status=500-00f067aa0ba902b7-01",
         "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
@@ -223,7 +230,10 @@ async fn lines_say_who_and_follow_the_trace(app: TestApp) {
     assert!(!login_line.contains("user="), "{login_line}");
 }
 
-on_both_backends!(requests_are_logged_at_info_without_colour_codes, lines_say_who_and_follow_the_trace);
+on_both_backends!(
+    requests_are_logged_at_info_without_colour_codes,
+    lines_say_who_and_follow_the_trace
+);
 
 /// Thirty writes failing alike write one ERROR line and, when the window ends, one line
 /// counting the other 29 — not thirty lines (issue 30: 1,361 in 10 s of an outage).
@@ -268,8 +278,15 @@ async fn repeated_server_errors_are_summarised(app: TestApp) {
         .lines()
         .filter(|l| failed(l) && l.contains("answered"))
         .collect();
-    assert_eq!(answered.len(), 1, "one ERROR line for the 30 answers:\n{text}");
-    let internal = text.lines().filter(|l| l.contains("internal error")).count();
+    assert_eq!(
+        answered.len(),
+        1,
+        "one ERROR line for the 30 answers:\n{text}"
+    );
+    let internal = text
+        .lines()
+        .filter(|l| l.contains("internal error"))
+        .count();
     assert!(internal <= 1, "the causes are summarised too:\n{text}");
     app.remove_failure("extensions").await;
 }

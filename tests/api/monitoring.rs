@@ -2,13 +2,14 @@
 //! scraped before anything happened, describes every series (`# HELP`), has the
 //! `process_*` series and the build, every counter an alert takes a `rate()` of at 0, the
 //! database circuit and the last backup's age — which a `backup` then moves; and every
-//! series the shipped alert rules (`ops/prometheus/alerts.yml`) and dashboard
-//! (`ops/grafana/switchboard.json`) name is one the process exports.
+//! series the shipped alert rules (`ops/prometheus/alerts.yml`), the dashboard
+//! (`ops/grafana/switchboard.json`) and docs/operations.md name is one the process
+//! exports.
 
-use std::collections::BTreeSet;
 use crate::binary::{self, Served};
 use crate::on_both_backends;
 use crate::support::TestApp;
+use std::collections::BTreeSet;
 
 /// A `serve` process on `app`'s database and objects with its metrics listener on; the
 /// listener's page address.
@@ -26,7 +27,9 @@ async fn serve_with_metrics(app: &TestApp, logs: &std::path::Path) -> (Served, S
 }
 
 async fn scrape(url: &str) -> String {
-    let answer = reqwest::get(url).await.expect("the metrics listener answers");
+    let answer = reqwest::get(url)
+        .await
+        .expect("the metrics listener answers");
     assert_eq!(answer.status(), 200);
     answer.text().await.unwrap()
 }
@@ -69,6 +72,10 @@ fn names_in(expr: &str) -> Vec<String> {
     let mut i = 0;
     while i < bytes.len() {
         let starts_word = i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+        if !expr.is_char_boundary(i) {
+            i += 1;
+            continue;
+        }
         let rest = &expr[i..];
         if starts_word && (rest.starts_with("switchboard_") || rest.starts_with("process_")) {
             let end = rest
@@ -108,7 +115,8 @@ fn rule_expressions() -> Vec<(String, String)> {
 fn dashboard_expressions() -> Vec<(String, String)> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/ops/grafana/switchboard.json");
     let dashboard: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).expect("the dashboard is JSON");
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap())
+            .expect("the dashboard is JSON");
     assert_eq!(dashboard["uid"], "switchboard");
     let mut found = Vec::new();
     for panel in dashboard["panels"].as_array().expect("panels") {
@@ -120,6 +128,17 @@ fn dashboard_expressions() -> Vec<(String, String)> {
         }
     }
     found
+}
+
+/// The Metrics section of docs/operations.md (to the next section of its level), as one
+/// place naming series.
+fn documented_series() -> Vec<(String, String)> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/operations.md");
+    let text = std::fs::read_to_string(path).unwrap();
+    let start = text.find("\n## Metrics\n").expect("a Metrics section");
+    let section = &text[start + 1..];
+    let end = section[3..].find("\n## ").map_or(section.len(), |i| i + 3);
+    vec![("docs/operations.md".to_owned(), section[..end].to_owned())]
 }
 
 async fn every_series_is_described_and_there_from_the_start(app: TestApp) {
@@ -156,10 +175,16 @@ async fn every_series_is_described_and_there_from_the_start(app: TestApp) {
     assert!(value(&page, "process_resident_memory_bytes") > 1e6);
     assert!(value(&page, "process_cpu_seconds_total") >= 0.0);
     let fds = value(&page, "process_open_fds");
-    assert!(fds >= 3.0 && fds <= value(&page, "process_max_fds"), "{fds}");
+    assert!(
+        fds >= 3.0 && fds <= value(&page, "process_max_fds"),
+        "{fds}"
+    );
     let version = env!("CARGO_PKG_VERSION");
     assert_eq!(
-        value(&page, &format!("switchboard_build_info{{version=\"{version}\"}}")),
+        value(
+            &page,
+            &format!("switchboard_build_info{{version=\"{version}\"}}")
+        ),
         1.0
     );
 
@@ -185,10 +210,15 @@ async fn every_series_is_described_and_there_from_the_start(app: TestApp) {
     );
 
     // Every series the alert rules and the dashboard name is exported.
-    let exported = sample_names(&page);
+    // A histogram is named by its family or by its samples.
+    let exported: BTreeSet<&str> = sample_names(&page)
+        .into_iter()
+        .chain(typed.iter().copied())
+        .collect();
     let named: Vec<(String, String)> = rule_expressions()
         .into_iter()
         .chain(dashboard_expressions())
+        .chain(documented_series())
         .collect();
     for (place, expr) in &named {
         let names = names_in(expr);

@@ -591,9 +591,8 @@ mod outage {
     /// recovers by itself when the server is back.
     async fn a_database_outage_is_answered_at_once_and_recovered_from() {
         let (relay, app, _) = through_relay(crate::observability::metrics_on).await;
-        let circuit = |page: &str| {
-            crate::observability::figure(page, "switchboard_db_circuit_open", &[])
-        };
+        let circuit =
+            |page: &str| crate::observability::figure(page, "switchboard_db_circuit_open", &[]);
         assert_eq!(circuit(&crate::observability::scrape(&app).await), 0.0);
         let w = World::seed(&app).await;
         let token = app.login(w.admin_a).await;
@@ -987,7 +986,11 @@ mod stalled_storage {
         let w = World::seed(&app).await;
         let token = app.login(w.admin_a).await;
         let timeouts = |page: &str| {
-            crate::observability::figure(page, "switchboard_storage_errors_total", &["kind=\"timeout\""])
+            crate::observability::figure(
+                page,
+                "switchboard_storage_errors_total",
+                &["kind=\"timeout\""],
+            )
         };
         let before = timeouts(&crate::observability::scrape(&app).await);
 

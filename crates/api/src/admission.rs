@@ -113,7 +113,10 @@ fn log_answer(request: &Described, response: &Response, elapsed: Duration) {
         tracing::info!(%method, route, %uri, status, latency_ms, %client, user, tenant, "answered");
         return;
     }
-    let kind = format!("answered {method} {} {status}", route.unwrap_or("unmatched"));
+    let kind = format!(
+        "answered {method} {} {status}",
+        route.unwrap_or("unmatched")
+    );
     let (summary_method, summary_route) = (method.clone(), route.map(str::to_owned));
     let first = crate::repeats::first_in_window(kind, move |repeats| {
         let seconds = crate::repeats::WINDOW.as_secs();

@@ -186,10 +186,13 @@ impl ApiError {
     pub fn internal(cause: impl std::fmt::Display) -> Self {
         let cause = cause.to_string();
         let repeated = cause.clone();
-        let first = crate::repeats::first_in_window(format!("internal error {cause}"), move |repeats| {
-            let seconds = crate::repeats::WINDOW.as_secs();
-            tracing::error!(cause = %repeated, repeats, "{repeats} more like this in the last {seconds} seconds");
-        });
+        let first = crate::repeats::first_in_window(
+            format!("internal error {cause}"),
+            move |repeats| {
+                let seconds = crate::repeats::WINDOW.as_secs();
+                tracing::error!(cause = %repeated, repeats, "{repeats} more like this in the last {seconds} seconds");
+            },
+        );
         if first {
             tracing::error!(%cause, "internal error");
         }

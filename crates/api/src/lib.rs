@@ -65,9 +65,12 @@ pub const TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");
 fn trace_id(traceparent: &[u8]) -> Option<&str> {
     let text = std::str::from_utf8(traceparent).ok()?;
     let mut parts = text.split('-');
-    let (version, trace, parent, flags) = (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
+    let (version, trace, parent, flags) =
+        (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
     let hex = |s: &str, len: usize| {
-        s.len() == len && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        s.len() == len
+            && s.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
     };
     // Version 00 has exactly four parts; a later version may append more.
     let known = (version == "00" && parts.next().is_none()) || (version != "00" && version != "ff");
