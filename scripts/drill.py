@@ -19,7 +19,8 @@ would, with what it counted printed at the end (issue 30).
   6. a backup under load (`switchboard backup`, straight to PostgreSQL: the backup host's
      own route), then the load stops;
   7. every acknowledged write is looked for in the live database (through the API: lost
-     writes are acknowledged ids it does not list);
+     writes are acknowledged ids it does not list), and the ERROR lines of the three
+     processes' logs are counted (repeats are summarised: not one per 503);
   8. the backup is restored into a new database and a new data folder
      (`switchboard restore`), a `serve` is started on it, and the acknowledged writes are
      looked for there: every write acknowledged before the backup began must be found;
@@ -469,6 +470,12 @@ def drill(args: argparse.Namespace, folder: str) -> dict[str, object]:
         # Restore into a new place and serve from it.
         for process in processes:
             process.stop()
+        # An outage is summarised in the log, not written one ERROR line per 5xx.
+        error_lines = 0
+        for process in processes:
+            with open(os.path.join(folder, f"{process.name}.log"), errors="replace") as log:
+                error_lines += sum(1 for line in log if " ERROR " in line or '"ERROR"' in line)
+        figures["ERROR lines in the three processes' logs"] = error_lines
         psql(admin, f"CREATE DATABASE {restored_db}")
         restored_url = with_database(admin, restored_db)
         restore_env = base_env(restored_url, os.path.join(folder, "restored"),
