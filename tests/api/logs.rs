@@ -146,6 +146,19 @@ async fn requests_are_logged_at_info_without_colour_codes(app: TestApp) {
     }
 }
 
+/// The login answer of `email` at the `served` process.
+async fn log_in(app: &TestApp, served: &Served, email: &str) -> Value {
+    let login = app
+        .client
+        .post(format!("{}/v2/authentication/", served.base))
+        .json(&json!({"email": email, "password": PASSWORD}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(login.status(), 200);
+    login.json().await.unwrap()
+}
+
 /// A valid W3C `traceparent`, and its trace id.
 const TRACEPARENT: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -158,15 +171,7 @@ async fn lines_say_who_and_follow_the_trace(app: TestApp) {
     let dir = tempfile::tempdir().unwrap();
     let served = serve(&app, dir.path());
     ready(&app, &served).await;
-    let login = app
-        .client
-        .post(format!("{}/v2/authentication/", served.base))
-        .json(&json!({"email": w.admin_a, "password": PASSWORD}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(login.status(), 200);
-    let login: Value = login.json().await.unwrap();
+    let login = log_in(&app, &served, w.admin_a).await;
     let token = login["accessToken"].as_str().unwrap().to_owned();
     let user = login["user"]["id"].as_i64().unwrap();
     let get = |traceparent: &'static str, request_id: Option<&'static str>| {
@@ -242,14 +247,7 @@ async fn repeated_server_errors_are_summarised(app: TestApp) {
     let dir = tempfile::tempdir().unwrap();
     let served = serve(&app, dir.path());
     ready(&app, &served).await;
-    let login = app
-        .client
-        .post(format!("{}/v2/authentication/", served.base))
-        .json(&json!({"email": w.admin_a, "password": PASSWORD}))
-        .send()
-        .await
-        .unwrap();
-    let login: Value = login.json().await.unwrap();
+    let login = log_in(&app, &served, w.admin_a).await;
     let token = login["accessToken"].as_str().unwrap().to_owned();
     app.inject_failure("INSERT", "extensions").await;
     for n in 0..30 {
