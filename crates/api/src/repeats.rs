@@ -12,6 +12,10 @@ use std::time::{Duration, Instant};
 /// How long the repeats of a logged error line are counted before they are summarised.
 pub const WINDOW: Duration = Duration::from_secs(10);
 
+/// The most kinds counted at once: beyond them (a flood of errors each unlike the
+/// others) a line is logged as it is, rather than the table growing without bound.
+const MOST_KINDS: usize = 1024;
+
 /// When each open window opened and the repeats counted in it so far, by kind of line.
 fn open_windows() -> &'static Mutex<HashMap<String, (Instant, u64)>> {
     static OPEN: OnceLock<Mutex<HashMap<String, (Instant, u64)>>> = OnceLock::new();
@@ -31,15 +35,16 @@ pub fn first_in_window(kind: String, summarise: impl FnOnce(u64) + Send + 'stati
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         // A window whose timer never ran (its runtime ended: tests) is over all the same.
-        match open.get_mut(&kind) {
-            Some((opened, repeats)) if opened.elapsed() < WINDOW * 2 => {
-                *repeats += 1;
-                return false;
-            }
-            _ => {
-                open.insert(kind.clone(), (Instant::now(), 0));
-            }
+        if let Some((opened, repeats)) = open.get_mut(&kind)
+            && opened.elapsed() < WINDOW * 2
+        {
+            *repeats += 1;
+            return false;
         }
+        if open.len() >= MOST_KINDS {
+            return true;
+        }
+        open.insert(kind.clone(), (Instant::now(), 0));
     }
     runtime.spawn(async move {
         tokio::time::sleep(WINDOW).await;
