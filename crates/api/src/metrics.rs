@@ -162,7 +162,7 @@ fn declare() {
     );
     describe_gauge!(
         "switchboard_metrics_queue_read_ok",
-        "0 when the last scrape could not read the queue depths, else 1."
+        "0 when the last scrape could not read the queue depths or the last backup, else 1."
     );
     describe_counter!(
         "switchboard_login_failures_total",
@@ -249,12 +249,21 @@ async fn scrape(State(state): State<AppState>) -> Response {
     metrics::gauge!("switchboard_db_pool_waiting").set(pool.waiting as f64);
     metrics::gauge!("switchboard_db_pool_max").set(f64::from(pool.max));
     // Queue depths are counts over partial indexes of pending rows; a failed read leaves
-    // the last figure and says so in its own gauge.
+    // the last figure and says so in its own gauge (as does the backup record's).
     let outbox = switchboard_db::deliveries::pending_count(&state.db).await;
     let jobs = switchboard_db::jobs::count(&state.db, "pending").await;
     let engine =
         switchboard_db::engine_jobs::depth(&state.db, chrono::Utc::now().timestamp()).await;
-    let ok = outbox.is_ok() && jobs.is_ok() && engine.is_ok();
+    let backup = switchboard_db::backups::last_finished(&state.db).await;
+    let ok = outbox.is_ok() && jobs.is_ok() && engine.is_ok() && backup.is_ok();
+    // The last backup: 0 (and an age since 1970, which the backup alert fires on) before
+    // the first; a failed read leaves the last figures, like the queues'.
+    if let Ok(last) = backup {
+        let last = last.unwrap_or(0);
+        metrics::gauge!("switchboard_backup_last_finished_timestamp_seconds").set(last as f64);
+        let age = chrono::Utc::now().timestamp().saturating_sub(last).max(0);
+        metrics::gauge!("switchboard_backup_age_seconds").set(age as f64);
+    }
     if let Ok(n) = outbox {
         metrics::gauge!("switchboard_webhook_outbox_pending").set(n as f64);
     }
@@ -270,14 +279,6 @@ async fn scrape(State(state): State<AppState>) -> Response {
     } else {
         0.0
     });
-    // The last backup: 0 (and an age since 1970, which the backup alert fires on) before
-    // the first; a failed read leaves the last figures.
-    if let Ok(last) = switchboard_db::backups::last_finished(&state.db).await {
-        let last = last.unwrap_or(0);
-        metrics::gauge!("switchboard_backup_last_finished_timestamp_seconds").set(last as f64);
-        let age = chrono::Utc::now().timestamp().saturating_sub(last).max(0);
-        metrics::gauge!("switchboard_backup_age_seconds").set(age as f64);
-    }
     handle.run_upkeep();
     let mut page = handle.render();
     crate::process::render(&mut page);
