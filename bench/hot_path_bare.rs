@@ -394,7 +394,9 @@ mod tests {
     fn it_uses_no_crate_of_the_service() {
         let source = include_str!("hot_path_bare.rs");
         let crate_prefix = concat!("switchboard", "_");
-        let code = source.lines().filter(|line| !line.trim_start().starts_with("//"));
+        let code = source
+            .lines()
+            .filter(|line| !line.trim_start().starts_with("//"));
         let found: Vec<&str> = code.filter(|line| line.contains(crate_prefix)).collect();
         assert!(found.is_empty(), "{found:?}");
     }

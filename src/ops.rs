@@ -328,7 +328,28 @@ pub async fn backup(config: &Config, objects: &Storage, dir: &Path) -> anyhow::R
             std::io::Write::write_all(&mut f, serde_json::to_string_pretty(&manifest)?.as_bytes())
         })
         .context("writing the manifest")?;
+    record_backup(&url, database_bytes).await;
     Ok(manifest)
+}
+
+/// Records the finished backup in the database, for every process's metrics (the last
+/// backup's age, which the shipped alert watches). The backup itself is complete either
+/// way: a failure is warned about, and the alert then fires as for a missed backup.
+async fn record_backup(url: &str, database_bytes: u64) {
+    let recorded = async {
+        let db = open_migrated(url).await?;
+        let bytes = i64::try_from(database_bytes).unwrap_or(i64::MAX);
+        let done =
+            switchboard_db::backups::record(&db, chrono::Utc::now().timestamp(), bytes).await;
+        db.close().await;
+        done.context("recording the backup")
+    };
+    if let Err(error) = recorded.await {
+        tracing::warn!(
+            error = format!("{error:#}"),
+            "the backup is complete but was not recorded: the metrics still show the previous one"
+        );
+    }
 }
 
 /// One of PostgreSQL's client programs (`pg_dump`, `pg_restore`) for the database at

@@ -42,6 +42,7 @@ mod logs;
 mod media_files;
 mod messaging;
 mod mms_media;
+mod monitoring;
 mod music_on_hold;
 mod observability;
 mod openapi;

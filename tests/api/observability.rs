@@ -12,7 +12,7 @@ use crate::on_both_backends;
 use crate::support::{PASSWORD, TestApp};
 
 /// A port free now (the metrics listener binds it when the app starts).
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
@@ -20,7 +20,7 @@ fn free_port() -> u16 {
 }
 
 /// The metrics page, retried while the listener comes up.
-async fn scrape(app: &TestApp) -> String {
+pub(crate) async fn scrape(app: &TestApp) -> String {
     let address = app.config.metrics_listen.expect("metrics are on");
     for _ in 0..50 {
         if let Ok(response) = app
@@ -47,7 +47,7 @@ async fn scrape(app: &TestApp) -> String {
 
 /// The value of the series `name{labels…}` whose labels include every one of `labels`
 /// (summed over the others), 0 when absent.
-fn figure(page: &str, name: &str, labels: &[&str]) -> f64 {
+pub(crate) fn figure(page: &str, name: &str, labels: &[&str]) -> f64 {
     page.lines()
         .filter(|line| !line.starts_with('#'))
         .filter_map(|line| {
@@ -58,6 +58,11 @@ fn figure(page: &str, name: &str, labels: &[&str]) -> f64 {
                 .flatten()
         })
         .sum()
+}
+
+/// Metrics on a listener of their own (no other setting changed).
+pub(crate) fn metrics_on(config: &mut switchboard::Config) {
+    config.metrics_listen = Some(([127, 0, 0, 1], free_port()).into());
 }
 
 fn with_metrics(config: &mut switchboard::Config) {

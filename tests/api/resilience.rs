@@ -590,7 +590,10 @@ mod outage {
     /// Once the outage is known, every request answers 503 at once, and the service
     /// recovers by itself when the server is back.
     async fn a_database_outage_is_answered_at_once_and_recovered_from() {
-        let (relay, app, _) = through_relay(|_| {}).await;
+        let (relay, app, _) = through_relay(crate::observability::metrics_on).await;
+        let circuit =
+            |page: &str| crate::observability::figure(page, "switchboard_db_circuit_open", &[]);
+        assert_eq!(circuit(&crate::observability::scrape(&app).await), 0.0);
         let w = World::seed(&app).await;
         let token = app.login(w.admin_a).await;
         app.get("/v2/admin/extensions/", &token).await.expect(200);
@@ -631,6 +634,8 @@ mod outage {
             .error(503, "ServiceUnavailable");
         assert!(started.elapsed() < Duration::from_secs(1));
         assert_eq!(readiness(&app).await, 503);
+        let page = crate::observability::scrape(&app).await;
+        assert_eq!(circuit(&page), 1.0, "the open circuit is shown: {page}");
 
         relay.reopen();
         let reopened = Instant::now();
@@ -644,6 +649,7 @@ mod outage {
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
         assert_eq!(readiness(&app).await, 200);
+        assert_eq!(circuit(&crate::observability::scrape(&app).await), 0.0);
     }
 
     switchboard_testing::tests!(
@@ -974,11 +980,19 @@ mod stalled_storage {
         )
         .unwrap()
         .with_timeout(Duration::from_secs(2));
-        let app = TestApp::start_on(backend, |_| {}, Some(storage))
+        let app = TestApp::start_on(backend, crate::observability::metrics_on, Some(storage))
             .await
             .expect("an app");
         let w = World::seed(&app).await;
         let token = app.login(w.admin_a).await;
+        let timeouts = |page: &str| {
+            crate::observability::figure(
+                page,
+                "switchboard_storage_errors_total",
+                &["kind=\"timeout\""],
+            )
+        };
+        let before = timeouts(&crate::observability::scrape(&app).await);
 
         // Ready at once: every request needs the database, few need the store.
         let asked = Instant::now();
@@ -1030,6 +1044,9 @@ mod stalled_storage {
         // Readiness did not change meanwhile.
         let ready = app.client.get(app.url("/readyz")).send().await.unwrap();
         assert_eq!(ready.status(), 200);
+        // The storage errors are counted for the alert.
+        let after = timeouts(&crate::observability::scrape(&app).await);
+        assert!(after > before, "storage timeouts {before} -> {after}");
     }
 
     mod sqlite {

@@ -3,7 +3,9 @@
 //! lingering read of what the handler leaves of its body, the rate limits, the time and
 //! upload bounds, and the audit trail's acting context; once answered, `Connection:
 //! close` while the process drains ([`crate::drain`]), the count of its database
-//! statements when asked for (`SWITCHBOARD_SERVER_TIMING`), one log line and the request
+//! statements when asked for (`SWITCHBOARD_SERVER_TIMING`), one log line (with the
+//! client's address and, once authenticated, the user and tenant: [`Identified`]) and the
+//! request
 //! metrics.
 //!
 //! One middleware rather than one per concern: every `from_fn` layer clones the services
@@ -12,6 +14,7 @@
 //! module ([`crate::client`], [`crate::linger`], [`crate::rate_limit`], [`crate::guard`],
 //! [`crate::metrics`]) as a function this one calls.
 
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use axum::extract::{Request, State};
@@ -23,12 +26,17 @@ use crate::paths::RouteTemplate;
 use crate::state::AppState;
 
 /// Admits `request` to its handler and sees its answer out (see the module's text).
-pub async fn admit(State(state): State<AppState>, request: Request, next: Next) -> Response {
+pub async fn admit(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     let started = Instant::now();
+    crate::client::resolve(&state, &mut request);
+    let identified = Identified::default();
+    request.extensions_mut().insert(identified.clone());
     let described = Described {
         method: request.method().clone(),
         route: request.extensions().get::<RouteTemplate>().cloned(),
         path: request.uri().path().to_owned(),
+        client: crate::client::address(request.extensions()),
+        identified,
     };
     let span = request_span(&request);
     let (mut response, statements) =
@@ -68,8 +76,7 @@ fn server_timing(response: &mut Response, statements: u32) {
 }
 
 /// The request's handling, inside its span.
-async fn handle(state: &AppState, mut request: Request, next: Next) -> Response {
-    crate::client::resolve(state, &mut request);
+async fn handle(state: &AppState, request: Request, next: Next) -> Response {
     let (request, remainder) = crate::linger::share_body(request);
     let response = match crate::rate_limit::count(state, &request).await {
         Err(refusal) => refusal,
@@ -107,17 +114,63 @@ fn request_span(request: &Request) -> tracing::Span {
 }
 
 /// The access log's line for an answered request: method, route template (so ids stay
-/// out of the log's keys), path, status and latency, at `info`, or `error` for a server
-/// error.
+/// out of the log's keys), path, status, latency, the client's address and — once the
+/// request authenticated — the user and their tenant (none for platform and partner
+/// admins), at `info`; a server error at `error`, the first of its kind (method, route,
+/// status) in a window only, its repeats summarised when the window ends
+/// ([`crate::repeats`]).
 fn log_answer(request: &Described, response: &Response, elapsed: Duration) {
     let status = response.status().as_u16();
     let latency_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
     let route = request.route.as_ref().map(RouteTemplate::as_str);
-    let (method, uri) = (&request.method, &request.path);
-    if response.status().is_server_error() {
-        tracing::error!(%method, route, %uri, status, latency_ms, "answered");
-    } else {
-        tracing::info!(%method, route, %uri, status, latency_ms, "answered");
+    let (method, uri, client) = (&request.method, &request.path, &request.client);
+    let who = request.identified.0.get();
+    let user = who.map(|w| w.user);
+    let tenant = who.and_then(|w| w.tenant);
+    if !response.status().is_server_error() {
+        tracing::info!(%method, route, %uri, status, latency_ms, %client, user, tenant, "answered");
+        return;
+    }
+    let kind = format!(
+        "answered {method} {} {status}",
+        route.unwrap_or("unmatched")
+    );
+    let (summary_method, summary_route) = (method.clone(), route.map(str::to_owned));
+    let first = crate::repeats::first_in_window(kind, move |repeats| {
+        let seconds = crate::repeats::WINDOW.as_secs();
+        tracing::error!(
+            method = %summary_method,
+            route = summary_route.as_deref(),
+            status,
+            repeats,
+            "{repeats} more like this in the last {seconds} seconds"
+        );
+    });
+    if first {
+        tracing::error!(%method, route, %uri, status, latency_ms, %client, user, tenant, "answered");
+    }
+}
+
+/// Who a request authenticated as, for its access-log line: filled by the
+/// [`Caller`](crate::auth::Caller) extractor (inside the handler) through the request's
+/// extensions, read by [`admit`] once the request is answered.
+#[derive(Clone, Debug, Default)]
+pub struct Identified(Arc<OnceLock<Who>>);
+
+/// The user of a request and the one tenant it is bound to.
+#[derive(Clone, Copy, Debug)]
+struct Who {
+    user: i64,
+    tenant: Option<i64>,
+}
+
+impl Identified {
+    /// Notes the request of `extensions` as `user`'s, bound to `tenant` (nothing for a
+    /// request not admitted by [`admit`]).
+    pub fn note(extensions: &axum::http::Extensions, user: i64, tenant: Option<i64>) {
+        if let Some(identified) = extensions.get::<Identified>() {
+            let _ = identified.0.set(Who { user, tenant });
+        }
     }
 }
 
@@ -126,4 +179,6 @@ struct Described {
     method: axum::http::Method,
     route: Option<RouteTemplate>,
     path: String,
+    client: String,
+    identified: Identified,
 }

@@ -181,9 +181,21 @@ impl ApiError {
         error
     }
 
-    /// 500, logging `cause` (with the request id the trace span carries).
+    /// 500, logging `cause` (with the request id the trace span carries) — the first
+    /// time in a window only: repeats of one cause are summarised ([`crate::repeats`]).
     pub fn internal(cause: impl std::fmt::Display) -> Self {
-        tracing::error!(%cause, "internal error");
+        let cause = cause.to_string();
+        let repeated = cause.clone();
+        let first = crate::repeats::first_in_window(
+            format!("internal error {cause}"),
+            move |repeats| {
+                let seconds = crate::repeats::WINDOW.as_secs();
+                tracing::error!(cause = %repeated, repeats, "{repeats} more like this in the last {seconds} seconds");
+            },
+        );
+        if first {
+            tracing::error!(%cause, "internal error");
+        }
         Self::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             "InternalServerError",
@@ -263,6 +275,12 @@ impl From<switchboard_storage::StorageError> for ApiError {
     /// anything else the store says is a 500.
     fn from(error: switchboard_storage::StorageError) -> Self {
         use switchboard_storage::StorageError;
+        if matches!(
+            error,
+            StorageError::TimedOut { .. } | StorageError::Backend(_) | StorageError::InvalidUrl(_)
+        ) {
+            crate::metrics::storage_error(matches!(error, StorageError::TimedOut { .. }));
+        }
         match error {
             StorageError::TimedOut { seconds } => Self::unavailable(
                 format!("the object storage did not answer within {seconds} s; retry in a moment"),

@@ -286,6 +286,17 @@ async fn redis_failing_at_run_time_fails_open_then_recovers() {
     let key = unique_key("outage");
     assert_eq!(limiter.hit(&key, 5, MINUTE).await.remaining, 4);
     limiter.record_failure(&key, MINUTE).await;
+    // Failing open is counted for the alert (/metrics renders this recorder).
+    let metrics = switchboard_api::metrics::install();
+    let failed_open = || {
+        metrics
+            .render()
+            .lines()
+            .find_map(|l| l.strip_prefix("switchboard_rate_limit_fail_open_total "))
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .expect("the fail-open counter is there from the start")
+    };
+    let before = failed_open();
 
     // The outage: the proxy stops listening and drops its connections.
     proxy.abort();
@@ -304,6 +315,10 @@ async fn redis_failing_at_run_time_fails_open_then_recovers() {
     assert_eq!(limiter.failures(&key, MINUTE).await, 0);
     assert_eq!(limiter.record_failure(&key, MINUTE).await, 0);
     limiter.clear_failures(&key).await;
+    assert!(
+        failed_open() >= before + 4.0,
+        "each call let through without Redis is counted"
+    );
     assert!(
         started.elapsed() < Duration::from_secs(3),
         "{:?}",

@@ -392,6 +392,12 @@ impl Db {
         size.saturating_sub(u32::try_from(idle).unwrap_or(u32::MAX))
     }
 
+    /// Whether the circuit is open: the database is known to be down and statements
+    /// fail at once (see [`crate::circuit`]); never on SQLite.
+    pub fn circuit_open(&self) -> bool {
+        self.circuit.is_open()
+    }
+
     /// The pool's size, idle connections, waiting transactions and largest size now.
     pub fn pool_figures(&self) -> PoolFigures {
         let (size, idle, max) = match &self.pool {

@@ -19,6 +19,7 @@ pub mod statements;
 
 pub mod announcements;
 pub mod audit;
+pub mod backups;
 pub mod branches;
 pub mod business_hours;
 pub mod button_layouts;

@@ -120,6 +120,11 @@ impl<P: Requires> FromRequestParts<AppState> for Caller<P> {
         if P::PERMISSION != Some(Permission::IngestWrite) {
             switchboard_db::audit::identify(principal.user_id, &account.email);
         }
+        crate::admission::Identified::note(
+            &parts.extensions,
+            principal.user_id.get(),
+            principal.scope.own_tenant().map(|t| t.get()),
+        );
         if let Some(permission) = P::PERMISSION
             && !principal.can(permission)
         {

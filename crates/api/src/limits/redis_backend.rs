@@ -198,6 +198,7 @@ impl RedisLimiter {
     ) -> Option<T> {
         let now = self.now();
         if now < self.inner.open_until.load(Ordering::Relaxed) {
+            crate::metrics::rate_limit_failed_open();
             return None;
         }
         let failure = match tokio::time::timeout(CALL_BUDGET, call).await {
@@ -215,6 +216,7 @@ impl RedisLimiter {
             error = %failure,
             "rate limiter: Redis failed; allowing requests unlimited for {COOL_DOWN:?} (fail open)"
         );
+        crate::metrics::rate_limit_failed_open();
         None
     }
 
