@@ -149,7 +149,7 @@ pub async fn seed(
     let hours_menu = api
         .post(
             "/v2/admin/ivrs/",
-            json!({"tenantId": t, "name": "Store hours", "number": "501",
+            json!({"tenantId": t, "name": "Hours announcement", "number": "501",
                    "greetingMediaFileId": hours_audio, "timeoutSeconds": 2,
                    "timeoutDestination": {"destType": "IVR", "id": base.menu}}),
         )
