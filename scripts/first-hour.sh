@@ -84,7 +84,7 @@ cat "$work/serve.out"
 
 # The shell blocks a reader runs: the README's walkthrough, then every block of the tour.
 blocks() {
-    awk -v only="$2" '
+    awk -v only="${2:-}" '
         only != "" && index($0, only ":start") { inside = 1 }
         only != "" && index($0, only ":end") { inside = 0 }
         /^```sh$/ && (only == "" || inside) { code = 1; next }
@@ -93,17 +93,17 @@ blocks() {
     ' "$1"
 }
 run_blocks() {
-    local name=$1 script=$2
+    local name=$1 log="$work/$2.out" script=$3
     started=$(now)
-    if ! bash -euo pipefail -c "${script//localhost:8080/127.0.0.1:$port}" >"$work/$name.out" 2>&1; then
+    if ! bash -euo pipefail -c "${script//localhost:8080/127.0.0.1:$port}" >"$log" 2>&1; then
         echo "first-hour: the $name failed:" >&2
-        cat "$work/$name.out" >&2
+        cat "$log" >&2
         exit 1
     fi
     figure "the $name, every command" "$(seconds "$started" "$(now)")"
 }
-run_blocks "README walkthrough" "$(blocks README.md walkthrough)"
-run_blocks "tour (docs/tour.md)" "$(blocks docs/tour.md)"
+run_blocks "README walkthrough" walkthrough "$(blocks README.md walkthrough)"
+run_blocks "tour (docs/tour.md)" tour "$(blocks docs/tour.md)"
 kill "$server"
 wait "$server" 2>/dev/null || true
 server=""
