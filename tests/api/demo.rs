@@ -299,3 +299,53 @@ crate::on_both_backends!(
     a_database_in_use_gets_no_demo
 );
 crate::on_both_backends!(needs switchboard_testing::ESPEAK_NG; every_list_answers_a_record);
+
+/// The binary says it on start: `serve --demo` over a database holding an account of its
+/// own serves it without the demo, on standard error in plain words, and prints no demo
+/// login.
+async fn serve_demo_on_a_database_in_use_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let created = crate::binary::run(
+        crate::binary::command(
+            &data,
+            &[
+                "user",
+                "create",
+                "--email",
+                "owner@pharmacy.example",
+                "--password-stdin",
+                "--role",
+                "platform-admin",
+            ],
+        ),
+        "a-long-owner-password-2026\n",
+    );
+    assert!(
+        created.status.success(),
+        "{}",
+        crate::binary::stderr(&created)
+    );
+    let mut served = crate::binary::Served::start(
+        crate::binary::command(&data, &["serve", "--demo"]),
+        dir.path(),
+    );
+    served.ready().await;
+    let log = served.log_text();
+    assert!(
+        log.contains("this database holds 1 account(s) and no demo tenant")
+            && log.contains("nothing was seeded"),
+        "{log}"
+    );
+    let printed = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".out"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect::<String>();
+    assert!(printed.contains("(no demo seeded)"), "{printed}");
+    assert!(!printed.contains(demo::PASSWORD), "{printed}");
+    served.kill();
+}
+
+switchboard_testing::tests!(serve_demo_on_a_database_in_use_says_so);
