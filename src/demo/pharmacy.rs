@@ -613,23 +613,29 @@ async fn seed_campaign(
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    let yesterday = now - Duration::days(1);
+    // The calls as the engine reports them: placed yesterday afternoon (UTC), ten
+    // minutes apart.
+    let yesterday = (now - Duration::days(1))
+        .date_naive()
+        .and_hms_opt(14, 0, 0)
+        .context("an afternoon")?
+        .and_utc();
     // The engine's reports, by record: confirmed, no answer (to be tried again), asked
     // not to be called again; the fourth call is left dialling.
     for job in &jobs {
         let subject = job["subjectId"].as_i64().unwrap_or_default();
-        let outcome = match ids.iter().position(|r| *r == subject) {
-            Some(0) => "refill-confirmed",
-            Some(1) => "no-answer",
-            Some(2) => "do-not-call",
+        let (outcome, seconds) = match ids.iter().position(|r| *r == subject) {
+            Some(0) => ("refill-confirmed", 48),
+            Some(1) => ("no-answer", 30),
+            Some(2) => ("do-not-call", 21),
             _ => continue,
         };
         let started = yesterday + Duration::minutes(10 * (subject % 6));
         api.post(
             &format!("/v2/engine/jobs/{}/result", job["id"]),
             json!({"attempt": job["attempt"], "outcome": outcome,
-                   "startedAt": iso(started), "endedAt": iso(started + Duration::seconds(48)),
-                   "durationSeconds": 48, "reference": format!("campaign-{subject}")}),
+                   "startedAt": iso(started), "endedAt": iso(started + Duration::seconds(seconds)),
+                   "durationSeconds": seconds, "reference": format!("campaign-{subject}")}),
         )
         .await?;
     }
