@@ -28,31 +28,88 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// The subcommands.
+/// The subcommands, in the order a newcomer needs them: `switchboard --help` lists them
+/// so, each with the first line of its doc (the rest is its own `--help`).
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run migrations, then serve HTTP.
+    /// Run migrations, then serve HTTP (--demo: seed a demo tenant first).
     Serve {
-        /// Seed demo records and accounts when the database is empty.
+        /// Seed the demo tenant and its accounts into an empty database; a database
+        /// already holding the demo is served as it is, one holding other accounts is
+        /// served without the demo (said on start).
         #[arg(long)]
         demo: bool,
     },
-    /// Run migrations and exit.
-    Migrate,
+    /// Manage user accounts: create one, reset a password.
+    User {
+        /// The user command.
+        #[command(subcommand)]
+        command: UserCommand,
+    },
     /// Manage tenants.
     Tenant {
         /// The tenant command.
         #[command(subcommand)]
         command: TenantCommand,
     },
-    /// Manage user accounts.
-    User {
-        /// The user command.
+    /// Import Asterisk's voicemail spool or CDRs.
+    Import {
+        /// The import command.
         #[command(subcommand)]
-        command: UserCommand,
+        command: ImportCommand,
     },
-    /// Build a large synthetic tenant (for benchmarks): voicemail messages and phone
-    /// numbers, with a tenant admin; prints the tenant and its login as one line of JSON.
+    /// Print the OpenAPI document.
+    Openapi,
+    /// Run migrations and exit.
+    Migrate,
+    /// Copy the database and the objects into a backup folder.
+    ///
+    /// Online and consistent: SQLite's VACUUM INTO, or pg_dump.
+    Backup {
+        /// A new or empty folder.
+        dir: std::path::PathBuf,
+    },
+    /// Put a backup in place of the database and objects (service stopped).
+    ///
+    /// PostgreSQL: into an empty database, with pg_restore. The backup is checked
+    /// against its manifest and the signing key against its sealed secrets first.
+    Restore {
+        /// A folder written by `backup`.
+        dir: std::path::PathBuf,
+        /// Replace an installation that holds data (moved aside, never deleted).
+        #[arg(long)]
+        force: bool,
+    },
+    /// Print this installation's signing key (for a restore or another host).
+    ///
+    /// Prints it in its written form (what SWITCHBOARD_JWT_SECRET or `import-key`
+    /// takes); its fingerprint goes to standard error. Backups never hold the key.
+    ExportKey,
+    /// Keep the signing key read from standard input in the data folder.
+    ///
+    /// The key as `export-key` prints it, so the secrets sealed under it open here.
+    ImportKey {
+        /// Replace a different key already there (moved aside, never deleted).
+        #[arg(long)]
+        force: bool,
+    },
+    /// Copy this SQLite installation into an empty PostgreSQL database.
+    ///
+    /// One transaction; with --storage-to, its objects into another store too;
+    /// verifies and prints counts.
+    MigrateData {
+        /// The PostgreSQL database, `postgres://…` (migrated here; must hold no rows).
+        #[arg(long)]
+        to: String,
+        /// The object store to copy the objects into, `s3://bucket[/prefix]` or
+        /// `file://folder`.
+        #[arg(long)]
+        storage_to: Option<String>,
+    },
+    /// Build a large synthetic tenant for benchmarks (--scale N).
+    ///
+    /// Voicemail messages and phone numbers, with a tenant admin; prints the tenant
+    /// and its login as one line of JSON.
     Demo {
         /// How many voicemail messages (a tenth as many phone numbers).
         #[arg(long)]
@@ -63,52 +120,6 @@ pub enum Command {
         /// How many calls, a thousand a day up to 2026-11-01 (none by default).
         #[arg(long, default_value_t = 0)]
         calls: usize,
-    },
-    /// Import Asterisk's voicemail spool or CDRs.
-    Import {
-        /// The import command.
-        #[command(subcommand)]
-        command: ImportCommand,
-    },
-    /// Print the OpenAPI document.
-    Openapi,
-    /// Copy the database (online, consistent: SQLite's VACUUM INTO, or pg_dump) and the
-    /// objects into DIR.
-    Backup {
-        /// A new or empty folder.
-        dir: std::path::PathBuf,
-    },
-    /// Put a backup's database and objects in place of the configured ones (PostgreSQL:
-    /// into an empty database, with pg_restore), with the service stopped, after checking
-    /// the backup against its manifest and the signing key against its sealed secrets.
-    Restore {
-        /// A folder written by `backup`.
-        dir: std::path::PathBuf,
-        /// Replace an installation that holds data (moved aside, never deleted).
-        #[arg(long)]
-        force: bool,
-    },
-    /// Copy this SQLite installation into an empty PostgreSQL database (one transaction)
-    /// and, with --storage-to, its objects into another store; verifies and prints counts.
-    MigrateData {
-        /// The PostgreSQL database, `postgres://…` (migrated here; must hold no rows).
-        #[arg(long)]
-        to: String,
-        /// The object store to copy the objects into, `s3://bucket[/prefix]` or
-        /// `file://folder`.
-        #[arg(long)]
-        storage_to: Option<String>,
-    },
-    /// Print this installation's signing key in its written form (what
-    /// SWITCHBOARD_JWT_SECRET or `import-key` takes), for a restore or another host; its
-    /// fingerprint goes to standard error. Backups never hold the key.
-    ExportKey,
-    /// Keep the signing key read from standard input (as `export-key` prints it) in the
-    /// data folder, so the secrets sealed under it open here.
-    ImportKey {
-        /// Replace a different key already there (moved aside, never deleted).
-        #[arg(long)]
-        force: bool,
     },
 }
 
@@ -182,6 +193,18 @@ pub enum UserCommand {
         /// The branch (branch admins; optional for others).
         #[arg(long)]
         branch: Option<i64>,
+    },
+    /// Give an account a new password, ending its sessions (a lost platform admin's).
+    ///
+    /// Prints the account and, unless read from standard input, the new random
+    /// password as one line of JSON.
+    ResetPassword {
+        /// The account's login e-mail address.
+        #[arg(long)]
+        email: String,
+        /// Read the new password from standard input instead of making a random one.
+        #[arg(long)]
+        password_stdin: bool,
     },
 }
 
@@ -283,6 +306,44 @@ pub async fn create_user(state: &AppState, user: NewUser) -> anyhow::Result<Stri
     Ok(serde_json::to_string(&created.shown_to(id))?)
 }
 
+/// A random password of 24 letters and digits (143 bits).
+pub fn random_password() -> String {
+    use rand::Rng;
+    rand::rng()
+        .sample_iter(rand::distr::Alphanumeric)
+        .take(24)
+        .map(char::from)
+        .collect()
+}
+
+/// `user reset-password`: the account of `email` gets `password` (a random one when
+/// `None`, then printed), with the API's password rule; its sessions end.
+pub async fn reset_password(
+    state: &AppState,
+    email: &str,
+    password: Option<String>,
+) -> anyhow::Result<String> {
+    let Some(account) = switchboard_db::users::credentials_by_email(&state.db, email).await? else {
+        bail!("no account has the e-mail address {email}");
+    };
+    let generated = password.is_none();
+    let password = password.unwrap_or_else(random_password);
+    let updated = users::reset_password(
+        state,
+        &Principal::operator(),
+        account.id,
+        password.clone(),
+        actor().client_address,
+    )
+    .await
+    .map_err(refused)?;
+    let mut answer = json!({"id": updated.id, "email": updated.email});
+    if generated {
+        answer["password"] = json!(password);
+    }
+    Ok(answer.to_string())
+}
+
 /// Who the command line's writes are audited as: the operator at this machine, named
 /// `cli:` and the OS user (`cli` when the environment names none), from `local`.
 pub fn actor() -> switchboard_db::audit::Actor {
@@ -306,4 +367,61 @@ pub fn secret_from_stdin() -> anyhow::Result<String> {
     let mut input = String::new();
     std::io::stdin().read_to_string(&mut input)?;
     Ok(input.trim_end_matches(['\r', '\n']).to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    /// The commands in the order `--help` must list them: first what a newcomer runs,
+    /// last what an operator moving or measuring an installation does.
+    const ORDER: [&str; 12] = [
+        "serve",
+        "user",
+        "tenant",
+        "import",
+        "openapi",
+        "migrate",
+        "backup",
+        "restore",
+        "export-key",
+        "import-key",
+        "migrate-data",
+        "demo",
+    ];
+
+    /// `switchboard --help` lists every command once, one line each, in [`ORDER`].
+    #[test]
+    fn help_lists_every_command_on_one_line_in_a_newcomers_order() {
+        let help = Cli::command().render_help().to_string();
+        let listing: Vec<&str> = help
+            .split("Commands:\n")
+            .nth(1)
+            .expect("a Commands section")
+            .lines()
+            .take_while(|line| !line.trim().is_empty())
+            .collect();
+        let names: Vec<&str> = listing
+            .iter()
+            .filter_map(|line| line.split_whitespace().next())
+            .filter(|name| *name != "help")
+            .collect();
+        assert_eq!(names, ORDER, "{help}");
+        let declared: Vec<String> = Cli::command()
+            .get_subcommands()
+            .map(|c| c.get_name().to_owned())
+            .collect();
+        assert_eq!(declared, ORDER, "a command is missing from ORDER");
+        for line in &listing {
+            // A command's name, then its summary: no continuation lines, none too long.
+            assert!(
+                line.starts_with("  ") && !line.starts_with("   "),
+                "{line:?}"
+            );
+            assert!(line.split_whitespace().count() > 1, "no summary: {line:?}");
+            assert!(line.len() <= 100, "too long for one line: {line:?}");
+        }
+    }
 }

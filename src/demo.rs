@@ -1,5 +1,10 @@
-//! `serve --demo`: a small, realistic tenant to explore the API with, seeded only into an
-//! empty database.
+//! `serve --demo`: a realistic tenant to explore the API with — a pharmacy with its
+//! numbers, menu, queue, phones, campaign and a week of traffic — seeded only into an
+//! empty database (see [`prepare`]).
+
+pub mod audio;
+pub mod client;
+pub mod pharmacy;
 
 use serde_json::json;
 use switchboard_api::AppState;
@@ -26,16 +31,72 @@ pub const PASSWORD: &str = "switchboard-demo-2026";
 pub struct Seeded {
     /// The platform admin's password, random, to be shown once.
     pub platform_password: String,
+    /// What could not be seeded and why (the speech engine missing), to be said.
+    pub notes: Vec<String>,
 }
 
-/// A random password of 24 letters and digits (143 bits).
-fn random_password() -> String {
-    use rand::Rng;
-    rand::rng()
-        .sample_iter(rand::distr::Alphanumeric)
-        .take(24)
-        .map(char::from)
-        .collect()
+/// What `serve --demo` does with the database it finds.
+pub enum Outcome {
+    /// It was empty: the demo was seeded.
+    Seeded(Seeded),
+    /// It holds the demo already: nothing changes.
+    AlreadySeeded,
+    /// It holds accounts and no demo: nothing is seeded, the data is served as it is
+    /// (the demo never mixes its tenant and logins into an installation in use).
+    NotDemo {
+        /// How many accounts it holds.
+        accounts: i64,
+    },
+}
+
+impl Outcome {
+    /// What the start says about the database when nothing was seeded.
+    pub fn describe(&self) -> Option<String> {
+        match self {
+            Outcome::Seeded(_) => None,
+            Outcome::AlreadySeeded => Some(
+                "switchboard: --demo: this database holds the demo already; nothing seeded"
+                    .to_owned(),
+            ),
+            Outcome::NotDemo { accounts } => Some(format!(
+                "switchboard: --demo: this database holds {accounts} account(s) and no demo tenant; the demo is seeded only into an empty database, so nothing was seeded and its data is served as it is (point SWITCHBOARD_DATA_DIR at an empty folder to see the demo)"
+            )),
+        }
+    }
+}
+
+/// Seeds the demo into an empty database; a database holding the demo (its tenant
+/// admin, made last, marks a finished seed) or anything else is left as it is. A second
+/// call changes nothing.
+pub async fn prepare(state: &AppState) -> anyhow::Result<Outcome> {
+    if switchboard_db::users::credentials_by_email(&state.db, ADMIN_EMAIL)
+        .await?
+        .is_some()
+    {
+        return Ok(Outcome::AlreadySeeded);
+    }
+    let accounts = switchboard_db::users::count(&state.db).await?;
+    if accounts > 0 {
+        if switchboard_db::users::credentials_by_email(&state.db, PLATFORM_EMAIL)
+            .await?
+            .is_some()
+        {
+            anyhow::bail!(
+                "--demo: an earlier seeding of the demo stopped half-way (its platform admin exists, its tenant admin does not); start again with an empty data folder"
+            );
+        }
+        return Ok(Outcome::NotDemo { accounts });
+    }
+    Ok(Outcome::Seeded(seed(state).await?))
+}
+
+/// Who the demo's own writes (those not made through a request) are audited as.
+fn demo_actor() -> switchboard_db::audit::Actor {
+    switchboard_db::audit::Actor {
+        user_id: None,
+        user_email: "demo-seed".to_owned(),
+        client_address: "local".to_owned(),
+    }
 }
 
 /// Whether the database holds no accounts yet.
@@ -64,10 +125,17 @@ fn refused(error: switchboard_api::error::ApiError) -> anyhow::Error {
     )
 }
 
-/// Seeds a partner, a tenant with a branch and extensions, a tenant admin and a
-/// platform admin (with a random password, answered).
+/// Seeds a partner, a tenant with a branch and extensions, its call handling, phones,
+/// campaign and traffic ([`pharmacy`]), a platform admin (with a random password,
+/// answered) and, last, the tenant admin, whose own changes start the audit trail.
+/// Into an empty database only: see [`prepare`].
 pub async fn seed(state: &AppState) -> anyhow::Result<Seeded> {
+    switchboard_db::audit::acting_as(demo_actor(), seed_all(state)).await
+}
+
+async fn seed_all(state: &AppState) -> anyhow::Result<Seeded> {
     let operator = Principal::operator();
+    let now = chrono::Utc::now();
     let partner = partners::create(
         &state.db,
         body::<CreatePartner>(json!({"name": "Demo Telecom"}))?,
@@ -105,9 +173,36 @@ pub async fn seed(state: &AppState) -> anyhow::Result<Seeded> {
         front_desk.get_or_insert(extension.id);
         extension_ids.push(extension.id.get());
     }
-    seed_call_handling(state, tenant.id, branch.id, &extension_ids).await?;
+    let handling = seed_call_handling(state, tenant.id, branch.id, &extension_ids).await?;
+    let platform_password = crate::cli::random_password();
+    users::create_account(
+        state,
+        &operator,
+        body::<CreateUser>(
+            json!({"email": PLATFORM_EMAIL, "password": platform_password, "userRole": 1}),
+        )?,
+    )
+    .await
+    .map_err(refused)?;
+    // The engine's and the integrator's side, through the API as the platform admin.
+    let platform = client::Api::login(state, PLATFORM_EMAIL, &platform_password).await?;
+    let notes = pharmacy::seed(
+        state,
+        &platform,
+        &pharmacy::Base {
+            tenant: tenant.id.get(),
+            branch: branch.id.get(),
+            extensions: extension_ids,
+            greeting: handling.greeting,
+            paging: handling.paging,
+            menu: handling.menu,
+            hours: handling.hours,
+            agent: handling.agent,
+        },
+        now,
+    )
+    .await?;
     seed_voicemail_and_calls(state, tenant.id).await?;
-    let platform_password = random_password();
     users::create_account(
         state,
         &operator,
@@ -119,16 +214,48 @@ pub async fn seed(state: &AppState) -> anyhow::Result<Seeded> {
     )
     .await
     .map_err(refused)?;
-    users::create_account(
-        state,
-        &operator,
-        body::<CreateUser>(
-            json!({"email": PLATFORM_EMAIL, "password": platform_password, "userRole": 1}),
-        )?,
-    )
-    .await
-    .map_err(refused)?;
-    Ok(Seeded { platform_password })
+    office_managers_changes(state).await?;
+    Ok(Seeded {
+        platform_password,
+        notes,
+    })
+}
+
+/// The office manager's first morning, through the API: the drive-through's name made
+/// clearer and the refill line's fallback given a longer menu timeout, so the audit trail
+/// holds changes with their before and after.
+async fn office_managers_changes(state: &AppState) -> anyhow::Result<()> {
+    let admin = client::Api::login(state, ADMIN_EMAIL, PASSWORD).await?;
+    let extensions = admin.get("/v2/admin/extensions/?sortBy=number").await?;
+    let drive_through = extensions["records"]
+        .as_array()
+        .and_then(|records| records.iter().find(|e| e["number"] == "103"))
+        .and_then(|e| e["id"].as_i64())
+        .ok_or_else(|| anyhow::anyhow!("the demo has no extension 103"))?;
+    admin
+        .patch(
+            &format!("/v2/admin/extensions/{drive_through}"),
+            json!({"name": "Drive-through window"}),
+        )
+        .await?;
+    let queues = admin.get("/v2/admin/queues/").await?;
+    let queue = client::id(&queues["records"][0])?;
+    admin
+        .patch(
+            &format!("/v2/admin/queues/{queue}"),
+            json!({"maxWaitSeconds": 240}),
+        )
+        .await?;
+    Ok(())
+}
+
+/// What the call handling seeded, for the rest of the seed to route to.
+struct CallHandling {
+    greeting: i64,
+    paging: i64,
+    menu: i64,
+    hours: i64,
+    agent: i64,
 }
 
 /// A short greeting for the demo media file (1.5 s of tone, 8 kHz WAV).
@@ -141,7 +268,7 @@ async fn seed_call_handling(
     tenant: TenantId,
     branch: BranchId,
     extensions: &[i64],
-) -> anyhow::Result<()> {
+) -> anyhow::Result<CallHandling> {
     use switchboard_db::{
         announcements, business_hours, ivrs, media_files, paging_groups, pharmacy_agents,
     };
@@ -182,7 +309,7 @@ async fn seed_call_handling(
         .take(3)
         .map(|id| json!({"id": id, "destType": "EXT"}))
         .collect();
-    paging_groups::create(
+    let paging = paging_groups::create(
         &state.db,
         tenant,
         body::<CreatePagingGroup>(json!({
@@ -208,7 +335,7 @@ async fn seed_call_handling(
     .await?;
     // The refill line: several prescriptions per call, the pharmacist (102) as the
     // fallback, the pharmacist's mailbox after store hours.
-    pharmacy_agents::create(
+    let agent = pharmacy_agents::create(
         &state.db,
         tenant,
         body::<CreatePharmacyAgent>(json!({
@@ -232,7 +359,13 @@ async fn seed_call_handling(
         .into(),
     )
     .await?;
-    Ok(())
+    Ok(CallHandling {
+        greeting: greeting.id,
+        paging: paging.id.get(),
+        menu: menu.id.get(),
+        hours: hours.id.get(),
+        agent: agent.id.get(),
+    })
 }
 
 /// `demo --scale N [--devices D] [--calls C]`: a new tenant holding `messages` voicemail
@@ -288,8 +421,8 @@ pub async fn scale(
 }
 
 /// Seeds what the engine would have reported: voicemail for the front desk (mailbox 101)
-/// and a few calls, one recorded, through the same code as the ingest API (so their
-/// webhook events are queued too).
+/// and the pharmacist (102), and a few calls of today, one recorded, through the same
+/// code as the ingest API (so their webhook events are queued too).
 async fn seed_voicemail_and_calls(state: &AppState, tenant: TenantId) -> anyhow::Result<()> {
     use switchboard_api::engine::{self, MessageAudio};
     use switchboard_domain::records::call::{CallPhase, CallReport};
@@ -301,18 +434,22 @@ async fn seed_voicemail_and_calls(state: &AppState, tenant: TenantId) -> anyhow:
         .and_then(|format| switchboard_storage::audio::duration_seconds(format, GREETING))
         .ok_or_else(|| anyhow::anyhow!("demo greeting is not measurable audio"))?;
     let audio_whole_seconds = audio_seconds.round().max(1.0) as i64;
+    // Two mailboxes: the front desk's (101) and the pharmacist's (102), whose queue's
+    // callers leave a message after waiting too long.
     let callers = [
-        ("\"Maria Lopez\" <2125550147>", "INBOX", 3600),
-        ("\"Dr. Patel's office\" <2125550199>", "INBOX", 7200),
-        ("\"WIRELESS CALLER\" <6465550123>", "Old", 86_400),
+        ("101", "\"Maria Lopez\" <2125550147>", "INBOX", 3600),
+        ("101", "\"Dr. Patel's office\" <2125550199>", "INBOX", 7200),
+        ("101", "\"WIRELESS CALLER\" <6465550123>", "Old", 86_400),
+        ("102", "\"James Chen\" <7185550188>", "INBOX", 5400),
+        ("102", "\"Linda Brooks\" <9175550111>", "Old", 172_800),
     ];
     let mut messages = Vec::new();
-    for (number, (caller, dir, ago)) in callers.into_iter().enumerate() {
+    for (number, (mailbox, caller, dir, ago)) in callers.into_iter().enumerate() {
         let left = now.timestamp() - ago;
         let mut message = NewVoicemail {
             tenant,
             mailbox_context: "default".into(),
-            mailbox_user: "101".into(),
+            mailbox_user: mailbox.into(),
             msg_id: format!("{left}-{number:08}"),
             message_number: i64::try_from(number)?,
             dir: dir.into(),
@@ -322,7 +459,7 @@ async fn seed_voicemail_and_calls(state: &AppState, tenant: TenantId) -> anyhow:
                 .unwrap_or_default(),
             date_unix: left,
             duration: audio_whole_seconds,
-            ext_num: "101".into(),
+            ext_num: mailbox.into(),
             transcript: String::new(),
             audio: None,
             original_audio: None,

@@ -89,39 +89,15 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     let state = build_state(&config).await?;
     match cli.command {
         Command::Serve { demo: seed_demo } => {
-            let seeded = if seed_demo && demo::is_empty(&state).await? {
-                Some(demo::seed(&state).await?)
+            let outcome = if seed_demo {
+                Some(demo::prepare(&state).await?)
             } else {
                 None
             };
             let listener = tokio::net::TcpListener::bind(config.listen).await?;
             let address = listener.local_addr()?;
-            if seed_demo {
-                println!("Switchboard demo is serving on http://{address}");
-                println!("  API reference: {}/docs", config.public_url());
-                println!(
-                    "  tenant admin:   {} / {}",
-                    demo::ADMIN_EMAIL,
-                    demo::PASSWORD
-                );
-                // Printed once, when it is made: it is kept nowhere else in the clear.
-                match &seeded {
-                    Some(seeded) => println!(
-                        "  platform admin: {} / {}",
-                        demo::PLATFORM_EMAIL,
-                        seeded.platform_password
-                    ),
-                    None => println!(
-                        "  platform admin: {} (its password was printed when the demo was first seeded)",
-                        demo::PLATFORM_EMAIL
-                    ),
-                }
-                println!(
-                    "  try: curl -s {}/v2/authentication/ -H 'content-type: application/json' -d '{{\"email\":\"{}\",\"password\":\"{}\"}}'",
-                    config.public_url(),
-                    demo::ADMIN_EMAIL,
-                    demo::PASSWORD
-                );
+            if let Some(outcome) = &outcome {
+                print_demo(&config, address, outcome);
             }
             tracing::info!(%address, "serving");
             let stop = {
@@ -170,6 +146,23 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 acting_as(cli::actor(), cli::create_user(&state, user)).await?
             );
         }
+        Command::User {
+            command:
+                UserCommand::ResetPassword {
+                    email,
+                    password_stdin,
+                },
+        } => {
+            let password = if password_stdin {
+                Some(cli::secret_from_stdin()?)
+            } else {
+                None
+            };
+            println!(
+                "{}",
+                acting_as(cli::actor(), cli::reset_password(&state, &email, password)).await?
+            );
+        }
         Command::Demo {
             scale,
             devices,
@@ -211,4 +204,52 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         | Command::ImportKey { .. } => {}
     }
     Ok(())
+}
+
+/// What `serve --demo` says on start: where it serves, and the logins of the demo (the
+/// platform admin's password only when it was just made: it is kept nowhere in the
+/// clear, and `user reset-password` sets a new one), or why nothing was seeded.
+fn print_demo(config: &Config, address: std::net::SocketAddr, outcome: &demo::Outcome) {
+    if let Some(said) = outcome.describe() {
+        eprintln!("{said}");
+    }
+    if let demo::Outcome::NotDemo { .. } = outcome {
+        println!("Switchboard is serving on http://{address} (no demo seeded)");
+        return;
+    }
+    println!("Switchboard demo is serving on http://{address}");
+    println!("  API reference: {}/docs", config.public_url());
+    println!(
+        "  tenant admin:   {} / {}",
+        demo::ADMIN_EMAIL,
+        demo::PASSWORD
+    );
+    match outcome {
+        demo::Outcome::Seeded(seeded) => {
+            println!(
+                "  platform admin: {} / {}",
+                demo::PLATFORM_EMAIL,
+                seeded.platform_password
+            );
+            println!(
+                "  (printed this once; `switchboard user reset-password --email {}` sets a new one)",
+                demo::PLATFORM_EMAIL
+            );
+            for note in &seeded.notes {
+                eprintln!("switchboard: --demo: {note}");
+            }
+        }
+        _ => println!(
+            "  platform admin: {} (its password was printed when the demo was first seeded; `switchboard user reset-password --email {}` sets a new one)",
+            demo::PLATFORM_EMAIL,
+            demo::PLATFORM_EMAIL
+        ),
+    }
+    println!(
+        "  try: curl -s {}/v2/authentication/ -H 'content-type: application/json' -d '{{\"email\":\"{}\",\"password\":\"{}\"}}'",
+        config.public_url(),
+        demo::ADMIN_EMAIL,
+        demo::PASSWORD
+    );
+    println!("  a tour of the demo: docs/tour.md");
 }

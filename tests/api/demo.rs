@@ -1,13 +1,68 @@
-//! `serve --demo`: the seeded tenant answers the README's walk-through — extensions,
-//! voicemail with audio, a recorded call — for the demo logins.
+//! `serve --demo`: the seeded pharmacy answers the README's walk-through and the tour —
+//! voicemail in two mailboxes with audio, a week of calls with recordings and
+//! transcripts — every list of the OpenAPI document answers its administrator at least
+//! one record, and seeding again (or over a database in use) changes nothing.
 
+use serde_json::Value;
 use switchboard::demo;
 
 use crate::support::TestApp;
 
+/// Every table the demo writes to, with the audit trail and the outboxes: what a second
+/// seeding must leave as it found it.
+const TABLES: &[&str] = &[
+    "partners",
+    "tenants",
+    "branches",
+    "users",
+    "extensions",
+    "ivrs",
+    "queues",
+    "queue_members",
+    "paging_groups",
+    "business_hours",
+    "holidays",
+    "announcements",
+    "media_files",
+    "music_on_hold",
+    "custom_voices",
+    "phone_numbers",
+    "conduits",
+    "devices",
+    "button_layouts",
+    "pharmacy_agents",
+    "refill_requests",
+    "call_campaigns",
+    "campaign_records",
+    "call_outcomes",
+    "opt_outs",
+    "calls",
+    "call_transcripts",
+    "voicemail_messages",
+    "sms_messages",
+    "mms_media",
+    "faxes",
+    "webhooks",
+    "webhook_events",
+    "webhook_deliveries",
+    "engine_jobs",
+    "audit_log",
+    "sessions",
+];
+
+async fn counts(app: &TestApp) -> Vec<(&'static str, i64)> {
+    let mut counts = Vec::new();
+    for table in TABLES {
+        counts.push((*table, app.count(table, None).await));
+    }
+    counts
+}
+
 async fn the_demo_tenant(app: TestApp) {
     assert!(demo::is_empty(&app.state).await.unwrap());
-    let seeded = demo::seed(&app.state).await.unwrap();
+    let demo::Outcome::Seeded(seeded) = demo::prepare(&app.state).await.unwrap() else {
+        panic!("an empty database is seeded");
+    };
     assert!(!demo::is_empty(&app.state).await.unwrap());
     let admin = app
         .login_answer(demo::ADMIN_EMAIL, demo::PASSWORD)
@@ -16,7 +71,7 @@ async fn the_demo_tenant(app: TestApp) {
     let token = admin["accessToken"].as_str().unwrap();
     let extensions = app.get("/v2/admin/extensions/", token).await.expect(200);
     assert!(
-        extensions["totalRecords"].as_i64().unwrap() >= 4,
+        extensions["totalRecords"].as_i64().unwrap() >= 5,
         "{extensions}"
     );
     let voicemail = app
@@ -25,8 +80,18 @@ async fn the_demo_tenant(app: TestApp) {
         .expect(200);
     assert_eq!(
         voicemail["stats"],
-        serde_json::json!({"total": 3, "unread": 2, "read": 1})
+        serde_json::json!({"total": 5, "unread": 3, "read": 2})
     );
+    // Two mailboxes, each message its extension's.
+    let mut mailboxes: Vec<&str> = voicemail["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["mailboxUser"].as_str().unwrap())
+        .collect();
+    mailboxes.sort_unstable();
+    mailboxes.dedup();
+    assert_eq!(mailboxes, ["101", "102"], "{voicemail}");
     // Durations are the audio's own length, measured, not made up.
     let greeting = std::fs::read(concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -36,68 +101,39 @@ async fn the_demo_tenant(app: TestApp) {
     let format = switchboard_storage::audio::sniff(&greeting).unwrap();
     let seconds = switchboard_storage::audio::duration_seconds(format, &greeting).unwrap();
     let whole_seconds = seconds.round().max(1.0) as i64;
-    let durations: Vec<i64> = voicemail["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["duration"].as_i64().unwrap())
-        .collect();
-    assert_eq!(durations, [whole_seconds; 3], "{voicemail}");
+    assert!(
+        voicemail["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["duration"] == whole_seconds),
+        "{voicemail}"
+    );
     let url = voicemail["records"][0]["mediaURL"].as_str().unwrap();
     assert_eq!(app.fetch(url, None).await.0, 200);
-    let recordings = app
-        .get("/v2/admin/call-recordings/", token)
+    // A week of calls: three a day in, one out, and today's three; the pharmacist's
+    // answered calls recorded, each recording as long as the talk and served as MP3.
+    let calls = app
+        .get("/v2/admin/calls/?recordsPerPage=100", token)
         .await
         .expect(200);
-    assert_eq!(recordings["totalRecords"], 1);
+    assert_eq!(calls["totalRecords"], 7 * 4 + 3, "{calls}");
+    let recordings = app
+        .get("/v2/admin/call-recordings/?recordsPerPage=100", token)
+        .await
+        .expect(200);
+    assert_eq!(recordings["totalRecords"], 7 + 1, "{recordings}");
+    for call in calls["records"].as_array().unwrap() {
+        if call["hasRecording"] == true {
+            assert_eq!(call["billsec"], call["recordingDuration"], "{call}");
+        }
+    }
     let (status, headers, _) = app
         .fetch(recordings["records"][0]["mediaURL"].as_str().unwrap(), None)
         .await;
     assert_eq!(
         (status.as_u16(), headers["content-type"].to_str().unwrap()),
         (200, "audio/mpeg")
-    );
-    // The three calls, recorded or not, each the front desk's (101) by its channel.
-    let calls = app
-        .get("/v2/admin/calls/?sortBy=time", token)
-        .await
-        .expect(200);
-    assert_eq!(calls["totalRecords"], 3, "{calls}");
-    let records = calls["records"].as_array().unwrap();
-    let recorded: Vec<bool> = records
-        .iter()
-        .map(|c| c["hasRecording"].as_bool().unwrap())
-        .collect();
-    assert_eq!(recorded, [true, false, false]);
-    // The recorded call talked exactly as long as its recording plays.
-    assert_eq!(records[0]["billsec"], whole_seconds, "{calls}");
-    assert!(
-        records[0]["mediaURL"]
-            .as_str()
-            .unwrap()
-            .contains("signature=")
-    );
-    assert_eq!(records[1]["mediaURL"], "");
-    let statuses: Vec<&str> = records
-        .iter()
-        .map(|c| c["status"].as_str().unwrap())
-        .collect();
-    assert_eq!(statuses, ["ended", "ended", "missed"]);
-    let front_desk = app
-        .get("/v2/admin/extensions/?sortBy=number", token)
-        .await
-        .expect(200)["records"][0]["id"]
-        .as_i64()
-        .unwrap();
-    // One party each: the front desk; the trunk's endpoint is no extension.
-    assert_eq!(app.count("call_parties", None).await, 3);
-    assert!(
-        voicemail["records"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|m| m["extensionId"] == front_desk),
-        "{voicemail}"
     );
     // The platform admin's password is the random one seeding made, not the tenant's.
     assert_eq!(seeded.platform_password.len(), 24);
@@ -107,6 +143,209 @@ async fn the_demo_tenant(app: TestApp) {
     app.login_answer(demo::PLATFORM_EMAIL, &seeded.platform_password)
         .await
         .expect(200);
+    // The office manager's own changes are in the audit trail with before and after.
+    let trail = app
+        .get(
+            "/v2/admin/audit-log/?action=update&entities=extension",
+            token,
+        )
+        .await
+        .expect(200);
+    assert!(
+        trail["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["userEmail"] == demo::ADMIN_EMAIL),
+        "{trail}"
+    );
 }
 
-crate::on_both_backends!(the_demo_tenant);
+/// The paths of the OpenAPI document's list operations: a GET answering a page
+/// (`Page_…`, `…Page`) or an array of records.
+fn list_paths() -> Vec<String> {
+    let document: Value = serde_json::from_str(
+        &switchboard_api::openapi()
+            .to_json()
+            .expect("the document serializes"),
+    )
+    .unwrap();
+    let mut paths = Vec::new();
+    for (path, operations) in document["paths"].as_object().unwrap() {
+        let Some(get) = operations.get("get") else {
+            continue;
+        };
+        let schema = get["responses"]["200"]["content"]["application/json"]["schema"].clone();
+        let reference = schema["$ref"].as_str().unwrap_or_default();
+        let page = reference.contains("/Page_") || reference.ends_with("Page");
+        let array = schema["type"] == "array" && schema["items"]["$ref"].is_string();
+        if page || array {
+            paths.push(path.clone());
+        }
+    }
+    paths
+}
+
+/// The list of a path with `{…}` parameters, each the id of the first record of the
+/// list it is under (`/v2/webhooks/{id}/deliveries`: the first webhook's).
+async fn concrete(app: &TestApp, token: &str, path: &str) -> String {
+    let mut done = String::new();
+    let mut rest = path;
+    while let Some(open) = rest.find('{') {
+        let close = rest[open..].find('}').unwrap() + open;
+        let parent = format!("{done}{}", &rest[..open]);
+        let listed = app.get(&parent, token).await.expect(200);
+        let first = listed["records"]
+            .get(0)
+            .or_else(|| listed.get(0))
+            .unwrap_or_else(|| panic!("{parent} lists nothing to open {path} with: {listed}"));
+        done = format!("{parent}{}", first["id"]);
+        rest = &rest[close + 1..];
+    }
+    format!("{done}{rest}")
+}
+
+/// The lists only a platform admin reads (above any one tenant): answered by the
+/// platform admin instead of the tenant's.
+const PLATFORM_LISTS: &[&str] = &["/v2/admin/partners/"];
+
+async fn every_list_answers_a_record(app: TestApp) {
+    let demo::Outcome::Seeded(seeded) = demo::prepare(&app.state).await.unwrap() else {
+        panic!("an empty database is seeded");
+    };
+    let token = |answer: crate::support::Answer| {
+        answer.expect(200)["accessToken"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let admin = token(app.login_answer(demo::ADMIN_EMAIL, demo::PASSWORD).await);
+    let platform = token(
+        app.login_answer(demo::PLATFORM_EMAIL, &seeded.platform_password)
+            .await,
+    );
+    let paths = list_paths();
+    assert!(paths.len() > 40, "{paths:?}");
+    let mut empty = Vec::new();
+    for path in &paths {
+        let token = if PLATFORM_LISTS.contains(&path.as_str()) {
+            &platform
+        } else {
+            &admin
+        };
+        let url = concrete(&app, token, path).await;
+        let answer = app.get(&url, token).await.expect(200);
+        let records = answer
+            .get("records")
+            .or(Some(&answer))
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
+        if records == 0 {
+            empty.push(format!("{url}: {answer}"));
+        }
+    }
+    assert!(
+        empty.is_empty(),
+        "lists answering nothing:\n{}",
+        empty.join("\n")
+    );
+}
+
+async fn a_second_seeding_changes_nothing(app: TestApp) {
+    assert!(matches!(
+        demo::prepare(&app.state).await.unwrap(),
+        demo::Outcome::Seeded(_)
+    ));
+    let before = counts(&app).await;
+    let again = demo::prepare(&app.state).await.unwrap();
+    assert!(matches!(again, demo::Outcome::AlreadySeeded));
+    assert!(again.describe().unwrap().contains("holds the demo already"));
+    assert_eq!(counts(&app).await, before);
+}
+
+/// A database holding accounts of its own is served as it is: no demo tenant, no demo
+/// logins, said plainly.
+async fn a_database_in_use_gets_no_demo(app: TestApp) {
+    switchboard::cli::create_user(
+        &app.state,
+        switchboard::cli::NewUser {
+            email: "owner@pharmacy.example".into(),
+            password: "a-long-owner-password-2026".into(),
+            role: "platform-admin".into(),
+            tenant: None,
+            partner: None,
+            branch: None,
+        },
+    )
+    .await
+    .unwrap();
+    let before = counts(&app).await;
+    let outcome = demo::prepare(&app.state).await.unwrap();
+    assert!(matches!(outcome, demo::Outcome::NotDemo { accounts: 1 }));
+    let said = outcome.describe().unwrap();
+    assert!(
+        said.contains("1 account(s) and no demo tenant") && said.contains("nothing was seeded"),
+        "{said}"
+    );
+    assert_eq!(counts(&app).await, before);
+    app.login_answer(demo::ADMIN_EMAIL, demo::PASSWORD)
+        .await
+        .error(401, "Unauthorized");
+}
+
+crate::on_both_backends!(
+    the_demo_tenant,
+    a_second_seeding_changes_nothing,
+    a_database_in_use_gets_no_demo
+);
+crate::on_both_backends!(needs switchboard_testing::ESPEAK_NG; every_list_answers_a_record);
+
+/// The binary says it on start: `serve --demo` over a database holding an account of its
+/// own serves it without the demo, on standard error in plain words, and prints no demo
+/// login.
+async fn serve_demo_on_a_database_in_use_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let created = crate::binary::run(
+        crate::binary::command(
+            &data,
+            &[
+                "user",
+                "create",
+                "--email",
+                "owner@pharmacy.example",
+                "--password-stdin",
+                "--role",
+                "platform-admin",
+            ],
+        ),
+        "a-long-owner-password-2026\n",
+    );
+    assert!(
+        created.status.success(),
+        "{}",
+        crate::binary::stderr(&created)
+    );
+    let mut served = crate::binary::Served::start(
+        crate::binary::command(&data, &["serve", "--demo"]),
+        dir.path(),
+    );
+    served.ready().await;
+    let log = served.log_text();
+    assert!(
+        log.contains("this database holds 1 account(s) and no demo tenant")
+            && log.contains("nothing was seeded"),
+        "{log}"
+    );
+    let printed = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".out"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect::<String>();
+    assert!(printed.contains("(no demo seeded)"), "{printed}");
+    assert!(!printed.contains(demo::PASSWORD), "{printed}");
+    served.kill();
+}
+
+switchboard_testing::tests!(serve_demo_on_a_database_in_use_says_so);

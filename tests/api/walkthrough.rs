@@ -31,7 +31,7 @@ fn walkthrough() -> String {
 /// The programs the walkthrough runs: without them its test is reported ignored with a
 /// line saying so, never passed; CI (`CI=true`) requires them
 /// (`scripts/install-test-tools.sh` installs them).
-static SHELL_TOOLS: switchboard_testing::Service = switchboard_testing::Service {
+pub static SHELL_TOOLS: switchboard_testing::Service = switchboard_testing::Service {
     name: "bash, curl and jq",
     require_var: "CI",
     how: "Install bash, curl and jq (scripts/install-test-tools.sh does) to run it.",
@@ -51,9 +51,10 @@ fn probe_tools() -> Result<(), String> {
     Ok(())
 }
 
-async fn the_readme_walkthrough_runs(app: TestApp) {
-    demo::seed(&app.state).await.unwrap();
-    let script = walkthrough();
+/// Runs `script` with bash (`-euo pipefail`) from the project folder against `app`, its
+/// `localhost:8080` replaced by the app's address; answers its standard output, failing
+/// with both outputs when it fails.
+pub async fn run_against(app: &TestApp, script: &str) -> String {
     assert!(script.contains("localhost:8080"), "{script}");
     let address = app.base.trim_start_matches("http://").to_owned();
     let script = script.replace("localhost:8080", &address);
@@ -66,13 +67,19 @@ async fn the_readme_walkthrough_runs(app: TestApp) {
     })
     .await
     .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         output.status.success(),
-        "the walkthrough failed ({}):\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
+        "the script failed ({}):\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
         output.status
     );
+    stdout
+}
+
+async fn the_readme_walkthrough_runs(app: TestApp) {
+    demo::seed(&app.state).await.unwrap();
+    let stdout = run_against(&app, &walkthrough()).await;
     // What a reader is told to expect: a holiday closes the line, the audio is served.
     assert!(stdout.contains("\"open\": false"), "{stdout}");
     assert!(stdout.contains("200 audio/"), "{stdout}");

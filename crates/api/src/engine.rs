@@ -109,7 +109,7 @@ pub async fn gsm_to_wav(bytes: Bytes, kind: Gsm) -> Result<Vec<u8>, String> {
 }
 
 /// 8 kHz 16-bit mono PCM samples as a WAV file.
-fn pcm_wav(pcm: &[u8]) -> Vec<u8> {
+pub fn pcm_wav(pcm: &[u8]) -> Vec<u8> {
     // At most MAX_DECODED_BYTES, far below 4 GiB.
     let data = u32::try_from(pcm.len()).unwrap_or(u32::MAX);
     let mut wav = Vec::with_capacity(pcm.len() + 44);

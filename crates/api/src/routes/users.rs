@@ -11,6 +11,7 @@ use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::{BranchId, ExtensionId, PartnerId, TenantId, UserId};
 use switchboard_domain::list::Page;
 use switchboard_domain::records::user::{CreateUser, UpdateUser, User, UserAccount};
+use switchboard_domain::validation::FromBody;
 use switchboard_domain::{Location, Permission, Principal, Role, Scope};
 
 use crate::auth::caller::{Caller, UsersRead, UsersWrite};
@@ -398,27 +399,73 @@ pub async fn update(
     )
     .await?;
     if end_sessions.is_some() {
-        let action = if updated.disabled == 1 {
-            "user.disable"
-        } else {
-            "password.reset"
-        };
-        crate::audit::record(
-            &state,
-            switchboard_db::audit::NewEntry {
-                action,
-                entity: if updated.disabled == 1 { "user" } else { "password" },
-                entity_id: Some(id.get().to_string()),
-                tenant_id: (updated.tenant_id > 0).then_some(TenantId(updated.tenant_id)),
-                user_id: Some(caller.user_id),
-                user_email: updated.email.clone(),
-                client_address: address,
-                details: serde_json::json!({"by": caller.user_id.get(), "sessionsRevoked": revoked}),
-            },
-        )
-        .await;
+        record_sessions_ended(&state, caller.user_id, &updated, revoked, address).await;
     }
     Ok(Json(updated.shown_to(caller.user_id)))
+}
+
+/// Audits the end of an account's sessions that a password change or a disabling made,
+/// naming who (`by`) did it and how many sessions ended.
+async fn record_sessions_ended(
+    state: &AppState,
+    by: UserId,
+    updated: &User,
+    revoked: u64,
+    address: String,
+) {
+    let disabled = updated.disabled == 1;
+    crate::audit::record(
+        state,
+        switchboard_db::audit::NewEntry {
+            action: if disabled {
+                "user.disable"
+            } else {
+                "password.reset"
+            },
+            entity: if disabled { "user" } else { "password" },
+            entity_id: Some(updated.id.to_string()),
+            tenant_id: (updated.tenant_id > 0).then_some(TenantId(updated.tenant_id)),
+            user_id: Some(by),
+            user_email: updated.email.clone(),
+            client_address: address,
+            details: serde_json::json!({"by": by.get(), "sessionsRevoked": revoked}),
+        },
+    )
+    .await;
+}
+
+/// Gives the account `id` a new password on behalf of `caller` (the command line's
+/// `user reset-password`, for an operator locked out of every admin account): the
+/// password rule checked, every session of the account ended and the reset audited, as
+/// an admin's `PATCH /v2/admin/users/{id}` does.
+pub async fn reset_password(
+    state: &AppState,
+    caller: &Principal,
+    id: UserId,
+    password: String,
+    address: String,
+) -> ApiResult<User> {
+    let body = UpdateUser::from_body(&serde_json::json!({ "password": password }))
+        .map_err(ApiError::validation)?;
+    let password_hash = match body.account.password {
+        Some(password) => state.passwords.hash(password).await?,
+        None => return Err(ApiError::internal("a checked password went missing")),
+    };
+    let write = UserWrite {
+        password_hash: Some(password_hash),
+        ..UserWrite::default()
+    };
+    let (updated, revoked) = users::update_ending_sessions(
+        &state.db,
+        &caller.scope,
+        id,
+        write,
+        Some("password changed"),
+        crate::audit::now(),
+    )
+    .await?;
+    record_sessions_ended(state, caller.user_id, &updated, revoked, address).await;
+    Ok(updated)
 }
 
 /// Deletes an account other than the caller's own.
