@@ -460,7 +460,7 @@ async fn in_use_refusals_name_each_holder_alike(app: TestApp) {
             "/v2/admin/button-layouts/",
             &token,
             json!({"name": "Reception", "deviceModel": "yealink-t54w", "keys": [
-                {"index": 1, "type": "blf", "value": extension.to_string()},
+                {"index": 1, "type": "line"},
                 {"index": 2, "type": "blf", "value": extension.to_string()},
                 {"index": 3, "type": "pagingGroup", "value": group.to_string()},
             ]}),

@@ -367,7 +367,7 @@ async fn users(tx: &mut Tx, table: &'static str, uses: &[Use], id: i64) -> Resul
                 key,
                 what,
             } => {
-                // DISTINCT: one layout may hold an extension on several keys.
+                // DISTINCT: a holder is named once, however many of its rows name the record.
                 let select = Query::select()
                     .distinct()
                     .column(key)

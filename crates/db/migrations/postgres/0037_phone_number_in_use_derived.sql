@@ -10,7 +10,8 @@ LANGUAGE sql STABLE AS $$
         SELECT 1 FROM destinations d
         WHERE d.owner_type = 'phone_number' AND d.owner_id = number_id) THEN 1 ELSE 0 END
 $$;
--- BEFORE a number's own write: whatever a writer sent, the derived value is stored.
+-- BEFORE a number's insert, or a write naming `in_use`: whatever a writer sent, the
+-- derived value is stored (and counted: the counters' trigger reads NEW).
 CREATE FUNCTION phone_numbers_in_use_derive() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     NEW.in_use := phone_number_in_use(NEW.id, NEW.sms_ext_id);
@@ -18,8 +19,21 @@ BEGIN
 END
 $$;
 CREATE TRIGGER phone_numbers_in_use_derive
-    BEFORE INSERT OR UPDATE OF sms_ext_id, in_use ON phone_numbers
+    BEFORE INSERT OR UPDATE OF in_use ON phone_numbers
     FOR EACH ROW EXECUTE FUNCTION phone_numbers_in_use_derive();
+-- AFTER its texts' extension changes (set, cleared, or its extension deleted): an UPDATE
+-- naming `in_use`, so the counters' `UPDATE OF in_use` trigger follows (a BEFORE
+-- trigger's change of a column the statement does not name would not fire it).
+CREATE FUNCTION phone_numbers_in_use_texts() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE phone_numbers p SET in_use = phone_number_in_use(p.id, p.sms_ext_id)
+    WHERE p.id = NEW.id AND p.in_use <> phone_number_in_use(p.id, p.sms_ext_id);
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER phone_numbers_in_use_texts
+    AFTER UPDATE OF sms_ext_id ON phone_numbers
+    FOR EACH ROW EXECUTE FUNCTION phone_numbers_in_use_texts();
 -- AFTER its destination list changes: the number is read again.
 CREATE FUNCTION destinations_number_in_use() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
