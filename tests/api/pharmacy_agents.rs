@@ -555,7 +555,8 @@ async fn what_an_agent_uses_cannot_go(app: TestApp) {
     let refused = app.delete(&path, &token).await.expect(409);
     let message = refused["message"].as_str().unwrap();
     assert!(
-        message.contains("phone number") && message.contains(&format!("ivr {}", ivr["id"])),
+        message.contains("phone number '")
+            && message.contains(&format!("IVR 'Main' (id {})", ivr["id"])),
         "{refused}"
     );
     // Another tenant cannot route to it.
@@ -620,7 +621,7 @@ async fn one_number_one_owner(app: TestApp) {
         refused["message"]
             .as_str()
             .unwrap()
-            .contains("pharmacy agent \"Refills\""),
+            .contains(&format!("pharmacy agent 'Refills' (id {})", agent["id"])),
         "{refused}"
     );
     // Renumbering frees the old number; another tenant's plan is its own.

@@ -169,7 +169,7 @@ async fn queues_hold_members_in_order_within_the_tenant(app: TestApp) {
         refused["message"]
             .as_str()
             .unwrap()
-            .contains(&format!("queue {id}")),
+            .contains(&format!("queue 'Support' (id {id})")),
         "{refused}"
     );
     app.delete(&format!("/v2/admin/media-files/{music}"), &token)
@@ -433,7 +433,7 @@ async fn ivr_menus_route_each_key_once(app: TestApp) {
         refused["message"]
             .as_str()
             .unwrap()
-            .contains(&format!("ivr {id}")),
+            .contains(&format!("IVR 'Main' (id {id})")),
         "{refused}"
     );
     app.delete(&format!("/v2/admin/media-files/{greeting}"), &token)
@@ -473,7 +473,7 @@ async fn ivr_menus_route_each_key_once(app: TestApp) {
         refused["message"]
             .as_str()
             .unwrap()
-            .contains(&format!("IVR {id}")),
+            .contains(&format!("IVR 'Main' (id {id})")),
         "{refused}"
     );
     // 0 names no announcement: the greeting is cleared and the announcement is free.
