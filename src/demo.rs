@@ -186,7 +186,7 @@ async fn seed_all(state: &AppState) -> anyhow::Result<Seeded> {
     .map_err(refused)?;
     // The engine's and the integrator's side, through the API as the platform admin.
     let platform = client::Api::login(state, PLATFORM_EMAIL, &platform_password).await?;
-    let notes = pharmacy::seed(
+    let notes = Box::pin(pharmacy::seed(
         state,
         &platform,
         &pharmacy::Base {
@@ -200,7 +200,7 @@ async fn seed_all(state: &AppState) -> anyhow::Result<Seeded> {
             agent: handling.agent,
         },
         now,
-    )
+    ))
     .await?;
     seed_voicemail_and_calls(state, tenant.id).await?;
     users::create_account(

@@ -104,7 +104,7 @@ pub async fn seed(
         .await?;
     let hours_text = "Riverside Pharmacy is open Monday to Friday from nine to six, \
                       and Saturday from nine to one. We are closed on Sundays.";
-    let spoken = match speak(api, t, hours_text).await {
+    let spoken = match Box::pin(speak(api, t, hours_text)).await {
         Ok(wav) => Some(wav),
         Err(error) => {
             notes.push(format!(
@@ -265,10 +265,11 @@ pub async fn seed(
         .await?;
     }
 
-    let recorded = seed_week_of_calls(api, base, id(&queue)?, now).await?;
-    seed_refill_requests(api, base, &recorded, now).await?;
-    seed_texts_and_faxes(api, t, now).await?;
-    seed_campaign(state, api, base, id(&queue)?, now).await?;
+    // Each step's future on the heap, not inline in this one's (see `Api::send`).
+    let recorded = Box::pin(seed_week_of_calls(api, base, id(&queue)?, now)).await?;
+    Box::pin(seed_refill_requests(api, base, &recorded, now)).await?;
+    Box::pin(seed_texts_and_faxes(api, t, now)).await?;
+    Box::pin(seed_campaign(state, api, base, id(&queue)?, now)).await?;
     Ok(notes)
 }
 

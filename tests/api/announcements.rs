@@ -100,7 +100,7 @@ async fn create_and_read_exactly_as_the_spec(app: TestApp) {
         .await;
     assert_eq!(
         answer.body["message"],
-        format!("the IVR is used by announcement {id}")
+        format!("the IVR is used by announcement 'Holidays' (id {id})")
     );
     answer.error(409, "Conflict");
     let answer = app
@@ -108,7 +108,7 @@ async fn create_and_read_exactly_as_the_spec(app: TestApp) {
         .await;
     assert_eq!(
         answer.body["message"],
-        format!("the media file is used by announcement {id}")
+        format!("the media file is used by announcement 'Holidays' (id {id})")
     );
     answer.error(409, "Conflict");
     assert_eq!(

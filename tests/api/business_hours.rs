@@ -127,7 +127,7 @@ async fn records_resolve_every_destination_type(app: TestApp) {
         .await;
     assert_eq!(
         answer.body["message"],
-        format!("the IVR is used by business hour {id}")
+        format!("the IVR is used by business hour 'Main' (id {id})")
     );
     answer.error(409, "Conflict");
 }

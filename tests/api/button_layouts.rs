@@ -315,7 +315,7 @@ async fn a_layout_serves_its_model_and_cannot_go_while_used(app: TestApp) {
         .expect(409);
     assert_eq!(
         refused["message"],
-        format!("the button layout is used by device {id}"),
+        format!("the button layout is used by device 'Desk' (id {id})"),
         "{refused}"
     );
     assert_eq!(app.count_where("button_layouts", "id", yealink).await, 1);

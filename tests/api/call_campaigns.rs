@@ -1218,6 +1218,73 @@ async fn the_engine_places_the_calls(app: TestApp) {
     .expect(403);
 }
 
+/// A CSV import whose header row names no `number` column is one 400 for the file, not
+/// the same error on each of its 10,000 rows, on both imports and in both forms; an
+/// empty import says so in the `'<location>/<path>'` form (issue 29 item 11).
+async fn an_import_without_a_number_column_is_one_refusal(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let id = new_campaign(&app, &w, &admin).await;
+    let mut csv = String::from("phone,name\n");
+    for i in 0..10_000 {
+        csv.push_str(&format!("+1202555{i:04},Row {i}\n"));
+    }
+    let imports = [
+        format!("/v2/admin/call-campaigns/{id}/records/import"),
+        "/v2/admin/opt-outs/import".to_owned(),
+    ];
+    for path in &imports {
+        let response = app
+            .client
+            .post(app.url(path))
+            .bearer_auth(&admin)
+            .header("content-type", "text/csv")
+            .body(csv.clone())
+            .send()
+            .await
+            .unwrap();
+        let refused = TestApp::answer(response)
+            .await
+            .error(400, "ValidationError");
+        assert_eq!(
+            refused,
+            ["'body' must be a CSV whose header row names a number column (it names: phone, name)"],
+            "{path}"
+        );
+        let form = reqwest::multipart::Form::new().part(
+            "file",
+            reqwest::multipart::Part::bytes(csv.clone().into_bytes())
+                .file_name("rows.csv")
+                .mime_str("text/csv")
+                .unwrap(),
+        );
+        let response = app
+            .client
+            .post(app.url(path))
+            .bearer_auth(&admin)
+            .multipart(form)
+            .send()
+            .await
+            .unwrap();
+        let refused = TestApp::answer(response)
+            .await
+            .error(400, "ValidationError");
+        assert_eq!(refused.len(), 1, "{path}: {refused:?}");
+        // An empty JSON array names its place like every other refusal.
+        let refused = app
+            .post(path, &admin, json!([]))
+            .await
+            .error(400, "ValidationError");
+        assert_eq!(refused.len(), 1, "{path}: {refused:?}");
+        assert!(refused[0].starts_with("'body' "), "{path}: {refused:?}");
+    }
+    assert_eq!(
+        app.count("campaign_records", None).await,
+        0,
+        "nothing was imported"
+    );
+}
+
 on_both_backends!(with engine_token; the_engine_places_the_calls);
 
 on_both_backends!(
@@ -1233,4 +1300,5 @@ on_both_backends!(
     call_outcomes_are_listed_and_read,
     an_opt_out_is_read_and_changed,
     opt_outs_import_and_export,
+    an_import_without_a_number_column_is_one_refusal,
 );

@@ -375,7 +375,7 @@ async fn an_extension_a_phone_registers_as_cannot_be_deleted(app: TestApp) {
         refused["message"]
             .as_str()
             .unwrap()
-            .contains(&format!("device {id}")),
+            .contains(&format!("device 'Reception phone' (id {id})")),
         "{refused}"
     );
     assert_eq!(app.count_where("extensions", "id", w.ext_a).await, 1);

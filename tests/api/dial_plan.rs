@@ -40,17 +40,24 @@ async fn one_number_reaches_one_record(app: TestApp) {
         .await;
     assert_eq!(
         message(taken.expect(409)),
-        "the number 101 is taken by the extension \"Front desk A\""
+        format!(
+            "the number 101 is taken by extension 'Front desk A' (id {})",
+            w.ext_a
+        )
     );
     let taken = app
         .post(IVRS, &a, json!({"name": "Menu", "number": "101"}))
         .await;
     assert_eq!(
         message(taken.expect(409)),
-        "the number 101 is taken by the extension \"Front desk A\""
+        format!(
+            "the number 101 is taken by extension 'Front desk A' (id {})",
+            w.ext_a
+        )
     );
     // An IVR's number is refused to an extension, and a paging group's to an IVR.
-    app.post(IVRS, &a, json!({"name": "Main menu", "number": "700"}))
+    let menu = app
+        .post(IVRS, &a, json!({"name": "Main menu", "number": "700"}))
         .await
         .expect(200);
     let taken = app
@@ -58,21 +65,28 @@ async fn one_number_reaches_one_record(app: TestApp) {
         .await;
     assert_eq!(
         message(taken.expect(409)),
-        "the number 700 is taken by the IVR \"Main menu\""
+        format!(
+            "the number 700 is taken by IVR 'Main menu' (id {})",
+            menu["id"]
+        )
     );
-    app.post(
-        PAGING,
-        &a,
-        json!({"tenantId": w.tenant_a, "number": "80", "name": "Store"}),
-    )
-    .await
-    .expect(200);
+    let store = app
+        .post(
+            PAGING,
+            &a,
+            json!({"tenantId": w.tenant_a, "number": "80", "name": "Store"}),
+        )
+        .await
+        .expect(200);
     let taken = app
         .post(IVRS, &a, json!({"name": "Y", "number": "80"}))
         .await;
     assert_eq!(
         message(taken.expect(409)),
-        "the number 80 is taken by the paging group \"Store\""
+        format!(
+            "the number 80 is taken by paging group 'Store' (id {})",
+            store["id"]
+        )
     );
     assert_eq!(
         holders(&app, w.tenant_a, "101").await,
@@ -145,7 +159,10 @@ async fn renumbering_claims_and_frees(app: TestApp) {
     let taken = app.patch(&ext_a2, &a, json!({"number": "700"})).await;
     assert_eq!(
         message(taken.expect(409)),
-        "the number 700 is taken by the IVR \"Main menu\""
+        format!(
+            "the number 700 is taken by IVR 'Main menu' (id {})",
+            ivr["id"]
+        )
     );
     let group_path = format!("{PAGING}{}", group["id"]);
     app.patch(&group_path, &a, json!({"number": "201"}))
@@ -177,7 +194,10 @@ async fn renumbering_claims_and_frees(app: TestApp) {
         .await;
     assert_eq!(
         message(taken.expect(409)),
-        "the number 201 is taken by the paging group \"Whole store\""
+        format!(
+            "the number 201 is taken by paging group 'Whole store' (id {})",
+            group["id"]
+        )
     );
     // A deleted record frees its number.
     app.delete(&format!("{IVRS}{}", ivr["id"]), &a)
@@ -210,7 +230,10 @@ async fn another_tenant_may_use_the_number(app: TestApp) {
         .await;
     assert_eq!(
         message(taken.expect(409)),
-        "the number 101 is taken by the extension \"Front desk B\"",
+        format!(
+            "the number 101 is taken by extension 'Front desk B' (id {})",
+            w.ext_b
+        ),
         "only tenant B's own holder is named"
     );
     assert_eq!(holders(&app, w.tenant_a, "201").await.len(), 1);

@@ -57,6 +57,7 @@ mod playable_voicemail;
 mod provisioning;
 mod records;
 mod refusals;
+mod release_notes;
 mod renditions;
 mod reporting;
 mod resilience;

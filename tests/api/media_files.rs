@@ -332,7 +332,7 @@ async fn media_in_use_cannot_be_deleted(app: TestApp) {
     assert_eq!(
         answer.body["message"],
         format!(
-            "the media file is used by paging group {}, holiday {holiday}",
+            "the media file is used by paging group 'Paged' (id {}), holiday 'Closed' (id {holiday})",
             group["id"]
         ),
     );

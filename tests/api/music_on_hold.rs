@@ -370,7 +370,7 @@ async fn media_files_in_use_cannot_be_deleted(app: TestApp) {
     assert_eq!(problems.status, 409);
     assert_eq!(
         problems.body["message"],
-        format!("the media file is used by music on hold {id}")
+        format!("the media file is used by music on hold 'Hold' (id {id})")
     );
     // Out of the playlist, it can go; the other one still cannot.
     app.patch(
@@ -506,10 +506,60 @@ async fn one_default_per_tenant(app: TestApp) {
     assert_eq!(defaults(&app, &a).await.len(), 1);
 }
 
+/// A branch admin reads its branch's music on hold and the tenant-wide ones, never
+/// another branch's: 404 as for every branch-bearing record, and absent from the list
+/// (issue 29 item 11).
+async fn another_branchs_music_is_out_of_a_branch_admins_reach(app: TestApp) {
+    let w = World::seed(&app).await;
+    let a = app.login(w.admin_a).await;
+    let wav = app.upload_fixture(&a, "tone.wav").await;
+    let mut ids = Vec::new();
+    for (name, branch) in [
+        ("Own", json!(w.branch_a)),
+        ("Annex", json!(w.branch_a2)),
+        ("Everyone", Value::Null),
+    ] {
+        let created = app
+            .post(
+                PATH,
+                &a,
+                json!({"name": name, "branchId": branch, "routingDestinations": files(&[wav])}),
+            )
+            .await
+            .expect(200);
+        ids.push(created["id"].as_i64().unwrap());
+    }
+    let branch = app.login(w.branch_admin_a).await;
+    let listed = app.get(PATH, &branch).await.expect(200);
+    let names: Vec<&str> = listed["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Own", "Everyone"], "{listed}");
+    app.get(&format!("{PATH}{}", ids[0]), &branch)
+        .await
+        .expect(200);
+    app.get(&format!("{PATH}{}", ids[2]), &branch)
+        .await
+        .expect(200);
+    for path in [
+        format!("{PATH}{}", ids[1]),
+        format!("{PATH}{}/playlist", ids[1]),
+        format!("/admin/music-on-hold/{}", ids[1]),
+    ] {
+        app.get(&path, &branch).await.error(404, "NotFound");
+    }
+    // The tenant's admin reads every branch's.
+    app.get(&format!("{PATH}{}", ids[1]), &a).await.expect(200);
+}
+
 on_both_backends!(
     create_read_and_play,
     at_least_one_media_file,
     other_tenants_are_out_of_reach,
     media_files_in_use_cannot_be_deleted,
     one_default_per_tenant,
+    another_branchs_music_is_out_of_a_branch_admins_reach,
 );

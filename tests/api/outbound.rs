@@ -854,6 +854,78 @@ async fn a_text_carries_its_media_to_the_engine(app: TestApp) {
     assert_eq!(sent["mediaUrls"].as_array().unwrap().len(), 1);
 }
 
+/// One number, written differently, is one number (issue 29 item 3): the fax line
+/// `15550001000` and the texting line `15550002000` send `from` `+15550001000` or
+/// `+1 (555) 000-2000`, recorded as the line is stored; the lists find them by any
+/// spelling; the same number cannot be provisioned twice by adding a `+`; another
+/// tenant's line stays refused however it is written.
+async fn a_line_is_one_number_however_it_is_written(app: TestApp) {
+    let w = World::seed(&app).await;
+    numbers(&app, &w).await;
+    let admin = app.login(w.admin_a).await;
+    for from in ["+15550001000", "+1 (555) 000-1000"] {
+        let fax = send_fax(&app, &admin, &fields("15559990000", from), Some(pdf()))
+            .await
+            .expect(200);
+        assert_eq!(fax["from"], "15550001000", "{from}: {fax}");
+    }
+    for from in ["+15550002000", "+1 (555) 000-2000"] {
+        let text = app
+            .post(
+                "/v2/messaging/messages",
+                &admin,
+                json!({"from": from, "to": "15559990000", "body": "Ready"}),
+            )
+            .await
+            .expect(200);
+        assert_eq!(text["from"], "15550002000", "{from}: {text}");
+    }
+    // Found by any spelling (`%2B` is a `+` in a query).
+    let faxes = app
+        .get("/v2/admin/faxes?from=%2B15550001000", &admin)
+        .await
+        .expect(200);
+    assert_eq!(faxes["totalRecords"], 2, "{faxes}");
+    let texts = app
+        .get("/v2/messaging/messages?from=%2B15550002000", &admin)
+        .await
+        .expect(200);
+    assert_eq!(texts["totalRecords"], 2, "{texts}");
+    let lines = app
+        .get("/v2/admin/phone-numbers/?number=%2B1555000100", &admin)
+        .await
+        .expect(200);
+    assert_eq!(lines["totalRecords"], 1, "{lines}");
+    assert_eq!(lines["records"][0]["number"], "15550001000");
+
+    // The same number with a `+` is not a second number.
+    let platform = app.login(w.platform).await;
+    app.post(
+        "/v2/admin/phone-numbers/",
+        &platform,
+        json!({"tenantId": w.tenant_b, "number": "+15550001000"}),
+    )
+    .await
+    .error(409, "Conflict");
+    // Tenant B's line, however written, is not tenant A's.
+    for from in ["+15550009000", "1 555 000 9000"] {
+        let problems = send_fax(&app, &admin, &fields("15559990000", from), Some(pdf()))
+            .await
+            .error(400, "ValidationError");
+        assert_eq!(
+            problems,
+            ["'body/from' must be a fax-enabled phone number of the tenant"]
+        );
+        app.post(
+            "/v2/messaging/messages",
+            &admin,
+            json!({"from": from, "to": "15559990000", "body": "Ready"}),
+        )
+        .await
+        .error(400, "ValidationError");
+    }
+}
+
 crate::on_both_backends!(with engine_token;
     a_received_fax_keeps_its_document,
     a_failure_not_worth_retrying_ends_the_fax,
@@ -862,4 +934,5 @@ crate::on_both_backends!(with engine_token;
     a_fax_without_its_document_is_gone,
     other_tenants_and_lower_roles_are_refused,
     a_text_is_sent_and_listed,
+    a_line_is_one_number_however_it_is_written,
 );

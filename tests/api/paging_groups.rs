@@ -202,10 +202,11 @@ async fn patch_replaces_members_and_clears_flags(app: TestApp) {
         .delete(&format!("/v2/admin/extensions/{}", w.ext_a2), &token)
         .await;
     assert!(
-        in_use.body["message"]
-            .as_str()
-            .unwrap()
-            .contains(&format!("paging group {}", created["id"])),
+        in_use.body["message"].as_str().unwrap().contains(&format!(
+            "paging group '{}' (id {})",
+            renamed["name"].as_str().unwrap(),
+            created["id"]
+        )),
         "{}",
         in_use.body
     );

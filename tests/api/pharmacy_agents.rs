@@ -514,7 +514,7 @@ async fn what_an_agent_uses_cannot_go(app: TestApp) {
             refused["message"]
                 .as_str()
                 .unwrap()
-                .contains(&format!("pharmacy agent {id}")),
+                .contains(&format!("pharmacy agent 'Refill line' (id {id})")),
             "{p}: {refused}"
         );
     }
@@ -526,7 +526,7 @@ async fn what_an_agent_uses_cannot_go(app: TestApp) {
         refused["message"]
             .as_str()
             .unwrap()
-            .contains(&format!("pharmacy agent {id}")),
+            .contains(&format!("pharmacy agent 'Refill line' (id {id})")),
         "{refused}"
     );
 
@@ -555,7 +555,8 @@ async fn what_an_agent_uses_cannot_go(app: TestApp) {
     let refused = app.delete(&path, &token).await.expect(409);
     let message = refused["message"].as_str().unwrap();
     assert!(
-        message.contains("phone number") && message.contains(&format!("ivr {}", ivr["id"])),
+        message.contains("phone number '")
+            && message.contains(&format!("IVR 'Main' (id {})", ivr["id"])),
         "{refused}"
     );
     // Another tenant cannot route to it.
@@ -601,7 +602,7 @@ async fn one_number_one_owner(app: TestApp) {
         refused["message"]
             .as_str()
             .unwrap()
-            .contains("the number 150 is taken by the extension \"Counter\""),
+            .contains("the number 150 is taken by extension 'Counter' (id "),
         "{refused}"
     );
     let agent = app
@@ -620,7 +621,7 @@ async fn one_number_one_owner(app: TestApp) {
         refused["message"]
             .as_str()
             .unwrap()
-            .contains("pharmacy agent \"Refills\""),
+            .contains(&format!("pharmacy agent 'Refills' (id {})", agent["id"])),
         "{refused}"
     );
     // Renumbering frees the old number; another tenant's plan is its own.
@@ -880,10 +881,7 @@ async fn the_graph_shows_agents(app: TestApp) {
         )
         .await
         .expect(200);
-    assert_eq!(
-        reaching["reachedFrom"],
-        json!([format!("number:{}", number["id"])])
-    );
+    assert_eq!(reaching["reachedFrom"], json!([number["number"]]));
     let rooted = app
         .get(&format!("/v2/destinations/graph?root={node}"), &token)
         .await
@@ -1101,7 +1099,7 @@ async fn refill_requests_are_recorded_once_with_their_event(app: TestApp) {
         4
     );
 
-    // A webhook may subscribe to the event; list-types keeps the interface's eleven.
+    // A webhook may subscribe to the event (and list-types lists it).
     app.post(
         "/v2/webhooks/",
         &token,
@@ -1175,7 +1173,9 @@ async fn a_named_conduit_keeps_its_kind(app: TestApp) {
         refused.error(409, "Conflict");
         assert_eq!(
             message,
-            format!("the conduit's kind cannot change while it is used by pharmacy agent {id}"),
+            format!(
+                "the conduit's kind cannot change while it is used by pharmacy agent 'Refill line' (id {id})"
+            ),
             "{kind}"
         );
     }

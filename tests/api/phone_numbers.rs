@@ -155,7 +155,8 @@ async fn every_filter_limit_and_sort(app: TestApp) {
         &platform,
         w.tenant_a,
         "15550000001",
-        json!({"diCommentName": "Main Line", "inUse": 1, "branchId": w.branch_a}),
+        json!({"diCommentName": "Main Line", "branchId": w.branch_a,
+               "destination": {"id": w.ext_a, "destType": "EXT"}}),
     )
     .await;
     provision(
@@ -286,7 +287,13 @@ async fn totals_follow_every_change(app: TestApp) {
     let admin = app.login(world.admin_a).await;
     let mut ids = Vec::new();
     for i in 0..6 {
-        let extra = json!({"inUse": i % 2, "fax": if i % 3 == 0 { "yes" } else { "no" }});
+        // Odd numbers are in use: their texts reach an extension.
+        let fax = if i % 3 == 0 { "yes" } else { "no" };
+        let extra = if i % 2 == 1 {
+            json!({"smsExtId": world.ext_a, "fax": fax})
+        } else {
+            json!({"fax": fax})
+        };
         let number = provision(
             &app,
             &platform,
@@ -302,10 +309,13 @@ async fn totals_follow_every_change(app: TestApp) {
     app.patch(
         &path(ids[0]),
         &admin,
-        json!({"inUse": 1, "branchId": world.branch_a}),
+        json!({"destination": {"id": world.ext_a, "destType": "EXT"}, "branchId": world.branch_a}),
     )
     .await
     .expect(200);
+    app.patch(&path(ids[3]), &admin, json!({"smsExtId": 0}))
+        .await
+        .expect(200);
     app.patch(
         &path(ids[1]),
         &admin,
@@ -362,8 +372,113 @@ async fn totals_follow_every_change(app: TestApp) {
     );
 }
 
+/// The numbers `?inUse=0` lists to `token`.
+async fn free(app: &TestApp, token: &str) -> Vec<String> {
+    let page = app
+        .get("/v2/admin/phone-numbers/?inUse=0", token)
+        .await
+        .expect(200);
+    numbers(&page).iter().map(|n| n.to_string()).collect()
+}
+
+/// `inUse` follows what routes to or from a number (issue 29 item 2): a destination set
+/// on provision or patch, or an extension its texts reach, makes it 1, and removing them
+/// (or deleting that extension) makes it 0 again; a sent `inUse` is ignored, so
+/// `?inUse=0` never lists a number that rings somewhere, and a GET answer sent back as
+/// a PATCH is still accepted.
+async fn in_use_follows_what_routes_to_the_number(app: TestApp) {
+    let w = World::seed(&app).await;
+    let platform = app.login(w.platform).await;
+    let admin = app.login(w.admin_a).await;
+    let path = |id: &Value| format!("/v2/admin/phone-numbers/{id}");
+    let routed = provision(
+        &app,
+        &platform,
+        w.tenant_a,
+        "15550007001",
+        json!({"destination": {"id": w.ext_a, "destType": "EXT"}, "inUse": 0}),
+    )
+    .await;
+    assert_eq!(routed["inUse"], 1, "routed on provision: {routed}");
+    let idle = provision(
+        &app,
+        &platform,
+        w.tenant_a,
+        "15550007002",
+        json!({"inUse": 1}),
+    )
+    .await;
+    assert_eq!(idle["inUse"], 0, "a sent inUse is not stored: {idle}");
+    assert_eq!(free(&app, &admin).await, ["15550007002"]);
+
+    // Patched with a destination: in use; a PATCH saying otherwise changes nothing.
+    let patched = app
+        .patch(
+            &path(&idle["id"]),
+            &admin,
+            json!({"destination": {"id": w.ext_a2, "destType": "VOICEMAIL"}}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(patched["inUse"], 1, "{patched}");
+    assert!(free(&app, &admin).await.is_empty());
+    let patched = app
+        .patch(&path(&idle["id"]), &admin, json!({"inUse": 0}))
+        .await
+        .expect(200);
+    assert_eq!(patched["inUse"], 1);
+    // Its GET answer sent back unchanged is accepted.
+    let read = app.get(&path(&idle["id"]), &admin).await.expect(200);
+    app.patch(&path(&idle["id"]), &admin, read)
+        .await
+        .expect(200);
+
+    // Routed nowhere again: idle.
+    let cleared = app
+        .patch(&path(&idle["id"]), &admin, json!({"destination": null}))
+        .await
+        .expect(200);
+    assert_eq!(cleared["inUse"], 0, "{cleared}");
+    assert_eq!(free(&app, &admin).await, ["15550007002"]);
+
+    // Texts reaching an extension make it in use; deleting that extension frees it.
+    let extension = app
+        .post(
+            "/v2/admin/extensions/",
+            &admin,
+            json!({"number": "177", "name": "Texts", "branchId": w.branch_a}),
+        )
+        .await
+        .expect(200);
+    let texted = app
+        .patch(
+            &path(&idle["id"]),
+            &admin,
+            json!({"smsExtId": extension["id"]}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(texted["inUse"], 1, "{texted}");
+    app.delete(&format!("/v2/admin/extensions/{}", extension["id"]), &admin)
+        .await
+        .expect(200);
+    let read = app.get(&path(&idle["id"]), &admin).await.expect(200);
+    assert_eq!(
+        (read["smsExtId"].as_i64(), read["inUse"].as_i64()),
+        (Some(0), Some(0))
+    );
+    assert_eq!(free(&app, &admin).await, ["15550007002"]);
+    // The counters agree with the rows.
+    let counted = app
+        .get("/v2/admin/phone-numbers/?inUse=1", &admin)
+        .await
+        .expect(200);
+    assert_eq!(counted["totalRecords"], 1, "{counted}");
+}
+
 on_both_backends!(
     provisioning_and_settings,
     every_filter_limit_and_sort,
-    totals_follow_every_change
+    totals_follow_every_change,
+    in_use_follows_what_routes_to_the_number
 );

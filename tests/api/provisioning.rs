@@ -727,11 +727,12 @@ async fn phones_authenticate_with_digest(app: TestApp) {
     // A nonce of ours (for this phone) that has expired: right credentials, answered stale.
     let expired = {
         let expires = chrono::Utc::now().timestamp() - 1;
+        let unique = "00112233aabbccdd";
         let tag = app
             .state
             .tokens
-            .nonce_tag(format!("805ec0000011\0{expires}").as_bytes());
-        format!("{expires}.{}", hex::encode(&tag[..16]))
+            .nonce_tag(format!("805ec0000011\0{expires}\0{unique}").as_bytes());
+        format!("{expires}.{unique}.{}", hex::encode(&tag[..16]))
     };
     let (status, challenges, _) = fetch_digest(
         &app,
@@ -984,6 +985,79 @@ async fn digest_secrets_are_sealed_at_rest(app: TestApp) {
     );
 }
 
+/// Phones boot as they do in the field: each file is first asked for without credentials,
+/// and its own 401's challenge answered with `nc=00000001` (a new challenge restarts the
+/// count), file after file within the second — Polycom's master file then its phone
+/// file, Yealink's, Grandstream's and Cisco SPA's file, each phone booting twice. Every
+/// 401 carries a fresh nonce (RFC 7616 §3.3), so each answer opens its file; the same
+/// nonce and count again is still a replay (issue 29 item 1).
+async fn vendor_boot_sequences_provision_with_their_digest_answers(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    for (model, mac, files, algorithm) in [
+        (
+            "poly-vvx450",
+            "64:16:7f:00:00:31",
+            &["64167f000031.cfg", "phone64167f000031.cfg"][..],
+            "MD5",
+        ),
+        (
+            "yealink-t54w",
+            "80:5e:c0:00:00:31",
+            &["805ec0000031.cfg"][..],
+            "SHA-256",
+        ),
+        (
+            "grandstream-grp2614",
+            "c0:74:ad:00:00:31",
+            &["cfgc074ad000031.xml"][..],
+            "MD5",
+        ),
+        (
+            "cisco-spa504g",
+            "00:14:bf:00:00:31",
+            &["spa0014bf000031.xml"][..],
+            "MD5",
+        ),
+    ] {
+        let device = app
+            .post(
+                "/v2/admin/devices/",
+                &token,
+                json!({"name": model, "mac": mac, "model": model, "lines": [w.ext_a]}),
+            )
+            .await
+            .expect(200);
+        let (user, password) = credentials(&device);
+        let mut answered = Vec::new();
+        for boot in 1..=2 {
+            for file in files {
+                let uri = format!("/provisioning/{file}");
+                let offered = challenges(&app, file).await;
+                let nonce = offered
+                    .iter()
+                    .find(|c| c.contains(&format!("algorithm={algorithm},")))
+                    .and_then(|c| param(c, "nonce"))
+                    .expect("a challenge for the phone's algorithm");
+                let answer = digest_answer_counted(algorithm, (&user, &password), &nonce, &uri, 1);
+                let (status, _, body) = fetch_digest(&app, file, &answer).await;
+                assert_eq!(status, 200, "{model}, boot {boot}, {file}: {body}");
+                answered.push((file, answer));
+            }
+        }
+        // Each challenge had its own nonce: four answers, four nonces.
+        let nonces: std::collections::HashSet<_> = answered
+            .iter()
+            .map(|(_, answer)| param(answer, "nonce").unwrap())
+            .collect();
+        assert_eq!(nonces.len(), answered.len(), "{model}: {nonces:?}");
+        // A captured answer replayed (its nonce and count again) is refused.
+        let (file, answer) = &answered[0];
+        let (status, _, _) = fetch_digest(&app, file, answer).await;
+        assert_eq!(status, 401, "{model}: a replay");
+    }
+}
+
 on_both_backends!(
     a_digest_answer_counts_once_and_for_its_phone,
     digest_secrets_are_sealed_at_rest,
@@ -994,4 +1068,5 @@ on_both_backends!(
     the_grandstream_file_matches_its_golden_file,
     the_cisco_spa_file_matches_its_golden_file,
     a_removed_key_is_cleared_on_every_vendors_phone,
+    vendor_boot_sequences_provision_with_their_digest_answers,
 );

@@ -77,7 +77,10 @@ async fn extension_numbers_are_unique_per_tenant(app: TestApp) {
         .await;
     assert_eq!(
         conflict.body["message"],
-        "the number 101 is taken by the extension \"Front desk A\""
+        format!(
+            "the number 101 is taken by extension 'Front desk A' (id {})",
+            w.ext_a
+        )
     );
     conflict.error(409, "Conflict");
     let other = app
@@ -425,6 +428,110 @@ async fn a_delete_failing_midway_removes_nothing(app: TestApp) {
     );
 }
 
+/// Every in-use refusal names each holder the same way, by kind, name and id (issue 29
+/// item 9): an extension held by a queue, a business hour's list and a BLF key of a
+/// button layout (which was only "still used by other records"), a paging group held by
+/// a layout's key, and the dial plan's 409.
+async fn in_use_refusals_name_each_holder_alike(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let extension = app
+        .post(
+            "/v2/admin/extensions/",
+            &token,
+            json!({"number": "150", "name": "Counter", "branchId": w.branch_a}),
+        )
+        .await
+        .expect(200)["id"]
+        .as_i64()
+        .unwrap();
+    let group = app
+        .post(
+            "/v2/admin/paging-groups/",
+            &token,
+            json!({"tenantId": w.tenant_a, "number": "460", "name": "Warehouse"}),
+        )
+        .await
+        .expect(200)["id"]
+        .as_i64()
+        .unwrap();
+    let layout = app
+        .post(
+            "/v2/admin/button-layouts/",
+            &token,
+            json!({"name": "Reception", "deviceModel": "yealink-t54w", "keys": [
+                {"index": 1, "type": "line"},
+                {"index": 2, "type": "blf", "value": extension.to_string()},
+                {"index": 3, "type": "pagingGroup", "value": group.to_string()},
+            ]}),
+        )
+        .await
+        .expect(200)["id"]
+        .as_i64()
+        .unwrap();
+    let message = |answer: crate::support::Answer| {
+        let body = answer.expect(409);
+        assert_eq!(body["name"], "Conflict", "{body}");
+        body["message"].as_str().unwrap().to_owned()
+    };
+    assert_eq!(
+        message(
+            app.delete(&format!("/v2/admin/extensions/{extension}"), &token)
+                .await
+        ),
+        format!("the extension is used by button layout 'Reception' (id {layout})")
+    );
+    assert_eq!(
+        message(
+            app.delete(&format!("/v2/admin/paging-groups/{group}"), &token)
+                .await
+        ),
+        format!("the paging group is used by button layout 'Reception' (id {layout})")
+    );
+    let queue = app
+        .post(
+            "/v2/admin/queues/",
+            &token,
+            json!({"name": "Pharmacists", "number": "600", "members": [{"id": extension}]}),
+        )
+        .await
+        .expect(200)["id"]
+        .as_i64()
+        .unwrap();
+    let hours = app
+        .post(
+            "/v2/admin/business-hours/",
+            &token,
+            json!({"name": "Open", "branchId": w.branch_a, "timezone": "UTC", "hours": {},
+                   "matchDestinations": [{"id": extension, "destType": "EXT"}]}),
+        )
+        .await
+        .expect(200)["id"]
+        .as_i64()
+        .unwrap();
+    assert_eq!(
+        message(
+            app.delete(&format!("/v2/admin/extensions/{extension}"), &token)
+                .await
+        ),
+        format!(
+            "the extension is used by business hour 'Open' (id {hours}), \
+             queue 'Pharmacists' (id {queue}), button layout 'Reception' (id {layout})"
+        )
+    );
+    assert_eq!(
+        message(
+            app.post(
+                "/v2/admin/ivrs/",
+                &token,
+                json!({"name": "Menu", "number": "600"})
+            )
+            .await
+        ),
+        format!("the number 600 is taken by queue 'Pharmacists' (id {queue})")
+    );
+}
+
 on_both_backends!(
     a_delete_failing_midway_removes_nothing,
     concurrent_writes_resolve_as_answered,
@@ -433,4 +540,5 @@ on_both_backends!(
     branches_round_trip_and_in_use,
     tenants_and_partners_round_trip,
     users_round_trip,
+    in_use_refusals_name_each_holder_alike,
 );

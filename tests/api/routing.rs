@@ -169,7 +169,7 @@ async fn queues_hold_members_in_order_within_the_tenant(app: TestApp) {
         refused["message"]
             .as_str()
             .unwrap()
-            .contains(&format!("queue {id}")),
+            .contains(&format!("queue 'Support' (id {id})")),
         "{refused}"
     );
     app.delete(&format!("/v2/admin/media-files/{music}"), &token)
@@ -433,7 +433,7 @@ async fn ivr_menus_route_each_key_once(app: TestApp) {
         refused["message"]
             .as_str()
             .unwrap()
-            .contains(&format!("ivr {id}")),
+            .contains(&format!("IVR 'Main' (id {id})")),
         "{refused}"
     );
     app.delete(&format!("/v2/admin/media-files/{greeting}"), &token)
@@ -473,7 +473,7 @@ async fn ivr_menus_route_each_key_once(app: TestApp) {
         refused["message"]
             .as_str()
             .unwrap()
-            .contains(&format!("IVR {id}")),
+            .contains(&format!("IVR 'Main' (id {id})")),
         "{refused}"
     );
     // 0 names no announcement: the greeting is cleared and the announcement is free.
@@ -915,7 +915,7 @@ async fn the_graph_shows_every_path_once_with_its_issues(app: TestApp) {
         refused["message"]
             .as_str()
             .unwrap()
-            .contains(&format!("phone number {}", r.number)),
+            .contains(&format!("phone number '15550102030' (id {})", r.number)),
         "{refused}"
     );
 }
@@ -970,10 +970,8 @@ async fn the_graph_answers_christmas_and_the_reverse_question(app: TestApp) {
         .expect(200);
     assert_eq!(
         reverse["reachedFrom"],
-        json!([
-            format!("number:{}", r.number),
-            format!("number:{}", r.other_number)
-        ])
+        json!(["15550102030", "15550109999"]),
+        "the numbers as dialled, not their node ids"
     );
     assert!(
         reverse["nodes"]
@@ -1227,7 +1225,10 @@ async fn queues_play_music_on_hold_of_their_tenant(app: TestApp) {
         .expect(409);
     assert_eq!(
         refused["message"],
-        format!("the music on hold is used by queue {}", queue["id"])
+        format!(
+            "the music on hold is used by queue 'Support' (id {})",
+            queue["id"]
+        )
     );
     // Another tenant's music on hold is not this queue's to play.
     let b = app.login(w.admin_b).await;

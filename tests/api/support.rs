@@ -555,6 +555,18 @@ impl TestApp {
         fields: &[(&str, &str)],
         file: Option<(&str, Vec<u8>)>,
     ) -> Answer {
+        self.upload_at("/v2/admin/media-files/", token, fields, file)
+            .await
+    }
+
+    /// [`TestApp::upload`] to the collection at `path`.
+    pub async fn upload_at(
+        &self,
+        path: &str,
+        token: &str,
+        fields: &[(&str, &str)],
+        file: Option<(&str, Vec<u8>)>,
+    ) -> Answer {
         let mut form = reqwest::multipart::Form::new();
         for (name, value) in fields {
             form = form.text(name.to_string(), value.to_string());
@@ -568,7 +580,7 @@ impl TestApp {
         }
         let response = self
             .client
-            .post(self.url("/v2/admin/media-files/"))
+            .post(self.url(path))
             .bearer_auth(token)
             .multipart(form)
             .send()

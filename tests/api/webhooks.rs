@@ -1,5 +1,5 @@
-//! Webhooks as the spec: create, read, list the 11 types (the engine's DEVICE_CONFIG_CHANGED
-//! may be subscribed to but is not in the catalogue); credentials sealed at rest and
+//! Webhooks as the spec: create, read, list every type a webhook can be registered for
+//! (the interface's eleven first, then the later areas'); credentials sealed at rest and
 //! masked in every answer; signing secrets shown on create, on request and rotated.
 
 use serde_json::json;
@@ -9,7 +9,10 @@ use crate::fixture::World;
 use crate::on_both_backends;
 use crate::support::TestApp;
 
-async fn list_types_answers_the_eleven(app: TestApp) {
+/// `list-types` answers the interface's eleven first, then every type later areas made
+/// registrable; each listed type registers, and every type the registration accepts (the
+/// document's enum of the create body) is listed (issue 29).
+async fn list_types_answers_every_registrable_type(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.user_a).await;
     let types = app.get("/v2/webhooks/list-types", &token).await.expect(200);
@@ -20,7 +23,7 @@ async fn list_types_answers_the_eleven(app: TestApp) {
         .map(|t| t["type"].as_str().unwrap())
         .collect();
     assert_eq!(
-        names,
+        names[..11],
         [
             "HubSpotCRM",
             "CALL_STARTED",
@@ -35,6 +38,17 @@ async fn list_types_answers_the_eleven(app: TestApp) {
             "FAX_SENT",
         ]
     );
+    for emitted in [
+        "DEVICE_CONFIG_CHANGED",
+        "CONDUIT_STATUS_CHANGED",
+        "REFILL_REQUESTED",
+        "CAMPAIGN_CALL_COMPLETED",
+    ] {
+        assert!(
+            names.contains(&emitted),
+            "{emitted} is not listed: {names:?}"
+        );
+    }
     assert!(
         types
             .as_array()
@@ -42,6 +56,36 @@ async fn list_types_answers_the_eleven(app: TestApp) {
             .iter()
             .all(|t| t["description"].as_str().is_some_and(|d| !d.is_empty()))
     );
+
+    // What the registration accepts, as the document declares it, is what is listed.
+    let admin = app.login(w.admin_a).await;
+    let document = app.get("/v2/openapi.json", &admin).await.expect(200);
+    let accepted: Vec<&str> = document["components"]["schemas"]["CreateWebhookType"]["enum"]
+        .as_array()
+        .expect("the create body's type is an enum")
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    assert_eq!(accepted, names);
+    // And each listed type registers; a name outside the list does not.
+    for name in &names {
+        let created = app
+            .post(
+                "/v2/webhooks/",
+                &admin,
+                json!({"tenantId": w.tenant_a, "type": name, "url": "https://crm.example.com/hooks"}),
+            )
+            .await;
+        assert_eq!(created.status.as_u16(), 200, "{name}: {}", created.body);
+    }
+    let refused = app
+        .post(
+            "/v2/webhooks/",
+            &admin,
+            json!({"tenantId": w.tenant_a, "type": "CALL_TRANSFERRED", "url": "https://crm.example.com/hooks"}),
+        )
+        .await;
+    assert_eq!(refused.status.as_u16(), 400, "{}", refused.body);
 }
 
 async fn create_read_mask_and_seal(app: TestApp) {
@@ -208,7 +252,7 @@ async fn validation_and_scope(app: TestApp) {
 }
 
 on_both_backends!(
-    list_types_answers_the_eleven,
+    list_types_answers_every_registrable_type,
     create_read_mask_and_seal,
     validation_and_scope
 );

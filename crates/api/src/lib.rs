@@ -147,6 +147,10 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
             // Uploads carry audio: a larger body limit than JSON requests, for these routes only.
             OpenApiRouter::new()
                 .routes(routes!(media_files::list, media_files::create))
+                .routes(routes!(
+                    media_files::list_unversioned,
+                    media_files::create_unversioned
+                ))
                 .layer(DefaultBodyLimit::max(
                     media_files::MAX_MEDIA_BYTES + 256 * 1024,
                 )),
@@ -155,6 +159,11 @@ pub fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
             media_files::get,
             media_files::update,
             media_files::delete
+        ))
+        .routes(routes!(
+            media_files::get_admin_unversioned,
+            media_files::update_unversioned,
+            media_files::delete_unversioned
         ))
         .routes(routes!(media_files::get_unversioned))
         .routes(routes!(media_files::get_v2))

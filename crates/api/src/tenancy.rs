@@ -257,3 +257,15 @@ pub async fn check_queue(
 ) -> Result<(), ApiError> {
     check_of_tenant(state, tenant, ("queues", "a queue"), field, id).await
 }
+
+/// Every stored spelling of the phone number `text` as `tenant` writes it: read in the
+/// tenant's default country (`phone::spellings`, the one rule of which stored values are
+/// the same number), for comparing it with the tenant's lines.
+pub async fn number_spellings(
+    state: &AppState,
+    tenant: TenantId,
+    text: &str,
+) -> Result<Vec<String>, ApiError> {
+    let country = switchboard_db::call_campaigns::tenant_country(&state.db, tenant).await?;
+    Ok(switchboard_domain::phone::spellings(text, Some(&country)))
+}

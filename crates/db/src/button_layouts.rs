@@ -218,8 +218,8 @@ pub fn layout_key(id: i64) -> String {
     format!("button-layout:{id}")
 }
 
-/// The names of (up to five of) the devices using layout `id`, and how many there are,
-/// inside `tx`.
+/// The devices using layout `id` (up to five, named as refusals name holders), and how
+/// many there are, inside `tx`.
 async fn used_by_in(tx: &mut Tx, id: ButtonLayoutId) -> Result<(i64, Vec<String>)> {
     let count = Query::select()
         .expr(Expr::cust("COUNT(*)"))
@@ -228,17 +228,23 @@ async fn used_by_in(tx: &mut Tx, id: ButtonLayoutId) -> Result<(i64, Vec<String>
         .take();
     let total: i64 = tx.scalar(&count).await?;
     let names = Query::select()
-        .column("name")
+        .columns(["id", "name"])
         .from("devices")
         .and_where(Expr::col("button_layout_id").eq(id.get()))
         .order_by("id", sea_query::Order::Asc)
         .limit(5)
         .take();
-    let rows: Vec<(String,)> = tx.fetch_all(&names).await?;
-    Ok((total, rows.into_iter().map(|(n,)| n).collect()))
+    let rows: Vec<(i64, String)> = tx.fetch_all(&names).await?;
+    Ok((
+        total,
+        rows.into_iter()
+            .map(|(id, name)| crate::in_use::holder("device", &name, id))
+            .collect(),
+    ))
 }
 
-/// The names of (up to five of) the devices using layout `id`, and how many there are.
+/// The devices using layout `id` (up to five, named as refusals name holders), and how
+/// many there are.
 pub async fn used_by(db: &Db, id: ButtonLayoutId) -> Result<(i64, Vec<String>)> {
     let mut tx = db.begin().await?;
     used_by_in(&mut tx, id).await

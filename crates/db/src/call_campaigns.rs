@@ -151,8 +151,8 @@ pub async fn tenant_country(db: &Db, tenant: TenantId) -> Result<String> {
     db.conn().scalar(&select).await
 }
 
-/// Whether `tenant` holds a phone number written as any of `spellings` (E.164, with or
-/// without its `+`, or national).
+/// Whether `tenant` holds a phone number written as any of `spellings`
+/// (`phone::spellings`: the same number however it was written).
 pub async fn tenant_has_number(db: &Db, tenant: TenantId, spellings: &[String]) -> Result<bool> {
     let select = Query::select()
         .expr(Expr::cust("COUNT(*)"))

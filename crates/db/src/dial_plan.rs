@@ -28,9 +28,9 @@ fn kind_of(table: &str) -> Option<&'static str> {
 }
 
 /// Refuses a write of `changes` to `table` (a new row when `id` is `None`) whose number
-/// another record of the tenant's dial plan holds: 409 `the number 101 is taken by the
-/// extension "Reception"`. Tables outside the dial plan, and writes not touching the
-/// number, pass.
+/// another record of the tenant's dial plan holds: 409 `the number 101 is taken by
+/// extension 'Reception' (id 3)` (`in_use::holder`, as every refusal names a holder).
+/// Tables outside the dial plan, and writes not touching the number, pass.
 pub(crate) async fn check(
     tx: &mut Tx,
     table: &'static str,
@@ -45,7 +45,7 @@ pub(crate) async fn check(
     };
     let mut select = Query::select();
     select
-        .columns(["number", "owner_kind", "owner_name"])
+        .columns(["number", "owner_kind", "owner_name", "owner_id"])
         .from("dial_plan")
         .and_where(Expr::col("number").eq(number.clone()));
     match id {
@@ -71,12 +71,13 @@ pub(crate) async fn check(
                 );
         }
     }
-    if let Some((number, kind, name)) = tx
-        .fetch_optional::<(String, String, String)>(&select)
+    if let Some((number, kind, name, owner)) = tx
+        .fetch_optional::<(String, String, String, i64)>(&select)
         .await?
     {
         return Err(Error::Conflict(format!(
-            "the number {number} is taken by the {kind} \"{name}\""
+            "the number {number} is taken by {}",
+            crate::in_use::holder(&kind, &name, owner)
         )));
     }
     Ok(())

@@ -77,7 +77,7 @@ fn unique_message(constraint: Option<&str>, message: &str) -> String {
         (
             "phone_numbers_number_unique",
             "phone_numbers.number",
-            "this phone number is already provisioned",
+            crate::phone_numbers::PROVISIONED,
         ),
         (
             "dial_plan_number_unique",

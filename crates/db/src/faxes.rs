@@ -121,15 +121,17 @@ pub async fn list(
     if let Some(tenant) = filter.tenant_id {
         select.and_where(Expr::col(("f", "tenant_id")).eq(tenant.get()));
     }
-    let equal = [
-        ("direction", &filter.direction),
-        ("status", &filter.status),
-        ("from_number", &filter.from),
-        ("to_number", &filter.to),
-    ];
+    let equal = [("direction", &filter.direction), ("status", &filter.status)];
     for (column, value) in equal {
         if let Some(value) = value {
             select.and_where(Expr::col(("f", column)).eq(value.as_str()));
+        }
+    }
+    // A number matches however either side wrote it.
+    for (column, value) in [("from_number", &filter.from), ("to_number", &filter.to)] {
+        if let Some(value) = value {
+            let spellings = switchboard_domain::phone::spellings(value, None);
+            select.and_where(Expr::col(("f", column)).is_in(spellings));
         }
     }
     // Times are stored as ISO 8601 UTC with seconds, so they compare as text.
@@ -150,16 +152,23 @@ pub async fn get(db: &Db, scope: &Scope, id: i64) -> Result<FaxRow> {
     db.conn().fetch_one(&select).await
 }
 
-/// Whether `number` is one of `tenant`'s fax-enabled numbers.
-pub async fn is_fax_number(db: &Db, tenant: TenantId, number: &str) -> Result<bool> {
+/// The fax-enabled number of `tenant` stored under one of `spellings`
+/// (`phone::spellings`: the same number however it was written), as stored.
+pub async fn fax_line(db: &Db, tenant: TenantId, spellings: &[String]) -> Result<Option<String>> {
     let select = Query::select()
-        .column("id")
+        .column("number")
         .from("phone_numbers")
         .and_where(Expr::col("tenant_id").eq(tenant.get()))
-        .and_where(Expr::col("number").eq(number))
+        .and_where(Expr::col("number").is_in(spellings.iter().cloned()))
         .and_where(Expr::col("fax").eq("yes"))
+        .order_by("id", sea_query::Order::Asc)
+        .limit(1)
         .take();
-    Ok(db.conn().fetch_optional::<(i64,)>(&select).await?.is_some())
+    Ok(db
+        .conn()
+        .fetch_optional::<(String,)>(&select)
+        .await?
+        .map(|(number,)| number))
 }
 
 /// A fax to send, its document already stored.

@@ -84,9 +84,19 @@ pub async fn extension_numbered(
 /// Whether `number` is one of `tenant`'s phone numbers (a DID, never an extension's
 /// identity).
 async fn is_phone_number_of(tx: &mut Tx, tenant: TenantId, number: &str) -> Result<bool> {
-    Ok(numbered(tx, "phone_numbers", tenant, number)
-        .await?
-        .is_some())
+    if number.is_empty() {
+        return Ok(false);
+    }
+    // However the engine wrote it (`+12025550252` for the line `12025550252`).
+    let spellings = switchboard_domain::phone::spellings(number, None);
+    let select = Query::select()
+        .column("id")
+        .from("phone_numbers")
+        .and_where(Expr::col("tenant_id").eq(tenant.get()))
+        .and_where(Expr::col("number").is_in(spellings))
+        .limit(1)
+        .take();
+    Ok(tx.fetch_optional::<(i64,)>(&select).await?.is_some())
 }
 
 /// The extensions a call report identifies, with their roles: the caller from the

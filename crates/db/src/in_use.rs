@@ -53,6 +53,12 @@ pub const IN_USE: &[(&str, &str, &[Use])] = &[
                 key: "queue_id",
                 what: "queue",
             },
+            Use::Column {
+                table: "button_layout_keys",
+                column: "extension_id",
+                key: "layout_id",
+                what: "button layout",
+            },
         ],
     ),
     (
@@ -71,7 +77,15 @@ pub const IN_USE: &[(&str, &str, &[Use])] = &[
     (
         "paging_groups",
         "paging group",
-        &[Use::Routed(&["PAGING_GROUP"])],
+        &[
+            Use::Routed(&["PAGING_GROUP"]),
+            Use::Column {
+                table: "button_layout_keys",
+                column: "paging_group_id",
+                key: "layout_id",
+                what: "button layout",
+            },
+        ],
     ),
     ("queues", "queue", &[Use::Routed(&["QUEUE"])]),
     (
@@ -197,6 +211,79 @@ pub const RELIED_ON: &[(&str, &str, &str, &[Use])] = &[(
     }],
 )];
 
+/// The kinds of record that hold others, as refusals name them: the word, the table
+/// holding its rows, the column naming one, and its owner name in `destinations` (when
+/// its destination lists route to others). A new holder joins with one line.
+const HOLDERS: &[(&str, &str, &str, Option<&str>)] = &[
+    ("extension", "extensions", "name", None),
+    ("device", "devices", "name", None),
+    ("queue", "queues", "name", Some("queue")),
+    ("announcement", "announcements", "name", None),
+    ("IVR", "ivrs", "name", Some("ivr")),
+    (
+        "paging group",
+        "paging_groups",
+        "name",
+        Some("paging_group"),
+    ),
+    ("holiday", "holidays", "name", None),
+    (
+        "pharmacy agent",
+        "pharmacy_agents",
+        "name",
+        Some("pharmacy_agent"),
+    ),
+    (
+        "business hour",
+        "business_hours",
+        "name",
+        Some("business_hour"),
+    ),
+    (
+        "phone number",
+        "phone_numbers",
+        "number",
+        Some("phone_number"),
+    ),
+    (
+        "music on hold",
+        "music_on_hold",
+        "name",
+        Some("music_on_hold"),
+    ),
+    (
+        "call campaign",
+        "call_campaigns",
+        "name",
+        Some("call_campaign"),
+    ),
+    ("button layout", "button_layouts", "name", None),
+];
+
+/// How every refusal names a record that holds (uses, routes to, has the number of)
+/// another, issue 29: its kind, its name and its id — `queue 'Pharmacists' (id 1)`.
+pub fn holder(kind: &str, name: &str, id: i64) -> String {
+    format!("{kind} '{name}' (id {id})")
+}
+
+/// The name of row `id` of the holder kind `what` (empty when the kind or row is unknown:
+/// the refusal still names the kind and id).
+async fn holder_name(tx: &mut Tx, what: &str, id: i64) -> Result<String> {
+    let Some((_, table, column, _)) = HOLDERS.iter().find(|(kind, ..)| *kind == what) else {
+        return Ok(String::new());
+    };
+    let select = Query::select()
+        .column(*column)
+        .from(*table)
+        .and_where(Expr::col("id").eq(id))
+        .take();
+    Ok(tx
+        .fetch_optional::<(String,)>(&select)
+        .await?
+        .map(|(name,)| name)
+        .unwrap_or_default())
+}
+
 /// The most users of one kind a 409 names; past it, it says how many there are in all (a
 /// layout on 100,000 phones must not answer 100,000 ids).
 const NAMED: u64 = 5;
@@ -280,7 +367,9 @@ async fn users(tx: &mut Tx, table: &'static str, uses: &[Use], id: i64) -> Resul
                 key,
                 what,
             } => {
+                // DISTINCT: a holder is named once, however many of its rows name the record.
                 let select = Query::select()
+                    .distinct()
                     .column(key)
                     .from(table)
                     .and_where(Expr::col(column).eq(id))
@@ -289,14 +378,13 @@ async fn users(tx: &mut Tx, table: &'static str, uses: &[Use], id: i64) -> Resul
                     .take();
                 let ids: Vec<(i64,)> = tx.fetch_all(&select).await?;
                 let more = ids.len() as u64 > NAMED;
-                users.extend(
-                    ids.into_iter()
-                        .take(NAMED as usize)
-                        .map(|(id,)| format!("{what} {id}")),
-                );
+                for (user,) in ids.into_iter().take(NAMED as usize) {
+                    let name = holder_name(tx, what, user).await?;
+                    users.push(holder(what, &name, user));
+                }
                 if more {
                     let count = Query::select()
-                        .expr(Expr::cust("COUNT(*)"))
+                        .expr(Expr::cust(format!("COUNT(DISTINCT {key})")))
                         .from(table)
                         .and_where(Expr::col(column).eq(id))
                         .take();
@@ -337,8 +425,14 @@ async fn routed(
         .order_by("owner_id", sea_query::Order::Asc)
         .take();
     let uses: Vec<(String, i64)> = tx.fetch_all(&select).await?;
-    Ok(uses
-        .into_iter()
-        .map(|(owner, id)| format!("{} {id}", owner.replace('_', " ")))
-        .collect())
+    let mut named = Vec::new();
+    for (owner, id) in uses {
+        let what = HOLDERS
+            .iter()
+            .find(|(.., name)| *name == Some(owner.as_str()))
+            .map_or_else(|| owner.replace('_', " "), |(what, ..)| (*what).to_owned());
+        let name = holder_name(tx, &what, id).await?;
+        named.push(holder(&what, &name, id));
+    }
+    Ok(named)
 }

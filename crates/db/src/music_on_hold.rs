@@ -47,6 +47,10 @@ fn select(scope: &Scope) -> SelectStatement {
             Expr::col(("b", "id")).equals(("h", "branch_id")),
         )
         .cond_where(scope::tenants(scope, Expr::col(("h", "tenant_id"))))
+        .cond_where(scope::branch_or_shared(
+            scope,
+            Expr::col(("h", "branch_id")),
+        ))
         .take()
 }
 

@@ -15,6 +15,9 @@ use crate::error::{Error, Result};
 use crate::list::{self, Listing};
 use crate::scope;
 
+/// The 409 of a number provisioned twice, however the second is written.
+pub(crate) const PROVISIONED: &str = "this phone number is already provisioned";
+
 const PLAIN: &[&str] = &[
     "id",
     "tenant_id",
@@ -98,10 +101,36 @@ pub async fn list(
 ) -> Result<Listing<PhoneNumber>> {
     let mut select = select(conditions(scope, filter));
     if let Some(number) = &filter.number {
-        select.and_where(list::contains("p.number", number));
+        select.and_where(number_contains(number));
     }
     narrow_by_conduit(&mut select, filter);
     list_matching(db, scope, filter, query, select).await
+}
+
+/// The `number` filter: numbers holding the digits of `text` when it is a number in some
+/// formatting (`+1 202` finds `12025550252` and `+12025550252`: one number however
+/// written, and still served by the number's text index), holding `text` otherwise.
+fn number_contains(text: &str) -> Expr {
+    let digits = switchboard_domain::phone::digits(text);
+    list::contains("p.number", digits.as_deref().unwrap_or(text))
+}
+
+/// Numbers whose digits (their dial characters but `+`, `*` and `#`) hold `digits`.
+fn digits_contain(digits: &str) -> Expr {
+    let bare = Func::cust("REPLACE").args([
+        Func::cust("REPLACE")
+            .args([
+                Func::cust("REPLACE")
+                    .args([Expr::col(("p", "number")), Expr::val("+"), Expr::val("")])
+                    .into(),
+                Expr::val("*"),
+                Expr::val(""),
+            ])
+            .into(),
+        Expr::val("#"),
+        Expr::val(""),
+    ]);
+    Expr::expr(bare).like(sea_query::LikeExpr::new(format!("%{digits}%")).escape('\\'))
 }
 
 /// The numbers `scope` reaches matching `filter` and `search`: the text against the
@@ -121,29 +150,14 @@ pub async fn search(
     };
     let mut select = select(conditions(scope, filter));
     if let Some(number) = &filter.number {
-        select.and_where(list::contains("p.number", number));
+        select.and_where(number_contains(number));
     }
     narrow_by_conduit(&mut select, filter);
     let mut any = Condition::any()
         .add(list::contains("p.di_comment_name", text))
         .add(list::contains("p.registered_cnam", text));
-    if let Some(digits) = switchboard_domain::records::phone_number::number_digits(text) {
-        let bare = Func::cust("REPLACE").args([
-            Func::cust("REPLACE")
-                .args([
-                    Func::cust("REPLACE")
-                        .args([Expr::col(("p", "number")), Expr::val("+"), Expr::val("")])
-                        .into(),
-                    Expr::val("*"),
-                    Expr::val(""),
-                ])
-                .into(),
-            Expr::val("#"),
-            Expr::val(""),
-        ]);
-        any = any.add(
-            Expr::expr(bare).like(sea_query::LikeExpr::new(format!("%{digits}%")).escape('\\')),
-        );
+    if let Some(digits) = switchboard_domain::phone::digits(text) {
+        any = any.add(digits_contain(&digits));
     }
     select.cond_where(any);
     let query = ListQuery {
@@ -261,9 +275,8 @@ fn changes(settings: PhoneNumberSettings) -> Changes {
     if let Some(ext) = settings.sms_ext_id {
         changes.push(("sms_ext_id", ext.map(ExtensionId::get).into()));
     }
-    if let Some(in_use) = settings.in_use {
-        changes.push(("in_use", in_use.into()));
-    }
+    // `in_use` is derived by the database (migration 0038) from what routes to or from
+    // the number: a sent value is never stored.
     if let Some(conduit) = settings.conduit_id {
         changes.push(("conduit_id", conduit.map(ConduitId::get).into()));
     }
@@ -303,6 +316,18 @@ pub async fn create(
         ..PhoneNumberSettings::default()
     };
     lock_conduit(&mut tx, tenant, &settings).await?;
+    // One number is one number: `+12025550252` is refused while `12025550252` is held
+    // (the unique index sees equal text only), with the unique index's own answer.
+    let spellings = switchboard_domain::phone::spellings(&number, None);
+    let held = Query::select()
+        .column("id")
+        .from("phone_numbers")
+        .and_where(Expr::col("number").is_in(spellings))
+        .limit(1)
+        .take();
+    if tx.fetch_optional::<(i64,)>(&held).await?.is_some() {
+        return Err(Error::Conflict(PROVISIONED.into()));
+    }
     let mut values = changes(settings);
     values.push(("tenant_id", tenant.get().into()));
     values.push(("number", number.into()));

@@ -164,6 +164,7 @@ pub async fn load(db: &Db, scope: &Scope, tenant: TenantId) -> Result<Routing> {
             format!("{} ({})", n.number, n.name)
         };
         routing.numbers.push(id.clone());
+        routing.dialled.insert(id.clone(), n.number.clone());
         routing.nodes.insert(
             id.clone(),
             Node::new(

@@ -31,6 +31,19 @@ pub fn branch(scope: &Scope, branch_column: Expr) -> Condition {
     }
 }
 
+/// Confines a record that is either a branch's or the whole tenant's (a null branch) to
+/// a branch admin's own branch and the tenant-wide ones: another branch's is out of
+/// reach, as with [`branch`], while what every branch shares (the tenant's default music
+/// on hold) stays readable.
+pub fn branch_or_shared(scope: &Scope, branch_column: Expr) -> Condition {
+    match *scope {
+        Scope::Branch(_, branch) => Condition::any()
+            .add(branch_column.clone().is_null())
+            .add(branch_column.eq(branch.get())),
+        _ => Condition::all(),
+    }
+}
+
 /// The extensions a branch admin or a user reaches, as a condition on a column holding
 /// an extension id: a branch admin, its branch's extensions; a user, its own extension
 /// (nothing when it has none); tenant-wide roles are not confined (`None`).

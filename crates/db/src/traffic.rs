@@ -385,11 +385,12 @@ pub async fn list_texts(
     if let Some(direction) = &filter.direction {
         select.and_where(Expr::col(("s", "direction")).eq(direction.as_str()));
     }
-    if let Some(from) = &filter.from {
-        select.and_where(Expr::col(("s", "from_number")).eq(from.as_str()));
-    }
-    if let Some(to) = &filter.to {
-        select.and_where(Expr::col(("s", "to_number")).eq(to.as_str()));
+    // A number matches however either side wrote it.
+    for (column, value) in [("from_number", &filter.from), ("to_number", &filter.to)] {
+        if let Some(value) = value {
+            let spellings = switchboard_domain::phone::spellings(value, None);
+            select.and_where(Expr::col(("s", column)).is_in(spellings));
+        }
     }
     // Times are stored as ISO 8601 UTC with seconds, so they compare as text.
     if let Some(since) = filter.date_from {
@@ -407,17 +408,29 @@ pub async fn get_text(db: &Db, scope: &Scope, id: i64) -> Result<TextRow> {
     db.conn().fetch_one(&select).await
 }
 
-/// Whether `number` is one of `tenant`'s numbers that takes texts (its texts reach an
-/// extension) and that the caller may send from: one whose texts reach an extension in
-/// the caller's reach (a branch admin's branch, a user's own; any, tenant-wide).
-pub async fn is_sms_number(db: &Db, scope: &Scope, tenant: TenantId, number: &str) -> Result<bool> {
+/// The number of `tenant` stored under one of `spellings` (`phone::spellings`: the same
+/// number however it was written) that takes texts (its texts reach an extension) and
+/// that the caller may send from — one whose texts reach an extension in the caller's
+/// reach (a branch admin's branch, a user's own; any, tenant-wide) — as stored.
+pub async fn sms_line(
+    db: &Db,
+    scope: &Scope,
+    tenant: TenantId,
+    spellings: &[String],
+) -> Result<Option<String>> {
     let select = Query::select()
-        .column("id")
+        .column("number")
         .from("phone_numbers")
         .and_where(Expr::col("tenant_id").eq(tenant.get()))
-        .and_where(Expr::col("number").eq(number))
+        .and_where(Expr::col("number").is_in(spellings.iter().cloned()))
         .and_where(Expr::col("sms_ext_id").is_not_null())
         .cond_where(scope::own_extension(scope, Expr::col("sms_ext_id")))
+        .order_by("id", sea_query::Order::Asc)
+        .limit(1)
         .take();
-    Ok(db.conn().fetch_optional::<(i64,)>(&select).await?.is_some())
+    Ok(db
+        .conn()
+        .fetch_optional::<(String,)>(&select)
+        .await?
+        .map(|(number,)| number))
 }

@@ -1,6 +1,9 @@
 //! Phone numbers of outbound calling in E.164 (`+15551234567`), read with libphonenumber's
 //! metadata (the `phonenumber` crate): a national number is read in the tenant's default
 //! country, and every check (duplicates, opt-out lists) compares the normalised form.
+//! Numbers stored as written (a tenant's lines, `12025550252` or `+12025550252`) are
+//! compared through [`spellings`], the one place that says which stored values are the
+//! same number as a sent one.
 
 use phonenumber::Mode;
 use phonenumber::country::Id;
@@ -45,6 +48,37 @@ pub fn normalise(text: &str, country: Option<&str>) -> Result<String, String> {
         return Err(format!("is not a valid phone number ({read_in})"));
     }
     Ok(number.format().mode(Mode::E164).to_string())
+}
+
+/// The digits of `text` when it is a number written in some formatting (digits with
+/// spaces, `+`, `-`, `.`, `/` or parentheses: `+1 (555) 010-2030` is `15550102030`);
+/// `None` for other text (a name with a digit in it is searched as text).
+pub fn digits(text: &str) -> Option<String> {
+    let formatting = |c: char| c.is_ascii_digit() || " +-./()".contains(c);
+    let digits: String = text.chars().filter(char::is_ascii_digit).collect();
+    (!digits.is_empty() && text.chars().all(formatting)).then_some(digits)
+}
+
+/// Every value under which the number `text` may be stored, for comparing it with
+/// stored numbers (issue 29: one number, written differently, is one number): as written
+/// (trimmed); when it is a number in some formatting, its digits with and without a `+`
+/// (this service stores a line as E.164, with or without its `+`: `+1 (202) 555-0252`,
+/// `12025550252` and `+12025550252` are one number); and, read in `country`, its E.164
+/// form with and without `+` (a national `(202) 555-0252` in `US`).
+pub fn spellings(text: &str, country: Option<&str>) -> Vec<String> {
+    let trimmed = text.trim();
+    let mut all = vec![trimmed.to_owned()];
+    if let Some(digits) = digits(trimmed) {
+        all.push(format!("+{digits}"));
+        all.push(digits);
+    }
+    if let Some(e164) = country.and_then(|country| normalise(trimmed, Some(country)).ok()) {
+        all.push(e164.trim_start_matches('+').to_owned());
+        all.push(e164);
+    }
+    let mut seen = std::collections::HashSet::new();
+    all.retain(|s| !s.is_empty() && seen.insert(s.clone()));
+    all
 }
 
 /// An ISO 3166 alpha-2 country code the phone-number metadata knows (`US`, `GB`, `DE`).
@@ -93,5 +127,30 @@ mod tests {
         assert!(normalise("12", Some("US")).is_err());
         assert!(normalise("not a number", Some("US")).is_err());
         assert!(countries().iter().any(|c| c == "DE"));
+    }
+
+    #[test]
+    fn one_number_written_differently_has_the_same_spellings() {
+        for stored in ["12025550252", "+12025550252"] {
+            for sent in [
+                "+12025550252",
+                "12025550252",
+                "+1 (202) 555-0252",
+                "1-202-555-0252",
+            ] {
+                assert!(spellings(sent, None).iter().any(|s| s == stored), "{sent}");
+                assert!(
+                    spellings(sent, Some("US")).iter().any(|s| s == stored),
+                    "{sent}"
+                );
+            }
+        }
+        // A national number is read in the tenant's country only.
+        assert!(spellings("(202) 555-0252", Some("US")).contains(&"12025550252".to_owned()));
+        assert!(!spellings("(202) 555-0252", None).contains(&"12025550252".to_owned()));
+        // Text that is not a number is only itself; another number is not a spelling.
+        assert_eq!(spellings(" front desk ", None), ["front desk"]);
+        assert!(!spellings("+12025550253", None).contains(&"12025550252".to_owned()));
+        assert_eq!(spellings("*97", None), ["*97"]);
     }
 }

@@ -130,7 +130,8 @@ pub struct Graph {
     pub edges: Vec<Edge>,
     /// What is wrong in what was reached.
     pub issues: Vec<Issue>,
-    /// With `?target=`: the phone numbers (of the roots) from which a call can reach it.
+    /// With `?target=`: the phone numbers (of the roots, as dialled, not their node ids)
+    /// from which a call can reach it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reached_from: Option<Vec<String>>,
 }
@@ -172,6 +173,9 @@ pub struct Routing {
     pub schedules: HashMap<String, Schedule>,
     /// The phone numbers, in id order: the default roots.
     pub numbers: Vec<String>,
+    /// Each phone number's node id and the number itself (`number:7` → `15551230007`),
+    /// which `reachedFrom` answers.
+    pub dialled: HashMap<String, String>,
 }
 
 /// How a graph is asked for.
@@ -259,8 +263,8 @@ pub fn build(routing: &Routing, request: &Request) -> Graph {
         reached_from = Some(
             roots
                 .iter()
-                .filter(|r| r.starts_with("number:") && reaching.contains(*r))
-                .cloned()
+                .filter(|r| reaching.contains(*r))
+                .filter_map(|r| routing.dialled.get(r).cloned())
                 .collect(),
         );
     }
@@ -669,6 +673,10 @@ mod tests {
             ("number:2", "route", "queue:1"),
         ]);
         r.numbers = vec!["number:1".into(), "number:2".into()];
+        r.dialled = HashMap::from([
+            ("number:1".to_owned(), "15551230001".to_owned()),
+            ("number:2".to_owned(), "15551230002".to_owned()),
+        ]);
         let g = build(
             &r,
             &Request {
@@ -677,7 +685,7 @@ mod tests {
                 ..Request::default()
             },
         );
-        assert_eq!(g.reached_from, Some(vec!["number:1".to_owned()]));
+        assert_eq!(g.reached_from, Some(vec!["15551230001".to_owned()]));
         assert_eq!(g.edges.len(), 2);
         assert!(g.mermaid().starts_with("flowchart LR\n"));
         assert!(

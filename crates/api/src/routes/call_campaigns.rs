@@ -37,11 +37,7 @@ async fn caller_id(state: &AppState, tenant: TenantId, text: &str) -> ApiResult<
     let country = call_campaigns::tenant_country(&state.db, tenant).await?;
     let e164 = phone::normalise(text, Some(&country))
         .map_err(|reason| ApiError::invalid(Location::Body, "callerIdNumber", &reason))?;
-    let spellings = vec![
-        e164.clone(),
-        e164.trim_start_matches('+').to_owned(),
-        text.to_owned(),
-    ];
+    let spellings = phone::spellings(text, Some(&country));
     if call_campaigns::tenant_has_number(&state.db, tenant, &spellings).await? {
         Ok(e164)
     } else {
@@ -303,8 +299,9 @@ pub(crate) fn is_type(headers: &HeaderMap, essence: &str) -> bool {
 
 /// Reads a CSV body into one JSON object per data row, keyed by the header row's names
 /// (trimmed); at most `max` rows. Reading rows as the JSON bodies they stand for lets one
-/// reader judge both forms.
-pub(crate) fn csv_rows(bytes: &[u8], max: usize) -> ApiResult<Vec<Value>> {
+/// reader judge both forms. A header row without one of the `required` columns is one
+/// 400 for the file, not the same error on each of its rows.
+pub(crate) fn csv_rows(bytes: &[u8], max: usize, required: &[&str]) -> ApiResult<Vec<Value>> {
     let mut reader = csv::ReaderBuilder::new()
         .flexible(true)
         .trim(csv::Trim::All)
@@ -315,6 +312,22 @@ pub(crate) fn csv_rows(bytes: &[u8], max: usize) -> ApiResult<Vec<Value>> {
         .iter()
         .map(str::to_owned)
         .collect();
+    let mut problems = Problems::new();
+    for column in required {
+        if !headers.iter().any(|name| name == column) {
+            problems.add(
+                Location::Body,
+                "",
+                format!(
+                    "must be a CSV whose header row names a {column} column (it names: {})",
+                    headers.join(", ")
+                ),
+            );
+        }
+    }
+    if !problems.is_empty() {
+        return Err(ApiError::validation(problems));
+    }
     let mut rows = Vec::new();
     for (index, record) in reader.records().enumerate() {
         let record = record.map_err(|e| {
@@ -357,7 +370,7 @@ pub struct ImportUpload {
 
 /// Each CSV row as written, and its reading (a row failing its rules is `invalid`).
 fn csv_import_rows(bytes: &[u8]) -> ApiResult<Vec<(String, Result<ImportRow, String>)>> {
-    Ok(csv_rows(bytes, MAX_IMPORT)?
+    Ok(csv_rows(bytes, MAX_IMPORT, &["number"])?
         .into_iter()
         .map(|row| {
             let input = row["number"].as_str().unwrap_or("").to_owned();

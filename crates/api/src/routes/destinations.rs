@@ -34,8 +34,8 @@ impl IntoParams for GraphParams {
 /// `root`), at most `maxDepth` deep; loops are marked `cycle` and not followed;
 /// `issues` lists dangling references, IVRs without a timeout path and business hours
 /// without a closed path. `at` marks each edge `active` as a call at that instant goes
-/// (holidays included); `target` keeps what reaches that node and lists the numbers in
-/// `reachedFrom`. `format=mermaid` or `format=dot` answer text.
+/// (holidays included); `target` keeps what reaches that node and lists the phone
+/// numbers (as dialled) in `reachedFrom`. `format=mermaid` or `format=dot` answer text.
 #[utoipa::path(get, operation_id = "getDestinationGraph", path = "/v2/destinations/graph", tag = "destinations",
     params(GraphParams),
     responses((status = 200, description = "The routing graph", content(

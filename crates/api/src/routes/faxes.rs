@@ -190,13 +190,15 @@ pub async fn send(
         return Err(ApiError::internal("a checked field went missing"));
     };
     let tenant = tenancy::tenant_for_write(&state, &caller, tenant_id).await?;
-    if !faxes::is_fax_number(&state.db, tenant, &from).await? {
+    let spellings = tenancy::number_spellings(&state, tenant, &from).await?;
+    // The line as the tenant stores it, however the sender wrote it.
+    let Some(from) = faxes::fax_line(&state.db, tenant, &spellings).await? else {
         return Err(ApiError::invalid(
             Location::Body,
             "from",
             "must be a fax-enabled phone number of the tenant",
         ));
-    }
+    };
     let stored = store_document(&state, tenant, Bytes::from(document)).await?;
     let pledge = stored.pledge;
     let fax = NewFax {

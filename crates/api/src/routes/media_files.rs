@@ -142,6 +142,18 @@ pub fn multipart_rejection(rejection: MultipartRejection) -> ApiError {
     ))
 }
 
+/// The same list at the release notes' path.
+#[utoipa::path(get, operation_id = "listMediaFilesUnversioned", path = "/admin/media-files/", tag = "media-files",
+    params(ListParams<MediaFile>),
+    responses((status = 200, description = "A page of media files", body = Page<MediaFile>)))]
+pub async fn list_unversioned(
+    caller: Caller<MediaFilesRead>,
+    state: State<AppState>,
+    params: ListParams<MediaFile>,
+) -> ApiResult<Response> {
+    list(caller, state, params).await
+}
+
 /// Uploads an audio file (multipart: `file`, `name`, optional `tenantId`, `language`,
 /// `text` or `multilingualText`).
 #[utoipa::path(post, operation_id = "createMediaFile", path = "/v2/admin/media-files/", tag = "media-files",
@@ -238,6 +250,24 @@ pub async fn create(
             Err(error.into())
         }
     }
+}
+
+/// The same upload at the release notes' path (`POST /admin/media-files`).
+#[utoipa::path(post, operation_id = "createMediaFileUnversioned", path = "/admin/media-files/", tag = "media-files",
+    request_body(content = MediaFileUpload, content_type = "multipart/form-data"),
+    responses(
+        (status = 200, description = "The new media file", body = MediaFile),
+        (status = 503, description = "The audio could not be converted for telephony now, or \
+            the object storage did not answer in time; nothing is stored; see Retry-After",
+            body = crate::error::ErrorBody),
+    ))]
+pub async fn create_unversioned(
+    caller: Caller<MediaFilesWrite>,
+    state: State<AppState>,
+    headers: HeaderMap,
+    multipart: Result<Multipart, MultipartRejection>,
+) -> ApiResult<Json<MediaFile>> {
+    create(caller, state, headers, multipart).await
 }
 
 /// Refuses a `voiceId` that names no voice: an engine voice of the catalogue, or a custom
@@ -441,4 +471,42 @@ pub async fn delete(
     // Its audio goes through the job queue, queued with the delete.
     state.jobs.wake();
     Ok(Json(present(&state, row).await?))
+}
+
+/// One media file at the release notes' admin path.
+#[utoipa::path(get, operation_id = "getAdminMediaFileUnversioned", path = "/admin/media-files/{id}", tag = "media-files",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Media file id")),
+    responses((status = 200, description = "The media file", body = MediaFile)))]
+pub async fn get_admin_unversioned(
+    caller: Caller<MediaFilesRead>,
+    state: State<AppState>,
+    id: PathId<MediaFileId>,
+) -> ApiResult<Json<MediaFile>> {
+    get(caller, state, id).await
+}
+
+/// The same change at the release notes' path.
+#[utoipa::path(patch, operation_id = "updateMediaFileUnversioned", path = "/admin/media-files/{id}", tag = "media-files",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Media file id")),
+    request_body = UpdateMediaFile,
+    responses((status = 200, description = "The changed media file", body = MediaFile)))]
+pub async fn update_unversioned(
+    caller: Caller<MediaFilesWrite>,
+    state: State<AppState>,
+    id: PathId<MediaFileId>,
+    body: JsonBody<UpdateMediaFile>,
+) -> ApiResult<Json<MediaFile>> {
+    update(caller, state, id, body).await
+}
+
+/// The same deletion at the release notes' path.
+#[utoipa::path(delete, operation_id = "deleteMediaFileUnversioned", path = "/admin/media-files/{id}", tag = "media-files",
+    params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Media file id")),
+    responses((status = 200, description = "The deleted media file", body = MediaFile)))]
+pub async fn delete_unversioned(
+    caller: Caller<MediaFilesWrite>,
+    state: State<AppState>,
+    id: PathId<MediaFileId>,
+) -> ApiResult<Json<MediaFile>> {
+    delete(caller, state, id).await
 }

@@ -254,7 +254,7 @@ pub async fn import(
         (content, body)
     };
     let rows: Vec<Value> = match content.as_deref() {
-        Some("text/csv") => csv_rows(&body, MAX_IMPORT)?
+        Some("text/csv") => csv_rows(&body, MAX_IMPORT, &["number"])?
             .into_iter()
             .map(|mut row| {
                 // CSV cells are text: ids become numbers again for the body reader.

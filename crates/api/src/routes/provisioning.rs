@@ -86,24 +86,34 @@ pub fn digest_secrets(username: &str, password: &str) -> (String, String) {
     (Algorithm::Md5.hash(&a1), Algorithm::Sha256.hash(&a1))
 }
 
-/// The input of a nonce's tag: the phone's MAC (12 hex digits) and the expiry, so a nonce
-/// issued for one phone's files proves nothing for another's.
-fn nonce_input(mac: &str, expires: &str) -> Vec<u8> {
-    format!("{mac}\0{expires}").into_bytes()
+/// The input of a nonce's tag: the phone's MAC (12 hex digits), the expiry and the
+/// nonce's own random part, so a nonce issued for one phone's files proves nothing for
+/// another's.
+fn nonce_input(mac: &str, expires: &str, unique: &str) -> Vec<u8> {
+    format!("{mac}\0{expires}\0{unique}").into_bytes()
 }
 
-/// A new nonce for the files of the phone with `mac`: when it expires and a tag over that
-/// and the MAC, so any process of the deployment can check it without keeping it.
+/// A new nonce for the files of the phone with `mac`: when it expires, 16 random hex
+/// digits, and a tag over those and the MAC, so any process of the deployment can check
+/// it without keeping it. Every 401 carries a fresh one (RFC 7616 §3.3): a phone that
+/// restarts `nc` at 00000001 for each new challenge (a Polycom fetching its master file,
+/// then its phone file within the second) answers a nonce of its own each time, and
+/// only a replay of the same nonce and count is refused.
 fn nonce(state: &AppState, mac: &str) -> String {
+    use rand::RngCore;
     let expires = (chrono::Utc::now().timestamp() + NONCE_SECONDS).to_string();
-    let tag = state.tokens.nonce_tag(&nonce_input(mac, &expires));
-    format!("{expires}.{}", hex::encode(&tag[..16]))
+    let mut unique = [0u8; 8];
+    rand::rng().fill_bytes(&mut unique);
+    let unique = hex::encode(unique);
+    let tag = state.tokens.nonce_tag(&nonce_input(mac, &expires, &unique));
+    format!("{expires}.{unique}.{}", hex::encode(&tag[..16]))
 }
 
 /// When `nonce` expires, if it is one of ours issued for the phone with `mac`.
 fn check_nonce(state: &AppState, nonce: &str, mac: &str) -> Option<i64> {
-    let (expires, tag) = nonce.split_once('.')?;
-    let expected = state.tokens.nonce_tag(&nonce_input(mac, expires));
+    let (expires, rest) = nonce.split_once('.')?;
+    let (unique, tag) = rest.split_once('.')?;
+    let expected = state.tokens.nonce_tag(&nonce_input(mac, expires, unique));
     let tag = hex::decode(tag).ok()?;
     // Equal-length digests compared, so the time taken says nothing of a guess.
     (Sha256::digest(&tag) == Sha256::digest(&expected[..16])).then_some(())?;

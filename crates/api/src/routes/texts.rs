@@ -109,7 +109,9 @@ pub async fn send(
             "is required when no mediaIds are sent",
         );
     }
-    if !traffic::is_sms_number(&state.db, &caller.scope, tenant, &body.from).await? {
+    let spellings = tenancy::number_spellings(&state, tenant, &body.from).await?;
+    let line = traffic::sms_line(&state.db, &caller.scope, tenant, &spellings).await?;
+    if line.is_none() {
         problems.add(
             Location::Body,
             "from",
@@ -132,9 +134,13 @@ pub async fn send(
     if !problems.is_empty() {
         return Err(ApiError::validation(problems));
     }
+    let Some(from) = line else {
+        return Err(ApiError::internal("a checked line went missing"));
+    };
     let sms = OutgoingSms {
         tenant,
-        from: body.from,
+        // The line as the tenant stores it, however the sender wrote it.
+        from,
         to: body.to,
         body: body.body,
         media_urls: sign_media(&state, &media_keys).await?,

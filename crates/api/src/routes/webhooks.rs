@@ -108,7 +108,7 @@ fn write_of(fields: WebhookFields) -> WebhookWrite {
     }
 }
 
-/// The 11 webhook types.
+/// Every type a webhook can be registered for: the interface's eleven, then later areas'.
 #[utoipa::path(get, operation_id = "listWebhookTypes", path = "/v2/webhooks/list-types", tag = "webhooks",
     responses((status = 200, description = "Every webhook type", body = Vec<WebhookType>)))]
 pub async fn list_types(_caller: Caller) -> Json<Vec<WebhookType>> {

@@ -32,7 +32,8 @@ pub struct PhoneNumber {
     pub branch_id: i64,
     /// The extension that receives its text messages, 0 for none.
     pub sms_ext_id: i64,
-    /// 1 when routed to something, 0 when idle.
+    /// 1 while something routes to or from it (a destination for its calls, an extension
+    /// its texts reach), 0 when idle: derived, never set by a body.
     pub in_use: i64,
     /// The number, digits (E.164 without `+`, or with it).
     pub number: String,
@@ -84,15 +85,6 @@ pub const ROUTE: OneDestination = OneDestination(Destinations {
     min: 0,
 });
 
-/// The digits of `text` when it is a number written in some formatting (digits with
-/// spaces, `+`, `-`, `.`, `/` or parentheses: `+1 (555) 010-2030` is `15550102030`);
-/// `None` for other text (a name with a digit in it is searched as text).
-pub fn number_digits(text: &str) -> Option<String> {
-    let formatting = |c: char| c.is_ascii_digit() || " +-./()".contains(c);
-    let digits: String = text.chars().filter(char::is_ascii_digit).collect();
-    (!digits.is_empty() && text.chars().all(formatting)).then_some(digits)
-}
-
 /// The text limit of a CNAM.
 const CNAM: Text = text(0, 15);
 /// A comment naming what a number is for.
@@ -111,7 +103,9 @@ pub struct PhoneNumberSettings {
     /// The extension receiving its texts, of the tenant, or null (or 0) for none.
     #[field(rule = ID, zero_none)]
     pub sms_ext_id: Option<Option<ExtensionId>>,
-    /// 1 in use, 0 idle.
+    /// Read-only, ignored when sent: `inUse` follows what routes to or from the number
+    /// (a destination, an extension its texts reach), so a `GET` answer sent back is
+    /// accepted whatever it says.
     #[field(rule = FLAG)]
     pub in_use: Option<i64>,
     /// Caller name (CNAM), at most 15 characters.

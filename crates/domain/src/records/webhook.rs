@@ -8,8 +8,10 @@ use crate::declare::{Body, Filter, Listed};
 use crate::ids::TenantId;
 use crate::validation::{HttpUrl, ID, OneOf, Text, text};
 
-/// The 11 webhook types of interface §9 that `GET /v2/webhooks/list-types` answers, with
-/// what each delivers: the integrations' catalogue, exactly as the interface fixes it.
+/// Every type a webhook may be registered for, with what each delivers, in the order
+/// `GET /v2/webhooks/list-types` answers them: the interface's eleven first (§9), then the
+/// types later areas added. The one list both the registration check and `list-types`
+/// read, so a type that can be registered can always be discovered (issue 29).
 pub const TYPES: &[(&str, &str)] = &[
     (
         "HubSpotCRM",
@@ -25,45 +27,47 @@ pub const TYPES: &[(&str, &str)] = &[
     ("SMS_SENT", "A text message went out"),
     ("FAX_RECEIVED", "A fax came in"),
     ("FAX_SENT", "A fax went out"),
+    (
+        DEVICE_CONFIG_CHANGED,
+        "A desk phone's provisioning file changed and its configVersion grew (the engine sends the phone a check-sync)",
+    ),
+    (
+        CONDUIT_STATUS_CHANGED,
+        "A conduit's status moved between active and failing on a health check",
+    ),
+    (
+        REFILL_REQUESTED,
+        "A pharmacy agent took a prescription refill request",
+    ),
+    (
+        CAMPAIGN_CALL_COMPLETED,
+        "A campaign call's result was recorded: the record, its campaign, the number, the outcome and the attempt",
+    ),
 ];
 
-/// The event the telephony engine subscribes to beside the catalogue: a desk phone's
-/// provisioning file changed (the device, its button layout or its lines' extensions) and
-/// its `configVersion` grew, so the engine sends the phone a check-sync. A webhook may be
-/// registered for it like any type, but `list-types` keeps to the interface's eleven.
+/// A desk phone's provisioning file changed (the device, its button layout or its lines'
+/// extensions) and its `configVersion` grew, so the engine sends the phone a check-sync.
 pub const DEVICE_CONFIG_CHANGED: &str = "DEVICE_CONFIG_CHANGED";
 
 /// A conduit's status moved between `active` and `failing` on a health check the engine
-/// reported: like the engine's event, registrable beside the interface's eleven.
+/// reported.
 pub const CONDUIT_STATUS_CHANGED: &str = "CONDUIT_STATUS_CHANGED";
-/// A pharmacy agent took a refill request (`POST /v2/ingest/refill-requests`). Like
-/// [`DEVICE_CONFIG_CHANGED`], a webhook may be registered for it, but `list-types` keeps
-/// to the interface's eleven: the spec fixes the catalogue's count.
+/// A pharmacy agent took a refill request (`POST /v2/ingest/refill-requests`).
 pub const REFILL_REQUESTED: &str = "REFILL_REQUESTED";
 /// The event of a campaign call's result, recorded from the engine's report: the record,
 /// its campaign, the number, the outcome, the attempt and the record's status after it.
-/// Registrable like [`DEVICE_CONFIG_CHANGED`]; `list-types` keeps to the interface's
-/// eleven (CONTRACT §9).
 pub const CAMPAIGN_CALL_COMPLETED: &str = "CAMPAIGN_CALL_COMPLETED";
 
-/// Every type a webhook may be registered for: the catalogue's and the engine's.
-pub const TYPE_NAMES: &[&str] = &[
-    "HubSpotCRM",
-    "CALL_STARTED",
-    "CALL_ANSWERED",
-    "CALL_ENDED",
-    "CALL_MISSED",
-    "VOICEMAIL_RECEIVED",
-    "RECORDING_READY",
-    "SMS_RECEIVED",
-    "SMS_SENT",
-    "FAX_RECEIVED",
-    "FAX_SENT",
-    "DEVICE_CONFIG_CHANGED",
-    "CONDUIT_STATUS_CHANGED",
-    "REFILL_REQUESTED",
-    "CAMPAIGN_CALL_COMPLETED",
-];
+/// The names of [`TYPES`], in order.
+pub const TYPE_NAMES: &[&str] = &{
+    let mut names = [""; TYPES.len()];
+    let mut i = 0;
+    while i < TYPES.len() {
+        names[i] = TYPES[i].0;
+        i += 1;
+    }
+    names
+};
 
 /// The CRM type: call records in HubSpot's calls-object shape, not raw events.
 pub const HUBSPOT: &str = "HubSpotCRM";
