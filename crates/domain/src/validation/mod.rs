@@ -90,6 +90,26 @@ impl Problems {
         self.0.extend(other.0);
     }
 
+    /// The top-level body fields a problem names (`members` of `'body/members/0/id'`),
+    /// unescaped, each once; a problem of the whole body names the empty key.
+    pub fn body_keys(&self) -> Vec<String> {
+        let mut keys: Vec<String> = Vec::new();
+        for message in &self.0 {
+            if let Some(key) = body_key(message)
+                && !keys.contains(&key)
+            {
+                keys.push(key);
+            }
+        }
+        keys
+    }
+
+    /// Drops every problem of a top-level body field in `keys`.
+    pub fn drop_body_keys(&mut self, keys: &[String]) {
+        self.0
+            .retain(|message| body_key(message).is_none_or(|key| !keys.contains(&key)));
+    }
+
     /// `Ok(value)` when nothing was broken, the problems otherwise.
     pub fn finish<T>(self, value: impl FnOnce() -> Option<T>) -> Result<T, Problems> {
         if self.is_empty() {
@@ -104,6 +124,16 @@ impl Problems {
             Err(self)
         }
     }
+}
+
+/// The top-level body field `message` names, if it is a body problem.
+fn body_key(message: &str) -> Option<String> {
+    if message.starts_with("'body' ") {
+        return Some(String::new());
+    }
+    let rest = message.strip_prefix("'body/")?;
+    let end = rest.find(['/', '\''])?;
+    Some(rest[..end].replace("~1", "/").replace("~0", "~"))
 }
 
 /// A raw value to check: a JSON value from a body, or a string from a query or path.
@@ -190,6 +220,11 @@ pub trait FromBody: Sized {
             Ok(value) => (Some(value), Problems::new()),
             Err(problems) => (None, problems),
         }
+    }
+    /// A valid value of each field, by key (the document's example), to stand in for a
+    /// broken required field while the record's own rules run on the others.
+    fn body_example() -> serde_json::Map<String, Value> {
+        serde_json::Map::new()
     }
 }
 
