@@ -517,6 +517,16 @@ async fn child_lists_show_in_their_owners_entries(app: TestApp) {
     assert_eq!(ids("after"), [json!(w.ext_a2), json!(w.ext_a)]);
 }
 
+/// An entry's side without the secrets it notes as changed (`********`): not fields the
+/// API answers.
+fn answered(side: &Value) -> Value {
+    let mut side = side.clone();
+    if let Some(fields) = side.as_object_mut() {
+        fields.retain(|_, value| value != "********");
+    }
+    side
+}
+
 /// The fields in which two answers of one record differ.
 fn changed(first: &Value, second: &Value) -> Vec<String> {
     let (Some(first), Some(second)) = (first.as_object(), second.as_object()) else {
@@ -655,7 +665,8 @@ async fn entries_are_what_the_api_answers(app: TestApp) {
         let first = app.get(&path, token).await.expect(200);
         let created = only(&app, &a, entity, &id, "create").await;
         assert_eq!(
-            created["after"], first,
+            answered(&created["after"]),
+            first,
             "{entity}: the create is the first GET"
         );
         app.patch(&path, token, change).await.expect(200);
@@ -664,7 +675,7 @@ async fn entries_are_what_the_api_answers(app: TestApp) {
         let fields = changed(&first, &second);
         assert!(!fields.is_empty(), "{entity}: the change shows");
         assert_eq!(
-            changed(&json!({}), &updated["after"]),
+            changed(&json!({}), &answered(&updated["after"])),
             fields,
             "{entity}: the update names the fields that changed: {updated}"
         );
@@ -686,7 +697,8 @@ async fn entries_are_what_the_api_answers(app: TestApp) {
         app.delete(&path, delete_token).await.expect(200);
         let deleted = only(&app, &a, entity, &id, "delete").await;
         assert_eq!(
-            deleted["before"], second,
+            answered(&deleted["before"]),
+            second,
             "{entity}: the delete is the last GET"
         );
     }
