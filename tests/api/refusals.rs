@@ -421,6 +421,25 @@ async fn a_broken_field_is_not_checked_against_the_database(app: TestApp) {
         .await
         .error(400, "ValidationError");
     assert_eq!(problems, ["'body/name' must be at least 1 character"]);
+    // A body readable but for where it lands: every missing place at once, the tenant's
+    // refusal joining the reader's, once each.
+    let platform = app.login(w.platform).await;
+    let mut problems = app
+        .post(
+            "/v2/admin/business-hours/",
+            &platform,
+            json!({"name": "H", "timezone": "Europe/Berlin",
+                   "hours": {"1": [{"from": "09:00", "to": "17:00"}]},
+                   "matchDestinations": [{"id": w.ext_a, "destType": "EXT"}],
+                   "notMatchDestinations": [{"id": w.ext_a, "destType": "VOICEMAIL"}]}),
+        )
+        .await
+        .error(400, "ValidationError");
+    problems.sort();
+    assert_eq!(
+        problems,
+        ["'body/branchId' is required", "'body/tenantId' is required"]
+    );
     // Nothing was written.
     let page = app.get("/v2/admin/queues/", &admin).await.expect(200);
     assert_eq!(page["totalRecords"], 0);

@@ -107,7 +107,16 @@ impl<T> Checked<T> {
             }
             return Err(ApiError::validation(problems));
         }
-        rules(&value, &mut problems).await?;
+        match rules(&value, &mut problems).await {
+            Ok(()) => {}
+            // A rule refusing the body (a tenant it must name) joins what was found before
+            // it rather than hiding it.
+            Err(error) if error.status() == StatusCode::BAD_REQUEST && !problems.is_empty() => {
+                problems.extend_messages(error.validation_errors());
+                return Err(ApiError::validation(problems));
+            }
+            Err(error) => return Err(error),
+        }
         if problems.is_empty() {
             Ok(value)
         } else {

@@ -75,7 +75,8 @@ pub async fn create(
             tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
             branch = tenancy::branch_for_write(&state, &caller, tenant, body.branch_id, problems)
                 .await?;
-            if branch.is_none() {
+            // Reported already when the caller had to send one (its placement).
+            if branch.is_none() && !problems.names(Location::Body, "branchId") {
                 problems.add(Location::Body, "branchId", "is required");
             }
             let fields = UpdateAnnouncement::from(body.clone());

@@ -90,6 +90,16 @@ impl Problems {
         self.0.extend(other.0);
     }
 
+    /// Adds `messages` (problems already worded, as an error answers them) that are not
+    /// recorded yet.
+    pub fn extend_messages<'a>(&mut self, messages: impl IntoIterator<Item = &'a String>) {
+        for message in messages {
+            if !self.0.contains(message) {
+                self.0.push(message.clone());
+            }
+        }
+    }
+
     /// The top-level body fields a problem names (`members` of `'body/members/0/id'`),
     /// unescaped, each once; a problem of the whole body names the empty key.
     pub fn body_keys(&self) -> Vec<String> {
