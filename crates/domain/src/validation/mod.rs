@@ -319,4 +319,28 @@ mod tests {
             ]
         );
     }
+
+    #[test]
+    fn names_the_top_level_fields_of_body_problems() {
+        let mut problems = Problems::new();
+        problems.add(Location::Body, "members/0/id", "must name an extension");
+        problems.add(Location::Body, "name", "must be at least 1 character");
+        problems.add(Location::Body, "members/1/id", "must name an extension");
+        problems.add(Location::Body, "a~1b", "is odd");
+        problems.add(Location::Query, "page", "must be at least 1");
+        assert_eq!(problems.body_keys(), ["members", "name", "a/b"]);
+        problems.drop_body_keys(&["members".to_owned()]);
+        problems.extend_messages(&["'body/name' must be at least 1 character".to_owned()]);
+        assert_eq!(
+            problems.into_messages(),
+            [
+                "'body/name' must be at least 1 character",
+                "'body/a~1b' is odd",
+                "'query/page' must be at least 1",
+            ]
+        );
+        let mut whole = Problems::new();
+        whole.add(Location::Body, "", "must be an object");
+        assert_eq!(whole.body_keys(), [""]);
+    }
 }
