@@ -109,6 +109,23 @@ pub async fn branch_for_write(
     Ok(requested)
 }
 
+/// The branch of a new record that must have one: [`branch_for_write`]'s, and a problem
+/// of `body/branchId` when there is none (once: a caller that had to send one has it
+/// reported already by the reader).
+pub async fn required_branch(
+    state: &AppState,
+    caller: &Principal,
+    tenant: TenantId,
+    requested: Option<BranchId>,
+    problems: &mut Problems,
+) -> Result<Option<BranchId>, ApiError> {
+    let branch = branch_for_write(state, caller, tenant, requested, problems).await?;
+    if branch.is_none() && !problems.names(Location::Body, "branchId") {
+        problems.add(Location::Body, "branchId", "is required");
+    }
+    Ok(branch)
+}
+
 /// The answer to rules checked into `problems`: none broken, or every one in a 400 —
 /// for a caller with nothing else to report beside them.
 pub fn answer(problems: Problems) -> Result<(), ApiError> {

@@ -73,12 +73,8 @@ pub async fn create(
     let body = body
         .check(async |body, problems| {
             tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
-            branch = tenancy::branch_for_write(&state, &caller, tenant, body.branch_id, problems)
-                .await?;
-            // Reported already when the caller had to send one (its placement).
-            if branch.is_none() && !problems.names(Location::Body, "branchId") {
-                problems.add(Location::Body, "branchId", "is required");
-            }
+            branch =
+                tenancy::required_branch(&state, &caller, tenant, body.branch_id, problems).await?;
             let fields = UpdateAnnouncement::from(body.clone());
             check_references(&state, tenant, &fields, problems).await
         })
