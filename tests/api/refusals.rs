@@ -440,6 +440,22 @@ async fn a_broken_field_is_not_checked_against_the_database(app: TestApp) {
         problems,
         ["'body/branchId' is required", "'body/tenantId' is required"]
     );
+    // A tenant: its name and a partner that does not exist, together.
+    let problems = app
+        .post(
+            "/v2/admin/tenants/",
+            &platform,
+            json!({"name": "", "partnerId": 999_999}),
+        )
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(
+        problems,
+        [
+            "'body/name' must be at least 1 character",
+            "'body/partnerId' must name an existing partner"
+        ]
+    );
     // Nothing was written.
     let page = app.get("/v2/admin/queues/", &admin).await.expect(200);
     assert_eq!(page["totalRecords"], 0);
