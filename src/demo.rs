@@ -130,7 +130,9 @@ fn refused(error: switchboard_api::error::ApiError) -> anyhow::Error {
 /// answered) and, last, the tenant admin, whose own changes start the audit trail.
 /// Into an empty database only: see [`prepare`].
 pub async fn seed(state: &AppState) -> anyhow::Result<Seeded> {
-    switchboard_db::audit::acting_as(demo_actor(), seed_all(state)).await
+    // Every step's future on the heap (here and in `seed_all`): inline, the handlers'
+    // futures nest past a debug build's 2 MiB thread stack.
+    switchboard_db::audit::acting_as(demo_actor(), Box::pin(seed_all(state))).await
 }
 
 async fn seed_all(state: &AppState) -> anyhow::Result<Seeded> {
@@ -141,11 +143,11 @@ async fn seed_all(state: &AppState) -> anyhow::Result<Seeded> {
         body::<CreatePartner>(json!({"name": "Demo Telecom"}))?,
     )
     .await?;
-    let tenant = tenants::create_tenant(
+    let tenant = Box::pin(tenants::create_tenant(
         state,
         &operator,
         body::<CreateTenant>(json!({"name": "Riverside Pharmacy", "partnerId": partner.id}))?,
-    )
+    ))
     .await
     .map_err(refused)?;
     let branch = branches::create(
@@ -173,15 +175,21 @@ async fn seed_all(state: &AppState) -> anyhow::Result<Seeded> {
         front_desk.get_or_insert(extension.id);
         extension_ids.push(extension.id.get());
     }
-    let handling = seed_call_handling(state, tenant.id, branch.id, &extension_ids).await?;
+    let handling = Box::pin(seed_call_handling(
+        state,
+        tenant.id,
+        branch.id,
+        &extension_ids,
+    ))
+    .await?;
     let platform_password = crate::cli::random_password();
-    users::create_account(
+    Box::pin(users::create_account(
         state,
         &operator,
         body::<CreateUser>(
             json!({"email": PLATFORM_EMAIL, "password": platform_password, "userRole": 1}),
         )?,
-    )
+    ))
     .await
     .map_err(refused)?;
     // The engine's and the integrator's side, through the API as the platform admin.
@@ -202,8 +210,8 @@ async fn seed_all(state: &AppState) -> anyhow::Result<Seeded> {
         now,
     ))
     .await?;
-    seed_voicemail_and_calls(state, tenant.id).await?;
-    users::create_account(
+    Box::pin(seed_voicemail_and_calls(state, tenant.id)).await?;
+    Box::pin(users::create_account(
         state,
         &operator,
         body::<CreateUser>(json!({
@@ -211,10 +219,10 @@ async fn seed_all(state: &AppState) -> anyhow::Result<Seeded> {
             "tenantId": tenant.id, "branchId": branch.id, "extId": front_desk,
             "title": "Office manager", "timezone": "America/New_York",
         }))?,
-    )
+    ))
     .await
     .map_err(refused)?;
-    office_managers_changes(state).await?;
+    Box::pin(office_managers_changes(state)).await?;
     Ok(Seeded {
         platform_password,
         notes,

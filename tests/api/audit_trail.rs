@@ -387,18 +387,15 @@ async fn child_lists_show_in_their_owners_entries(app: TestApp) {
     .expect(200);
     let create = only(&app, &a, "paging-group", &group["id"], "create").await;
     assert_eq!(
-        create["after"]["routingDestinations"][0]["targetId"], w.ext_a,
+        create["after"]["routingDestinations"][0]["id"], w.ext_a,
         "{create}"
     );
     let update = only(&app, &a, "paging-group", &group["id"], "update").await;
     assert_eq!(
-        update["before"]["routingDestinations"][0]["targetId"], w.ext_a,
+        update["before"]["routingDestinations"][0]["id"], w.ext_a,
         "{update}"
     );
-    assert_eq!(
-        update["after"]["routingDestinations"][0]["targetId"],
-        w.ext_a2
-    );
+    assert_eq!(update["after"]["routingDestinations"][0]["id"], w.ext_a2);
     assert_eq!(
         update["after"]["routingDestinations"]
             .as_array()
@@ -409,7 +406,7 @@ async fn child_lists_show_in_their_owners_entries(app: TestApp) {
     app.delete(&path, &a).await.expect(200);
     let delete = only(&app, &a, "paging-group", &group["id"], "delete").await;
     assert_eq!(
-        delete["before"]["routingDestinations"][0]["targetId"], w.ext_a2,
+        delete["before"]["routingDestinations"][0]["id"], w.ext_a2,
         "the members it had: {delete}"
     );
 
@@ -437,13 +434,10 @@ async fn child_lists_show_in_their_owners_entries(app: TestApp) {
     .expect(200);
     let update = only(&app, &a, "business-hours", &hours["id"], "update").await;
     assert_eq!(
-        update["before"]["notMatchDestinations"][0]["targetId"], w.ext_a,
+        update["before"]["notMatchDestinations"][0]["id"], w.ext_a,
         "{update}"
     );
-    assert_eq!(
-        update["after"]["notMatchDestinations"][0]["targetId"],
-        w.ext_a2
-    );
+    assert_eq!(update["after"]["notMatchDestinations"][0]["id"], w.ext_a2);
     assert_eq!(update["before"]["holidays"][0]["name"], "New Year");
     assert_eq!(update["after"]["holidays"][0]["name"], "Christmas");
     assert!(
@@ -490,8 +484,8 @@ async fn child_lists_show_in_their_owners_entries(app: TestApp) {
     .await
     .expect(200);
     let update = only(&app, &a, "announcement", &announcement["id"], "update").await;
-    assert_eq!(update["before"]["ivrs"][0]["ivrId"], ivrs[0], "{update}");
-    assert_eq!(update["after"]["ivrs"][0]["ivrId"], ivrs[1]);
+    assert_eq!(update["before"]["ivrs"][0]["id"], ivrs[0], "{update}");
+    assert_eq!(update["after"]["ivrs"][0]["id"], ivrs[1]);
 
     // A device's lines.
     let device = app
@@ -511,18 +505,219 @@ async fn child_lists_show_in_their_owners_entries(app: TestApp) {
     .await
     .expect(200);
     let update = only(&app, &a, "device", &device["id"], "update").await;
-    assert_eq!(
-        update["before"]["lines"],
-        json!([{"position": 1, "extensionId": w.ext_a}]),
-        "{update}"
-    );
-    assert_eq!(
-        update["after"]["lines"],
-        json!([{"position": 1, "extensionId": w.ext_a2}, {"position": 2, "extensionId": w.ext_a}])
-    );
+    let ids = |side: &str| -> Vec<Value> {
+        update[side]["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|line| line["id"].clone())
+            .collect()
+    };
+    assert_eq!(ids("before"), [json!(w.ext_a)], "{update}");
+    assert_eq!(ids("after"), [json!(w.ext_a2), json!(w.ext_a)]);
+}
+
+/// An entry's side without the secrets it notes as changed (`********`): not fields the
+/// API answers.
+fn answered(side: &Value) -> Value {
+    let mut side = side.clone();
+    if let Some(fields) = side.as_object_mut() {
+        fields.retain(|_, value| value != "********");
+    }
+    side
+}
+
+/// The fields in which two answers of one record differ.
+fn changed(first: &Value, second: &Value) -> Vec<String> {
+    let (Some(first), Some(second)) = (first.as_object(), second.as_object()) else {
+        panic!("records are objects: {first} {second}");
+    };
+    let mut keys: Vec<String> = second
+        .iter()
+        .filter(|(key, value)| first.get(*key) != Some(*value))
+        .map(|(key, _)| key.clone())
+        .collect();
+    keys.sort();
+    keys
+}
+
+/// The trail speaks the API's language (issue 29): for each record that owns lists, the
+/// create's `after` is what `GET` answers, an update's `before` and `after` are the fields
+/// that changed between two `GET`s, as each answered them (a queue's `members` and
+/// `timeoutDestination`, `holdMediaFileId: 0`), and the delete's `before` is the last
+/// `GET` — so a client can diff an entry against what it read.
+async fn entries_are_what_the_api_answers(app: TestApp) {
+    let w = World::seed(&app).await;
+    let a = app.login(w.admin_a).await;
+    let platform = app.login(w.platform).await;
+    let media = app
+        .upload(
+            &a,
+            &[("name", "Tone")],
+            Some(("t.mp3", fixture("tone.mp3"))),
+        )
+        .await
+        .expect(200)["id"]
+        .clone();
+    let ivr = app
+        .post(
+            "/v2/admin/ivrs/",
+            &a,
+            json!({"name": "Menu", "number": "709"}),
+        )
+        .await
+        .expect(200)["id"]
+        .clone();
+    app.post(
+        "/v2/admin/phone-numbers/",
+        &platform,
+        json!({"tenantId": w.tenant_a, "number": "12025550100"}),
+    )
+    .await
+    .expect(200);
+    let ext = |id: i64| json!({"id": id, "destType": "EXT"});
+    let resources: Vec<(&str, &str, &str, Value, Value)> = vec![
+        (
+            "queue",
+            "/v2/admin/queues/",
+            &a,
+            json!({"name": "Support", "number": "610", "strategy": "ringAll",
+                   "members": [{"id": w.ext_a, "order": 1}]}),
+            json!({"members": [{"id": w.ext_a2, "order": 1}, {"id": w.ext_a, "order": 2}],
+                   "timeoutDestination": ext(w.ext_a), "holdMediaFileId": media}),
+        ),
+        (
+            "ivr",
+            "/v2/admin/ivrs/",
+            &a,
+            json!({"name": "Main", "number": "710", "timeoutDestination": ext(w.ext_a)}),
+            json!({"timeoutDestination": ext(w.ext_a2), "greetingMediaFileId": media}),
+        ),
+        (
+            "paging-group",
+            "/v2/admin/paging-groups/",
+            &a,
+            json!({"tenantId": w.tenant_a, "number": "80", "name": "Store",
+                   "routingDestinations": [ext(w.ext_a)]}),
+            json!({"routingDestinations": [ext(w.ext_a2)], "introMessageMediaFileId": media}),
+        ),
+        (
+            "business-hours",
+            "/v2/admin/business-hours/",
+            &a,
+            json!({"name": "Store hours", "branchId": w.branch_a, "timezone": "Europe/Berlin",
+                   "hours": {"1": [{"from": "09:00", "to": "17:00"}]},
+                   "matchDestinations": [ext(w.ext_a)],
+                   "notMatchDestinations": [{"id": w.ext_a, "destType": "VOICEMAIL"}]}),
+            json!({"matchDestinations": [ext(w.ext_a2)],
+                   "holidays": [{"name": "Christmas", "date": "2026-12-25"}]}),
+        ),
+        (
+            "phone-number",
+            "/v2/admin/phone-numbers/",
+            &platform,
+            json!({"tenantId": w.tenant_a, "number": "12025550101"}),
+            json!({"destination": ext(w.ext_a), "diCommentName": "Sales"}),
+        ),
+        (
+            "pharmacy-agent",
+            "/v2/admin/pharmacy/agents/",
+            &a,
+            json!({"name": "Refills", "number": "711"}),
+            json!({"fallbackDestination": ext(w.ext_a), "greetingMediaFileId": media}),
+        ),
+        (
+            "music-on-hold",
+            "/v2/admin/music-on-hold/",
+            &a,
+            json!({"name": "Jazz", "routingDestinations": [{"id": media, "destType": "MEDIA_FILE"}]}),
+            json!({"name": "Smooth jazz"}),
+        ),
+        (
+            "call-campaign",
+            "/v2/admin/call-campaigns/",
+            &a,
+            json!({"name": "Recall", "callerIdNumber": "+12025550100",
+                   "destination": [ext(w.ext_a)],
+                   "callingWindow": {"days": [1], "from": "09:00", "to": "17:00", "timeZone": "UTC"}}),
+            json!({"destination": [ext(w.ext_a2)], "name": "Recall 2"}),
+        ),
+        (
+            "device",
+            "/v2/admin/devices/",
+            &a,
+            json!({"name": "Desk", "mac": "805ec0abcd77", "model": "yealink-t54w", "lines": [w.ext_a]}),
+            json!({"lines": [w.ext_a2, w.ext_a], "name": "Front desk"}),
+        ),
+        (
+            "announcement",
+            "/v2/admin/announcements/",
+            &a,
+            json!({"name": "Holidays", "description": "Closed", "mediaFileId": media,
+                   "active": 1, "startDate": "2026-12-20", "endDate": "2027-01-02",
+                   "branchId": w.branch_a, "ivrs": [{"id": ivr, "order": 1}]}),
+            json!({"ivrs": [], "description": "Open again"}),
+        ),
+    ];
+    for (entity, collection, token, create, change) in resources {
+        let id = app.post(collection, token, create).await.expect(200)["id"].clone();
+        let path = format!("{collection}{id}");
+        let first = app.get(&path, token).await.expect(200);
+        let created = only(&app, &a, entity, &id, "create").await;
+        assert_eq!(
+            answered(&created["after"]),
+            first,
+            "{entity}: the create is the first GET"
+        );
+        app.patch(&path, token, change).await.expect(200);
+        let second = app.get(&path, token).await.expect(200);
+        let updated = only(&app, &a, entity, &id, "update").await;
+        let fields = changed(&first, &second);
+        assert!(!fields.is_empty(), "{entity}: the change shows");
+        assert_eq!(
+            changed(&json!({}), &answered(&updated["after"])),
+            fields,
+            "{entity}: the update names the fields that changed: {updated}"
+        );
+        for field in &fields {
+            assert_eq!(
+                updated["before"][field], first[field],
+                "{entity} {field} before"
+            );
+            assert_eq!(
+                updated["after"][field], second[field],
+                "{entity} {field} after"
+            );
+        }
+        let delete_token = if entity == "phone-number" {
+            &platform
+        } else {
+            token
+        };
+        app.delete(&path, delete_token).await.expect(200);
+        let deleted = only(&app, &a, entity, &id, "delete").await;
+        assert_eq!(
+            answered(&deleted["before"]),
+            second,
+            "{entity}: the delete is the last GET"
+        );
+    }
+    // The issue's example, spelled out: a queue's hold music none is 0, as answered.
+    let queue = app
+        .post(
+            "/v2/admin/queues/",
+            &a,
+            json!({"name": "Plain", "number": "612", "strategy": "ringAll"}),
+        )
+        .await
+        .expect(200);
+    let created = only(&app, &a, "queue", &queue["id"], "create").await;
+    assert_eq!(created["after"]["holdMediaFileId"], 0);
+    assert_eq!(created["after"]["members"], json!([]));
 }
 
 on_both_backends!(
+    entries_are_what_the_api_answers,
     child_lists_show_in_their_owners_entries,
     changes_from_above_are_in_the_records_tenants_trail,
     creates_updates_and_deletes_are_recorded,

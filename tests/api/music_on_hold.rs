@@ -126,7 +126,7 @@ async fn create_read_and_play(app: TestApp) {
         .collect();
     assert_eq!(actions, ["create", "update"]);
     assert_eq!(
-        trail["records"][1]["after"]["routingDestinations"][0]["targetId"],
+        trail["records"][1]["after"]["routingDestinations"][0]["id"],
         mp3
     );
 

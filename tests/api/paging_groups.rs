@@ -135,9 +135,13 @@ async fn validation_messages(app: TestApp) {
         )
         .await
         .error(400, "ValidationError");
+    // Every foreign reference at once (issue 29), not the first one found.
     assert_eq!(
         problems,
-        ["'body/routingDestinations/1/id' must name an extension of the tenant"]
+        [
+            "'body/routingDestinations/1/id' must name an extension of the tenant",
+            "'body/introMessageMediaFileId' must name a media file of the tenant"
+        ]
     );
 }
 

@@ -787,13 +787,13 @@ async fn audited_as_pharmacy_agent(app: TestApp) {
     assert!(records.iter().all(|r| r["entity"] == "pharmacy-agent"));
     assert_eq!(records[0]["after"]["number"], "700");
     assert_eq!(
-        records[0]["after"]["fallbackDestination"][0]["targetId"], pharmacist,
+        records[0]["after"]["fallbackDestination"]["id"], pharmacist,
         "{}",
         records[0]
     );
     assert_eq!(records[1]["before"], json!({"ivrBulk": 0}));
     assert_eq!(records[1]["after"], json!({"ivrBulk": 1}));
-    assert_eq!(records[2]["after"]["fallbackDestination"], json!([]));
+    assert_eq!(records[2]["after"]["fallbackDestination"], Value::Null);
     assert_eq!(records[3]["before"]["name"], "A");
 }
 

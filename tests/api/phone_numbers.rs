@@ -104,6 +104,7 @@ async fn provisioning_and_settings(app: TestApp) {
             "'body/number' cannot be changed: release the number and provision it again",
             "'body/registeredCNAM' must be at most 15 characters",
             "'body/recording' must be one of: yes, no",
+            "'body/smsExtId' must name an extension of the tenant",
         ]
     );
     let problems = app

@@ -512,7 +512,7 @@ async fn ivr_menus_route_each_key_once(app: TestApp) {
         .iter()
         .find(|r| r["action"] == "update" && r["after"].get("options").is_some())
         .expect("the menu change is audited");
-    assert_eq!(update["after"]["options"][0]["typeSrc"], "0", "{update}");
+    assert_eq!(update["after"]["options"][0]["digit"], "0", "{update}");
     app.delete(&path, &token).await.expect(200);
     app.delete(&format!("/v2/admin/ivrs/{}", plain["id"]), &token)
         .await

@@ -561,7 +561,15 @@ async fn hostile_input_is_refused_not_stored(app: TestApp) {
                "branchId": w.branch_a, "ivrs": [{"id": ivr["id"]}, {"id": ivr["id"]}]}))
         .await
         .error(400, "ValidationError");
-    assert_eq!(problems, ["'body/ivrs/1/id' is listed twice"]);
+    // With the reference to a media file the tenant does not have (issue 29: every
+    // broken rule at once).
+    assert_eq!(
+        problems,
+        [
+            "'body/ivrs/1/id' is listed twice",
+            "'body/mediaFileId' must name a media file of the tenant"
+        ]
+    );
 }
 
 on_both_backends!(

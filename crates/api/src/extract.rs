@@ -53,10 +53,10 @@ impl<S: Send + Sync, T: FromBody> FromRequest<S> for JsonBody<T> {
                 "a body with fixed fields is read with Patch, which compares them"
             )
         };
-        let (value, problems, _) = read_json::<S, T>(req, state).await?;
-        match value {
-            Some(value) if problems.is_empty() => Ok(JsonBody(value)),
-            _ => Err(ApiError::validation(problems)),
+        let read = read_json::<S, T>(req, state, false).await?;
+        match read.body {
+            Some(value) if read.problems.is_empty() => Ok(JsonBody(value)),
+            _ => Err(ApiError::validation(read.problems)),
         }
     }
 }
@@ -64,12 +64,16 @@ impl<S: Send + Sync, T: FromBody> FromRequest<S> for JsonBody<T> {
 /// A JSON body with rules beyond its own values (records it must name, fields the record
 /// keeps): the body reaches the handler only through [`Checked::check`], which runs those
 /// rules whenever the body could be read — even with a rule across its items broken —
-/// and answers every broken rule of both passes in one 400 (interface §5).
+/// and answers every broken rule of both passes in one 400 (interface §5). A body with
+/// broken fields is built with those fields left out (or, when required, stood in for
+/// by the document's example), so the rules still run on every other field.
 pub struct Checked<T> {
     /// The body, when it could be built.
     value: Option<T>,
     /// Every rule broken so far.
     problems: Problems,
+    /// The top-level fields left out or stood in for because they are broken.
+    stand_ins: Vec<String>,
 }
 
 impl<T> Checked<T> {
@@ -83,11 +87,36 @@ impl<T> Checked<T> {
         let Checked {
             value,
             mut problems,
+            stand_ins,
         } = self;
         let Some(value) = value else {
             return Err(ApiError::validation(problems));
         };
-        rules(&value, &mut problems).await?;
+        if !stand_ins.is_empty() {
+            // The rules ran on stand-ins for the broken fields: what they say of those is
+            // not about the request, and an answer they give (a 403 for a stand-in tenant)
+            // gives way to the body's own problems — but a failure of the service stands.
+            let mut found = Problems::new();
+            match rules(&value, &mut found).await {
+                Ok(()) => {
+                    found.drop_body_keys(&stand_ins);
+                    problems.extend(found);
+                }
+                Err(error) if error.status().is_server_error() => return Err(error),
+                Err(_) => {}
+            }
+            return Err(ApiError::validation(problems));
+        }
+        match rules(&value, &mut problems).await {
+            Ok(()) => {}
+            // A rule refusing the body (a tenant it must name) joins what was found before
+            // it rather than hiding it.
+            Err(error) if error.status() == StatusCode::BAD_REQUEST && !problems.is_empty() => {
+                problems.extend_messages(error.validation_errors());
+                return Err(ApiError::validation(problems));
+            }
+            Err(error) => return Err(error),
+        }
         if problems.is_empty() {
             Ok(value)
         } else {
@@ -106,8 +135,12 @@ impl<S: Send + Sync, T: FromBody> FromRequest<S> for Checked<T> {
                 "a body with fixed fields is read with Patch, which compares them"
             )
         };
-        let (value, problems, _) = read_json::<S, T>(req, state).await?;
-        Ok(Checked { value, problems })
+        let read = read_json::<S, T>(req, state, true).await?;
+        Ok(Checked {
+            value: read.body,
+            problems: read.problems,
+            stand_ins: read.stand_ins,
+        })
     }
 }
 
@@ -122,6 +155,8 @@ pub struct Patch<T> {
     problems: Problems,
     /// The fixed fields the body sent, with their values.
     sent: Vec<(switchboard_domain::validation::FixedField, Value)>,
+    /// The top-level fields left out or stood in for because they are broken.
+    stand_ins: Vec<String>,
 }
 
 impl<T> Patch<T> {
@@ -152,6 +187,7 @@ impl<T> Patch<T> {
         Ok(Checked {
             value: self.body,
             problems,
+            stand_ins: self.stand_ins,
         })
     }
 }
@@ -160,27 +196,42 @@ impl<S: Send + Sync, T: FromBody> FromRequest<S> for Patch<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
-        let (body, problems, value) = read_json::<S, T>(req, state).await?;
+        let read = read_json::<S, T>(req, state, true).await?;
         let sent = T::FIXED
             .iter()
-            .filter_map(|field| Some((*field, value.get(field.key)?.clone())))
+            .filter_map(|field| Some((*field, read.json.get(field.key)?.clone())))
             .collect();
         Ok(Patch {
-            body,
-            problems,
+            body: read.body,
+            problems: read.problems,
             sent,
+            stand_ins: read.stand_ins,
         })
     }
+}
+
+/// What [`read_json`] read.
+struct Read<T> {
+    /// The value, when it could be built.
+    body: Option<T>,
+    /// Every rule the body breaks.
+    problems: Problems,
+    /// The JSON it was read from.
+    json: Value,
+    /// The top-level fields left out or stood in for to build `body`.
+    stand_ins: Vec<String>,
 }
 
 /// Reads a JSON body into `T` (with the placement `T` declares checked against the
 /// caller's scope), answering what was read — the value when it could be built, every
 /// rule it breaks — with the JSON it was read from; a body that is not JSON is refused
-/// at once.
+/// at once. With `stand_in`, a body whose broken fields keep it from being built is
+/// built without them ([`stand_in_for`]), for the record's rules to run on the rest.
 async fn read_json<S: Send + Sync, T: FromBody>(
     req: Request,
     state: &S,
-) -> Result<(Option<T>, Problems, Value), ApiError> {
+    stand_in: bool,
+) -> Result<Read<T>, ApiError> {
     {
         if !is_json(req.headers().get(header::CONTENT_TYPE)) {
             return Err(ApiError::unsupported_media_type(
@@ -203,7 +254,47 @@ async fn read_json<S: Send + Sync, T: FromBody>(
         if let Some(scope) = scope.filter(|_| T::PLACEMENT != Placement::NONE) {
             T::PLACEMENT.check(&scope, &value, &mut problems);
         }
-        Ok((body, problems, value))
+        let (body, stand_ins) = match body {
+            None if stand_in => stand_in_for::<T>(&value, &problems),
+            body => (body, Vec::new()),
+        };
+        Ok(Read {
+            body,
+            problems,
+            json: value,
+            stand_ins,
+        })
+    }
+}
+
+/// Builds `T` from `value` without the top-level fields `problems` names: first with
+/// them left out (an optional field not sent), else with a required one replaced by the
+/// document's example. Answers the value (never to be written: its problems stand) and
+/// the fields replaced, or nothing when the body cannot be built even so.
+fn stand_in_for<T: FromBody>(value: &Value, problems: &Problems) -> (Option<T>, Vec<String>) {
+    let keys = problems.body_keys();
+    let Value::Object(object) = value else {
+        return (None, Vec::new());
+    };
+    if keys.is_empty() || keys.iter().any(String::is_empty) {
+        return (None, Vec::new());
+    }
+    let mut without = object.clone();
+    for key in &keys {
+        without.remove(key);
+    }
+    if let (Some(body), _) = T::read_partial(&Value::Object(without.clone())) {
+        return (Some(body), keys);
+    }
+    let example = T::body_example();
+    for key in &keys {
+        if let Some(stand_in) = example.get(key) {
+            without.insert(key.clone(), stand_in.clone());
+        }
+    }
+    match T::read_partial(&Value::Object(without)) {
+        (Some(body), _) => (Some(body), keys),
+        (None, _) => (None, Vec::new()),
     }
 }
 

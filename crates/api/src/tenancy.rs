@@ -8,7 +8,8 @@
 
 use switchboard_db::{branches, tenants};
 use switchboard_domain::ids::{BranchId, TenantId};
-use switchboard_domain::{Location, Principal, Scope};
+use switchboard_domain::records::destination::DestinationInput;
+use switchboard_domain::{Location, Principal, Problems, Scope};
 
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -80,12 +81,14 @@ pub async fn check_tenant_filter(
 }
 
 /// The branch of a new or changed branch-bearing record in `tenant`: a branch admin's own
-/// (naming another is a 403), otherwise the one named, which must be of the tenant.
+/// (naming another is a 403), otherwise the one named, which must be of the tenant (a
+/// problem of `body/branchId` otherwise, added to `problems`).
 pub async fn branch_for_write(
     state: &AppState,
     caller: &Principal,
     tenant: TenantId,
     requested: Option<BranchId>,
+    problems: &mut Problems,
 ) -> Result<Option<BranchId>, ApiError> {
     if let Some(own) = caller.scope.own_branch() {
         return match requested {
@@ -94,35 +97,59 @@ pub async fn branch_for_write(
             Some(_) => Err(ApiError::forbidden("branchId is outside your scope")),
         };
     }
-    match requested {
-        Some(branch) if !branches::of_tenant(&state.db, tenant, branch).await? => {
-            Err(ApiError::invalid(
-                Location::Body,
-                "branchId",
-                "must name a branch of the tenant",
-            ))
-        }
-        other => Ok(other),
+    if let Some(branch) = requested
+        && !branches::of_tenant(&state.db, tenant, branch).await?
+    {
+        problems.add(
+            Location::Body,
+            "branchId",
+            "must name a branch of the tenant",
+        );
+    }
+    Ok(requested)
+}
+
+/// The branch of a new record that must have one: [`branch_for_write`]'s, and a problem
+/// of `body/branchId` when there is none (once: a caller that had to send one has it
+/// reported already by the reader).
+pub async fn required_branch(
+    state: &AppState,
+    caller: &Principal,
+    tenant: TenantId,
+    requested: Option<BranchId>,
+    problems: &mut Problems,
+) -> Result<Option<BranchId>, ApiError> {
+    let branch = branch_for_write(state, caller, tenant, requested, problems).await?;
+    if branch.is_none() && !problems.names(Location::Body, "branchId") {
+        problems.add(Location::Body, "branchId", "is required");
+    }
+    Ok(branch)
+}
+
+/// The answer to rules checked into `problems`: none broken, or every one in a 400 —
+/// for a caller with nothing else to report beside them.
+pub fn answer(problems: Problems) -> Result<(), ApiError> {
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiError::validation(problems))
     }
 }
 
 /// Checks that every destination of a list at body `field` names a record of `tenant`,
-/// answering one validation error per foreign or missing target.
+/// adding one problem per foreign or missing target.
 pub async fn check_destinations(
     state: &AppState,
     tenant: TenantId,
     field: &str,
-    items: &[switchboard_domain::records::destination::DestinationInput],
+    items: &[DestinationInput],
+    problems: &mut Problems,
 ) -> Result<(), ApiError> {
     let foreign = switchboard_db::destinations::foreign_targets(&state.db, tenant, items).await?;
-    if foreign.is_empty() {
-        return Ok(());
-    }
-    let mut problems = switchboard_domain::Problems::new();
     for (index, message) in foreign {
         problems.add(Location::Body, &format!("{field}/{index}/id"), message);
     }
-    Err(ApiError::validation(problems))
+    Ok(())
 }
 
 /// Checks that the single destination at body `field` (when one is sent) names a record
@@ -131,7 +158,8 @@ pub async fn check_destination(
     state: &AppState,
     tenant: TenantId,
     field: &str,
-    item: Option<&switchboard_domain::records::destination::DestinationInput>,
+    item: Option<&DestinationInput>,
+    problems: &mut Problems,
 ) -> Result<(), ApiError> {
     let Some(item) = item else {
         return Ok(());
@@ -142,14 +170,10 @@ pub async fn check_destination(
         std::slice::from_ref(item),
     )
     .await?;
-    match foreign.into_iter().next() {
-        None => Ok(()),
-        Some((_, message)) => Err(ApiError::invalid(
-            Location::Body,
-            &format!("{field}/id"),
-            &message,
-        )),
+    if let Some((_, message)) = foreign.into_iter().next() {
+        problems.add(Location::Body, &format!("{field}/id"), message);
     }
+    Ok(())
 }
 
 /// Checks that announcement `id` (when not 0/absent) belongs to `tenant`.
@@ -158,20 +182,17 @@ pub async fn check_announcement(
     tenant: TenantId,
     field: &str,
     id: Option<i64>,
+    problems: &mut Problems,
 ) -> Result<(), ApiError> {
-    let Some(id) = id.filter(|id| *id > 0) else {
-        return Ok(());
-    };
-    let condition = switchboard_db::scope::of_tenant(tenant);
-    if switchboard_db::crud::exists(&state.db, "announcements", id, condition).await? {
-        Ok(())
-    } else {
-        Err(ApiError::invalid(
-            Location::Body,
-            field,
-            "must name an announcement of the tenant",
-        ))
-    }
+    let id = id.filter(|id| *id > 0);
+    check_of_tenant(
+        state,
+        tenant,
+        ("announcements", "an announcement"),
+        (field, id),
+        problems,
+    )
+    .await
 }
 
 /// Checks that music on hold `id` (when present) belongs to `tenant`. A music on hold
@@ -181,13 +202,14 @@ pub async fn check_music_on_hold(
     tenant: TenantId,
     field: &str,
     id: Option<i64>,
+    problems: &mut Problems,
 ) -> Result<(), ApiError> {
     check_of_tenant(
         state,
         tenant,
         ("music_on_hold", "a music on hold"),
-        field,
-        id,
+        (field, id),
+        problems,
     )
     .await
 }
@@ -198,44 +220,40 @@ pub async fn check_media_file(
     tenant: TenantId,
     field: &str,
     id: Option<i64>,
+    problems: &mut Problems,
 ) -> Result<(), ApiError> {
-    let Some(id) = id.filter(|id| *id > 0) else {
-        return Ok(());
-    };
-    let condition = switchboard_db::scope::of_tenant(tenant);
-    if switchboard_db::crud::exists(&state.db, "media_files", id, condition).await? {
-        Ok(())
-    } else {
-        Err(ApiError::invalid(
-            Location::Body,
-            field,
-            "must name a media file of the tenant",
-        ))
-    }
+    let id = id.filter(|id| *id > 0);
+    check_of_tenant(
+        state,
+        tenant,
+        ("media_files", "a media file"),
+        (field, id),
+        problems,
+    )
+    .await
 }
 
-/// Checks that record `id` of `table` (when given) belongs to `tenant`, else a 400 on
-/// `field` saying it `must name {what} of the tenant`.
+/// Checks that record `id` of `table` (when given) belongs to `tenant`, else adds a
+/// problem on `field` saying it `must name {what} of the tenant`.
 async fn check_of_tenant(
     state: &AppState,
     tenant: TenantId,
     (table, what): (&'static str, &str),
-    field: &str,
-    id: Option<i64>,
+    (field, id): (&str, Option<i64>),
+    problems: &mut Problems,
 ) -> Result<(), ApiError> {
     let Some(id) = id else {
         return Ok(());
     };
     let condition = switchboard_db::scope::of_tenant(tenant);
-    if switchboard_db::crud::exists(&state.db, table, id, condition).await? {
-        Ok(())
-    } else {
-        Err(ApiError::invalid(
+    if !switchboard_db::crud::exists(&state.db, table, id, condition).await? {
+        problems.add(
             Location::Body,
             field,
-            &format!("must name {what} of the tenant"),
-        ))
+            format!("must name {what} of the tenant"),
+        );
     }
+    Ok(())
 }
 
 /// Checks that conduit `id` (when given) belongs to `tenant`.
@@ -244,8 +262,16 @@ pub async fn check_conduit(
     tenant: TenantId,
     field: &str,
     id: Option<i64>,
+    problems: &mut Problems,
 ) -> Result<(), ApiError> {
-    check_of_tenant(state, tenant, ("conduits", "a conduit"), field, id).await
+    check_of_tenant(
+        state,
+        tenant,
+        ("conduits", "a conduit"),
+        (field, id),
+        problems,
+    )
+    .await
 }
 
 /// Checks that queue `id` (when given) belongs to `tenant`.
@@ -254,8 +280,9 @@ pub async fn check_queue(
     tenant: TenantId,
     field: &str,
     id: Option<i64>,
+    problems: &mut Problems,
 ) -> Result<(), ApiError> {
-    check_of_tenant(state, tenant, ("queues", "a queue"), field, id).await
+    check_of_tenant(state, tenant, ("queues", "a queue"), (field, id), problems).await
 }
 
 /// Every stored spelling of the phone number `text` as `tenant` writes it: read in the

@@ -12,7 +12,7 @@ use switchboard_domain::records::announcement::{
 };
 use switchboard_domain::records::business_hour::BranchRef;
 
-use crate::backend::{Db, Tx};
+use crate::backend::{Db, Reader, Tx};
 use crate::crud::{self, Changes};
 use crate::error::{Error, Result};
 use crate::list::{self, Listing};
@@ -71,6 +71,11 @@ struct IvrRow {
 }
 
 async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<Announcement>> {
+    complete_on(&mut db.conn(), rows).await
+}
+
+/// [`complete`] on `reader`.
+async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<Announcement>> {
     let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
     let mut ivrs: HashMap<i64, Vec<AnnouncementIvr>> = HashMap::new();
     if !ids.is_empty() {
@@ -90,7 +95,7 @@ async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<Announcement>> {
             .order_by(("l", "position"), sea_query::Order::Asc)
             .order_by(("i", "id"), sea_query::Order::Asc)
             .take();
-        let rows: Vec<IvrRow> = db.conn().fetch_all(&select).await?;
+        let rows: Vec<IvrRow> = reader.read_all(&select).await?;
         for row in rows {
             ivrs.entry(row.announcement_id).or_default().push(row.ivr);
         }
@@ -117,6 +122,13 @@ async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<Announcement>> {
             },
         })
         .collect())
+}
+
+/// Record `id` as the API answers it, read in `tx` (the audit trail's snapshot: one
+/// serialiser for both); `None` when there is none.
+pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<Announcement>> {
+    let row: Option<Row> = crud::find_on(tx, select(&Scope::Platform), "a.id", id).await?;
+    Ok(complete_on(tx, row.into_iter().collect()).await?.pop())
 }
 
 /// Lists the announcements the caller reaches.

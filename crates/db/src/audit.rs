@@ -2,8 +2,9 @@
 //!
 //! Every create, update and delete of an audited table (see [`AUDITED`]) made through
 //! [`crate::crud`] while an actor is known writes an entry in the same transaction as the
-//! change (when it commits, so the record's child lists of [`CHILD_LISTS`] are final): entity, id, action, who, the tenant, the client address, and the changed
-//! columns before and after. The actor is ambient: the HTTP layer runs each request
+//! change (when it commits, so the lists a record owns are final): entity, id, action,
+//! who, the tenant, the client address, and the changed fields before and after, named
+//! and shaped as the API answers the record (see `snapshot`). The actor is ambient: the HTTP layer runs each request
 //! inside [`acting`] and names the authenticated user with [`identify`], so no handler
 //! or repository passes it along and none can forget it.
 
@@ -161,193 +162,53 @@ pub(crate) fn entity_of(table: &str) -> Option<&'static str> {
 /// A row as the trail keeps it.
 pub type Snapshot = serde_json::Map<String, serde_json::Value>;
 
-/// A list a record owns in another table (a paging group's members, a device's lines):
-/// its entries show in the owner's before and after as one field, an array of the
-/// child rows in order, so replacing the list is an update of the owner.
-pub struct ChildList {
-    /// The owner's table.
-    pub owner: &'static str,
-    /// The field the list is shown as (`snake_case`, answered in camelCase).
-    pub field: &'static str,
-    /// The table of the child rows.
-    pub table: &'static str,
-    /// Their column naming the owner's id.
-    pub key: &'static str,
-    /// Further columns fixing which rows are this list (a shared table's owner type
-    /// and list name).
-    pub filter: &'static [(&'static str, &'static str)],
-    /// The columns shown of each child row.
-    pub columns: &'static [&'static str],
-    /// The order of the list.
-    pub order: &'static [&'static str],
+/// Row `id` of `table` as the trail shows it: the record as the API answers it, for a
+/// table whose records the API reads with their lists (one serialiser for both, so an
+/// entry can be diffed against what a client read), otherwise its columns (secrets left
+/// out) in the API's camelCase; `None` when there is no such row. A table whose record
+/// owns lists in other tables (a queue's members, a paging group's destinations) is
+/// read here as a whole: its writers need nothing more, as long as the owner's own write
+/// (`crud::insert_in`, `update_in` — even with no column changed — or `delete_in`) comes
+/// first in the transaction, which snapshots the owner with its lists as they were.
+async fn snapshot(tx: &mut Tx, table: &'static str, id: i64) -> Result<Option<Snapshot>> {
+    match table {
+        "queues" => object(serde_json::to_value(crate::queues::present(tx, id).await?)),
+        "ivrs" => object(serde_json::to_value(crate::ivrs::present(tx, id).await?)),
+        "paging_groups" => object(serde_json::to_value(
+            crate::paging_groups::present(tx, id).await?,
+        )),
+        "business_hours" => object(serde_json::to_value(
+            crate::business_hours::present(tx, id).await?,
+        )),
+        "phone_numbers" => object(serde_json::to_value(
+            crate::phone_numbers::present(tx, id).await?,
+        )),
+        "pharmacy_agents" => object(serde_json::to_value(
+            crate::pharmacy_agents::present(tx, id).await?,
+        )),
+        "music_on_hold" => object(serde_json::to_value(
+            crate::music_on_hold::present(tx, id).await?,
+        )),
+        "call_campaigns" => object(serde_json::to_value(
+            crate::call_campaigns::present(tx, id).await?,
+        )),
+        "devices" => object(serde_json::to_value(crate::devices::present(tx, id).await?)),
+        "announcements" => object(serde_json::to_value(
+            crate::announcements::present(tx, id).await?,
+        )),
+        _ => tx.row_json(table, id, keep).await,
+    }
 }
 
-/// The child lists the trail shows with their owners. A new one is a line here; its
-/// writers need nothing more, as long as the owner's own write (`crud::insert_in`,
-/// `update_in` — even with no column changed — or `delete_in`) comes first in the
-/// transaction, which snapshots the owner with its lists as they were.
-pub const CHILD_LISTS: &[ChildList] = &[
-    ChildList {
-        owner: "call_campaigns",
-        field: "destination",
-        table: "destinations",
-        key: "owner_id",
-        filter: &[("owner_type", "call_campaign"), ("list", "destination")],
-        columns: &["dest_type", "target_id", "number", "sort_order"],
-        order: &["sort_order", "position"],
-    },
-    ChildList {
-        owner: "paging_groups",
-        field: "routing_destinations",
-        table: "destinations",
-        key: "owner_id",
-        filter: &[("owner_type", "paging_group"), ("list", "members")],
-        columns: &["dest_type", "target_id", "number", "sort_order"],
-        order: &["sort_order", "position"],
-    },
-    ChildList {
-        owner: "business_hours",
-        field: "match_destinations",
-        table: "destinations",
-        key: "owner_id",
-        filter: &[("owner_type", "business_hour"), ("list", "match")],
-        columns: &["dest_type", "target_id", "number", "sort_order"],
-        order: &["sort_order", "position"],
-    },
-    ChildList {
-        owner: "business_hours",
-        field: "not_match_destinations",
-        table: "destinations",
-        key: "owner_id",
-        filter: &[("owner_type", "business_hour"), ("list", "notMatch")],
-        columns: &["dest_type", "target_id", "number", "sort_order"],
-        order: &["sort_order", "position"],
-    },
-    ChildList {
-        owner: "business_hours",
-        field: "holidays",
-        table: "holidays",
-        key: "business_hour_id",
-        filter: &[],
-        columns: &["name", "date", "starts", "ends", "media_file_id"],
-        order: &["id"],
-    },
-    ChildList {
-        owner: "announcements",
-        field: "ivrs",
-        table: "announcement_ivrs",
-        key: "announcement_id",
-        filter: &[],
-        columns: &["ivr_id", "position"],
-        order: &["position", "ivr_id"],
-    },
-    ChildList {
-        owner: "devices",
-        field: "lines",
-        table: "device_lines",
-        key: "device_id",
-        filter: &[],
-        columns: &["position", "extension_id"],
-        order: &["position"],
-    },
-    ChildList {
-        owner: "ivrs",
-        field: "options",
-        table: "destinations",
-        key: "owner_id",
-        filter: &[("owner_type", "ivr"), ("list", "options")],
-        columns: &["type_src", "dest_type", "target_id", "number", "sort_order"],
-        order: &["sort_order", "position"],
-    },
-    ChildList {
-        owner: "ivrs",
-        field: "timeout_destination",
-        table: "destinations",
-        key: "owner_id",
-        filter: &[("owner_type", "ivr"), ("list", "timeout")],
-        columns: &["dest_type", "target_id", "number", "sort_order"],
-        order: &["sort_order", "position"],
-    },
-    ChildList {
-        owner: "ivrs",
-        field: "invalid_destination",
-        table: "destinations",
-        key: "owner_id",
-        filter: &[("owner_type", "ivr"), ("list", "invalid")],
-        columns: &["dest_type", "target_id", "number", "sort_order"],
-        order: &["sort_order", "position"],
-    },
-    ChildList {
-        owner: "queues",
-        field: "timeout_destination",
-        table: "destinations",
-        key: "owner_id",
-        filter: &[("owner_type", "queue"), ("list", "timeout")],
-        columns: &["dest_type", "target_id", "number", "sort_order"],
-        order: &["sort_order", "position"],
-    },
-    ChildList {
-        owner: "pharmacy_agents",
-        field: "fallback_destination",
-        table: "destinations",
-        key: "owner_id",
-        filter: &[("owner_type", "pharmacy_agent"), ("list", "fallback")],
-        columns: &["dest_type", "target_id", "number", "sort_order"],
-        order: &["sort_order", "position"],
-    },
-    ChildList {
-        owner: "pharmacy_agents",
-        field: "after_hours_destination",
-        table: "destinations",
-        key: "owner_id",
-        filter: &[("owner_type", "pharmacy_agent"), ("list", "afterHours")],
-        columns: &["dest_type", "target_id", "number", "sort_order"],
-        order: &["sort_order", "position"],
-    },
-    ChildList {
-        owner: "phone_numbers",
-        field: "destination",
-        table: "destinations",
-        key: "owner_id",
-        filter: &[("owner_type", "phone_number"), ("list", "destination")],
-        columns: &["dest_type", "target_id", "number", "sort_order"],
-        order: &["sort_order", "position"],
-    },
-    ChildList {
-        owner: "queues",
-        field: "members",
-        table: "queue_members",
-        key: "queue_id",
-        filter: &[],
-        columns: &["extension_id", "position", "penalty"],
-        order: &["position", "extension_id"],
-    },
-    ChildList {
-        owner: "music_on_hold",
-        field: "routing_destinations",
-        table: "destinations",
-        key: "owner_id",
-        filter: &[("owner_type", "music_on_hold"), ("list", "files")],
-        columns: &["dest_type", "target_id", "sort_order"],
-        order: &["sort_order", "position"],
-    },
-];
-
-/// Row `id` of `table` as the trail shows it: its columns (secrets left out) and its
-/// child lists; `None` when there is no such row.
-async fn snapshot(tx: &mut Tx, table: &'static str, id: i64) -> Result<Option<Snapshot>> {
-    let Some(mut row) = tx.row_json(table, id, keep).await? else {
-        return Ok(None);
-    };
-    for list in CHILD_LISTS.iter().filter(|list| list.owner == table) {
-        let fields: Vec<(String, &'static str)> =
-            list.columns.iter().map(|c| (camel(c), *c)).collect();
-        let rows = tx
-            .rows_json(list.table, list.key, id, list.filter, &fields, list.order)
-            .await?;
-        row.insert(list.field.to_owned(), rows);
+/// A record as the API serialises it (`null`: there is none), as a snapshot.
+fn object(record: serde_json::Result<serde_json::Value>) -> Result<Option<Snapshot>> {
+    match record {
+        Ok(serde_json::Value::Object(map)) => Ok(Some(map)),
+        Ok(_) => Ok(None),
+        Err(error) => Err(crate::Error::Presenting(format!(
+            "a record could not be written to the audit trail: {error}"
+        ))),
     }
-    Ok(Some(row))
 }
 
 /// An audited write of this transaction: its entity, actor and the row before it (with
@@ -459,6 +320,7 @@ fn tenant_in(table: &str, id: i64, row: &Snapshot) -> Option<TenantId> {
         return Some(TenantId(id));
     }
     row.get("tenant_id")
+        .or_else(|| row.get("tenantId"))
         .and_then(serde_json::Value::as_i64)
         .filter(|t| *t > 0)
         .map(TenantId)

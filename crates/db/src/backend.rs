@@ -230,6 +230,35 @@ macro_rules! statement_methods {
     };
 }
 
+/// What read statements run on: the pool, or a transaction, which sees its own writes —
+/// so a record is read the one way the API answers it both for the API and, inside the
+/// write, for the audit trail's snapshots.
+pub trait Reader: Send {
+    /// Runs a query answering every row.
+    fn read_all<T: Record>(
+        &mut self,
+        stmt: &(impl SqlxBinder + Sync),
+    ) -> impl std::future::Future<Output = Result<Vec<T>>> + Send;
+}
+
+impl Reader for PoolConn<'_> {
+    fn read_all<T: Record>(
+        &mut self,
+        stmt: &(impl SqlxBinder + Sync),
+    ) -> impl std::future::Future<Output = Result<Vec<T>>> + Send {
+        self.fetch_all(stmt)
+    }
+}
+
+impl Reader for Tx {
+    fn read_all<T: Record>(
+        &mut self,
+        stmt: &(impl SqlxBinder + Sync),
+    ) -> impl std::future::Future<Output = Result<Vec<T>>> + Send {
+        self.fetch_all(stmt)
+    }
+}
+
 /// Settings for opening the database.
 #[derive(Clone, Debug)]
 pub struct ConnectOptions {
@@ -875,70 +904,6 @@ impl Tx {
                         _ => None,
                     })
                     .collect())
-            })
-            .await;
-        circuit.observe(result)
-    }
-
-    /// The rows of `table` whose `key` is `id` and whose `filter` columns hold their
-    /// texts, as a JSON array of objects (`fields`: the object key and the column of
-    /// each), in `order`. Every name is one of the code's own, never input.
-    pub async fn rows_json(
-        &mut self,
-        table: &'static str,
-        key: &'static str,
-        id: i64,
-        filter: &[(&'static str, &'static str)],
-        fields: &[(String, &'static str)],
-        order: &[&'static str],
-    ) -> Result<serde_json::Value> {
-        let circuit = self.circuit();
-        let result = circuit
-            .guard(true, async {
-                let order = order
-                    .iter()
-                    .map(|c| format!("\"{c}\""))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                let pairs = fields
-                    .iter()
-                    .map(|(name, c)| format!("'{name}', \"{c}\""))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                let text: Option<String> = match &mut self.inner {
-                    TxInner::Sqlite(tx) => {
-                        let mut sql = format!(
-                            "SELECT json_object({pairs}) AS item FROM \"{table}\" WHERE \"{key}\" = ?1"
-                        );
-                        for (n, (column, _)) in filter.iter().enumerate() {
-                            sql.push_str(&format!(" AND \"{column}\" = ?{}", n + 2));
-                        }
-                        let sql =
-                            format!("SELECT json_group_array(json(item)) FROM ({sql} ORDER BY {order})");
-                        let mut query = sqlx::query_scalar(AssertSqlSafe(sql)).bind(id);
-                        for (_, value) in filter {
-                            query = query.bind(*value);
-                        }
-                        query.fetch_optional(&mut **tx).await?
-                    }
-                    TxInner::Postgres(tx) => {
-                        let mut sql = format!(
-                            "SELECT COALESCE(jsonb_agg(jsonb_build_object({pairs}) ORDER BY {order}), '[]'::jsonb)::text \
-                             FROM \"{table}\" WHERE \"{key}\" = $1"
-                        );
-                        for (n, (column, _)) in filter.iter().enumerate() {
-                            sql.push_str(&format!(" AND \"{column}\" = ${}", n + 2));
-                        }
-                        let mut query = sqlx::query_scalar(AssertSqlSafe(sql)).bind(id);
-                        for (_, value) in filter {
-                            query = query.bind(*value);
-                        }
-                        query.fetch_optional(&mut **tx).await?
-                    }
-                };
-                Ok(text
-                    .and_then(|text| serde_json::from_str(&text).ok())
-                    .unwrap_or_else(|| serde_json::json!([])))
             })
             .await;
         circuit.observe(result)

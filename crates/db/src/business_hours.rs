@@ -12,7 +12,7 @@ use switchboard_domain::records::business_hour::{
     HoursInterval, UpdateBusinessHour, When,
 };
 
-use crate::backend::{Db, Tx};
+use crate::backend::{Db, Reader, Tx};
 use crate::crud::{self, Changes};
 use crate::destinations::{self, Owner};
 use crate::error::{Error, Result};
@@ -89,15 +89,20 @@ fn holidays_select() -> SelectStatement {
 }
 
 async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<BusinessHour>> {
+    complete_on(&mut db.conn(), rows).await
+}
+
+/// [`complete`] on `reader`.
+async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<BusinessHour>> {
     let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
-    let mut lists = destinations::load(&db, Owner::BusinessHour, &ids).await?;
+    let mut lists = destinations::load_on(reader, Owner::BusinessHour, &ids).await?;
     let mut holidays: HashMap<i64, Vec<Holiday>> = HashMap::new();
     if !ids.is_empty() {
         let mut select = holidays_select();
         select
             .and_where(Expr::col("business_hour_id").is_in(ids.iter().copied()))
             .order_by("id", sea_query::Order::Asc);
-        let rows: Vec<HolidayRow> = db.conn().fetch_all(&select).await?;
+        let rows: Vec<HolidayRow> = reader.read_all(&select).await?;
         for row in rows {
             holidays
                 .entry(row.business_hour_id)
@@ -127,6 +132,13 @@ async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<BusinessHour>> {
             holidays: holidays.remove(&row.id).unwrap_or_default(),
         })
         .collect())
+}
+
+/// Record `id` as the API answers it, read in `tx` (the audit trail's snapshot: one
+/// serialiser for both); `None` when there is none.
+pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<BusinessHour>> {
+    let row: Option<Row> = crud::find_on(tx, select(&Scope::Platform), "h.id", id).await?;
+    Ok(complete_on(tx, row.into_iter().collect()).await?.pop())
 }
 
 /// Lists the business hours the caller reaches.

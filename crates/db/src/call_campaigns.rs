@@ -18,7 +18,7 @@ use switchboard_domain::records::call_campaign::{
 use switchboard_domain::records::call_outcome;
 use switchboard_domain::validation::iso;
 
-use crate::backend::{Db, Tx};
+use crate::backend::{Db, Reader, Tx};
 use crate::crud::{self, Changes};
 use crate::destinations::{self, Owner};
 use crate::error::{Error, Result};
@@ -83,8 +83,13 @@ fn days_text(days: &[i64]) -> String {
 
 /// Attaches the destination of every campaign in `rows`, with one query.
 async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<CallCampaign>> {
+    complete_on(&mut db.conn(), rows).await
+}
+
+/// [`complete`] on `reader`.
+async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<CallCampaign>> {
     let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
-    let mut lists = destinations::load(&db, Owner::CallCampaign, &ids).await?;
+    let mut lists = destinations::load_on(reader, Owner::CallCampaign, &ids).await?;
     Ok(rows
         .into_iter()
         .map(|row| CallCampaign {
@@ -113,6 +118,13 @@ async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<CallCampaign>> {
             created_at: row.created_at,
         })
         .collect())
+}
+
+/// Record `id` as the API answers it, read in `tx` (the audit trail's snapshot: one
+/// serialiser for both); `None` when there is none.
+pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<CallCampaign>> {
+    let row: Option<Row> = crud::find_on(tx, select(&Scope::Platform), "c.id", id).await?;
+    Ok(complete_on(tx, row.into_iter().collect()).await?.pop())
 }
 
 /// Lists the campaigns the caller reaches.

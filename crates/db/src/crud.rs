@@ -104,8 +104,8 @@ pub async fn insert_once(
 }
 
 /// Changes row `id` of `table` inside a transaction. With no `changes` it writes
-/// nothing but still snapshots the row for the audit trail: its child lists
-/// (`audit::CHILD_LISTS`) written next in the transaction show as the row's update.
+/// nothing but still snapshots the record for the audit trail: the lists it owns,
+/// written next in the transaction, show as the record's update.
 pub async fn update_in(tx: &mut Tx, table: &'static str, id: i64, changes: Changes) -> Result<()> {
     let audit = audit::begin(tx, table, Some(id)).await?;
     if changes.is_empty() {
@@ -151,6 +151,18 @@ pub async fn update_if(
         audit::defer(tx, table, audit, id, &secrets);
     }
     Ok(done)
+}
+
+/// The record `id` from `select` read on `reader` (a transaction, for the audit trail),
+/// `None` when there is none.
+pub async fn find_on<T: Record>(
+    reader: &mut impl crate::backend::Reader,
+    mut select: SelectStatement,
+    id_column: &'static str,
+    id: i64,
+) -> Result<Option<T>> {
+    select.and_where(column(id_column).eq(id));
+    Ok(reader.read_all(&select).await?.pop())
 }
 
 /// The record `id` from `select` (already confined to the caller's scope), or

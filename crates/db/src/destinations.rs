@@ -8,7 +8,7 @@ use sea_query::{Expr, ExprTrait, Func, Query};
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::records::destination::{DestType, Destination, DestinationInput};
 
-use crate::backend::{Db, Tx};
+use crate::backend::{Db, Reader, Tx};
 use crate::error::Result;
 
 /// Who owns a destination list.
@@ -290,6 +290,15 @@ pub async fn load(
     owner: Owner,
     ids: &[i64],
 ) -> Result<HashMap<(i64, String), Vec<Destination>>> {
+    load_on(&mut db.conn(), owner, ids).await
+}
+
+/// [`load`] on `reader` (a transaction, for the audit trail).
+pub async fn load_on(
+    reader: &mut impl Reader,
+    owner: Owner,
+    ids: &[i64],
+) -> Result<HashMap<(i64, String), Vec<Destination>>> {
     let mut lists: HashMap<(i64, String), Vec<Destination>> = HashMap::new();
     if ids.is_empty() {
         return Ok(lists);
@@ -315,7 +324,7 @@ pub async fn load(
         .order_by(("d", "sort_order"), sea_query::Order::Asc)
         .order_by(("d", "position"), sea_query::Order::Asc)
         .take();
-    let rows: Vec<Row> = db.conn().fetch_all(&select).await?;
+    let rows: Vec<Row> = reader.read_all(&select).await?;
     for row in rows {
         lists
             .entry((row.owner_id, row.list))

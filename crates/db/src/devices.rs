@@ -13,7 +13,7 @@ use switchboard_domain::records::device::{
     CreateDevice, Device, DeviceBranch, DeviceFilter, DeviceLine, IngestRegistration, display_mac,
 };
 
-use crate::backend::{Db, Tx};
+use crate::backend::{Db, Reader, Tx};
 use crate::crud::{self, Changes};
 use crate::error::{Error, Result};
 use crate::events;
@@ -97,8 +97,11 @@ struct LineRow {
     name: String,
 }
 
-/// The lines of `devices`, in order, with one query.
-async fn lines_of(db: &Db, devices: &[i64]) -> Result<HashMap<i64, Vec<DeviceLine>>> {
+/// The lines of `devices`, in order, with one query, read on `reader`.
+async fn lines_on(
+    reader: &mut impl Reader,
+    devices: &[i64],
+) -> Result<HashMap<i64, Vec<DeviceLine>>> {
     let mut out: HashMap<i64, Vec<DeviceLine>> = HashMap::new();
     if devices.is_empty() {
         return Ok(out);
@@ -115,7 +118,7 @@ async fn lines_of(db: &Db, devices: &[i64]) -> Result<HashMap<i64, Vec<DeviceLin
         .order_by(("l", "device_id"), sea_query::Order::Asc)
         .order_by(("l", "position"), sea_query::Order::Asc)
         .take();
-    let rows: Vec<LineRow> = db.conn().fetch_all(&select).await?;
+    let rows: Vec<LineRow> = reader.read_all(&select).await?;
     for row in rows {
         out.entry(row.device_id).or_default().push(DeviceLine {
             id: ExtensionId(row.id),
@@ -128,8 +131,13 @@ async fn lines_of(db: &Db, devices: &[i64]) -> Result<HashMap<i64, Vec<DeviceLin
 
 /// Attaches the lines of every device in `rows`.
 async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<Device>> {
+    complete_on(&mut db.conn(), rows).await
+}
+
+/// [`complete`] on `reader`.
+async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<Device>> {
     let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
-    let mut lines = lines_of(&db, &ids).await?;
+    let mut lines = lines_on(reader, &ids).await?;
     Ok(rows
         .into_iter()
         .map(|row| Device {
@@ -157,6 +165,13 @@ async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<Device>> {
             provisioning_username: row.provisioning_username,
         })
         .collect())
+}
+
+/// Record `id` as the API answers it, read in `tx` (the audit trail's snapshot: one
+/// serialiser for both); `None` when there is none.
+pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<Device>> {
+    let row: Option<Row> = crud::find_on(tx, select(&Scope::Platform), "d.id", id).await?;
+    Ok(complete_on(tx, row.into_iter().collect()).await?.pop())
 }
 
 /// The `query` of the device list when it is not (part of) a MAC: the name as a

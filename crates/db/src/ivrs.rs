@@ -8,7 +8,7 @@ use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
 use switchboard_domain::records::destination::{Destination, DestinationInput};
 use switchboard_domain::records::ivr::{CreateIvr, Ivr, IvrOption, IvrOptionInput, UpdateIvr};
 
-use crate::backend::{Db, Tx};
+use crate::backend::{Db, Reader, Tx};
 use crate::crud::{self, Changes};
 use crate::destinations::{self, Owner};
 use crate::error::{Error, Result};
@@ -73,8 +73,13 @@ fn digit_rank(digit: &str) -> usize {
 
 /// Attaches the menus of every IVR in `rows`, with one query.
 async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<Ivr>> {
+    complete_on(&mut db.conn(), rows).await
+}
+
+/// [`complete`] on `reader`.
+async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<Ivr>> {
     let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
-    let mut lists = destinations::load(&db, Owner::Ivr, &ids).await?;
+    let mut lists = destinations::load_on(reader, Owner::Ivr, &ids).await?;
     let mut take = |id: i64, list: &str| lists.remove(&(id, list.to_owned())).unwrap_or_default();
     let mut out = Vec::with_capacity(rows.len());
     for row in rows {
@@ -102,6 +107,13 @@ async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<Ivr>> {
         });
     }
     Ok(out)
+}
+
+/// Record `id` as the API answers it, read in `tx` (the audit trail's snapshot: one
+/// serialiser for both); `None` when there is none.
+pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<Ivr>> {
+    let row: Option<Row> = crud::find_on(tx, select(&Scope::Platform), "i.id", id).await?;
+    Ok(complete_on(tx, row.into_iter().collect()).await?.pop())
 }
 
 /// Lists the IVRs the caller reaches.

@@ -60,5 +60,5 @@ pub mod users;
 pub mod voicemail;
 pub mod webhooks;
 
-pub use backend::{Db, Record, Tx};
+pub use backend::{Db, Reader, Record, Tx};
 pub use error::{Error, Result};

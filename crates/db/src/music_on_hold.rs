@@ -10,7 +10,7 @@ use switchboard_domain::records::music_on_hold::{
     CreateMusicOnHold, MusicOnHold, MusicOnHoldFilter, UpdateMusicOnHold,
 };
 
-use crate::backend::{Db, Tx};
+use crate::backend::{Db, Reader, Tx};
 use crate::crud::{self, Changes};
 use crate::destinations::{self, Owner};
 use crate::error::{Error, Result};
@@ -56,8 +56,13 @@ fn select(scope: &Scope) -> SelectStatement {
 
 /// Attaches the playlists of every row, with one query.
 async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<MusicOnHold>> {
+    complete_on(&mut db.conn(), rows).await
+}
+
+/// [`complete`] on `reader`.
+async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<MusicOnHold>> {
     let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
-    let mut files = destinations::load(&db, Owner::MusicOnHold, &ids).await?;
+    let mut files = destinations::load_on(reader, Owner::MusicOnHold, &ids).await?;
     Ok(rows
         .into_iter()
         .map(|row| MusicOnHold {
@@ -76,6 +81,13 @@ async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<MusicOnHold>> {
                 .unwrap_or_default(),
         })
         .collect())
+}
+
+/// Record `id` as the API answers it, read in `tx` (the audit trail's snapshot: one
+/// serialiser for both); `None` when there is none.
+pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<MusicOnHold>> {
+    let row: Option<Row> = crud::find_on(tx, select(&Scope::Platform), "h.id", id).await?;
+    Ok(complete_on(tx, row.into_iter().collect()).await?.pop())
 }
 
 /// Lists the music on hold the caller reaches.

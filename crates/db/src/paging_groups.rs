@@ -8,7 +8,7 @@ use switchboard_domain::records::paging_group::{
     CreatePagingGroup, IntroMessageMediaFile, PagingGroup, UpdatePagingGroup,
 };
 
-use crate::backend::Db;
+use crate::backend::{Db, Reader, Tx};
 use crate::crud::{self, Changes};
 use crate::destinations::{self, Owner};
 use crate::error::{Error, Result};
@@ -55,8 +55,13 @@ fn select(scope: &Scope) -> SelectStatement {
 
 /// Attaches the members of every group in `rows`, with one query.
 async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<PagingGroup>> {
+    complete_on(&mut db.conn(), rows).await
+}
+
+/// [`complete`] on `reader`.
+async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<PagingGroup>> {
     let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
-    let mut members = destinations::load(&db, Owner::PagingGroup, &ids).await?;
+    let mut members = destinations::load_on(reader, Owner::PagingGroup, &ids).await?;
     Ok(rows
         .into_iter()
         .map(|row| PagingGroup {
@@ -78,6 +83,13 @@ async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<PagingGroup>> {
                 .unwrap_or_default(),
         })
         .collect())
+}
+
+/// Record `id` as the API answers it, read in `tx` (the audit trail's snapshot: one
+/// serialiser for both); `None` when there is none.
+pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<PagingGroup>> {
+    let row: Option<Row> = crud::find_on(tx, select(&Scope::Platform), "g.id", id).await?;
+    Ok(complete_on(tx, row.into_iter().collect()).await?.pop())
 }
 
 /// Lists the paging groups the caller reaches.

@@ -14,7 +14,7 @@ use switchboard_domain::records::pharmacy_agent::{
 use switchboard_domain::records::traffic::time_or_now;
 use switchboard_domain::validation::iso;
 
-use crate::backend::{Db, Tx};
+use crate::backend::{Db, Reader, Tx};
 use crate::crud::{self, Changes, Recorded};
 use crate::destinations::{self, Owner};
 use crate::error::{Error, Result};
@@ -72,8 +72,13 @@ fn select(scope: &Scope) -> SelectStatement {
 /// Attaches the fallback and after-hours destinations of every agent in `rows`, with
 /// one query.
 async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<PharmacyAgent>> {
+    complete_on(&mut db.conn(), rows).await
+}
+
+/// [`complete`] on `reader`.
+async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<PharmacyAgent>> {
     let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
-    let mut lists = destinations::load(&db, Owner::PharmacyAgent, &ids).await?;
+    let mut lists = destinations::load_on(reader, Owner::PharmacyAgent, &ids).await?;
     let mut take = |id: i64, list: &str| {
         lists
             .remove(&(id, list.to_owned()))
@@ -106,6 +111,13 @@ async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<PharmacyAgent>> {
             }
         })
         .collect())
+}
+
+/// Record `id` as the API answers it, read in `tx` (the audit trail's snapshot: one
+/// serialiser for both); `None` when there is none.
+pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<PharmacyAgent>> {
+    let row: Option<Row> = crud::find_on(tx, select(&Scope::Platform), "a.id", id).await?;
+    Ok(complete_on(tx, row.into_iter().collect()).await?.pop())
 }
 
 /// Lists the pharmacy agents the caller reaches.

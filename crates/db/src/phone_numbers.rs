@@ -8,7 +8,7 @@ use switchboard_domain::records::phone_number::{
     PhoneNumber, PhoneNumberFilter, PhoneNumberSettings,
 };
 
-use crate::backend::Db;
+use crate::backend::{Db, Reader, Tx};
 use crate::crud::{self, Changes};
 use crate::destinations::{self, Owner};
 use crate::error::{Error, Result};
@@ -205,15 +205,30 @@ async fn list_matching(
 const DESTINATION: &str = "destination";
 
 /// Attaches the destination of every number in `rows`, with one query.
-async fn complete(db: Db, mut rows: Vec<PhoneNumber>) -> Result<Vec<PhoneNumber>> {
+async fn complete(db: Db, rows: Vec<PhoneNumber>) -> Result<Vec<PhoneNumber>> {
+    complete_on(&mut db.conn(), rows).await
+}
+
+/// [`complete`] on `reader`.
+async fn complete_on(
+    reader: &mut impl Reader,
+    mut rows: Vec<PhoneNumber>,
+) -> Result<Vec<PhoneNumber>> {
     let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
-    let mut lists = destinations::load(&db, Owner::PhoneNumber, &ids).await?;
+    let mut lists = destinations::load_on(reader, Owner::PhoneNumber, &ids).await?;
     for row in &mut rows {
         row.destination = lists
             .remove(&(row.id, DESTINATION.to_owned()))
             .and_then(|list| list.into_iter().next());
     }
     Ok(rows)
+}
+
+/// Record `id` as the API answers it, read in `tx` (the audit trail's snapshot: one
+/// serialiser for both); `None` when there is none.
+pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<PhoneNumber>> {
+    let row: Option<PhoneNumber> = crud::find_on(tx, scoped(&Scope::Platform), "p.id", id).await?;
+    Ok(complete_on(tx, row.into_iter().collect()).await?.pop())
 }
 
 /// One phone number with its destination.

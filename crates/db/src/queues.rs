@@ -11,7 +11,7 @@ use switchboard_domain::records::queue::{
     CreateQueue, Queue, QueueMember, QueueMemberInput, UpdateQueue,
 };
 
-use crate::backend::{Db, Tx};
+use crate::backend::{Db, Reader, Tx};
 use crate::crud::{self, Changes};
 use crate::destinations::{self, Owner};
 use crate::error::{Error, Result};
@@ -68,8 +68,11 @@ struct MemberRow {
     penalty: i64,
 }
 
-/// The members of the queues `ids`, each list in order, with one query.
-pub async fn members(db: &Db, ids: &[i64]) -> Result<HashMap<i64, Vec<QueueMember>>> {
+/// The members of the queues `ids`, each list in order, with one query on `reader`.
+async fn members_on(
+    reader: &mut impl Reader,
+    ids: &[i64],
+) -> Result<HashMap<i64, Vec<QueueMember>>> {
     let mut out: HashMap<i64, Vec<QueueMember>> = HashMap::new();
     if ids.is_empty() {
         return Ok(out);
@@ -91,7 +94,7 @@ pub async fn members(db: &Db, ids: &[i64]) -> Result<HashMap<i64, Vec<QueueMembe
         .order_by(("m", "position"), sea_query::Order::Asc)
         .order_by(("e", "id"), sea_query::Order::Asc)
         .take();
-    let rows: Vec<MemberRow> = db.conn().fetch_all(&select).await?;
+    let rows: Vec<MemberRow> = reader.read_all(&select).await?;
     for row in rows {
         out.entry(row.queue_id).or_default().push(QueueMember {
             id: row.id,
@@ -106,9 +109,14 @@ pub async fn members(db: &Db, ids: &[i64]) -> Result<HashMap<i64, Vec<QueueMembe
 
 /// Attaches members and timeout destinations of every queue in `rows`, with two queries.
 async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<Queue>> {
+    complete_on(&mut db.conn(), rows).await
+}
+
+/// [`complete`] on `reader`.
+async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<Queue>> {
     let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
-    let mut members = members(&db, &ids).await?;
-    let mut lists = destinations::load(&db, Owner::Queue, &ids).await?;
+    let mut members = members_on(reader, &ids).await?;
+    let mut lists = destinations::load_on(reader, Owner::Queue, &ids).await?;
     Ok(rows
         .into_iter()
         .map(|row| Queue {
@@ -128,6 +136,13 @@ async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<Queue>> {
                 .and_then(|list| list.into_iter().next()),
         })
         .collect())
+}
+
+/// Record `id` as the API answers it, read in `tx` (the audit trail's snapshot: one
+/// serialiser for both); `None` when there is none.
+pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<Queue>> {
+    let row: Option<Row> = crud::find_on(tx, select(&Scope::Platform), "q.id", id).await?;
+    Ok(complete_on(tx, row.into_iter().collect()).await?.pop())
 }
 
 /// Lists the queues the caller reaches.

@@ -566,6 +566,9 @@ mod body {
                 fn read_partial(body: &::serde_json::Value) -> (::core::option::Option<Self>, #v::Problems) {
                     #d::read_body_partial(body)
                 }
+                fn body_example() -> ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+                    <Self as #d::Declared>::example()
+                }
             }
 
             impl #impl_generics ::utoipa::PartialSchema for #name #ty_generics #where_clause {

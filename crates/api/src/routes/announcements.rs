@@ -14,7 +14,7 @@ use switchboard_domain::{Location, Problems};
 
 use crate::auth::caller::{AnnouncementsRead, AnnouncementsWrite, Caller};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{JsonBody, ListParams, Patch, PathId};
+use crate::extract::{Checked, ListParams, Patch, PathId};
 use crate::state::AppState;
 use crate::{listing, tenancy};
 
@@ -37,15 +37,16 @@ async fn check_references(
     state: &AppState,
     tenant: TenantId,
     fields: &UpdateAnnouncement,
+    problems: &mut Problems,
 ) -> ApiResult<()> {
     tenancy::check_media_file(
         state,
         tenant,
         "mediaFileId",
         fields.media_file_id.map(|m| m.get()),
+        problems,
     )
     .await?;
-    let mut problems = Problems::new();
     for (index, link) in fields.ivrs.iter().flatten().enumerate() {
         let condition = switchboard_db::scope::of_tenant(tenant);
         if !switchboard_db::crud::exists(&state.db, "ivrs", link.id, condition).await? {
@@ -56,11 +57,7 @@ async fn check_references(
             );
         }
     }
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(ApiError::validation(problems))
-    }
+    Ok(())
 }
 
 /// Creates an announcement attached to IVRs.
@@ -70,14 +67,20 @@ async fn check_references(
 pub async fn create(
     caller: Caller<AnnouncementsWrite>,
     State(state): State<AppState>,
-    JsonBody(body): JsonBody<CreateAnnouncement>,
+    body: Checked<CreateAnnouncement>,
 ) -> ApiResult<Json<Announcement>> {
-    let tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
-    let branch = tenancy::branch_for_write(&state, &caller, tenant, body.branch_id)
-        .await?
-        .ok_or_else(|| ApiError::invalid(Location::Body, "branchId", "is required"))?;
+    let (mut tenant, mut branch) = (TenantId(0), None);
+    let body = body
+        .check(async |body, problems| {
+            tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
+            branch =
+                tenancy::required_branch(&state, &caller, tenant, body.branch_id, problems).await?;
+            let fields = UpdateAnnouncement::from(body.clone());
+            check_references(&state, tenant, &fields, problems).await
+        })
+        .await?;
+    let branch = branch.ok_or_else(|| ApiError::internal("a checked announcement has a branch"))?;
     let fields = UpdateAnnouncement::from(body);
-    check_references(&state, tenant, &fields).await?;
     Ok(Json(
         announcements::create(&state.db, tenant, branch, fields).await?,
     ))
@@ -109,21 +112,28 @@ pub async fn update(
     patch: Patch<UpdateAnnouncement>,
 ) -> ApiResult<Json<Announcement>> {
     let current = announcements::get(&state.db, &caller.scope, id).await?;
-    let mut fields = patch.against(&current)?;
+    let tenant = current.tenant_id;
+    let mut branch = None;
+    let mut fields = patch
+        .checked_against(&current)?
+        .check(async |fields, problems| {
+            if fields.branch_id.is_some() {
+                branch =
+                    tenancy::branch_for_write(&state, &caller, tenant, fields.branch_id, problems)
+                        .await?;
+            }
+            check_references(&state, tenant, fields, problems).await?;
+            // A new start or end must still leave the end after the start.
+            let start = fields.start_date.as_ref().unwrap_or(&current.start_date);
+            let end = fields.end_date.as_ref().unwrap_or(&current.end_date);
+            if IsoDate::instant(end) <= IsoDate::instant(start) {
+                problems.add(Location::Body, "endDate", "must be after startDate");
+            }
+            Ok(())
+        })
+        .await?;
     if fields.branch_id.is_some() {
-        fields.branch_id =
-            tenancy::branch_for_write(&state, &caller, current.tenant_id, fields.branch_id).await?;
-    }
-    check_references(&state, current.tenant_id, &fields).await?;
-    // A new start or end must still leave the end after the start.
-    let start = fields.start_date.clone().unwrap_or(current.start_date);
-    let end = fields.end_date.clone().unwrap_or(current.end_date);
-    if IsoDate::instant(&end) <= IsoDate::instant(&start) {
-        return Err(ApiError::invalid(
-            Location::Body,
-            "endDate",
-            "must be after startDate",
-        ));
+        fields.branch_id = branch;
     }
     Ok(Json(
         announcements::update(&state.db, &caller.scope, id, fields).await?,

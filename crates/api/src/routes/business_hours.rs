@@ -7,7 +7,6 @@ use axum::extract::{Path, State};
 use axum::response::Response;
 use chrono::{SecondsFormat, Utc};
 use switchboard_db::business_hours;
-use switchboard_domain::Location;
 use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::{BusinessHourId, HolidayId, TenantId};
 use switchboard_domain::list::Page;
@@ -15,11 +14,13 @@ use switchboard_domain::records::business_hour::{
     BusinessHour, BusinessHourStatus, CreateBusinessHour, CreateHoliday, Holiday, HolidayRef,
     MAX_HOLIDAYS, StatusQuery, UpdateBusinessHour, UpdateHoliday,
 };
+use switchboard_domain::records::destination::DestinationInput;
 use switchboard_domain::schedule::{self, Reason};
+use switchboard_domain::{Location, Problems};
 
 use crate::auth::caller::{BusinessHoursRead, BusinessHoursWrite, Caller};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{JsonBody, ListParams, Patch, PathId, QueryParams, parse_id};
+use crate::extract::{Checked, ListParams, Patch, PathId, QueryParams, parse_id};
 use crate::state::AppState;
 use crate::{listing, tenancy};
 
@@ -43,6 +44,7 @@ async fn check_holiday_media(
     tenant: TenantId,
     field: &str,
     holidays: &[CreateHoliday],
+    problems: &mut Problems,
 ) -> ApiResult<()> {
     for (index, holiday) in holidays.iter().enumerate() {
         let path = if field.is_empty() {
@@ -50,7 +52,30 @@ async fn check_holiday_media(
         } else {
             format!("{field}/{index}/mediaFileId")
         };
-        tenancy::check_media_file(state, tenant, &path, Some(holiday.media_file_id)).await?;
+        tenancy::check_media_file(state, tenant, &path, Some(holiday.media_file_id), problems)
+            .await?;
+    }
+    Ok(())
+}
+
+/// Checks every reference a business-hours body makes belongs to `tenant`: both
+/// destination lists and the holidays' media files.
+async fn check_references(
+    state: &AppState,
+    tenant: TenantId,
+    matching: Option<&[DestinationInput]>,
+    not_matching: Option<&[DestinationInput]>,
+    holidays: Option<&[CreateHoliday]>,
+    problems: &mut Problems,
+) -> ApiResult<()> {
+    if let Some(list) = matching {
+        tenancy::check_destinations(state, tenant, "matchDestinations", list, problems).await?;
+    }
+    if let Some(list) = not_matching {
+        tenancy::check_destinations(state, tenant, "notMatchDestinations", list, problems).await?;
+    }
+    if let Some(holidays) = holidays {
+        check_holiday_media(state, tenant, "holidays", holidays, problems).await?;
     }
     Ok(())
 }
@@ -62,27 +87,27 @@ async fn check_holiday_media(
 pub async fn create(
     caller: Caller<BusinessHoursWrite>,
     State(state): State<AppState>,
-    JsonBody(body): JsonBody<CreateBusinessHour>,
+    body: Checked<CreateBusinessHour>,
 ) -> ApiResult<Json<BusinessHour>> {
-    let tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
-    let branch = tenancy::branch_for_write(&state, &caller, tenant, body.branch_id)
-        .await?
-        .ok_or_else(|| ApiError::invalid(Location::Body, "branchId", "is required"))?;
-    tenancy::check_destinations(
-        &state,
-        tenant,
-        "matchDestinations",
-        &body.match_destinations,
-    )
-    .await?;
-    tenancy::check_destinations(
-        &state,
-        tenant,
-        "notMatchDestinations",
-        &body.not_match_destinations,
-    )
-    .await?;
-    check_holiday_media(&state, tenant, "holidays", &body.holidays).await?;
+    let (mut tenant, mut branch) = (TenantId(0), None);
+    let body = body
+        .check(async |body, problems| {
+            tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
+            branch =
+                tenancy::required_branch(&state, &caller, tenant, body.branch_id, problems).await?;
+            check_references(
+                &state,
+                tenant,
+                Some(&body.match_destinations),
+                Some(&body.not_match_destinations),
+                Some(&body.holidays),
+                problems,
+            )
+            .await
+        })
+        .await?;
+    let branch =
+        branch.ok_or_else(|| ApiError::internal("checked business hours have a branch"))?;
     Ok(Json(
         business_hours::create(&state.db, tenant, branch, body).await?,
     ))
@@ -114,19 +139,29 @@ pub async fn update(
     patch: Patch<UpdateBusinessHour>,
 ) -> ApiResult<Json<BusinessHour>> {
     let current = business_hours::get(&state.db, &caller.scope, id).await?;
-    let mut body = patch.against(&current)?;
     let tenant = current.tenant_id;
+    let mut branch = None;
+    let mut body = patch
+        .checked_against(&current)?
+        .check(async |body, problems| {
+            if body.branch_id.is_some() {
+                branch =
+                    tenancy::branch_for_write(&state, &caller, tenant, body.branch_id, problems)
+                        .await?;
+            }
+            check_references(
+                &state,
+                tenant,
+                body.match_destinations.as_deref(),
+                body.not_match_destinations.as_deref(),
+                body.holidays.as_deref(),
+                problems,
+            )
+            .await
+        })
+        .await?;
     if body.branch_id.is_some() {
-        body.branch_id = tenancy::branch_for_write(&state, &caller, tenant, body.branch_id).await?;
-    }
-    if let Some(list) = &body.match_destinations {
-        tenancy::check_destinations(&state, tenant, "matchDestinations", list).await?;
-    }
-    if let Some(list) = &body.not_match_destinations {
-        tenancy::check_destinations(&state, tenant, "notMatchDestinations", list).await?;
-    }
-    if let Some(holidays) = &body.holidays {
-        check_holiday_media(&state, tenant, "holidays", holidays).await?;
+        body.branch_id = branch;
     }
     Ok(Json(
         business_hours::update(&state.db, &caller.scope, id, body).await?,
@@ -239,17 +274,22 @@ pub async fn add_holiday(
     caller: Caller<BusinessHoursWrite>,
     State(state): State<AppState>,
     PathId(id): PathId<BusinessHourId>,
-    JsonBody(holiday): JsonBody<CreateHoliday>,
+    holiday: Checked<CreateHoliday>,
 ) -> ApiResult<Json<Holiday>> {
     let record = business_hours::get(&state.db, &caller.scope, id).await?;
-    if record.holidays.len() >= MAX_HOLIDAYS {
-        return Err(ApiError::invalid(
-            Location::Path,
-            "id",
-            &format!("already holds {MAX_HOLIDAYS} holidays, the most a record may hold"),
-        ));
-    }
-    check_holiday_media(&state, record.tenant_id, "", std::slice::from_ref(&holiday)).await?;
+    let holiday = holiday
+        .check(async |holiday, problems| {
+            if record.holidays.len() >= MAX_HOLIDAYS {
+                problems.add(
+                    Location::Path,
+                    "id",
+                    format!("already holds {MAX_HOLIDAYS} holidays, the most a record may hold"),
+                );
+            }
+            let holidays = std::slice::from_ref(holiday);
+            check_holiday_media(&state, record.tenant_id, "", holidays, problems).await
+        })
+        .await?;
     Ok(Json(
         business_hours::add_holiday(&state.db, &caller.scope, id, holiday).await?,
     ))
@@ -306,12 +346,18 @@ pub async fn update_holiday(
     caller: Caller<BusinessHoursWrite>,
     State(state): State<AppState>,
     path: Result<Path<(String, String)>, axum::extract::rejection::PathRejection>,
-    JsonBody(update): JsonBody<UpdateHoliday>,
+    update: Checked<UpdateHoliday>,
 ) -> ApiResult<Json<Holiday>> {
-    let patch = update.into_patch();
     let (owner, id) = holiday_path(path)?;
     let record = business_hours::get(&state.db, &caller.scope, owner).await?;
-    tenancy::check_media_file(&state, record.tenant_id, "mediaFileId", patch.media_file_id).await?;
+    let tenant = record.tenant_id;
+    let patch = update
+        .check(async |update, problems| {
+            let media = update.media_file_id;
+            tenancy::check_media_file(&state, tenant, "mediaFileId", media, problems).await
+        })
+        .await?
+        .into_patch();
     Ok(Json(
         business_hours::update_holiday(&state.db, &caller.scope, owner, id, patch).await?,
     ))

@@ -26,26 +26,38 @@ use switchboard_domain::{Location, Principal, Problems};
 
 use crate::auth::caller::{Caller, CampaignsRead, CampaignsWrite};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{JsonBody, ListParams, Patch, PathId, body_rejection, parse_id};
+use crate::extract::{Checked, JsonBody, ListParams, Patch, PathId, body_rejection, parse_id};
 use crate::routes::media_files::{multipart_error, multipart_rejection, read_limited};
 use crate::state::AppState;
 use crate::{listing, tenancy};
 
 /// The tenant's phone number `text` names, as E.164: read in the tenant's country, and
-/// held by the tenant (stored as E.164, without its `+`, or as written).
-async fn caller_id(state: &AppState, tenant: TenantId, text: &str) -> ApiResult<String> {
+/// held by the tenant (stored as E.164, without its `+`, or as written); `None`, with the
+/// problem added, otherwise.
+async fn caller_id(
+    state: &AppState,
+    tenant: TenantId,
+    text: &str,
+    problems: &mut Problems,
+) -> ApiResult<Option<String>> {
     let country = call_campaigns::tenant_country(&state.db, tenant).await?;
-    let e164 = phone::normalise(text, Some(&country))
-        .map_err(|reason| ApiError::invalid(Location::Body, "callerIdNumber", &reason))?;
+    let e164 = match phone::normalise(text, Some(&country)) {
+        Ok(e164) => e164,
+        Err(reason) => {
+            problems.add(Location::Body, "callerIdNumber", reason);
+            return Ok(None);
+        }
+    };
     let spellings = phone::spellings(text, Some(&country));
     if call_campaigns::tenant_has_number(&state.db, tenant, &spellings).await? {
-        Ok(e164)
+        Ok(Some(e164))
     } else {
-        Err(ApiError::invalid(
+        problems.add(
             Location::Body,
             "callerIdNumber",
             "must be a phone number of the tenant",
-        ))
+        );
+        Ok(None)
     }
 }
 
@@ -54,15 +66,17 @@ async fn check_destination(
     state: &AppState,
     tenant: TenantId,
     items: &[switchboard_domain::records::destination::DestinationInput],
+    problems: &mut Problems,
 ) -> ApiResult<()> {
     if items.len() != 1 {
-        return Err(ApiError::invalid(
+        problems.add(
             Location::Body,
             "destination",
             "must hold exactly one destination",
-        ));
+        );
+        return Ok(());
     }
-    tenancy::check_destinations(state, tenant, "destination", items).await
+    tenancy::check_destinations(state, tenant, "destination", items, problems).await
 }
 
 async fn list_campaigns(
@@ -102,12 +116,22 @@ pub async fn list_unversioned(
 async fn create_campaign(
     caller: Caller<CampaignsWrite>,
     state: AppState,
-    mut body: CreateCallCampaign,
+    body: Checked<CreateCallCampaign>,
 ) -> ApiResult<Json<CallCampaign>> {
-    let tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
-    body.branch_id = tenancy::branch_for_write(&state, &caller, tenant, body.branch_id).await?;
-    check_destination(&state, tenant, &body.destination).await?;
-    let caller_id = caller_id(&state, tenant, &body.caller_id_number).await?;
+    let (mut tenant, mut branch, mut number) = (TenantId(0), None, None);
+    let mut body = body
+        .check(async |body, problems| {
+            tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
+            branch = tenancy::branch_for_write(&state, &caller, tenant, body.branch_id, problems)
+                .await?;
+            check_destination(&state, tenant, &body.destination, problems).await?;
+            number = caller_id(&state, tenant, &body.caller_id_number, problems).await?;
+            Ok(())
+        })
+        .await?;
+    body.branch_id = branch;
+    let caller_id =
+        number.ok_or_else(|| ApiError::internal("a checked campaign has a caller id"))?;
     Ok(Json(
         call_campaigns::create(&state.db, tenant, caller_id, body).await?,
     ))
@@ -122,7 +146,7 @@ async fn create_campaign(
 pub async fn create(
     caller: Caller<CampaignsWrite>,
     State(state): State<AppState>,
-    JsonBody(body): JsonBody<CreateCallCampaign>,
+    body: Checked<CreateCallCampaign>,
 ) -> ApiResult<Json<CallCampaign>> {
     create_campaign(caller, state, body).await
 }
@@ -134,7 +158,7 @@ pub async fn create(
 pub async fn create_unversioned(
     caller: Caller<CampaignsWrite>,
     State(state): State<AppState>,
-    JsonBody(body): JsonBody<CreateCallCampaign>,
+    body: Checked<CreateCallCampaign>,
 ) -> ApiResult<Json<CallCampaign>> {
     create_campaign(caller, state, body).await
 }
@@ -167,18 +191,29 @@ pub async fn update(
     patch: Patch<UpdateCallCampaign>,
 ) -> ApiResult<Json<CallCampaign>> {
     let current = call_campaigns::get(&state.db, &caller.scope, id).await?;
-    let mut body = patch.against(&current)?;
-    if let Some(branch) = body.branch_id {
-        body.branch_id =
-            Some(tenancy::branch_for_write(&state, &caller, current.tenant_id, branch).await?);
+    let tenant = current.tenant_id;
+    let (mut branch, mut number) = (None, None);
+    let mut body = patch
+        .checked_against(&current)?
+        .check(async |body, problems| {
+            if let Some(requested) = body.branch_id {
+                branch = Some(
+                    tenancy::branch_for_write(&state, &caller, tenant, requested, problems).await?,
+                );
+            }
+            if let Some(destination) = &body.destination {
+                check_destination(&state, tenant, destination, problems).await?;
+            }
+            if let Some(text) = &body.caller_id_number {
+                number = caller_id(&state, tenant, text, problems).await?;
+            }
+            Ok(())
+        })
+        .await?;
+    if body.branch_id.is_some() {
+        body.branch_id = branch;
     }
-    if let Some(destination) = &body.destination {
-        check_destination(&state, current.tenant_id, destination).await?;
-    }
-    let caller_id = match &body.caller_id_number {
-        Some(text) => Some(caller_id(&state, current.tenant_id, text).await?),
-        None => None,
-    };
+    let caller_id = number;
     let updated = call_campaigns::update(&state.db, &caller.scope, id, caller_id, body).await?;
     if updated.status == "running" {
         // Its due records are queued now, not at the scheduler's next tick.

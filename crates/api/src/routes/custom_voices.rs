@@ -6,7 +6,7 @@ use axum::extract::State;
 use axum::response::Response;
 use switchboard_db::custom_voices;
 use switchboard_domain::declare::DeclaredFilter;
-use switchboard_domain::ids::CustomVoiceId;
+use switchboard_domain::ids::{CustomVoiceId, TenantId};
 use switchboard_domain::list::Page;
 use switchboard_domain::records::custom_voice::{
     CreateCustomVoice, CustomVoice, UpdateCustomVoice,
@@ -14,16 +14,20 @@ use switchboard_domain::records::custom_voice::{
 use switchboard_domain::{Location, Problems};
 
 use crate::auth::caller::{Caller, MediaFilesRead, MediaFilesWrite};
-use crate::error::{ApiError, ApiResult};
-use crate::extract::{JsonBody, ListParams, Patch, PathId};
+use crate::error::ApiResult;
+use crate::extract::{Checked, ListParams, Patch, PathId};
 use crate::routes::text_to_speech;
 use crate::state::AppState;
 use crate::{listing, tenancy};
 
 /// Refuses a base voice the engine does not have, or a language it does not speak.
-fn check_voice(state: &AppState, base: &str, language: Option<&str>) -> ApiResult<()> {
+fn check_voice(
+    state: &AppState,
+    base: &str,
+    language: Option<&str>,
+    problems: &mut Problems,
+) -> ApiResult<()> {
     let catalogue = text_to_speech::catalogue(state)?;
-    let mut problems = Problems::new();
     match catalogue.voice(base) {
         None => problems.add(
             Location::Body,
@@ -42,11 +46,7 @@ fn check_voice(state: &AppState, base: &str, language: Option<&str>) -> ApiResul
             }
         }
     }
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(ApiError::validation(problems))
-    }
+    Ok(())
 }
 
 /// Lists the custom voices in the caller's scope.
@@ -70,10 +70,20 @@ pub async fn list(
 pub async fn create(
     caller: Caller<MediaFilesWrite>,
     State(state): State<AppState>,
-    JsonBody(body): JsonBody<CreateCustomVoice>,
+    body: Checked<CreateCustomVoice>,
 ) -> ApiResult<Json<CustomVoice>> {
-    let tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
-    check_voice(&state, &body.base_voice_id, body.language.as_deref())?;
+    let mut tenant = TenantId(0);
+    let body = body
+        .check(async |body, problems| {
+            tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
+            check_voice(
+                &state,
+                &body.base_voice_id,
+                body.language.as_deref(),
+                problems,
+            )
+        })
+        .await?;
     Ok(Json(custom_voices::create(&state.db, tenant, body).await?))
 }
 
@@ -103,22 +113,28 @@ pub async fn update(
     patch: Patch<UpdateCustomVoice>,
 ) -> ApiResult<Json<CustomVoice>> {
     let current = custom_voices::get(&state.db, &caller.scope, id).await?;
-    let body = patch.against(&current)?;
-    let base = body
-        .base_voice_id
-        .as_deref()
-        .unwrap_or(&current.base_voice_id);
-    let language = match &body.language {
-        Some(language) => language.as_deref(),
-        None => current.language.as_deref(),
-    };
-    // Only a change is checked against the engine's catalogue: a voice sent back as it was
-    // read (interface §2) is accepted even while the engine cannot be asked.
-    if base != current.base_voice_id
-        || (language.is_some() && language != current.language.as_deref())
-    {
-        check_voice(&state, base, language)?;
-    }
+    let body = patch
+        .checked_against(&current)?
+        .check(async |body, problems| {
+            let base = body
+                .base_voice_id
+                .as_deref()
+                .unwrap_or(&current.base_voice_id);
+            let language = match &body.language {
+                Some(language) => language.as_deref(),
+                None => current.language.as_deref(),
+            };
+            // Only a change is checked against the engine's catalogue: a voice sent back
+            // as it was read (interface §2) is accepted even while the engine cannot be
+            // asked.
+            if base != current.base_voice_id
+                || (language.is_some() && language != current.language.as_deref())
+            {
+                check_voice(&state, base, language, problems)?;
+            }
+            Ok(())
+        })
+        .await?;
     Ok(Json(
         custom_voices::update(&state.db, &caller.scope, id, body).await?,
     ))

@@ -19,8 +19,8 @@ use switchboard_domain::records::device_model::{self, DeviceModel};
 use switchboard_domain::{Location, Principal, Problems};
 
 use crate::auth::caller::{Caller, DevicesRead, DevicesWrite, IngestWrite};
-use crate::error::{ApiError, ApiResult};
-use crate::extract::{JsonBody, ListParams, Patch, PathId};
+use crate::error::ApiResult;
+use crate::extract::{Checked, JsonBody, ListParams, Patch, PathId};
 use crate::state::AppState;
 use crate::{listing, tenancy};
 
@@ -127,8 +127,8 @@ async fn check_references(
     model: &str,
     lines: Option<&[i64]>,
     layout: Option<ButtonLayoutId>,
+    problems: &mut Problems,
 ) -> ApiResult<()> {
-    let mut problems = Problems::new();
     if let (Some(lines), Some(entry)) = (lines, device_model::find(model)) {
         if i64::try_from(lines.len()).unwrap_or(i64::MAX) > entry.accounts {
             problems.add(
@@ -169,11 +169,7 @@ async fn check_references(
             Some(_) => {}
         }
     }
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(ApiError::validation(problems))
-    }
+    Ok(())
 }
 
 /// Creates a desk phone; the answer carries its provisioning password, shown this once.
@@ -184,19 +180,26 @@ async fn check_references(
 pub async fn create(
     caller: Caller<DevicesWrite>,
     State(state): State<AppState>,
-    JsonBody(body): JsonBody<CreateDevice>,
+    body: Checked<CreateDevice>,
 ) -> ApiResult<Json<CreatedDevice>> {
-    let tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
-    let branch = tenancy::branch_for_write(&state, &caller, tenant, body.branch_id).await?;
-    check_references(
-        &state,
-        &caller,
-        tenant,
-        &body.model,
-        Some(&body.lines),
-        body.button_layout_id,
-    )
-    .await?;
+    let (mut tenant, mut branch) = (TenantId(0), None);
+    let body = body
+        .check(async |body, problems| {
+            tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
+            branch = tenancy::branch_for_write(&state, &caller, tenant, body.branch_id, problems)
+                .await?;
+            check_references(
+                &state,
+                &caller,
+                tenant,
+                &body.model,
+                Some(&body.lines),
+                body.button_layout_id,
+                problems,
+            )
+            .await
+        })
+        .await?;
     let (password, secret_hash) = new_password();
     let credentials = Credentials {
         digest_secrets: crate::routes::provisioning::digest_secrets(&body.mac, &password),
@@ -237,34 +240,40 @@ pub async fn update(
     patch: Patch<UpdateDevice>,
 ) -> ApiResult<Json<Device>> {
     let current = devices::get(&state.db, &caller.scope, id).await?;
-    let body = patch.against(&current)?;
-    let branch_id = match body.branch_id {
-        Some(requested) => {
-            Some(tenancy::branch_for_write(&state, &caller, current.tenant_id, requested).await?)
-        }
-        None => None,
-    };
-    let model = body.model.clone().unwrap_or_else(|| current.model.clone());
-    let layout = match body.button_layout_id {
-        Some(layout) => layout,
-        None => current.button_layout_id,
-    };
-    let current_lines: Vec<i64> = current.lines.iter().map(|l| l.id.get()).collect();
-    // A new model is checked against the lines and layout the device keeps, too.
-    let lines = body
-        .lines
-        .as_deref()
-        .or_else(|| (model != current.model).then_some(current_lines.as_slice()));
-    let layout_changed = body.button_layout_id.is_some() || model != current.model;
-    check_references(
-        &state,
-        &caller,
-        current.tenant_id,
-        &model,
-        lines,
-        layout.filter(|_| layout_changed),
-    )
-    .await?;
+    let mut branch_id = None;
+    let body = patch
+        .checked_against(&current)?
+        .check(async |body, problems| {
+            if let Some(requested) = body.branch_id {
+                let tenant = current.tenant_id;
+                branch_id = Some(
+                    tenancy::branch_for_write(&state, &caller, tenant, requested, problems).await?,
+                );
+            }
+            let model = body.model.clone().unwrap_or_else(|| current.model.clone());
+            let layout = match body.button_layout_id {
+                Some(layout) => layout,
+                None => current.button_layout_id,
+            };
+            let current_lines: Vec<i64> = current.lines.iter().map(|l| l.id.get()).collect();
+            // A new model is checked against the lines and layout the device keeps, too.
+            let lines = body
+                .lines
+                .as_deref()
+                .or_else(|| (model != current.model).then_some(current_lines.as_slice()));
+            let layout_changed = body.button_layout_id.is_some() || model != current.model;
+            check_references(
+                &state,
+                &caller,
+                current.tenant_id,
+                &model,
+                lines,
+                layout.filter(|_| layout_changed),
+                problems,
+            )
+            .await
+        })
+        .await?;
     let changes = DeviceChanges {
         branch_id: branch_id.map(|b: Option<BranchId>| b),
         name: body.name,

@@ -5,13 +5,13 @@ use axum::extract::State;
 use axum::response::Response;
 use switchboard_db::extensions;
 use switchboard_domain::declare::DeclaredFilter;
-use switchboard_domain::ids::ExtensionId;
+use switchboard_domain::ids::{ExtensionId, TenantId};
 use switchboard_domain::list::Page;
 use switchboard_domain::records::extension::{CreateExtension, Extension, UpdateExtension};
 
 use crate::auth::caller::{Caller, ExtensionsRead, ExtensionsWrite};
 use crate::error::ApiResult;
-use crate::extract::{JsonBody, ListParams, PathId};
+use crate::extract::{Checked, ListParams, PathId};
 use crate::state::AppState;
 use crate::{listing, tenancy};
 
@@ -36,10 +36,18 @@ pub async fn list(
 pub async fn create(
     caller: Caller<ExtensionsWrite>,
     State(state): State<AppState>,
-    JsonBody(mut body): JsonBody<CreateExtension>,
+    body: Checked<CreateExtension>,
 ) -> ApiResult<Json<Extension>> {
-    let tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
-    body.branch_id = tenancy::branch_for_write(&state, &caller, tenant, body.branch_id).await?;
+    let (mut tenant, mut branch) = (TenantId(0), None);
+    let mut body = body
+        .check(async |body, problems| {
+            tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
+            branch = tenancy::branch_for_write(&state, &caller, tenant, body.branch_id, problems)
+                .await?;
+            Ok(())
+        })
+        .await?;
+    body.branch_id = branch;
     Ok(Json(extensions::create(&state.db, tenant, body).await?))
 }
 
@@ -64,22 +72,22 @@ pub async fn update(
     caller: Caller<ExtensionsWrite>,
     State(state): State<AppState>,
     PathId(id): PathId<ExtensionId>,
-    JsonBody(mut body): JsonBody<UpdateExtension>,
+    body: Checked<UpdateExtension>,
 ) -> ApiResult<Json<Extension>> {
     let current = extensions::get(&state.db, &caller.scope, id).await?;
-    if let Some(branch) = body.branch_id {
-        body.branch_id = match branch {
-            Some(b) => {
-                Some(tenancy::branch_for_write(&state, &caller, current.tenant_id, Some(b)).await?)
+    let body = body
+        .check(async |body, problems| match body.branch_id {
+            Some(Some(b)) => {
+                tenancy::branch_for_write(&state, &caller, current.tenant_id, Some(b), problems)
+                    .await?;
+                Ok(())
             }
-            None if caller.scope.own_branch().is_some() => {
-                return Err(crate::error::ApiError::forbidden(
-                    "branchId is outside your scope",
-                ));
-            }
-            None => Some(None),
-        };
-    }
+            Some(None) if caller.scope.own_branch().is_some() => Err(
+                crate::error::ApiError::forbidden("branchId is outside your scope"),
+            ),
+            _ => Ok(()),
+        })
+        .await?;
     Ok(Json(
         extensions::update(&state.db, &caller.scope, id, body).await?,
     ))

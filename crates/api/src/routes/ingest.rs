@@ -335,7 +335,9 @@ pub async fn call(
         }
     }
     let queue = report.queue.map(|q| q.get());
-    tenancy::check_queue(&state, report.tenant, "queueId", queue).await?;
+    let mut problems = switchboard_domain::Problems::new();
+    tenancy::check_queue(&state, report.tenant, "queueId", queue, &mut problems).await?;
+    tenancy::answer(problems)?;
     let known = calls::find(&state.db, report.tenant, &report.unique_id).await?;
     let has_recording = known.as_ref().is_some_and(|c| c.recording_key.is_some());
     let mut recording = None;

@@ -4,6 +4,7 @@ use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
 use switchboard_db::ivrs;
+use switchboard_domain::Problems;
 use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::{IvrId, TenantId};
 use switchboard_domain::list::Page;
@@ -13,7 +14,7 @@ use switchboard_domain::records::ivr::{CreateIvr, Ivr, UpdateIvr};
 
 use crate::auth::caller::{Caller, IvrsRead, IvrsWrite};
 use crate::error::ApiResult;
-use crate::extract::{JsonBody, ListParams, PathId};
+use crate::extract::{Checked, ListParams, PathId};
 use crate::state::AppState;
 use crate::{listing, tenancy};
 
@@ -26,20 +27,29 @@ async fn check_references(
     options: Option<&[IvrOptionInput]>,
     timeout: Option<&DestinationInput>,
     invalid: Option<&DestinationInput>,
+    problems: &mut Problems,
 ) -> ApiResult<()> {
-    tenancy::check_media_file(state, tenant, "greetingMediaFileId", greeting.0).await?;
-    tenancy::check_announcement(state, tenant, "greetingAnnouncementId", greeting.1).await?;
+    tenancy::check_media_file(state, tenant, "greetingMediaFileId", greeting.0, problems).await?;
+    tenancy::check_announcement(
+        state,
+        tenant,
+        "greetingAnnouncementId",
+        greeting.1,
+        problems,
+    )
+    .await?;
     for (index, option) in options.unwrap_or_default().iter().enumerate() {
         tenancy::check_destination(
             state,
             tenant,
             &format!("options/{index}/destination"),
             Some(&option.destination),
+            problems,
         )
         .await?;
     }
-    tenancy::check_destination(state, tenant, "timeoutDestination", timeout).await?;
-    tenancy::check_destination(state, tenant, "invalidDestination", invalid).await
+    tenancy::check_destination(state, tenant, "timeoutDestination", timeout, problems).await?;
+    tenancy::check_destination(state, tenant, "invalidDestination", invalid, problems).await
 }
 
 /// Lists the IVRs in the caller's scope.
@@ -64,18 +74,24 @@ pub async fn list(
 pub async fn create(
     caller: Caller<IvrsWrite>,
     State(state): State<AppState>,
-    JsonBody(body): JsonBody<CreateIvr>,
+    body: Checked<CreateIvr>,
 ) -> ApiResult<Json<Ivr>> {
-    let tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
-    check_references(
-        &state,
-        tenant,
-        (body.greeting_media_file_id, body.greeting_announcement_id),
-        Some(&body.options),
-        body.timeout_destination.as_ref(),
-        body.invalid_destination.as_ref(),
-    )
-    .await?;
+    let mut tenant = TenantId(0);
+    let body = body
+        .check(async |body, problems| {
+            tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
+            check_references(
+                &state,
+                tenant,
+                (body.greeting_media_file_id, body.greeting_announcement_id),
+                Some(&body.options),
+                body.timeout_destination.as_ref(),
+                body.invalid_destination.as_ref(),
+                problems,
+            )
+            .await
+        })
+        .await?;
     Ok(Json(ivrs::create(&state.db, tenant, body).await?))
 }
 
@@ -100,18 +116,23 @@ pub async fn update(
     caller: Caller<IvrsWrite>,
     State(state): State<AppState>,
     PathId(id): PathId<IvrId>,
-    JsonBody(body): JsonBody<UpdateIvr>,
+    body: Checked<UpdateIvr>,
 ) -> ApiResult<Json<Ivr>> {
     let current = ivrs::get(&state.db, &caller.scope, id).await?;
-    check_references(
-        &state,
-        current.tenant_id,
-        (body.greeting_media_file_id, body.greeting_announcement_id),
-        body.options.as_deref(),
-        body.timeout_destination.as_ref().and_then(Option::as_ref),
-        body.invalid_destination.as_ref().and_then(Option::as_ref),
-    )
-    .await?;
+    let body = body
+        .check(async |body, problems| {
+            check_references(
+                &state,
+                current.tenant_id,
+                (body.greeting_media_file_id, body.greeting_announcement_id),
+                body.options.as_deref(),
+                body.timeout_destination.as_ref().and_then(Option::as_ref),
+                body.invalid_destination.as_ref().and_then(Option::as_ref),
+                problems,
+            )
+            .await
+        })
+        .await?;
     Ok(Json(
         ivrs::update(&state.db, &caller.scope, id, body).await?,
     ))

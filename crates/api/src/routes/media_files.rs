@@ -227,14 +227,15 @@ pub async fn create(
         problems.add(Location::Body, "name", "is required");
     }
     check_exclusive(&fields, &mut problems, Location::Body);
-    if !problems.is_empty() {
-        return Err(ApiError::validation(problems));
+    // The voice is checked against the tenant with the form's other rules, so every
+    // broken one is answered at once; a tenant refused is answered after them.
+    let tenant = tenancy::tenant_for_write(&state, &caller, tenant_id).await;
+    if let (Ok(tenant), Some(voice)) = (&tenant, &voice_id) {
+        check_voice(&state, &caller, *tenant, voice, &mut problems).await?;
     }
+    tenancy::answer(problems)?;
+    let tenant = tenant?;
     let bytes = file.unwrap_or_default();
-    let tenant = tenancy::tenant_for_write(&state, &caller, tenant_id).await?;
-    if let Some(voice) = &voice_id {
-        check_voice(&state, &caller, tenant, voice).await?;
-    }
     let (stored, pledges) = store_audio(&state, tenant, bytes).await?;
     let new = NewMediaFile {
         name: fields.name.clone().unwrap_or_default(),
@@ -277,6 +278,7 @@ async fn check_voice(
     caller: &Caller<MediaFilesWrite>,
     tenant: TenantId,
     voice: &str,
+    problems: &mut Problems,
 ) -> ApiResult<()> {
     let known = match voice
         .strip_prefix(VOICE_PREFIX)
@@ -290,15 +292,14 @@ async fn check_voice(
             .voice(voice)
             .is_some(),
     };
-    if known {
-        Ok(())
-    } else {
-        Err(ApiError::invalid(
+    if !known {
+        problems.add(
             Location::Body,
             "voiceId",
             "is not a voice of the speech engine nor a custom voice of the tenant",
-        ))
+        );
     }
+    Ok(())
 }
 
 /// The longest an upload waits for a rendition slot before it is answered 503.

@@ -7,37 +7,38 @@ use axum::extract::State;
 use axum::response::Response;
 use chrono::{SecondsFormat, Utc};
 use switchboard_db::music_on_hold;
-use switchboard_domain::Location;
 use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::{BranchId, MusicOnHoldId, TenantId};
 use switchboard_domain::list::Page;
+use switchboard_domain::records::destination::DestinationInput;
 use switchboard_domain::records::music_on_hold::{
     CreateMusicOnHold, MusicOnHold, Playlist, PlaylistEntry, UpdateMusicOnHold,
 };
+use switchboard_domain::{Principal, Problems};
 
 use crate::auth::caller::{Caller, MusicOnHoldRead, MusicOnHoldWrite};
-use crate::error::{ApiError, ApiResult};
-use crate::extract::{JsonBody, ListParams, Patch, PathId};
+use crate::error::ApiResult;
+use crate::extract::{Checked, ListParams, Patch, PathId};
 use crate::state::AppState;
 use crate::{listing, tenancy};
 
-/// Refuses a branch of another tenant (branch admins cannot write music on hold, so a
-/// named branch only has to be the tenant's).
-async fn check_branch(
+/// Checks the branch and the media files a music on hold body names belong to `tenant`
+/// (branch admins cannot write music on hold, so a named branch only has to be the
+/// tenant's).
+async fn check_references(
     state: &AppState,
-    tenant: TenantId,
-    branch: Option<BranchId>,
+    caller: &Principal,
+    (tenant, branch): (TenantId, Option<BranchId>),
+    files: Option<&[DestinationInput]>,
+    problems: &mut Problems,
 ) -> ApiResult<()> {
-    match branch {
-        Some(branch) if !switchboard_db::branches::of_tenant(&state.db, tenant, branch).await? => {
-            Err(ApiError::invalid(
-                Location::Body,
-                "branchId",
-                "must name a branch of the tenant",
-            ))
-        }
-        _ => Ok(()),
+    if branch.is_some() {
+        tenancy::branch_for_write(state, caller, tenant, branch, problems).await?;
     }
+    if let Some(files) = files {
+        tenancy::check_destinations(state, tenant, "routingDestinations", files, problems).await?;
+    }
+    Ok(())
 }
 
 /// Lists the music on hold in the caller's scope, with their playlists.
@@ -74,17 +75,16 @@ pub async fn list_unversioned(
 pub async fn create(
     caller: Caller<MusicOnHoldWrite>,
     State(state): State<AppState>,
-    JsonBody(body): JsonBody<CreateMusicOnHold>,
+    body: Checked<CreateMusicOnHold>,
 ) -> ApiResult<Json<MusicOnHold>> {
-    let tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
-    check_branch(&state, tenant, body.branch_id).await?;
-    tenancy::check_destinations(
-        &state,
-        tenant,
-        "routingDestinations",
-        &body.routing_destinations,
-    )
-    .await?;
+    let mut tenant = TenantId(0);
+    let body = body
+        .check(async |body, problems| {
+            tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
+            let files = Some(body.routing_destinations.as_slice());
+            check_references(&state, &caller, (tenant, body.branch_id), files, problems).await
+        })
+        .await?;
     let branch = body.branch_id;
     Ok(Json(
         music_on_hold::create(&state.db, tenant, branch, body).await?,
@@ -98,7 +98,7 @@ pub async fn create(
 pub async fn create_unversioned(
     caller: Caller<MusicOnHoldWrite>,
     state: State<AppState>,
-    body: JsonBody<CreateMusicOnHold>,
+    body: Checked<CreateMusicOnHold>,
 ) -> ApiResult<Json<MusicOnHold>> {
     create(caller, state, body).await
 }
@@ -142,12 +142,14 @@ pub async fn update(
     patch: Patch<UpdateMusicOnHold>,
 ) -> ApiResult<Json<MusicOnHold>> {
     let current = music_on_hold::get(&state.db, &caller.scope, id).await?;
-    let body = patch.against(&current)?;
-    check_branch(&state, current.tenant_id, body.branch_id.flatten()).await?;
-    if let Some(files) = &body.routing_destinations {
-        tenancy::check_destinations(&state, current.tenant_id, "routingDestinations", files)
-            .await?;
-    }
+    let body = patch
+        .checked_against(&current)?
+        .check(async |body, problems| {
+            let placed = (current.tenant_id, body.branch_id.flatten());
+            let files = body.routing_destinations.as_deref();
+            check_references(&state, &caller, placed, files, problems).await
+        })
+        .await?;
     Ok(Json(
         music_on_hold::update(&state.db, &caller.scope, id, body).await?,
     ))

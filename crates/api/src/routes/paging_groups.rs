@@ -4,18 +4,36 @@ use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
 use switchboard_db::paging_groups;
+use switchboard_domain::Problems;
 use switchboard_domain::declare::DeclaredFilter;
-use switchboard_domain::ids::PagingGroupId;
+use switchboard_domain::ids::{PagingGroupId, TenantId};
 use switchboard_domain::list::Page;
+use switchboard_domain::records::destination::DestinationInput;
 use switchboard_domain::records::paging_group::{
     CreatePagingGroup, PagingGroup, UpdatePagingGroup,
 };
 
 use crate::auth::caller::{Caller, PagingGroupsRead, PagingGroupsWrite};
 use crate::error::ApiResult;
-use crate::extract::{JsonBody, ListParams, PathId};
+use crate::extract::{Checked, ListParams, PathId};
 use crate::state::AppState;
 use crate::{listing, tenancy};
+
+/// Checks every reference a paging group body makes belongs to `tenant`: the members
+/// and the intro message.
+async fn check_references(
+    state: &AppState,
+    tenant: TenantId,
+    members: Option<&[DestinationInput]>,
+    intro: Option<i64>,
+    problems: &mut Problems,
+) -> ApiResult<()> {
+    if let Some(members) = members {
+        tenancy::check_destinations(state, tenant, "routingDestinations", members, problems)
+            .await?;
+    }
+    tenancy::check_media_file(state, tenant, "introMessageMediaFileId", intro, problems).await
+}
 
 /// Lists the paging groups in the caller's scope, with their members.
 #[utoipa::path(get, operation_id = "listPagingGroups", path = "/v2/admin/paging-groups/", tag = "paging-groups",
@@ -38,23 +56,22 @@ pub async fn list(
 pub async fn create(
     caller: Caller<PagingGroupsWrite>,
     State(state): State<AppState>,
-    JsonBody(body): JsonBody<CreatePagingGroup>,
+    body: Checked<CreatePagingGroup>,
 ) -> ApiResult<Json<PagingGroup>> {
-    let tenant = tenancy::tenant_for_write(&state, &caller, Some(body.tenant_id)).await?;
-    tenancy::check_destinations(
-        &state,
-        tenant,
-        "routingDestinations",
-        &body.routing_destinations,
-    )
-    .await?;
-    tenancy::check_media_file(
-        &state,
-        tenant,
-        "introMessageMediaFileId",
-        body.intro_message_media_file_id,
-    )
-    .await?;
+    let mut tenant = TenantId(0);
+    let body = body
+        .check(async |body, problems| {
+            tenant = tenancy::tenant_for_write(&state, &caller, Some(body.tenant_id)).await?;
+            check_references(
+                &state,
+                tenant,
+                Some(&body.routing_destinations),
+                body.intro_message_media_file_id,
+                problems,
+            )
+            .await
+        })
+        .await?;
     Ok(Json(paging_groups::create(&state.db, tenant, body).await?))
 }
 
@@ -81,20 +98,21 @@ pub async fn update(
     caller: Caller<PagingGroupsWrite>,
     State(state): State<AppState>,
     PathId(id): PathId<PagingGroupId>,
-    JsonBody(body): JsonBody<UpdatePagingGroup>,
+    body: Checked<UpdatePagingGroup>,
 ) -> ApiResult<Json<PagingGroup>> {
     let current = paging_groups::get(&state.db, &caller.scope, id).await?;
-    if let Some(members) = &body.routing_destinations {
-        tenancy::check_destinations(&state, current.tenant_id, "routingDestinations", members)
-            .await?;
-    }
-    tenancy::check_media_file(
-        &state,
-        current.tenant_id,
-        "introMessageMediaFileId",
-        body.intro_message_media_file_id,
-    )
-    .await?;
+    let body = body
+        .check(async |body, problems| {
+            check_references(
+                &state,
+                current.tenant_id,
+                body.routing_destinations.as_deref(),
+                body.intro_message_media_file_id,
+                problems,
+            )
+            .await
+        })
+        .await?;
     Ok(Json(
         paging_groups::update(&state.db, &caller.scope, id, body).await?,
     ))

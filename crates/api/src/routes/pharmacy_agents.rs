@@ -19,7 +19,7 @@ use switchboard_domain::{Location, Problems, Scope};
 use crate::audit::now;
 use crate::auth::caller::{Caller, IngestWrite, PharmacyRead, PharmacyWrite, RefillRequestsRead};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{JsonBody, ListParams, Patch, PathId};
+use crate::extract::{Checked, JsonBody, ListParams, Patch, PathId};
 use crate::routes::ingest::IngestResult;
 use crate::state::AppState;
 use crate::{listing, tenancy};
@@ -42,10 +42,25 @@ async fn check_references(
     state: &AppState,
     tenant: TenantId,
     refs: References<'_>,
+    problems: &mut Problems,
 ) -> ApiResult<()> {
-    tenancy::check_media_file(state, tenant, "greetingMediaFileId", refs.greeting).await?;
-    tenancy::check_media_file(state, tenant, "promptMediaFileId", refs.prompt).await?;
-    tenancy::check_destination(state, tenant, "fallbackDestination", refs.fallback).await?;
+    tenancy::check_media_file(
+        state,
+        tenant,
+        "greetingMediaFileId",
+        refs.greeting,
+        problems,
+    )
+    .await?;
+    tenancy::check_media_file(state, tenant, "promptMediaFileId", refs.prompt, problems).await?;
+    tenancy::check_destination(
+        state,
+        tenant,
+        "fallbackDestination",
+        refs.fallback,
+        problems,
+    )
+    .await?;
     if let Some(rule) = refs.after_hours {
         let condition = switchboard_db::scope::of_tenant(tenant);
         if !switchboard_db::crud::exists(
@@ -56,17 +71,18 @@ async fn check_references(
         )
         .await?
         {
-            return Err(ApiError::invalid(
+            problems.add(
                 Location::Body,
                 "afterHours/businessHourId",
                 "must name a business hour of the tenant",
-            ));
+            );
         }
         tenancy::check_destination(
             state,
             tenant,
             "afterHours/destination",
             rule.destination.as_ref(),
+            problems,
         )
         .await?;
     }
@@ -74,20 +90,16 @@ async fn check_references(
         // NOTE: only a pharmacy system: a SIP trunk or a CRM cannot take a refill.
         match conduits::get(&state.db, &Scope::Tenant(tenant), ConduitId(id)).await {
             Ok(conduit) if conduit.kind == PHARMACY_SYSTEM => {}
-            Ok(_) => {
-                return Err(ApiError::invalid(
-                    Location::Body,
-                    "conduitId",
-                    "must name a conduit of kind pharmacy-system",
-                ));
-            }
-            Err(switchboard_db::Error::NotFound) => {
-                return Err(ApiError::invalid(
-                    Location::Body,
-                    "conduitId",
-                    "must name a conduit of the tenant",
-                ));
-            }
+            Ok(_) => problems.add(
+                Location::Body,
+                "conduitId",
+                "must name a conduit of kind pharmacy-system",
+            ),
+            Err(switchboard_db::Error::NotFound) => problems.add(
+                Location::Body,
+                "conduitId",
+                "must name a conduit of the tenant",
+            ),
             Err(error) => return Err(error.into()),
         }
     }
@@ -127,17 +139,22 @@ pub async fn list_unversioned(
 pub async fn create(
     caller: Caller<PharmacyWrite>,
     State(state): State<AppState>,
-    JsonBody(body): JsonBody<CreatePharmacyAgent>,
+    body: Checked<CreatePharmacyAgent>,
 ) -> ApiResult<Json<PharmacyAgent>> {
-    let tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
-    let refs = References {
-        greeting: body.greeting_media_file_id,
-        prompt: body.prompt_media_file_id,
-        fallback: body.fallback_destination.as_ref(),
-        after_hours: body.after_hours.as_ref(),
-        conduit: body.conduit_id,
-    };
-    check_references(&state, tenant, refs).await?;
+    let mut tenant = TenantId(0);
+    let body = body
+        .check(async |body, problems| {
+            tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
+            let refs = References {
+                greeting: body.greeting_media_file_id,
+                prompt: body.prompt_media_file_id,
+                fallback: body.fallback_destination.as_ref(),
+                after_hours: body.after_hours.as_ref(),
+                conduit: body.conduit_id,
+            };
+            check_references(&state, tenant, refs, problems).await
+        })
+        .await?;
     Ok(Json(
         pharmacy_agents::create(&state.db, tenant, body).await?,
     ))
@@ -150,7 +167,7 @@ pub async fn create(
 pub async fn create_unversioned(
     caller: Caller<PharmacyWrite>,
     state: State<AppState>,
-    body: JsonBody<CreatePharmacyAgent>,
+    body: Checked<CreatePharmacyAgent>,
 ) -> ApiResult<Json<PharmacyAgent>> {
     create(caller, state, body).await
 }
@@ -194,15 +211,19 @@ pub async fn update(
     patch: Patch<UpdatePharmacyAgent>,
 ) -> ApiResult<Json<PharmacyAgent>> {
     let current = pharmacy_agents::get(&state.db, &caller.scope, id).await?;
-    let body = patch.against(&current)?;
-    let refs = References {
-        greeting: body.greeting_media_file_id.flatten(),
-        prompt: body.prompt_media_file_id.flatten(),
-        fallback: body.fallback_destination.as_ref().and_then(Option::as_ref),
-        after_hours: body.after_hours.as_ref().and_then(Option::as_ref),
-        conduit: body.conduit_id.flatten(),
-    };
-    check_references(&state, current.tenant_id, refs).await?;
+    let body = patch
+        .checked_against(&current)?
+        .check(async |body, problems| {
+            let refs = References {
+                greeting: body.greeting_media_file_id.flatten(),
+                prompt: body.prompt_media_file_id.flatten(),
+                fallback: body.fallback_destination.as_ref().and_then(Option::as_ref),
+                after_hours: body.after_hours.as_ref().and_then(Option::as_ref),
+                conduit: body.conduit_id.flatten(),
+            };
+            check_references(&state, current.tenant_id, refs, problems).await
+        })
+        .await?;
     Ok(Json(
         pharmacy_agents::update(&state.db, &caller.scope, id, body).await?,
     ))

@@ -5,18 +5,18 @@ use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
 use switchboard_db::phone_numbers;
-use switchboard_domain::Location;
 use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::list::Page;
 use switchboard_domain::records::phone_number::{
     CreatePhoneNumber, PhoneNumber, PhoneNumberSettings, UpdatePhoneNumber,
 };
+use switchboard_domain::{Location, Problems};
 
 use crate::audit::now;
 use crate::auth::caller::{Caller, PhoneNumbersProvision, PhoneNumbersRead, PhoneNumbersWrite};
-use crate::error::{ApiError, ApiResult};
-use crate::extract::{JsonBody, ListParams, Patch, PathId};
+use crate::error::ApiResult;
+use crate::extract::{Checked, ListParams, Patch, PathId};
 use crate::state::AppState;
 use crate::{listing, tenancy};
 
@@ -30,32 +30,32 @@ impl From<i64> for PhoneNumberId {
 }
 
 /// Checks the branch, SMS extension, destination and conduit named by `settings` belong
-/// to `tenant`.
+/// to `tenant` (a branch admin naming another branch is a 403).
 async fn check_references(
     state: &AppState,
     caller: &switchboard_domain::Principal,
     tenant: TenantId,
-    settings: &mut PhoneNumberSettings,
+    settings: &PhoneNumberSettings,
+    problems: &mut Problems,
 ) -> ApiResult<()> {
     if let Some(Some(branch)) = settings.branch_id {
-        settings.branch_id =
-            Some(tenancy::branch_for_write(state, caller, tenant, Some(branch)).await?);
+        tenancy::branch_for_write(state, caller, tenant, Some(branch), problems).await?;
     }
     if let Some(Some(ext)) = settings.sms_ext_id
         && !switchboard_db::extensions::of_tenant(&state.db, tenant, ext).await?
     {
-        return Err(ApiError::invalid(
+        problems.add(
             Location::Body,
             "smsExtId",
             "must name an extension of the tenant",
-        ));
+        );
     }
     if let Some(Some(destination)) = &settings.destination {
-        tenancy::check_destination(state, tenant, "destination", Some(destination)).await?;
+        tenancy::check_destination(state, tenant, "destination", Some(destination), problems)
+            .await?;
     }
     let conduit = settings.conduit_id.flatten().map(|c| c.get());
-    tenancy::check_conduit(state, tenant, "conduitId", conduit).await?;
-    Ok(())
+    tenancy::check_conduit(state, tenant, "conduitId", conduit, problems).await
 }
 
 /// Lists phone numbers filtered by tenant, branch, number, fax, use and conduit
@@ -80,10 +80,15 @@ pub async fn list(
 pub async fn create(
     caller: Caller<PhoneNumbersProvision>,
     State(state): State<AppState>,
-    JsonBody(mut body): JsonBody<CreatePhoneNumber>,
+    body: Checked<CreatePhoneNumber>,
 ) -> ApiResult<Json<PhoneNumber>> {
-    let tenant = tenancy::tenant_for_write(&state, &caller, Some(body.tenant_id)).await?;
-    check_references(&state, &caller, tenant, &mut body.settings).await?;
+    let mut tenant = TenantId(0);
+    let body = body
+        .check(async |body, problems| {
+            tenant = tenancy::tenant_for_write(&state, &caller, Some(body.tenant_id)).await?;
+            check_references(&state, &caller, tenant, &body.settings, problems).await
+        })
+        .await?;
     Ok(Json(
         phone_numbers::create(&state.db, tenant, body.number, body.settings, now()).await?,
     ))
@@ -115,8 +120,13 @@ pub async fn update(
     patch: Patch<UpdatePhoneNumber>,
 ) -> ApiResult<Json<PhoneNumber>> {
     let current = phone_numbers::get(&state.db, &caller.scope, id).await?;
-    let UpdatePhoneNumber { mut settings } = patch.against(&current)?;
-    check_references(&state, &caller, TenantId(current.tenant_id), &mut settings).await?;
+    let tenant = TenantId(current.tenant_id);
+    let UpdatePhoneNumber { settings } = patch
+        .checked_against(&current)?
+        .check(async |body, problems| {
+            check_references(&state, &caller, tenant, &body.settings, problems).await
+        })
+        .await?;
     Ok(Json(
         phone_numbers::update(&state.db, &caller.scope, id, settings).await?,
     ))

@@ -5,6 +5,7 @@ use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
 use switchboard_db::queues;
+use switchboard_domain::Problems;
 use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::{QueueId, TenantId};
 use switchboard_domain::list::Page;
@@ -13,7 +14,7 @@ use switchboard_domain::records::queue::{CreateQueue, Queue, QueueMemberInput, U
 
 use crate::auth::caller::{Caller, QueuesRead, QueuesWrite};
 use crate::error::ApiResult;
-use crate::extract::{JsonBody, ListParams, PathId};
+use crate::extract::{Checked, ListParams, PathId};
 use crate::state::AppState;
 use crate::{listing, tenancy};
 
@@ -25,6 +26,7 @@ async fn check_references(
     members: Option<&[QueueMemberInput]>,
     (hold_media_file_id, music_on_hold_id): (Option<i64>, Option<i64>),
     timeout: Option<&DestinationInput>,
+    problems: &mut Problems,
 ) -> ApiResult<()> {
     if let Some(members) = members {
         let items: Vec<DestinationInput> = members
@@ -37,11 +39,19 @@ async fn check_references(
                 number: None,
             })
             .collect();
-        tenancy::check_destinations(state, tenant, "members", &items).await?;
+        tenancy::check_destinations(state, tenant, "members", &items, problems).await?;
     }
-    tenancy::check_media_file(state, tenant, "holdMediaFileId", hold_media_file_id).await?;
-    tenancy::check_music_on_hold(state, tenant, "musicOnHoldId", music_on_hold_id).await?;
-    tenancy::check_destination(state, tenant, "timeoutDestination", timeout).await
+    tenancy::check_media_file(
+        state,
+        tenant,
+        "holdMediaFileId",
+        hold_media_file_id,
+        problems,
+    )
+    .await?;
+    tenancy::check_music_on_hold(state, tenant, "musicOnHoldId", music_on_hold_id, problems)
+        .await?;
+    tenancy::check_destination(state, tenant, "timeoutDestination", timeout, problems).await
 }
 
 /// Lists the call queues in the caller's scope, with their members.
@@ -65,17 +75,23 @@ pub async fn list(
 pub async fn create(
     caller: Caller<QueuesWrite>,
     State(state): State<AppState>,
-    JsonBody(body): JsonBody<CreateQueue>,
+    body: Checked<CreateQueue>,
 ) -> ApiResult<Json<Queue>> {
-    let tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
-    check_references(
-        &state,
-        tenant,
-        Some(&body.members),
-        (Some(body.hold_media_file_id), body.music_on_hold_id),
-        body.timeout_destination.as_ref(),
-    )
-    .await?;
+    let mut tenant = TenantId(0);
+    let body = body
+        .check(async |body, problems| {
+            tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
+            check_references(
+                &state,
+                tenant,
+                Some(&body.members),
+                (Some(body.hold_media_file_id), body.music_on_hold_id),
+                body.timeout_destination.as_ref(),
+                problems,
+            )
+            .await
+        })
+        .await?;
     Ok(Json(queues::create(&state.db, tenant, body).await?))
 }
 
@@ -100,17 +116,22 @@ pub async fn update(
     caller: Caller<QueuesWrite>,
     State(state): State<AppState>,
     PathId(id): PathId<QueueId>,
-    JsonBody(body): JsonBody<UpdateQueue>,
+    body: Checked<UpdateQueue>,
 ) -> ApiResult<Json<Queue>> {
     let current = queues::get(&state.db, &caller.scope, id).await?;
-    check_references(
-        &state,
-        current.tenant_id,
-        body.members.as_deref(),
-        (body.hold_media_file_id, body.music_on_hold_id.flatten()),
-        body.timeout_destination.as_ref().and_then(Option::as_ref),
-    )
-    .await?;
+    let body = body
+        .check(async |body, problems| {
+            check_references(
+                &state,
+                current.tenant_id,
+                body.members.as_deref(),
+                (body.hold_media_file_id, body.music_on_hold_id.flatten()),
+                body.timeout_destination.as_ref().and_then(Option::as_ref),
+                problems,
+            )
+            .await
+        })
+        .await?;
     Ok(Json(
         queues::update(&state.db, &caller.scope, id, body).await?,
     ))

@@ -4,14 +4,14 @@ use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
 use switchboard_db::{partners, tenants};
-use switchboard_domain::ids::TenantId;
+use switchboard_domain::ids::{PartnerId, TenantId};
 use switchboard_domain::list::Page;
 use switchboard_domain::records::tenant::{CreateTenant, Tenant, UpdateTenant};
-use switchboard_domain::{Location, Principal, Scope};
+use switchboard_domain::{Location, Principal, Problems, Scope};
 
 use crate::auth::caller::{Caller, TenantsRead, TenantsWrite};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{JsonBody, ListParams, PathId};
+use crate::extract::{Checked, JsonBody, ListParams, PathId};
 use crate::listing;
 use crate::state::AppState;
 
@@ -40,9 +40,16 @@ pub async fn list(
 pub async fn create(
     caller: Caller<TenantsWrite>,
     State(state): State<AppState>,
-    JsonBody(body): JsonBody<CreateTenant>,
+    body: Checked<CreateTenant>,
 ) -> ApiResult<Json<Tenant>> {
-    Ok(Json(create_tenant(&state, &caller, body).await?))
+    let mut partner = PartnerId(0);
+    let body = body
+        .check(async |body, problems| {
+            partner = partner_of(&state, &caller, body.partner_id, problems).await?;
+            Ok(())
+        })
+        .await?;
+    Ok(Json(tenants::create(&state.db, partner, body).await?))
 }
 
 /// Creates a tenant on behalf of `caller`; the command line uses it too.
@@ -51,30 +58,38 @@ pub async fn create_tenant(
     caller: &Principal,
     body: CreateTenant,
 ) -> ApiResult<Tenant> {
-    let partner = match (caller.scope, body.partner_id) {
-        (Scope::Partner(own), None) => own,
-        (Scope::Partner(own), Some(p)) if p == own => own,
+    let mut problems = Problems::new();
+    let partner = partner_of(state, caller, body.partner_id, &mut problems).await?;
+    crate::tenancy::answer(problems)?;
+    Ok(tenants::create(&state.db, partner, body).await?)
+}
+
+/// The partner a new tenant belongs to: a partner admin's own (naming another is a
+/// 403), the one a platform admin names (a problem of `body/partnerId` when it names
+/// none, or one that does not exist).
+async fn partner_of(
+    state: &AppState,
+    caller: &Principal,
+    requested: Option<PartnerId>,
+    problems: &mut Problems,
+) -> ApiResult<PartnerId> {
+    match (caller.scope, requested) {
+        (Scope::Partner(own), None) => Ok(own),
+        (Scope::Partner(own), Some(p)) if p == own => Ok(own),
         (Scope::Platform, Some(p)) => match partners::get(&state.db, &Scope::Platform, p).await {
-            Ok(_) => p,
+            Ok(_) => Ok(p),
             Err(switchboard_db::Error::NotFound) => {
-                return Err(ApiError::invalid(
-                    Location::Body,
-                    "partnerId",
-                    "must name an existing partner",
-                ));
+                problems.add(Location::Body, "partnerId", "must name an existing partner");
+                Ok(p)
             }
-            Err(e) => return Err(e.into()),
+            Err(e) => Err(e.into()),
         },
         (Scope::Platform, None) => {
-            return Err(ApiError::invalid(
-                Location::Body,
-                "partnerId",
-                "is required",
-            ));
+            problems.add(Location::Body, "partnerId", "is required");
+            Ok(PartnerId(0))
         }
-        _ => return Err(ApiError::forbidden("partnerId is outside your scope")),
-    };
-    Ok(tenants::create(&state.db, partner, body).await?)
+        _ => Err(ApiError::forbidden("partnerId is outside your scope")),
+    }
 }
 
 /// One tenant.

@@ -12,11 +12,11 @@ use switchboard_domain::ids::{BranchId, ExtensionId, PartnerId, TenantId, UserId
 use switchboard_domain::list::Page;
 use switchboard_domain::records::user::{CreateUser, UpdateUser, User, UserAccount};
 use switchboard_domain::validation::FromBody;
-use switchboard_domain::{Location, Permission, Principal, Role, Scope};
+use switchboard_domain::{Location, Permission, Principal, Problems, Role, Scope};
 
 use crate::auth::caller::{Caller, UsersRead, UsersWrite};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{JsonBody, ListParams, PathId};
+use crate::extract::{Checked, ListParams, PathId};
 use crate::state::AppState;
 use crate::{listing, tenancy};
 
@@ -86,11 +86,14 @@ struct Placement {
     branch: Option<BranchId>,
 }
 
+/// Where an account of `role` sits, from the body's `account`: a rule it breaks is added
+/// to `problems` (the placement then stands for nothing), a scope it leaves is a 403.
 async fn place(
     state: &AppState,
     caller: &Principal,
     role: Role,
     account: &UserAccount,
+    problems: &mut Problems,
 ) -> ApiResult<Placement> {
     match role {
         Role::PlatformAdmin => Ok(Placement {
@@ -103,23 +106,20 @@ async fn place(
                 (Scope::Partner(own), None) => own,
                 (Scope::Partner(own), Some(p)) if p == own => own,
                 (Scope::Platform, Some(p)) => {
-                    switchboard_db::partners::get(&state.db, &Scope::Platform, p)
-                        .await
-                        .map_err(|_| {
-                            ApiError::invalid(
-                                Location::Body,
-                                "partnerId",
-                                "must name an existing partner",
-                            )
-                        })?;
+                    match switchboard_db::partners::get(&state.db, &Scope::Platform, p).await {
+                        Ok(_) => {}
+                        Err(switchboard_db::Error::NotFound) => problems.add(
+                            Location::Body,
+                            "partnerId",
+                            "must name an existing partner",
+                        ),
+                        Err(other) => return Err(other.into()),
+                    }
                     p
                 }
                 (Scope::Platform, None) => {
-                    return Err(ApiError::invalid(
-                        Location::Body,
-                        "partnerId",
-                        "is required",
-                    ));
+                    problems.add(Location::Body, "partnerId", "is required");
+                    PartnerId(0)
                 }
                 _ => return Err(ApiError::forbidden("partnerId is outside your scope")),
             };
@@ -134,15 +134,11 @@ async fn place(
             let partner = tenants::get(&state.db, &Scope::Platform, tenant)
                 .await?
                 .partner_id;
+            let requested = account.branch_id.flatten();
             let branch =
-                tenancy::branch_for_write(state, caller, tenant, account.branch_id.flatten())
-                    .await?;
+                tenancy::branch_for_write(state, caller, tenant, requested, problems).await?;
             if role == Role::BranchAdmin && branch.is_none() {
-                return Err(ApiError::invalid(
-                    Location::Body,
-                    "branchId",
-                    "is required for branch admins",
-                ));
+                problems.add(Location::Body, "branchId", "is required for branch admins");
             }
             Ok(Placement {
                 partner: Some(partner),
@@ -153,43 +149,33 @@ async fn place(
     }
 }
 
-async fn check_extension_scoped(
+/// Checks the account's extension is one of its tenant's that the caller reaches (a
+/// branch admin hands out only its own branch's extensions).
+async fn check_extension(
     state: &AppState,
     caller: &Principal,
     tenant: Option<TenantId>,
     ext: Option<ExtensionId>,
-) -> ApiResult<()> {
-    check_extension(state, tenant, ext).await?;
-    if let Some(ext) = ext
-        && caller.scope.own_branch().is_some()
-        && switchboard_db::extensions::get(&state.db, &caller.scope, ext)
-            .await
-            .is_err()
-    {
-        // A branch admin may hand out only its own branch's extensions.
-        return Err(ApiError::invalid(
-            Location::Body,
-            "extId",
-            "must name an extension of the user's tenant",
-        ));
-    }
-    Ok(())
-}
-
-async fn check_extension(
-    state: &AppState,
-    tenant: Option<TenantId>,
-    ext: Option<ExtensionId>,
+    problems: &mut Problems,
 ) -> ApiResult<()> {
     let Some(ext) = ext else { return Ok(()) };
-    match tenant {
-        Some(t) if extensions::of_tenant(&state.db, t, ext).await? => Ok(()),
-        _ => Err(ApiError::invalid(
+    let of_tenant = match tenant {
+        Some(t) => extensions::of_tenant(&state.db, t, ext).await?,
+        None => false,
+    };
+    let reached = of_tenant
+        && (caller.scope.own_branch().is_none()
+            || switchboard_db::extensions::get(&state.db, &caller.scope, ext)
+                .await
+                .is_ok());
+    if !reached {
+        problems.add(
             Location::Body,
             "extId",
             "must name an extension of the user's tenant",
-        )),
+        );
     }
+    Ok(())
 }
 
 /// Creates an account.
@@ -199,10 +185,19 @@ async fn check_extension(
 pub async fn create(
     caller: Caller<UsersWrite>,
     State(state): State<AppState>,
-    JsonBody(body): JsonBody<CreateUser>,
+    body: Checked<CreateUser>,
 ) -> ApiResult<Json<User>> {
+    let mut placement = None;
+    let body = body
+        .check(async |body, problems| {
+            placement = Some(check_new_account(&state, &caller, &body.account, problems).await?);
+            Ok(())
+        })
+        .await?;
+    let placement =
+        placement.ok_or_else(|| ApiError::internal("a checked account has a placement"))?;
     Ok(Json(
-        create_account(&state, &caller, body)
+        write_account(&state, body, placement)
             .await?
             .shown_to(caller.user_id),
     ))
@@ -213,17 +208,47 @@ pub async fn create(
 pub async fn create_account(
     state: &AppState,
     caller: &Principal,
-    CreateUser { account, settings }: CreateUser,
+    body: CreateUser,
 ) -> ApiResult<User> {
-    let role = account
-        .user_role
-        .and_then(Role::from_number)
-        .unwrap_or(Role::User);
+    let mut problems = Problems::new();
+    let placement = check_new_account(state, caller, &body.account, &mut problems).await?;
+    tenancy::answer(problems)?;
+    write_account(state, body, placement).await
+}
+
+/// The rules of a new account beyond its own fields: a role and permissions the caller
+/// may grant (403 otherwise), its placement and its extension (added to `problems`).
+async fn check_new_account(
+    state: &AppState,
+    caller: &Principal,
+    account: &UserAccount,
+    problems: &mut Problems,
+) -> ApiResult<Placement> {
+    let role = new_role(account);
     check_role(caller, role)?;
     check_grants(caller, account.permissions.as_ref())?;
-    let placement = place(state, caller, role, &account).await?;
+    let placement = place(state, caller, role, account, problems).await?;
     let ext = account.ext_id.flatten();
-    check_extension_scoped(state, caller, placement.tenant, ext).await?;
+    check_extension(state, caller, placement.tenant, ext, problems).await?;
+    Ok(placement)
+}
+
+/// The role a new account takes: the one sent, a user otherwise.
+fn new_role(account: &UserAccount) -> Role {
+    account
+        .user_role
+        .and_then(Role::from_number)
+        .unwrap_or(Role::User)
+}
+
+/// Writes a checked new account placed at `placement`.
+async fn write_account(
+    state: &AppState,
+    CreateUser { account, settings }: CreateUser,
+    placement: Placement,
+) -> ApiResult<User> {
+    let role = new_role(&account);
+    let ext = account.ext_id.flatten();
     let password_hash = match account.password {
         Some(password) => Some(state.passwords.hash(password).await?),
         None => None,
@@ -275,95 +300,21 @@ pub async fn update(
     State(state): State<AppState>,
     crate::client::ClientAddress(address): crate::client::ClientAddress,
     PathId(id): PathId<UserId>,
-    JsonBody(UpdateUser { account, settings }): JsonBody<UpdateUser>,
+    body: Checked<UpdateUser>,
 ) -> ApiResult<Json<User>> {
     let target = users::get(&state.db, &caller.scope, id).await?;
     let current_role = target
         .role()
         .ok_or_else(|| ApiError::internal("stored role out of range"))?;
-    let placement_changes = account.user_role.is_some()
-        || account.permissions.is_some()
-        || account.branch_id.is_some()
-        || account.ext_id.is_some()
-        || account.disabled.is_some();
-    if id == caller.user_id {
-        if placement_changes {
-            return Err(ApiError::forbidden(
-                "you may not change your own role, permissions, branch, extension or disabled state",
-            ));
-        }
-        // Changing one's own credentials needs the current password: that is
-        // PATCH /v2/users/me/password, not an admin edit.
-        if account.password.is_some() || account.email.is_some() {
-            return Err(ApiError::forbidden(
-                "change your own password with PATCH /v2/users/me/password; your e-mail only through another admin",
-            ));
-        }
-    } else {
-        check_role(&caller, current_role)?;
-        check_target(&caller, &target)?;
-    }
-    let tenant = (target.tenant_id > 0).then_some(TenantId(target.tenant_id));
-    if account.tenant_id.is_some_and(|t| Some(t) != tenant) {
-        return Err(ApiError::invalid(
-            Location::Body,
-            "tenantId",
-            "cannot be changed",
-        ));
-    }
-    if account
-        .partner_id
-        .is_some_and(|p| p.get() != target.partner_id)
-    {
-        return Err(ApiError::invalid(
-            Location::Body,
-            "partnerId",
-            "cannot be changed",
-        ));
-    }
-    let role = match account.user_role.and_then(Role::from_number) {
-        Some(role) if role != current_role => {
-            check_role(&caller, role)?;
-            if !(tenant_level(role) && tenant_level(current_role)) {
-                return Err(ApiError::invalid(
-                    Location::Body,
-                    "userRole",
-                    "can only change between tenant admin, branch admin and user",
-                ));
-            }
-            Some(role)
-        }
-        _ => None,
-    };
-    check_grants(&caller, account.permissions.as_ref())?;
-    let branch = match account.branch_id {
-        Some(Some(b)) => match tenant {
-            Some(t) => Some(tenancy::branch_for_write(&state, &caller, t, Some(b)).await?),
-            None => {
-                return Err(ApiError::invalid(
-                    Location::Body,
-                    "branchId",
-                    "applies to tenant accounts only",
-                ));
-            }
-        },
-        Some(None) if caller.scope.own_branch().is_some() => {
-            return Err(ApiError::forbidden("branchId is outside your scope"));
-        }
-        other => other,
-    };
-    let final_branch =
-        branch.unwrap_or((target.branch_id > 0).then_some(BranchId(target.branch_id)));
-    if role.unwrap_or(current_role) == Role::BranchAdmin && final_branch.is_none() {
-        return Err(ApiError::invalid(
-            Location::Body,
-            "branchId",
-            "is required for branch admins",
-        ));
-    }
-    if let Some(ext) = account.ext_id {
-        check_extension_scoped(&state, &caller, tenant, ext).await?;
-    }
+    let (mut role, mut branch) = (None, None);
+    let UpdateUser { account, settings } = body
+        .check(async |body, problems| {
+            let account = &body.account;
+            (role, branch) =
+                check_change(&state, &caller, (&target, current_role), account, problems).await?;
+            Ok(())
+        })
+        .await?;
     let password_hash = match account.password {
         Some(password) => Some(state.passwords.hash(password).await?),
         None => None,
@@ -466,6 +417,93 @@ pub async fn reset_password(
     .await?;
     record_sessions_ended(state, caller.user_id, &updated, revoked, address).await;
     Ok(updated)
+}
+
+/// The rules of a change of account `target` (of `current_role`) beyond the body's own
+/// fields: what the caller may change (403 otherwise), and the role, placement and
+/// extension it asks for (added to `problems`). Answers the new role, when it changes,
+/// and the branch to write.
+async fn check_change(
+    state: &AppState,
+    caller: &Principal,
+    (target, current_role): (&User, Role),
+    account: &UserAccount,
+    problems: &mut Problems,
+) -> ApiResult<(Option<Role>, Option<Option<BranchId>>)> {
+    let id = UserId(target.id);
+    let placement_changes = account.user_role.is_some()
+        || account.permissions.is_some()
+        || account.branch_id.is_some()
+        || account.ext_id.is_some()
+        || account.disabled.is_some();
+    if id == caller.user_id {
+        if placement_changes {
+            return Err(ApiError::forbidden(
+                "you may not change your own role, permissions, branch, extension or disabled state",
+            ));
+        }
+        // Changing one's own credentials needs the current password: that is
+        // PATCH /v2/users/me/password, not an admin edit.
+        if account.password.is_some() || account.email.is_some() {
+            return Err(ApiError::forbidden(
+                "change your own password with PATCH /v2/users/me/password; your e-mail only through another admin",
+            ));
+        }
+    } else {
+        check_role(caller, current_role)?;
+        check_target(caller, target)?;
+    }
+    let tenant = (target.tenant_id > 0).then_some(TenantId(target.tenant_id));
+    if account.tenant_id.is_some_and(|t| Some(t) != tenant) {
+        problems.add(Location::Body, "tenantId", "cannot be changed");
+    }
+    if account
+        .partner_id
+        .is_some_and(|p| p.get() != target.partner_id)
+    {
+        problems.add(Location::Body, "partnerId", "cannot be changed");
+    }
+    let role = match account.user_role.and_then(Role::from_number) {
+        Some(role) if role != current_role => {
+            check_role(caller, role)?;
+            if !(tenant_level(role) && tenant_level(current_role)) {
+                problems.add(
+                    Location::Body,
+                    "userRole",
+                    "can only change between tenant admin, branch admin and user",
+                );
+            }
+            Some(role)
+        }
+        _ => None,
+    };
+    check_grants(caller, account.permissions.as_ref())?;
+    let branch = match account.branch_id {
+        Some(Some(b)) => match tenant {
+            Some(t) => Some(tenancy::branch_for_write(state, caller, t, Some(b), problems).await?),
+            None => {
+                problems.add(
+                    Location::Body,
+                    "branchId",
+                    "applies to tenant accounts only",
+                );
+                None
+            }
+        },
+        Some(None) if caller.scope.own_branch().is_some() => {
+            return Err(ApiError::forbidden("branchId is outside your scope"));
+        }
+        other => other,
+    };
+    let final_branch =
+        branch.unwrap_or((target.branch_id > 0).then_some(BranchId(target.branch_id)));
+    if role.unwrap_or(current_role) == Role::BranchAdmin && final_branch.is_none() {
+        problems.add(Location::Body, "branchId", "is required for branch admins");
+    }
+    if let Some(ext) = account.ext_id {
+        check_extension(state, caller, tenant, ext, problems).await?;
+    }
+    Ok((role, branch))
 }
 
 /// Deletes an account other than the caller's own.

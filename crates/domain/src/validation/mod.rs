@@ -90,6 +90,36 @@ impl Problems {
         self.0.extend(other.0);
     }
 
+    /// Adds `messages` (problems already worded, as an error answers them) that are not
+    /// recorded yet.
+    pub fn extend_messages<'a>(&mut self, messages: impl IntoIterator<Item = &'a String>) {
+        for message in messages {
+            if !self.0.contains(message) {
+                self.0.push(message.clone());
+            }
+        }
+    }
+
+    /// The top-level body fields a problem names (`members` of `'body/members/0/id'`),
+    /// unescaped, each once; a problem of the whole body names the empty key.
+    pub fn body_keys(&self) -> Vec<String> {
+        let mut keys: Vec<String> = Vec::new();
+        for message in &self.0 {
+            if let Some(key) = body_key(message)
+                && !keys.contains(&key)
+            {
+                keys.push(key);
+            }
+        }
+        keys
+    }
+
+    /// Drops every problem of a top-level body field in `keys`.
+    pub fn drop_body_keys(&mut self, keys: &[String]) {
+        self.0
+            .retain(|message| body_key(message).is_none_or(|key| !keys.contains(&key)));
+    }
+
     /// `Ok(value)` when nothing was broken, the problems otherwise.
     pub fn finish<T>(self, value: impl FnOnce() -> Option<T>) -> Result<T, Problems> {
         if self.is_empty() {
@@ -104,6 +134,16 @@ impl Problems {
             Err(self)
         }
     }
+}
+
+/// The top-level body field `message` names, if it is a body problem.
+fn body_key(message: &str) -> Option<String> {
+    if message.starts_with("'body' ") {
+        return Some(String::new());
+    }
+    let rest = message.strip_prefix("'body/")?;
+    let end = rest.find(['/', '\''])?;
+    Some(rest[..end].replace("~1", "/").replace("~0", "~"))
 }
 
 /// A raw value to check: a JSON value from a body, or a string from a query or path.
@@ -191,6 +231,11 @@ pub trait FromBody: Sized {
             Err(problems) => (None, problems),
         }
     }
+    /// A valid value of each field, by key (the document's example), to stand in for a
+    /// broken required field while the record's own rules run on the others.
+    fn body_example() -> serde_json::Map<String, Value> {
+        serde_json::Map::new()
+    }
 }
 
 /// Where a created record lands, as far as the body must say it: a `tenantId` that
@@ -273,5 +318,29 @@ mod tests {
                 "'body/items/1' must be an object",
             ]
         );
+    }
+
+    #[test]
+    fn names_the_top_level_fields_of_body_problems() {
+        let mut problems = Problems::new();
+        problems.add(Location::Body, "members/0/id", "must name an extension");
+        problems.add(Location::Body, "name", "must be at least 1 character");
+        problems.add(Location::Body, "members/1/id", "must name an extension");
+        problems.add(Location::Body, "a~1b", "is odd");
+        problems.add(Location::Query, "page", "must be at least 1");
+        assert_eq!(problems.body_keys(), ["members", "name", "a/b"]);
+        problems.drop_body_keys(&["members".to_owned()]);
+        problems.extend_messages(&["'body/name' must be at least 1 character".to_owned()]);
+        assert_eq!(
+            problems.into_messages(),
+            [
+                "'body/name' must be at least 1 character",
+                "'body/a~1b' is odd",
+                "'query/page' must be at least 1",
+            ]
+        );
+        let mut whole = Problems::new();
+        whole.add(Location::Body, "", "must be an object");
+        assert_eq!(whole.body_keys(), [""]);
     }
 }
