@@ -10,7 +10,12 @@
 #                                           # the working tree included
 #   scripts/mutants.sh --ci                 # security files whose SHA-256 differs from the one
 #                                           # recorded in docs/mutants.md (CI: a clean clone
-#                                           # cannot know the last landing); none: passes at once
+#                                           # cannot know the last landing); none: passes at once.
+#                                           # Only the lines changed since the recorded version
+#                                           # (found in git history by its SHA-256) are mutated:
+#                                           # the rest was run then; the whole file when that
+#                                           # version is not in the history
+#   scripts/mutants.sh --since-recorded FILE...  # as --ci does, for these files (to record them)
 #   scripts/mutants.sh --hashes             # prints the table of SHA-256s for docs/mutants.md
 #
 # Mutants are tested in place (`--in-place`: each file is restored after its mutant), so
@@ -102,6 +107,20 @@ recorded_hash() {
     sed -nE "s#^\| \`$1\` \| ([0-9a-f]{64}) \|.*#\1#p" "$DOC" | head -n 1
 }
 
+# The newest commit holding the version of $1 whose SHA-256 docs/mutants.md records: the
+# version a whole or partial run last covered. Empty when the history does not have it.
+recorded_commit() {
+    local want commit
+    want=$(recorded_hash "$1")
+    [[ -n "$want" ]] || return 0
+    while IFS= read -r commit; do
+        if [[ "$(git show "$commit:$1" 2>/dev/null | sha256sum | cut -d' ' -f1)" == "$want" ]]; then
+            echo "$commit"
+            return 0
+        fi
+    done < <(git log --format=%H -- "$1" 2>/dev/null)
+}
+
 is_security_file() {
     local file
     for file in "${SECURITY_FILES[@]}"; do
@@ -111,6 +130,7 @@ is_security_file() {
 }
 
 files=()
+since_recorded=0
 case "${1:-}" in
     --hashes)
         echo "| file | SHA-256 |"
@@ -131,6 +151,15 @@ case "${1:-}" in
             exit 0
         fi
         echo "security files changed since their last mutation run: ${files[*]}"
+        since_recorded=1
+        ;;
+    --since-recorded)
+        shift
+        for file in "$@"; do
+            is_security_file "$file" || { echo "not a security file: $file (see $0)" >&2; exit 2; }
+            files+=("$file")
+        done
+        since_recorded=1
         ;;
     --changed)
         base="${2:-main}"
@@ -205,13 +234,25 @@ for file in "${files[@]}"; do
     # (only the root package's test targets are built: the unit tests have had their say).
     # A file with no unit-test pass gets this pass alone.
     rm -rf "$out/mutants.out" "$out/mutants.out.old"
+    # Since the recorded run: the lines changed since then only (cargo-mutants --in-diff).
+    in_diff=()
+    if ((since_recorded)); then
+        base=$(recorded_commit "$file")
+        if [[ -n "$base" ]]; then
+            git diff "$base" -- "$file" >"$out/since-recorded.diff"
+            echo "the lines changed since the recorded version (commit ${base:0:12})"
+            in_diff=(--in-diff "$out/since-recorded.diff")
+        else
+            echo "the recorded version is not in this history: the whole file"
+        fi
+    fi
     unit_filter=$(unit_tests_for "$file")
     iterate=()
     status=0
     second_pass=1
     if [[ -n "$unit_filter" ]]; then
         echo "first pass, unit tests: $unit_filter"
-        "${limit[@]}" cargo mutants --in-place --workspace --file "$file" \
+        "${limit[@]}" cargo mutants --in-place --workspace --file "$file" "${in_diff[@]}" \
             --test-tool nextest --test-workspace false --cargo-test-arg=--lib \
             --cargo-test-arg=-E --cargo-test-arg="$unit_filter" \
             --baseline skip --timeout "${MUTANTS_TIMEOUT:-300}" --build-timeout 1200 \
@@ -246,7 +287,7 @@ for file in "${files[@]}"; do
     fi
     if ((second_pass)); then
         status=0
-        "${limit[@]}" cargo mutants --in-place --workspace --file "$file" "${iterate[@]}" \
+        "${limit[@]}" cargo mutants --in-place --workspace --file "$file" "${in_diff[@]}" "${iterate[@]}" \
             --test-tool nextest --test-package switchboard --cargo-test-arg=--test=api \
             --cargo-test-arg=-E --cargo-test-arg="$filter" \
             --baseline skip --timeout "${MUTANTS_TIMEOUT:-300}" --build-timeout 1200 \
