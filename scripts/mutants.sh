@@ -66,7 +66,7 @@ tests_for() {
             echo "$api & test(/^(scope|security|records|atomic_writes|business_hours|paging_groups|announcements|phone_numbers|webhooks|call_flows|routing|pharmacy_agents|voicemail|outbound|outbound_work|call_campaigns|conduits|music_on_hold|media_files|text_to_speech|devices|button_layouts|reporting)::/) & $not_pg"
             ;;
         crates/db/src/scope.rs)
-            echo "(package(switchboard-db) & kind(lib)) | ($api & test(/^(scope|security|records|lists|audit_trail|voicemail|calls|call_recordings|identity)::/) & $not_pg)"
+            echo "(package(switchboard-db) & kind(lib)) | ($api & test(/^(scope|security|records|lists|audit_trail|voicemail|calls|call_recordings|identity|music_on_hold)::/) & $not_pg)"
             ;;
         crates/jobs/src/delivery/client.rs)
             echo "(package(switchboard-jobs) & kind(lib)) | ($api & test(/^webhook_delivery::/) & $not_pg)"

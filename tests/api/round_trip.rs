@@ -423,4 +423,48 @@ async fn every_answer_is_accepted_back_unchanged(app: TestApp) {
     assert!(refused.is_empty(), "{}", refused.join("\n"));
 }
 
-on_both_backends!(every_answer_is_accepted_back_unchanged);
+/// "0 means none" as an answer writes it: an extension without a branch and a user without
+/// a branch or an extension answer `0` for them, and that answer is taken back as it is
+/// (the walk above makes each with its references set).
+async fn a_zero_for_none_is_accepted_back(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let extension = app
+        .post(
+            "/v2/admin/extensions/",
+            &admin,
+            json!({"number": "777", "name": "No branch"}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(extension["branchId"], 0, "{extension}");
+    let path = format!("/v2/admin/extensions/{}", extension["id"]);
+    let sent = app
+        .patch(&path, &admin, extension.clone())
+        .await
+        .expect(200);
+    assert_eq!(unsigned(&sent), unsigned(&extension));
+    let user = app
+        .post(
+            "/v2/admin/users/",
+            &admin,
+            json!({"email": "no.branch@example.com", "password": "a long enough passphrase",
+                   "userRole": 5}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(
+        (&user["branchId"], &user["extId"]),
+        (&json!(0), &json!(0)),
+        "{user}"
+    );
+    let path = format!("/v2/admin/users/{}", user["id"]);
+    let read = app.get(&path, &admin).await.expect(200);
+    let sent = app.patch(&path, &admin, read.clone()).await.expect(200);
+    assert_eq!(unsigned(&sent), unsigned(&read));
+}
+
+on_both_backends!(
+    every_answer_is_accepted_back_unchanged,
+    a_zero_for_none_is_accepted_back
+);

@@ -53,8 +53,9 @@ pub struct CreateExtension {
 /// The body of `PATCH /v2/admin/extensions/{id}`.
 #[derive(Clone, Debug, Default, Body)]
 pub struct UpdateExtension {
-    /// The branch; `null` detaches the extension from any branch.
-    #[field(rule = ID)]
+    /// The branch; `null` (or 0, as an answer gives it) detaches the extension from any
+    /// branch.
+    #[field(rule = ID, zero_none)]
     pub branch_id: Option<Option<BranchId>>,
     /// The number, unique in the tenant.
     #[field(rule = NUMBER)]

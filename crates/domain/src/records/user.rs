@@ -332,11 +332,12 @@ pub struct UserAccount {
     /// The partner (role 2); taken from the tenant for roles 3 to 5.
     #[field(rule = ID)]
     pub partner_id: Option<PartnerId>,
-    /// The user's branch, of its tenant; `null` for none.
-    #[field(rule = ID)]
+    /// The user's branch, of its tenant; `null` (or 0, as an answer gives it) for none.
+    #[field(rule = ID, zero_none)]
     pub branch_id: Option<Option<BranchId>>,
-    /// The user's own extension, of its tenant; `null` for none.
-    #[field(rule = ID)]
+    /// The user's own extension, of its tenant; `null` (or 0, as an answer gives it) for
+    /// none.
+    #[field(rule = ID, zero_none)]
     pub ext_id: Option<Option<ExtensionId>>,
     /// Permissions granted beyond the role's defaults.
     #[field(rule = PERMISSIONS)]
