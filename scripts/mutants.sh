@@ -63,7 +63,7 @@ tests_for() {
             # Every module whose routes call one of tenancy's checks (a tenant, a branch,
             # a destination, a media file, a conduit, a queue, music on hold): a check
             # whose refusal is tested only there would otherwise be reported missed.
-            echo "$api & test(/^(scope|security|records|atomic_writes|business_hours|paging_groups|announcements|phone_numbers|webhooks|call_flows|routing|pharmacy_agents|voicemail|outbound|outbound_work|call_campaigns|conduits|music_on_hold|media_files|text_to_speech|devices|button_layouts|reporting)::/) & $not_pg"
+            echo "$api & test(/^(scope|security|records|atomic_writes|business_hours|paging_groups|announcements|phone_numbers|webhooks|call_flows|routing|pharmacy_agents|voicemail|outbound|outbound_work|call_campaigns|conduits|music_on_hold|media_files|text_to_speech|devices|button_layouts|reporting|refusals)::/) & $not_pg"
             ;;
         crates/db/src/scope.rs)
             echo "(package(switchboard-db) & kind(lib)) | ($api & test(/^(scope|security|records|lists|audit_trail|voicemail|calls|call_recordings|identity|music_on_hold)::/) & $not_pg)"

@@ -461,7 +461,34 @@ async fn a_broken_field_is_not_checked_against_the_database(app: TestApp) {
     assert_eq!(page["totalRecords"], 0);
 }
 
+/// A record that must have a branch, sent without one by a tenant admin (who names the
+/// branch): `branchId` is required, said once — the reader's word, which the branch rule
+/// does not repeat — for business hours and announcements alike.
+async fn a_missing_branch_is_reported_once(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let media = app.upload_fixture(&admin, "tone.wav").await;
+    for (collection, body) in [
+        (
+            "/v2/admin/business-hours/",
+            json!({"name": "H", "timezone": "UTC", "hours": {}}),
+        ),
+        (
+            "/v2/admin/announcements/",
+            json!({"name": "A", "mediaFileId": media, "startDate": "2026-12-01",
+                   "endDate": "2026-12-02"}),
+        ),
+    ] {
+        let problems = app
+            .post(collection, &admin, body)
+            .await
+            .error(400, "ValidationError");
+        assert_eq!(problems, ["'body/branchId' is required"], "{collection}");
+    }
+}
+
 on_both_backends!(
+    a_missing_branch_is_reported_once,
     a_broken_value_is_reported_with_a_foreign_reference,
     a_broken_field_is_not_checked_against_the_database,
     a_reference_is_reported_with_the_rest,
