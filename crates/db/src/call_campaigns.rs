@@ -267,7 +267,11 @@ pub async fn update(
         condition = condition.add(Expr::col("status").eq(current.status.as_str()));
     }
     let mut tx = db.begin().await?;
-    if !crud::update_if(&mut tx, "call_campaigns", id.get(), condition, changes).await? {
+    // A change of nothing but its destination (or of nothing: `{}`) writes no row of its
+    // own; an UPDATE with nothing to set is no statement.
+    if !changes.is_empty()
+        && !crud::update_if(&mut tx, "call_campaigns", id.get(), condition, changes).await?
+    {
         return Err(Error::Conflict(
             "the campaign's status changed meanwhile; read it again".into(),
         ));

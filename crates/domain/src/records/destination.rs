@@ -160,7 +160,10 @@ impl Destinations {
         } else {
             r.nullable("number", &RESOLVED).map(|_| None)
         };
+        // The resolved `name` is ignored too, but held to what the document says of it.
+        let name = r.nullable("name", &RESOLVED);
         let (id, order, type_src, number) = (id?, order.ok()?, type_src.ok()?, number.ok()?);
+        name.ok()?;
         if dest_type.has_target() && id < 1 {
             r.problem("id", "must be at least 1");
             return None;
