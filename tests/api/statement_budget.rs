@@ -123,17 +123,12 @@ const CALLS: &str = "a call exists once the engine's CDR is ingested: not made b
 const FAXES: &str =
     "a fax exists once sent through a fax line by the engine: not made by this walk yet";
 
-/// The budget of `template`.
+/// The budget of `template`: its own, or its `/v2` twin's.
 fn budget(template: &str) -> Option<u32> {
-    let versioned = if template.starts_with("/v2/") || !template.starts_with("/admin") {
-        template.to_owned()
-    } else {
-        format!("/v2{template}")
-    };
     let twin = format!("/v2{template}");
     BUDGETS
         .iter()
-        .find(|(t, _)| *t == template || *t == versioned || *t == twin)
+        .find(|(t, _)| *t == template || *t == twin)
         .map(|(_, n)| *n)
 }
 
