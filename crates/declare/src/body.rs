@@ -1,0 +1,401 @@
+//! `#[derive(Body)]`: the reader of a JSON body and its schema, from one declaration.
+
+use super::*;
+
+/// How a field is read.
+enum Mode {
+    /// Must be present and not null.
+    Required,
+    /// May be absent (its default then); not null.
+    Defaulted(Expr),
+    /// `Option<T>`: may be absent; not null.
+    Optional,
+    /// `Option<T>` with `nullable`: absent or null is `None`.
+    NullableOnce,
+    /// `Option<Option<T>>`: absent `None`, null `Some(None)`.
+    Patch,
+    /// A nested declared struct whose fields sit in this object.
+    Flatten,
+    /// Not read.
+    Skip,
+}
+
+struct FieldDecl {
+    ident: Ident,
+    ty: Type,
+    key: String,
+    doc: Option<String>,
+    rule: Option<Expr>,
+    mode: Mode,
+    /// `0` is read as `null` (none), as answers write an absent reference.
+    zero_none: bool,
+}
+
+#[derive(Default)]
+struct BodyDecl {
+    require: Vec<String>,
+    fixed: Vec<(String, LitStr)>,
+    exclusive: Vec<Vec<String>>,
+    check: Option<Path>,
+    schema: Option<Path>,
+    example: Option<Path>,
+    placement: Vec<String>,
+}
+
+fn body_decl(input: &DeriveInput) -> syn::Result<BodyDecl> {
+    let mut decl = BodyDecl::default();
+    for attr in input.attrs.iter().filter(|a| a.path().is_ident("body")) {
+        attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("require") {
+                decl.require.extend(name_list(&meta)?);
+                Ok(())
+            } else if meta.path.is_ident("fixed") {
+                meta.parse_nested_meta(|inner| {
+                    let key = inner
+                        .path
+                        .get_ident()
+                        .map(ToString::to_string)
+                        .ok_or_else(|| inner.error("expected a key"))?;
+                    decl.fixed.push((key, lit_str(&inner)?));
+                    Ok(())
+                })
+            } else if meta.path.is_ident("exclusive") {
+                decl.exclusive.push(name_list(&meta)?);
+                Ok(())
+            } else if meta.path.is_ident("check") {
+                decl.check = Some(meta.value()?.parse()?);
+                Ok(())
+            } else if meta.path.is_ident("schema") {
+                decl.schema = Some(meta.value()?.parse()?);
+                Ok(())
+            } else if meta.path.is_ident("example") {
+                decl.example = Some(meta.value()?.parse()?);
+                Ok(())
+            } else if meta.path.is_ident("placement") {
+                decl.placement = name_list(&meta)?;
+                if let Some(other) = decl
+                    .placement
+                    .iter()
+                    .find(|p| *p != "tenant" && *p != "branch")
+                {
+                    return Err(meta.error(format!("unknown placement `{other}`")));
+                }
+                Ok(())
+            } else {
+                Err(meta.error("unknown body attribute"))
+            }
+        })?;
+    }
+    Ok(decl)
+}
+
+fn field_decl(field: &syn::Field) -> syn::Result<FieldDecl> {
+    let ident = field.ident.clone().expect("named field");
+    let mut key = camel_case(&ident);
+    let mut rule = None;
+    let mut nullable = false;
+    let mut zero_none = false;
+    let mut default = None;
+    let mut flatten = false;
+    let mut skip = false;
+    for attr in field.attrs.iter().filter(|a| a.path().is_ident("field")) {
+        attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("rule") {
+                rule = Some(meta.value()?.parse::<Expr>()?);
+            } else if meta.path.is_ident("name") {
+                key = lit_str(&meta)?.value();
+            } else if meta.path.is_ident("nullable") {
+                nullable = true;
+            } else if meta.path.is_ident("zero_none") {
+                zero_none = true;
+            } else if meta.path.is_ident("default") {
+                default = Some(meta.value()?.parse::<Expr>()?);
+            } else if meta.path.is_ident("flatten") {
+                flatten = true;
+            } else if meta.path.is_ident("skip") {
+                skip = true;
+            } else {
+                return Err(meta.error("unknown field attribute"));
+            }
+            Ok(())
+        })?;
+    }
+    let outer = option_inner(&field.ty);
+    let twice = outer.and_then(option_inner);
+    let mode = if skip {
+        Mode::Skip
+    } else if flatten {
+        Mode::Flatten
+    } else if twice.is_some() {
+        Mode::Patch
+    } else if outer.is_some() && nullable {
+        Mode::NullableOnce
+    } else if outer.is_some() {
+        Mode::Optional
+    } else if let Some(default) = default {
+        Mode::Defaulted(default)
+    } else {
+        Mode::Required
+    };
+    if rule.is_none() && !matches!(mode, Mode::Skip | Mode::Flatten) {
+        return Err(syn::Error::new_spanned(
+            &ident,
+            "a declared field needs #[field(rule = …)]",
+        ));
+    }
+    Ok(FieldDecl {
+        ident,
+        ty: field.ty.clone(),
+        key,
+        doc: doc(&field.attrs),
+        rule,
+        mode,
+        zero_none,
+    })
+}
+
+pub fn derive(input: &DeriveInput) -> syn::Result<Tokens> {
+    let name = &input.ident;
+    let name_str = name.to_string();
+    let decl = body_decl(input)?;
+    let fields = named_fields(input)?
+        .into_iter()
+        .map(field_decl)
+        .collect::<syn::Result<Vec<_>>>()?;
+    let d = quote!(::switchboard_domain::declare);
+    let v = quote!(::switchboard_domain::validation);
+
+    // The reader: struct-wide rules first, then every field (so every problem is
+    // reported), then the value, then the rule across fields.
+    let mut reads = Vec::new();
+    for key in &decl.require {
+        reads.push(quote! {
+            if !r.has(#key) {
+                r.problem(#key, "is required");
+                intact = false;
+            }
+        });
+    }
+    for group in &decl.exclusive {
+        let first = &group[0];
+        for other in &group[1..] {
+            let message = format!("must not be sent together with {first}");
+            reads.push(quote! {
+                if r.has(#first) && !r.is_null(#first) && r.has(#other) && !r.is_null(#other) {
+                    r.problem(#other, #message);
+                    intact = false;
+                }
+            });
+        }
+    }
+    let mut builds = Vec::new();
+    for (i, f) in fields.iter().enumerate() {
+        let var = format_ident!("field_{}", i);
+        let ident = &f.ident;
+        let key = &f.key;
+        let rule = &f.rule;
+        let ty = &f.ty;
+        match &f.mode {
+            Mode::Required => {
+                reads.push(quote!(let #var = r.required(#key, &(#rule));));
+                builds.push(quote!(#ident: <#ty as ::core::convert::From<_>>::from(#var?)));
+            }
+            Mode::Defaulted(default) => {
+                reads.push(quote!(let #var = r.optional(#key, &(#rule));));
+                builds.push(quote!(#ident: match #var.ok()? {
+                    ::core::option::Option::Some(v) => <#ty as ::core::convert::From<_>>::from(v),
+                    ::core::option::Option::None => #default,
+                }));
+            }
+            Mode::Optional => {
+                let inner = option_inner(ty).expect("an Option");
+                reads.push(quote!(let #var = r.optional(#key, &(#rule));));
+                builds.push(
+                    quote!(#ident: #var.ok()?.map(<#inner as ::core::convert::From<_>>::from)),
+                );
+            }
+            Mode::NullableOnce => {
+                let inner = option_inner(ty).expect("an Option");
+                let read = if f.zero_none {
+                    quote!(nullable_or_zero)
+                } else {
+                    quote!(nullable)
+                };
+                reads.push(quote!(let #var = r.#read(#key, &(#rule));));
+                builds.push(quote!(#ident: #var.ok()?.flatten().map(<#inner as ::core::convert::From<_>>::from)));
+            }
+            Mode::Patch => {
+                let inner = option_inner(ty)
+                    .and_then(option_inner)
+                    .expect("an Option of an Option");
+                let read = if f.zero_none {
+                    quote!(nullable_or_zero)
+                } else {
+                    quote!(nullable)
+                };
+                reads.push(quote!(let #var = r.#read(#key, &(#rule));));
+                builds.push(quote!(#ident: #var.ok()?.map(|v| v.map(<#inner as ::core::convert::From<_>>::from))));
+            }
+            Mode::Flatten => {
+                reads.push(quote!(let #var = <#ty as #d::Declared>::read_object(r);));
+                builds.push(quote!(#ident: #var?));
+            }
+            Mode::Skip => {
+                builds.push(quote!(#ident: ::core::default::Default::default()));
+            }
+        }
+    }
+    let placement_tenant = decl.placement.iter().any(|p| p == "tenant");
+    let placement_branch = decl.placement.iter().any(|p| p == "branch");
+    let check = decl.check.as_ref().map(|check| {
+        quote! {
+            if !#check(&value, r) {
+                return ::core::option::Option::None;
+            }
+        }
+    });
+
+    // The schema: each field's rule documents it, the struct-wide rules are added.
+    let description = option_tokens(&doc(&input.attrs));
+    let mut properties = Vec::new();
+    let mut examples = Vec::new();
+    let mut components = Vec::new();
+    let mut left_out: Vec<String> = decl.fixed.iter().map(|(k, _)| k.clone()).collect();
+    for group in &decl.exclusive {
+        left_out.extend(group[1..].iter().cloned());
+    }
+    for f in &fields {
+        let key = &f.key;
+        let rule = &f.rule;
+        let ty = &f.ty;
+        let field_doc = option_tokens(&f.doc);
+        let (required, nullable) = match f.mode {
+            Mode::Required => (true, false),
+            Mode::Defaulted(_) | Mode::Optional => (false, false),
+            Mode::NullableOnce | Mode::Patch => (false, true),
+            Mode::Flatten => {
+                properties
+                    .push(quote!(#d::merge(&mut object, <#ty as #d::Declared>::object_schema());));
+                examples.push(quote!(example.extend(<#ty as #d::Declared>::example());));
+                components.push(quote!(<#ty as #d::Declared>::components(out);));
+                continue;
+            }
+            Mode::Skip => continue,
+        };
+        let schema = if f.zero_none {
+            quote!(#d::or_zero(#v::Field::field_schema(&(#rule))))
+        } else {
+            quote!(#v::Field::field_schema(&(#rule)))
+        };
+        properties.push(quote! {
+            #d::property(&mut object, #key, #schema, #v::Field::field_example(&(#rule)), #field_doc, #required, #nullable);
+        });
+        if !left_out.contains(key) {
+            examples.push(quote! {
+                example.insert(#key.to_owned(), #v::Field::field_example(&(#rule)));
+            });
+        }
+        components.push(quote!(#v::Field::components(&(#rule), out);));
+    }
+    if !decl.require.is_empty() {
+        let keys = &decl.require;
+        properties.push(quote!(#d::require(&mut object, &[#(#keys),*]);));
+    }
+    for (key, message) in &decl.fixed {
+        properties.push(quote!(#d::fixed(&mut object, #key, #message);));
+    }
+    let fixed = decl
+        .fixed
+        .iter()
+        .map(|(key, message)| quote!(#v::FixedField { key: #key, message: #message }));
+    for group in &decl.exclusive {
+        properties.push(quote!(#d::exclusive(&mut object, &[#(#group),*]);));
+    }
+    if let Some(schema) = &decl.schema {
+        properties.push(quote!(#schema(&mut object);));
+    }
+    let example_body = match &decl.example {
+        Some(example) => quote! {
+            match #example() {
+                ::serde_json::Value::Object(map) => map,
+                _ => ::serde_json::Map::new(),
+            }
+        },
+        None => quote! {
+            let mut example = ::serde_json::Map::new();
+            #(#examples)*
+            example
+        },
+    };
+
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    Ok(quote! {
+        impl #impl_generics #d::Declared for #name #ty_generics #where_clause {
+            fn read_object(r: &mut #v::ObjectReader<'_>) -> ::core::option::Option<Self> {
+                let mut intact = true;
+                #(#reads)*
+                let build = move || -> ::core::option::Option<Self> {
+                    ::core::option::Option::Some(Self { #(#builds,)* })
+                };
+                let value = build()?;
+                if !intact {
+                    return ::core::option::Option::None;
+                }
+                #check
+                ::core::option::Option::Some(value)
+            }
+
+            fn object_schema() -> ::utoipa::openapi::schema::Object {
+                let mut object = #d::object(#description);
+                #(#properties)*
+                object
+            }
+
+            fn example() -> ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+                #example_body
+            }
+
+            fn components(out: &mut ::std::vec::Vec<(::std::string::String, ::utoipa::openapi::RefOr<::utoipa::openapi::schema::Schema>)>) {
+                #(#components)*
+            }
+        }
+
+        impl #impl_generics #v::FromBody for #name #ty_generics #where_clause {
+            const PLACEMENT: #v::Placement = #v::Placement {
+                tenant: #placement_tenant,
+                branch: #placement_branch,
+            };
+            const FIXED: &'static [#v::FixedField] = &[#(#fixed),*];
+            fn from_body(body: &::serde_json::Value) -> ::core::result::Result<Self, #v::Problems> {
+                #d::read_body(body)
+            }
+            fn read_partial(body: &::serde_json::Value) -> (::core::option::Option<Self>, #v::Problems) {
+                #d::read_body_partial(body)
+            }
+            fn body_example() -> ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+                <Self as #d::Declared>::example()
+            }
+        }
+
+        impl #impl_generics ::utoipa::PartialSchema for #name #ty_generics #where_clause {
+            fn schema() -> ::utoipa::openapi::RefOr<::utoipa::openapi::schema::Schema> {
+                let mut object = <Self as #d::Declared>::object_schema();
+                // A whole body the reader accepts, as the document's example of it.
+                object.examples = ::std::vec![::serde_json::Value::Object(
+                    <Self as #d::Declared>::example(),
+                )];
+                ::utoipa::openapi::RefOr::T(::utoipa::openapi::schema::Schema::Object(object))
+            }
+        }
+
+        impl #impl_generics ::utoipa::ToSchema for #name #ty_generics #where_clause {
+            fn name() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed(#name_str)
+            }
+
+            fn schemas(out: &mut ::std::vec::Vec<(::std::string::String, ::utoipa::openapi::RefOr<::utoipa::openapi::schema::Schema>)>) {
+                <Self as #d::Declared>::components(out);
+            }
+        }
+    })
+}
