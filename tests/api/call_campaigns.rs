@@ -430,7 +430,7 @@ async fn imports_answer_every_row(app: TestApp) {
         .post(&format!("{records}/import"), &admin, Value::Array(rows))
         .await
         .error(400, "ValidationError");
-    assert_eq!(problems, ["'body' must hold at most 10000 items"]);
+    assert_eq!(problems, ["'body/' must hold at most 10000 items"]);
 }
 
 async fn concurrent_imports_create_a_number_once(app: TestApp) {
@@ -1229,11 +1229,18 @@ async fn an_import_without_a_number_column_is_one_refusal(app: TestApp) {
     for i in 0..10_000 {
         csv.push_str(&format!("+1202555{i:04},Row {i}\n"));
     }
+    // Each import with what its empty JSON array answers.
     let imports = [
-        format!("/v2/admin/call-campaigns/{id}/records/import"),
-        "/v2/admin/opt-outs/import".to_owned(),
+        (
+            format!("/v2/admin/call-campaigns/{id}/records/import"),
+            "'body/' must hold at least 1 item",
+        ),
+        (
+            "/v2/admin/opt-outs/import".to_owned(),
+            "'body/' must hold 1 to 10000 items",
+        ),
     ];
-    for path in &imports {
+    for (path, empty) in &imports {
         let response = app
             .client
             .post(app.url(path))
@@ -1248,7 +1255,9 @@ async fn an_import_without_a_number_column_is_one_refusal(app: TestApp) {
             .error(400, "ValidationError");
         assert_eq!(
             refused,
-            ["'body' must be a CSV whose header row names a number column (it names: phone, name)"],
+            [
+                "'body/' must be a CSV whose header row names a number column (it names: phone, name)"
+            ],
             "{path}"
         );
         let form = reqwest::multipart::Form::new().part(
@@ -1270,19 +1279,161 @@ async fn an_import_without_a_number_column_is_one_refusal(app: TestApp) {
             .await
             .error(400, "ValidationError");
         assert_eq!(refused.len(), 1, "{path}: {refused:?}");
-        // An empty JSON array names its place like every other refusal.
+        // An empty JSON array names its place like every other refusal: the body's
+        // JSON pointer (empty) after its location, `'body/'`.
         let refused = app
             .post(path, &admin, json!([]))
             .await
             .error(400, "ValidationError");
-        assert_eq!(refused.len(), 1, "{path}: {refused:?}");
-        assert!(refused[0].starts_with("'body' "), "{path}: {refused:?}");
+        assert_eq!(refused, [*empty], "{path}");
     }
     assert_eq!(
         app.count("campaign_records", None).await,
         0,
         "nothing was imported"
     );
+}
+
+/// A campaign record's and an opt-out entry's refusal lists every reason at once (issue
+/// 29 item 6): a field breaking its own rule with a number that is no number in the
+/// tenant's country, or a list the entry cannot be on, in one 400 — on a create, a
+/// change and each row of an import (every reason of a row in its result, and every
+/// row's reason in the refusal of a JSON body breaking its schema).
+async fn records_and_opt_outs_list_every_reason(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let id = new_campaign(&app, &w, &admin).await;
+    let records = format!("/v2/admin/call-campaigns/{id}/records");
+    let not_a_number = "'body/number' is not a phone number (read in US)";
+    let long = "x".repeat(501);
+
+    // A record added: an empty name and no number.
+    let problems = app
+        .post(
+            &records,
+            &admin,
+            json!({"number": "not a phone", "name": ""}),
+        )
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(
+        problems,
+        ["'body/name' must be at least 1 character", not_a_number]
+    );
+    // A record changed: a status it cannot be given and no number.
+    let record = app
+        .post(&records, &admin, json!({"number": "2025550143"}))
+        .await
+        .expect(200);
+    let problems = app
+        .patch(
+            &format!("{records}/{}", record["id"]),
+            &admin,
+            json!({"number": "not a phone", "status": "called"}),
+        )
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(
+        problems,
+        [
+            "'body/status' must be one of: pending, skipped",
+            not_a_number
+        ]
+    );
+    // A JSON import breaking its schema names every row's number too.
+    let problems = app
+        .post(
+            &format!("{records}/import"),
+            &admin,
+            json!([{"number": "2025550144", "name": ""}, {"number": "not a phone"}]),
+        )
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(
+        problems,
+        [
+            "'body/0/name' must be at least 1 character",
+            "'body/1/number' is not a phone number (read in US)",
+        ]
+    );
+    // A CSV row answers every reason of its own.
+    let response = app
+        .client
+        .post(app.url(&format!("{records}/import")))
+        .bearer_auth(&admin)
+        .header("content-type", "text/csv")
+        .body(format!(
+            "number,name\nnot a phone,{}\n2025550145,Ada\n",
+            "y".repeat(256)
+        ))
+        .send()
+        .await
+        .unwrap();
+    let summary = TestApp::answer(response).await.expect(200);
+    assert_eq!(summary["created"], 1, "{summary}");
+    assert_eq!(summary["results"][0]["result"], "invalid", "{summary}");
+    assert_eq!(
+        summary["results"][0]["reason"],
+        "'name' must be at most 255 characters; 'number' is not a phone number (read in US)"
+    );
+    assert_eq!(app.count("campaign_records", None).await, 2);
+
+    // An opt-out entry: a reason too long, a campaign on a tenant entry, no number.
+    let problems = app
+        .post(
+            "/v2/admin/opt-outs/",
+            &admin,
+            json!({"number": "not a phone", "reason": long, "campaignId": id}),
+        )
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(
+        problems,
+        [
+            "'body/reason' must be at most 500 characters",
+            "'body/campaignId' is only for campaign entries",
+            not_a_number,
+        ]
+    );
+    // A campaign entry: a source not listed and a campaign not in the caller's scope.
+    let problems = app
+        .post(
+            "/v2/admin/opt-outs/",
+            &admin,
+            json!({"level": "campaign", "campaignId": 999_999, "number": "2025550146",
+                   "source": "rumour"}),
+        )
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(
+        problems,
+        [
+            "'body/source' must be one of: manual, import, engine, complaint, regulator",
+            "'body/campaignId' must name a call campaign in your scope",
+        ]
+    );
+    // Each imported row answers all of its reasons.
+    let summary = app
+        .post(
+            "/v2/admin/opt-outs/import",
+            &admin,
+            json!([
+                {"number": "not a phone", "reason": long, "campaignId": id},
+                {"number": "2025550147"},
+            ]),
+        )
+        .await
+        .expect(200);
+    assert_eq!(summary["created"], 1, "{summary}");
+    assert_eq!(summary["results"][0]["result"], "invalid", "{summary}");
+    assert_eq!(
+        summary["results"][0]["reason"],
+        format!(
+            "'body/reason' must be at most 500 characters; \
+             'body/campaignId' is only for campaign entries; {not_a_number}"
+        )
+    );
+    assert_eq!(app.count("opt_outs", None).await, 1);
 }
 
 on_both_backends!(with engine_token; the_engine_places_the_calls);
@@ -1292,6 +1443,7 @@ on_both_backends!(
     campaign_rules,
     records_are_e164_and_opted_out_numbers_are_refused,
     imports_answer_every_row,
+    records_and_opt_outs_list_every_reason,
     concurrent_imports_create_a_number_once,
     other_tenants_and_lower_roles_are_refused,
     exports_stream_csv_and_refuse_over_the_limit,

@@ -46,7 +46,7 @@ async fn malformed_json_and_wrong_content_type(app: TestApp) {
         .post("/v2/admin/extensions/", &token, json!([1, 2]))
         .await
         .error(400, "ValidationError");
-    assert_eq!(problems, ["'body' must be an object"]);
+    assert_eq!(problems, ["'body/' must be an object"]);
 }
 
 async fn every_broken_rule_is_listed(app: TestApp) {

@@ -477,9 +477,56 @@ async fn in_use_follows_what_routes_to_the_number(app: TestApp) {
     assert_eq!(counted["totalRecords"], 1, "{counted}");
 }
 
+/// Two provisions of one number in its two spellings at once (issue 29 item 3's known
+/// gap): the check before the insert cannot see the other's uncommitted row, so it is
+/// the index of the number without its `+` that refuses one of them — exactly one 200
+/// and one 409 each round, and one row per number.
+async fn two_spellings_provisioned_at_once_are_one_number(app: TestApp) {
+    let w = World::seed(&app).await;
+    let platform = app.login(w.platform).await;
+    const ROUNDS: usize = 12;
+    for round in 0..ROUNDS {
+        let digits = format!("1555012{round:04}");
+        let plus = format!("+{digits}");
+        let (bare, with_plus) = tokio::join!(
+            app.post(
+                "/v2/admin/phone-numbers/",
+                &platform,
+                json!({"tenantId": w.tenant_a, "number": digits}),
+            ),
+            app.post(
+                "/v2/admin/phone-numbers/",
+                &platform,
+                json!({"tenantId": w.tenant_b, "number": plus}),
+            ),
+        );
+        let mut statuses = [bare.status.as_u16(), with_plus.status.as_u16()];
+        statuses.sort_unstable();
+        assert_eq!(
+            statuses,
+            [200, 409],
+            "round {round}: {} / {}",
+            bare.body,
+            with_plus.body
+        );
+        let refused = if bare.status.as_u16() == 409 {
+            &bare
+        } else {
+            &with_plus
+        };
+        assert_eq!(
+            refused.body["message"], "this phone number is already provisioned",
+            "round {round}: {}",
+            refused.body
+        );
+    }
+    assert_eq!(app.count("phone_numbers", None).await, ROUNDS as i64);
+}
+
 on_both_backends!(
     provisioning_and_settings,
     every_filter_limit_and_sort,
     totals_follow_every_change,
-    in_use_follows_what_routes_to_the_number
+    in_use_follows_what_routes_to_the_number,
+    two_spellings_provisioned_at_once_are_one_number
 );

@@ -487,6 +487,82 @@ async fn a_missing_branch_is_reported_once(app: TestApp) {
     }
 }
 
+/// The engine's reports list every reason at once (issue 29 item 6): a field breaking
+/// its own rule with the records the report names that the tenant does not have (an
+/// extension of another tenant, a queue that does not exist), or with a tenant that
+/// does not exist, in one 400 — as JSON and as a multipart push; nothing is recorded.
+async fn an_ingest_report_lists_every_reason(app: TestApp) {
+    let w = World::seed(&app).await;
+    let platform = app.login(w.platform).await;
+    let call = json!({
+        "tenantId": w.tenant_a, "uniqueId": "r.1", "event": "rung", "direction": "inbound",
+        "time": "2026-11-02T15:00:00Z", "callerExtensionId": w.ext_b, "queueId": 999_999,
+        "transfers": [{"at": "2026-11-02T15:01:00Z", "kind": "blind", "from": "5551234",
+                       "to": "201", "toExtensionId": w.ext_b}],
+    });
+    let expected = [
+        "'body/event' must be one of: started, answered, ended",
+        "'body/callerExtensionId' must name an extension of the tenant",
+        "'body/transfers/0/toExtensionId' must name an extension of the tenant",
+        "'body/queueId' must name a queue of the tenant",
+    ];
+    let problems = app
+        .post("/v2/ingest/calls", &platform, call.clone())
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(problems, expected);
+    let problems = app
+        .push(&platform, "/v2/ingest/calls", ("call", call), None)
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(problems, expected);
+
+    let message = json!({"tenantId": w.tenant_a, "mailboxUser": "101", "msgId": "m-1",
+                         "dateUnix": 1_763_800_000, "duration": -1, "extensionId": w.ext_b});
+    let problems = app
+        .post("/v2/ingest/voicemail-messages", &platform, message)
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(
+        problems,
+        [
+            "'body/duration' must be at least 0",
+            "'body/extensionId' must name an extension of the tenant",
+        ]
+    );
+
+    let unknown = "'body/tenantId' must name an existing tenant";
+    let sms = json!({"tenantId": 999_999, "messageId": "SM1", "direction": "sideways",
+                     "from": "1", "to": "2"});
+    let problems = app
+        .post("/v2/ingest/sms", &platform, sms)
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(
+        problems,
+        [
+            "'body/direction' must be one of: inbound, outbound",
+            unknown,
+        ]
+    );
+    let fax = json!({"tenantId": 999_999, "faxId": "F1", "direction": "sideways",
+                     "from": "1", "to": "2"});
+    let problems = app
+        .post("/v2/ingest/faxes", &platform, fax)
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(
+        problems,
+        [
+            "'body/direction' must be one of: inbound, outbound",
+            unknown,
+        ]
+    );
+    for table in ["calls", "voicemail_messages", "sms_messages", "faxes"] {
+        assert_eq!(app.count(table, None).await, 0, "{table}");
+    }
+}
+
 on_both_backends!(
     a_missing_branch_is_reported_once,
     a_broken_value_is_reported_with_a_foreign_reference,
@@ -494,4 +570,5 @@ on_both_backends!(
     a_reference_is_reported_with_the_rest,
     a_duplicate_is_reported_with_the_broken_values,
     a_fixed_field_is_reported_with_the_broken_values,
+    an_ingest_report_lists_every_reason,
 );

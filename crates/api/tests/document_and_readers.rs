@@ -458,7 +458,7 @@ fn disagreements(schemas: &Schemas<'_>, name: &str, reader: Reader) -> Vec<Strin
                 )),
                 (false, Err(problems)) => {
                     // Refused at the field itself (or, for the body as a whole, at `body`).
-                    let whole = "'body'".to_owned();
+                    let whole = "'body/'".to_owned();
                     if !problems
                         .iter()
                         .any(|p| p.starts_with(&prefix) || p.starts_with(&whole))

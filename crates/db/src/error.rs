@@ -80,6 +80,13 @@ fn unique_message(constraint: Option<&str>, message: &str) -> String {
             crate::phone_numbers::PROVISIONED,
         ),
         (
+            // The number however written (a `+` or not): SQLite names an index on an
+            // expression, not its columns.
+            "phone_numbers_number_one_form",
+            "phone_numbers_number_one_form",
+            crate::phone_numbers::PROVISIONED,
+        ),
+        (
             "dial_plan_number_unique",
             "dial_plan.tenant_id",
             "the number is already taken in the tenant's dial plan",

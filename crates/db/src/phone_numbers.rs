@@ -332,7 +332,9 @@ pub async fn create(
     };
     lock_conduit(&mut tx, tenant, &settings).await?;
     // One number is one number: `+12025550252` is refused while `12025550252` is held
-    // (the unique index sees equal text only), with the unique index's own answer.
+    // (the unique constraint sees equal text only), with the unique index's own answer.
+    // A concurrent provision of the other spelling, which this read cannot see, fails
+    // on the index of the number without its `+` (migration 0039) with the same answer.
     let spellings = switchboard_domain::phone::spellings(&number, None);
     let held = Query::select()
         .column("id")

@@ -26,7 +26,7 @@ use switchboard_domain::{Location, Principal, Problems};
 
 use crate::auth::caller::{Caller, CampaignsRead, CampaignsWrite};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{Checked, JsonBody, ListParams, Patch, PathId, body_rejection, parse_id};
+use crate::extract::{Checked, ListParams, Patch, PathId, body_rejection, parse_id};
 use crate::routes::media_files::{multipart_error, multipart_rejection, read_limited};
 use crate::state::AppState;
 use crate::{listing, tenancy};
@@ -58,6 +58,19 @@ async fn caller_id(
             "must be a phone number of the tenant",
         );
         Ok(None)
+    }
+}
+
+/// A record's number in E.164, read in the tenant's `country`; `None`, with the problem
+/// added at body `path`, when it is not a dialable number there. The one rule of a
+/// record's number beyond its characters, for a record added, changed or imported.
+fn record_number(text: &str, country: &str, path: &str, problems: &mut Problems) -> Option<String> {
+    match phone::normalise(text, Some(country)) {
+        Ok(number) => Some(number),
+        Err(reason) => {
+            problems.add(Location::Body, path, reason);
+            None
+        }
     }
 }
 
@@ -289,12 +302,18 @@ pub async fn create_record(
     caller: Caller<CampaignsWrite>,
     State(state): State<AppState>,
     PathId(id): PathId<CallCampaignId>,
-    JsonBody(body): JsonBody<CreateCampaignRecord>,
+    body: Checked<CreateCampaignRecord>,
 ) -> ApiResult<Json<CampaignRecord>> {
     let campaign = campaign_of(&state, &caller, id, true).await?;
     let country = call_campaigns::tenant_country(&state.db, campaign.tenant_id).await?;
-    let number = phone::normalise(&body.number, Some(&country))
-        .map_err(|reason| ApiError::invalid(Location::Body, "number", &reason))?;
+    let mut number = None;
+    let body = body
+        .check(async |body, problems| {
+            number = record_number(&body.number, &country, "number", problems);
+            Ok(())
+        })
+        .await?;
+    let number = number.ok_or_else(|| ApiError::internal("a checked record has a number"))?;
     let added = call_campaigns::add_records(
         &state.db,
         campaign.tenant_id,
@@ -403,23 +422,51 @@ pub struct ImportUpload {
     pub file: Vec<u8>,
 }
 
-/// Each CSV row as written, and its reading (a row failing its rules is `invalid`).
-fn csv_import_rows(bytes: &[u8]) -> ApiResult<Vec<(String, Result<ImportRow, String>)>> {
-    Ok(csv_rows(bytes, MAX_IMPORT, &["number"])?
-        .into_iter()
-        .map(|row| {
-            let input = row["number"].as_str().unwrap_or("").to_owned();
-            let read = ImportRow::from_body(&row).map_err(|problems| {
-                problems
-                    .into_messages()
-                    .into_iter()
-                    .map(|m| m.replace("'body/", "'"))
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            });
-            (input, read)
+/// An import's row read in the tenant's `country`: its number in E.164 and its name, or
+/// every rule it breaks — of its fields and of its number — named within the row
+/// (`'name' must be …; 'number' is not a phone number …`), for its `invalid` result.
+async fn import_row(row: &Value, country: &str) -> Result<NewRecord, String> {
+    let mut number = None;
+    let read = Checked::<ImportRow>::read(row)
+        .check(async |row, problems| {
+            number = record_number(&row.number, country, "number", problems);
+            Ok(())
         })
-        .collect())
+        .await;
+    match (read, number) {
+        (Ok(row), Some(number)) => Ok(NewRecord {
+            number,
+            name: row.name,
+        }),
+        (Ok(_), None) => Err("'number' is not a phone number".to_owned()),
+        (Err(refused), _) => Err(refused
+            .validation_errors()
+            .iter()
+            .map(|m| m.replacen("'body/", "'", 1))
+            .collect::<Vec<_>>()
+            .join("; ")),
+    }
+}
+
+/// The number of an import's row as sent (empty when it sent none), for its result.
+fn input_of(row: &Value) -> String {
+    row["number"].as_str().unwrap_or("").to_owned()
+}
+
+/// Every problem of a JSON import refused as a whole (`problems`, the array's own rules
+/// and its rows' fields), with the number of each row that is not a dialable number in
+/// the tenant's `country` (`'body/3/number' is not a phone number …`): a refusal names
+/// every reason at once, the rows' too.
+fn refused_import(rows: &Value, country: &str, mut problems: Problems) -> ApiError {
+    for (index, row) in rows.as_array().into_iter().flatten().enumerate() {
+        let path = format!("{index}/number");
+        if let Some(text) = row.get("number").and_then(Value::as_str)
+            && !problems.names(Location::Body, &path)
+        {
+            record_number(text, country, &path, &mut problems);
+        }
+    }
+    ApiError::validation(problems)
 }
 
 /// The CSV of a multipart import: exactly one part, named `file`, read within `limit`
@@ -475,46 +522,48 @@ pub async fn import_records(
     request: Request,
 ) -> ApiResult<Json<ImportSummary>> {
     let campaign = campaign_of(&state, &caller, id, true).await?;
-    // Each row as written, and its reading (a CSV row failing its rules is `invalid`).
-    let rows: Vec<(String, Result<ImportRow, String>)> = if is_type(&headers, "multipart/form-data")
-    {
+    let country = call_campaigns::tenant_country(&state.db, campaign.tenant_id).await?;
+    // Each row as a JSON object: a CSV row failing its rules is `invalid`; a JSON body
+    // breaking its schema is refused whole, with every row's problems.
+    let rows: Vec<Value> = if is_type(&headers, "multipart/form-data") {
         let multipart = Multipart::from_request(request, &state)
             .await
             .map_err(multipart_rejection)?;
-        csv_import_rows(&csv_part(multipart, state.settings.body_limit).await?)?
+        csv_rows(
+            &csv_part(multipart, state.settings.body_limit).await?,
+            MAX_IMPORT,
+            &["number"],
+        )?
     } else {
         let body = Bytes::from_request(request, &state)
             .await
             .map_err(body_rejection)?;
         if is_type(&headers, "text/csv") {
-            csv_import_rows(&body)?
+            csv_rows(&body, MAX_IMPORT, &["number"])?
         } else if is_type(&headers, "application/json") {
             let value: Value = serde_json::from_slice(&body)
                 .map_err(|e| ApiError::bad_request(format!("malformed JSON: {e}")))?;
-            ImportRows::from_body(&value)
-                .map_err(ApiError::validation)?
-                .0
-                .into_iter()
-                .map(|row| (row.number.clone(), Ok(row)))
-                .collect()
+            if let Err(problems) = ImportRows::from_body(&value) {
+                return Err(refused_import(&value, &country, problems));
+            }
+            match value {
+                Value::Array(rows) => rows,
+                _ => return Err(ApiError::internal("an import read as rows is an array")),
+            }
         } else {
             return Err(ApiError::unsupported_media_type(
                 "the body must be sent as Content-Type: application/json, text/csv or multipart/form-data",
             ));
         }
     };
-    let country = call_campaigns::tenant_country(&state.db, campaign.tenant_id).await?;
     let mut summary = ImportSummary::default();
     let mut valid = Vec::new();
-    for (index, (input, read)) in rows.iter().enumerate() {
-        let number = read.as_ref().map_err(Clone::clone).and_then(|row| {
-            phone::normalise(&row.number, Some(&country)).map(|n| (n, row.name.clone()))
-        });
-        match number {
-            Ok((number, name)) => valid.push((index, NewRecord { number, name })),
+    for (index, row) in rows.iter().enumerate() {
+        match import_row(row, &country).await {
+            Ok(record) => valid.push((index, record)),
             Err(reason) => summary.results.push(ImportResult {
                 row: index + 1,
-                input: input.clone(),
+                input: input_of(row),
                 number: None,
                 result: "invalid".into(),
                 id: None,
@@ -535,7 +584,7 @@ pub async fn import_records(
         };
         summary.results.push(ImportResult {
             row: index + 1,
-            input: rows[index].0.clone(),
+            input: input_of(&rows[index]),
             number: Some(number),
             result: result.into(),
             id,
@@ -614,20 +663,20 @@ pub async fn update_record(
     caller: Caller<CampaignsWrite>,
     State(state): State<AppState>,
     path: Result<Path<(String, String)>, axum::extract::rejection::PathRejection>,
-    JsonBody(body): JsonBody<UpdateCampaignRecord>,
+    body: Checked<UpdateCampaignRecord>,
 ) -> ApiResult<Json<CampaignRecordDetail>> {
     let (id, record) = record_path(path)?;
     let campaign = campaign_of(&state, &caller, id, false).await?;
-    let number = match &body.number {
-        Some(text) => {
-            let country = call_campaigns::tenant_country(&state.db, campaign.tenant_id).await?;
-            Some(
-                phone::normalise(text, Some(&country))
-                    .map_err(|reason| ApiError::invalid(Location::Body, "number", &reason))?,
-            )
-        }
-        None => None,
-    };
+    let mut number = None;
+    let body = body
+        .check(async |body, problems| {
+            if let Some(text) = &body.number {
+                let country = call_campaigns::tenant_country(&state.db, campaign.tenant_id).await?;
+                number = record_number(text, &country, "number", problems);
+            }
+            Ok(())
+        })
+        .await?;
     match call_campaigns::update_record(
         &state.db,
         campaign.tenant_id,

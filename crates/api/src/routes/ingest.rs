@@ -6,18 +6,17 @@
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Multipart, Request, State};
-use axum::http::header;
+use axum::http::{StatusCode, header};
 use serde::Serialize;
 use serde_json::Value;
 use switchboard_db::crud::Recorded;
 use switchboard_db::{calls, extensions, traffic, voicemail};
-use switchboard_domain::Location;
 use switchboard_domain::ids::{ExtensionId, TenantId};
 use switchboard_domain::records::call::{IngestCall, MAX_RECORDING_BYTES};
 use switchboard_domain::records::fax::MAX_DOCUMENT_BYTES;
 use switchboard_domain::records::traffic::{IngestFax, IngestSms};
 use switchboard_domain::records::voicemail::IngestVoicemail;
-use switchboard_domain::validation::FromBody;
+use switchboard_domain::{Location, Principal, Problems};
 use switchboard_storage::audio;
 use utoipa::ToSchema;
 
@@ -25,7 +24,7 @@ use crate::audit::now;
 use crate::auth::caller::{Caller, IngestWrite};
 use crate::engine::{self, MessageAudio};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::JsonBody;
+use crate::extract::Checked;
 use crate::routes::faxes;
 use crate::routes::media_files::{multipart_error, multipart_rejection};
 use crate::state::AppState;
@@ -147,22 +146,50 @@ async fn forget_on_failure<T>(
     Ok(written?)
 }
 
+/// The tenant a report names, when the caller may push for it; otherwise `None`, with
+/// the problem (an unknown tenant) added to `problems` so that it is answered with every
+/// other broken rule of the report (issue 29). A scope refused is a 403 on its own.
+async fn pushed_tenant(
+    state: &AppState,
+    caller: &Principal,
+    named: TenantId,
+    problems: &mut Problems,
+) -> ApiResult<Option<TenantId>> {
+    match tenancy::tenant_for_write(state, caller, Some(named)).await {
+        Ok(tenant) => Ok(Some(tenant)),
+        Err(refused) if refused.status() == StatusCode::BAD_REQUEST => {
+            problems.extend_messages(refused.validation_errors());
+            Ok(None)
+        }
+        Err(refused) => Err(refused),
+    }
+}
+
 /// An extension id the engine named must be one of the tenant's: the record will belong
 /// to it, so a stray id would hand it to nobody (or, worse, to whoever holds that id).
+/// A stray one is added to `problems`.
 async fn check_extension_id(
     state: &AppState,
     tenant: TenantId,
     extension: Option<ExtensionId>,
     field: &str,
+    problems: &mut Problems,
 ) -> ApiResult<()> {
-    match extension {
-        Some(id) if !extensions::of_tenant(&state.db, tenant, id).await? => Err(ApiError::invalid(
+    if let Some(id) = extension
+        && !extensions::of_tenant(&state.db, tenant, id).await?
+    {
+        problems.add(
             Location::Body,
             field,
             "must name an extension of the tenant",
-        )),
-        _ => Ok(()),
+        );
     }
+    Ok(())
+}
+
+/// The tenant a checked report was found to name (its rules ran without a problem).
+fn checked_tenant(tenant: Option<TenantId>) -> ApiResult<TenantId> {
+    tenant.ok_or_else(|| ApiError::internal("a checked report names no tenant"))
 }
 
 /// What a push recorded.
@@ -237,11 +264,25 @@ pub async fn voicemail(
         MAX_VOICEMAIL_AUDIO_BYTES,
     )
     .await?;
-    let mut message = IngestVoicemail::from_body(&pushed.fields)
-        .map_err(ApiError::validation)?
+    let mut tenant = None;
+    let mut message = Checked::<IngestVoicemail>::read(&pushed.fields)
+        .check(async |message, problems| {
+            tenant = pushed_tenant(&state, &caller, message.tenant_id, problems).await?;
+            if let Some(tenant) = tenant {
+                check_extension_id(
+                    &state,
+                    tenant,
+                    message.extension_id,
+                    "extensionId",
+                    problems,
+                )
+                .await?;
+            }
+            Ok(())
+        })
+        .await?
         .into_new();
-    message.tenant = tenancy::tenant_for_write(&state, &caller, Some(message.tenant)).await?;
-    check_extension_id(&state, message.tenant, message.extension, "extensionId").await?;
+    message.tenant = checked_tenant(tenant)?;
     let known = voicemail::exists(
         &state.db,
         message.tenant,
@@ -302,42 +343,38 @@ pub async fn call(
     request: Request,
 ) -> ApiResult<Json<IngestResult>> {
     let pushed = read_pushed(request, &state, "call", "recording", MAX_RECORDING_BYTES).await?;
-    let mut report = IngestCall::from_body(&pushed.fields)
-        .map_err(ApiError::validation)?
+    let mut tenant = None;
+    let mut report = Checked::<IngestCall>::read(&pushed.fields)
+        .check(async |call, problems| {
+            tenant = pushed_tenant(&state, &caller, call.tenant_id, problems).await?;
+            let Some(tenant) = tenant else {
+                return Ok(());
+            };
+            let named = [
+                ("callerExtensionId".to_owned(), call.caller_extension_id),
+                ("calleeExtensionId".to_owned(), call.callee_extension_id),
+            ];
+            let transferred = call.transfers.iter().enumerate().flat_map(|(i, transfer)| {
+                [
+                    (
+                        format!("transfers/{i}/fromExtensionId"),
+                        transfer.from_extension_id,
+                    ),
+                    (
+                        format!("transfers/{i}/toExtensionId"),
+                        transfer.to_extension_id,
+                    ),
+                ]
+            });
+            for (field, extension) in named.into_iter().chain(transferred) {
+                check_extension_id(&state, tenant, extension, &field, problems).await?;
+            }
+            let queue = call.queue_id.map(|q| q.get());
+            tenancy::check_queue(&state, tenant, "queueId", queue, problems).await
+        })
+        .await?
         .into_report();
-    report.tenant = tenancy::tenant_for_write(&state, &caller, Some(report.tenant)).await?;
-    check_extension_id(
-        &state,
-        report.tenant,
-        report.caller_extension,
-        "callerExtensionId",
-    )
-    .await?;
-    check_extension_id(
-        &state,
-        report.tenant,
-        report.callee_extension,
-        "calleeExtensionId",
-    )
-    .await?;
-    for (i, transfer) in report.transfers.iter().enumerate() {
-        for (field, extension) in [
-            ("fromExtensionId", transfer.from_extension_id),
-            ("toExtensionId", transfer.to_extension_id),
-        ] {
-            check_extension_id(
-                &state,
-                report.tenant,
-                extension,
-                &format!("transfers/{i}/{field}"),
-            )
-            .await?;
-        }
-    }
-    let queue = report.queue.map(|q| q.get());
-    let mut problems = switchboard_domain::Problems::new();
-    tenancy::check_queue(&state, report.tenant, "queueId", queue, &mut problems).await?;
-    tenancy::answer(problems)?;
+    report.tenant = checked_tenant(tenant)?;
     let known = calls::find(&state.db, report.tenant, &report.unique_id).await?;
     let has_recording = known.as_ref().is_some_and(|c| c.recording_key.is_some());
     let mut recording = None;
@@ -392,9 +429,16 @@ pub async fn call(
 pub async fn sms(
     caller: Caller<IngestWrite>,
     State(state): State<AppState>,
-    JsonBody(mut sms): JsonBody<IngestSms>,
+    body: Checked<IngestSms>,
 ) -> ApiResult<Json<IngestResult>> {
-    sms.tenant = tenancy::tenant_for_write(&state, &caller, Some(sms.tenant)).await?;
+    let mut tenant = None;
+    let mut sms = body
+        .check(async |sms, problems| {
+            tenant = pushed_tenant(&state, &caller, sms.tenant, problems).await?;
+            Ok(())
+        })
+        .await?;
+    sms.tenant = checked_tenant(tenant)?;
     let mut tx = state.db.begin().await?;
     let recorded = traffic::record_sms(&mut tx, sms, now()).await?;
     tx.commit().await?;
@@ -431,8 +475,14 @@ pub async fn fax(
     request: Request,
 ) -> ApiResult<Json<IngestResult>> {
     let pushed = read_pushed(request, &state, "fax", "document", MAX_DOCUMENT_BYTES).await?;
-    let mut fax = IngestFax::from_body(&pushed.fields).map_err(ApiError::validation)?;
-    fax.tenant = tenancy::tenant_for_write(&state, &caller, Some(fax.tenant)).await?;
+    let mut tenant = None;
+    let mut fax = Checked::<IngestFax>::read(&pushed.fields)
+        .check(async |fax, problems| {
+            tenant = pushed_tenant(&state, &caller, fax.tenant, problems).await?;
+            Ok(())
+        })
+        .await?;
+    fax.tenant = checked_tenant(tenant)?;
     let mut document = None;
     if let Some(bytes) = pushed.audio
         && !traffic::fax_exists(&state.db, fax.tenant, &fax.fax_id).await?

@@ -20,12 +20,12 @@ use switchboard_domain::records::call_campaign::{
     CallCampaign, ImportResult, ImportSummary, MAX_IMPORT,
 };
 use switchboard_domain::records::opt_out::{CreateOptOut, OptOut, UpdateOptOut};
-use switchboard_domain::validation::{FromBody, iso};
-use switchboard_domain::{Location, Principal, Scope};
+use switchboard_domain::validation::iso;
+use switchboard_domain::{Location, Principal, Problems, Scope};
 
 use crate::auth::caller::{Caller, CampaignsRead, CampaignsWrite};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{JsonBody, ListParams, Patch, PathId, body_rejection};
+use crate::extract::{Checked, ListParams, Patch, PathId, body_rejection};
 use crate::routes::call_campaigns::{csv_field, csv_part, csv_response, csv_rows, is_type};
 use crate::routes::media_files::multipart_rejection;
 use crate::state::AppState;
@@ -41,14 +41,19 @@ struct Known {
     tenants: HashMap<Option<TenantId>, TenantId>,
 }
 
-/// Turns a create body into an entry: the level's owner checked against the caller's
-/// scope, the number normalised in the tenant's country (the platform's list: E.164).
+/// The rules of an entry beyond its own fields, each broken one added to `problems` so
+/// that a body answers every reason at once (issue 29): the level's owner — the campaign
+/// in the caller's scope, the tenant the caller may write to — and the number normalised
+/// in that tenant's country (the platform's list: E.164). Answers the entry when its
+/// owner is known (its problems, if any, refuse it all the same); a scope refused is a
+/// 403 on its own, as everywhere.
 async fn entry(
     state: &AppState,
     caller: &Principal,
-    body: CreateOptOut,
+    body: &CreateOptOut,
     known: &mut Known,
-) -> ApiResult<NewOptOut> {
+    problems: &mut Problems,
+) -> ApiResult<Option<NewOptOut>> {
     let (tenant, campaign): (Option<TenantId>, _) = match body.level.as_str() {
         "platform" => {
             if caller.scope != Scope::Platform {
@@ -57,21 +62,22 @@ async fn entry(
                 ));
             }
             if body.tenant_id.is_some() || body.campaign_id.is_some() {
-                return Err(ApiError::invalid(
+                problems.add(
                     Location::Body,
                     "level",
                     "platform entries name no tenantId or campaignId",
-                ));
+                );
             }
             (None, None)
         }
         "campaign" => {
             let Some(id) = body.campaign_id else {
-                return Err(ApiError::invalid(
+                problems.add(
                     Location::Body,
                     "campaignId",
                     "is required for campaign entries",
-                ));
+                );
+                return Ok(None);
             };
             let found = match known.campaigns.get(&id) {
                 Some(campaign) => Ok(campaign.clone()),
@@ -83,30 +89,23 @@ async fn entry(
                     campaign
                 }
                 Err(switchboard_db::Error::NotFound) => {
-                    return Err(ApiError::invalid(
+                    problems.add(
                         Location::Body,
                         "campaignId",
                         "must name a call campaign in your scope",
-                    ));
+                    );
+                    return Ok(None);
                 }
                 Err(e) => return Err(e.into()),
             };
             if body.tenant_id.is_some_and(|t| t != campaign.tenant_id) {
-                return Err(ApiError::invalid(
-                    Location::Body,
-                    "tenantId",
-                    "must be the campaign's tenant",
-                ));
+                problems.add(Location::Body, "tenantId", "must be the campaign's tenant");
             }
             (Some(campaign.tenant_id), Some(campaign.id))
         }
         _ => {
             if body.campaign_id.is_some() {
-                return Err(ApiError::invalid(
-                    Location::Body,
-                    "campaignId",
-                    "is only for campaign entries",
-                ));
+                problems.add(Location::Body, "campaignId", "is only for campaign entries");
             }
             let tenant = match known.tenants.get(&body.tenant_id) {
                 Some(tenant) => *tenant,
@@ -127,17 +126,39 @@ async fn entry(
         }),
         None => None,
     };
-    let number = phone::normalise(&body.number, country.as_deref())
-        .map_err(|reason| ApiError::invalid(Location::Body, "number", &reason))?;
-    Ok(NewOptOut {
-        level: body.level,
+    let number = match phone::normalise(&body.number, country.as_deref()) {
+        Ok(number) => number,
+        Err(reason) => {
+            problems.add(Location::Body, "number", reason);
+            return Ok(None);
+        }
+    };
+    Ok(Some(NewOptOut {
+        level: body.level.clone(),
         tenant,
         campaign,
         number,
-        source: body.source,
-        reason: body.reason,
+        source: body.source.clone(),
+        reason: body.reason.clone(),
         expires_at: body.expires_at.map(iso),
+    }))
+}
+
+/// The entry of a create body (or an import's row), every broken rule of its fields and
+/// of [`entry`] answered together.
+async fn checked_entry(
+    state: &AppState,
+    caller: &Principal,
+    body: Checked<CreateOptOut>,
+    known: &mut Known,
+) -> ApiResult<NewOptOut> {
+    let mut built = None;
+    body.check(async |body, problems| {
+        built = entry(state, caller, body, known, problems).await?;
+        Ok(())
     })
+    .await?;
+    built.ok_or_else(|| ApiError::internal("a checked opt-out entry was not built"))
 }
 
 /// Lists the opt-out entries in the caller's scope (the platform's list: platform admins).
@@ -162,9 +183,9 @@ pub async fn list(
 pub async fn create(
     caller: Caller<CampaignsWrite>,
     State(state): State<AppState>,
-    JsonBody(body): JsonBody<CreateOptOut>,
+    body: Checked<CreateOptOut>,
 ) -> ApiResult<Json<OptOut>> {
-    let entry = entry(&state, &caller, body, &mut Known::default()).await?;
+    let entry = checked_entry(&state, &caller, body, &mut Known::default()).await?;
     Ok(Json(opt_outs::create(&state.db, entry).await?))
 }
 
@@ -293,20 +314,18 @@ pub async fn import(
     let mut positions = Vec::new();
     for (index, row) in rows.iter().enumerate() {
         let input = row["number"].as_str().unwrap_or("").to_owned();
-        let read = match CreateOptOut::from_body(row) {
-            Ok(mut body) => {
-                if body.source == "manual" && row.get("source").is_none() {
-                    body.source = "import".into();
+        // A row answers every rule it breaks, of its fields and of its entry, at once.
+        let read = match checked_entry(&state, &caller, Checked::read(row), &mut known).await {
+            Ok(mut entry) => {
+                if entry.source == "manual" && row.get("source").is_none() {
+                    entry.source = "import".into();
                 }
-                match entry(&state, &caller, body, &mut known).await {
-                    Ok(entry) => Ok(entry),
-                    // The database failing fails the import; a refused row is answered.
-                    Err(e) if e.status().is_server_error() => return Err(e),
-                    Err(e) if e.validation_errors().is_empty() => Err(e.message().to_owned()),
-                    Err(e) => Err(e.validation_errors().join("; ")),
-                }
+                Ok(entry)
             }
-            Err(problems) => Err(problems.into_messages().join("; ")),
+            // The database failing fails the import; a refused row is answered.
+            Err(e) if e.status().is_server_error() => return Err(e),
+            Err(e) if e.validation_errors().is_empty() => Err(e.message().to_owned()),
+            Err(e) => Err(e.validation_errors().join("; ")),
         };
         match read {
             Ok(entry) => {

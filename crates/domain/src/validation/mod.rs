@@ -52,13 +52,10 @@ impl Problems {
     }
 
     /// Records that the value at `path` (a JSON pointer without its leading slash) breaks
-    /// a rule. An empty path names the whole location (`'body' must be an object`).
+    /// a rule. An empty path is the pointer of the whole location, written as every other
+    /// (`'body/' must be an object`: interface §5's `'<location>/<path>'`, issue 29).
     pub fn add(&mut self, location: Location, path: &str, message: impl fmt::Display) {
-        if path.is_empty() {
-            self.0.push(format!("'{location}' {message}"));
-        } else {
-            self.0.push(format!("'{location}/{path}' {message}"));
-        }
+        self.0.push(format!("'{location}/{path}' {message}"));
     }
 
     /// Whether a problem is recorded for the value at `path` (or inside it).
@@ -138,9 +135,6 @@ impl Problems {
 
 /// The top-level body field `message` names, if it is a body problem.
 fn body_key(message: &str) -> Option<String> {
-    if message.starts_with("'body' ") {
-        return Some(String::new());
-    }
     let rest = message.strip_prefix("'body/")?;
     let end = rest.find(['/', '\''])?;
     Some(rest[..end].replace("~1", "/").replace("~0", "~"))
