@@ -16,6 +16,7 @@ pub mod scope;
 pub mod seal;
 pub mod session_cache;
 pub mod statements;
+pub mod wakeups;
 
 pub mod announcements;
 pub mod audit;

@@ -109,7 +109,6 @@ pub async fn result(
             ResultError::Stale(message) => ApiError::conflict(message),
             ResultError::Db(error) => error.into(),
         })?;
-    state.jobs.wake();
     Ok(Json(ResultRecorded {
         recorded: reported.recorded,
         id,

@@ -280,7 +280,6 @@ pub async fn voicemail(
         Ok::<_, switchboard_db::Error>(recorded)
     };
     let recorded = forget_on_failure(&state, &stored, written.await).await?;
-    state.jobs.wake();
     Ok(Json(IngestResult::of(recorded)))
 }
 
@@ -367,7 +366,6 @@ pub async fn call(
     };
     let stored: Vec<String> = recording.iter().map(|r| r.key.clone()).collect();
     let outcome = forget_on_failure(&state, &stored, written.await).await?;
-    state.jobs.wake();
     let recorded = outcome.recorded();
     let call = match outcome.call {
         Some(call) => call,
@@ -398,7 +396,6 @@ pub async fn sms(
     let mut tx = state.db.begin().await?;
     let recorded = traffic::record_sms(&mut tx, sms, now()).await?;
     tx.commit().await?;
-    state.jobs.wake();
     Ok(Json(IngestResult::of(recorded)))
 }
 
@@ -464,6 +461,5 @@ pub async fn fax(
         guard::abandon_upload_objects(&state, &[document.pledge]).await;
     }
     let recorded = written?;
-    state.jobs.wake();
     Ok(Json(IngestResult::of(recorded)))
 }
