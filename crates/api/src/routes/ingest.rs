@@ -10,7 +10,7 @@ use axum::http::header;
 use serde::Serialize;
 use serde_json::Value;
 use switchboard_db::crud::Recorded;
-use switchboard_db::{calls, extensions, traffic, voicemail};
+use switchboard_db::{calls, extensions, texts, voicemail};
 use switchboard_domain::Location;
 use switchboard_domain::ids::{ExtensionId, TenantId};
 use switchboard_domain::records::call::{IngestCall, MAX_RECORDING_BYTES};
@@ -394,7 +394,7 @@ pub async fn sms(
 ) -> ApiResult<Json<IngestResult>> {
     sms.tenant = tenancy::tenant_for_write(&state, &caller, Some(sms.tenant)).await?;
     let mut tx = state.db.begin().await?;
-    let recorded = traffic::record_sms(&mut tx, sms, now()).await?;
+    let recorded = texts::record_sms(&mut tx, sms, now()).await?;
     tx.commit().await?;
     Ok(Json(IngestResult::of(recorded)))
 }
@@ -432,7 +432,7 @@ pub async fn fax(
     fax.tenant = tenancy::tenant_for_write(&state, &caller, Some(fax.tenant)).await?;
     let mut document = None;
     if let Some(bytes) = pushed.audio
-        && !traffic::fax_exists(&state.db, fax.tenant, &fax.fax_id).await?
+        && !switchboard_db::faxes::fax_exists(&state.db, fax.tenant, &fax.fax_id).await?
     {
         let stored = faxes::store_document(&state, fax.tenant, bytes).await?;
         if fax.pages == 0
@@ -440,7 +440,7 @@ pub async fn fax(
         {
             fax.pages = pages;
         }
-        document = Some(traffic::FaxDocument {
+        document = Some(switchboard_db::faxes::FaxDocument {
             key: stored.key,
             content_type: stored.content_type,
             bytes: stored.bytes,
@@ -449,7 +449,8 @@ pub async fn fax(
     }
     let written = async {
         let mut tx = state.db.begin().await?;
-        let recorded = traffic::record_fax(&mut tx, fax, document.as_ref(), now()).await?;
+        let recorded =
+            switchboard_db::faxes::record_fax(&mut tx, fax, document.as_ref(), now()).await?;
         tx.commit().await?;
         Ok::<_, switchboard_db::Error>(recorded)
     }
