@@ -66,7 +66,6 @@ async fn deleting_a_webhook_while_its_deliveries_fail_never_deadlocks() {
                     }
                     Err(error) => failed.push(error.to_string()),
                 }
-                state.jobs.wake();
                 tokio::time::sleep(Duration::from_millis(3)).await;
             }
             (emitted, failed)

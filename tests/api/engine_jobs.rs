@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use serde_json::{Value, json};
 use switchboard::Config;
 use switchboard::config::Secret;
-use switchboard_db::traffic::{self, OutgoingSms};
+use switchboard_db::texts::{self, OutgoingSms};
 use switchboard_domain::ids::TenantId;
 
 use crate::fixture::World;
@@ -32,7 +32,7 @@ pub(crate) async fn queue_texts(app: &TestApp, tenant: i64, n: usize) -> Vec<i64
             media_keys: Vec::new(),
             media_urls: Vec::new(),
         };
-        ids.push(traffic::queue_sms(&mut tx, &sms, now).await.unwrap());
+        ids.push(texts::queue_sms(&mut tx, &sms, now).await.unwrap());
     }
     tx.commit().await.unwrap();
     ids

@@ -16,6 +16,7 @@ mod announcements;
 mod atomic_writes;
 mod audit_trail;
 mod authentication;
+mod background_jobs;
 mod business_hours;
 mod button_layouts;
 mod call_campaigns;

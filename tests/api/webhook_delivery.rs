@@ -31,7 +31,7 @@ fn fast(config: &mut Config) {
 }
 
 /// Emits an event of `kind` for `tenant` the way the rest of the service does: in a
-/// transaction, then wakes the worker.
+/// transaction, whose commit wakes the worker.
 async fn emit(app: &TestApp, tenant: i64, kind: &str, data: Value) -> i64 {
     let mut tx = app.state.db.begin().await.unwrap();
     let now = chrono::Utc::now().timestamp();
@@ -39,7 +39,6 @@ async fn emit(app: &TestApp, tenant: i64, kind: &str, data: Value) -> i64 {
         .await
         .unwrap();
     tx.commit().await.unwrap();
-    app.state.jobs.wake();
     event
 }
 
@@ -354,7 +353,6 @@ async fn gone_disables_with_an_audit_entry_until_patched(app: TestApp) {
         .await
         .unwrap();
     tx.commit().await.unwrap();
-    app.state.jobs.wake();
     let records = wait_deliveries(&app, &token, id, |d| {
         d.iter().any(|r| r["id"] == raced && r["state"] == "failed")
     })

@@ -194,5 +194,4 @@ pub async fn abandon_upload_objects(state: &AppState, pledges: &[i64]) {
         // The pledges stay due at their own time: the objects still go, later.
         tracing::warn!(%error, "could not hasten the deletion of a refused upload's files");
     }
-    state.jobs.wake();
 }

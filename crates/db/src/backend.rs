@@ -17,6 +17,7 @@ use sqlx::{AssertSqlSafe, Decode, FromRow, Postgres, Sqlite, Transaction, Type};
 use crate::circuit::Circuit;
 use crate::error::Result;
 use crate::session_cache::{SessionCache, touches_accounts};
+use crate::wakeups::{self, Wakeups, Worker};
 
 /// A row type readable from both backends.
 pub trait Record:
@@ -75,6 +76,8 @@ pub struct Db {
     waiting: Arc<std::sync::atomic::AtomicU64>,
     /// Verified sessions, invalidated by this pool's account writes.
     sessions: Arc<SessionCache>,
+    /// The bells of this process's workers, rung by the commits that queue their work.
+    wakeups: Arc<Wakeups>,
 }
 
 /// The pool's figures at one moment, for the metrics.
@@ -101,6 +104,9 @@ pub struct Tx {
     /// Whether a statement changed an account or a session: the cache is invalidated
     /// once the change is committed.
     accounts_touched: bool,
+    /// The workers this transaction queued work for, woken once it has committed.
+    wake: wakeups::Pending,
+    wakeups: Arc<Wakeups>,
 }
 
 enum TxInner {
@@ -315,6 +321,7 @@ impl Db {
             circuit,
             waiting: Arc::default(),
             sessions,
+            wakeups: Arc::default(),
         })
     }
 
@@ -552,6 +559,7 @@ impl Db {
             circuit: Arc::new(Circuit::never()),
             waiting: Arc::default(),
             sessions: Arc::new(SessionCache::new(true)),
+            wakeups: Arc::default(),
         })
     }
 
@@ -613,11 +621,19 @@ impl Db {
             audits: Vec::new(),
             sessions: self.sessions.clone(),
             accounts_touched: false,
+            wake: wakeups::Pending::default(),
+            wakeups: self.wakeups.clone(),
         })
     }
 
     fn target(&self) -> &Pool {
         &self.pool
+    }
+
+    /// The bells of this process's workers: the workers wait on them, and writes that
+    /// commit outside a transaction ring them.
+    pub fn wakeups(&self) -> &Wakeups {
+        &self.wakeups
     }
 
     /// A handle to run statements on the pool, one connection per statement.
@@ -928,6 +944,16 @@ impl Tx {
         if self.accounts_touched {
             self.sessions.changed();
         }
+        // Only now: a worker woken before the commit would find nothing and sleep.
+        if committed.is_ok() {
+            self.wake.ring(&self.wakeups);
+        }
         self.circuit.observe(committed)
+    }
+
+    /// Wakes `worker` once this transaction has committed (not at all if it is rolled
+    /// back): called by whatever queues work for it, so no caller has to.
+    pub fn wake_after_commit(&mut self, worker: Worker) {
+        self.wake.add(worker);
     }
 }

@@ -16,6 +16,7 @@ use switchboard_domain::records::call_campaign::{
     RecordFilter, UpdateCallCampaign, may_move,
 };
 use switchboard_domain::records::call_outcome;
+use switchboard_domain::serde::{Deserialize, Serialize};
 use switchboard_domain::validation::iso;
 
 use crate::backend::{Db, Reader, Tx};
@@ -880,7 +881,38 @@ pub const CALL_JOBS: crate::engine_jobs::Kind = crate::engine_jobs::Kind {
     on_claim: call_claimed,
     on_result: call_reported,
     on_abandon: call_abandoned,
+    objects: crate::engine_jobs::no_objects,
 };
+
+/// The payload of a campaign call's job: what the engine is handed to place the call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(crate = "switchboard_domain::serde", rename_all = "camelCase")]
+pub struct CampaignCall {
+    /// The campaign.
+    pub campaign_id: CallCampaignId,
+    /// The record called.
+    pub record_id: CampaignRecordId,
+    /// The number to call, E.164.
+    pub number: String,
+    /// The record's name, if it has one.
+    pub name: Option<String>,
+    /// The caller id to show, E.164.
+    pub caller_id_number: String,
+    /// The record's attempt this call is.
+    pub attempt: i64,
+    /// Where an answered call is connected (`null`: nowhere).
+    pub destination: Option<CallDestination>,
+}
+
+/// Where an answered campaign call is connected.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(crate = "switchboard_domain::serde", rename_all = "camelCase")]
+pub struct CallDestination {
+    /// The destination's type.
+    pub dest_type: String,
+    /// Its target's id.
+    pub id: i64,
+}
 
 /// Why a campaign call's result may not name `outcome`: it is neither one of the job's
 /// tenant's call outcomes nor a built-in one (a typo in the engine's configuration would
@@ -920,17 +952,21 @@ pub async fn schedule(db: &Db, now: chrono::DateTime<chrono::Utc>, limit: usize)
     let mut tx = db.begin().await?;
     let due = take_due(&mut tx, now, limit).await?;
     for dial in &due.dials {
-        let payload = serde_json::json!({
-            "campaignId": dial.record.campaign_id.get(),
-            "recordId": dial.record.id.get(),
-            "number": dial.record.number,
-            "name": dial.record.name,
-            "callerIdNumber": dial.caller_id,
-            "attempt": dial.record.attempts,
-            "destination": dial.destination.as_ref().map(|(dest_type, id)| {
-                serde_json::json!({"destType": dest_type, "id": id})
-            }),
-        });
+        let payload = CampaignCall {
+            campaign_id: dial.record.campaign_id,
+            record_id: dial.record.id,
+            number: dial.record.number.clone(),
+            name: dial.record.name.clone(),
+            caller_id_number: dial.caller_id.clone(),
+            attempt: dial.record.attempts,
+            destination: dial
+                .destination
+                .as_ref()
+                .map(|(dest_type, id)| CallDestination {
+                    dest_type: dest_type.clone(),
+                    id: *id,
+                }),
+        };
         crate::engine_jobs::enqueue(
             &mut tx,
             dial.tenant,

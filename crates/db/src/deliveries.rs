@@ -31,6 +31,7 @@ use crate::events::{message_id, payload};
 use crate::lease::LeasedQueue;
 use crate::list::{self, Listing};
 use crate::scope;
+use crate::wakeups::Worker;
 
 /// A delivery claimed by a worker, with everything needed to send it.
 #[derive(Clone, Debug, sqlx::FromRow)]
@@ -383,6 +384,7 @@ async fn insert_delivery(
     lease: Option<(&str, i64)>,
     now: i64,
 ) -> Result<i64> {
+    tx.wake_after_commit(Worker::Deliveries);
     crud::insert_in(
         tx,
         "webhook_deliveries",

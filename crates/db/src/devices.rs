@@ -12,11 +12,13 @@ use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::device::{
     CreateDevice, Device, DeviceBranch, DeviceFilter, DeviceLine, IngestRegistration, display_mac,
 };
+use switchboard_domain::serde::{Deserialize, Serialize};
 
 use crate::backend::{Db, Reader, Tx};
 use crate::crud::{self, Changes};
 use crate::error::{Error, Result};
 use crate::events;
+use crate::jobs::JobKind;
 use crate::list::{self, Listing};
 use crate::scope;
 use crate::seal::{self, Sealer};
@@ -467,42 +469,72 @@ pub async fn config_changed(tx: &mut Tx, devices: &[i64], reason: &str) -> Resul
     Ok(())
 }
 
-/// The job announcing a change to every phone of a tenant:
-/// `{"tenantId": …, "after": <device id>, "reason": …}`.
-pub const REPROVISION: &str = "devices.reprovision";
+/// The job announcing a change to every phone of a tenant, a batch at a time: the
+/// tenant's phones after device `after` (`{"tenantId": …, "after": …, "reason": …}`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(crate = "switchboard_domain::serde", rename_all = "camelCase")]
+pub struct Reprovision {
+    /// The tenant whose phones are announced.
+    pub tenant_id: TenantId,
+    /// The last device announced by the batches before (0 to start).
+    #[serde(default)]
+    pub after: i64,
+    /// Why, as each phone's DEVICE_CONFIG_CHANGED event says.
+    #[serde(default = "Reprovision::default_reason")]
+    pub reason: String,
+}
 
-/// Phones announced per transaction of a [`REPROVISION`] job: a short transaction each,
+impl Reprovision {
+    /// The reason a job queued before reasons were kept gives.
+    fn default_reason() -> String {
+        "tenant".to_owned()
+    }
+}
+
+impl JobKind for Reprovision {
+    const KIND: &'static str = "devices.reprovision";
+}
+
+/// Phones announced per transaction of a [`Reprovision`] job: a short transaction each,
 /// however many phones the tenant has.
 pub const REPROVISION_BATCH: u64 = 500;
 
 /// Queues, in `tx`, the announcement of a change to every phone of `tenant`.
 pub async fn reprovision_later(tx: &mut Tx, tenant: TenantId, reason: &str) -> Result<()> {
-    let payload = json!({"tenantId": tenant.get(), "after": 0, "reason": reason});
-    crate::jobs::enqueue(tx, REPROVISION, &payload, now()).await
+    let job = Reprovision {
+        tenant_id: tenant,
+        after: 0,
+        reason: reason.to_owned(),
+    };
+    crate::jobs::enqueue(tx, &job, now()).await
 }
 
-/// One batch of a [`REPROVISION`] job: the configuration version of the next
-/// [`REPROVISION_BATCH`] phones of `tenant` after device `after` grows, with an event
-/// each, and the job for the rest is queued in the same transaction (a crash between
-/// batches loses nothing; a batch run twice announces its phones twice, harmlessly).
-pub async fn reprovision_batch(db: &Db, tenant: TenantId, after: i64, reason: &str) -> Result<()> {
+/// One batch of a [`Reprovision`] job: the configuration version of the next
+/// [`REPROVISION_BATCH`] phones of its tenant after its device `after` grows, with an
+/// event each, and the job for the rest is queued in the same transaction (a crash
+/// between batches loses nothing; a batch run twice announces its phones twice,
+/// harmlessly).
+pub async fn reprovision_batch(db: &Db, job: &Reprovision) -> Result<()> {
     let mut tx = db.begin().await?;
     let select = Query::select()
         .column("id")
         .from("devices")
-        .and_where(Expr::col("tenant_id").eq(tenant.get()))
-        .and_where(Expr::col("id").gt(after))
+        .and_where(Expr::col("tenant_id").eq(job.tenant_id.get()))
+        .and_where(Expr::col("id").gt(job.after))
         .order_by("id", sea_query::Order::Asc)
         .limit(REPROVISION_BATCH)
         .take();
     let rows: Vec<(i64,)> = tx.fetch_all(&select).await?;
     let phones: Vec<i64> = rows.into_iter().map(|(id,)| id).collect();
-    config_changed(&mut tx, &phones, reason).await?;
-    if let Some(last) = phones.last()
+    config_changed(&mut tx, &phones, &job.reason).await?;
+    if let Some(&last) = phones.last()
         && phones.len() as u64 == REPROVISION_BATCH
     {
-        let payload = json!({"tenantId": tenant.get(), "after": last, "reason": reason});
-        crate::jobs::enqueue(&mut tx, REPROVISION, &payload, now()).await?;
+        let rest = Reprovision {
+            after: last,
+            ..job.clone()
+        };
+        crate::jobs::enqueue(&mut tx, &rest, now()).await?;
     }
     tx.commit().await
 }
@@ -1079,4 +1111,30 @@ pub async fn provisioned(db: &Db, mac: &str, sealer: &Sealer) -> Result<Option<P
         ),
         config,
     }))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod reprovision_tests {
+    use super::*;
+
+    #[test]
+    fn a_reprovision_job_queued_the_old_way_is_read() {
+        // As `json!` wrote them before the payload was a struct: keys sorted, and the
+        // first announcements without `after` or `reason`.
+        let written = r#"{"after":500,"reason":"tenant-timezone","tenantId":7}"#;
+        assert_eq!(
+            Reprovision::from_payload(written).unwrap(),
+            Reprovision {
+                tenant_id: TenantId(7),
+                after: 500,
+                reason: "tenant-timezone".into(),
+            }
+        );
+        let oldest = Reprovision::from_payload(r#"{"tenantId":7}"#).unwrap();
+        assert_eq!((oldest.after, oldest.reason.as_str()), (0, "tenant"));
+        assert!(Reprovision::from_payload(r#"{"after":1}"#).is_err());
+        let again = Reprovision::from_payload(&oldest.to_payload().unwrap()).unwrap();
+        assert_eq!(again, oldest);
+    }
 }

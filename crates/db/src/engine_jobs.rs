@@ -5,15 +5,18 @@
 //! recorded once per attempt with what its kind makes of it (the record's new state and
 //! its webhook event) in one transaction.
 //!
-//! Each kind's handling lives with its resource, as a [`Kind`] listed in [`KINDS`]: what
-//! it does when a job is claimed (and whether the job is still wanted) and what a result
-//! means for its record.
+//! Each kind's handling lives with its resource, as a [`Kind`]: what it does when a job is
+//! claimed (and whether the job is still wanted) and what a result means for its record.
+//! The kinds are registered above this crate (the API's engine routes hand every claim
+//! and result the list), so the queue names none of them.
 
 use futures::future::BoxFuture;
 use sea_query::{Condition, Expr, ExprTrait, LockType, Order, Query};
 use serde_json::{Value, json};
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::records::engine_job::JobResult;
+use switchboard_domain::serde::Serialize;
+use switchboard_domain::serde::de::DeserializeOwned;
 
 use crate::backend::{Db, Tx};
 use crate::error::{Error, Result};
@@ -69,6 +72,24 @@ pub enum Outcomes {
     Checked(CheckOutcome),
 }
 
+/// The stored objects a job's payload names by key: the engine is handed links to them
+/// signed when it claims the job, however long the job waited.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Objects {
+    /// A document to send (a fax's), handed as `documentURL`.
+    pub document: Option<String>,
+    /// Media to send (a text's), handed as `mediaUrls`; `None` when the kind has none.
+    pub media: Option<Vec<String>>,
+}
+
+/// Answers the stored objects `job`'s payload names.
+pub type NamedObjects = fn(&Job) -> Objects;
+
+/// The [`NamedObjects`] of a kind whose payloads name none.
+pub fn no_objects(_job: &Job) -> Objects {
+    Objects::default()
+}
+
 /// One kind of engine work and its handling, declared by the module of its resource.
 #[derive(Clone, Copy)]
 pub struct Kind {
@@ -82,19 +103,13 @@ pub struct Kind {
     pub on_result: OnResult,
     /// See [`OnAbandon`].
     pub on_abandon: OnAbandon,
+    /// See [`NamedObjects`].
+    pub objects: NamedObjects,
 }
 
-/// Every kind of engine work. A new kind adds one line here (and its name to the
-/// domain's `engine_job::KINDS`).
-pub const KINDS: &[Kind] = &[
-    crate::traffic::SMS_JOBS,
-    crate::faxes::FAX_JOBS,
-    crate::call_campaigns::CALL_JOBS,
-];
-
-/// The kind named `name`.
-pub fn kind(name: &str) -> Option<&'static Kind> {
-    KINDS.iter().find(|k| k.name == name)
+/// The kind named `name` among `kinds`, the kinds the service registered.
+fn named<'k>(kinds: &'k [Kind], name: &str) -> Option<&'k Kind> {
+    kinds.iter().find(|k| k.name == name)
 }
 
 /// An engine job.
@@ -126,9 +141,19 @@ impl Job {
         TenantId(self.tenant_id)
     }
 
-    /// Its payload as JSON (an empty object if it is somehow not JSON).
+    /// Its payload as JSON, to hand the engine (an empty object if it is somehow not JSON).
     pub fn payload_json(&self) -> Value {
         serde_json::from_str(&self.payload).unwrap_or_else(|_| json!({}))
+    }
+
+    /// Its payload, as the struct its kind declares.
+    pub fn payload<P: DeserializeOwned>(&self) -> std::result::Result<P, String> {
+        serde_json::from_str(&self.payload).map_err(|e| {
+            format!(
+                "the payload of {} job {} cannot be read: {e}",
+                self.kind, self.id
+            )
+        })
     }
 }
 
@@ -152,10 +177,12 @@ pub async fn enqueue(
     tenant: TenantId,
     kind: &Kind,
     subject: Option<i64>,
-    payload: &Value,
+    payload: &impl Serialize,
     due_at: i64,
 ) -> Result<i64> {
     let now = chrono::Utc::now().timestamp();
+    let payload = serde_json::to_string(payload)
+        .map_err(|e| Error::Presenting(format!("a {} job's payload: {e}", kind.name)))?;
     let insert = Query::insert()
         .into_table("engine_jobs")
         .columns([
@@ -170,7 +197,7 @@ pub async fn enqueue(
             tenant.get().into(),
             kind.name.into(),
             subject.into(),
-            payload.to_string().into(),
+            payload.into(),
             due_at.into(),
             now.into(),
         ])
@@ -179,25 +206,28 @@ pub async fn enqueue(
     tx.scalar(&insert).await
 }
 
-/// Leases up to about `max` due jobs of `kinds` to `owner` until `lease_until`, each a
-/// new attempt, and runs each kind's [`OnClaim`]; answers the jobs handed out (those
-/// their kind still wants), oldest due first.
+/// Leases up to about `max` due jobs of the kinds named `wanted` to `owner` until
+/// `lease_until`, each a new attempt, and runs each kind's [`OnClaim`] (of those among
+/// `kinds`, the registered ones); answers the jobs handed out (those their kind still
+/// wants), oldest due first.
 ///
 /// A job claimed again while its current attempt has no result had its lease run out
 /// (the engine holding it died or hung): that lapse is counted, and a job whose lapses
 /// reach `max_leases` is not handed out but given up — its attempt recorded as
 /// [`ABANDONED`] with the reason, its record failed by its kind ([`OnAbandon`]), the job
 /// `failed` — so an engine that keeps dying on one job does not get it forever.
+#[allow(clippy::too_many_arguments)] // a lease's terms, each named
 pub async fn claim(
     db: &Db,
-    kinds: &[&str],
+    kinds: &[Kind],
+    wanted: &[&str],
     owner: &str,
     now: i64,
     lease_until: i64,
     max: u64,
     max_leases: i64,
 ) -> Result<Vec<Job>> {
-    let wanted = Condition::all().add(Expr::col("kind").is_in(kinds.iter().copied()));
+    let wanted = Condition::all().add(Expr::col("kind").is_in(wanted.iter().copied()));
     let ids = QUEUE
         .claim_where(db, owner, now, lease_until, max, wanted)
         .await?;
@@ -273,11 +303,12 @@ pub async fn claim(
         .collect();
     let mut handed = Vec::with_capacity(jobs.len());
     for (job, lapses) in jobs {
+        let kind = named(kinds, &job.kind);
         if lapses >= max_leases {
-            abandon(&mut tx, &job, lapses, now).await?;
+            abandon(&mut tx, kind, &job, lapses, now).await?;
             continue;
         }
-        let wanted = match kind(&job.kind) {
+        let wanted = match kind {
             Some(kind) => (kind.on_claim)(&mut tx, &job, now).await?,
             None => false,
         };
@@ -302,7 +333,7 @@ struct JobWithLapses {
 /// Gives up `job`, whose leases ran out `lapses` times without a result, in the claim's
 /// transaction: its current attempt is recorded as [`ABANDONED`] with the reason, its
 /// kind fails its record, and the job ends `failed`.
-async fn abandon(tx: &mut Tx, job: &Job, lapses: i64, now: i64) -> Result<()> {
+async fn abandon(tx: &mut Tx, kind: Option<&Kind>, job: &Job, lapses: i64, now: i64) -> Result<()> {
     // The claim counted an attempt it does not hand out: the last attempt is the one
     // whose lease ran out, and it is the one the reason is recorded for.
     let attempt = job.attempts - 1;
@@ -336,7 +367,7 @@ async fn abandon(tx: &mut Tx, job: &Job, lapses: i64, now: i64) -> Result<()> {
         )
         .take();
     tx.execute(&insert).await?;
-    if let Some(kind) = kind(&job.kind) {
+    if let Some(kind) = kind {
         (kind.on_abandon)(tx, job, &reason, now).await?;
     }
     tracing::warn!(job = job.id, kind = %job.kind, lapses, "an engine job was given up");
@@ -409,13 +440,14 @@ fn details(result: &JobResult) -> Value {
     Value::Object(details)
 }
 
-/// Records the result of attempt `result.attempt` of job `id`, with what its kind makes
-/// of it, in one transaction. A second report of an attempt changes nothing
+/// Records the result of attempt `result.attempt` of job `id`, with what its kind (among
+/// `kinds`, the registered ones) makes of it, in one transaction. A second report of an attempt changes nothing
 /// (`recorded: false`); a report of an attempt that is no longer the job's current one
 /// is refused ([`ResultError::Stale`]), so an engine whose lease ran out cannot undo the
 /// work of the engine that took the job over.
 pub async fn report(
     db: &Db,
+    kinds: &[Kind],
     id: i64,
     result: &JobResult,
     now: i64,
@@ -433,7 +465,7 @@ pub async fn report(
         .fetch_optional(&select)
         .await?
         .ok_or(ResultError::NotFound)?;
-    let kind = kind(&job.kind).ok_or(ResultError::NotFound)?;
+    let kind = named(kinds, &job.kind).ok_or(ResultError::NotFound)?;
     let insert = Query::insert()
         .into_table("engine_job_results")
         .columns([
@@ -640,18 +672,6 @@ pub async fn attempts(db: &Db, kind: &Kind, subject: i64) -> Result<Vec<Attempt>
         .order_by("id", Order::Asc)
         .take();
     db.conn().fetch_all(&select).await
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_kind_is_declared_in_the_domain_and_back() {
-        let declared = switchboard_domain::records::engine_job::KINDS.0;
-        let handled: Vec<&str> = KINDS.iter().map(|k| k.name).collect();
-        assert_eq!(declared, handled.as_slice());
-    }
 }
 
 /// How many pending engine jobs of one kind are in one state of waiting.

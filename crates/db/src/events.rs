@@ -10,6 +10,7 @@ use switchboard_domain::records::webhook::subscribes;
 use crate::backend::Tx;
 use crate::crud;
 use crate::error::Result;
+use crate::wakeups::Worker;
 
 #[derive(sqlx::FromRow)]
 struct Subscriber {
@@ -63,8 +64,10 @@ pub async fn emit(tx: &mut Tx, tenant: TenantId, kind: &str, data: Value, now: i
     Ok(event)
 }
 
-/// Queues a delivery of `event` to `webhook`, due now; answers the delivery's id.
+/// Queues a delivery of `event` to `webhook`, due now (the delivery worker woken once
+/// `tx` commits); answers the delivery's id.
 pub async fn queue(tx: &mut Tx, webhook: i64, event: i64, now: i64) -> Result<i64> {
+    tx.wake_after_commit(Worker::Deliveries);
     crud::insert_in(
         tx,
         "webhook_deliveries",

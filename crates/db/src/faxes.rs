@@ -1,58 +1,110 @@
-//! Faxes: those the engine reported ([`crate::traffic::record_fax`]) and those sent here,
-//! whose document is kept in object storage and whose sending is an engine job of kind
-//! `fax` ([`FAX_JOBS`]): claimed, the fax is `sending`; a `sent` result records it sent
-//! with FAX_SENT; a `failed` one is retried under the tenant's policy or ends it `failed`.
+//! Faxes: those the engine reports ([`record_fax`]) and those sent here, whose document
+//! is kept in object storage and whose sending is an outbound message of the engine
+//! queue ([`FaxSending`], [`FAX_JOBS`]): a `failed` result is retried under the tenant's
+//! policy, and a fax sent emits FAX_SENT.
 
-use futures::future::BoxFuture;
 use sea_query::{Expr, ExprTrait, OnConflict, Query, SelectStatement};
-use serde_json::json;
+use serde_json::{Value, json};
 use switchboard_domain::Scope;
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::engine_job::{self, JobResult};
 use switchboard_domain::records::fax::{Fax, FaxAttempt, FaxFilter, FaxRetryPolicy};
+use switchboard_domain::records::traffic::{IngestFax, time_or_now};
+use switchboard_domain::serde::{Deserialize, Serialize};
 use switchboard_domain::validation::iso;
 
 use crate::backend::{Db, Tx};
-use crate::crud;
-use crate::engine_jobs::{self, Job, Kind, Next, Outcomes};
+use crate::crud::{self, Changes, Recorded};
+use crate::engine_jobs::{self, Job, Kind, Objects};
 use crate::error::{Error, Result};
 use crate::events;
 use crate::jobs;
 use crate::list::{self, Listing};
+use crate::outbound::{self, OutboundMessage};
 use crate::scope;
 
 /// Faxes sent through the engine queue.
-pub const FAX_JOBS: Kind = Kind {
-    name: engine_job::FAX,
-    outcomes: Outcomes::Listed(&["sent", "failed"]),
-    on_claim: claimed,
-    on_result: reported,
-    on_abandon: abandoned,
-};
+pub const FAX_JOBS: Kind = outbound::kind::<FaxSending>();
 
-/// A fax whose sending was given up (its engine kept dying) is `failed`, not retried
-/// automatically (a retry by hand may requeue it); a failure emits no event, as a
-/// reported one does not.
-fn abandoned<'a>(
-    tx: &'a mut Tx,
-    job: &'a Job,
-    _reason: &'a str,
-    _now: i64,
-) -> BoxFuture<'a, Result<()>> {
-    Box::pin(async move {
-        let Some(id) = job.subject_id else {
-            return Ok(());
+/// The payload of a fax's sending job: what the engine is handed, with a link to its
+/// document signed when it claims the job (`documentURL`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(crate = "switchboard_domain::serde", rename_all = "camelCase")]
+pub struct FaxSending {
+    /// Our id of the fax.
+    pub fax_id: String,
+    /// The sending number.
+    pub from: String,
+    /// The recipient.
+    pub to: String,
+    /// The document's pages (0 when unknown).
+    pub pages: i64,
+    /// The document's content type.
+    pub document_type: String,
+    /// Where the document is stored.
+    pub document_key: String,
+}
+
+impl OutboundMessage for FaxSending {
+    const KIND: &'static str = engine_job::FAX;
+    const TABLE: &'static str = "faxes";
+    const SENT_EVENT: &'static str = "FAX_SENT";
+
+    fn objects(&self) -> Objects {
+        Objects {
+            document: Some(self.document_key.clone()),
+            media: None,
+        }
+    }
+
+    async fn record_sent(
+        tx: &mut Tx,
+        id: i64,
+        result: &JobResult,
+        now: i64,
+    ) -> Result<Option<Value>> {
+        let select = select(&Scope::Platform)
+            .and_where(Expr::col(("f", "id")).eq(id))
+            .take();
+        let Some(fax) = tx.fetch_optional::<FaxRow>(&select).await? else {
+            return Ok(None);
         };
+        let pages = result.pages.unwrap_or(fax.pages);
+        let time = iso(result
+            .ended_at
+            .unwrap_or_else(|| chrono::DateTime::from_timestamp(now, 0).unwrap_or_default()));
         let update = Query::update()
             .table("faxes")
-            .value("status", "failed")
+            .values([
+                ("status", "sent".into()),
+                ("pages", pages.into()),
+                ("time", time.clone().into()),
+            ])
             .and_where(Expr::col("id").eq(id))
-            .and_where(Expr::col("status").is_in(["queued", "sending"]))
             .take();
         tx.execute(&update).await?;
-        Ok(())
-    })
+        Ok(Some(json!({
+            "id": id,
+            "faxId": fax.fax_id,
+            "direction": fax.direction,
+            "from": fax.from_number,
+            "to": fax.to_number,
+            "pages": pages,
+            "status": "sent",
+            "time": time,
+            "attempt": result.attempt,
+        })))
+    }
+
+    async fn retry_at(tx: &mut Tx, job: &Job, result: &JobResult, now: i64) -> Result<Option<i64>> {
+        let policy = policy_in(tx, job.tenant()).await?;
+        Ok(policy.retry_at(job.attempts, result.result_code.as_deref(), now))
+    }
+
+    fn failure_changes(_result: &JobResult) -> Changes {
+        Changes::new()
+    }
 }
 
 /// A fax as stored.
@@ -171,6 +223,85 @@ pub async fn fax_line(db: &Db, tenant: TenantId, spellings: &[String]) -> Result
         .map(|(number,)| number))
 }
 
+/// A reported fax's document, stored before the fax is recorded.
+#[derive(Clone, Debug)]
+pub struct FaxDocument {
+    /// Where it is stored.
+    pub key: String,
+    /// Its content type (`application/pdf`, `image/tiff`).
+    pub content_type: &'static str,
+    /// Its size in bytes.
+    pub bytes: i64,
+    /// The pledged deletion of the object: cancelled when the fax is recorded with it.
+    pub pledge: i64,
+}
+
+/// Whether `tenant` has a fax the engine reported as `fax_id`.
+pub async fn fax_exists(db: &Db, tenant: TenantId, fax_id: &str) -> Result<bool> {
+    let select = Query::select()
+        .column("id")
+        .from("faxes")
+        .and_where(Expr::col("tenant_id").eq(tenant.get()))
+        .and_where(Expr::col("fax_id").eq(fax_id))
+        .take();
+    Ok(db.conn().fetch_optional::<(i64,)>(&select).await?.is_some())
+}
+
+/// Records a fax unless its id was recorded before, emitting FAX_RECEIVED (inbound) or
+/// FAX_SENT (outbound) for a new one. A new fax keeps `document` (its pledged deletion
+/// cancelled in `tx`); a repeat leaves it to its pledge, which the caller hastens.
+pub async fn record_fax(
+    tx: &mut Tx,
+    fax: IngestFax,
+    document: Option<&FaxDocument>,
+    now: i64,
+) -> Result<Recorded> {
+    let time = time_or_now(fax.time);
+    let mut columns: Changes = vec![
+        ("tenant_id", fax.tenant.get().into()),
+        ("fax_id", fax.fax_id.clone().into()),
+        ("direction", fax.direction.clone().into()),
+        ("from_number", fax.from.clone().into()),
+        ("to_number", fax.to.clone().into()),
+        ("pages", fax.pages.into()),
+        ("status", fax.status.clone().into()),
+        ("time", time.clone().into()),
+        ("created_at", now.into()),
+    ];
+    if let Some(document) = document {
+        columns.extend([
+            ("document_key", document.key.clone().into()),
+            ("document_type", document.content_type.into()),
+            ("document_bytes", document.bytes.into()),
+        ]);
+    }
+    let recorded = crud::insert_once(tx, "faxes", &["tenant_id", "fax_id"], columns).await?;
+    if recorded.new
+        && let Some(document) = document
+    {
+        crate::jobs::keep_object(tx, document.pledge).await?;
+    }
+    if recorded.new {
+        let kind = if fax.direction == "inbound" {
+            "FAX_RECEIVED"
+        } else {
+            "FAX_SENT"
+        };
+        let data = json!({
+            "id": recorded.id,
+            "faxId": fax.fax_id,
+            "direction": fax.direction,
+            "from": fax.from,
+            "to": fax.to,
+            "pages": fax.pages,
+            "status": fax.status,
+            "time": time,
+        });
+        events::emit(tx, fax.tenant, kind, data, now).await?;
+    }
+    Ok(recorded)
+}
+
 /// A fax to send, its document already stored.
 #[derive(Clone, Debug)]
 pub struct NewFax {
@@ -217,15 +348,15 @@ pub async fn create(db: &Db, fax: &NewFax, pledge: i64, now: i64) -> Result<i64>
     .await?;
     jobs::keep_object(&mut tx, pledge).await?;
     // The engine gets a fresh signed link to `documentKey` when it claims the job.
-    let payload = json!({
-        "faxId": fax_id,
-        "from": fax.from,
-        "to": fax.to,
-        "pages": fax.pages,
-        "documentType": fax.document_type,
-        "documentKey": fax.document_key,
-    });
-    engine_jobs::enqueue(&mut tx, fax.tenant, &FAX_JOBS, Some(id), &payload, now).await?;
+    let sending = FaxSending {
+        fax_id,
+        from: fax.from.clone(),
+        to: fax.to.clone(),
+        pages: fax.pages,
+        document_type: fax.document_type.to_owned(),
+        document_key: fax.document_key.clone(),
+    };
+    outbound::enqueue(&mut tx, fax.tenant, id, &sending, now).await?;
     tx.commit().await?;
     Ok(id)
 }
@@ -391,80 +522,4 @@ async fn stored_policy(tx: &mut Tx, tenant: TenantId) -> Result<Option<crate::au
         map.insert("retry_codes".into(), codes);
         map
     }))
-}
-
-fn claimed<'a>(tx: &'a mut Tx, job: &'a Job, _now: i64) -> BoxFuture<'a, Result<bool>> {
-    Box::pin(async move {
-        let Some(id) = job.subject_id else {
-            return Ok(false);
-        };
-        let update = Query::update()
-            .table("faxes")
-            .value("status", "sending")
-            .and_where(Expr::col("id").eq(id))
-            .and_where(Expr::col("status").is_in(["queued", "sending"]))
-            .take();
-        Ok(tx.execute(&update).await? > 0)
-    })
-}
-
-fn reported<'a>(
-    tx: &'a mut Tx,
-    job: &'a Job,
-    result: &'a JobResult,
-    now: i64,
-) -> BoxFuture<'a, Result<Next>> {
-    Box::pin(async move {
-        let Some(id) = job.subject_id else {
-            return Ok(Next::Done);
-        };
-        let select = select(&Scope::Platform)
-            .and_where(Expr::col(("f", "id")).eq(id))
-            .take();
-        let Some(fax) = tx.fetch_optional::<FaxRow>(&select).await? else {
-            // The fax was deleted while it was being sent.
-            return Ok(Next::Done);
-        };
-        if result.outcome == "sent" {
-            let pages = result.pages.unwrap_or(fax.pages);
-            let time = iso(result
-                .ended_at
-                .unwrap_or_else(|| chrono::DateTime::from_timestamp(now, 0).unwrap_or_default()));
-            let update = Query::update()
-                .table("faxes")
-                .values([
-                    ("status", "sent".into()),
-                    ("pages", pages.into()),
-                    ("time", time.clone().into()),
-                ])
-                .and_where(Expr::col("id").eq(id))
-                .take();
-            tx.execute(&update).await?;
-            let data = json!({
-                "id": id,
-                "faxId": fax.fax_id,
-                "direction": fax.direction,
-                "from": fax.from_number,
-                "to": fax.to_number,
-                "pages": pages,
-                "status": "sent",
-                "time": time,
-                "attempt": result.attempt,
-            });
-            events::emit(tx, job.tenant(), "FAX_SENT", data, now).await?;
-            return Ok(Next::Done);
-        }
-        let policy = policy_in(tx, job.tenant()).await?;
-        let retry = policy.retry_at(job.attempts, result.result_code.as_deref(), now);
-        let update = Query::update()
-            .table("faxes")
-            .value("status", if retry.is_some() { "queued" } else { "failed" })
-            .and_where(Expr::col("id").eq(id))
-            .take();
-        tx.execute(&update).await?;
-        Ok(match retry {
-            Some(at) => Next::RetryAt(at),
-            None => Next::Failed,
-        })
-    })
 }

@@ -1,12 +1,21 @@
 //! The job table: background work asked for in the same transaction as the change that
 //! needs it (an object to delete once its record is gone), claimed under a lease by one
 //! worker at a time ([`LeasedQueue`]), retried until done or given up.
+//!
+//! Each kind of job is a [`JobKind`]: a payload struct declared by the module of its area
+//! (this one's [`DeleteObject`], `devices::Reprovision`, `media_files::Rendition`), stored
+//! as its JSON under the kind's name. What doing it means is said above this crate, by
+//! the worker that has the storage at hand (`switchboard_jobs`), which registers every
+//! kind it runs; nothing here lists them.
 
 use sea_query::{Expr, ExprTrait, Order, Query};
+use switchboard_domain::serde::de::DeserializeOwned;
+use switchboard_domain::serde::{Deserialize, Serialize};
 
 use crate::backend::{Db, Tx};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::lease::LeasedQueue;
+use crate::wakeups::Worker;
 
 /// The job table as a queue: pending jobs, due at `run_at`.
 pub const QUEUE: LeasedQueue = LeasedQueue {
@@ -14,15 +23,44 @@ pub const QUEUE: LeasedQueue = LeasedQueue {
     due_at: "run_at",
 };
 
-/// Deleting one object from storage: `{"key": "…"}`.
-pub const DELETE_OBJECT: &str = "object.delete";
+/// A kind of job: its name in the table (`kind`) and its payload, the implementing
+/// struct itself, stored as its JSON (`payload`). A payload's field names are what rows
+/// already queued hold: a change must still read them.
+pub trait JobKind: Serialize + DeserializeOwned + Send + 'static {
+    /// The kind's name, as the `kind` column holds it.
+    const KIND: &'static str;
+
+    /// The payload of a job of this kind, as stored.
+    fn to_payload(&self) -> Result<String> {
+        serde_json::to_string(self)
+            .map_err(|e| Error::Presenting(format!("a {} job's payload: {e}", Self::KIND)))
+    }
+
+    /// The job whose stored payload is `payload`, or why it cannot be read.
+    fn from_payload(payload: &str) -> std::result::Result<Self, String> {
+        serde_json::from_str(payload)
+            .map_err(|e| format!("the payload of a {} job cannot be read: {e}", Self::KIND))
+    }
+}
+
+/// Deleting one object from storage once nothing records it: `{"key": "…"}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(crate = "switchboard_domain::serde")]
+pub struct DeleteObject {
+    /// The object's key.
+    pub key: String,
+}
+
+impl JobKind for DeleteObject {
+    const KIND: &'static str = "object.delete";
+}
 
 /// A job leased to a worker.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct Job {
     /// The job's id.
     pub id: i64,
-    /// What to do (e.g. [`DELETE_OBJECT`]).
+    /// What to do: a [`JobKind::KIND`].
     pub kind: String,
     /// Its arguments, as JSON text.
     pub payload: String,
@@ -30,32 +68,31 @@ pub struct Job {
     pub attempts: i64,
 }
 
-/// Queues a job of `kind` with `payload`, due at `run_at`, in `tx`: it exists exactly when
-/// the change that asked for it was committed.
-pub async fn enqueue(
-    tx: &mut Tx,
-    kind: &str,
-    payload: &serde_json::Value,
-    run_at: i64,
-) -> Result<()> {
+/// Queues `job`, due at `run_at`, in `tx`: it exists exactly when the change that asked
+/// for it was committed, and the job worker is woken then.
+pub async fn enqueue<J: JobKind>(tx: &mut Tx, job: &J, run_at: i64) -> Result<()> {
     let insert = Query::insert()
         .into_table("jobs")
         .columns(["kind", "payload", "run_at", "created_at"])
         .values_panic([
-            kind.into(),
-            payload.to_string().into(),
+            J::KIND.into(),
+            job.to_payload()?.into(),
             run_at.into(),
             run_at.into(),
         ])
         .take();
     tx.execute(&insert).await?;
+    tx.wake_after_commit(Worker::Jobs);
     Ok(())
 }
 
 /// Queues the deletion of the object at `key`, due now, in `tx`.
 pub async fn delete_object(tx: &mut Tx, key: &str) -> Result<()> {
     let now = chrono::Utc::now().timestamp();
-    enqueue(tx, DELETE_OBJECT, &serde_json::json!({ "key": key }), now).await
+    let job = DeleteObject {
+        key: key.to_owned(),
+    };
+    enqueue(tx, &job, now).await
 }
 
 /// Pledges the deletion of the object about to be stored at `key`, due at `run_at`,
@@ -71,8 +108,12 @@ pub async fn pledge_object_deletion(db: &Db, key: &str, run_at: i64) -> Result<i
         .into_table("jobs")
         .columns(["kind", "payload", "run_at", "created_at"])
         .values_panic([
-            DELETE_OBJECT.into(),
-            serde_json::json!({ "key": key }).to_string().into(),
+            DeleteObject::KIND.into(),
+            DeleteObject {
+                key: key.to_owned(),
+            }
+            .to_payload()?
+            .into(),
             run_at.into(),
             now.into(),
         ])
@@ -118,6 +159,7 @@ pub async fn hasten(db: &Db, pledges: &[i64]) -> Result<()> {
         .and_where(Expr::col("lease_owner").is_null())
         .take();
     db.conn().execute(&update).await?;
+    db.wakeups().ring(Worker::Jobs);
     Ok(())
 }
 
@@ -216,6 +258,42 @@ mod tests {
         .unwrap();
         db.migrate().await.unwrap();
         (db, path)
+    }
+
+    #[test]
+    fn an_object_deletion_queued_the_old_way_is_read() {
+        // As `json!({"key": key})` wrote it before the payload was a struct.
+        let written = r#"{"key":"tenants/3/media/a \"b\".wav"}"#;
+        let job = DeleteObject::from_payload(written).unwrap();
+        assert_eq!(job.key, r#"tenants/3/media/a "b".wav"#);
+        assert_eq!(job.to_payload().unwrap(), written);
+        assert!(DeleteObject::from_payload(r#"{"objectKey":"a"}"#).is_err());
+    }
+
+    #[tokio::test]
+    async fn the_job_worker_is_woken_once_the_job_is_committed_and_not_before() {
+        use futures::FutureExt;
+        let (db, path) = fresh_db().await;
+        let bell = db.wakeups().bell(Worker::Jobs);
+        let rung = || bell.notified().now_or_never().is_some();
+
+        let mut tx = db.begin().await.unwrap();
+        delete_object(&mut tx, "a").await.unwrap();
+        assert!(
+            !rung(),
+            "woken before the commit: the worker would find nothing"
+        );
+        tx.commit().await.unwrap();
+        assert!(rung(), "not woken by the commit");
+
+        let mut tx = db.begin().await.unwrap();
+        delete_object(&mut tx, "b").await.unwrap();
+        drop(tx);
+        assert!(!rung(), "woken by a transaction rolled back");
+        assert_eq!(count(&db, "pending").await.unwrap(), 1);
+
+        db.close().await;
+        let _ = std::fs::remove_file(path);
     }
 
     #[tokio::test]

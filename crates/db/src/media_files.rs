@@ -6,12 +6,15 @@ use switchboard_domain::Scope;
 use switchboard_domain::ids::{MediaFileId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
 use switchboard_domain::records::media_file::{LanguageText, MediaFile, MediaFileFields};
+use switchboard_domain::serde::{Deserialize, Serialize};
 
 use crate::backend::Db;
 use crate::crud::{self, Changes};
 use crate::error::Result;
+use crate::jobs::JobKind;
 use crate::list::{self, Listing};
 use crate::scope;
+use crate::wakeups::Worker;
 
 /// A media file as stored.
 #[derive(Clone, Debug, sqlx::FromRow)]
@@ -190,15 +193,21 @@ pub async fn delete(db: &Db, scope: &Scope, id: MediaFileId) -> Result<MediaFile
 }
 
 /// The job that makes the telephony rendition of a media file stored without one:
-/// `{"mediaFileId": …}`, at most one per file (a unique index, migration 0034).
-pub const RENDITION: &str = "media.rendition";
-
-/// The payload of the [`RENDITION`] job of media file `id`, as its unique index reads it.
-pub fn rendition_payload(id: i64) -> String {
-    serde_json::json!({ "mediaFileId": id }).to_string()
+/// `{"mediaFileId": …}`, at most one per file (a unique index on its kind and payload
+/// text, migration 0034: the payload is written exactly so, by serde and by the SQL of
+/// [`queue_missing_renditions`] alike).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(crate = "switchboard_domain::serde", rename_all = "camelCase")]
+pub struct Rendition {
+    /// The media file owed a rendition.
+    pub media_file_id: i64,
 }
 
-/// Tops the pending [`RENDITION`] jobs up to `at_most`, each due at `now`, for media
+impl JobKind for Rendition {
+    const KIND: &'static str = "media.rendition";
+}
+
+/// Tops the pending [`Rendition`] jobs up to `at_most`, each due at `now`, for media
 /// files without a rendition, without a recorded reason for lacking one and without such
 /// a job already (a failed one, given up, included: an operator clears it to try again);
 /// answers how many were queued. The backfill is kept to a few jobs at a time so it never
@@ -207,12 +216,12 @@ pub fn rendition_payload(id: i64) -> String {
 /// one read of the partial index of files without a rendition and no write lock; the
 /// inserts of processes sweeping at once meet the unique index and do nothing.
 pub async fn queue_missing_renditions(db: &Db, now: i64, at_most: u64) -> Result<u64> {
-    // `{"mediaFileId":N}`, written as `rendition_payload` writes it.
+    // `{"mediaFileId":N}`, as serde writes a `Rendition` (a test holds the two alike).
     let payload = Expr::cust(r#"'{"mediaFileId":' || media_files.id || '}'"#);
     let queued = Query::select()
         .expr(Expr::val(1))
         .from("jobs")
-        .and_where(Expr::col(("jobs", "kind")).eq(Expr::cust("'media.rendition'")))
+        .and_where(Expr::col(("jobs", "kind")).eq(Rendition::KIND))
         .and_where(Expr::col(("jobs", "payload")).eq(payload))
         .take();
     let owed = Query::select()
@@ -232,7 +241,7 @@ pub async fn queue_missing_renditions(db: &Db, now: i64, at_most: u64) -> Result
     let pending = Query::select()
         .expr(Expr::col("id").count())
         .from("jobs")
-        .and_where(Expr::col("kind").eq(RENDITION))
+        .and_where(Expr::col("kind").eq(Rendition::KIND))
         .and_where(Expr::col("state").eq("pending"))
         .take();
     let pending = u64::try_from(db.conn().scalar::<i64>(&pending).await?).unwrap_or(0);
@@ -243,8 +252,8 @@ pub async fn queue_missing_renditions(db: &Db, now: i64, at_most: u64) -> Result
             .into_table("jobs")
             .columns(["kind", "payload", "run_at", "created_at"])
             .values_panic([
-                RENDITION.into(),
-                rendition_payload(id).into(),
+                Rendition::KIND.into(),
+                Rendition { media_file_id: id }.to_payload()?.into(),
                 now.into(),
                 now.into(),
             ])
@@ -256,6 +265,9 @@ pub async fn queue_missing_renditions(db: &Db, now: i64, at_most: u64) -> Result
             )
             .take();
         count += db.conn().execute(&insert).await?;
+    }
+    if count > 0 {
+        db.wakeups().ring(Worker::Jobs);
     }
     Ok(count)
 }
@@ -309,4 +321,20 @@ pub async fn record_rendition_error(db: &Db, id: i64, reason: &str) -> Result<()
         .take();
     db.conn().execute(&update).await?;
     Ok(())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rendition_payload_is_the_text_the_sweep_writes_and_its_unique_index_compares() {
+        let job = Rendition { media_file_id: 42 };
+        assert_eq!(job.to_payload().unwrap(), r#"{"mediaFileId":42}"#);
+        assert_eq!(
+            Rendition::from_payload(r#"{"mediaFileId":42}"#).unwrap(),
+            job
+        );
+    }
 }

@@ -19,3 +19,8 @@ pub mod validation;
 
 pub use access::{Permission, Principal, Role, Scope};
 pub use validation::{Location, Problems};
+
+/// Serde, for the crates below the API that declare serialised payloads (background
+/// jobs) and take it from here rather than depending on it themselves: their derives say
+/// `#[serde(crate = "switchboard_domain::serde")]`.
+pub use serde;

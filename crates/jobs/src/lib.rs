@@ -1,6 +1,6 @@
 //! Background work, below the HTTP layer: the webhook outbox's delivery worker and the
 //! job table's worker (objects to delete after their records, phones to announce, the
-//! telephony renditions old media files lack). Each is a queue worked
+//! telephony renditions old media files lack: each kind registered in [`spawn`]). Each is a queue worked
 //! by every `serve` process through the one lease mechanism of `switchboard_db::lease`,
 //! so several processes on one database share the work and none is done twice at once.
 //! It takes only the handles it needs — database, storage, the sealer of stored secrets
@@ -9,6 +9,8 @@
 mod campaigns;
 pub mod delivery;
 mod objects;
+mod phones;
+mod queue;
 mod renditions;
 mod retention;
 mod worker;
@@ -16,7 +18,11 @@ mod worker;
 use std::sync::Arc;
 
 use switchboard_db::Db;
+use switchboard_db::devices::Reprovision;
+use switchboard_db::jobs::DeleteObject;
+use switchboard_db::media_files::Rendition;
 use switchboard_db::seal::Sealer;
+use switchboard_db::wakeups::Worker;
 use switchboard_storage::Storage;
 use tokio::sync::{Notify, watch};
 use tokio::task::JoinHandle;
@@ -24,7 +30,8 @@ use tokio::task::JoinHandle;
 pub use delivery::{DeliverySettings, Schedule};
 
 /// This process's background work: the handles it uses, its name in leases, the
-/// webhook client and the wake-ups for work this process has just queued.
+/// webhook client and the campaign scheduler's wake-up. The job and delivery workers are
+/// woken by the database's commits that queue their work (`switchboard_db::wakeups`).
 #[derive(Clone, Debug)]
 pub struct Jobs {
     inner: Arc<Inner>,
@@ -38,8 +45,6 @@ struct Inner {
     settings: DeliverySettings,
     owner: String,
     client: reqwest::Client,
-    wake_deliveries: Arc<Notify>,
-    wake_jobs: Arc<Notify>,
     wake_campaigns: Arc<Notify>,
 }
 
@@ -64,8 +69,6 @@ impl Jobs {
                 settings,
                 owner: format!("worker_{}", uuid::Uuid::now_v7().simple()),
                 client,
-                wake_deliveries: Arc::new(Notify::new()),
-                wake_jobs: Arc::new(Notify::new()),
                 wake_campaigns: Arc::new(Notify::new()),
             }),
         })
@@ -79,13 +82,6 @@ impl Jobs {
     /// How webhooks are delivered.
     pub fn settings(&self) -> &DeliverySettings {
         &self.inner.settings
-    }
-
-    /// Wakes this process's workers at once: call after committing events, deliveries
-    /// or jobs, so they do not wait for the next poll.
-    pub fn wake(&self) {
-        self.inner.wake_deliveries.notify_one();
-        self.inner.wake_jobs.notify_one();
     }
 
     /// Wakes this process's campaign scheduler at once: call after a campaign starts
@@ -114,17 +110,25 @@ pub fn spawn(jobs: Jobs, stop: watch::Receiver<bool>) -> JoinHandle<()> {
             max_in_flight: settings.max_in_flight,
             drain: settings.timeout,
         },
-        jobs.inner.wake_deliveries.clone(),
+        jobs.db().wakeups().bell(Worker::Deliveries),
         stop.clone(),
     );
+    // Every kind of job this process does, each declared by the module of its area.
+    let kinds = queue::Kinds::default()
+        .with::<DeleteObject>()
+        .with::<Reprovision>()
+        .with::<Rendition>();
     let queued = worker::run(
-        objects::JobQueue(jobs.clone()),
+        queue::JobQueue {
+            jobs: jobs.clone(),
+            kinds: Arc::new(kinds),
+        },
         worker::Pace {
             poll_interval: settings.poll_interval,
             max_in_flight: 8,
             drain: std::time::Duration::from_secs(10),
         },
-        jobs.inner.wake_jobs.clone(),
+        jobs.db().wakeups().bell(Worker::Jobs),
         stop.clone(),
     );
     // Campaign calls are placed within minutes of being due: a tick a second (four idle

@@ -13,12 +13,13 @@
 
 use std::time::Duration;
 
-use switchboard_db::media_files;
+use switchboard_db::media_files::{self, Rendition};
 use switchboard_storage::StorageError;
 use switchboard_storage::audio::telephony::{self, TelephonyError};
 use tokio::sync::Semaphore;
 
 use crate::Jobs;
+use crate::queue::{self, Work};
 use crate::worker::seconds_up;
 
 /// Rendition jobs pending at once, all processes together (a sweep tops them up to it).
@@ -32,7 +33,7 @@ static ONE_AT_A_TIME: Semaphore = Semaphore::const_new(1);
 const SLOT_WAIT: Duration = Duration::from_secs(2);
 
 /// Queues the renditions old media files are owed, a few at a time (the retention loop's
-/// sweep and each finished job call it), and wakes the job worker when it did.
+/// sweep and each finished job call it); the queue wakes the job worker when it did.
 pub(crate) async fn sweep(jobs: &Jobs) {
     top_up(jobs, IN_QUEUE).await;
 }
@@ -42,10 +43,7 @@ async fn top_up(jobs: &Jobs, at_most: u64) {
     let now = chrono::Utc::now().timestamp();
     match media_files::queue_missing_renditions(jobs.db(), now, at_most).await {
         Ok(0) => {}
-        Ok(queued) => {
-            tracing::debug!(queued, "telephony renditions queued for old media files");
-            jobs.inner.wake_jobs.notify_one();
-        }
+        Ok(queued) => tracing::debug!(queued, "telephony renditions queued for old media files"),
         Err(error) => tracing::warn!(%error, "queuing the owed telephony renditions failed"),
     }
 }
@@ -55,20 +53,22 @@ fn failed(what: &str, error: impl std::fmt::Display) -> String {
     format!("{what}: {error}")
 }
 
-/// The `media.rendition` job of media file `id`: done when the rendition is recorded, the
-/// reason it cannot be made is recorded, or the file no longer needs one; an error (the
-/// storage or the decoder unavailable) is retried by the job queue.
-pub(crate) async fn make(jobs: &Jobs, id: i64) -> Result<(), String> {
-    let made = make_one(jobs, id).await;
-    if made.is_ok() {
-        // The next owed file, without waiting for the sweep's tick (this job, not yet
-        // completed, is still counted as pending).
-        top_up(jobs, IN_QUEUE + 1).await;
+/// The rendition job of a media file: done when the rendition is recorded, the reason it
+/// cannot be made is recorded, or the file no longer needs one; an error (the storage or
+/// the decoder unavailable) is retried by the job queue.
+impl Work for Rendition {
+    async fn run(self, jobs: &Jobs) -> Result<(), String> {
+        let made = make_one(jobs, self.media_file_id).await;
+        if made.is_ok() {
+            // The next owed file, without waiting for the sweep's tick (this job, not yet
+            // completed, is still counted as pending).
+            top_up(jobs, IN_QUEUE + 1).await;
+        }
+        made
     }
-    made
 }
 
-/// [`make`]'s work, in this process's one backfill place.
+/// A rendition job's work, in this process's one backfill place.
 async fn make_one(jobs: &Jobs, id: i64) -> Result<(), String> {
     let _turn = ONE_AT_A_TIME
         .acquire()
@@ -119,7 +119,7 @@ async fn make_one(jobs: &Jobs, id: i64) -> Result<(), String> {
     // Its deletion pledged before it is stored, due once this job's lease is over: an
     // object never recorded (a crash, the file deleted meanwhile) does not stay behind.
     let now = chrono::Utc::now().timestamp();
-    let due = now.saturating_add(seconds_up(crate::objects::LEASE) + 10);
+    let due = now.saturating_add(seconds_up(queue::LEASE) + 10);
     let pledge = switchboard_db::jobs::pledge_object_deletion(db, &key, due)
         .await
         .map_err(|e| failed("pledging its rendition's deletion", e))?;
@@ -139,7 +139,6 @@ async fn make_one(jobs: &Jobs, id: i64) -> Result<(), String> {
         if let Err(error) = switchboard_db::jobs::hasten(db, &[pledge]).await {
             tracing::warn!(%error, "could not hasten the deletion of an unkept rendition");
         }
-        jobs.inner.wake_jobs.notify_one();
     }
     recorded.map(|_| ())
 }

@@ -22,9 +22,8 @@ pub(crate) async fn run(jobs: Jobs, every: Duration, mut stop: watch::Receiver<b
             match switchboard_db::mms_media::expire(jobs.db(), now, BATCH).await {
                 Ok(0) => break,
                 Ok(removed) => {
+                    // Their objects are queued, the job worker woken by the queue.
                     tracing::info!(removed, "expired MMS media removed");
-                    // Their objects are queued: let the job worker take them now.
-                    jobs.inner.wake_jobs.notify_one();
                     if removed < BATCH as usize {
                         break;
                     }

@@ -168,7 +168,6 @@ pub async fn update(
         body.keys.as_deref(),
     )
     .await?;
-    state.jobs.wake();
     Ok(Json(layout))
 }
 

@@ -91,7 +91,6 @@ pub async fn delete(
     let unique_id = call_id(path)?;
     let row = calls::delete_recording(&state.db, &caller.scope, &unique_id).await?;
     // Its audio goes through the job queue, queued with the change: answered without a URL.
-    state.jobs.wake();
     let row = CallRow {
         recording_key: None,
         ..row

@@ -182,7 +182,6 @@ pub async fn ingest_check(
         ),
         other => other.into(),
     })?;
-    state.jobs.wake();
     let conduit = conduits::get(
         &state.db,
         &switchboard_domain::Scope::Platform,

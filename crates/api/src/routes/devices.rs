@@ -208,7 +208,6 @@ pub async fn create(
     };
     let device =
         devices::create(&state.db, tenant, branch, body, credentials, &state.sealer).await?;
-    state.jobs.wake();
     Ok(Json(CreatedDevice {
         device,
         provisioning_password: password,
@@ -284,7 +283,6 @@ pub async fn update(
         description: body.description,
     };
     let device = devices::update(&state.db, &caller.scope, id, changes).await?;
-    state.jobs.wake();
     Ok(Json(device))
 }
 

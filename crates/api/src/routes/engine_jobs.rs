@@ -1,11 +1,12 @@
 //! `/v2/engine/jobs/…`: the engine work queue. The telephony engine (with the ingest
 //! token, or a platform admin) claims outbound work — faxes and texts to send, campaign
 //! calls to place — under a lease, and reports each attempt's result; each kind's handling lives with its
-//! resource (`switchboard_db::engine_jobs::KINDS`).
+//! resource, and [`KINDS`] registers them all.
 
 use axum::Json;
 use axum::extract::State;
-use switchboard_db::engine_jobs::{self, ResultError};
+use switchboard_db::engine_jobs::{self, Kind, ResultError};
+use switchboard_db::{call_campaigns, faxes, texts};
 use switchboard_domain::Location;
 use switchboard_domain::records::engine_job::{
     ClaimJobs, ClaimedJob, ClaimedJobs, DEFAULT_LEASE_SECONDS, JobResult, ResultRecorded,
@@ -17,6 +18,10 @@ use crate::auth::caller::{Caller, IngestWrite};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{JsonBody, PathId};
 use crate::state::AppState;
+
+/// Every kind of engine work, each declared with its resource: the queue names none of
+/// them. A new kind adds one line here and its name to the domain's `engine_job::KINDS`.
+const KINDS: &[Kind] = &[texts::SMS_JOBS, faxes::FAX_JOBS, call_campaigns::CALL_JOBS];
 
 /// Leases up to `max` due jobs of the kinds asked for to the caller until the lease
 /// runs out; each is a new attempt, numbered. A job whose result has not come when its
@@ -39,6 +44,7 @@ pub async fn claim(
     let max = u64::try_from(body.max).unwrap_or(1);
     let jobs = engine_jobs::claim(
         &state.db,
+        KINDS,
         &kinds,
         &owner,
         now,
@@ -53,21 +59,20 @@ pub async fn claim(
         let mut payload = job.payload_json();
         // A payload names stored objects by key; the engine gets fresh signed links: a
         // fax's document, a text's MMS media.
-        if let Some(key) = payload["documentKey"].as_str().map(str::to_owned) {
+        let objects = KINDS
+            .iter()
+            .find(|kind| kind.name == job.kind)
+            .map(|kind| (kind.objects)(&job))
+            .unwrap_or_default();
+        if let Some(key) = &objects.document {
             let url = state
                 .storage
-                .download_url(&key, state.settings.media_url_ttl)
+                .download_url(key, state.settings.media_url_ttl)
                 .await?;
             payload["documentURL"] = url.into();
         }
-        if let Some(keys) = payload["mediaKeys"].as_array() {
-            let keys: Vec<String> = keys
-                .iter()
-                .filter_map(|key| key.as_str().map(str::to_owned))
-                .collect();
-            payload["mediaUrls"] = crate::routes::texts::sign_media(&state, &keys)
-                .await?
-                .into();
+        if let Some(keys) = &objects.media {
+            payload["mediaUrls"] = crate::routes::texts::sign_media(&state, keys).await?.into();
         }
         claimed.push(ClaimedJob {
             payload,
@@ -99,7 +104,7 @@ pub async fn result(
     PathId(id): PathId<i64>,
     JsonBody(body): JsonBody<JobResult>,
 ) -> ApiResult<Json<ResultRecorded>> {
-    let reported = engine_jobs::report(&state.db, id, &body, now())
+    let reported = engine_jobs::report(&state.db, KINDS, id, &body, now())
         .await
         .map_err(|error| match error {
             ResultError::NotFound => ApiError::not_found(),
@@ -109,11 +114,22 @@ pub async fn result(
             ResultError::Stale(message) => ApiError::conflict(message),
             ResultError::Db(error) => error.into(),
         })?;
-    state.jobs.wake();
     Ok(Json(ResultRecorded {
         recorded: reported.recorded,
         id,
         attempt: body.attempt,
         state: reported.state,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_is_declared_in_the_domain_and_back() {
+        let declared = switchboard_domain::records::engine_job::KINDS.0;
+        let handled: Vec<&str> = KINDS.iter().map(|k| k.name).collect();
+        assert_eq!(declared, handled.as_slice());
+    }
 }

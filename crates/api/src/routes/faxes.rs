@@ -111,7 +111,6 @@ pub async fn delete(
     let row = faxes::get(&state.db, &caller.scope, id).await?;
     let answer = present(&state, row).await?;
     faxes::delete(&state.db, &caller.scope, id, now()).await?;
-    state.jobs.wake();
     Ok(Json(Fax {
         document_url: None,
         ..answer

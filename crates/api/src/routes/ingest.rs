@@ -10,7 +10,7 @@ use axum::http::{StatusCode, header};
 use serde::Serialize;
 use serde_json::Value;
 use switchboard_db::crud::Recorded;
-use switchboard_db::{calls, extensions, traffic, voicemail};
+use switchboard_db::{calls, extensions, texts, voicemail};
 use switchboard_domain::ids::{ExtensionId, TenantId};
 use switchboard_domain::records::call::{IngestCall, MAX_RECORDING_BYTES};
 use switchboard_domain::records::fax::MAX_DOCUMENT_BYTES;
@@ -321,7 +321,6 @@ pub async fn voicemail(
         Ok::<_, switchboard_db::Error>(recorded)
     };
     let recorded = forget_on_failure(&state, &stored, written.await).await?;
-    state.jobs.wake();
     Ok(Json(IngestResult::of(recorded)))
 }
 
@@ -404,7 +403,6 @@ pub async fn call(
     };
     let stored: Vec<String> = recording.iter().map(|r| r.key.clone()).collect();
     let outcome = forget_on_failure(&state, &stored, written.await).await?;
-    state.jobs.wake();
     let recorded = outcome.recorded();
     let call = match outcome.call {
         Some(call) => call,
@@ -440,9 +438,8 @@ pub async fn sms(
         .await?;
     sms.tenant = checked_tenant(tenant)?;
     let mut tx = state.db.begin().await?;
-    let recorded = traffic::record_sms(&mut tx, sms, now()).await?;
+    let recorded = texts::record_sms(&mut tx, sms, now()).await?;
     tx.commit().await?;
-    state.jobs.wake();
     Ok(Json(IngestResult::of(recorded)))
 }
 
@@ -485,7 +482,7 @@ pub async fn fax(
     fax.tenant = checked_tenant(tenant)?;
     let mut document = None;
     if let Some(bytes) = pushed.audio
-        && !traffic::fax_exists(&state.db, fax.tenant, &fax.fax_id).await?
+        && !switchboard_db::faxes::fax_exists(&state.db, fax.tenant, &fax.fax_id).await?
     {
         let stored = faxes::store_document(&state, fax.tenant, bytes).await?;
         if fax.pages == 0
@@ -493,7 +490,7 @@ pub async fn fax(
         {
             fax.pages = pages;
         }
-        document = Some(traffic::FaxDocument {
+        document = Some(switchboard_db::faxes::FaxDocument {
             key: stored.key,
             content_type: stored.content_type,
             bytes: stored.bytes,
@@ -502,7 +499,8 @@ pub async fn fax(
     }
     let written = async {
         let mut tx = state.db.begin().await?;
-        let recorded = traffic::record_fax(&mut tx, fax, document.as_ref(), now()).await?;
+        let recorded =
+            switchboard_db::faxes::record_fax(&mut tx, fax, document.as_ref(), now()).await?;
         tx.commit().await?;
         Ok::<_, switchboard_db::Error>(recorded)
     }
@@ -514,6 +512,5 @@ pub async fn fax(
         guard::abandon_upload_objects(&state, &[document.pledge]).await;
     }
     let recorded = written?;
-    state.jobs.wake();
     Ok(Json(IngestResult::of(recorded)))
 }

@@ -469,8 +469,6 @@ pub async fn delete(
     PathId(id): PathId<MediaFileId>,
 ) -> ApiResult<Json<MediaFile>> {
     let row = media_files::delete(&state.db, &caller.scope, id).await?;
-    // Its audio goes through the job queue, queued with the delete.
-    state.jobs.wake();
     Ok(Json(present(&state, row).await?))
 }
 

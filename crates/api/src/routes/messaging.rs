@@ -301,6 +301,5 @@ pub async fn delete_media(
     PathId(id): PathId<i64>,
 ) -> ApiResult<Json<MmsMedia>> {
     let row = mms_media::delete(&state.db, &caller.scope, id).await?;
-    state.jobs.wake();
     Ok(Json(present(&state, row).await?))
 }

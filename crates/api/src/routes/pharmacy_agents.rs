@@ -372,7 +372,6 @@ pub async fn ingest_refill_request(
     let mut tx = state.db.begin().await?;
     let recorded = pharmacy_agents::record_refill(&mut tx, &agent, &body, now()).await?;
     tx.commit().await?;
-    state.jobs.wake();
     Ok(Json(IngestResult {
         recorded: recorded.new,
         id: recorded.id,

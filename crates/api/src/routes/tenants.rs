@@ -116,8 +116,6 @@ pub async fn update(
     JsonBody(body): JsonBody<UpdateTenant>,
 ) -> ApiResult<Json<Tenant>> {
     let tenant = tenants::update(&state.db, &caller.scope, id, body).await?;
-    // A new time zone queued the announcement to its phones.
-    state.jobs.wake();
     Ok(Json(tenant))
 }
 

@@ -6,7 +6,7 @@ use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
 use switchboard_db::mms_media;
-use switchboard_db::traffic::{self, OutgoingSms, TextRow};
+use switchboard_db::texts::{self, OutgoingSms, TextRow};
 use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::list::Page;
 use switchboard_domain::records::traffic::{SendText, TextMessage};
@@ -67,7 +67,7 @@ pub async fn list(
     ListParams { query, filter }: ListParams<TextMessage>,
 ) -> ApiResult<Response> {
     tenancy::check_tenant_filter(&state, &caller, filter.tenant_id()).await?;
-    let listing = traffic::list_texts(&state.db, &caller.scope, &filter, &query).await?;
+    let listing = texts::list_texts(&state.db, &caller.scope, &filter, &query).await?;
     let presented = listing::map_async(listing, move |row| {
         let state = state.clone();
         async move { present(&state, row).await }
@@ -85,7 +85,7 @@ pub async fn get(
     State(state): State<AppState>,
     PathId(id): PathId<i64>,
 ) -> ApiResult<Json<TextMessage>> {
-    let row = traffic::get_text(&state.db, &caller.scope, id).await?;
+    let row = texts::get_text(&state.db, &caller.scope, id).await?;
     Ok(Json(present(&state, row).await?))
 }
 
@@ -110,7 +110,7 @@ pub async fn send(
         );
     }
     let spellings = tenancy::number_spellings(&state, tenant, &body.from).await?;
-    let line = traffic::sms_line(&state.db, &caller.scope, tenant, &spellings).await?;
+    let line = texts::sms_line(&state.db, &caller.scope, tenant, &spellings).await?;
     if line.is_none() {
         problems.add(
             Location::Body,
@@ -147,8 +147,8 @@ pub async fn send(
         media_keys,
     };
     let mut tx = state.db.begin().await?;
-    let id = traffic::queue_sms(&mut tx, &sms, now()).await?;
+    let id = texts::queue_sms(&mut tx, &sms, now()).await?;
     tx.commit().await?;
-    let row = traffic::get_text(&state.db, &caller.scope, id).await?;
+    let row = texts::get_text(&state.db, &caller.scope, id).await?;
     Ok(Json(present(&state, row).await?))
 }

@@ -133,7 +133,6 @@ pub async fn delete(
 ) -> ApiResult<Json<VoicemailMessage>> {
     let row = voicemail::delete(&state.db, &caller.scope, id).await?;
     // Its audio goes through the job queue, queued with the delete: answered without a URL.
-    state.jobs.wake();
     let row = VoicemailRow {
         audio_key: None,
         ..row

@@ -141,7 +141,6 @@ pub async fn replay(
         ));
     }
     let replayed = deliveries::replay(&state.db, &original, now()).await?;
-    state.jobs.wake();
     Ok(Json(present(
         deliveries::get(&state.db, &caller.scope, replayed).await?,
     )))

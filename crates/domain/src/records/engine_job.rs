@@ -11,13 +11,13 @@ use crate::validation::{Instant, Int, ListOf, OneOf, Text, int, list_of, text};
 
 /// A fax to send (see `switchboard_db::faxes`).
 pub const FAX: &str = "fax";
-/// A text to send (see `switchboard_db::traffic`).
+/// A text to send (see `switchboard_db::texts`).
 pub const SMS: &str = "sms";
 /// A campaign call to place (see `switchboard_db::call_campaigns`).
 pub const CAMPAIGN_CALL: &str = "campaign-call";
 
 /// Every kind of engine job. A new kind adds its name here and its handling to
-/// `switchboard_db::engine_jobs::KINDS` (a test checks the two agree).
+/// the kinds the API registers with the engine queue (a test checks the two agree).
 pub const KINDS: OneOf = OneOf(&[SMS, FAX, CAMPAIGN_CALL]);
 
 /// The kinds one claim asks for.

@@ -1,24 +1,24 @@
-//! Text messages and faxes the engine reports: each recorded once, with its SMS_* or
-//! FAX_* event in the same transaction.
+//! Text messages: those the engine reports ([`record_sms`]: each recorded once, with its
+//! SMS_RECEIVED or SMS_SENT event in the same transaction) and those sent here, whose
+//! sending is an outbound message of the engine queue ([`TextSending`], [`SMS_JOBS`]).
 
-use futures::future::BoxFuture;
 use sea_query::{Expr, ExprTrait, Query, SelectStatement};
-use serde_json::json;
+use serde_json::{Value, json};
 use switchboard_domain::Scope;
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::engine_job::{self, JobResult};
-use switchboard_domain::records::traffic::{
-    IngestFax, IngestSms, TextFilter, TextMessage, time_or_now,
-};
+use switchboard_domain::records::traffic::{IngestSms, TextFilter, TextMessage, time_or_now};
+use switchboard_domain::serde::{Deserialize, Serialize};
 use switchboard_domain::validation::iso;
 
 use crate::backend::{Db, Tx};
-use crate::crud::{self, Recorded};
-use crate::engine_jobs::{Job, Kind, Next, Outcomes};
+use crate::crud::{self, Changes, Recorded};
+use crate::engine_jobs::{Job, Kind, Objects};
 use crate::error::Result;
 use crate::events;
 use crate::list::{self, Listing};
+use crate::outbound::{self, OutboundMessage};
 use crate::scope;
 
 /// Records a text message unless its id was recorded before, emitting SMS_RECEIVED
@@ -64,131 +64,25 @@ pub async fn record_sms(tx: &mut Tx, sms: IngestSms, now: i64) -> Result<Recorde
     Ok(recorded)
 }
 
-/// A reported fax's document, stored before the fax is recorded.
-#[derive(Clone, Debug)]
-pub struct FaxDocument {
-    /// Where it is stored.
-    pub key: String,
-    /// Its content type (`application/pdf`, `image/tiff`).
-    pub content_type: &'static str,
-    /// Its size in bytes.
-    pub bytes: i64,
-    /// The pledged deletion of the object: cancelled when the fax is recorded with it.
-    pub pledge: i64,
-}
+/// Texts sent through the engine queue (`POST /v2/messaging/messages`): a text sent
+/// emits SMS_SENT; a failed one is not retried.
+pub const SMS_JOBS: Kind = outbound::kind::<TextSending>();
 
-/// Whether `tenant` has a fax the engine reported as `fax_id`.
-pub async fn fax_exists(db: &Db, tenant: TenantId, fax_id: &str) -> Result<bool> {
-    let select = Query::select()
-        .column("id")
-        .from("faxes")
-        .and_where(Expr::col("tenant_id").eq(tenant.get()))
-        .and_where(Expr::col("fax_id").eq(fax_id))
-        .take();
-    Ok(db.conn().fetch_optional::<(i64,)>(&select).await?.is_some())
-}
-
-/// Records a fax unless its id was recorded before, emitting FAX_RECEIVED (inbound) or
-/// FAX_SENT (outbound) for a new one. A new fax keeps `document` (its pledged deletion
-/// cancelled in `tx`); a repeat leaves it to its pledge, which the caller hastens.
-pub async fn record_fax(
-    tx: &mut Tx,
-    fax: IngestFax,
-    document: Option<&FaxDocument>,
-    now: i64,
-) -> Result<Recorded> {
-    let time = time_or_now(fax.time);
-    let mut columns: crud::Changes = vec![
-        ("tenant_id", fax.tenant.get().into()),
-        ("fax_id", fax.fax_id.clone().into()),
-        ("direction", fax.direction.clone().into()),
-        ("from_number", fax.from.clone().into()),
-        ("to_number", fax.to.clone().into()),
-        ("pages", fax.pages.into()),
-        ("status", fax.status.clone().into()),
-        ("time", time.clone().into()),
-        ("created_at", now.into()),
-    ];
-    if let Some(document) = document {
-        columns.extend([
-            ("document_key", document.key.clone().into()),
-            ("document_type", document.content_type.into()),
-            ("document_bytes", document.bytes.into()),
-        ]);
-    }
-    let recorded = crud::insert_once(tx, "faxes", &["tenant_id", "fax_id"], columns).await?;
-    if recorded.new
-        && let Some(document) = document
-    {
-        crate::jobs::keep_object(tx, document.pledge).await?;
-    }
-    if recorded.new {
-        let kind = if fax.direction == "inbound" {
-            "FAX_RECEIVED"
-        } else {
-            "FAX_SENT"
-        };
-        let data = json!({
-            "id": recorded.id,
-            "faxId": fax.fax_id,
-            "direction": fax.direction,
-            "from": fax.from,
-            "to": fax.to,
-            "pages": fax.pages,
-            "status": fax.status,
-            "time": time,
-        });
-        events::emit(tx, fax.tenant, kind, data, now).await?;
-    }
-    Ok(recorded)
-}
-
-/// Texts sent through the engine queue (`POST /v2/messaging/messages`): claimed, the
-/// text is `sending`; `sent` records it so and emits SMS_SENT, `failed` ends it `failed`.
-pub const SMS_JOBS: Kind = Kind {
-    name: engine_job::SMS,
-    outcomes: Outcomes::Listed(&["sent", "failed"]),
-    on_claim: sms_claimed,
-    on_result: sms_reported,
-    on_abandon: sms_abandoned,
-};
-
-/// A text whose sending was given up (its engine kept dying) is `failed`, as a
-/// reported failure leaves it (no event: SMS_SENT is for texts that went out).
-fn sms_abandoned<'a>(
-    tx: &'a mut Tx,
-    job: &'a Job,
-    _reason: &'a str,
-    _now: i64,
-) -> BoxFuture<'a, Result<()>> {
-    Box::pin(async move {
-        let Some(id) = job.subject_id else {
-            return Ok(());
-        };
-        let update = Query::update()
-            .table("sms_messages")
-            .value("status", "failed")
-            .and_where(Expr::col("id").eq(id))
-            .and_where(Expr::col("status").is_in(["queued", "sending"]))
-            .take();
-        tx.execute(&update).await?;
-        Ok(())
-    })
-}
-
-fn sms_claimed<'a>(tx: &'a mut Tx, job: &'a Job, _now: i64) -> BoxFuture<'a, Result<bool>> {
-    Box::pin(async move {
-        let Some(id) = job.subject_id else {
-            return Ok(false);
-        };
-        let update = Query::update()
-            .table("sms_messages")
-            .value("status", "sending")
-            .and_where(Expr::col("id").eq(id))
-            .and_where(Expr::col("status").is_in(["queued", "sending"]))
-            .take();
-        Ok(tx.execute(&update).await? > 0)
-    })
+/// The payload of a text's sending job: what the engine is handed, with links to its
+/// media signed when it claims the job (`mediaUrls`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(crate = "switchboard_domain::serde", rename_all = "camelCase")]
+pub struct TextSending {
+    /// Our id of the text.
+    pub message_id: String,
+    /// The sending number.
+    pub from: String,
+    /// The recipient.
+    pub to: String,
+    /// The text.
+    pub body: String,
+    /// The object keys of its media.
+    pub media_keys: Vec<String>,
 }
 
 #[derive(sqlx::FromRow)]
@@ -201,21 +95,28 @@ struct SentText {
     media_urls: String,
 }
 
-fn sms_reported<'a>(
-    tx: &'a mut Tx,
-    job: &'a Job,
-    result: &'a JobResult,
-    now: i64,
-) -> BoxFuture<'a, Result<Next>> {
-    Box::pin(async move {
-        let Some(id) = job.subject_id else {
-            return Ok(Next::Done);
-        };
-        let sent = result.outcome == "sent";
+impl OutboundMessage for TextSending {
+    const KIND: &'static str = engine_job::SMS;
+    const TABLE: &'static str = "sms_messages";
+    const SENT_EVENT: &'static str = "SMS_SENT";
+
+    fn objects(&self) -> Objects {
+        Objects {
+            document: None,
+            media: Some(self.media_keys.clone()),
+        }
+    }
+
+    async fn record_sent(
+        tx: &mut Tx,
+        id: i64,
+        result: &JobResult,
+        _now: i64,
+    ) -> Result<Option<Value>> {
         let time = time_or_now(result.ended_at);
         let update = Query::update()
             .table("sms_messages")
-            .value("status", if sent { "sent" } else { "failed" })
+            .value("status", "sent")
             .value("time", time.clone())
             .and_where(Expr::col("id").eq(id))
             .returning(Query::returning().columns([
@@ -228,14 +129,10 @@ fn sms_reported<'a>(
             ]))
             .take();
         let Some(text) = tx.fetch_optional::<SentText>(&update).await? else {
-            return Ok(Next::Done);
+            return Ok(None);
         };
-        if !sent {
-            return Ok(Next::Failed);
-        }
-        let media: serde_json::Value =
-            serde_json::from_str(&text.media_urls).unwrap_or_else(|_| json!([]));
-        let data = json!({
+        let media: Value = serde_json::from_str(&text.media_urls).unwrap_or_else(|_| json!([]));
+        Ok(Some(json!({
             "id": id,
             "messageId": text.message_id,
             "direction": text.direction,
@@ -245,10 +142,21 @@ fn sms_reported<'a>(
             "mediaUrls": media,
             "time": time,
             "reference": result.reference,
-        });
-        events::emit(tx, job.tenant(), "SMS_SENT", data, now).await?;
-        Ok(Next::Done)
-    })
+        })))
+    }
+
+    async fn retry_at(
+        _tx: &mut Tx,
+        _job: &Job,
+        _result: &JobResult,
+        _now: i64,
+    ) -> Result<Option<i64>> {
+        Ok(None)
+    }
+
+    fn failure_changes(result: &JobResult) -> Changes {
+        vec![("time", time_or_now(result.ended_at).into())]
+    }
 }
 
 /// A text to send through the engine.
@@ -308,14 +216,14 @@ pub async fn queue_sms(tx: &mut Tx, sms: &OutgoingSms, now: i64) -> Result<i64> 
         .returning_col("id")
         .take();
     let id: i64 = tx.scalar(&insert).await?;
-    let payload = json!({
-        "messageId": message_id,
-        "from": sms.from,
-        "to": sms.to,
-        "body": sms.body,
-        "mediaKeys": keys,
-    });
-    crate::engine_jobs::enqueue(tx, sms.tenant, &SMS_JOBS, Some(id), &payload, now).await?;
+    let sending = TextSending {
+        message_id,
+        from: sms.from.clone(),
+        to: sms.to.clone(),
+        body: sms.body.clone(),
+        media_keys: sms.media_keys.clone(),
+    };
+    outbound::enqueue(tx, sms.tenant, id, &sending, now).await?;
     Ok(id)
 }
 
