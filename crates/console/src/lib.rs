@@ -130,3 +130,42 @@ async fn security_headers(mut response: Response) -> Response {
         .or_insert(HeaderValue::from_static("no-store"));
     response
 }
+
+#[cfg(test)]
+mod tests {
+    use axum::body::Body;
+    use switchboard_api::paths::{PathTemplates, RouteTemplate};
+
+    use super::TEMPLATES;
+
+    /// Console requests are logged and counted under a template, never their raw path
+    /// (ids in paths would make a metric series per record).
+    #[test]
+    fn console_paths_are_named_by_their_templates() {
+        let templates = PathTemplates::new(std::iter::empty(), TEMPLATES);
+        let cases = [
+            ("/", "/"),
+            ("/console", "/console"),
+            ("/console/", "/console/"),
+            ("/console/extensions/17", "/console/{*page}"),
+            (
+                "/console/assets/console.0123456789abcdef.css",
+                "/console/{*page}",
+            ),
+        ];
+        for (path, template) in cases {
+            let request = axum::http::Request::get(path)
+                .body(Body::empty())
+                .expect("a request");
+            let request = templates.resolve(request);
+            assert_eq!(
+                request
+                    .extensions()
+                    .get::<RouteTemplate>()
+                    .map(RouteTemplate::as_str),
+                Some(template),
+                "{path}"
+            );
+        }
+    }
+}

@@ -194,9 +194,10 @@ fn total(page: &Value) -> i64 {
 
 fn change_of(entry: &Value) -> Change {
     let text = |key: &str| entry[key].as_str().unwrap_or_default().to_owned();
-    let what = match entry["entityId"].as_i64() {
-        Some(id) => format!("{} {id}", text("entity")),
-        None => text("entity"),
+    let what = match &entry["entityId"] {
+        Value::Number(id) => format!("{} {id}", text("entity")),
+        Value::String(id) if !id.is_empty() => format!("{} {id}", text("entity")),
+        _ => text("entity"),
     };
     Change {
         at: text("at").replace('T', " "),
