@@ -135,6 +135,7 @@ def main() -> int:
             ("new extension form", admin, "/console/extensions/new"),
             ("extension form", admin, f"/console/extensions/{extension}"),
             ("phone numbers", admin, "/console/phone-numbers"),
+            ("voicemail", admin, "/console/voicemail"),
             ("account", admin, "/console/password"),
         ]
         if platform_password:

@@ -222,6 +222,8 @@ async fn every_page_carries_the_security_headers(app: TestApp) {
         "/console/extensions/new",
         &format!("/console/extensions/{}", w.ext_a),
         "/console/phone-numbers",
+        "/console/voicemail",
+        "/console/voicemail?read=0",
         "/console/password",
         "/console/mfa",
     ];

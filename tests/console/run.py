@@ -282,6 +282,27 @@ def test_phone_numbers_with_their_destinations(ctx):
     ctx.shot(page, "phone-numbers")
 
 
+def test_voicemail_inbox_plays_and_marks(ctx):
+    page = ctx.page()
+    sign_in(ctx, page, ADMIN)
+    page.get_by_role("link", name="Voicemail").click()
+    expect(page.get_by_role("heading", name="Voicemail")).to_be_visible()
+    unread = int(page.get_by_test_id("unread-count").inner_text())
+    assert unread > 0, "the demo has unread voicemail"
+    audio = page.locator("audio").first
+    expect(audio).to_be_attached()
+    played = page.request.get(audio.get_attribute("src"))
+    assert played.status == 200 and played.headers["content-type"].startswith("audio/"), played.headers
+    no_serious_violations(page, "voicemail")
+    ctx.shot(page, "voicemail")
+    page.get_by_role("link", name="Unread", exact=True).click()
+    page.get_by_role("button", name="Mark the message from").first.click()
+    expect(page.get_by_test_id("unread-count")).to_have_text(str(unread - 1))
+    page.get_by_role("link", name="Read", exact=True).click()
+    page.get_by_role("button", name="Mark the message from").first.click()
+    expect(page.get_by_test_id("unread-count")).to_have_text(str(unread))
+
+
 def test_the_platform_admin_picks_a_tenant(ctx):
     page = ctx.page()
     sign_in(ctx, page, PLATFORM, ctx.platform_password)
@@ -349,6 +370,7 @@ TESTS = [
     test_a_branch_admin_does_not_see_another_branch,
     test_a_forged_form_is_refused,
     test_phone_numbers_with_their_destinations,
+    test_voicemail_inbox_plays_and_marks,
     test_the_platform_admin_picks_a_tenant,
     test_change_the_password,
     test_turn_on_two_step_sign_in,

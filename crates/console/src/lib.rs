@@ -95,6 +95,8 @@ pub fn router(state: &AppState, keys: Keys) -> Router {
             post(pages::extensions::delete),
         )
         .route("/console/phone-numbers", get(pages::numbers::list))
+        .route("/console/voicemail", get(pages::voicemail::list))
+        .route("/console/voicemail/{id}", post(pages::voicemail::mark))
         .route("/console/assets/{name}", get(assets::serve))
         .route(
             "/console/{*page}",

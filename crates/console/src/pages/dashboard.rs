@@ -200,7 +200,7 @@ fn change_of(entry: &Value) -> Change {
         _ => text("entity"),
     };
     Change {
-        at: text("at").replace('T', " "),
+        at: text("at").replacen('T', " ", 1),
         who: text("userEmail"),
         action: text("action"),
         what,

@@ -12,7 +12,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use serde_json::{Value, json};
 
 use super::account::check_post;
-use super::{Chrome, Fields, Paging, Problems, field, html, query, tenant_pair};
+use super::{Chrome, Fields, Paging, Problems, field, html, query, record_id, tenant_pair};
 use crate::session::Person;
 use crate::visit::{PageError, PageResult, Visit, refusal};
 
@@ -197,14 +197,6 @@ pub(crate) async fn edit_form(mut visit: Visit, Path(id): Path<String>) -> Respo
     }
     .await;
     visit.finish(page)
-}
-
-/// A record id of a console path: what the API takes (`^[1-9][0-9]*$`), else no page.
-fn record_id(text: &str) -> Result<i64, PageError> {
-    text.parse::<i64>()
-        .ok()
-        .filter(|id| *id > 0 && !text.starts_with('+') && !text.starts_with('0'))
-        .ok_or(PageError::NotFound)
 }
 
 /// The body the form's fields make: `branchId` empty is no branch.

@@ -6,6 +6,7 @@ pub(crate) mod dashboard;
 pub(crate) mod extensions;
 pub(crate) mod numbers;
 pub(crate) mod tenants;
+pub(crate) mod voicemail;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -67,10 +68,11 @@ pub(crate) struct PersonView {
 }
 
 /// The navigation: path, label, key.
-const NAVIGATION: [(&str, &str, &str); 4] = [
+const NAVIGATION: [(&str, &str, &str); 5] = [
     ("/console/", "Today", "today"),
     ("/console/extensions", "Extensions", "extensions"),
     ("/console/phone-numbers", "Phone numbers", "numbers"),
+    ("/console/voicemail", "Voicemail", "voicemail"),
     ("/console/password", "Account", "account"),
 ];
 
@@ -216,6 +218,14 @@ fn split_validation_error(error: &str) -> Option<(&str, &str)> {
     let (pointer, message) = rest.split_once("' ")?;
     let field = pointer.split('/').next()?;
     Some((field, message))
+}
+
+/// A record id of a console path: what the API takes (`^[1-9][0-9]*$`), else no page.
+pub(crate) fn record_id(text: &str) -> Result<i64, PageError> {
+    text.parse::<i64>()
+        .ok()
+        .filter(|id| *id > 0 && !text.starts_with('+') && !text.starts_with('0'))
+        .ok_or(PageError::NotFound)
 }
 
 /// A list's paging, as the API answers it.
