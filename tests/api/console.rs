@@ -224,6 +224,7 @@ async fn every_page_carries_the_security_headers(app: TestApp) {
         "/console/phone-numbers",
         "/console/voicemail",
         "/console/voicemail?read=0",
+        "/console/audit",
         "/console/password",
         "/console/mfa",
     ];
@@ -388,6 +389,44 @@ async fn a_forged_form_changes_nothing(app: TestApp) {
         .await
         .expect(200);
     assert_eq!(audit["records"][0]["userEmail"], w.admin_a, "{audit}");
+}
+
+/// A change made in the console is on its audit page, with who made it and the record
+/// before and after.
+async fn the_audit_page_shows_a_change_before_and_after(app: TestApp) {
+    let w = World::seed(&app).await;
+    let mut browser = Browser::new(&app.base);
+    browser.sign_in(w.admin_a).await;
+    let token = browser.token().await;
+    let saved = browser
+        .post(
+            &format!("/console/extensions/{}", w.ext_a),
+            &[
+                ("csrf", &token),
+                ("number", "101"),
+                ("name", "Front desk, renamed"),
+                ("branchId", &w.branch_a.to_string()),
+            ],
+        )
+        .await;
+    assert_eq!(
+        saved.location(),
+        "/console/extensions?done=updated",
+        "{}",
+        saved.body
+    );
+    let trail = browser.get("/console/audit").await;
+    assert_eq!(trail.status, StatusCode::OK);
+    let row = trail
+        .body
+        .split("<tr>")
+        .find(|row| row.contains(&format!("extension {}", w.ext_a)))
+        .unwrap_or_else(|| panic!("no entry of the change: {}", trail.body));
+    assert!(row.contains(w.admin_a), "{row}");
+    assert!(
+        row.contains("Front desk A") && row.contains("Front desk, renamed"),
+        "{row}"
+    );
 }
 
 /// A form posted without a session leads to the sign-in page and changes nothing.
@@ -627,6 +666,7 @@ on_both_backends!(
     the_cookie_is_sealed_and_strict,
     a_forged_form_changes_nothing,
     a_post_without_a_session_goes_to_sign_in,
+    the_audit_page_shows_a_change_before_and_after,
     a_refused_form_shows_every_broken_field,
     a_branch_admin_sees_only_their_branch,
     platform_and_partner_admins_pick_a_tenant,

@@ -303,6 +303,22 @@ def test_voicemail_inbox_plays_and_marks(ctx):
     expect(page.get_by_test_id("unread-count")).to_have_text(str(unread))
 
 
+def test_the_audit_trail_shows_before_and_after(ctx):
+    page = ctx.page()
+    sign_in(ctx, page, ADMIN)
+    page.get_by_role("link", name="Audit trail").click()
+    expect(page.get_by_role("heading", name="Audit trail")).to_be_visible()
+    # The extension renamed in the console earlier in this run, by the demo's admin: the
+    # newest entry whose record was named so before (or after: its creation is older).
+    row = page.locator("tbody tr", has_text='"name": "Console test phone"').first
+    expect(row).to_contain_text(ADMIN)
+    row.get_by_text("Before and after").click()
+    expect(row.locator("pre").first).to_be_visible()
+    expect(row.locator("pre").last).to_contain_text('"name": "Console test phone, renamed"')
+    no_serious_violations(page, "audit trail")
+    ctx.shot(page, "audit-trail")
+
+
 def test_the_platform_admin_picks_a_tenant(ctx):
     page = ctx.page()
     sign_in(ctx, page, PLATFORM, ctx.platform_password)
@@ -371,6 +387,7 @@ TESTS = [
     test_a_forged_form_is_refused,
     test_phone_numbers_with_their_destinations,
     test_voicemail_inbox_plays_and_marks,
+    test_the_audit_trail_shows_before_and_after,
     test_the_platform_admin_picks_a_tenant,
     test_change_the_password,
     test_turn_on_two_step_sign_in,

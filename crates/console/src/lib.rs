@@ -96,6 +96,7 @@ pub fn router(state: &AppState, keys: Keys) -> Router {
         )
         .route("/console/phone-numbers", get(pages::numbers::list))
         .route("/console/voicemail", get(pages::voicemail::list))
+        .route("/console/audit", get(pages::audit::list))
         .route("/console/voicemail/{id}", post(pages::voicemail::mark))
         .route("/console/assets/{name}", get(assets::serve))
         .route(

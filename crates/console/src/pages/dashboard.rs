@@ -8,6 +8,7 @@ use axum::response::Response;
 use futures::future::try_join_all;
 use serde_json::Value;
 
+use super::audit::{Entry, entry_of};
 use super::{Chrome, html, query, tenant_pair};
 use crate::visit::{PageError, PageResult, Visit, refusal};
 
@@ -40,14 +41,6 @@ struct Campaign {
     total: i64,
 }
 
-/// An audit entry as the page lists it.
-struct Change {
-    at: String,
-    who: String,
-    action: String,
-    what: String,
-}
-
 #[derive(Template)]
 #[template(path = "dashboard.html")]
 struct Dashboard {
@@ -58,7 +51,7 @@ struct Dashboard {
     campaigns: Option<Vec<Campaign>>,
     phones: Option<(i64, i64)>,
     failed_deliveries: Option<i64>,
-    changes: Option<Vec<Change>>,
+    changes: Option<Vec<Entry>>,
 }
 
 /// `GET /console/`.
@@ -164,7 +157,7 @@ async fn dashboard(visit: &mut Visit) -> PageResult {
         changes: changes?.map(|page| {
             page["records"]
                 .as_array()
-                .map(|entries| entries.iter().map(change_of).collect())
+                .map(|entries| entries.iter().map(entry_of).collect())
                 .unwrap_or_default()
         }),
     };
@@ -190,21 +183,6 @@ fn today_of(aggregates: &Value) -> CallFigures {
 
 fn total(page: &Value) -> i64 {
     page["totalRecords"].as_i64().unwrap_or(0)
-}
-
-fn change_of(entry: &Value) -> Change {
-    let text = |key: &str| entry[key].as_str().unwrap_or_default().to_owned();
-    let what = match &entry["entityId"] {
-        Value::Number(id) => format!("{} {id}", text("entity")),
-        Value::String(id) if !id.is_empty() => format!("{} {id}", text("entity")),
-        _ => text("entity"),
-    };
-    Change {
-        at: text("at").replacen('T', " ", 1),
-        who: text("userEmail"),
-        action: text("action"),
-        what,
-    }
 }
 
 /// A read of the API as the person: its JSON; `None` when the person may not read it.

@@ -2,6 +2,7 @@
 //! signed-in person, and an askama template in `templates/`.
 
 pub(crate) mod account;
+pub(crate) mod audit;
 pub(crate) mod dashboard;
 pub(crate) mod extensions;
 pub(crate) mod numbers;
@@ -68,11 +69,12 @@ pub(crate) struct PersonView {
 }
 
 /// The navigation: path, label, key.
-const NAVIGATION: [(&str, &str, &str); 5] = [
+const NAVIGATION: [(&str, &str, &str); 6] = [
     ("/console/", "Today", "today"),
     ("/console/extensions", "Extensions", "extensions"),
     ("/console/phone-numbers", "Phone numbers", "numbers"),
     ("/console/voicemail", "Voicemail", "voicemail"),
+    ("/console/audit", "Audit trail", "audit"),
     ("/console/password", "Account", "account"),
 ];
 
