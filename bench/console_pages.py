@@ -136,6 +136,7 @@ def main() -> int:
             ("extension form", admin, f"/console/extensions/{extension}"),
             ("phone numbers", admin, "/console/phone-numbers"),
             ("voicemail", admin, "/console/voicemail"),
+            ("audit trail", admin, "/console/audit"),
             ("account", admin, "/console/password"),
         ]
         if platform_password:
