@@ -25,6 +25,24 @@ use switchboard_jobs::{DeliverySettings, Jobs, Schedule};
 
 pub use config::Config;
 
+/// Serves the API and the console on `listener` (see [`switchboard_api::serve`]) until
+/// `shutdown` completes: the console's keys are derived from the installation's signing
+/// key, so every process of a deployment opens the others' sessions.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    state: AppState,
+    config: &Config,
+    shutdown: impl std::future::Future<Output = switchboard_api::Stopping> + Send + 'static,
+) -> anyhow::Result<()> {
+    let (signing_key, _) = key::in_use(config)?;
+    let console = switchboard_console::mounted(
+        &state,
+        switchboard_console::Keys::derive(signing_key.bytes()),
+    );
+    switchboard_api::serve_with(listener, state, Some(console), shutdown).await?;
+    Ok(())
+}
+
 /// Opens the database, runs migrations and builds the application state.
 pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
     // A configuration built in code (tests, tools) is held to the rules `Config::load`

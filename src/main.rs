@@ -104,7 +104,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 let config = config.clone();
                 async move { shutdown_signal(&config).await }
             };
-            switchboard_api::serve(listener, state.clone(), stop).await?;
+            switchboard::serve(listener, state.clone(), &config, stop).await?;
             state.db.close().await;
         }
         Command::Migrate => {
@@ -218,6 +218,7 @@ fn print_demo(config: &Config, address: std::net::SocketAddr, outcome: &demo::Ou
         return;
     }
     println!("Switchboard demo is serving on http://{address}");
+    println!("  console:       {}/console/", config.public_url());
     println!("  API reference: {}/docs", config.public_url());
     println!(
         "  tenant admin:   {} / {}",

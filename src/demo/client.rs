@@ -1,26 +1,18 @@
 //! The demo's way into the API: requests sent to the application itself, in process, with
 //! an account's token, so the demo is made by the same handlers, rules, audit trail and
-//! webhook events as any client's requests (no listener, no network).
-
-use std::convert::Infallible;
-use std::net::SocketAddr;
+//! webhook events as any client's requests (no listener, no network). The sending is the
+//! console's ([`InProcess`]): one piece of code for one job.
 
 use anyhow::{Context, bail};
-use axum::body::Body;
-use axum::extract::ConnectInfo;
-use axum::http::{Method, Request, header};
+use axum::http::{Method, header};
 use serde_json::{Value, json};
 use switchboard_api::AppState;
-use tower::ServiceExt;
-use tower::util::BoxCloneService;
-
-/// The application as a service answering requests.
-type App = BoxCloneService<Request<Body>, axum::response::Response, Infallible>;
+use switchboard_console::inprocess::{InProcess, Origin};
 
 /// A client of the in-process API, logged in as one account.
 #[derive(Clone)]
 pub struct Api {
-    app: App,
+    app: InProcess,
     token: String,
 }
 
@@ -62,7 +54,7 @@ impl Api {
     /// Logs in as `email` through `POST /v2/authentication/`.
     pub async fn login(state: &AppState, email: &str, password: &str) -> anyhow::Result<Api> {
         let mut api = Api {
-            app: BoxCloneService::new(switchboard_api::app(state.clone())),
+            app: InProcess::new(state),
             token: String::new(),
         };
         let answer = api
@@ -88,29 +80,26 @@ impl Api {
         content_type: Option<&str>,
         body: Vec<u8>,
     ) -> anyhow::Result<(String, bytes::Bytes)> {
-        let mut request = Request::builder()
-            .method(method.clone())
-            .uri(path)
-            .extension(ConnectInfo(SocketAddr::from(([127, 0, 0, 1], 0))));
-        if !self.token.is_empty() {
-            request = request.header(header::AUTHORIZATION, format!("Bearer {}", self.token));
-        }
-        if let Some(content_type) = content_type {
-            request = request.header(header::CONTENT_TYPE, content_type);
-        }
-        // A task of its own, as the server gives each connection: the request's middleware
-        // and handler run on a fresh stack rather than nested inside the seeding's futures
-        // (which, in a debug build, overflowed a 2 MiB thread stack).
-        let response =
-            tokio::spawn(self.app.clone().oneshot(request.body(Body::from(body))?)).await??;
-        let status = response.status();
-        let answered_type = response
-            .headers()
+        let token = (!self.token.is_empty()).then_some(self.token.as_str());
+        let answer = self
+            .app
+            .send(
+                &Origin::local(),
+                method.clone(),
+                path,
+                token,
+                content_type,
+                body,
+            )
+            .await?;
+        let status = answer.status;
+        let answered_type = answer
+            .headers
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .unwrap_or_default()
             .to_owned();
-        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await?;
+        let bytes = answer.body;
         if !status.is_success() {
             bail!(
                 "{method} {path} answered {status}: {}",

@@ -25,6 +25,7 @@ mod call_recordings;
 mod calls;
 mod conduits;
 mod consistency;
+mod console;
 mod data_folder;
 mod data_moves;
 mod delivery_safety;

@@ -406,17 +406,20 @@ async fn serve(
         shared.storage = storage;
     }
     let (shutdown, stop) = oneshot::channel::<()>();
-    let server = tokio::spawn(switchboard_api::serve(
-        listener,
-        state.clone(),
-        async move {
+    let config = config.clone();
+    let served = state.clone();
+    // The binary's own composition: the API and the console on one listener.
+    let server = tokio::spawn(async move {
+        switchboard::serve(listener, served, &config, async move {
             let _ = stop.await;
             switchboard_api::Stopping {
                 drain: Duration::ZERO,
                 grace: Duration::from_secs(10),
             }
-        },
-    ));
+        })
+        .await
+        .map_err(std::io::Error::other)
+    });
     (state, shutdown, server)
 }
 

@@ -399,14 +399,19 @@ fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
     ApiError::internal("a handler panicked").into_response()
 }
 
-/// The whole application as one service: routes, docs, fallbacks and middleware, with
-/// collection paths answering with and without their trailing slash (interface §5).
-///
-/// The middleware wraps the router once, not each of its routes: a layer given to
-/// `Router::layer` is boxed around every route, and each request then clones that chain
-/// of boxes layer by layer (a quarter of the CPU time of an authenticated GET, issue 17).
-/// The route template a request reaches is looked up before routing
-/// ([`paths::PathTemplates`]), for the log and the metrics.
+/// Routes served beside the API's on its listener and through the same middleware (request
+/// id, access log, metrics, drain, body limit) — the console: already given their state,
+/// with the path templates their requests are logged and counted under. The API does not
+/// know what they are; the binary composes them.
+#[derive(Clone)]
+pub struct Mounted {
+    /// The routes (none of them an API path).
+    pub router: Router,
+    /// The templates of their paths, for the access log and the metrics.
+    pub templates: &'static [&'static str],
+}
+
+/// The API alone as one service (see [`app_with`]): what in-process callers of the API use.
 pub fn app(
     state: AppState,
 ) -> impl tower::Service<
@@ -417,10 +422,37 @@ pub fn app(
 > + Clone
 + Send
 + 'static {
+    app_with(state, None)
+}
+
+/// The whole application as one service: routes, docs, fallbacks and middleware, with
+/// collection paths answering with and without their trailing slash (interface §5), and
+/// the `mounted` routes beside them.
+///
+/// The middleware wraps the router once, not each of its routes: a layer given to
+/// `Router::layer` is boxed around every route, and each request then clones that chain
+/// of boxes layer by layer (a quarter of the CPU time of an authenticated GET, issue 17).
+/// The route template a request reaches is looked up before routing
+/// ([`paths::PathTemplates`]), for the log and the metrics.
+pub fn app_with(
+    state: AppState,
+    mounted: Option<Mounted>,
+) -> impl tower::Service<
+    Request,
+    Response = Response,
+    Error = std::convert::Infallible,
+    Future = impl Send,
+> + Clone
++ Send
++ 'static {
     let (router, openapi) = router();
+    let mut others = vec!["/v2/openapi.json", "/docs", "/docs/", "/docs/{*rest}"];
+    if let Some(mounted) = &mounted {
+        others.extend_from_slice(mounted.templates);
+    }
     let templates = Arc::new(paths::PathTemplates::new(
         openapi.paths.paths.keys(),
-        &["/v2/openapi.json", "/docs", "/docs/", "/docs/{*rest}"],
+        &others,
     ));
     let body_limit = state.settings.body_limit;
     let router = router
@@ -428,6 +460,12 @@ pub fn app(
         .fallback(no_route)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state.clone());
+    // Merged after the fallbacks: the mounted routes answer their own paths (their
+    // unknown pages included), never the API's JSON 404.
+    let router = match mounted {
+        Some(mounted) => router.merge(mounted.router),
+        None => router,
+    };
     // Outermost first.
     tower::ServiceBuilder::new()
         .map_request(move |request: Request| templates.resolve(accept_request_id(request)))
@@ -454,6 +492,16 @@ pub async fn serve(
     state: AppState,
     shutdown: impl Future<Output = Stopping> + Send + 'static,
 ) -> std::io::Result<()> {
+    serve_with(listener, state, None, shutdown).await
+}
+
+/// [`serve`] with the `mounted` routes beside the API's (see [`Mounted`]).
+pub async fn serve_with(
+    listener: TcpListener,
+    state: AppState,
+    mounted: Option<Mounted>,
+    shutdown: impl Future<Output = Stopping> + Send + 'static,
+) -> std::io::Result<()> {
     let (stop_worker, worker_stop) = tokio::sync::watch::channel(false);
     // Metrics on their own listener, bound before serving so a bad address fails the start.
     let metrics = match state.settings.metrics_listen {
@@ -465,7 +513,7 @@ pub async fn serve(
         None => None,
     };
     let worker = switchboard_jobs::spawn(state.jobs.clone(), worker_stop);
-    let served = serve_http(listener, state, shutdown).await;
+    let served = serve_http(listener, state, mounted, shutdown).await;
     let _ = stop_worker.send(true);
     if let Some(metrics) = metrics {
         let _ = metrics.await;
@@ -479,11 +527,12 @@ pub async fn serve(
 async fn serve_http(
     listener: TcpListener,
     state: AppState,
+    mounted: Option<Mounted>,
     shutdown: impl Future<Output = Stopping> + Send + 'static,
 ) -> std::io::Result<()> {
     let write_stall = state.settings.write_stall;
     let draining = state.draining.clone();
-    let service = app(state);
+    let service = app_with(state, mounted);
     let (stopped_tx, stopped_rx) = tokio::sync::oneshot::channel::<Duration>();
     // `tap_io` only for its connect-info impl: handlers see the client's SocketAddr.
     let listener =

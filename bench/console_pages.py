@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Console page timing (issue 34: a page answers in under 50 ms at the 95th percentile on
+the demo data).
+
+Starts `switchboard serve --demo` in a fresh temp folder on a free loopback port, signs
+in through the console's own form (as the demo's tenant admin, and as its platform admin
+for the tenant picker), then times --requests sequential GETs of each page over one
+kept-alive connection, as a browser loads it (the page's HTML; its one stylesheet is
+cached for good); prints p50/p95/max per page in a Markdown table. Each page's figure
+includes every API call it makes in process (the dashboard makes about a dozen).
+
+Python 3 standard library only; targets loopback only; every loop is bounded.
+
+    cargo build --release && python3 bench/console_pages.py --binary target/release/switchboard
+    python3 bench/console_pages.py --short --binary target/debug/switchboard
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+
+EMAIL = "admin@demo.switchboard.test"
+PASSWORD = "switchboard-demo-2026"
+COOKIE = "switchboard_console"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Browser:
+    """One kept-alive connection with the console's cookie."""
+
+    def __init__(self, port: int):
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        self.cookie = None
+
+    def request(self, method: str, path: str, form: dict | None = None):
+        headers = {}
+        if self.cookie:
+            headers["cookie"] = f"{COOKIE}={self.cookie}"
+        body = None
+        if form is not None:
+            body = urllib.parse.urlencode(form)
+            headers["content-type"] = "application/x-www-form-urlencoded"
+            headers["sec-fetch-site"] = "same-origin"
+        self.connection.request(method, path, body, headers)
+        response = self.connection.getresponse()
+        data = response.read()
+        for name, value in response.getheaders():
+            if name.lower() == "set-cookie" and value.startswith(COOKIE + "="):
+                self.cookie = value.split(";", 1)[0].split("=", 1)[1]
+        return response.status, response.getheader("location"), data.decode()
+
+    def sign_in(self, email: str, password: str) -> str:
+        _, _, page = self.request("GET", "/console/sign-in")
+        token = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)
+        status, location, _ = self.request(
+            "POST", "/console/sign-in", {"csrf": token, "email": email, "password": password})
+        if status != 303:
+            sys.exit(f"signing in as {email} answered {status}")
+        return location
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered) + 0.5) - 1))]
+
+
+def time_page(browser: Browser, path: str, requests: int) -> list[float]:
+    timings = []
+    for _ in range(requests):
+        started = time.perf_counter()
+        status, _, _ = browser.request("GET", path)
+        timings.append((time.perf_counter() - started) * 1000)
+        if status != 200:
+            sys.exit(f"GET {path} answered {status}")
+    return timings
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--binary", default="target/release/switchboard")
+    parser.add_argument("--requests", type=int, default=300)
+    parser.add_argument("--short", action="store_true", help="a few requests: shows it works")
+    args = parser.parse_args()
+    requests = 5 if args.short else args.requests
+    binary = os.path.abspath(args.binary)
+    folder = tempfile.mkdtemp(prefix="switchboard-console-bench-")
+    port = free_port()
+    log_path = os.path.join(folder, "server.log")
+    # The pages' API calls count against the person's token like any client's: lifted
+    # here, so the benchmark measures the pages, not the limiter's refusals.
+    env = dict(os.environ, SWITCHBOARD_LISTEN=f"127.0.0.1:{port}",
+               SWITCHBOARD_RATE_LIMIT_PER_MINUTE="10000000",
+               SWITCHBOARD_RATE_LIMIT_PER_MINUTE_PER_ADDRESS="10000000")
+    with open(log_path, "wb") as log:
+        server = subprocess.Popen([binary, "serve", "--demo"], cwd=folder, env=env,
+                                  stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            try:
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+                connection.request("GET", "/readyz")
+                if connection.getresponse().status == 200:
+                    break
+            except OSError:
+                pass
+            if server.poll() is not None:
+                sys.exit("the server stopped: " + open(log_path).read()[-2000:])
+            time.sleep(0.2)
+        platform_password = re.search(rb"platform admin: +\S+ / (\S+)", open(log_path, "rb").read())
+        admin = Browser(port)
+        admin.sign_in(EMAIL, PASSWORD)
+        _, _, listing = admin.request("GET", "/console/extensions")
+        extension = re.search(r'href="/console/extensions/(\d+)"', listing).group(1)
+        pages = [
+            ("sign-in (no session)", None, "/console/sign-in"),
+            ("today at a glance", admin, "/console/"),
+            ("extensions", admin, "/console/extensions"),
+            ("extensions, searched", admin, "/console/extensions?query=desk"),
+            ("new extension form", admin, "/console/extensions/new"),
+            ("extension form", admin, f"/console/extensions/{extension}"),
+            ("phone numbers", admin, "/console/phone-numbers"),
+            ("voicemail", admin, "/console/voicemail"),
+            ("audit trail", admin, "/console/audit"),
+            ("account", admin, "/console/password"),
+        ]
+        if platform_password:
+            platform = Browser(port)
+            platform.sign_in("platform@demo.switchboard.test", platform_password.group(1).decode())
+            pages.append(("tenant picker", platform, "/console/tenants"))
+        print(f"| page | requests | p50 ms | p95 ms | max ms |")
+        print(f"|---|---|---|---|---|")
+        for name, browser, path in pages:
+            timings = time_page(browser or Browser(port), path, requests)
+            print(f"| {name} (`{path}`) | {requests} | {percentile(timings, 50):.1f} | "
+                  f"{percentile(timings, 95):.1f} | {max(timings):.1f} |")
+        if args.short:
+            print("(short mode: the figures mean nothing)")
+        return 0
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,174 @@
+//! Switchboard's administrator console: server-rendered pages at `/console/`, served by
+//! `switchboard serve` beside the API, on the same listener and through the same
+//! middleware. It is another face of the API's use cases, not a second implementation:
+//! every read and every change is a request to the API, in process ([`inprocess`]),
+//! carrying the signed-in person's own token and the browser's address, so the API's
+//! permissions, tenant and branch scope, validation, lockout, rate limits, audit trail and
+//! webhooks apply exactly as they do to any client.
+//!
+//! Pages work without JavaScript (a form posts, the answer redirects, the browser gets
+//! the next page); every form carries a token bound to the session and every POST from
+//! another origin is refused ([`visit`]); every answer carries a strict
+//! Content-Security-Policy ([`security_headers`]).
+
+pub mod inprocess;
+pub mod session;
+
+mod assets;
+mod pages;
+mod visit;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::http::{HeaderValue, header};
+use axum::response::Response;
+use axum::routing::{get, post};
+use switchboard_api::{AppState, Mounted, Settings};
+
+use crate::inprocess::InProcess;
+pub use crate::session::Keys;
+
+/// The path templates of the console's requests, for the access log and the metrics
+/// (every page under one: the console's pages are not the API's document).
+pub const TEMPLATES: &[&str] = &["/", "/console", "/console/", "/console/{*page}"];
+
+/// What every console handler shares.
+#[derive(Clone)]
+pub(crate) struct Console {
+    /// The API, called in process.
+    pub api: InProcess,
+    /// The session and form keys.
+    pub keys: Arc<Keys>,
+    /// The service's settings (trusted proxies, the public URL).
+    pub settings: Arc<Settings>,
+}
+
+/// The console's routes, ready to be served beside the API's (see [`Mounted`]).
+pub fn mounted(state: &AppState, keys: Keys) -> Mounted {
+    Mounted {
+        router: router(state, keys),
+        templates: TEMPLATES,
+    }
+}
+
+/// The console's routes with their state.
+pub fn router(state: &AppState, keys: Keys) -> Router {
+    let console = Console {
+        api: InProcess::new(state),
+        keys: Arc::new(keys),
+        settings: state.settings.clone(),
+    };
+    Router::new()
+        .route("/", get(pages::to_console))
+        .route("/console", get(pages::to_console))
+        .route("/console/", get(pages::dashboard::show))
+        .route(
+            "/console/sign-in",
+            get(pages::account::sign_in_form).post(pages::account::sign_in),
+        )
+        .route("/console/sign-out", post(pages::account::sign_out))
+        .route(
+            "/console/password",
+            get(pages::account::password_form).post(pages::account::change_password),
+        )
+        .route(
+            "/console/mfa",
+            get(pages::account::mfa_form).post(pages::account::enrol_mfa),
+        )
+        .route("/console/mfa/confirm", post(pages::account::confirm_mfa))
+        .route(
+            "/console/tenants",
+            get(pages::tenants::list).post(pages::tenants::pick),
+        )
+        .route(
+            "/console/extensions",
+            get(pages::extensions::list).post(pages::extensions::create),
+        )
+        .route("/console/extensions/new", get(pages::extensions::new_form))
+        .route(
+            "/console/extensions/{id}",
+            get(pages::extensions::edit_form).post(pages::extensions::update),
+        )
+        .route(
+            "/console/extensions/{id}/delete",
+            post(pages::extensions::delete),
+        )
+        .route("/console/phone-numbers", get(pages::numbers::list))
+        .route("/console/voicemail", get(pages::voicemail::list))
+        .route("/console/audit", get(pages::audit::list))
+        .route("/console/voicemail/{id}", post(pages::voicemail::mark))
+        .route("/console/assets/{name}", get(assets::serve))
+        .route(
+            "/console/{*page}",
+            get(pages::not_found).post(pages::not_found),
+        )
+        .layer(axum::middleware::map_response(security_headers))
+        .with_state(console)
+}
+
+/// The Content-Security-Policy of every console answer: nothing but the console's own
+/// files, no inline script or style, no framing, forms posting to the console only.
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'; object-src 'none'";
+
+/// Adds the security headers to every console answer; pages (not the hashed assets) are
+/// never stored by caches, since they show a person's data.
+async fn security_headers(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("same-origin"),
+    );
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers
+        .entry(header::CACHE_CONTROL)
+        .or_insert(HeaderValue::from_static("no-store"));
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::body::Body;
+    use switchboard_api::paths::{PathTemplates, RouteTemplate};
+
+    use super::TEMPLATES;
+
+    /// Console requests are logged and counted under a template, never their raw path
+    /// (ids in paths would make a metric series per record).
+    #[test]
+    fn console_paths_are_named_by_their_templates() {
+        let templates = PathTemplates::new(std::iter::empty(), TEMPLATES);
+        let cases = [
+            ("/", "/"),
+            ("/console", "/console"),
+            ("/console/", "/console/"),
+            ("/console/extensions/17", "/console/{*page}"),
+            (
+                "/console/assets/console.0123456789abcdef.css",
+                "/console/{*page}",
+            ),
+        ];
+        for (path, template) in cases {
+            let request = axum::http::Request::get(path)
+                .body(Body::empty())
+                .expect("a request");
+            let request = templates.resolve(request);
+            assert_eq!(
+                request
+                    .extensions()
+                    .get::<RouteTemplate>()
+                    .map(RouteTemplate::as_str),
+                Some(template),
+                "{path}"
+            );
+        }
+    }
+}

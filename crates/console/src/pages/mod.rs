@@ -1,0 +1,303 @@
+//! The console's pages: each a handler that reads and writes through the API as the
+//! signed-in person, and an askama template in `templates/`.
+
+pub(crate) mod account;
+pub(crate) mod audit;
+pub(crate) mod dashboard;
+pub(crate) mod extensions;
+pub(crate) mod numbers;
+pub(crate) mod tenants;
+pub(crate) mod voicemail;
+
+use std::collections::{BTreeMap, HashMap};
+
+use askama::Template;
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use serde_json::Value;
+
+use crate::session::Person;
+use crate::visit::PageError;
+
+/// `/` and `/console`: the console's home.
+pub(crate) async fn to_console() -> Redirect {
+    Redirect::permanent("/console/")
+}
+
+/// A console path that is no page: an HTML 404 (never the API's JSON one).
+pub(crate) async fn not_found() -> Response {
+    error_page(
+        Chrome::new(None, String::new(), ""),
+        StatusCode::NOT_FOUND,
+        "Not found",
+        "There is no such page in the console.",
+    )
+}
+
+/// What every page shows around its content.
+pub(crate) struct Chrome {
+    /// The stylesheet's path.
+    pub css: String,
+    /// The signed-in person, when someone is.
+    pub person: Option<PersonView>,
+    /// This session's form token, for every form's hidden field.
+    pub token: String,
+    /// The navigation, this page's entry marked.
+    pub nav: Vec<NavItem>,
+}
+
+/// One entry of the navigation.
+pub(crate) struct NavItem {
+    /// Its path.
+    pub path: &'static str,
+    /// Its label.
+    pub label: &'static str,
+    /// Whether it is the page shown (`aria-current`).
+    pub current: bool,
+}
+
+/// The signed-in person as the header shows them.
+pub(crate) struct PersonView {
+    /// Their e-mail address.
+    pub email: String,
+    /// Their role, in words.
+    pub role: &'static str,
+    /// The tenant acted on, when there is one.
+    pub tenant: Option<String>,
+    /// Their branch, for a branch administrator.
+    pub branch: Option<String>,
+}
+
+/// The navigation: path, label, key.
+const NAVIGATION: [(&str, &str, &str); 6] = [
+    ("/console/", "Today", "today"),
+    ("/console/extensions", "Extensions", "extensions"),
+    ("/console/phone-numbers", "Phone numbers", "numbers"),
+    ("/console/voicemail", "Voicemail", "voicemail"),
+    ("/console/audit", "Audit trail", "audit"),
+    ("/console/password", "Account", "account"),
+];
+
+/// The entry only platform and partner admins have.
+const TENANTS: (&str, &str, &str) = ("/console/tenants", "Tenants", "tenants");
+
+impl Chrome {
+    /// The furniture for `person` (none on the sign-in page).
+    pub fn new(person: Option<&Person>, token: String, current: &'static str) -> Chrome {
+        Chrome {
+            css: crate::assets::css_path(),
+            person: person.map(|p| PersonView {
+                email: p.email.clone(),
+                role: role_name(p.role),
+                tenant: p.acting.as_ref().map(|t| t.name.clone()),
+                branch: p.branch_name.clone(),
+            }),
+            token,
+            nav: person
+                .map(|p| {
+                    let picker = p.picks_tenant().then_some(TENANTS);
+                    NAVIGATION
+                        .into_iter()
+                        .chain(picker)
+                        .map(|(path, label, key)| NavItem {
+                            path,
+                            label,
+                            current: key == current,
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+        }
+    }
+}
+
+/// A role's name.
+pub(crate) fn role_name(role: i64) -> &'static str {
+    match role {
+        1 => "platform administrator",
+        2 => "partner administrator",
+        3 => "tenant administrator",
+        4 => "branch administrator",
+        _ => "user",
+    }
+}
+
+#[derive(Template)]
+#[template(path = "error.html")]
+struct ErrorPage<'a> {
+    chrome: Chrome,
+    title: &'a str,
+    message: &'a str,
+}
+
+/// A page saying why the asked one is not shown.
+pub(crate) fn error_page(
+    chrome: Chrome,
+    status: StatusCode,
+    title: &str,
+    message: &str,
+) -> Response {
+    let page = ErrorPage {
+        chrome,
+        title,
+        message,
+    };
+    match page.render() {
+        Ok(html) => (status, Html(html)).into_response(),
+        Err(_) => (status, title.to_owned()).into_response(),
+    }
+}
+
+/// A rendered template as an answer.
+pub(crate) fn html(template: &impl Template) -> Result<Response, PageError> {
+    Ok(Html(template.render()?).into_response())
+}
+
+/// A posted form's fields.
+pub(crate) type Fields = HashMap<String, String>;
+
+/// The field of a form, or empty.
+pub(crate) fn field<'a>(fields: &'a Fields, name: &str) -> &'a str {
+    fields.get(name).map_or("", String::as_str)
+}
+
+/// The name of the hidden field carrying the form token.
+pub(crate) const TOKEN_FIELD: &str = "csrf";
+
+/// What the API said was wrong with a form: each broken rule next to the field it names
+/// (`'body/name' must …` goes to the field `name`), the rest above the form.
+#[derive(Debug, Default)]
+pub(crate) struct Problems {
+    /// Messages by field name (the API's JSON name of the field).
+    pub fields: BTreeMap<String, Vec<String>>,
+    /// Messages about no field of the form.
+    pub general: Vec<String>,
+}
+
+impl Problems {
+    /// The problems of an API refusal (`{name, message, code, validationErrors}`), given
+    /// the fields the form shows.
+    pub fn of_refusal(body: &Value, shown: &[&str]) -> Problems {
+        let mut problems = Problems::default();
+        let errors = body["validationErrors"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        for error in errors.iter().filter_map(Value::as_str) {
+            match split_validation_error(error) {
+                Some((field, message)) if shown.contains(&field) => problems
+                    .fields
+                    .entry(field.to_owned())
+                    .or_default()
+                    .push(message.to_owned()),
+                _ => problems.general.push(error.to_owned()),
+            }
+        }
+        if errors.is_empty() {
+            let message = body["message"]
+                .as_str()
+                .unwrap_or("the service refused the change");
+            problems.general.push(message.to_owned());
+        }
+        problems
+    }
+
+    /// The messages about `field`, joined for the page.
+    pub fn of(&self, field: &str) -> Option<String> {
+        self.fields.get(field).map(|messages| messages.join("; "))
+    }
+
+    /// Whether anything is wrong.
+    pub fn any(&self) -> bool {
+        !self.fields.is_empty() || !self.general.is_empty()
+    }
+}
+
+/// `'body/number' must be …` → (`number`, `must be …`): the first segment of the pointer
+/// is the field of the form.
+fn split_validation_error(error: &str) -> Option<(&str, &str)> {
+    let rest = error.strip_prefix("'body/")?;
+    let (pointer, message) = rest.split_once("' ")?;
+    let field = pointer.split('/').next()?;
+    Some((field, message))
+}
+
+/// A record id of a console path: what the API takes (`^[1-9][0-9]*$`), else no page.
+pub(crate) fn record_id(text: &str) -> Result<i64, PageError> {
+    text.parse::<i64>()
+        .ok()
+        .filter(|id| *id > 0 && !text.starts_with('+') && !text.starts_with('0'))
+        .ok_or(PageError::NotFound)
+}
+
+/// A list's paging, as the API answers it.
+pub(crate) struct Paging {
+    /// This page.
+    pub page: i64,
+    /// The last page (0 for an empty list).
+    pub max_page: i64,
+    /// Records matching.
+    pub total: i64,
+    /// The link to the previous page, if any.
+    pub previous: Option<String>,
+    /// The link to the next page, if any.
+    pub next: Option<String>,
+}
+
+impl Paging {
+    /// The paging of an answered page, with links built by `link(page)`.
+    pub fn of(answer: &Value, link: impl Fn(i64) -> String) -> Paging {
+        let page = answer["page"].as_i64().unwrap_or(1);
+        let max_page = answer["maxPage"].as_i64().unwrap_or(0);
+        Paging {
+            page,
+            max_page,
+            total: answer["totalRecords"].as_i64().unwrap_or(0),
+            previous: (page > 1).then(|| link(page - 1)),
+            next: (page < max_page).then(|| link(page + 1)),
+        }
+    }
+}
+
+/// A query string of `pairs` (values encoded), without the leading `?`.
+pub(crate) fn query(pairs: &[(&str, String)]) -> String {
+    serde_urlencoded::to_string(pairs).unwrap_or_default()
+}
+
+/// The `tenantId` a platform or partner admin's requests carry (the tenant they act
+/// on); none for tenant-scoped people, whose tenant the API knows.
+pub(crate) fn tenant_pair(person: &Person) -> Vec<(&'static str, String)> {
+    match (&person.acting, person.picks_tenant()) {
+        (Some(acting), true) => vec![("tenantId", acting.id.to_string())],
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_validation_error_names_its_field() {
+        assert_eq!(
+            split_validation_error("'body/number' must be at least 1 characters"),
+            Some(("number", "must be at least 1 characters"))
+        );
+        assert_eq!(
+            split_validation_error("'body/routingDestinations/0/id' is required"),
+            Some(("routingDestinations", "is required"))
+        );
+        assert_eq!(split_validation_error("'query/page' must be"), None);
+    }
+
+    #[test]
+    fn problems_go_next_to_their_fields_or_above_the_form() {
+        let body = serde_json::json!({
+            "validationErrors": ["'body/number' is bad", "'body/name' is empty", "'body/tenantId' is odd"],
+        });
+        let problems = Problems::of_refusal(&body, &["number", "name"]);
+        assert_eq!(problems.of("number").as_deref(), Some("is bad"));
+        assert_eq!(problems.of("name").as_deref(), Some("is empty"));
+        assert_eq!(problems.general, vec!["'body/tenantId' is odd".to_owned()]);
+    }
+}
