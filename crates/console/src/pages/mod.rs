@@ -4,6 +4,7 @@
 pub(crate) mod account;
 pub(crate) mod dashboard;
 pub(crate) mod extensions;
+pub(crate) mod flow;
 pub(crate) mod numbers;
 pub(crate) mod tenants;
 
