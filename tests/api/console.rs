@@ -21,21 +21,21 @@ const CSP: &str = switchboard_console::CONTENT_SECURITY_POLICY;
 
 /// A browser without JavaScript: keeps the console's cookie, follows no redirect, and
 /// says its form posts come from the same origin, as a browser does.
-struct Browser {
+pub(crate) struct Browser {
     base: String,
     client: reqwest::Client,
     cookie: Option<String>,
 }
 
 /// A console answer.
-struct Page {
-    status: StatusCode,
-    headers: HeaderMap,
-    body: String,
+pub(crate) struct Page {
+    pub(crate) status: StatusCode,
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: String,
 }
 
 impl Page {
-    fn location(&self) -> &str {
+    pub(crate) fn location(&self) -> &str {
         self.headers
             .get(LOCATION)
             .and_then(|v| v.to_str().ok())
@@ -55,7 +55,7 @@ impl Page {
 }
 
 impl Browser {
-    fn new(base: &str) -> Browser {
+    pub(crate) fn new(base: &str) -> Browser {
         Browser {
             base: base.to_owned(),
             client: reqwest::Client::builder()
@@ -89,7 +89,7 @@ impl Browser {
         }
     }
 
-    async fn get(&mut self, path: &str) -> Page {
+    pub(crate) async fn get(&mut self, path: &str) -> Page {
         let request = self.with_cookie(self.client.get(format!("{}{path}", self.base)));
         let response = request.send().await.unwrap();
         self.read(response).await
@@ -119,7 +119,7 @@ impl Browser {
     }
 
     /// Signs in as `email` through the sign-in form, answering the redirect.
-    async fn sign_in(&mut self, email: &str) -> Page {
+    pub(crate) async fn sign_in(&mut self, email: &str) -> Page {
         let form = self.get("/console/sign-in").await;
         let token = form.token();
         self.post(

@@ -26,6 +26,7 @@ mod calls;
 mod conduits;
 mod consistency;
 mod console;
+mod console_flow;
 mod data_folder;
 mod data_moves;
 mod delivery_safety;

@@ -632,17 +632,17 @@ async fn phone_numbers_route_somewhere_of_their_tenant(app: TestApp) {
 /// of two extensions, 2 → a second menu whose timeout leads back: a cycle), closed → the
 /// front desk's mailbox; a holiday on Christmas. A second number goes straight to an
 /// IVR without a timeout path.
-struct Routed {
-    number: i64,
-    other_number: i64,
-    hours: i64,
-    main: i64,
-    second: i64,
-    queue: i64,
-    member: i64,
+pub(crate) struct Routed {
+    pub(crate) number: i64,
+    pub(crate) other_number: i64,
+    pub(crate) hours: i64,
+    pub(crate) main: i64,
+    pub(crate) second: i64,
+    pub(crate) queue: i64,
+    pub(crate) member: i64,
 }
 
-async fn routed_tenant(app: &TestApp, w: &World) -> Routed {
+pub(crate) async fn routed_tenant(app: &TestApp, w: &World) -> Routed {
     let token = app.login(w.admin_a).await;
     let platform = app.login(w.platform).await;
     let member = extension(app, &token, "102", "Stock room").await;

@@ -15,6 +15,7 @@ pub mod inprocess;
 pub mod session;
 
 mod assets;
+mod flow;
 mod pages;
 mod visit;
 
@@ -95,6 +96,11 @@ pub fn router(state: &AppState, keys: Keys) -> Router {
             post(pages::extensions::delete),
         )
         .route("/console/phone-numbers", get(pages::numbers::list))
+        .route("/console/phone-numbers/{id}/flow", get(pages::flow::show))
+        .route(
+            "/console/phone-numbers/{id}/flow.svg",
+            get(pages::flow::picture),
+        )
         .route("/console/voicemail", get(pages::voicemail::list))
         .route("/console/audit", get(pages::audit::list))
         .route("/console/voicemail/{id}", post(pages::voicemail::mark))
@@ -115,10 +121,10 @@ pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'
 /// never stored by caches, since they show a person's data.
 async fn security_headers(mut response: Response) -> Response {
     let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
-    );
+    // A handler may set a narrower policy of its own (the call-flow picture's).
+    headers
+        .entry(header::CONTENT_SECURITY_POLICY)
+        .or_insert(HeaderValue::from_static(CONTENT_SECURITY_POLICY));
     headers.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),

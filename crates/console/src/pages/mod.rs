@@ -5,6 +5,7 @@ pub(crate) mod account;
 pub(crate) mod audit;
 pub(crate) mod dashboard;
 pub(crate) mod extensions;
+pub(crate) mod flow;
 pub(crate) mod numbers;
 pub(crate) mod tenants;
 pub(crate) mod voicemail;

@@ -10,6 +10,7 @@ use crate::visit::{PageResult, Visit};
 
 /// A number as the list shows it.
 struct Row {
+    id: i64,
     number: String,
     destination: String,
     comment: String,
@@ -49,6 +50,7 @@ async fn list_page(visit: &mut Visit, params: &Fields) -> PageResult {
             records
                 .iter()
                 .map(|n| Row {
+                    id: n["id"].as_i64().unwrap_or_default(),
                     number: n["number"].as_str().unwrap_or_default().to_owned(),
                     destination: destination(&n["destination"]),
                     comment: n["diCommentName"].as_str().unwrap_or_default().to_owned(),
