@@ -282,6 +282,36 @@ def test_phone_numbers_with_their_destinations(ctx):
     ctx.shot(page, "phone-numbers")
 
 
+def test_where_a_call_goes(ctx):
+    """A number's call flow: the picture drawn by the server loads, the path at a moment
+    picked in the tenant's time zone is listed, and a moment that is no date is named
+    next to its picker."""
+    page = ctx.page()
+    sign_in(ctx, page, ADMIN)
+    page.get_by_role("link", name="Phone numbers").click()
+    page.get_by_role("link", name="Call flow of").first.click()
+    expect(page.get_by_role("heading", name="Where does a call to")).to_be_visible()
+    page.wait_for_function(
+        "() => { const i = document.querySelector('figure.flow img');"
+        " return i && i.complete && i.naturalWidth > 0; }"
+    )
+    page.get_by_label("At this moment").fill("2026-11-30T10:00")
+    page.get_by_role("button", name="Show").click()
+    expect(page.get_by_label("At this moment")).to_have_value("2026-11-30T10:00")
+    steps = page.get_by_test_id("flow-path").locator("li")
+    expect(steps.first).to_contain_text("Phone number")
+    assert steps.count() >= 3, steps.all_inner_texts()
+    page.wait_for_function(
+        "() => { const i = document.querySelector('figure.flow img');"
+        " return i && i.complete && i.naturalWidth > 0; }"
+    )
+    no_serious_violations(page, "call flow")
+    ctx.shot(page, "call-flow")
+    page.goto(page.url.split("?")[0] + "?at=next+tuesday")
+    expect(page.get_by_text("must be a date and time")).to_be_visible()
+    expect(page.get_by_label("At this moment")).to_have_attribute("aria-invalid", "true")
+
+
 def test_voicemail_inbox_plays_and_marks(ctx):
     page = ctx.page()
     sign_in(ctx, page, ADMIN)
@@ -386,6 +416,7 @@ TESTS = [
     test_a_branch_admin_does_not_see_another_branch,
     test_a_forged_form_is_refused,
     test_phone_numbers_with_their_destinations,
+    test_where_a_call_goes,
     test_voicemail_inbox_plays_and_marks,
     test_the_audit_trail_shows_before_and_after,
     test_the_platform_admin_picks_a_tenant,
