@@ -43,7 +43,7 @@ impl Page {
     }
 
     /// The value of the form token field on the page.
-    fn token(&self) -> String {
+    pub(crate) fn token(&self) -> String {
         let marker = "name=\"csrf\" value=\"";
         let start = self.body.find(marker).expect("a form token on the page") + marker.len();
         self.body[start..]
@@ -96,7 +96,7 @@ impl Browser {
     }
 
     /// Posts `fields` as a same-origin form.
-    async fn post(&mut self, path: &str, fields: &[(&str, &str)]) -> Page {
+    pub(crate) async fn post(&mut self, path: &str, fields: &[(&str, &str)]) -> Page {
         self.post_with(path, fields, &[("sec-fetch-site", "same-origin")])
             .await
     }

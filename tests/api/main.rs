@@ -27,6 +27,7 @@ mod conduits;
 mod consistency;
 mod console;
 mod console_flow;
+mod console_hours;
 mod data_folder;
 mod data_moves;
 mod delivery_safety;

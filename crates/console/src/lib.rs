@@ -101,6 +101,19 @@ pub fn router(state: &AppState, keys: Keys) -> Router {
             "/console/phone-numbers/{id}/flow.svg",
             get(pages::flow::picture),
         )
+        .route("/console/business-hours", get(pages::business_hours::list))
+        .route(
+            "/console/business-hours/{id}",
+            get(pages::business_hours::show).post(pages::business_hours::update),
+        )
+        .route(
+            "/console/business-hours/{id}/holidays",
+            post(pages::business_hours::add_holiday),
+        )
+        .route(
+            "/console/business-hours/{id}/holidays/{holiday}/delete",
+            post(pages::business_hours::remove_holiday),
+        )
         .route("/console/voicemail", get(pages::voicemail::list))
         .route("/console/audit", get(pages::audit::list))
         .route("/console/voicemail/{id}", post(pages::voicemail::mark))

@@ -3,6 +3,7 @@
 
 pub(crate) mod account;
 pub(crate) mod audit;
+pub(crate) mod business_hours;
 pub(crate) mod dashboard;
 pub(crate) mod extensions;
 pub(crate) mod flow;
@@ -70,10 +71,11 @@ pub(crate) struct PersonView {
 }
 
 /// The navigation: path, label, key.
-const NAVIGATION: [(&str, &str, &str); 6] = [
+const NAVIGATION: [(&str, &str, &str); 7] = [
     ("/console/", "Today", "today"),
     ("/console/extensions", "Extensions", "extensions"),
     ("/console/phone-numbers", "Phone numbers", "numbers"),
+    ("/console/business-hours", "Business hours", "hours"),
     ("/console/voicemail", "Voicemail", "voicemail"),
     ("/console/audit", "Audit trail", "audit"),
     ("/console/password", "Account", "account"),
