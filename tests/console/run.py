@@ -409,6 +409,40 @@ def test_turn_on_two_step_sign_in(ctx):
     expect(page.get_by_role("heading", name="Today at a glance")).to_be_visible()
 
 
+def test_business_hours_edited_as_a_weekly_grid(ctx):
+    token = login(ctx, ADMIN, DEMO_PASSWORD)
+    main = api(ctx, "GET", "/v2/admin/branches/?paginated=0", token)["records"][0]["id"]
+    name = f"Console hours {ctx.serial}"
+    record = api(ctx, "POST", "/v2/admin/business-hours/", token, {
+        "name": name, "branchId": main, "timezone": "Europe/Berlin",
+        "hours": {"1": [{"from": "09:00", "to": "17:00"}]},
+    })
+    page = ctx.page()
+    sign_in(ctx, page, ADMIN)
+    page.get_by_role("link", name="Business hours").click()
+    expect(page.get_by_role("heading", name="Business hours")).to_be_visible()
+    row = page.get_by_role("row", name=name)
+    expect(row.get_by_test_id("open-now")).to_have_text(
+        "Open: inside hours" if api(ctx, "GET", f"/v2/admin/business-hours/{record['id']}/status", token)["open"]
+        else "Closed: outside hours"
+    )
+    no_serious_violations(page, "business hours")
+    page.get_by_role("link", name=f"Edit {name}").click()
+    grid = page.get_by_test_id("weekly-grid")
+    expect(grid.get_by_role("row", name="Monday")).to_contain_text("09:00–17:00")
+    expect(grid.get_by_role("row", name="Tuesday")).to_contain_text("Closed")
+    page.get_by_label("Tuesday", exact=True).fill("08:00-12:00, 13:00-17:30")
+    page.get_by_role("button", name="Save").click()
+    expect(page.get_by_role("status")).to_contain_text("The business hours are saved.")
+    expect(grid.get_by_role("row", name="Tuesday")).to_contain_text("08:00–12:00, 13:00–17:30")
+    expect(page.get_by_label("Tuesday", exact=True)).to_have_value("08:00-12:00, 13:00-17:30")
+    stored = api(ctx, "GET", f"/v2/admin/business-hours/{record['id']}", token)
+    assert stored["hours"]["2"] == [{"from": "08:00", "to": "12:00"}, {"from": "13:00", "to": "17:30"}], stored
+    no_serious_violations(page, "business hours record")
+    ctx.shot(page, "business-hours")
+    api(ctx, "DELETE", f"/v2/admin/business-hours/{record['id']}", token)
+
+
 TESTS = [
     test_sign_in_shows_today_and_sign_out,
     test_a_locked_account_says_so,
@@ -417,6 +451,7 @@ TESTS = [
     test_a_forged_form_is_refused,
     test_phone_numbers_with_their_destinations,
     test_where_a_call_goes,
+    test_business_hours_edited_as_a_weekly_grid,
     test_voicemail_inbox_plays_and_marks,
     test_the_audit_trail_shows_before_and_after,
     test_the_platform_admin_picks_a_tenant,
