@@ -51,7 +51,6 @@ impl Jobs {
         sealer: Sealer,
         settings: DeliverySettings,
     ) -> reqwest::Result<Jobs> {
-        switchboard_storage::tls::install_ring();
         let client = delivery::client::build(
             settings.allow_private,
             settings.connect_timeout,
