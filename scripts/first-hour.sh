@@ -43,6 +43,7 @@ seconds() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f s", b - a }'; }
 figures=()
 figure() { figures+=("$(printf '%-44s %12s' "$1" "$2")"); }
 
+load_at_start="$(cut -d' ' -f1-3 /proc/loadavg)"
 echo "first-hour: cloning $repository into $work/switchboard"
 started=$(now)
 git clone --quiet "$repository" "$work/switchboard"
@@ -119,3 +120,6 @@ fi
 echo
 echo "first-hour ($(nproc) cores, $(git rev-parse --short HEAD)$( ((short)) && echo ", --short"))"
 printf '%s\n' "${figures[@]}"
+# The figures are a quiet machine's only when the load says so (load average: 1, 5, 15 min).
+echo "load at the start: $load_at_start"
+echo "load at the end:   $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -85,5 +85,7 @@ mod round_trip;
 mod routing;
 
 fn main() -> std::process::ExitCode {
+    // The tests' own HTTP clients need the process's TLS provider too.
+    switchboard_storage::tls::install_ring();
     switchboard_testing::main()
 }

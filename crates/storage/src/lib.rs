@@ -6,6 +6,7 @@ pub mod documents;
 pub mod kinds;
 pub mod signing;
 mod store;
+pub mod tls;
 
 pub use store::{
     CONTENT_TYPE_DIR, DEFAULT_TIMEOUT, ObjectRange, Storage, StorageError, StoredObject,

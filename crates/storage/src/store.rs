@@ -708,6 +708,8 @@ fn open_s3(url: &str, options: &[(&str, &str)]) -> Result<Backend, StorageError>
             .map_err(|_| StorageError::InvalidUrl(format!("unknown S3 option {name:?}")))?;
         builder = builder.with_config(key, *value);
     }
+    // The store's HTTP client is built here.
+    crate::tls::install_ring();
     let store = builder
         .build()
         .map_err(|error| StorageError::InvalidUrl(format!("{url:?}: {error}")))?;

@@ -34,6 +34,8 @@ switchboard_testing::tests!(
 );
 
 fn main() -> std::process::ExitCode {
+    // The tests' own HTTP clients need the process's TLS provider too.
+    switchboard_storage::tls::install_ring();
     switchboard_testing::main()
 }
 async fn put_get_ranges_and_delete() {

@@ -117,6 +117,8 @@ pub fn build(
     connect_timeout: Duration,
     timeout: Duration,
 ) -> reqwest::Result<Client> {
+    // reqwest has no TLS provider of its own here (issue 33): without one, building panics.
+    switchboard_storage::tls::install_ring();
     let builder = Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .no_proxy()
