@@ -6,7 +6,7 @@ use axum::extract::Query;
 use axum::response::Response;
 use serde_json::Value;
 
-use super::{Chrome, Fields, Paging, field, html, query, tenant_pair};
+use super::{Chrome, Fields, Listing, Paging, field, html, records, tenant_pair};
 use crate::visit::{PageResult, Visit};
 
 /// An entry as the trail shows it.
@@ -37,34 +37,18 @@ pub(crate) async fn list(mut visit: Visit, Query(params): Query<Fields>) -> Resp
 
 async fn list_page(visit: &mut Visit, params: &Fields) -> PageResult {
     let person = visit.acting().await?;
-    let search = field(params, "query").trim().to_owned();
-    let page_number = field(params, "page").parse::<i64>().unwrap_or(1).max(1);
-    let mut pairs = tenant_pair(&person);
-    pairs.push(("page", page_number.to_string()));
-    pairs.push(("recordsPerPage", "25".to_owned()));
-    pairs.push(("sortBy", "id".to_owned()));
-    pairs.push(("sortDirection", "desc".to_owned()));
-    if !search.is_empty() {
-        pairs.push(("query", search.clone()));
-    }
+    let listing = Listing::new("/console/audit", params).with("query", field(params, "query"));
+    let mut order = tenant_pair(&person);
+    order.push(("sortBy", "id".to_owned()));
+    order.push(("sortDirection", "desc".to_owned()));
     let answer = visit
-        .get(&format!("/v2/admin/audit-log/?{}", query(&pairs)))
+        .get(&listing.api("/v2/admin/audit-log/", order))
         .await?;
-    let entries = answer["records"]
-        .as_array()
-        .map(|records| records.iter().map(entry_of).collect())
-        .unwrap_or_default();
-    let link_search = search.clone();
-    let paging = Paging::of(&answer, |page| {
-        let mut pairs = vec![("page", page.to_string())];
-        if !link_search.is_empty() {
-            pairs.push(("query", link_search.clone()));
-        }
-        format!("/console/audit?{}", query(&pairs))
-    });
+    let entries = records(&answer).iter().map(entry_of).collect();
+    let paging = listing.paging(&answer);
     html(&AuditPage {
         chrome: visit.chrome("audit"),
-        search,
+        search: listing.filter("query").to_owned(),
         entries,
         paging,
     })

@@ -12,7 +12,9 @@ use axum::response::{IntoResponse, Redirect, Response};
 use serde_json::{Map, Value, json};
 
 use super::account::check_post;
-use super::{Chrome, Fields, Paging, Problems, field, html, query, record_id, tenant_pair};
+use super::{
+    Chrome, Fields, Listing, Paging, Problems, field, html, record_id, records, tenant_pair,
+};
 use crate::visit::{PageError, PageResult, Visit, refusal};
 
 /// The days as the API keys them, `"0"` (Sunday) to `"6"` (Saturday).
@@ -121,17 +123,14 @@ pub(crate) async fn list(mut visit: Visit, Query(params): Query<Fields>) -> Resp
 
 async fn list_page(visit: &mut Visit, params: &Fields) -> PageResult {
     let person = visit.acting().await?;
-    let page_number = field(params, "page").parse::<i64>().unwrap_or(1).max(1);
-    let mut pairs = tenant_pair(&person);
-    pairs.push(("page", page_number.to_string()));
-    pairs.push(("recordsPerPage", "25".to_owned()));
-    pairs.push(("sortBy", "name".to_owned()));
+    let listing = Listing::new("/console/business-hours", params);
+    let mut order = tenant_pair(&person);
+    order.push(("sortBy", "name".to_owned()));
     let answer = visit
-        .get(&format!("/v2/admin/business-hours/?{}", query(&pairs)))
+        .get(&listing.api("/v2/admin/business-hours/", order))
         .await?;
-    let records = answer["records"].as_array().cloned().unwrap_or_default();
-    let mut rows = Vec::with_capacity(records.len());
-    for record in records {
+    let mut rows = Vec::new();
+    for record in records(&answer) {
         let id = record["id"].as_i64().unwrap_or(0);
         let status = visit
             .get(&format!("/v2/admin/business-hours/{id}/status"))
@@ -144,12 +143,7 @@ async fn list_page(visit: &mut Visit, params: &Fields) -> PageResult {
             open_now: OpenNow::of(&status),
         });
     }
-    let paging = Paging::of(&answer, |page| {
-        format!(
-            "/console/business-hours?{}",
-            query(&[("page", page.to_string())])
-        )
-    });
+    let paging = listing.paging(&answer);
     html(&ListPage {
         chrome: visit.chrome("hours"),
         rows,

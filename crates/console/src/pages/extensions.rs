@@ -12,7 +12,9 @@ use axum::response::{IntoResponse, Redirect, Response};
 use serde_json::{Value, json};
 
 use super::account::check_post;
-use super::{Chrome, Fields, Paging, Problems, field, html, query, record_id, tenant_pair};
+use super::{
+    Chrome, Fields, Listing, Paging, Problems, field, html, query, record_id, records, tenant_pair,
+};
 use crate::session::Person;
 use crate::visit::{PageError, PageResult, Visit, refusal};
 
@@ -93,54 +95,36 @@ pub(crate) async fn list(mut visit: Visit, Query(params): Query<Fields>) -> Resp
 
 async fn list_page(visit: &mut Visit, params: &Fields) -> PageResult {
     let person = visit.acting().await?;
-    let search = field(params, "query").trim().to_owned();
-    let page_number = field(params, "page").parse::<i64>().unwrap_or(1).max(1);
-    let mut pairs = tenant_pair(&person);
-    pairs.push(("page", page_number.to_string()));
-    pairs.push(("recordsPerPage", "25".to_owned()));
-    pairs.push(("sortBy", "number".to_owned()));
-    if !search.is_empty() {
-        pairs.push(("query", search.clone()));
-    }
+    let listing = Listing::new("/console/extensions", params).with("query", field(params, "query"));
+    let mut order = tenant_pair(&person);
+    order.push(("sortBy", "number".to_owned()));
     let answer = visit
-        .get(&format!("/v2/admin/extensions/?{}", query(&pairs)))
+        .get(&listing.api("/v2/admin/extensions/", order))
         .await?;
     let names: HashMap<String, String> = branches(visit, &person)
         .await?
         .into_iter()
         .map(|b| (b.id, b.name))
         .collect();
-    let rows = answer["records"]
-        .as_array()
-        .map(|records| {
-            records
-                .iter()
-                .map(|e| {
-                    let branch = e["branchId"].as_i64().unwrap_or(0);
-                    Row {
-                        id: e["id"].as_i64().unwrap_or(0),
-                        number: e["number"].as_str().unwrap_or_default().to_owned(),
-                        name: e["name"].as_str().unwrap_or_default().to_owned(),
-                        branch: match branch {
-                            0 => String::new(),
-                            id => names
-                                .get(&id.to_string())
-                                .cloned()
-                                .unwrap_or_else(|| format!("branch {id}")),
-                        },
-                    }
-                })
-                .collect()
+    let rows = records(&answer)
+        .iter()
+        .map(|e| {
+            let branch = e["branchId"].as_i64().unwrap_or(0);
+            Row {
+                id: e["id"].as_i64().unwrap_or(0),
+                number: e["number"].as_str().unwrap_or_default().to_owned(),
+                name: e["name"].as_str().unwrap_or_default().to_owned(),
+                branch: match branch {
+                    0 => String::new(),
+                    id => names
+                        .get(&id.to_string())
+                        .cloned()
+                        .unwrap_or_else(|| format!("branch {id}")),
+                },
+            }
         })
-        .unwrap_or_default();
-    let link_search = search.clone();
-    let paging = Paging::of(&answer, |page| {
-        let mut pairs = vec![("page", page.to_string())];
-        if !link_search.is_empty() {
-            pairs.push(("query", link_search.clone()));
-        }
-        format!("/console/extensions?{}", query(&pairs))
-    });
+        .collect();
+    let paging = listing.paging(&answer);
     let note = match field(params, "done") {
         "created" => Some("The extension is created."),
         "updated" => Some("The extension is saved."),
@@ -149,7 +133,7 @@ async fn list_page(visit: &mut Visit, params: &Fields) -> PageResult {
     };
     html(&ListPage {
         chrome: visit.chrome("extensions"),
-        search,
+        search: listing.filter("query").to_owned(),
         rows,
         paging,
         note,

@@ -262,6 +262,69 @@ impl Paging {
     }
 }
 
+/// The rows a list page shows.
+const PER_PAGE: i64 = 25;
+
+/// What a list page was asked for — its page and its filters — and the console path its
+/// links lead back to: the one place the console pages through the API's lists (the
+/// API's `page`/`recordsPerPage`, the filters kept in every page link).
+pub(crate) struct Listing {
+    path: &'static str,
+    page: i64,
+    filters: Vec<(&'static str, String)>,
+}
+
+impl Listing {
+    /// The page asked for at `path` (the first when none or no number is given).
+    pub fn new(path: &'static str, params: &Fields) -> Listing {
+        Listing {
+            path,
+            page: field(params, "page").parse::<i64>().unwrap_or(1).max(1),
+            filters: Vec::new(),
+        }
+    }
+
+    /// Keeps the filter `name` when it has a value: sent to the API and kept in links.
+    pub fn with(mut self, name: &'static str, value: &str) -> Listing {
+        let value = value.trim();
+        if !value.is_empty() {
+            self.filters.push((name, value.to_owned()));
+        }
+        self
+    }
+
+    /// The filter `name`'s value, or empty.
+    pub fn filter(&self, name: &str) -> &str {
+        self.filters
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or("", |(_, v)| v.as_str())
+    }
+
+    /// The API request for this page of `endpoint`: `pairs` (the tenant acted on, the
+    /// order), then the page and the filters.
+    pub fn api(&self, endpoint: &str, mut pairs: Vec<(&'static str, String)>) -> String {
+        pairs.push(("page", self.page.to_string()));
+        pairs.push(("recordsPerPage", PER_PAGE.to_string()));
+        pairs.extend(self.filters.iter().cloned());
+        format!("{endpoint}?{}", query(&pairs))
+    }
+
+    /// The paging of the API's `answer`, its links keeping the filters.
+    pub fn paging(&self, answer: &Value) -> Paging {
+        Paging::of(answer, |page| {
+            let mut pairs = vec![("page", page.to_string())];
+            pairs.extend(self.filters.iter().cloned());
+            format!("{}?{}", self.path, query(&pairs))
+        })
+    }
+}
+
+/// The records of a list answer.
+pub(crate) fn records(answer: &Value) -> &[Value] {
+    answer["records"].as_array().map_or(&[], Vec::as_slice)
+}
+
 /// A query string of `pairs` (values encoded), without the leading `?`.
 pub(crate) fn query(pairs: &[(&str, String)]) -> String {
     serde_urlencoded::to_string(pairs).unwrap_or_default()
@@ -302,5 +365,41 @@ mod tests {
         assert_eq!(problems.of("number").as_deref(), Some("is bad"));
         assert_eq!(problems.of("name").as_deref(), Some("is empty"));
         assert_eq!(problems.general, vec!["'body/tenantId' is odd".to_owned()]);
+    }
+
+    #[test]
+    fn a_listing_asks_the_api_for_its_page_and_keeps_its_filters_in_links() {
+        let params: Fields = [("page", "2"), ("query", "  front desk ")]
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect();
+        let listing = Listing::new("/console/extensions", &params)
+            .with("query", field(&params, "query"))
+            .with("read", "");
+        assert_eq!(listing.filter("query"), "front desk");
+        assert_eq!(
+            listing.api(
+                "/v2/admin/extensions/",
+                vec![("sortBy", "number".to_owned())]
+            ),
+            "/v2/admin/extensions/?sortBy=number&page=2&recordsPerPage=25&query=front+desk"
+        );
+        let answer = serde_json::json!({"page": 2, "maxPage": 3, "totalRecords": 60});
+        let paging = listing.paging(&answer);
+        assert_eq!(
+            paging.previous.as_deref(),
+            Some("/console/extensions?page=1&query=front+desk")
+        );
+        assert_eq!(
+            paging.next.as_deref(),
+            Some("/console/extensions?page=3&query=front+desk")
+        );
+        // A page that is no number, or below one, is the first.
+        let params: Fields = [("page".to_owned(), "-4".to_owned())].into_iter().collect();
+        assert!(
+            Listing::new("/x", &params)
+                .api("/y", Vec::new())
+                .contains("page=1&")
+        );
     }
 }

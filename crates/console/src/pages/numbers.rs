@@ -5,7 +5,7 @@ use axum::extract::Query;
 use axum::response::Response;
 use serde_json::Value;
 
-use super::{Chrome, Fields, Paging, field, html, query, tenant_pair};
+use super::{Chrome, Fields, Listing, Paging, field, html, records, tenant_pair};
 use crate::visit::{PageResult, Visit};
 
 /// A number as the list shows it.
@@ -33,42 +33,24 @@ pub(crate) async fn list(mut visit: Visit, Query(params): Query<Fields>) -> Resp
 
 async fn list_page(visit: &mut Visit, params: &Fields) -> PageResult {
     let person = visit.acting().await?;
-    let search = field(params, "query").trim().to_owned();
-    let page_number = field(params, "page").parse::<i64>().unwrap_or(1).max(1);
-    let mut pairs = tenant_pair(&person);
-    pairs.push(("page", page_number.to_string()));
-    pairs.push(("recordsPerPage", "25".to_owned()));
-    if !search.is_empty() {
-        pairs.push(("query", search.clone()));
-    }
+    let listing =
+        Listing::new("/console/phone-numbers", params).with("query", field(params, "query"));
     let answer = visit
-        .get(&format!("/v2/admin/phone-numbers/?{}", query(&pairs)))
+        .get(&listing.api("/v2/admin/phone-numbers/", tenant_pair(&person)))
         .await?;
-    let rows = answer["records"]
-        .as_array()
-        .map(|records| {
-            records
-                .iter()
-                .map(|n| Row {
-                    id: n["id"].as_i64().unwrap_or_default(),
-                    number: n["number"].as_str().unwrap_or_default().to_owned(),
-                    destination: destination(&n["destination"]),
-                    comment: n["diCommentName"].as_str().unwrap_or_default().to_owned(),
-                })
-                .collect()
+    let rows = records(&answer)
+        .iter()
+        .map(|n| Row {
+            id: n["id"].as_i64().unwrap_or_default(),
+            number: n["number"].as_str().unwrap_or_default().to_owned(),
+            destination: destination(&n["destination"]),
+            comment: n["diCommentName"].as_str().unwrap_or_default().to_owned(),
         })
-        .unwrap_or_default();
-    let link_search = search.clone();
-    let paging = Paging::of(&answer, |page| {
-        let mut pairs = vec![("page", page.to_string())];
-        if !link_search.is_empty() {
-            pairs.push(("query", link_search.clone()));
-        }
-        format!("/console/phone-numbers?{}", query(&pairs))
-    });
+        .collect();
+    let paging = listing.paging(&answer);
     html(&NumbersPage {
         chrome: visit.chrome("numbers"),
-        search,
+        search: listing.filter("query").to_owned(),
         rows,
         paging,
     })

@@ -9,7 +9,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use serde_json::Value;
 
 use super::account::check_post;
-use super::{Chrome, Fields, Paging, field, html, query};
+use super::{Chrome, Fields, Listing, Paging, field, html, records};
 use crate::session::Acting;
 use crate::visit::{PageError, PageResult, Visit};
 
@@ -40,43 +40,22 @@ async fn list_page(visit: &mut Visit, params: &Fields) -> PageResult {
     if !person.picks_tenant() {
         return Ok(Redirect::to("/console/").into_response());
     }
-    let search = field(params, "query").trim().to_owned();
-    let page_number = field(params, "page").parse::<i64>().unwrap_or(1).max(1);
-    let mut pairs = vec![
-        ("page", page_number.to_string()),
-        ("recordsPerPage", "25".to_owned()),
-        ("sortBy", "name".to_owned()),
-    ];
-    if !search.is_empty() {
-        pairs.push(("query", search.clone()));
-    }
+    let listing = Listing::new("/console/tenants", params).with("query", field(params, "query"));
     let answer = visit
-        .get(&format!("/v2/admin/tenants/?{}", query(&pairs)))
+        .get(&listing.api("/v2/admin/tenants/", vec![("sortBy", "name".to_owned())]))
         .await?;
-    let rows = answer["records"]
-        .as_array()
-        .map(|records| {
-            records
-                .iter()
-                .map(|t| Row {
-                    id: t["id"].as_i64().unwrap_or(0),
-                    name: t["name"].as_str().unwrap_or_default().to_owned(),
-                    timezone: t["timezone"].as_str().unwrap_or_default().to_owned(),
-                })
-                .collect()
+    let rows = records(&answer)
+        .iter()
+        .map(|t| Row {
+            id: t["id"].as_i64().unwrap_or(0),
+            name: t["name"].as_str().unwrap_or_default().to_owned(),
+            timezone: t["timezone"].as_str().unwrap_or_default().to_owned(),
         })
-        .unwrap_or_default();
-    let link_search = search.clone();
-    let paging = Paging::of(&answer, |page| {
-        let mut pairs = vec![("page", page.to_string())];
-        if !link_search.is_empty() {
-            pairs.push(("query", link_search.clone()));
-        }
-        format!("/console/tenants?{}", query(&pairs))
-    });
+        .collect();
+    let paging = listing.paging(&answer);
     html(&TenantsPage {
         chrome: visit.chrome("tenants"),
-        search,
+        search: listing.filter("query").to_owned(),
         rows,
         paging,
     })

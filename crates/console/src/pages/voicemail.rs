@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use serde_json::json;
 
 use super::account::check_post;
-use super::{Chrome, Fields, Paging, field, html, query, record_id, tenant_pair};
+use super::{Chrome, Fields, Listing, Paging, field, html, query, record_id, records, tenant_pair};
 use crate::visit::{PageResult, Visit, refusal};
 
 /// A message as the inbox shows it.
@@ -49,40 +49,30 @@ async fn list_page(visit: &mut Visit, params: &Fields) -> PageResult {
         "1" => "1",
         _ => "",
     };
-    let page_number = field(params, "page").parse::<i64>().unwrap_or(1).max(1);
-    let mut pairs = tenant_pair(&person);
-    pairs.push(("page", page_number.to_string()));
-    pairs.push(("recordsPerPage", "25".to_owned()));
-    pairs.push(("sortBy", "dateUnix".to_owned()));
-    pairs.push(("sortDirection", "desc".to_owned()));
-    pairs.push(("stats", "1".to_owned()));
-    if !read_filter.is_empty() {
-        pairs.push(("read", read_filter.to_owned()));
-    }
+    let listing = Listing::new("/console/voicemail", params).with("read", read_filter);
+    let mut order = tenant_pair(&person);
+    order.push(("sortBy", "dateUnix".to_owned()));
+    order.push(("sortDirection", "desc".to_owned()));
+    order.push(("stats", "1".to_owned()));
     let answer = visit
-        .get(&format!("/v2/admin/voicemail-messages/?{}", query(&pairs)))
+        .get(&listing.api("/v2/admin/voicemail-messages/", order))
         .await?;
-    let rows = answer["records"]
-        .as_array()
-        .map(|records| {
-            records
-                .iter()
-                .map(|m| {
-                    let text = |key: &str| m[key].as_str().unwrap_or_default().to_owned();
-                    Row {
-                        id: m["id"].as_i64().unwrap_or(0),
-                        caller: text("callerId"),
-                        mailbox: text("mailboxUser"),
-                        date: text("date"),
-                        duration: m["duration"].as_i64().unwrap_or(0),
-                        read: m["read"].as_bool().unwrap_or(false) || m["read"] == 1,
-                        media: text("mediaURL"),
-                        transcript: text("transcript"),
-                    }
-                })
-                .collect()
+    let rows = records(&answer)
+        .iter()
+        .map(|m| {
+            let text = |key: &str| m[key].as_str().unwrap_or_default().to_owned();
+            Row {
+                id: m["id"].as_i64().unwrap_or(0),
+                caller: text("callerId"),
+                mailbox: text("mailboxUser"),
+                date: text("date"),
+                duration: m["duration"].as_i64().unwrap_or(0),
+                read: m["read"].as_bool().unwrap_or(false) || m["read"] == 1,
+                media: text("mediaURL"),
+                transcript: text("transcript"),
+            }
         })
-        .unwrap_or_default();
+        .collect();
     // The statistics are the filter's: the unread count of the whole inbox is asked
     // without it when a filter is on.
     let unread = if read_filter.is_empty() {
@@ -96,14 +86,7 @@ async fn list_page(visit: &mut Visit, params: &Fields) -> PageResult {
             .await?;
         all["stats"]["unread"].as_i64().unwrap_or(0)
     };
-    let filter = read_filter.to_owned();
-    let paging = Paging::of(&answer, |page| {
-        let mut pairs = vec![("page", page.to_string())];
-        if !filter.is_empty() {
-            pairs.push(("read", filter.clone()));
-        }
-        format!("/console/voicemail?{}", query(&pairs))
-    });
+    let paging = listing.paging(&answer);
     html(&InboxPage {
         chrome: visit.chrome("voicemail"),
         read_filter: read_filter.to_owned(),
