@@ -118,6 +118,7 @@ pub fn router(state: &AppState, keys: Keys) -> Router {
         .route("/console/audit", get(pages::audit::list))
         .route("/console/voicemail/{id}", post(pages::voicemail::mark))
         .route("/console/assets/{name}", get(assets::serve))
+        .merge(pages::area_routes())
         .route(
             "/console/{*page}",
             get(pages::not_found).post(pages::not_found),

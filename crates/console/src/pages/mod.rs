@@ -5,6 +5,7 @@ pub(crate) mod account;
 pub(crate) mod audit;
 pub(crate) mod business_hours;
 pub(crate) mod dashboard;
+pub(crate) mod destinations;
 pub(crate) mod extensions;
 pub(crate) mod flow;
 pub(crate) mod numbers;
@@ -14,12 +15,20 @@ pub(crate) mod voicemail;
 use std::collections::{BTreeMap, HashMap};
 
 use askama::Template;
+use axum::Router;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use serde_json::Value;
 
+use crate::Console;
 use crate::session::Person;
 use crate::visit::PageError;
+
+/// The routes of the areas whose page module brings its own (`routes()`, one line each
+/// here), merged into the console's router.
+pub(crate) fn area_routes() -> Router<Console> {
+    Router::new()
+}
 
 /// `/` and `/console`: the console's home.
 pub(crate) async fn to_console() -> Redirect {
@@ -70,8 +79,8 @@ pub(crate) struct PersonView {
     pub branch: Option<String>,
 }
 
-/// The navigation: path, label, key.
-const NAVIGATION: [(&str, &str, &str); 7] = [
+/// The navigation: path, label, key (the key a page passes to [`Chrome::new`]).
+const NAVIGATION: &[(&str, &str, &str)] = &[
     ("/console/", "Today", "today"),
     ("/console/extensions", "Extensions", "extensions"),
     ("/console/phone-numbers", "Phone numbers", "numbers"),
@@ -100,7 +109,8 @@ impl Chrome {
                 .map(|p| {
                     let picker = p.picks_tenant().then_some(TENANTS);
                     NAVIGATION
-                        .into_iter()
+                        .iter()
+                        .copied()
                         .chain(picker)
                         .map(|(path, label, key)| NavItem {
                             path,

@@ -3,7 +3,6 @@
 use askama::Template;
 use axum::extract::Query;
 use axum::response::Response;
-use serde_json::Value;
 
 use super::{Chrome, Fields, Listing, Paging, field, html, records, tenant_pair};
 use crate::visit::{PageResult, Visit};
@@ -43,7 +42,7 @@ async fn list_page(visit: &mut Visit, params: &Fields) -> PageResult {
         .map(|n| Row {
             id: n["id"].as_i64().unwrap_or_default(),
             number: n["number"].as_str().unwrap_or_default().to_owned(),
-            destination: destination(&n["destination"]),
+            destination: super::destinations::in_words(&n["destination"]),
             comment: n["diCommentName"].as_str().unwrap_or_default().to_owned(),
         })
         .collect();
@@ -54,32 +53,4 @@ async fn list_page(visit: &mut Visit, params: &Fields) -> PageResult {
         rows,
         paging,
     })
-}
-
-/// A resolved destination in words: `Extension 201 Front desk`, `External 5551234`.
-fn destination(destination: &Value) -> String {
-    if destination.is_null() {
-        return "routes nowhere".to_owned();
-    }
-    let kind = match destination["destType"].as_str().unwrap_or_default() {
-        "EXT" => "Extension",
-        "IVR" => "IVR menu",
-        "PAGING_GROUP" => "Paging group",
-        "VOICEMAIL" => "Voicemail of",
-        "EXTERNAL" => "External number",
-        "HANGUP" => "Hang up",
-        "QUEUE" => "Queue",
-        "BUSINESS_HOURS" => "Business hours",
-        other => other,
-    };
-    [
-        Some(kind),
-        destination["number"].as_str(),
-        destination["name"].as_str(),
-    ]
-    .into_iter()
-    .flatten()
-    .filter(|part| !part.is_empty())
-    .collect::<Vec<_>>()
-    .join(" ")
 }
