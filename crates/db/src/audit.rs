@@ -162,42 +162,81 @@ pub(crate) fn entity_of(table: &str) -> Option<&'static str> {
 /// A row as the trail keeps it.
 pub type Snapshot = serde_json::Map<String, serde_json::Value>;
 
-/// Row `id` of `table` as the trail shows it: the record as the API answers it, for a
-/// table whose records the API reads with their lists (one serialiser for both, so an
-/// entry can be diffed against what a client read), otherwise its columns (secrets left
-/// out) in the API's camelCase; `None` when there is no such row. A table whose record
-/// owns lists in other tables (a queue's members, a paging group's destinations) is
-/// read here as a whole: its writers need nothing more, as long as the owner's own write
-/// (`crud::insert_in`, `update_in` — even with no column changed — or `delete_in`) comes
-/// first in the transaction, which snapshots the owner with its lists as they were.
-async fn snapshot(tx: &mut Tx, table: &'static str, id: i64) -> Result<Option<Snapshot>> {
-    match table {
-        "queues" => object(serde_json::to_value(crate::queues::present(tx, id).await?)),
-        "ivrs" => object(serde_json::to_value(crate::ivrs::present(tx, id).await?)),
-        "paging_groups" => object(serde_json::to_value(
-            crate::paging_groups::present(tx, id).await?,
+/// Row `id` of `table` as the trail shows it, and the tenant whose trail it is in:
+/// the record as the API answers it (one serialiser for both, so an entry can be diffed
+/// against what a client read), less what an answer makes for its one reader (signed
+/// links to audio, which expire: see [`READ_TIME`]); `None` when there is no such row.
+/// Tables the API answers no record of (calls, MMS media, faxes) keep their columns
+/// (secrets left out) in the API's camelCase. A table whose record owns lists in other
+/// tables (a queue's members, a paging group's destinations) is read here as a whole:
+/// its writers need nothing more, as long as the owner's own write (`crud::insert_in`,
+/// `update_in` — even with no column changed — or `delete_in`) comes first in the
+/// transaction, which snapshots the owner with its lists as they were.
+async fn snapshot(tx: &mut Tx, table: &'static str, id: i64) -> Result<Option<Shot>> {
+    use serde_json::to_value as answer;
+    let fields = match table {
+        "announcements" => object(answer(crate::announcements::present(tx, id).await?)),
+        "branches" => object(answer(crate::branches::present(tx, id).await?)),
+        "business_hours" => object(answer(crate::business_hours::present(tx, id).await?)),
+        "button_layouts" => object(answer(crate::button_layouts::present(tx, id).await?)),
+        "call_campaigns" => object(answer(crate::call_campaigns::present(tx, id).await?)),
+        "call_outcomes" => object(answer(crate::call_outcomes::present(tx, id).await?)),
+        "campaign_records" => object(answer(crate::call_campaigns::present_record(tx, id).await?)),
+        "conduits" => object(answer(crate::conduits::present(tx, id).await?)),
+        "custom_voices" => object(answer(crate::custom_voices::present(tx, id).await?)),
+        "devices" => object(answer(crate::devices::present(tx, id).await?)),
+        "extensions" => object(answer(crate::extensions::present(tx, id).await?)),
+        "holidays" => object(answer(
+            crate::business_hours::present_holiday(tx, id).await?,
         )),
-        "business_hours" => object(serde_json::to_value(
-            crate::business_hours::present(tx, id).await?,
-        )),
-        "phone_numbers" => object(serde_json::to_value(
-            crate::phone_numbers::present(tx, id).await?,
-        )),
-        "pharmacy_agents" => object(serde_json::to_value(
-            crate::pharmacy_agents::present(tx, id).await?,
-        )),
-        "music_on_hold" => object(serde_json::to_value(
-            crate::music_on_hold::present(tx, id).await?,
-        )),
-        "call_campaigns" => object(serde_json::to_value(
-            crate::call_campaigns::present(tx, id).await?,
-        )),
-        "devices" => object(serde_json::to_value(crate::devices::present(tx, id).await?)),
-        "announcements" => object(serde_json::to_value(
-            crate::announcements::present(tx, id).await?,
-        )),
-        _ => tx.row_json(table, id, keep).await,
+        "ivrs" => object(answer(crate::ivrs::present(tx, id).await?)),
+        "media_files" => object(answer(crate::media_files::present(tx, id).await?)),
+        "music_on_hold" => object(answer(crate::music_on_hold::present(tx, id).await?)),
+        "opt_outs" => object(answer(crate::opt_outs::present(tx, id).await?)),
+        "paging_groups" => object(answer(crate::paging_groups::present(tx, id).await?)),
+        "partners" => object(answer(crate::partners::present(tx, id).await?)),
+        "pharmacy_agents" => object(answer(crate::pharmacy_agents::present(tx, id).await?)),
+        "phone_numbers" => object(answer(crate::phone_numbers::present(tx, id).await?)),
+        "queues" => object(answer(crate::queues::present(tx, id).await?)),
+        "tenants" => object(answer(crate::tenants::present(tx, id).await?)),
+        "users" => object(answer(crate::users::present(tx, id).await?)),
+        "voicemail_messages" => object(answer(crate::voicemail::present(tx, id).await?)),
+        "webhooks" => object(answer(crate::webhooks::present(tx, id).await?)),
+        _ => Ok(tx.row_json(table, id, keep).await?),
+    }?;
+    let Some(mut fields) = fields else {
+        return Ok(None);
+    };
+    for (shaped, made) in READ_TIME {
+        if *shaped == table {
+            for field in *made {
+                fields.remove(*field);
+            }
+        }
     }
+    let tenant = match tenant_in(table, id, &fields) {
+        Some(tenant) => Some(tenant),
+        // A record the API answers without its tenant (a holiday, a campaign's record).
+        None => tx
+            .row_json(table, id, |column| column == "tenant_id")
+            .await?
+            .and_then(|row| tenant_in(table, id, &row)),
+    };
+    Ok(Some(Shot { fields, tenant }))
+}
+
+/// What an answer makes for its one reader and the trail leaves out, by table: links
+/// to audio signed for that reader, which expire.
+pub const READ_TIME: &[(&str, &[&str])] = &[
+    ("media_files", &["url", "renditionUrl", "urlExpiresAt"]),
+    ("voicemail_messages", &["mediaURL"]),
+];
+
+/// A row as the trail keeps it, and the tenant whose trail it is in.
+#[derive(Clone, Debug)]
+struct Shot {
+    fields: Snapshot,
+    tenant: Option<TenantId>,
 }
 
 /// A record as the API serialises it (`null`: there is none), as a snapshot.
@@ -211,6 +250,14 @@ fn object(record: serde_json::Result<serde_json::Value>) -> Result<Option<Snapsh
     }
 }
 
+/// Records as the API serialises them, as snapshots.
+fn objects<T: switchboard_domain::serde::Serialize>(records: Vec<T>) -> Result<Vec<Snapshot>> {
+    records
+        .into_iter()
+        .map(|record| object(serde_json::to_value(record)).map(Option::unwrap_or_default))
+        .collect()
+}
+
 /// An audited write of this transaction: its entity, actor and the row before it (with
 /// its child lists), finished at commit.
 pub(crate) struct Pending {
@@ -218,7 +265,7 @@ pub(crate) struct Pending {
     entity: &'static str,
     actor: Actor,
     id: i64,
-    before: Option<Snapshot>,
+    before: Option<Shot>,
     secrets: Vec<&'static str>,
 }
 
@@ -328,60 +375,34 @@ fn tenant_in(table: &str, id: i64, row: &Snapshot) -> Option<TenantId> {
 
 impl Pending {
     /// Writes the entry of the finished write in `tx`. An update that changed nothing
-    /// writes nothing; a deleted row (`after` gone) is a delete.
+    /// writes nothing; a deleted row (`after` gone) is a delete. A secret the write set
+    /// shows as `********` under the field the API's body names it by.
     async fn finish(self, tx: &mut Tx) -> Result<()> {
         let after = snapshot(tx, self.table, self.id).await?;
-        let secrets = &self.secrets;
+        // The tenant comes from the row, changed or not, so the entry is in scope.
+        let tenant = after
+            .as_ref()
+            .or(self.before.as_ref())
+            .and_then(|shot| shot.tenant);
+        let masked = |mut fields: Snapshot| {
+            for secret in &self.secrets {
+                fields.insert(secret_field(secret), MASKED.into());
+            }
+            fields
+        };
         let (action, before, after) = match (self.before, after) {
-            (None, Some(after)) => ("create", None, Some(after)),
-            (Some(before), None) => ("delete", Some(before), None),
+            (None, Some(after)) => ("create", None, Some(masked(after.fields))),
+            (Some(before), None) => ("delete", Some(before.fields), None),
             (Some(before), Some(after)) => {
-                let mut was = Snapshot::new();
-                let mut now = Snapshot::new();
-                for (column, value) in &after {
-                    if before.get(column) != Some(value) {
-                        was.insert(
-                            column.clone(),
-                            before.get(column).cloned().unwrap_or_default(),
-                        );
-                        now.insert(column.clone(), value.clone());
-                    }
-                }
-                for secret in secrets {
-                    was.insert((*secret).to_owned(), "********".into());
-                    now.insert((*secret).to_owned(), "********".into());
-                }
+                let (was, now) = difference(&before.fields, &after.fields);
+                let (was, now) = (masked(was), masked(now));
                 if now.is_empty() {
                     return Ok(());
                 }
-                // The tenant comes from the row, changed or not, so the entry is in scope.
-                let tenant = tenant_in(self.table, self.id, &after);
-                return write(
-                    tx,
-                    self.entity,
-                    "update",
-                    self.id,
-                    tenant,
-                    &self.actor,
-                    Some(was),
-                    Some(now),
-                )
-                .await;
+                ("update", Some(was), Some(now))
             }
             (None, None) => return Ok(()),
         };
-        let row = after
-            .as_ref()
-            .or(before.as_ref())
-            .cloned()
-            .unwrap_or_default();
-        let tenant = tenant_in(self.table, self.id, &row);
-        let mut after = after;
-        if let Some(after) = after.as_mut() {
-            for secret in secrets {
-                after.insert((*secret).to_owned(), "********".into());
-            }
-        }
         write(
             tx,
             self.entity,
@@ -396,25 +417,65 @@ impl Pending {
     }
 }
 
+/// How a changed secret shows in the trail.
+const MASKED: &str = "********";
+
+/// The field of the API's body a secret column holds: `password_hash` and
+/// `password_sealed` are `password`, `signing_secret_sealed` is `signingSecret`.
+fn secret_field(column: &str) -> String {
+    let field = column
+        .strip_suffix("_sealed")
+        .or_else(|| column.strip_suffix("_hash"))
+        .unwrap_or(column);
+    camel(field)
+}
+
+/// The fields of `after` whose values differ from `before`'s: as they were, as they are.
+fn difference(before: &Snapshot, after: &Snapshot) -> (Snapshot, Snapshot) {
+    let mut was = Snapshot::new();
+    let mut now = Snapshot::new();
+    for (field, value) in after {
+        if before.get(field) != Some(value) {
+            was.insert(
+                field.clone(),
+                before.get(field).cloned().unwrap_or_default(),
+            );
+            now.insert(field.clone(), value.clone());
+        }
+    }
+    (was, now)
+}
+
 /// Audits rows `ids` of `table`, just created in `tx` by one bulk insert (an import),
 /// when the table is audited and an actor is known: one `create` entry per row, as a
-/// create through [`crate::crud`] writes it, read and written with one statement each
-/// (what keeps a 10,000-row import fast). The rows must not own child lists.
-pub(crate) async fn created_many(tx: &mut Tx, table: &'static str, ids: &[i64]) -> Result<()> {
+/// create through [`crate::crud`] writes it (the record as the API answers it), read and
+/// written with one statement each (what keeps a 10,000-row import fast). The rows must
+/// not own child lists; `tenant` is theirs when their records do not name it (a
+/// campaign's records).
+pub(crate) async fn created_many(
+    tx: &mut Tx,
+    table: &'static str,
+    ids: &[i64],
+    tenant: Option<TenantId>,
+) -> Result<()> {
     let (Some(entity), Some(actor)) = (entity_of(table), current()) else {
         return Ok(());
     };
-    let rows = tx.rows_json_by_id(table, ids, keep).await?;
-    if rows.is_empty() {
+    if ids.is_empty() {
         return Ok(());
     }
+    let rows: Vec<Snapshot> = match table {
+        "opt_outs" => objects(crate::opt_outs::present_many(tx, ids).await?)?,
+        "campaign_records" => objects(crate::call_campaigns::present_records(tx, ids).await?)?,
+        _ => tx.rows_json_by_id(table, ids, keep).await?,
+    };
     let mut insert = insert_columns();
     for row in rows {
         let id = row
             .get("id")
             .and_then(serde_json::Value::as_i64)
             .unwrap_or(0);
-        let tenant = tenant_in(table, id, &row);
+        let tenant = tenant_in(table, id, &row).or(tenant);
         let details = serde_json::json!({"before": null, "after": camel_map(row)});
         insert.values_panic(entry_values(NewEntry {
             action: "create",
@@ -450,17 +511,7 @@ pub async fn change_in(
         (None, Some(after)) => ("create", None, Some(after)),
         (Some(before), None) => ("delete", Some(before), None),
         (Some(before), Some(after)) => {
-            let mut was = Snapshot::new();
-            let mut now = Snapshot::new();
-            for (column, value) in &after {
-                if before.get(column) != Some(value) {
-                    was.insert(
-                        column.clone(),
-                        before.get(column).cloned().unwrap_or_default(),
-                    );
-                    now.insert(column.clone(), value.clone());
-                }
-            }
+            let (was, now) = difference(&before, &after);
             if now.is_empty() {
                 return Ok(());
             }

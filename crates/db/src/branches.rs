@@ -6,7 +6,7 @@ use switchboard_domain::ids::{BranchId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
 use switchboard_domain::records::branch::{Branch, CreateBranch, UpdateBranch};
 
-use crate::backend::Db;
+use crate::backend::{Db, Tx};
 use crate::crud::{self, Changes};
 use crate::error::Result;
 use crate::list::{self, Listing};
@@ -38,6 +38,12 @@ pub async fn list(
 /// One branch.
 pub async fn get(db: &Db, scope: &Scope, id: BranchId) -> Result<Branch> {
     crud::get(db, select(scope), "id", id.get()).await
+}
+
+/// Row `id` as the API answers it, read in `tx` whatever its tenant (the audit trail's
+/// snapshot of it).
+pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<Branch>> {
+    crud::find_on(tx, select(&Scope::Platform), "id", id).await
 }
 
 /// Whether branch `id` belongs to `tenant`.

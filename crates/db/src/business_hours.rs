@@ -343,6 +343,13 @@ pub async fn holiday(
     Ok(row.into())
 }
 
+/// Row `id` as the API answers it, read in `tx` whatever its tenant (the audit trail's
+/// snapshot of it).
+pub(crate) async fn present_holiday(tx: &mut Tx, id: i64) -> Result<Option<Holiday>> {
+    let row: Option<HolidayRow> = crud::find_on(tx, holidays_select(), "id", id).await?;
+    Ok(row.map(Holiday::from))
+}
+
 /// Adds a holiday.
 pub async fn add_holiday(
     db: &Db,

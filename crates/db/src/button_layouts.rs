@@ -8,7 +8,7 @@ use switchboard_domain::ids::{ButtonLayoutId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
 use switchboard_domain::records::button_layout::{ButtonLayout, KeyInput, LayoutKey};
 
-use crate::backend::{Db, Tx};
+use crate::backend::{Db, Reader, Tx};
 use crate::crud::{self, Changes};
 use crate::devices;
 use crate::error::{Error, Result};
@@ -48,6 +48,11 @@ struct KeyRow {
 
 /// Attaches the keys of every layout in `rows`, with one query.
 async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<ButtonLayout>> {
+    complete_on(&mut db.conn(), rows).await
+}
+
+/// [`complete`] on `reader`.
+async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<ButtonLayout>> {
     let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
     let mut keys: HashMap<i64, Vec<LayoutKey>> = HashMap::new();
     if !ids.is_empty() {
@@ -58,7 +63,7 @@ async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<ButtonLayout>> {
             .order_by("layout_id", sea_query::Order::Asc)
             .order_by("key_index", sea_query::Order::Asc)
             .take();
-        let rows: Vec<KeyRow> = db.conn().fetch_all(&select).await?;
+        let rows: Vec<KeyRow> = reader.read_all(&select).await?;
         for row in rows {
             keys.entry(row.layout_id).or_default().push(LayoutKey {
                 index: row.key_index,
@@ -101,6 +106,13 @@ pub async fn get(db: &Db, scope: &Scope, id: ButtonLayoutId) -> Result<ButtonLay
         .await?
         .pop()
         .ok_or(Error::NotFound)
+}
+
+/// Row `id` as the API answers it, read in `tx` whatever its tenant (the audit trail's
+/// snapshot of it).
+pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<ButtonLayout>> {
+    let row: Option<Row> = crud::find_on(tx, select(&Scope::Platform), "l.id", id).await?;
+    Ok(complete_on(tx, row.into_iter().collect()).await?.pop())
 }
 
 /// Replaces the keys of layout `id` (their targets checked by the caller to be the

@@ -325,20 +325,23 @@ pub async fn delete(db: &Db, scope: &Scope, id: CallCampaignId) -> Result<CallCa
     Ok(current)
 }
 
+/// The columns of a campaign record as the API answers it.
+const RECORD_COLUMNS: [&str; 10] = [
+    "id",
+    "campaign_id",
+    "number",
+    "name",
+    "status",
+    "outcome",
+    "attempts",
+    "last_attempt_at",
+    "next_attempt_at",
+    "created_at",
+];
+
 fn record_select(campaign: CallCampaignId) -> SelectStatement {
     Query::select()
-        .columns([
-            "id",
-            "campaign_id",
-            "number",
-            "name",
-            "status",
-            "outcome",
-            "attempts",
-            "last_attempt_at",
-            "next_attempt_at",
-            "created_at",
-        ])
+        .columns(RECORD_COLUMNS)
         .from("campaign_records")
         .and_where(Expr::col("campaign_id").eq(campaign.get()))
         .take()
@@ -400,6 +403,28 @@ pub async fn get_record(
     id: CampaignRecordId,
 ) -> Result<CampaignRecord> {
     crud::get(db, record_select(campaign), "id", id.get()).await
+}
+
+/// Row `id` as the API answers it, read in `tx` whatever its tenant (the audit trail's
+/// snapshot of it) (its calls are not the record's: an entry would
+/// grow with every attempt the engine reports).
+pub(crate) async fn present_record(tx: &mut Tx, id: i64) -> Result<Option<CampaignRecord>> {
+    let select = Query::select()
+        .columns(RECORD_COLUMNS)
+        .from("campaign_records")
+        .take();
+    crud::find_on(tx, select, "id", id).await
+}
+
+/// Records `ids` as [`present_record`] reads one, in one statement (an import's records
+/// for the audit trail).
+pub(crate) async fn present_records(tx: &mut Tx, ids: &[i64]) -> Result<Vec<CampaignRecord>> {
+    let select = Query::select()
+        .columns(RECORD_COLUMNS)
+        .from("campaign_records")
+        .and_where(Expr::col("id").is_in(ids.iter().copied()))
+        .take();
+    tx.read_all(&select).await
 }
 
 /// What adding one number to a campaign did.
@@ -491,7 +516,7 @@ pub async fn add_records(
         let rows: Vec<(i64, String)> = tx.fetch_all(&insert).await?;
         // Each new record is audited on its own, in two statements per chunk.
         let ids: Vec<i64> = rows.iter().map(|(id, _)| *id).collect();
-        crate::audit::created_many(&mut tx, "campaign_records", &ids).await?;
+        crate::audit::created_many(&mut tx, "campaign_records", &ids, Some(tenant)).await?;
         created.extend(rows.into_iter().map(|(id, number)| (number, id)));
     }
     let others: Vec<String> = fresh

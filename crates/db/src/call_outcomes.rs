@@ -8,7 +8,7 @@ use switchboard_domain::records::call_outcome::{
     CallOutcome, CreateCallOutcome, UpdateCallOutcome,
 };
 
-use crate::backend::Db;
+use crate::backend::{Db, Tx};
 use crate::crud::{self, Changes};
 use crate::error::Result;
 use crate::list::{self, Listing};
@@ -39,6 +39,12 @@ pub async fn list(
 /// One call outcome.
 pub async fn get(db: &Db, scope: &Scope, id: CallOutcomeId) -> Result<CallOutcome> {
     crud::get(db, select(scope), "id", id.get()).await
+}
+
+/// Row `id` as the API answers it, read in `tx` whatever its tenant (the audit trail's
+/// snapshot of it).
+pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<CallOutcome>> {
+    crud::find_on(tx, select(&Scope::Platform), "id", id).await
 }
 
 /// The outcome of `tenant` named `name`, if the tenant defined one.

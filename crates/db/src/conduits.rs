@@ -7,7 +7,7 @@ use switchboard_domain::ids::{ConduitId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::conduit::{Conduit, ConduitFilter, CreateConduit, UpdateConduit};
 
-use crate::backend::Db;
+use crate::backend::{Db, Tx};
 use crate::crud::{self, Changes};
 use crate::error::Result;
 use crate::list::{self, Listing};
@@ -131,6 +131,13 @@ pub async fn list(
 /// One conduit.
 pub async fn get(db: &Db, scope: &Scope, id: ConduitId) -> Result<ConduitRow> {
     crud::get(db, select(scope), "id", id.get()).await
+}
+
+/// Row `id` as the API answers it, read in `tx` whatever its tenant (the audit trail's
+/// snapshot of it).
+pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<Conduit>> {
+    let row: Option<ConduitRow> = crud::find_on(tx, select(&Scope::Platform), "id", id).await?;
+    Ok(row.map(ConduitRow::into_conduit))
 }
 
 /// The sealed credential columns to write for row `id`: `None` leaves one unchanged,

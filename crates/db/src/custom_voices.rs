@@ -8,7 +8,7 @@ use switchboard_domain::records::custom_voice::{
     CreateCustomVoice, CustomVoice, UpdateCustomVoice,
 };
 
-use crate::backend::Db;
+use crate::backend::{Db, Tx};
 use crate::crud::{self, Changes};
 use crate::error::Result;
 use crate::list::{self, Listing};
@@ -65,6 +65,12 @@ pub async fn of_tenant(
 /// One custom voice.
 pub async fn get(db: &Db, scope: &Scope, id: CustomVoiceId) -> Result<CustomVoice> {
     crud::get(db, select(scope), "id", id.get()).await
+}
+
+/// Row `id` as the API answers it, read in `tx` whatever its tenant (the audit trail's
+/// snapshot of it).
+pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<CustomVoice>> {
+    crud::find_on(tx, select(&Scope::Platform), "id", id).await
 }
 
 /// Creates a custom voice of `tenant` (its base voice and language already checked

@@ -6,7 +6,7 @@ use switchboard_domain::ids::{BranchId, ExtensionId, TenantId};
 use switchboard_domain::list::{BranchedFilter, ListQuery, Listed};
 use switchboard_domain::records::extension::{CreateExtension, Extension, UpdateExtension};
 
-use crate::backend::Db;
+use crate::backend::{Db, Tx};
 use crate::crud::{self, Changes};
 use crate::error::Result;
 use crate::list::{self, Listing};
@@ -47,6 +47,12 @@ pub async fn list(
 /// One extension.
 pub async fn get(db: &Db, scope: &Scope, id: ExtensionId) -> Result<Extension> {
     crud::get(db, select(scope), "id", id.get()).await
+}
+
+/// Row `id` as the API answers it, read in `tx` whatever its tenant (the audit trail's
+/// snapshot of it).
+pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<Extension>> {
+    crud::find_on(tx, select(&Scope::Platform), "id", id).await
 }
 
 /// Whether extension `id` belongs to `tenant`.

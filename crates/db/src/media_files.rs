@@ -8,7 +8,7 @@ use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
 use switchboard_domain::records::media_file::{LanguageText, MediaFile, MediaFileFields};
 use switchboard_domain::serde::{Deserialize, Serialize};
 
-use crate::backend::Db;
+use crate::backend::{Db, Tx};
 use crate::crud::{self, Changes};
 use crate::error::Result;
 use crate::jobs::JobKind;
@@ -55,6 +55,32 @@ impl MediaFileRow {
         self.multilingual_text
             .as_deref()
             .and_then(|json| serde_json::from_str(json).ok())
+    }
+
+    /// The media file as the API answers it, with the links to its audio (`url`,
+    /// `rendition_url`, signed until `url_expires_at`) that the caller made.
+    pub fn into_media_file(
+        self,
+        url: String,
+        rendition_url: Option<String>,
+        url_expires_at: String,
+    ) -> MediaFile {
+        MediaFile {
+            id: MediaFileId(self.id),
+            tenant_id: TenantId(self.tenant_id),
+            multilingual_text: self.multilingual(),
+            name: self.name,
+            content_type: self.content_type,
+            size: self.size_bytes,
+            duration: (self.duration_seconds * 1000.0).round() / 1000.0,
+            language: self.language,
+            text: self.text,
+            voice_id: self.voice_id,
+            rendition_url,
+            rendition_error: self.rendition_error,
+            url,
+            url_expires_at,
+        }
     }
 }
 
@@ -118,6 +144,13 @@ pub async fn list(
 /// One media file.
 pub async fn get(db: &Db, scope: &Scope, id: MediaFileId) -> Result<MediaFileRow> {
     crud::get(db, select(scope), "id", id.get()).await
+}
+
+/// Row `id` as the API answers it, read in `tx` whatever its tenant (the audit trail's
+/// snapshot of it), without links: they are signed for one reader and expire.
+pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<MediaFile>> {
+    let row: Option<MediaFileRow> = crud::find_on(tx, select(&Scope::Platform), "id", id).await?;
+    Ok(row.map(|row| row.into_media_file(String::new(), None, String::new())))
 }
 
 fn text_changes(fields: MediaFileFields, changes: &mut Changes) {

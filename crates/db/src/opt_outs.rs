@@ -8,7 +8,7 @@ use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::opt_out::{OptOut, OptOutFilter, UpdateOptOut};
 use switchboard_domain::validation::iso;
 
-use crate::backend::{Db, Tx};
+use crate::backend::{Db, Reader, Tx};
 use crate::crud::{self, Changes};
 use crate::error::Result;
 use crate::list::{self, Listing};
@@ -61,6 +61,21 @@ pub async fn list(
 /// One entry.
 pub async fn get(db: &Db, scope: &Scope, id: OptOutId) -> Result<OptOut> {
     crud::get(db, select(scope), "id", id.get()).await
+}
+
+/// Row `id` as the API answers it, read in `tx` whatever its tenant (the audit trail's
+/// snapshot of it).
+pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<OptOut>> {
+    crud::find_on(tx, select(&Scope::Platform), "id", id).await
+}
+
+/// Rows `ids` as the API answers them, in one statement (an import's entries for the
+/// audit trail).
+pub(crate) async fn present_many(tx: &mut Tx, ids: &[i64]) -> Result<Vec<OptOut>> {
+    let select = select(&Scope::Platform)
+        .and_where(Expr::col("id").is_in(ids.iter().copied()))
+        .take();
+    tx.read_all(&select).await
 }
 
 /// A new entry, its number already E.164 and its level's owner checked.
@@ -184,7 +199,7 @@ pub async fn import(db: &Db, entries: Vec<NewOptOut>) -> Result<Vec<crud::Record
             .returning(Query::returning().columns(["id", "list_key", "number"]));
         let rows: Vec<(i64, String, String)> = tx.fetch_all(&insert).await?;
         let new_ids: Vec<i64> = rows.iter().map(|(id, _, _)| *id).collect();
-        crate::audit::created_many(&mut tx, "opt_outs", &new_ids).await?;
+        crate::audit::created_many(&mut tx, "opt_outs", &new_ids, None).await?;
         for (id, key, number) in rows {
             created.insert((key.clone(), number.clone()));
             ids.insert((key, number), id);

@@ -5,7 +5,7 @@ use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::partner::{CreatePartner, Partner, UpdatePartner};
 use switchboard_domain::{Scope, ids::PartnerId};
 
-use crate::backend::Db;
+use crate::backend::{Db, Tx};
 use crate::crud::{self, Changes};
 use crate::error::Result;
 use crate::list::{self, Listing};
@@ -31,6 +31,12 @@ pub async fn list(db: &Db, scope: &Scope, query: &ListQuery) -> Result<Listing<P
 /// One partner.
 pub async fn get(db: &Db, scope: &Scope, id: PartnerId) -> Result<Partner> {
     crud::get(db, select(scope), "id", id.get()).await
+}
+
+/// Row `id` as the API answers it, read in `tx` whatever its tenant (the audit trail's
+/// snapshot of it).
+pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<Partner>> {
+    crud::find_on(tx, select(&Scope::Platform), "id", id).await
 }
 
 /// Creates a partner.

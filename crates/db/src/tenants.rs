@@ -6,7 +6,7 @@ use switchboard_domain::ids::{PartnerId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::tenant::{CreateTenant, PartnerFilter, Tenant, UpdateTenant};
 
-use crate::backend::Db;
+use crate::backend::{Db, Tx};
 use crate::crud::{self, Changes};
 use crate::error::Result;
 use crate::list::{self, Listing};
@@ -37,6 +37,12 @@ pub async fn list(
 /// One tenant.
 pub async fn get(db: &Db, scope: &Scope, id: TenantId) -> Result<Tenant> {
     crud::get(db, select(scope), "id", id.get()).await
+}
+
+/// Row `id` as the API answers it, read in `tx` whatever its tenant (the audit trail's
+/// snapshot of it).
+pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<Tenant>> {
+    crud::find_on(tx, select(&Scope::Platform), "id", id).await
 }
 
 /// Whether the caller's scope reaches tenant `id` (which must exist).

@@ -9,7 +9,7 @@ use switchboard_domain::records::user::{
     Credentials, SettingValue, User, UserFilter, UserSettings,
 };
 
-use crate::backend::Db;
+use crate::backend::{Db, Tx};
 use crate::crud::{self, Changes};
 use crate::error::Result;
 use crate::list::{self, Listing};
@@ -155,6 +155,13 @@ pub async fn list(
 /// One user.
 pub async fn get(db: &Db, scope: &Scope, id: UserId) -> Result<User> {
     crud::get(db, select(scope), "u.id", id.get()).await
+}
+
+/// Row `id` as the API answers it, read in `tx` whatever its tenant (the audit trail's
+/// snapshot of it): as shown to someone else (another's peer secret is never shown).
+pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<User>> {
+    let user: Option<User> = crud::find_on(tx, select(&Scope::Platform), "u.id", id).await?;
+    Ok(user.map(|user| user.shown_to(UserId(0))))
 }
 
 /// What to store for a user: `None` leaves a field unchanged, `Some(None)` clears it.

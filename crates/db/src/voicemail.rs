@@ -62,6 +62,28 @@ pub struct VoicemailRow {
     pub extension_id: Option<i64>,
 }
 
+impl VoicemailRow {
+    /// The message as the API answers it, with the link to its audio the caller made.
+    pub fn into_message(self, media_url: String) -> VoicemailMessage {
+        VoicemailMessage {
+            id: self.id,
+            message_number: self.message_number,
+            date_unix: self.date_unix,
+            duration: self.duration,
+            mailbox_user: self.mailbox_user,
+            mailbox_context: self.mailbox_context,
+            caller_id: self.caller_id,
+            date: self.date,
+            ext_num: self.ext_num,
+            extension_id: self.extension_id,
+            transcript: self.transcript,
+            media_url,
+            dir: self.dir,
+            read: self.is_read == 1,
+        }
+    }
+}
+
 const COLUMNS: &[&str] = &[
     "id",
     "tenant_id",
@@ -196,6 +218,14 @@ pub async fn list(
 /// One message.
 pub async fn get(db: &Db, scope: &Scope, id: i64) -> Result<VoicemailRow> {
     crud::get(db, scoped(scope), "v.id", id).await
+}
+
+/// Row `id` as the API answers it, read in `tx` whatever its tenant (the audit trail's
+/// snapshot of it), without the link to its audio: it is signed for one reader and
+/// expires.
+pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<VoicemailMessage>> {
+    let row: Option<VoicemailRow> = crud::find_on(tx, scoped(&Scope::Platform), "v.id", id).await?;
+    Ok(row.map(|row| row.into_message(String::new())))
 }
 
 /// Files or marks a message as `update` says, answering it as it now is.

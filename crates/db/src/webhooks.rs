@@ -5,9 +5,9 @@ use sea_query::{Expr, ExprTrait, Query, SelectStatement};
 use switchboard_domain::Scope;
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::list::{ListQuery, Listed};
-use switchboard_domain::records::webhook::{Webhook, WebhookFilter};
+use switchboard_domain::records::webhook::{MASK, Webhook, WebhookFilter};
 
-use crate::backend::Db;
+use crate::backend::{Db, Tx};
 use crate::crud::{self, Changes};
 use crate::error::Result;
 use crate::list::{self, Listing};
@@ -42,6 +42,33 @@ pub struct WebhookRow {
     pub disabled_at: Option<i64>,
     /// Why deliveries stopped.
     pub disabled_reason: Option<String>,
+}
+
+impl WebhookRow {
+    /// The webhook as the API answers it: credentials masked (`********` when set).
+    pub fn into_webhook(self) -> Webhook {
+        let mask = |sealed: &Option<String>| {
+            if sealed.is_some() {
+                MASK.to_owned()
+            } else {
+                String::new()
+            }
+        };
+        Webhook {
+            id: self.id,
+            tenant_id: self.tenant_id,
+            password: mask(&self.password_sealed),
+            authtoken: mask(&self.authtoken_sealed),
+            kind: self.kind,
+            url: self.url,
+            username: self.username,
+            disabled_at: self.disabled_at.and_then(|at| {
+                chrono::DateTime::from_timestamp(at, 0)
+                    .map(|at| at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+            }),
+            disabled_reason: self.disabled_reason,
+        }
+    }
 }
 
 fn select(scope: &Scope) -> SelectStatement {
@@ -85,6 +112,13 @@ pub async fn list(
 /// One webhook.
 pub async fn get(db: &Db, scope: &Scope, id: i64) -> Result<WebhookRow> {
     crud::get(db, select(scope), "id", id).await
+}
+
+/// Row `id` as the API answers it, read in `tx` whatever its tenant (the audit trail's
+/// snapshot of it).
+pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<Webhook>> {
+    let row: Option<WebhookRow> = crud::find_on(tx, select(&Scope::Platform), "id", id).await?;
+    Ok(row.map(WebhookRow::into_webhook))
 }
 
 /// What to store for a webhook: `None` leaves a field unchanged.

@@ -44,22 +44,11 @@ pub async fn present(state: &AppState, row: MediaFileRow) -> ApiResult<MediaFile
     };
     let expires =
         Utc::now() + chrono::Duration::from_std(state.settings.media_url_ttl).unwrap_or_default();
-    Ok(MediaFile {
-        id: MediaFileId(row.id),
-        tenant_id: TenantId(row.tenant_id),
-        multilingual_text: row.multilingual(),
-        name: row.name,
-        content_type: row.content_type,
-        size: row.size_bytes,
-        duration: (row.duration_seconds * 1000.0).round() / 1000.0,
-        language: row.language,
-        text: row.text,
-        voice_id: row.voice_id,
-        rendition_url,
-        rendition_error: row.rendition_error,
+    Ok(row.into_media_file(
         url,
-        url_expires_at: expires.to_rfc3339_opts(SecondsFormat::Secs, true),
-    })
+        rendition_url,
+        expires.to_rfc3339_opts(SecondsFormat::Secs, true),
+    ))
 }
 
 /// Lists the media files in the caller's scope.

@@ -29,22 +29,7 @@ impl From<i64> for VoicemailId {
 /// A stored message as answered: with a fresh signed URL of its audio.
 pub async fn present(state: &AppState, row: VoicemailRow) -> ApiResult<VoicemailMessage> {
     let media_url = media_url(state, row.audio_key.as_deref()).await?;
-    Ok(VoicemailMessage {
-        id: row.id,
-        message_number: row.message_number,
-        date_unix: row.date_unix,
-        duration: row.duration,
-        mailbox_user: row.mailbox_user,
-        mailbox_context: row.mailbox_context,
-        caller_id: row.caller_id,
-        date: row.date,
-        ext_num: row.ext_num,
-        extension_id: row.extension_id,
-        transcript: row.transcript,
-        media_url,
-        dir: row.dir,
-        read: row.is_read == 1,
-    })
+    Ok(row.into_message(media_url))
 }
 
 /// The voicemail list's envelope, as documented: the page with optional stats.

@@ -16,8 +16,8 @@ use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::list::Page;
 use switchboard_domain::records::webhook::{
-    CreateWebhook, MASK, SigningSecret, TYPES, UpdateWebhook, Webhook, WebhookCreated,
-    WebhookFields, WebhookType,
+    CreateWebhook, SigningSecret, TYPES, UpdateWebhook, Webhook, WebhookCreated, WebhookFields,
+    WebhookType,
 };
 
 use crate::audit::{self, now};
@@ -44,32 +44,6 @@ fn new_secret() -> String {
     let mut bytes = [0u8; 32];
     rand::rng().fill_bytes(&mut bytes);
     format!("whsec_{}", STANDARD.encode(bytes))
-}
-
-fn mask(sealed: &Option<String>) -> String {
-    if sealed.is_some() {
-        MASK.to_owned()
-    } else {
-        String::new()
-    }
-}
-
-/// A stored webhook as answered: credentials masked.
-fn present(row: WebhookRow) -> Webhook {
-    Webhook {
-        id: row.id,
-        tenant_id: row.tenant_id,
-        password: mask(&row.password_sealed),
-        authtoken: mask(&row.authtoken_sealed),
-        kind: row.kind,
-        url: row.url,
-        username: row.username,
-        disabled_at: row.disabled_at.and_then(|at| {
-            chrono::DateTime::from_timestamp(at, 0)
-                .map(|at| at.to_rfc3339_opts(SecondsFormat::Secs, true))
-        }),
-        disabled_reason: row.disabled_reason,
-    }
 }
 
 fn secrets(state: &AppState, row: &WebhookRow) -> ApiResult<SigningSecret> {
@@ -134,7 +108,7 @@ pub async fn list(
 ) -> ApiResult<Response> {
     tenancy::check_tenant_filter(&state, &caller, filter.tenant_id()).await?;
     let listing = webhooks::list(&state.db, &caller.scope, &filter, &query).await?;
-    Ok(listing::respond(listing, present))
+    Ok(listing::respond(listing, WebhookRow::into_webhook))
 }
 
 /// Creates a webhook; the answer carries its signing secret.
@@ -159,7 +133,7 @@ pub async fn create(
     )
     .await?;
     Ok(Json(WebhookCreated {
-        webhook: present(row),
+        webhook: row.into_webhook(),
         signing_secret: secret,
     }))
 }
@@ -173,9 +147,11 @@ pub async fn get(
     State(state): State<AppState>,
     PathId(WebhookId(id)): PathId<WebhookId>,
 ) -> ApiResult<Json<Webhook>> {
-    Ok(Json(present(
-        webhooks::get(&state.db, &caller.scope, id).await?,
-    )))
+    Ok(Json(
+        webhooks::get(&state.db, &caller.scope, id)
+            .await?
+            .into_webhook(),
+    ))
 }
 
 /// Changes a webhook; an empty `password` or `authtoken` clears it. Any change (`{}`
@@ -192,7 +168,7 @@ pub async fn update(
     patch: Patch<UpdateWebhook>,
 ) -> ApiResult<Json<Webhook>> {
     let before = webhooks::get(&state.db, &caller.scope, id).await?;
-    let fields = WebhookFields::from(patch.against(&present(before.clone()))?);
+    let fields = WebhookFields::from(patch.against(&before.clone().into_webhook())?);
     let write = WebhookWrite {
         enable: true,
         ..write_of(fields)
@@ -218,7 +194,7 @@ pub async fn update(
         )
         .await;
     }
-    Ok(Json(present(row)))
+    Ok(Json(row.into_webhook()))
 }
 
 /// Deletes a webhook, answering it as it was.
@@ -230,9 +206,11 @@ pub async fn delete(
     State(state): State<AppState>,
     PathId(WebhookId(id)): PathId<WebhookId>,
 ) -> ApiResult<Json<Webhook>> {
-    Ok(Json(present(
-        webhooks::delete(&state.db, &caller.scope, id).await?,
-    )))
+    Ok(Json(
+        webhooks::delete(&state.db, &caller.scope, id)
+            .await?
+            .into_webhook(),
+    ))
 }
 
 /// The webhook's signing secret (and the previous one while it still signs).
