@@ -8,7 +8,9 @@ pub(crate) mod dashboard;
 pub(crate) mod destinations;
 pub(crate) mod extensions;
 pub(crate) mod flow;
+pub(crate) mod ivrs;
 pub(crate) mod numbers;
+pub(crate) mod queues;
 pub(crate) mod tenants;
 pub(crate) mod voicemail;
 
@@ -27,7 +29,7 @@ use crate::visit::PageError;
 /// The routes of the areas whose page module brings its own (`routes()`, one line each
 /// here), merged into the console's router.
 pub(crate) fn area_routes() -> Router<Console> {
-    Router::new()
+    Router::new().merge(ivrs::routes()).merge(queues::routes())
 }
 
 /// `/` and `/console`: the console's home.
@@ -85,6 +87,8 @@ const NAVIGATION: &[(&str, &str, &str)] = &[
     ("/console/extensions", "Extensions", "extensions"),
     ("/console/phone-numbers", "Phone numbers", "numbers"),
     ("/console/business-hours", "Business hours", "hours"),
+    ("/console/ivrs", "IVR menus", "ivrs"),
+    ("/console/queues", "Queues", "queues"),
     ("/console/voicemail", "Voicemail", "voicemail"),
     ("/console/audit", "Audit trail", "audit"),
     ("/console/password", "Account", "account"),
