@@ -8,7 +8,10 @@ pub(crate) mod dashboard;
 pub(crate) mod destinations;
 pub(crate) mod extensions;
 pub(crate) mod flow;
+pub(crate) mod media_files;
+pub(crate) mod music_on_hold;
 pub(crate) mod numbers;
+pub(crate) mod paging_groups;
 pub(crate) mod tenants;
 pub(crate) mod voicemail;
 
@@ -28,6 +31,9 @@ use crate::visit::PageError;
 /// here), merged into the console's router.
 pub(crate) fn area_routes() -> Router<Console> {
     Router::new()
+        .merge(paging_groups::routes())
+        .merge(music_on_hold::routes())
+        .merge(media_files::routes())
 }
 
 /// `/` and `/console`: the console's home.
@@ -85,6 +91,9 @@ const NAVIGATION: &[(&str, &str, &str)] = &[
     ("/console/extensions", "Extensions", "extensions"),
     ("/console/phone-numbers", "Phone numbers", "numbers"),
     ("/console/business-hours", "Business hours", "hours"),
+    ("/console/paging-groups", "Paging groups", "paging"),
+    ("/console/music-on-hold", "Music on hold", "music"),
+    ("/console/media-files", "Media files", "media"),
     ("/console/voicemail", "Voicemail", "voicemail"),
     ("/console/audit", "Audit trail", "audit"),
     ("/console/password", "Account", "account"),
