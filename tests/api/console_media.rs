@@ -23,11 +23,14 @@ async fn listed(app: &TestApp, token: &str, path: &str) -> Vec<Value> {
 
 /// Whether the page marks the field `id` as broken, with its error next to it.
 fn marks(page: &Page, id: &str) -> bool {
+    let error = format!("{id}-error");
     page.body
-        .contains(&format!("id=\"{id}-error\" data-field=\"{id}\""))
-        && page
-            .body
-            .contains(&format!("aria-describedby=\"{id}-error\""))
+        .contains(&format!("id=\"{error}\" data-field=\"{id}\""))
+        && page.body.split("aria-describedby=\"").skip(1).any(|rest| {
+            rest.split('"')
+                .next()
+                .is_some_and(|ids| ids.split_whitespace().any(|i| i == error))
+        })
 }
 
 /// The `<select>` field `name` shows `value` picked.
