@@ -693,6 +693,11 @@ async fn lower_roles_other_tenants_and_forged_forms_are_refused(app: TestApp) {
     let fields: Vec<(&str, &str)> = form.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let refused = branch.post(&group_path, &fields).await;
     assert_eq!(refused.status, StatusCode::FORBIDDEN, "{}", refused.body);
+    assert!(
+        refused.body.contains("<h1>Not allowed</h1>"),
+        "{}",
+        refused.body
+    );
     let refused = branch
         .post(
             "/console/music-on-hold",

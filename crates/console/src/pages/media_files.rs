@@ -140,6 +140,13 @@ struct SpeakPage {
     problems: Problems,
 }
 
+/// Whether a refusal of the API is shown on the form it came from (what was typed is
+/// wrong), rather than as the page of its refusal (no such record, not allowed, a
+/// failure).
+pub(crate) fn on_the_form(status: StatusCode) -> bool {
+    status.is_client_error() && !matches!(status, StatusCode::NOT_FOUND | StatusCode::FORBIDDEN)
+}
+
 /// A media file to pick (a paging group's intro message, a playlist's file).
 pub(crate) struct MediaOption {
     /// Its id, as the form sends it.
@@ -240,7 +247,7 @@ async fn rename(mut visit: Visit, Path(id): Path<String>, Form(fields): Form<Fie
         if answer.status.is_success() {
             return Ok(Redirect::to("/console/media-files?done=renamed").into_response());
         }
-        if !answer.status.is_client_error() || answer.status == StatusCode::NOT_FOUND {
+        if !on_the_form(answer.status) {
             return Err(refusal(&answer));
         }
         let record = visit.get(&format!("/v2/admin/media-files/{id}")).await?;
@@ -448,7 +455,7 @@ async fn upload(mut visit: Visit, multipart: Result<Multipart, MultipartRejectio
         if answer.status.is_success() {
             return Ok(Redirect::to("/console/media-files?done=uploaded").into_response());
         }
-        if !answer.status.is_client_error() {
+        if !on_the_form(answer.status) {
             return Err(refusal(&answer));
         }
         let mut response = html(&UploadPage {
@@ -583,14 +590,14 @@ async fn speak_and_save(visit: &mut Visit, fields: &Fields) -> PageResult {
         if answer.status.is_success() {
             return Ok(Redirect::to("/console/media-files?done=spoken").into_response());
         }
-        if !answer.status.is_client_error() {
+        if !on_the_form(answer.status) {
             return Err(refusal(&answer));
         }
         (
             answer.status,
             Problems::of_refusal(&answer.json(), &SPEAK_FIELDS),
         )
-    } else if spoken.status.is_client_error() {
+    } else if on_the_form(spoken.status) || spoken.status == StatusCode::NOT_FOUND {
         // The speech was refused (the text, the language, no such voice): the upload's
         // rules are asked too, without audio (so nothing is stored), so every broken
         // field is named at once.

@@ -7,14 +7,14 @@
 
 use askama::Template;
 use axum::extract::{Path, Query};
-use axum::http::{Method, StatusCode};
+use axum::http::Method;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::{Form, Router};
 use serde_json::{Value, json};
 
 use super::account::check_post;
-use super::media_files::{MediaOption, options};
+use super::media_files::{MediaOption, on_the_form, options};
 use super::{
     Chrome, Fields, Listing, Paging, Problems, field, html, query, record_id, records, tenant_pair,
 };
@@ -401,7 +401,7 @@ async fn save(visit: &mut Visit, id: Option<i64>, fields: &Fields) -> PageResult
         let done = if id.is_some() { "updated" } else { "created" };
         return Ok(Redirect::to(&format!("/console/music-on-hold?done={done}")).into_response());
     }
-    if !answer.status.is_client_error() || answer.status == StatusCode::NOT_FOUND {
+    if !on_the_form(answer.status) {
         return Err(refusal(&answer));
     }
     let mut problems = Problems::of_refusal(&answer.json(), &FIELDS);

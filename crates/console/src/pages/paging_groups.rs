@@ -7,7 +7,7 @@
 
 use askama::Template;
 use axum::extract::{Path, Query};
-use axum::http::{Method, StatusCode};
+use axum::http::Method;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::{Form, Router};
@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::account::check_post;
 use super::destinations::{Picked, TargetGroup, in_words, targets};
-use super::media_files::{MediaOption, options};
+use super::media_files::{MediaOption, on_the_form, options};
 use super::{Chrome, Fields, Listing, Paging, Problems, field, html, record_id, records};
 use crate::Console;
 use crate::visit::{PageError, PageResult, Visit, refusal};
@@ -364,7 +364,7 @@ async fn save(visit: &mut Visit, id: Option<i64>, fields: &Fields) -> PageResult
         let done = if id.is_some() { "updated" } else { "created" };
         return Ok(Redirect::to(&format!("/console/paging-groups?done={done}")).into_response());
     }
-    if !answer.status.is_client_error() || answer.status == StatusCode::NOT_FOUND {
+    if !on_the_form(answer.status) {
         return Err(refusal(&answer));
     }
     let mut problems = Problems::of_refusal(&answer.json(), &FIELDS);
