@@ -29,6 +29,7 @@ mod console;
 mod console_flow;
 mod console_hours;
 mod console_ivrs;
+mod console_media;
 mod data_folder;
 mod data_moves;
 mod delivery_safety;

@@ -11,6 +11,9 @@ pub(crate) mod flow;
 pub(crate) mod ivrs;
 pub(crate) mod numbers;
 pub(crate) mod queues;
+pub(crate) mod media_files;
+pub(crate) mod music_on_hold;
+pub(crate) mod paging_groups;
 pub(crate) mod tenants;
 pub(crate) mod voicemail;
 
@@ -29,7 +32,12 @@ use crate::visit::PageError;
 /// The routes of the areas whose page module brings its own (`routes()`, one line each
 /// here), merged into the console's router.
 pub(crate) fn area_routes() -> Router<Console> {
-    Router::new().merge(ivrs::routes()).merge(queues::routes())
+    Router::new()
+        .merge(ivrs::routes())
+        .merge(queues::routes())
+        .merge(paging_groups::routes())
+        .merge(music_on_hold::routes())
+        .merge(media_files::routes())
 }
 
 /// `/` and `/console`: the console's home.
@@ -89,6 +97,9 @@ const NAVIGATION: &[(&str, &str, &str)] = &[
     ("/console/business-hours", "Business hours", "hours"),
     ("/console/ivrs", "IVR menus", "ivrs"),
     ("/console/queues", "Queues", "queues"),
+    ("/console/paging-groups", "Paging groups", "paging"),
+    ("/console/music-on-hold", "Music on hold", "music"),
+    ("/console/media-files", "Media files", "media"),
     ("/console/voicemail", "Voicemail", "voicemail"),
     ("/console/audit", "Audit trail", "audit"),
     ("/console/password", "Account", "account"),
