@@ -118,6 +118,20 @@ impl Browser {
         self.read(response).await
     }
 
+    /// Posts a multipart form (a file upload) as a same-origin browser does.
+    pub(crate) async fn post_multipart(
+        &mut self,
+        path: &str,
+        form: reqwest::multipart::Form,
+    ) -> Page {
+        let request = self
+            .with_cookie(self.client.post(format!("{}{path}", self.base)))
+            .header("sec-fetch-site", "same-origin")
+            .multipart(form);
+        let response = request.send().await.unwrap();
+        self.read(response).await
+    }
+
     /// Signs in as `email` through the sign-in form, answering the redirect.
     pub(crate) async fn sign_in(&mut self, email: &str) -> Page {
         let form = self.get("/console/sign-in").await;

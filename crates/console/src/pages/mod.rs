@@ -4,11 +4,14 @@
 pub(crate) mod account;
 pub(crate) mod audit;
 pub(crate) mod business_hours;
+pub(crate) mod campaigns;
 pub(crate) mod dashboard;
 pub(crate) mod destinations;
 pub(crate) mod extensions;
+pub(crate) mod faxes;
 pub(crate) mod flow;
 pub(crate) mod numbers;
+pub(crate) mod opt_outs;
 pub(crate) mod tenants;
 pub(crate) mod voicemail;
 
@@ -28,6 +31,9 @@ use crate::visit::PageError;
 /// here), merged into the console's router.
 pub(crate) fn area_routes() -> Router<Console> {
     Router::new()
+        .merge(campaigns::routes())
+        .merge(opt_outs::routes())
+        .merge(faxes::routes())
 }
 
 /// `/` and `/console`: the console's home.
@@ -86,6 +92,9 @@ const NAVIGATION: &[(&str, &str, &str)] = &[
     ("/console/phone-numbers", "Phone numbers", "numbers"),
     ("/console/business-hours", "Business hours", "hours"),
     ("/console/voicemail", "Voicemail", "voicemail"),
+    ("/console/campaigns", "Campaigns", "campaigns"),
+    ("/console/opt-outs", "Opt-outs", "opt-outs"),
+    ("/console/faxes", "Faxes", "faxes"),
     ("/console/audit", "Audit trail", "audit"),
     ("/console/password", "Account", "account"),
 ];
