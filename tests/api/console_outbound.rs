@@ -321,8 +321,7 @@ async fn a_refused_campaign_shows_every_broken_field(app: TestApp) {
         .await;
     assert_eq!(edit.status, StatusCode::BAD_REQUEST, "{}", edit.body);
     assert!(
-        field_error(&edit, "callerIdNumber").is_some()
-            || field_error(&edit, "windowTimeZone").is_some(),
+        field_error(&edit, "callerIdNumber").is_some(),
         "{}",
         edit.body
     );
@@ -366,10 +365,21 @@ async fn start_pause_and_stop_are_the_apis_steps(app: TestApp) {
         assert_eq!(moved.location(), format!("{path}?done={step}"));
         assert_eq!(app.get(&api, &admin).await.expect(200)["status"], step);
     }
-    let stopped = browser.get(&path).await;
+    let stopped = browser.get(&format!("{path}?done=completed")).await;
     assert!(
-        stopped.body.contains("The campaign is stopped.") || stopped.body.contains("completed")
+        stopped.body.contains("The campaign is stopped."),
+        "{}",
+        stopped.body
     );
+    assert!(
+        stopped
+            .body
+            .contains("data-testid=\"campaign-status\">completed<"),
+        "{}",
+        stopped.body
+    );
+    // A finished campaign offers no step.
+    assert!(!stopped.body.contains("/status\""), "{}", stopped.body);
     let refused = browser
         .post(&status, &[("csrf", &token), ("status", "running")])
         .await;

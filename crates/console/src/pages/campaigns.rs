@@ -1066,8 +1066,8 @@ mod tests {
             bytes: b"number\n1\n".to_vec(),
         };
         let (content_type, body) = multipart_body(&[("to", "15550001")], &[&file]);
-        let boundary = content_type.split("boundary=").nth(1).unwrap();
-        let body = String::from_utf8(body).unwrap();
+        let boundary = content_type.split("boundary=").nth(1).expect("a boundary");
+        let body = String::from_utf8(body).expect("UTF-8");
         assert!(body.starts_with(&format!("--{boundary}\r\n")));
         assert!(body.contains("name=\"to\"\r\n\r\n15550001\r\n"));
         assert!(body.contains(
