@@ -101,7 +101,7 @@ def test_campaign_import_with_refused_rows_and_export(ctx):
     expect(result).to_contain_text("2 created")
     refused = page.get_by_test_id("refused-rows")
     expect(refused.locator("tbody tr")).to_have_count(2)
-    expect(refused.get_by_role("row", name="2")).to_contain_text("not a number")
+    expect(refused.locator("tr[data-row='2']")).to_contain_text("not a number")
     expect(refused.locator("tr[data-row='4']")).to_contain_text("refused")
     no_serious_violations(page, "campaign import result")
     ctx.shot(page, "campaign-import")
@@ -158,7 +158,7 @@ def test_opt_outs_added_imported_and_removed(ctx):
     expect(page.get_by_label("Number", exact=True)).to_have_attribute("aria-invalid", "true")
     no_serious_violations(page, "refused opt-out")
     page.get_by_label("Number", exact=True).fill(number)
-    page.get_by_label("Reason").fill("Asked at the counter")
+    page.get_by_label("Reason", exact=True).fill("Asked at the counter")
     page.get_by_role("button", name="Add the number").click()
     expect(page.get_by_role("status")).to_contain_text("The number is added to the list.")
     entries = api(ctx, "GET", f"/v2/admin/opt-outs/?query={number}", token)["records"]
