@@ -30,6 +30,7 @@ mod console_flow;
 mod console_hours;
 mod console_ivrs;
 mod console_media;
+mod console_outbound;
 mod data_folder;
 mod data_moves;
 mod delivery_safety;

@@ -98,6 +98,29 @@ impl InProcess {
         content_type: Option<&str>,
         body: Vec<u8>,
     ) -> anyhow::Result<Answer> {
+        let response = self
+            .respond(origin, method, path, token, content_type, body)
+            .await?;
+        let (parts, body) = response.into_parts();
+        let body = axum::body::to_bytes(body, usize::MAX).await?;
+        Ok(Answer {
+            status: parts.status,
+            headers: parts.headers,
+            body,
+        })
+    }
+
+    /// Sends one request as [`InProcess::send`] does, answering the API's response with
+    /// its body not yet read: an export is passed on as it streams, never held whole.
+    pub async fn respond(
+        &self,
+        origin: &Origin,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        content_type: Option<&str>,
+        body: Vec<u8>,
+    ) -> anyhow::Result<Response> {
         let mut request = Request::builder()
             .method(method)
             .uri(path)
@@ -119,12 +142,6 @@ impl InProcess {
         // (which, in a debug build, overflowed a 2 MiB thread stack).
         let response =
             tokio::spawn(self.app.clone().oneshot(request.body(Body::from(body))?)).await??;
-        let (parts, body) = response.into_parts();
-        let body = axum::body::to_bytes(body, usize::MAX).await?;
-        Ok(Answer {
-            status: parts.status,
-            headers: parts.headers,
-            body,
-        })
+        Ok(response)
     }
 }

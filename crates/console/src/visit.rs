@@ -259,6 +259,71 @@ impl Visit {
             .await?)
     }
 
+    /// One request to the API as the signed-in person with a body that is no JSON (a
+    /// multipart upload), sent as the browser's form gave it.
+    pub async fn call_with(
+        &mut self,
+        method: Method,
+        path: &str,
+        content_type: &str,
+        bytes: Vec<u8>,
+    ) -> Result<Answer, PageError> {
+        let person = self.signed_in().await?;
+        let answer = self
+            .console
+            .api
+            .send(
+                &self.origin,
+                method,
+                path,
+                Some(&person.access_token),
+                Some(content_type),
+                bytes,
+            )
+            .await?;
+        if answer.status == StatusCode::UNAUTHORIZED {
+            self.set_session(Session::anonymous());
+            return Err(PageError::SignIn);
+        }
+        Ok(answer)
+    }
+
+    /// A GET of the API as the signed-in person whose successful answer is passed on as
+    /// it streams (a CSV export: never held whole in memory); a refusal is the page's
+    /// error.
+    pub async fn stream(&mut self, path: &str) -> PageResult {
+        let person = self.signed_in().await?;
+        let response = self
+            .console
+            .api
+            .respond(
+                &self.origin,
+                Method::GET,
+                path,
+                Some(&person.access_token),
+                None,
+                Vec::new(),
+            )
+            .await?;
+        if response.status().is_success() {
+            return Ok(response);
+        }
+        let (parts, body) = response.into_parts();
+        let body = axum::body::to_bytes(body, 1024 * 1024)
+            .await
+            .map_err(anyhow::Error::from)?;
+        let answer = Answer {
+            status: parts.status,
+            headers: parts.headers,
+            body,
+        };
+        if answer.status == StatusCode::UNAUTHORIZED {
+            self.set_session(Session::anonymous());
+            return Err(PageError::SignIn);
+        }
+        Err(refusal(&answer))
+    }
+
     /// One request to the API as the signed-in person. An answer saying their token is
     /// no longer good (the API session was revoked) ends the console's session.
     pub async fn call(

@@ -4,9 +4,11 @@
 pub(crate) mod account;
 pub(crate) mod audit;
 pub(crate) mod business_hours;
+pub(crate) mod campaigns;
 pub(crate) mod dashboard;
 pub(crate) mod destinations;
 pub(crate) mod extensions;
+pub(crate) mod faxes;
 pub(crate) mod flow;
 pub(crate) mod ivrs;
 pub(crate) mod numbers;
@@ -14,6 +16,7 @@ pub(crate) mod queues;
 pub(crate) mod media_files;
 pub(crate) mod music_on_hold;
 pub(crate) mod paging_groups;
+pub(crate) mod opt_outs;
 pub(crate) mod tenants;
 pub(crate) mod voicemail;
 
@@ -38,6 +41,9 @@ pub(crate) fn area_routes() -> Router<Console> {
         .merge(paging_groups::routes())
         .merge(music_on_hold::routes())
         .merge(media_files::routes())
+        .merge(campaigns::routes())
+        .merge(opt_outs::routes())
+        .merge(faxes::routes())
 }
 
 /// `/` and `/console`: the console's home.
@@ -101,6 +107,9 @@ const NAVIGATION: &[(&str, &str, &str)] = &[
     ("/console/music-on-hold", "Music on hold", "music"),
     ("/console/media-files", "Media files", "media"),
     ("/console/voicemail", "Voicemail", "voicemail"),
+    ("/console/campaigns", "Campaigns", "campaigns"),
+    ("/console/opt-outs", "Opt-outs", "opt-outs"),
+    ("/console/faxes", "Faxes", "faxes"),
     ("/console/audit", "Audit trail", "audit"),
     ("/console/password", "Account", "account"),
 ];

@@ -1,0 +1,277 @@
+//! Faxes: those sent and received, paged and filtered by direction and status, with each
+//! one's attempts; a fax sent from one of the tenant's fax lines (a PDF or TIFF uploaded
+//! and posted to the API as its multipart form), and a failed one retried with the API's
+//! retry. Which document, line and recipient are acceptable is the API's to say.
+
+use askama::Template;
+use axum::Form;
+use axum::Router;
+use axum::extract::multipart::{Multipart, MultipartRejection};
+use axum::extract::{DefaultBodyLimit, Path, Query};
+use axum::http::{Method, StatusCode};
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
+use serde_json::Value;
+
+use super::account::check_post;
+use super::campaigns::{Upload, multipart_body, read_multipart, text};
+use super::{
+    Chrome, Fields, Listing, Paging, Problems, field, html, query, record_id, records, tenant_pair,
+};
+use crate::Console;
+use crate::session::Person;
+use crate::visit::{PageError, PageResult, Visit, refusal};
+
+/// The console's fax routes.
+pub(crate) fn routes() -> Router<Console> {
+    Router::new()
+        .route(
+            "/console/faxes",
+            get(list)
+                .post(send)
+                .layer(DefaultBodyLimit::max(UPLOAD_LIMIT)),
+        )
+        .route("/console/faxes/new", get(new_form))
+        .route("/console/faxes/{id}/retry", post(retry))
+}
+
+/// The largest form the send page takes: the API's largest document (20 MiB) and the
+/// form around it.
+const UPLOAD_LIMIT: usize = 21 * 1024 * 1024;
+
+/// The send form's fields, by their API names.
+const FIELDS: [&str; 3] = ["from", "to", "document"];
+
+/// A fax as the list shows it.
+struct Row {
+    id: i64,
+    time: String,
+    direction: &'static str,
+    from: String,
+    to: String,
+    pages: i64,
+    status: String,
+    attempts: usize,
+    /// The last attempt's outcome and message, when there is one.
+    last_attempt: String,
+    document: Option<String>,
+    retryable: bool,
+}
+
+#[derive(Template)]
+#[template(path = "faxes.html")]
+struct ListPage {
+    chrome: Chrome,
+    direction: String,
+    status: String,
+    rows: Vec<Row>,
+    paging: Paging,
+    note: Option<&'static str>,
+}
+
+/// `GET /console/faxes`.
+async fn list(mut visit: Visit, Query(params): Query<Fields>) -> Response {
+    let page = list_page(&mut visit, &params).await;
+    visit.finish(page)
+}
+
+async fn list_page(visit: &mut Visit, params: &Fields) -> PageResult {
+    let person = visit.acting().await?;
+    let listing = Listing::new("/console/faxes", params)
+        .with("direction", field(params, "direction"))
+        .with("status", field(params, "status"));
+    let mut order = tenant_pair(&person);
+    order.push(("sortBy", "time".to_owned()));
+    order.push(("sortDirection", "desc".to_owned()));
+    let answer = visit.get(&listing.api("/v2/admin/faxes", order)).await?;
+    let rows = records(&answer).iter().map(row_of).collect();
+    let paging = listing.paging(&answer);
+    let note = match field(params, "done") {
+        "sent" => Some("The fax is queued to be sent."),
+        "retried" => Some("The fax is queued to be sent again."),
+        _ => None,
+    };
+    html(&ListPage {
+        chrome: visit.chrome("faxes"),
+        direction: listing.filter("direction").to_owned(),
+        status: listing.filter("status").to_owned(),
+        rows,
+        paging,
+        note,
+    })
+}
+
+/// A fax of the API as a row.
+fn row_of(fax: &Value) -> Row {
+    let attempts = fax["attempts"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let last_attempt = attempts
+        .last()
+        .map(|a| {
+            [
+                a["outcome"].as_str(),
+                a["resultCode"].as_str(),
+                a["message"].as_str(),
+            ]
+            .into_iter()
+            .flatten()
+            .filter(|part| !part.is_empty())
+            .collect::<Vec<_>>()
+            .join(", ")
+        })
+        .unwrap_or_default();
+    let outbound = fax["direction"] == "outbound";
+    Row {
+        id: fax["id"].as_i64().unwrap_or(0),
+        time: text(&fax["time"]),
+        direction: if outbound { "sent" } else { "received" },
+        from: text(&fax["from"]),
+        to: text(&fax["to"]),
+        pages: fax["pages"].as_i64().unwrap_or(0),
+        status: text(&fax["status"]),
+        attempts: attempts.len(),
+        last_attempt,
+        document: fax["documentURL"].as_str().map(str::to_owned),
+        // A failed fax sent out is offered a retry; the API judges it again.
+        retryable: outbound && fax["status"] == "failed",
+    }
+}
+
+/// A fax line of the tenant.
+struct Line {
+    number: String,
+    label: String,
+}
+
+#[derive(Template)]
+#[template(path = "fax_form.html")]
+struct SendPage {
+    chrome: Chrome,
+    lines: Vec<Line>,
+    from: String,
+    to: String,
+    problems: Problems,
+}
+
+/// The tenant's fax lines, as the API lists them to the person.
+async fn lines(visit: &mut Visit, person: &Person) -> Result<Vec<Line>, PageError> {
+    let mut pairs = tenant_pair(person);
+    pairs.push(("paginated", "0".to_owned()));
+    pairs.push(("fax", "1".to_owned()));
+    let answer = visit
+        .call(
+            Method::GET,
+            &format!("/v2/admin/phone-numbers/?{}", query(&pairs)),
+            None,
+        )
+        .await?;
+    if !answer.status.is_success() {
+        return Ok(Vec::new());
+    }
+    Ok(records(&answer.json())
+        .iter()
+        .map(|n| {
+            let number = text(&n["number"]);
+            let comment = text(&n["diCommentName"]);
+            Line {
+                label: if comment.is_empty() {
+                    number.clone()
+                } else {
+                    format!("{number} {comment}")
+                },
+                number,
+            }
+        })
+        .collect())
+}
+
+/// `GET /console/faxes/new`.
+async fn new_form(mut visit: Visit) -> Response {
+    let page = async {
+        let person = visit.acting().await?;
+        let lines = lines(&mut visit, &person).await?;
+        let from = lines.first().map(|l| l.number.clone()).unwrap_or_default();
+        html(&SendPage {
+            chrome: visit.chrome("faxes"),
+            lines,
+            from,
+            to: String::new(),
+            problems: Problems::default(),
+        })
+    }
+    .await;
+    visit.finish(page)
+}
+
+/// `POST /console/faxes`: the uploaded document posted to the API with the line and
+/// the recipient; a refusal shows each broken field, what was typed kept.
+async fn send(mut visit: Visit, form: Result<Multipart, MultipartRejection>) -> Response {
+    let page = async {
+        let (fields, uploads) = read_multipart(form).await?;
+        check_post(&visit, &fields)?;
+        let person = visit.acting().await?;
+        let tenant = tenant_pair(&person);
+        let mut texts: Vec<(&str, &str)> = vec![
+            ("from", field(&fields, "from").trim()),
+            ("to", field(&fields, "to").trim()),
+        ];
+        if let Some((name, id)) = tenant.first() {
+            texts.push((name, id.as_str()));
+        }
+        let files: Vec<&Upload> = uploads.iter().filter(|u| u.name == "document").collect();
+        let (content_type, body) = multipart_body(&texts, &files);
+        let answer = visit
+            .call_with(Method::POST, "/v2/admin/faxes", &content_type, body)
+            .await?;
+        if answer.status.is_success() {
+            return Ok(Redirect::to("/console/faxes?done=sent").into_response());
+        }
+        if !answer.status.is_client_error() || answer.status == StatusCode::NOT_FOUND {
+            return Err(refusal(&answer));
+        }
+        let mut problems = Problems::of_refusal(&answer.json(), &FIELDS);
+        // What the document is (no PDF, no TIFF) is answered as an unsupported type: it
+        // is about the document field.
+        if answer.status == StatusCode::UNSUPPORTED_MEDIA_TYPE {
+            let messages = std::mem::take(&mut problems.general);
+            problems.fields.insert("document".to_owned(), messages);
+        }
+        let lines = lines(&mut visit, &person).await?;
+        let mut response = html(&SendPage {
+            chrome: visit.chrome("faxes"),
+            lines,
+            from: field(&fields, "from").to_owned(),
+            to: field(&fields, "to").to_owned(),
+            problems,
+        })?;
+        *response.status_mut() = answer.status;
+        Ok(response)
+    }
+    .await;
+    visit.finish(page)
+}
+
+/// `POST /console/faxes/{id}/retry`: the API's retry of a failed fax (it refuses one that
+/// is not failed, or whose document is gone, in its own words).
+async fn retry(mut visit: Visit, Path(id): Path<String>, Form(fields): Form<Fields>) -> Response {
+    let page = async {
+        check_post(&visit, &fields)?;
+        let id = record_id(&id)?;
+        visit.acting().await?;
+        let answer = visit
+            .call(
+                Method::POST,
+                &format!("/v2/admin/faxes/{id}/retry"),
+                Some(serde_json::json!({})),
+            )
+            .await?;
+        if !answer.status.is_success() {
+            return Err(refusal(&answer));
+        }
+        Ok(Redirect::to("/console/faxes?done=retried").into_response())
+    }
+    .await;
+    visit.finish(page)
+}

@@ -1,0 +1,887 @@
+//! The console's outbound pages (issue 34): campaigns created, listed with their progress
+//! and moved through their statuses through the API; a CSV import answering each row it
+//! did not create, and the export streamed as a download; opt-out entries added, imported
+//! and removed; faxes sent from the tenant's fax line and a failed one retried. A refused
+//! form shows every broken field and changes nothing; a lower role, another tenant and a
+//! form without its token are refused.
+
+use reqwest::StatusCode;
+use reqwest::multipart::{Form, Part};
+use serde_json::{Value, json};
+
+use crate::console::{Browser, Page};
+use crate::engine_jobs::{TOKEN, engine_token};
+use crate::fixture::World;
+use crate::on_both_backends;
+use crate::support::TestApp;
+
+/// Gives tenant A the phone number 12025550100 (its campaigns' caller id).
+async fn caller_id_line(app: &TestApp, w: &World) {
+    let platform = app.login(w.platform).await;
+    app.post(
+        "/v2/admin/phone-numbers/",
+        &platform,
+        json!({"tenantId": w.tenant_a, "number": "12025550100"}),
+    )
+    .await
+    .expect(200);
+}
+
+/// A draft campaign of tenant A made through the API, answering its id.
+async fn campaign(app: &TestApp, w: &World, admin: &str) -> i64 {
+    caller_id_line(app, w).await;
+    app.post(
+        "/v2/admin/call-campaigns/",
+        admin,
+        json!({
+            "name": "Reminders",
+            "callerIdNumber": "+12025550100",
+            "destination": [{"id": w.ext_a, "destType": "EXT"}],
+            "callingWindow": {"days": [0, 1, 2, 3, 4, 5, 6], "from": "00:00", "to": "24:00", "timeZone": "UTC"},
+        }),
+    )
+    .await
+    .expect(200)["id"]
+    .as_i64()
+    .unwrap()
+}
+
+/// The campaigns of tenant A, as the API lists them.
+async fn campaigns(app: &TestApp, admin: &str) -> Vec<Value> {
+    app.get("/v2/admin/call-campaigns/?paginated=0", admin)
+        .await
+        .expect(200)["records"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+/// The records of campaign `id`, as the API lists them.
+async fn numbers(app: &TestApp, admin: &str, id: i64) -> Vec<Value> {
+    app.get(
+        &format!("/v2/admin/call-campaigns/{id}/records?paginated=0&sortBy=id"),
+        admin,
+    )
+    .await
+    .expect(200)["records"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+/// The opt-out entries `admin` reads, oldest first.
+async fn opt_out_entries(app: &TestApp, admin: &str) -> Vec<Value> {
+    app.get("/v2/admin/opt-outs/?paginated=0&sortBy=id", admin)
+        .await
+        .expect(200)["records"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+/// The faxes `admin` reads.
+async fn fax_records(app: &TestApp, admin: &str) -> Vec<Value> {
+    app.get("/v2/admin/faxes?paginated=0", admin)
+        .await
+        .expect(200)["records"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+/// The error shown next to field `key`, if any.
+fn field_error<'a>(page: &'a Page, key: &str) -> Option<&'a str> {
+    let marker = format!("id=\"{key}-error\" data-field=\"{key}\">");
+    let start = page.body.find(&marker)? + marker.len();
+    page.body[start..].split("</p>").next()
+}
+
+/// Whether the input, select or fieldset `id` is marked invalid.
+fn marked_invalid(page: &Page, id: &str) -> bool {
+    let marker = format!("id=\"{id}\"");
+    let Some(start) = page.body.find(&marker) else {
+        return false;
+    };
+    let tag = &page.body[start..];
+    tag[..tag.find('>').unwrap()].contains("aria-invalid=\"true\"")
+}
+
+/// A CSV file part named `file`.
+fn csv(text: &str) -> Part {
+    Part::bytes(text.as_bytes().to_vec())
+        .file_name("numbers.csv")
+        .mime_str("text/csv")
+        .unwrap()
+}
+
+/// The campaign form, filled as a person would, with `changes` over the good values.
+fn campaign_fields<'a>(
+    token: &'a str,
+    ext: &'a str,
+    changes: &[(&'a str, &'a str)],
+) -> Vec<(&'a str, &'a str)> {
+    let mut fields = vec![
+        ("csrf", token),
+        ("name", "Flu shots"),
+        ("callerIdNumber", "(202) 555-0100"),
+        ("destination", ext),
+        ("day1", "on"),
+        ("day2", "on"),
+        ("day3", "on"),
+        ("windowFrom", "08:00"),
+        ("windowTo", "18:00"),
+        ("windowTimeZone", "America/New_York"),
+        ("maxAttempts", "2"),
+        ("retryDelayMinutes", "30"),
+        ("startAt", ""),
+        ("status", "draft"),
+    ];
+    for (name, value) in changes {
+        match fields.iter_mut().find(|(n, _)| n == name) {
+            Some(field) => field.1 = value,
+            None => fields.push((name, value)),
+        }
+    }
+    fields
+}
+
+/// A campaign made in the form reaches the API as typed (read back there); the list
+/// shows its status and how far its numbers are, counted by the API's record statuses;
+/// the picker offers only the kinds a campaign takes.
+async fn a_campaign_is_created_and_listed_with_its_progress(app: TestApp) {
+    let w = World::seed(&app).await;
+    caller_id_line(&app, &w).await;
+    let admin = app.login(w.admin_a).await;
+    let mut browser = Browser::new(&app.base);
+    browser.sign_in(w.admin_a).await;
+    let form = browser.get("/console/campaigns/new").await;
+    assert_eq!(form.status, StatusCode::OK, "{}", form.body);
+    assert!(
+        form.body.contains(&format!("value=\"EXT:{}\"", w.ext_a)),
+        "{}",
+        form.body
+    );
+    // A campaign's answered calls go to a record: no outside number, no hang-up.
+    assert!(!form.body.contains("value=\"EXTERNAL\""));
+    assert!(!form.body.contains("value=\"HANGUP\""));
+    let token = form.token();
+    let ext = format!("EXT:{}", w.ext_a);
+    let created = browser
+        .post("/console/campaigns", &campaign_fields(&token, &ext, &[]))
+        .await;
+    assert_eq!(created.status, StatusCode::SEE_OTHER, "{}", created.body);
+    let saved = campaigns(&app, &admin).await;
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    let campaign = &saved[0];
+    let id = campaign["id"].as_i64().unwrap();
+    assert_eq!(
+        created.location(),
+        format!("/console/campaigns/{id}?done=created")
+    );
+    assert_eq!(campaign["name"], "Flu shots");
+    assert_eq!(campaign["callerIdNumber"], "+12025550100");
+    assert_eq!(campaign["destination"]["destType"], "EXT");
+    assert_eq!(campaign["destination"]["id"], w.ext_a);
+    assert_eq!(
+        campaign["callingWindow"],
+        json!({"days": [1, 2, 3], "from": "08:00", "to": "18:00", "timeZone": "America/New_York"})
+    );
+    assert_eq!(campaign["maxAttempts"], 2);
+    assert_eq!(campaign["retryDelayMinutes"], 30);
+    assert_eq!(campaign["status"], "draft");
+    let audit = app
+        .get(
+            "/v2/admin/audit-log/?entities=call-campaign&sortBy=id&sortDirection=desc&recordsPerPage=1",
+            &admin,
+        )
+        .await
+        .expect(200);
+    assert_eq!(audit["records"][0]["userEmail"], w.admin_a, "{audit}");
+
+    // Three numbers, one skipped: one of three done.
+    let records = format!("/v2/admin/call-campaigns/{id}/records");
+    let mut ids = Vec::new();
+    for number in ["2025550143", "2025550144", "2025550145"] {
+        ids.push(
+            app.post(&records, &admin, json!({"number": number}))
+                .await
+                .expect(200)["id"]
+                .clone(),
+        );
+    }
+    app.patch(
+        &format!("{records}/{}", ids[2]),
+        &admin,
+        json!({"status": "skipped"}),
+    )
+    .await
+    .expect(200);
+    let list = browser.get("/console/campaigns").await;
+    assert_eq!(list.status, StatusCode::OK, "{}", list.body);
+    assert!(
+        list.body
+            .contains("href=\"/console/campaigns\" aria-current=\"page\""),
+        "{}",
+        list.body
+    );
+    assert!(list.body.contains("1 of 3 numbers done"), "{}", list.body);
+    assert!(
+        list.body
+            .contains(&format!("id=\"progress-{id}\" max=\"3\" value=\"1\"")),
+        "{}",
+        list.body
+    );
+    assert!(list.body.contains("2 waiting · 1 skipped"), "{}", list.body);
+    assert!(list.body.contains(">draft</span>"), "{}", list.body);
+    // The status filter is the API's: no running campaign.
+    let running = browser.get("/console/campaigns?status=running").await;
+    assert!(running.body.contains("0 campaigns"), "{}", running.body);
+    // The campaign's page holds its saved values and its counts.
+    let page = browser.get(&format!("/console/campaigns/{id}")).await;
+    assert_eq!(page.status, StatusCode::OK, "{}", page.body);
+    assert!(page.body.contains("value=\"America/New_York\""));
+    assert!(
+        page.body
+            .contains(&format!("value=\"EXT:{}\" selected", w.ext_a))
+    );
+    assert!(page.body.contains("2 waiting</a>"), "{}", page.body);
+    // Its records page, filtered by status.
+    let skipped = browser
+        .get(&format!("/console/campaigns/{id}/records?status=skipped"))
+        .await;
+    assert_eq!(skipped.status, StatusCode::OK, "{}", skipped.body);
+    assert!(skipped.body.contains("1 numbers"), "{}", skipped.body);
+    assert!(skipped.body.contains("+12025550145"));
+    assert!(!skipped.body.contains("+12025550143"));
+}
+
+/// A refused campaign shows every broken field next to its input, what was typed kept,
+/// and nothing is created; an edit refused changes nothing either.
+async fn a_refused_campaign_shows_every_broken_field(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let id = campaign(&app, &w, &admin).await;
+    let mut browser = Browser::new(&app.base);
+    browser.sign_in(w.admin_a).await;
+    let token = browser.get("/console/campaigns/new").await.token();
+    let refused = browser
+        .post(
+            "/console/campaigns",
+            &campaign_fields(
+                &token,
+                "",
+                &[
+                    ("name", ""),
+                    ("windowFrom", "18:00"),
+                    ("windowTo", "08:00"),
+                    ("maxAttempts", "11"),
+                    ("retryDelayMinutes", "0"),
+                ],
+            ),
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.body);
+    for key in [
+        "name",
+        "destination",
+        "windowTo",
+        "maxAttempts",
+        "retryDelayMinutes",
+    ] {
+        assert!(
+            field_error(&refused, key).is_some(),
+            "no error at {key}: {}",
+            refused.body
+        );
+        assert!(
+            marked_invalid(&refused, key),
+            "{key} not marked: {}",
+            refused.body
+        );
+    }
+    assert!(refused.body.contains("value=\"11\""), "{}", refused.body);
+    assert_eq!(campaigns(&app, &admin).await.len(), 1);
+
+    // A caller id that is not the tenant's, on an edit: named, nothing saved.
+    let path = format!("/console/campaigns/{id}");
+    let token = browser.get(&path).await.token();
+    let ext = format!("EXT:{}", w.ext_a);
+    let edit = browser
+        .post(
+            &path,
+            &campaign_fields(
+                &token,
+                &ext,
+                &[
+                    ("callerIdNumber", "+12025559999"),
+                    ("windowTimeZone", "Mars/Base"),
+                ],
+            ),
+        )
+        .await;
+    assert_eq!(edit.status, StatusCode::BAD_REQUEST, "{}", edit.body);
+    assert!(
+        field_error(&edit, "callerIdNumber").is_some(),
+        "{}",
+        edit.body
+    );
+    assert!(
+        field_error(&edit, "windowTimeZone").is_some(),
+        "{}",
+        edit.body
+    );
+    let saved = app
+        .get(&format!("/v2/admin/call-campaigns/{id}"), &admin)
+        .await
+        .expect(200);
+    assert_eq!(saved["name"], "Reminders");
+    assert_eq!(saved["callingWindow"]["timeZone"], "UTC");
+}
+
+/// Start, pause and stop are the API's status steps, read back there; a step the
+/// campaign may not take is refused in the API's words and changes nothing.
+async fn start_pause_and_stop_are_the_apis_steps(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let id = campaign(&app, &w, &admin).await;
+    let mut browser = Browser::new(&app.base);
+    browser.sign_in(w.admin_a).await;
+    let path = format!("/console/campaigns/{id}");
+    let page = browser.get(&path).await;
+    assert!(page.body.contains(">Start</button>"), "{}", page.body);
+    let token = page.token();
+    let status = format!("{path}/status");
+    let api = format!("/v2/admin/call-campaigns/{id}");
+    for step in ["running", "paused", "running", "completed"] {
+        let moved = browser
+            .post(&status, &[("csrf", &token), ("status", step)])
+            .await;
+        assert_eq!(
+            moved.status,
+            StatusCode::SEE_OTHER,
+            "{step}: {}",
+            moved.body
+        );
+        assert_eq!(moved.location(), format!("{path}?done={step}"));
+        assert_eq!(app.get(&api, &admin).await.expect(200)["status"], step);
+    }
+    let stopped = browser.get(&format!("{path}?done=completed")).await;
+    assert!(
+        stopped.body.contains("The campaign is stopped."),
+        "{}",
+        stopped.body
+    );
+    assert!(
+        stopped
+            .body
+            .contains("data-testid=\"campaign-status\">completed<"),
+        "{}",
+        stopped.body
+    );
+    // A finished campaign offers no step.
+    assert!(!stopped.body.contains("/status\""), "{}", stopped.body);
+    let refused = browser
+        .post(&status, &[("csrf", &token), ("status", "running")])
+        .await;
+    assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.body);
+    assert!(
+        refused.body.contains("The change was refused"),
+        "{}",
+        refused.body
+    );
+    assert_eq!(
+        app.get(&api, &admin).await.expect(200)["status"],
+        "completed"
+    );
+}
+
+/// A CSV import shows each row the API did not create with its reason (two bad rows
+/// here), the good ones reach the API; a file without a number column is refused whole
+/// and imports nothing; the export is the API's CSV, as a download.
+async fn an_import_shows_each_refused_row_and_the_export_downloads(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let id = campaign(&app, &w, &admin).await;
+    let mut browser = Browser::new(&app.base);
+    browser.sign_in(w.admin_a).await;
+    let path = format!("/console/campaigns/{id}/import");
+    let form = browser.get(&path).await;
+    assert_eq!(form.status, StatusCode::OK, "{}", form.body);
+    assert!(form.body.contains("enctype=\"multipart/form-data\""));
+    let token = form.token();
+    let upload = Form::new().text("csrf", token.clone()).part(
+        "file",
+        csv("number,name\n(202) 555-0143,Ann\nnot a number,Bob\n2025550144,Cy\n12,Dee\n+12025550143,Ann again\n"),
+    );
+    let answer = browser.post_multipart(&path, upload).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    assert!(
+        answer.body.contains("data-testid=\"import-created\">2<"),
+        "{}",
+        answer.body
+    );
+    assert!(
+        answer.body.contains("data-testid=\"import-invalid\">2<"),
+        "{}",
+        answer.body
+    );
+    for (row, input) in [(2, "not a number"), (4, "12")] {
+        let marker = format!(
+            "<tr data-row=\"{row}\"><th scope=\"row\">{row}</th><td>{input}</td><td>refused</td><td>"
+        );
+        let start = answer
+            .body
+            .find(&marker)
+            .unwrap_or_else(|| panic!("no row {row}: {}", answer.body));
+        let reason = answer.body[start + marker.len()..]
+            .split("</td>")
+            .next()
+            .unwrap();
+        assert!(reason.contains("number"), "row {row}: {reason}");
+    }
+    assert!(
+        answer.body.contains("<tr data-row=\"5\">"),
+        "{}",
+        answer.body
+    );
+    assert!(answer.body.contains("already held"), "{}", answer.body);
+    assert!(!answer.body.contains("<tr data-row=\"1\">"));
+    let held: Vec<Value> = numbers(&app, &admin, id)
+        .await
+        .iter()
+        .map(|r| r["number"].clone())
+        .collect();
+    assert_eq!(held, [json!("+12025550143"), json!("+12025550144")]);
+
+    // No number column: refused as a whole, nothing imported.
+    let upload = Form::new()
+        .text("csrf", token.clone())
+        .part("file", csv("phone\n2025550150\n"));
+    let refused = browser.post_multipart(&path, upload).await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.body);
+    assert!(refused.body.contains("number column"), "{}", refused.body);
+    assert_eq!(numbers(&app, &admin, id).await.len(), 2);
+
+    // The export: the API's CSV, streamed as a download, with the filter asked.
+    let response = browser
+        .get(&format!("/console/campaigns/{id}/export"))
+        .await;
+    assert_eq!(response.status, StatusCode::OK, "{}", response.body);
+    assert!(
+        response.headers["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/csv")
+    );
+    assert_eq!(
+        response.headers["content-disposition"],
+        format!("attachment; filename=\"campaign-{id}-records.csv\"").as_str()
+    );
+    let body = response.body;
+    let lines: Vec<&str> = body.lines().collect();
+    assert_eq!(
+        lines[0],
+        "id,number,name,status,outcome,attempts,lastAttemptAt,nextAttemptAt,createdAt"
+    );
+    assert_eq!(lines.len(), 3, "{body}");
+    assert!(lines[1].contains("+12025550143,Ann,pending"), "{body}");
+    let skipped = browser
+        .get(&format!("/console/campaigns/{id}/export?status=skipped"))
+        .await;
+    assert_eq!(skipped.body.lines().count(), 1, "{}", skipped.body);
+    // Another tenant's admin gets no export of it.
+    let mut other = Browser::new(&app.base);
+    other.sign_in(w.admin_b).await;
+    let refused = other.get(&format!("/console/campaigns/{id}/export")).await;
+    assert_eq!(refused.status, StatusCode::NOT_FOUND);
+}
+
+/// An opt-out is added (read back over the API), a refused one shows its broken fields
+/// and adds nothing, an import shows each row it did not create, and an entry is removed;
+/// the export is the API's CSV.
+async fn opt_outs_are_added_imported_and_removed(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let id = campaign(&app, &w, &admin).await;
+    let mut browser = Browser::new(&app.base);
+    browser.sign_in(w.admin_a).await;
+    let page = browser.get("/console/opt-outs").await;
+    assert_eq!(page.status, StatusCode::OK, "{}", page.body);
+    assert!(
+        page.body
+            .contains("href=\"/console/opt-outs\" aria-current=\"page\"")
+    );
+    let token = page.token();
+    let added = browser
+        .post(
+            "/console/opt-outs",
+            &[
+                ("csrf", &token),
+                ("number", "(202) 555-0150"),
+                ("level", "tenant"),
+                ("campaignId", ""),
+                ("reason", "Asked at the counter"),
+                ("expiresAt", ""),
+            ],
+        )
+        .await;
+    assert_eq!(added.status, StatusCode::SEE_OTHER, "{}", added.body);
+    let listed = opt_out_entries(&app, &admin).await;
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(listed[0]["number"], "+12025550150");
+    assert_eq!(listed[0]["level"], "tenant");
+    assert_eq!(listed[0]["reason"], "Asked at the counter");
+    let shown = browser.get("/console/opt-outs").await;
+    assert!(shown.body.contains("+12025550150"), "{}", shown.body);
+
+    // A campaign entry without its campaign and a number that is none: both named.
+    let refused = browser
+        .post(
+            "/console/opt-outs",
+            &[
+                ("csrf", &token),
+                ("number", "not a number"),
+                ("level", "campaign"),
+                ("campaignId", ""),
+                ("reason", ""),
+                ("expiresAt", ""),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.body);
+    assert!(
+        field_error(&refused, "campaignId").is_some(),
+        "{}",
+        refused.body
+    );
+    assert!(marked_invalid(&refused, "campaignId"));
+    assert!(refused.body.contains("value=\"not a number\""));
+    assert_eq!(opt_out_entries(&app, &admin).await.len(), 1);
+
+    // A campaign's own list.
+    let campaign_entry = browser
+        .post(
+            "/console/opt-outs",
+            &[
+                ("csrf", &token),
+                ("number", "2025550151"),
+                ("level", "campaign"),
+                ("campaignId", &id.to_string()),
+                ("reason", ""),
+                ("expiresAt", "2099-01-31"),
+            ],
+        )
+        .await;
+    assert_eq!(
+        campaign_entry.status,
+        StatusCode::SEE_OTHER,
+        "{}",
+        campaign_entry.body
+    );
+    let listed = opt_out_entries(&app, &admin).await;
+    assert_eq!(listed[1]["campaignId"], id);
+    assert_eq!(listed[1]["expiresAt"], "2099-01-31T00:00:00Z");
+    assert!(
+        browser
+            .get("/console/opt-outs")
+            .await
+            .body
+            .contains("campaign Reminders")
+    );
+
+    // An import: one row created, one refused, one already held.
+    let upload = Form::new().text("csrf", token.clone()).part(
+        "file",
+        csv("number,reason\n2025550152,Complaint\nnope,Bad row\n2025550150,Again\n"),
+    );
+    let imported = browser
+        .post_multipart("/console/opt-outs/import", upload)
+        .await;
+    assert_eq!(imported.status, StatusCode::OK, "{}", imported.body);
+    assert!(
+        imported.body.contains("data-testid=\"import-created\">1<"),
+        "{}",
+        imported.body
+    );
+    assert!(
+        imported
+            .body
+            .contains("<tr data-row=\"2\"><th scope=\"row\">2</th><td>nope</td><td>refused</td>"),
+        "{}",
+        imported.body
+    );
+    assert!(
+        imported.body.contains(
+            "<tr data-row=\"3\"><th scope=\"row\">3</th><td>2025550150</td><td>already held</td>"
+        ),
+        "{}",
+        imported.body
+    );
+    let listed = opt_out_entries(&app, &admin).await;
+    assert_eq!(listed.len(), 3);
+    assert_eq!(listed[2]["number"], "+12025550152");
+    assert_eq!(listed[2]["source"], "import");
+
+    // The export.
+    let response = browser.get("/console/opt-outs/export").await;
+    assert_eq!(response.status, StatusCode::OK, "{}", response.body);
+    assert_eq!(
+        response.headers["content-disposition"],
+        "attachment; filename=\"opt-outs.csv\""
+    );
+    let body = response.body;
+    assert!(
+        body.starts_with("id,level,tenantId,campaignId,number,source,reason,createdAt,expiresAt")
+    );
+    assert_eq!(body.lines().count(), 4, "{body}");
+
+    // Removed: gone from the API.
+    let first = listed[0]["id"].as_i64().unwrap();
+    let removed = browser
+        .post(
+            &format!("/console/opt-outs/{first}/delete"),
+            &[("csrf", &token)],
+        )
+        .await;
+    assert_eq!(removed.status, StatusCode::SEE_OTHER, "{}", removed.body);
+    app.get(&format!("/v2/admin/opt-outs/{first}"), &admin)
+        .await
+        .expect(404);
+}
+
+/// The engine takes the one queued fax and reports it failed.
+async fn fail_the_fax(app: &TestApp) {
+    let claimed = app
+        .post(
+            "/v2/engine/jobs/claim",
+            TOKEN,
+            json!({"kinds": ["fax"], "max": 10, "leaseSeconds": 300}),
+        )
+        .await
+        .expect(200);
+    let jobs = claimed["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 1, "{claimed}");
+    app.post(
+        &format!("/v2/engine/jobs/{}/result", jobs[0]["id"]),
+        TOKEN,
+        json!({"attempt": jobs[0]["attempt"], "outcome": "failed", "resultCode": "busy"}),
+    )
+    .await
+    .expect(200);
+}
+
+/// A TIFF, as a fax document.
+fn tiff() -> Part {
+    let mut bytes = b"II*\0".to_vec();
+    bytes.extend_from_slice(&[0; 64]);
+    Part::bytes(bytes)
+        .file_name("letter.tif")
+        .mime_str("image/tiff")
+        .unwrap()
+}
+
+/// A fax sent from the tenant's fax line reaches the API queued; a refused one names
+/// each broken field; a failed one is shown with its attempts and retried through the
+/// API's retry, which refuses a fax that is not failed in its own words.
+async fn a_fax_is_sent_and_a_failed_one_retried(app: TestApp) {
+    let w = World::seed(&app).await;
+    let platform = app.login(w.platform).await;
+    app.post(
+        "/v2/admin/phone-numbers/",
+        &platform,
+        json!({"tenantId": w.tenant_a, "number": "15550001000", "fax": "yes", "diCommentName": "Fax line"}),
+    )
+    .await
+    .expect(200);
+    let admin = app.login(w.admin_a).await;
+    app.call(
+        reqwest::Method::PUT,
+        "/v2/admin/faxes/retry-policy",
+        Some(&admin),
+        Some(json!({"maxAttempts": 1, "delaySeconds": 60})),
+    )
+    .await
+    .expect(200);
+    let mut browser = Browser::new(&app.base);
+    browser.sign_in(w.admin_a).await;
+    let form = browser.get("/console/faxes/new").await;
+    assert_eq!(form.status, StatusCode::OK, "{}", form.body);
+    assert!(form.body.contains("Fax line"), "{}", form.body);
+    let token = form.token();
+
+    // Nothing to send and nobody to send it to: both named, nothing sent.
+    let refused = browser
+        .post_multipart(
+            "/console/faxes",
+            Form::new()
+                .text("csrf", token.clone())
+                .text("from", "15550001000")
+                .text("to", ""),
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.body);
+    assert!(field_error(&refused, "to").is_some(), "{}", refused.body);
+    assert!(
+        field_error(&refused, "document").is_some(),
+        "{}",
+        refused.body
+    );
+    assert!(marked_invalid(&refused, "document"));
+    // A document that is no PDF: named at the document.
+    let refused = browser
+        .post_multipart(
+            "/console/faxes",
+            Form::new()
+                .text("csrf", token.clone())
+                .text("from", "15550001000")
+                .text("to", "15559990000")
+                .part(
+                    "document",
+                    Part::bytes(b"%PDF-1.4 not really".to_vec())
+                        .file_name("letter.pdf")
+                        .mime_str("application/pdf")
+                        .unwrap(),
+                ),
+        )
+        .await;
+    assert_eq!(
+        refused.status,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "{}",
+        refused.body
+    );
+    assert!(
+        field_error(&refused, "document").is_some(),
+        "{}",
+        refused.body
+    );
+    assert!(refused.body.contains("value=\"15559990000\""));
+    assert!(fax_records(&app, &admin).await.is_empty());
+
+    let sent = browser
+        .post_multipart(
+            "/console/faxes",
+            Form::new()
+                .text("csrf", token.clone())
+                .text("from", "15550001000")
+                .text("to", "15559990000")
+                .part("document", tiff()),
+        )
+        .await;
+    assert_eq!(sent.status, StatusCode::SEE_OTHER, "{}", sent.body);
+    let listed = fax_records(&app, &admin).await;
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0]["status"], "queued");
+    assert_eq!(listed[0]["to"], "15559990000");
+    let id = listed[0]["id"].as_i64().unwrap();
+
+    // Not failed: the API's conflict, nothing changed.
+    let retry = format!("/console/faxes/{id}/retry");
+    let early = browser.post(&retry, &[("csrf", &token)]).await;
+    assert_eq!(early.status, StatusCode::CONFLICT, "{}", early.body);
+    assert!(
+        early.body.contains("only a failed fax is retried"),
+        "{}",
+        early.body
+    );
+
+    fail_the_fax(&app).await;
+    let list = browser.get("/console/faxes").await;
+    assert_eq!(list.status, StatusCode::OK, "{}", list.body);
+    assert!(
+        list.body.contains("data-testid=\"fax-status\">failed<"),
+        "{}",
+        list.body
+    );
+    assert!(list.body.contains("last: failed, busy"), "{}", list.body);
+    assert!(
+        list.body.contains(&format!("action=\"{retry}\"")),
+        "{}",
+        list.body
+    );
+    let retried = browser.post(&retry, &[("csrf", &token)]).await;
+    assert_eq!(retried.status, StatusCode::SEE_OTHER, "{}", retried.body);
+    assert_eq!(retried.location(), "/console/faxes?done=retried");
+    let fax = app
+        .get(&format!("/v2/admin/faxes/{id}"), &admin)
+        .await
+        .expect(200);
+    assert_eq!(fax["status"], "queued");
+    assert_eq!(fax["attempts"].as_array().unwrap().len(), 1);
+    let sent_filter = browser.get("/console/faxes?direction=inbound").await;
+    assert!(sent_filter.body.contains("0 faxes"), "{}", sent_filter.body);
+}
+
+/// A branch administrator and a user may not reach the outbound pages (the API's 403);
+/// another tenant's campaign is not found and not changed; a form without its token, a
+/// plain one or an upload, is refused and changes nothing.
+async fn lower_roles_other_tenants_and_forged_forms_are_refused(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let id = campaign(&app, &w, &admin).await;
+    for email in [w.branch_admin_a, w.user_a] {
+        let mut browser = Browser::new(&app.base);
+        browser.sign_in(email).await;
+        for path in ["/console/campaigns", "/console/opt-outs", "/console/faxes"] {
+            let page = browser.get(path).await;
+            assert_eq!(
+                page.status,
+                StatusCode::FORBIDDEN,
+                "{email} {path}: {}",
+                page.body
+            );
+        }
+    }
+    let mut other = Browser::new(&app.base);
+    other.sign_in(w.admin_b).await;
+    let path = format!("/console/campaigns/{id}");
+    assert_eq!(other.get(&path).await.status, StatusCode::NOT_FOUND);
+    let token = other.get("/console/campaigns/new").await.token();
+    let moved = other
+        .post(
+            &format!("{path}/status"),
+            &[("csrf", &token), ("status", "running")],
+        )
+        .await;
+    assert_eq!(moved.status, StatusCode::NOT_FOUND, "{}", moved.body);
+    let api = format!("/v2/admin/call-campaigns/{id}");
+    assert_eq!(app.get(&api, &admin).await.expect(200)["status"], "draft");
+
+    let mut browser = Browser::new(&app.base);
+    browser.sign_in(w.admin_a).await;
+    let forged = browser
+        .post(&format!("{path}/status"), &[("status", "running")])
+        .await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN, "{}", forged.body);
+    assert_eq!(app.get(&api, &admin).await.expect(200)["status"], "draft");
+    let forged = browser
+        .post(
+            "/console/opt-outs",
+            &[
+                ("csrf", "not-the-token"),
+                ("number", "2025550150"),
+                ("level", "tenant"),
+            ],
+        )
+        .await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN, "{}", forged.body);
+    let upload = Form::new().part("file", csv("number\n2025550150\n"));
+    let forged = browser
+        .post_multipart(&format!("{path}/import"), upload)
+        .await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN, "{}", forged.body);
+    assert!(numbers(&app, &admin, id).await.is_empty());
+    let opt_outs = app.get("/v2/admin/opt-outs/", &admin).await.expect(200);
+    assert_eq!(opt_outs["totalRecords"], 0);
+}
+
+on_both_backends!(
+    a_campaign_is_created_and_listed_with_its_progress,
+    a_refused_campaign_shows_every_broken_field,
+    start_pause_and_stop_are_the_apis_steps,
+    an_import_shows_each_refused_row_and_the_export_downloads,
+    opt_outs_are_added_imported_and_removed,
+    lower_roles_other_tenants_and_forged_forms_are_refused,
+);
+
+on_both_backends!(with engine_token; a_fax_is_sent_and_a_failed_one_retried);
