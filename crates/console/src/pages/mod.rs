@@ -4,11 +4,13 @@
 pub(crate) mod account;
 pub(crate) mod audit;
 pub(crate) mod business_hours;
+pub(crate) mod calls;
 pub(crate) mod dashboard;
 pub(crate) mod destinations;
 pub(crate) mod extensions;
 pub(crate) mod flow;
 pub(crate) mod numbers;
+pub(crate) mod people;
 pub(crate) mod tenants;
 pub(crate) mod voicemail;
 
@@ -27,7 +29,7 @@ use crate::visit::PageError;
 /// The routes of the areas whose page module brings its own (`routes()`, one line each
 /// here), merged into the console's router.
 pub(crate) fn area_routes() -> Router<Console> {
-    Router::new()
+    Router::new().merge(people::routes()).merge(calls::routes())
 }
 
 /// `/` and `/console`: the console's home.
@@ -86,6 +88,8 @@ const NAVIGATION: &[(&str, &str, &str)] = &[
     ("/console/phone-numbers", "Phone numbers", "numbers"),
     ("/console/business-hours", "Business hours", "hours"),
     ("/console/voicemail", "Voicemail", "voicemail"),
+    ("/console/calls", "Calls", "calls"),
+    ("/console/people", "People", "people"),
     ("/console/audit", "Audit trail", "audit"),
     ("/console/password", "Account", "account"),
 ];
