@@ -186,7 +186,8 @@ async fn a_refused_form_shows_every_broken_field(app: TestApp) {
             page.body
         );
         assert!(
-            page.body.contains(&format!("id=\"{field}\" name=\"{field}\""))
+            page.body
+                .contains(&format!("id=\"{field}\" name=\"{field}\""))
                 && page.body.contains("aria-invalid=\"true\""),
             "{field} is not marked"
         );
@@ -215,7 +216,11 @@ async fn a_refused_form_shows_every_broken_field(app: TestApp) {
         "{}",
         page.body
     );
-    assert!(account(&app, &admin, "nobranch@example.com").await.is_none());
+    assert!(
+        account(&app, &admin, "nobranch@example.com")
+            .await
+            .is_none()
+    );
 }
 
 /// A branch administrator sees only their branch's people, is offered no role above
@@ -245,11 +250,11 @@ async fn a_branch_admin_sees_only_their_branch(app: TestApp) {
     );
     let form = browser.get("/console/people/new").await;
     assert!(
-        !form.body.contains("<option value=\"3\""),
+        !form.body.contains(">tenant administrator</option>"),
         "a branch admin is offered no tenant admin role: {}",
         form.body
     );
-    assert!(form.body.contains("<option value=\"4\""));
+    assert!(form.body.contains(">branch administrator</option>"));
     let token = form.token();
     let branch_a = w.branch_a.to_string();
     let refused = browser
@@ -272,7 +277,11 @@ async fn a_branch_admin_sees_only_their_branch(app: TestApp) {
         "{}",
         refused.body
     );
-    assert!(account(&app, &admin, "promoted@example.com").await.is_none());
+    assert!(
+        account(&app, &admin, "promoted@example.com")
+            .await
+            .is_none()
+    );
     let other = format!("/console/people/{}", annex["id"]);
     assert_eq!(browser.get(&other).await.status, StatusCode::NOT_FOUND);
     let changed = browser
@@ -327,7 +336,11 @@ async fn other_tenants_users_and_forged_forms_are_refused(app: TestApp) {
         )
         .await;
     assert_eq!(refused.status, StatusCode::FORBIDDEN, "{}", refused.body);
-    assert!(account(&app, &admin, "by-a-user@example.com").await.is_none());
+    assert!(
+        account(&app, &admin, "by-a-user@example.com")
+            .await
+            .is_none()
+    );
 
     let mut browser = Browser::new(&app.base);
     browser.sign_in(w.admin_a).await;
@@ -353,7 +366,8 @@ async fn other_tenants_users_and_forged_forms_are_refused(app: TestApp) {
 /// `talk` seconds, or (`talk` 0) missed.
 fn ingested_call(tenant: i64, unique_id: &str, from: &str, ago: i64, talk: i64) -> Value {
     let start = chrono::Utc::now() - chrono::Duration::seconds(ago);
-    let iso = |t: chrono::DateTime<chrono::Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let iso =
+        |t: chrono::DateTime<chrono::Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     let mut call = json!({
         "tenantId": tenant, "uniqueId": unique_id, "event": "ended", "direction": "inbound",
         "callerIdNum": from, "callerIdName": "A caller", "dialedNum": "101",
@@ -379,7 +393,9 @@ fn player_src(page: &Page) -> String {
         .unwrap_or_else(|| panic!("no player: {}", page.body));
     let tag = &page.body[start..];
     let src = &tag[tag.find("src=\"").unwrap() + 5..];
-    src[..src.find('"').unwrap()].replace("&amp;", "&").replace("&#38;", "&")
+    src[..src.find('"').unwrap()]
+        .replace("&amp;", "&")
+        .replace("&#38;", "&")
 }
 
 /// The calls list filters as the API does; a call's page shows its report, plays its
@@ -431,13 +447,26 @@ async fn calls_with_their_recording_and_transcript(app: TestApp) {
     browser.sign_in(w.admin_a).await;
     let list = browser.get("/console/calls").await;
     assert_eq!(list.status, StatusCode::OK, "{}", list.body);
-    assert!(list.body.contains("href=\"/console/calls/c.rec\""), "{}", list.body);
+    assert!(
+        list.body.contains("href=\"/console/calls/c.rec\""),
+        "{}",
+        list.body
+    );
     assert!(list.body.contains("href=\"/console/calls/c.missed\""));
     assert!(!list.body.contains("c.other"), "another tenant's call");
-    assert!(list.body.contains("<strong>2</strong> calls, 1 answered, 1 missed"), "{}", list.body);
+    assert!(
+        list.body
+            .contains("<strong>2</strong> calls, 1 answered, 1 missed"),
+        "{}",
+        list.body
+    );
     let missed = browser.get("/console/calls?disposition=NO+ANSWER").await;
     assert!(missed.body.contains("c.missed") && !missed.body.contains("c.rec"));
-    assert!(missed.body.contains("<option value=\"NO ANSWER\" selected>"));
+    assert!(
+        missed
+            .body
+            .contains("<option value=\"NO ANSWER\" selected>")
+    );
     let by_number = browser.get("/console/calls?number=5550001").await;
     assert!(by_number.body.contains("c.rec") && !by_number.body.contains("c.missed"));
     // Yesterday and today, in the tenant's zone (UTC here), hold both; days long past
@@ -482,7 +511,10 @@ async fn calls_with_their_recording_and_transcript(app: TestApp) {
         "<th scope=\"row\" class=\"speaker speaker-1\">Agent 101</th><td>Which prescription?</td>"
     ));
     let recording = app
-        .get("/v2/admin/call-recordings/c.rec", &app.login(w.admin_a).await)
+        .get(
+            "/v2/admin/call-recordings/c.rec",
+            &app.login(w.admin_a).await,
+        )
         .await
         .expect(200);
     let media_url = recording["mediaURL"].as_str().unwrap();
@@ -506,7 +538,14 @@ async fn calls_with_their_recording_and_transcript(app: TestApp) {
     assert_eq!(player_src(&page), "/console/calls/c.rec/recording");
     let streamed = local.get("/console/calls/c.rec/recording").await;
     assert_eq!(streamed.status, StatusCode::OK);
-    assert_eq!(streamed.headers["content-type"], "audio/mpeg");
+    assert!(
+        streamed.headers["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("audio/"),
+        "{:?}",
+        streamed.headers
+    );
     assert_eq!(
         streamed.headers["content-length"],
         audio.len().to_string().as_str(),
