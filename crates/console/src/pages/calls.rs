@@ -679,7 +679,7 @@ mod tests {
 
     #[test]
     fn a_typed_day_is_read_in_the_tenants_zone() {
-        let zone: Tz = "America/New_York".parse().unwrap();
+        let zone: Tz = "America/New_York".parse().expect("a zone");
         assert_eq!(instant("2026-11-20", zone, false), "2026-11-20T05:00:00Z");
         assert_eq!(instant("2026-11-20", zone, true), "2026-11-21T05:00:00Z");
         // Summer time: four hours behind.
