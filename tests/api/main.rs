@@ -31,6 +31,7 @@ mod console_hours;
 mod console_ivrs;
 mod console_media;
 mod console_outbound;
+mod console_people;
 mod data_folder;
 mod data_moves;
 mod delivery_safety;

@@ -40,9 +40,11 @@ struct ListPage {
 }
 
 /// A branch to pick.
-struct BranchOption {
-    id: String,
-    name: String,
+pub(crate) struct BranchOption {
+    /// Its id, as the form sends it.
+    pub id: String,
+    /// Its name.
+    pub name: String,
 }
 
 #[derive(Template)]
@@ -60,7 +62,10 @@ struct FormPage {
 
 /// The branches of the tenant acted on, as the API lists them to the person (a branch
 /// administrator sees their own); empty when they may not list branches.
-async fn branches(visit: &mut Visit, person: &Person) -> Result<Vec<BranchOption>, PageError> {
+pub(crate) async fn branches(
+    visit: &mut Visit,
+    person: &Person,
+) -> Result<Vec<BranchOption>, PageError> {
     let mut pairs = tenant_pair(person);
     pairs.push(("paginated", "0".to_owned()));
     let answer = visit

@@ -75,7 +75,7 @@ fn moment(raw: &str, zone: Tz) -> (DateTime<Utc>, String, Option<String>) {
 
 /// The tenant's time zone: the one its record names, UTC when it cannot be read (a
 /// branch administrator may not read the tenant record).
-async fn zone_of(visit: &mut Visit, person: &Person) -> Tz {
+pub(crate) async fn zone_of(visit: &mut Visit, person: &Person) -> Tz {
     let Some(acting) = &person.acting else {
         return Tz::UTC;
     };

@@ -5,6 +5,7 @@ pub(crate) mod account;
 pub(crate) mod audit;
 pub(crate) mod business_hours;
 pub(crate) mod campaigns;
+pub(crate) mod calls;
 pub(crate) mod dashboard;
 pub(crate) mod destinations;
 pub(crate) mod extensions;
@@ -17,6 +18,7 @@ pub(crate) mod media_files;
 pub(crate) mod music_on_hold;
 pub(crate) mod paging_groups;
 pub(crate) mod opt_outs;
+pub(crate) mod people;
 pub(crate) mod tenants;
 pub(crate) mod voicemail;
 
@@ -44,6 +46,8 @@ pub(crate) fn area_routes() -> Router<Console> {
         .merge(campaigns::routes())
         .merge(opt_outs::routes())
         .merge(faxes::routes())
+        .merge(people::routes())
+        .merge(calls::routes())
 }
 
 /// `/` and `/console`: the console's home.
@@ -110,6 +114,8 @@ const NAVIGATION: &[(&str, &str, &str)] = &[
     ("/console/campaigns", "Campaigns", "campaigns"),
     ("/console/opt-outs", "Opt-outs", "opt-outs"),
     ("/console/faxes", "Faxes", "faxes"),
+    ("/console/calls", "Calls", "calls"),
+    ("/console/people", "People", "people"),
     ("/console/audit", "Audit trail", "audit"),
     ("/console/password", "Account", "account"),
 ];
