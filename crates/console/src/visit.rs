@@ -343,35 +343,6 @@ impl Visit {
         Ok(answer)
     }
 
-    /// One request to the API as the signed-in person with a body that is not JSON (a
-    /// multipart upload), sent as `content_type`; like [`Visit::call`] otherwise.
-    pub async fn call_raw(
-        &mut self,
-        method: Method,
-        path: &str,
-        content_type: &str,
-        body: Vec<u8>,
-    ) -> Result<Answer, PageError> {
-        let person = self.signed_in().await?;
-        let answer = self
-            .console
-            .api
-            .send(
-                &self.origin,
-                method,
-                path,
-                Some(&person.access_token),
-                Some(content_type),
-                body,
-            )
-            .await?;
-        if answer.status == StatusCode::UNAUTHORIZED {
-            self.set_session(Session::anonymous());
-            return Err(PageError::SignIn);
-        }
-        Ok(answer)
-    }
-
     /// A read from the API as the signed-in person: its JSON, or the page's error.
     pub async fn get(&mut self, path: &str) -> Result<Value, PageError> {
         let answer = self.call(Method::GET, path, None).await?;

@@ -435,7 +435,7 @@ async fn send_upload(
     parts.extend(fields.iter().cloned());
     let (content_type, body) = multipart_body(&parts, file);
     visit
-        .call_raw(Method::POST, "/v2/admin/media-files/", &content_type, body)
+        .call_with(Method::POST, "/v2/admin/media-files/", &content_type, body)
         .await
 }
 

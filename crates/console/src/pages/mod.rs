@@ -4,21 +4,21 @@
 pub(crate) mod account;
 pub(crate) mod audit;
 pub(crate) mod business_hours;
-pub(crate) mod campaigns;
 pub(crate) mod calls;
+pub(crate) mod campaigns;
 pub(crate) mod dashboard;
 pub(crate) mod destinations;
 pub(crate) mod extensions;
 pub(crate) mod faxes;
 pub(crate) mod flow;
 pub(crate) mod ivrs;
-pub(crate) mod numbers;
-pub(crate) mod queues;
 pub(crate) mod media_files;
 pub(crate) mod music_on_hold;
-pub(crate) mod paging_groups;
+pub(crate) mod numbers;
 pub(crate) mod opt_outs;
+pub(crate) mod paging_groups;
 pub(crate) mod people;
+pub(crate) mod queues;
 pub(crate) mod tenants;
 pub(crate) mod voicemail;
 
