@@ -28,6 +28,7 @@ mod consistency;
 mod console;
 mod console_flow;
 mod console_hours;
+mod console_phones;
 mod data_folder;
 mod data_moves;
 mod delivery_safety;

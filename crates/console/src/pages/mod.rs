@@ -4,11 +4,13 @@
 pub(crate) mod account;
 pub(crate) mod audit;
 pub(crate) mod business_hours;
+pub(crate) mod button_layouts;
 pub(crate) mod dashboard;
 pub(crate) mod destinations;
 pub(crate) mod extensions;
 pub(crate) mod flow;
 pub(crate) mod numbers;
+pub(crate) mod phones;
 pub(crate) mod tenants;
 pub(crate) mod voicemail;
 
@@ -28,6 +30,8 @@ use crate::visit::PageError;
 /// here), merged into the console's router.
 pub(crate) fn area_routes() -> Router<Console> {
     Router::new()
+        .merge(phones::routes())
+        .merge(button_layouts::routes())
 }
 
 /// `/` and `/console`: the console's home.
@@ -85,6 +89,8 @@ const NAVIGATION: &[(&str, &str, &str)] = &[
     ("/console/extensions", "Extensions", "extensions"),
     ("/console/phone-numbers", "Phone numbers", "numbers"),
     ("/console/business-hours", "Business hours", "hours"),
+    ("/console/phones", "Phones", "phones"),
+    ("/console/button-layouts", "Button layouts", "layouts"),
     ("/console/voicemail", "Voicemail", "voicemail"),
     ("/console/audit", "Audit trail", "audit"),
     ("/console/password", "Account", "account"),
