@@ -399,6 +399,11 @@ async fn a_layout_is_edited_key_by_key(app: TestApp) {
         )
         .await;
     assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.body);
+    assert!(
+        refused
+            .body
+            .contains("role=\"alert\"><p>The button layout was not saved")
+    );
     assert!(error_next_to(&refused, "key3"), "{}", refused.body);
     assert!(
         refused

@@ -223,6 +223,8 @@ struct EditorPage {
     beyond: Vec<Cell>,
     keys_error: Option<String>,
     problems: Problems,
+    /// The API refused the keys (every broken one is named in its cell).
+    refused: bool,
     note: Option<&'static str>,
 }
 
@@ -573,6 +575,7 @@ async fn editor_page(
         beyond,
         keys_error: None,
         problems: Problems::default(),
+        refused: false,
         note: None,
     })
 }
@@ -665,6 +668,7 @@ async fn update(mut visit: Visit, Path(id): Path<String>, Form(fields): Form<Fie
         page.keys_error = (!keys_problems.is_empty()).then(|| keys_problems.join("; "));
         page.problems = Problems::of_refusal(&remaining, &FIELDS);
         page.problems.general.retain(|m| !m.is_empty());
+        page.refused = true;
         let mut response = html(&page)?;
         *response.status_mut() = answer.status;
         Ok(response)
