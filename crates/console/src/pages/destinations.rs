@@ -41,16 +41,8 @@ const KINDS: [(&str, &str, &str); 7] = [
     ("IVR", "/v2/admin/ivrs/", "IVR menus"),
     ("QUEUE", "/v2/admin/queues/", "Queues"),
     ("PAGING_GROUP", "/v2/admin/paging-groups/", "Paging groups"),
-    (
-        "BUSINESS_HOUR",
-        "/v2/admin/business-hours/",
-        "Business hours",
-    ),
-    (
-        "PHARMACY_AGENT",
-        "/v2/admin/pharmacy/agents/",
-        "Pharmacy agents",
-    ),
+    ("BUSINESS_HOUR", "/v2/admin/business-hours/", "Business hours"),
+    ("PHARMACY_AGENT", "/v2/admin/pharmacy/agents/", "Pharmacy agents"),
 ];
 
 /// Every record of the tenant acted on that the person may send a call to, grouped by
@@ -74,7 +66,11 @@ pub(crate) async fn targets(
             ("/v2/admin/extensions/", Some(cached)) => cached.clone(),
             _ => {
                 let answer = visit
-                    .call(Method::GET, &format!("{endpoint}?{}", query(&pairs)), None)
+                    .call(
+                        Method::GET,
+                        &format!("{endpoint}?{}", query(&pairs)),
+                        None,
+                    )
                     .await?;
                 if !answer.status.is_success() {
                     continue;
