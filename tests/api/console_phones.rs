@@ -374,6 +374,12 @@ async fn a_layout_is_edited_key_by_key(app: TestApp) {
     let page = browser.get(saved.location()).await;
     assert!(page.body.contains("The button layout is saved."));
     assert!(
+        page.body
+            .contains("data-testid=\"key2-names\">Extension 101 Front desk A</p>"),
+        "a busy lamp's extension in words: {}",
+        page.body
+    );
+    assert!(
         page.body.contains("<details class=\"module\" open>"),
         "key 30 is on module 1"
     );

@@ -122,8 +122,14 @@ def test_a_button_layout_is_edited_like_the_phone(ctx):
     no_serious_violations(page, "refused button layout")
     ctx.shot(page, "button-layout-refused")
 
+    front_desk = next(
+        e for e in api(ctx, "GET", "/v2/admin/extensions/?query=Front%20desk", token)["records"]
+        if e["number"] == "101"
+    )
     page.locator("#key3-index").fill("3")
     page.locator("#key4-value").fill("*97")
+    page.locator("#key5-type").select_option("blf")
+    page.locator("#key5-value").fill(str(front_desk["id"]))
     page.get_by_role("button", name="Save the layout").click()
     expect(page.get_by_role("status")).to_contain_text("The button layout is saved.")
     expect(page.locator("#key3-type")).to_have_value("dnd")
@@ -133,7 +139,10 @@ def test_a_button_layout_is_edited_like_the_phone(ctx):
         {"index": 2, "type": "speedDial", "value": "5551234", "label": "Supplier"},
         {"index": 3, "type": "dnd", "value": None, "label": None},
         {"index": 4, "type": "speedDial", "value": "*97", "label": None},
+        {"index": 5, "type": "blf", "value": str(front_desk["id"]), "label": None},
     ], stored
+    # The busy lamp's extension is named in words beside its id.
+    expect(page.get_by_test_id("key5-names")).to_have_text("Extension 101 Front desk")
     no_serious_violations(page, "button layout")
     ctx.shot(page, "button-layout")
     page.goto(ctx.url("/console/button-layouts"))

@@ -121,6 +121,15 @@ fn kind_words(kind: &str) -> &str {
     }
 }
 
+/// The key types whose value names a record (as [`targets`] keys them), or none.
+fn kind_key(kind: &str) -> &'static str {
+    match kind {
+        "blf" => "blf",
+        "pagingGroup" => "pagingGroup",
+        _ => "",
+    }
+}
+
 /// A layout as the list shows it.
 struct Row {
     id: i64,
@@ -166,6 +175,8 @@ struct Cell {
     broken: BTreeSet<String>,
     /// Whether its type is one the model takes (else it is offered as it is, not lost).
     known: bool,
+    /// What its value names, in words (`Extension 101 Front desk`), when it names one.
+    names: Option<String>,
 }
 
 impl Cell {
@@ -180,6 +191,7 @@ impl Cell {
             error: None,
             broken: BTreeSet::new(),
             known: true,
+            names: None,
         }
     }
 
@@ -346,13 +358,18 @@ async fn create(mut visit: Visit, Form(fields): Form<Fields>) -> Response {
 
 /// The records a key's value may name (extensions for BLF, paging groups), for the
 /// value fields' suggestions.
-async fn targets(visit: &mut Visit, person: &Person) -> Result<Vec<Choice>, PageError> {
+/// Each choice is kept under its key type too, to say in words what a saved key names.
+async fn targets(
+    visit: &mut Visit,
+    person: &Person,
+) -> Result<(Vec<Choice>, HashMap<(&'static str, String), String>), PageError> {
     let mut pairs = tenant_pair(person);
     pairs.push(("paginated", "0".to_owned()));
     let mut choices = Vec::new();
-    for (endpoint, kind) in [
-        ("/v2/admin/extensions/", "Extension"),
-        ("/v2/admin/paging-groups/", "Paging group"),
+    let mut named = HashMap::new();
+    for (endpoint, kind, key_type) in [
+        ("/v2/admin/extensions/", "Extension", "blf"),
+        ("/v2/admin/paging-groups/", "Paging group", "pagingGroup"),
     ] {
         let answer = visit
             .call(Method::GET, &format!("{endpoint}?{}", query(&pairs)), None)
@@ -361,17 +378,19 @@ async fn targets(visit: &mut Visit, person: &Person) -> Result<Vec<Choice>, Page
             continue;
         }
         for record in records(&answer.json()) {
-            choices.push(Choice {
+            let choice = Choice {
                 value: record["id"].as_i64().unwrap_or(0).to_string(),
                 label: format!(
                     "{kind} {} {}",
                     record["number"].as_str().unwrap_or_default(),
                     record["name"].as_str().unwrap_or_default()
                 ),
-            });
+            };
+            named.insert((key_type, choice.value.clone()), choice.label.clone());
+            choices.push(choice);
         }
     }
-    Ok(choices)
+    Ok((choices, named))
 }
 
 /// The cells of `cells` laid out by `model`: its own keys in two columns, then a block
@@ -559,8 +578,13 @@ async fn editor_page(
     for cell in cells.values_mut() {
         cell.known = cell.kind.is_empty() || kinds.iter().any(|k| k.value == cell.kind);
     }
+    let (targets, named) = targets(visit, person).await?;
+    for cell in cells.values_mut() {
+        cell.names = named
+            .get(&(kind_key(&cell.kind), cell.value.clone()))
+            .cloned();
+    }
     let (phone, modules, beyond) = lay_out(model, cells);
-    let targets = targets(visit, person).await?;
     Ok(EditorPage {
         chrome: visit.chrome("layouts"),
         id,
