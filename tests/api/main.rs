@@ -32,6 +32,7 @@ mod console_ivrs;
 mod console_media;
 mod console_outbound;
 mod console_people;
+mod console_phones;
 mod data_folder;
 mod data_moves;
 mod delivery_safety;

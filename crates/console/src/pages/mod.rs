@@ -6,6 +6,7 @@ pub(crate) mod audit;
 pub(crate) mod business_hours;
 pub(crate) mod calls;
 pub(crate) mod campaigns;
+pub(crate) mod button_layouts;
 pub(crate) mod dashboard;
 pub(crate) mod destinations;
 pub(crate) mod extensions;
@@ -19,6 +20,7 @@ pub(crate) mod opt_outs;
 pub(crate) mod paging_groups;
 pub(crate) mod people;
 pub(crate) mod queues;
+pub(crate) mod phones;
 pub(crate) mod tenants;
 pub(crate) mod voicemail;
 
@@ -48,6 +50,8 @@ pub(crate) fn area_routes() -> Router<Console> {
         .merge(faxes::routes())
         .merge(people::routes())
         .merge(calls::routes())
+        .merge(phones::routes())
+        .merge(button_layouts::routes())
 }
 
 /// `/` and `/console`: the console's home.
@@ -110,6 +114,8 @@ const NAVIGATION: &[(&str, &str, &str)] = &[
     ("/console/paging-groups", "Paging groups", "paging"),
     ("/console/music-on-hold", "Music on hold", "music"),
     ("/console/media-files", "Media files", "media"),
+    ("/console/phones", "Phones", "phones"),
+    ("/console/button-layouts", "Button layouts", "layouts"),
     ("/console/voicemail", "Voicemail", "voicemail"),
     ("/console/campaigns", "Campaigns", "campaigns"),
     ("/console/opt-outs", "Opt-outs", "opt-outs"),
