@@ -4,9 +4,9 @@
 pub(crate) mod account;
 pub(crate) mod audit;
 pub(crate) mod business_hours;
+pub(crate) mod button_layouts;
 pub(crate) mod calls;
 pub(crate) mod campaigns;
-pub(crate) mod button_layouts;
 pub(crate) mod dashboard;
 pub(crate) mod destinations;
 pub(crate) mod extensions;
@@ -19,8 +19,8 @@ pub(crate) mod numbers;
 pub(crate) mod opt_outs;
 pub(crate) mod paging_groups;
 pub(crate) mod people;
-pub(crate) mod queues;
 pub(crate) mod phones;
+pub(crate) mod queues;
 pub(crate) mod tenants;
 pub(crate) mod voicemail;
 
