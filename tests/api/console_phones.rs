@@ -129,6 +129,11 @@ async fn a_phone_is_added_by_any_mac_and_its_password_rotated(app: TestApp) {
     assert_eq!(test_id(&page, "provisioning-username"), user);
     assert!(!page.body.contains(&first));
     assert_eq!(test_id(&page, "last-registered"), "never");
+    let fetched = test_id(&page, "last-fetched");
+    assert!(
+        fetched.ends_with(" UTC") && fetched != "never",
+        "the fetch above: {fetched}"
+    );
 
     let rotated = browser
         .post(&format!("{path}/password"), &[("csrf", &token)])

@@ -725,6 +725,64 @@ async fn a_changed_sip_password_reaches_the_phones(app: TestApp) {
     assert_eq!(events(&app).await, before + 2);
 }
 
+/// When a phone last fetched its configuration is kept (issue 34): null before its
+/// first fetch, unchanged by a refused one, set by a served one — and not a change of
+/// the phone (no new configuration version, no audit entry).
+async fn the_last_configuration_fetch_is_kept(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let phone = device(
+        &app,
+        &token,
+        json!({"name": "Desk", "mac": "805ec0000070", "model": T54W, "lines": [w.ext_a]}),
+    )
+    .await;
+    let path = format!("/v2/admin/devices/{}", phone["id"]);
+    let read = app.get(&path, &token).await.expect(200);
+    assert_eq!(read["lastFetchedAt"], Value::Null, "never fetched");
+    let fetch = |password: &str| {
+        app.client
+            .get(app.url("/provisioning/805ec0000070.cfg"))
+            .basic_auth(
+                phone["provisioningUsername"].as_str().unwrap(),
+                Some(password),
+            )
+            .send()
+    };
+    let refused = fetch("not-the-password").await.unwrap();
+    assert_eq!(refused.status(), 401);
+    let read = app.get(&path, &token).await.expect(200);
+    assert_eq!(
+        read["lastFetchedAt"],
+        Value::Null,
+        "a refused fetch is no fetch"
+    );
+    let started = chrono::Utc::now() - chrono::Duration::seconds(1);
+    let served = fetch(phone["provisioningPassword"].as_str().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(served.status(), 200);
+    let read = app.get(&path, &token).await.expect(200);
+    let at = chrono::DateTime::parse_from_rfc3339(read["lastFetchedAt"].as_str().unwrap())
+        .expect("an ISO 8601 time");
+    assert!(at >= started, "{at} is the fetch's time");
+    assert_eq!(
+        read["configVersion"], phone["configVersion"],
+        "not a change"
+    );
+    let trail = app
+        .get(
+            &format!(
+                "/v2/admin/audit-log/?entities=device&entityId={}",
+                phone["id"]
+            ),
+            &token,
+        )
+        .await
+        .expect(200);
+    assert_eq!(trail["totalRecords"], 1, "only its creation: {trail}");
+}
+
 /// A vendor's prefix under more phones than the search gathers first (the walk of the
 /// list's index, the total from counters): the total stays exact through creates, a MAC
 /// change, a delete, branches and tenants, with the phones matching by name or by the
@@ -936,6 +994,7 @@ async fn a_layout_model_change_races_no_device_assignment(app: TestApp) {
 
 on_both_backends!(
     mac_notations_are_one_address,
+    the_last_configuration_fetch_is_kept,
     a_mac_is_unique_on_the_platform_without_saying_whose,
     search_by_name_and_partial_mac_on_every_path,
     lines_are_ordered_extensions_of_the_tenant,

@@ -40,6 +40,7 @@ pub struct Row {
     description: String,
     registered: i64,
     last_registered_at: Option<String>,
+    last_fetched_at: Option<String>,
     ip_address: Option<String>,
     user_agent: Option<String>,
     config_version: i64,
@@ -74,6 +75,7 @@ fn select(scope: &Scope) -> SelectStatement {
             ("d", "description"),
             ("d", "registered"),
             ("d", "last_registered_at"),
+            ("d", "last_fetched_at"),
             ("d", "ip_address"),
             ("d", "user_agent"),
             ("d", "config_version"),
@@ -161,6 +163,7 @@ async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<Dev
             description: row.description,
             registered: row.registered != 0,
             last_registered_at: row.last_registered_at,
+            last_fetched_at: row.last_fetched_at,
             ip_address: row.ip_address,
             user_agent: row.user_agent,
             config_version: row.config_version,
@@ -815,6 +818,19 @@ pub async fn delete(db: &Db, scope: &Scope, id: DeviceId) -> Result<Device> {
     let device = get(db, scope, id).await?;
     let _: Row = crud::delete(db, select(scope), "d.id", "devices", id.get()).await?;
     Ok(device)
+}
+
+/// Notes that device `id` fetched its configuration file at `at`: an observation of
+/// the phone, like its registration, not an administrative change (never audited, no
+/// new configuration version).
+pub async fn fetched(db: &Db, id: i64, at: chrono::DateTime<chrono::Utc>) -> Result<()> {
+    let update = Query::update()
+        .table("devices")
+        .value("last_fetched_at", switchboard_domain::validation::iso(at))
+        .and_where(Expr::col("id").eq(id))
+        .take();
+    db.conn().execute(&update).await?;
+    Ok(())
 }
 
 /// Records what the engine saw of the phone with MAC `body.mac` (12 hex digits);

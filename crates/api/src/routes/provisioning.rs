@@ -380,6 +380,11 @@ pub async fn fetch(
     if let Ok(version) = HeaderValue::from_str(&device.config.config_version.to_string()) {
         out.insert("x-config-version", version);
     }
+    // When it last fetched is shown to its administrators; a database that cannot note
+    // it must not keep a phone from booting.
+    if let Err(error) = devices::fetched(&state.db, device.id, chrono::Utc::now()).await {
+        tracing::warn!(device = device.id, %error, "a configuration fetch could not be noted");
+    }
     tracing::debug!(device = device.id, "provisioning file served");
     Ok(response)
 }

@@ -71,6 +71,7 @@ struct Row {
     lines: String,
     registered: bool,
     last_registered: String,
+    last_fetched: String,
 }
 
 #[derive(Template)]
@@ -100,6 +101,7 @@ struct LineField {
 struct Facts {
     registered: bool,
     last_registered: String,
+    last_fetched: String,
     address: String,
     user_agent: String,
     config_version: i64,
@@ -211,6 +213,7 @@ async fn list_page(visit: &mut Visit, params: &Fields) -> PageResult {
                 .unwrap_or_default(),
             registered: d["registered"].as_bool().unwrap_or(false),
             last_registered: when(&d["lastRegisteredAt"]),
+            last_fetched: when(&d["lastFetchedAt"]),
         })
         .collect();
     let paging = listing.paging(&answer);
@@ -411,6 +414,7 @@ async fn saved_form(
     let facts = Facts {
         registered: device["registered"].as_bool().unwrap_or(false),
         last_registered: when(&device["lastRegisteredAt"]),
+        last_fetched: when(&device["lastFetchedAt"]),
         address: text(&device["ipAddress"]),
         user_agent: text(&device["userAgent"]),
         config_version: device["configVersion"].as_i64().unwrap_or(0),

@@ -134,6 +134,8 @@ pub struct Device {
     pub registered: bool,
     /// When it last registered (ISO 8601), or null.
     pub last_registered_at: Option<String>,
+    /// When it last fetched its configuration file (ISO 8601), or null before its first.
+    pub last_fetched_at: Option<String>,
     /// The address it last registered from, or null.
     pub ip_address: Option<String>,
     /// The `User-Agent` it last registered with, or null.
