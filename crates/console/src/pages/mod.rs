@@ -77,8 +77,16 @@ pub(crate) struct Chrome {
     pub person: Option<PersonView>,
     /// This session's form token, for every form's hidden field.
     pub token: String,
-    /// The navigation, this page's entry marked.
-    pub nav: Vec<NavItem>,
+    /// The navigation by group, this page's entry marked.
+    pub nav: Vec<NavGroup>,
+}
+
+/// A group of the navigation (call handling, phones …).
+pub(crate) struct NavGroup {
+    /// Its heading.
+    pub label: &'static str,
+    /// Its entries.
+    pub items: Vec<NavItem>,
 }
 
 /// One entry of the navigation.
@@ -103,31 +111,66 @@ pub(crate) struct PersonView {
     pub branch: Option<String>,
 }
 
-/// The navigation: path, label, key (the key a page passes to [`Chrome::new`]).
-const NAVIGATION: &[(&str, &str, &str)] = &[
-    ("/console/", "Today", "today"),
-    ("/console/extensions", "Extensions", "extensions"),
-    ("/console/phone-numbers", "Phone numbers", "numbers"),
-    ("/console/business-hours", "Business hours", "hours"),
-    ("/console/ivrs", "IVR menus", "ivrs"),
-    ("/console/queues", "Queues", "queues"),
-    ("/console/paging-groups", "Paging groups", "paging"),
-    ("/console/music-on-hold", "Music on hold", "music"),
-    ("/console/media-files", "Media files", "media"),
-    ("/console/phones", "Phones", "phones"),
-    ("/console/button-layouts", "Button layouts", "layouts"),
-    ("/console/voicemail", "Voicemail", "voicemail"),
-    ("/console/campaigns", "Campaigns", "campaigns"),
-    ("/console/opt-outs", "Opt-outs", "opt-outs"),
-    ("/console/faxes", "Faxes", "faxes"),
-    ("/console/calls", "Calls", "calls"),
-    ("/console/people", "People", "people"),
-    ("/console/audit", "Audit trail", "audit"),
-    ("/console/password", "Account", "account"),
+/// An entry of the navigation: path, label, key (the key a page passes to
+/// [`Chrome::new`]).
+type Entry = (&'static str, &'static str, &'static str);
+
+/// The navigation, grouped as an administrator thinks of the system: what happens to a
+/// call, the sounds it hears, the phones, calling out, looking back, the people.
+const NAVIGATION: &[(&str, &[Entry])] = &[
+    ("Overview", &[("/console/", "Today", "today")]),
+    (
+        "Call handling",
+        &[
+            ("/console/phone-numbers", "Phone numbers", "numbers"),
+            ("/console/business-hours", "Business hours", "hours"),
+            ("/console/ivrs", "IVR menus", "ivrs"),
+            ("/console/queues", "Queues", "queues"),
+            ("/console/paging-groups", "Paging groups", "paging"),
+            ("/console/extensions", "Extensions", "extensions"),
+        ],
+    ),
+    (
+        "Sounds",
+        &[
+            ("/console/media-files", "Media files", "media"),
+            ("/console/music-on-hold", "Music on hold", "music"),
+        ],
+    ),
+    (
+        "Phones",
+        &[
+            ("/console/phones", "Phones", "phones"),
+            ("/console/button-layouts", "Button layouts", "layouts"),
+        ],
+    ),
+    (
+        "Outbound",
+        &[
+            ("/console/campaigns", "Campaigns", "campaigns"),
+            ("/console/opt-outs", "Opt-outs", "opt-outs"),
+            ("/console/faxes", "Faxes", "faxes"),
+        ],
+    ),
+    (
+        "Look back",
+        &[
+            ("/console/calls", "Calls", "calls"),
+            ("/console/voicemail", "Voicemail", "voicemail"),
+            ("/console/audit", "Audit trail", "audit"),
+        ],
+    ),
+    (
+        "People",
+        &[
+            ("/console/people", "People", "people"),
+            ("/console/password", "Account", "account"),
+        ],
+    ),
 ];
 
-/// The entry only platform and partner admins have.
-const TENANTS: (&str, &str, &str) = ("/console/tenants", "Tenants", "tenants");
+/// The entry only platform and partner admins have (in the last group).
+const TENANTS: Entry = ("/console/tenants", "Tenants", "tenants");
 
 impl Chrome {
     /// The furniture for `person` (none on the sign-in page).
@@ -142,22 +185,33 @@ impl Chrome {
             }),
             token,
             nav: person
-                .map(|p| {
-                    let picker = p.picks_tenant().then_some(TENANTS);
-                    NAVIGATION
-                        .iter()
-                        .copied()
-                        .chain(picker)
-                        .map(|(path, label, key)| NavItem {
-                            path,
-                            label,
-                            current: key == current,
-                        })
-                        .collect()
-                })
+                .map(|p| navigation(p.picks_tenant(), current))
                 .unwrap_or_default(),
         }
     }
+}
+
+/// The navigation, `current`'s entry marked, with the tenant picker when the person
+/// picks the tenant they act on.
+fn navigation(picks_tenant: bool, current: &str) -> Vec<NavGroup> {
+    let last = NAVIGATION.len() - 1;
+    NAVIGATION
+        .iter()
+        .enumerate()
+        .map(|(at, (label, entries))| NavGroup {
+            label,
+            items: entries
+                .iter()
+                .copied()
+                .chain((at == last && picks_tenant).then_some(TENANTS))
+                .map(|(path, label, key)| NavItem {
+                    path,
+                    label,
+                    current: key == current,
+                })
+                .collect(),
+        })
+        .collect()
 }
 
 /// A role's name.
