@@ -48,6 +48,7 @@ pub(crate) fn area_routes() -> Router<Console> {
         .merge(faxes::routes())
         .merge(people::routes())
         .merge(calls::routes())
+        .merge(numbers::routes())
 }
 
 /// `/` and `/console`: the console's home.
