@@ -103,7 +103,11 @@ async fn a_numbers_destination_is_changed(app: TestApp) {
     assert!(list.body.contains("The phone number is saved."));
     assert!(list.body.contains("IVR menu 501 Billing"), "{}", list.body);
     let flow = browser.get(&format!("{edit}/flow")).await;
-    assert!(flow.body.contains("<li>IVR menu Billing (501)"), "{}", flow.body);
+    assert!(
+        flow.body.contains("<li>IVR menu Billing (501)"),
+        "{}",
+        flow.body
+    );
     assert!(!flow.body.contains("<li>Business hours"), "{}", flow.body);
 
     // None picked: the number routes nowhere.
