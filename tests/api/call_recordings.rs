@@ -360,16 +360,17 @@ async fn concurrent_recordings_attach_once(app: TestApp) {
         .collect();
     statuses.sort_unstable();
     assert_eq!(statuses, [200, 404, 404, 404, 404, 404]);
-    // One delete, one audit entry: the recording's key before, none after.
+    // One delete, one audit entry: the recording as it was answered, gone after.
     let trail = app
         .get("/v2/admin/audit-log/?entities=call-recording", &admin)
         .await
         .expect(200);
     let trail = trail["records"].as_array().unwrap();
     assert_eq!(trail.len(), 1, "{trail:?}");
-    assert_eq!(trail[0]["action"], "update");
-    assert!(trail[0]["before"]["recordingKey"].is_string(), "{trail:?}");
-    assert_eq!(trail[0]["after"]["recordingKey"], serde_json::Value::Null);
+    assert_eq!(trail[0]["action"], "delete");
+    assert_eq!(trail[0]["before"]["uniqueId"], "rec.1", "{trail:?}");
+    assert_eq!(trail[0]["before"]["recordingDuration"], 2, "{trail:?}");
+    assert_eq!(trail[0]["after"], serde_json::Value::Null);
     app.jobs_done().await;
     assert_eq!(
         std::fs::read_dir(&folder).unwrap().count(),

@@ -33,6 +33,7 @@ mod console_media;
 mod console_numbers;
 mod console_outbound;
 mod console_people;
+mod console_phones;
 mod data_folder;
 mod data_moves;
 mod delivery_safety;

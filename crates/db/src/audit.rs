@@ -165,9 +165,10 @@ pub type Snapshot = serde_json::Map<String, serde_json::Value>;
 /// Row `id` of `table` as the trail shows it, and the tenant whose trail it is in:
 /// the record as the API answers it (one serialiser for both, so an entry can be diffed
 /// against what a client read), less what an answer makes for its one reader (signed
-/// links to audio, which expire: see [`READ_TIME`]); `None` when there is no such row.
-/// Tables the API answers no record of (calls, MMS media, faxes) keep their columns
-/// (secrets left out) in the API's camelCase. A table whose record owns lists in other
+/// links, which expire: see [`READ_TIME`]); `None` when there is no such row. A call is
+/// shown as its recording is answered (its audited change is the recording's
+/// deletion). A table the API answers no record of keeps its columns (secrets left out)
+/// in the API's camelCase. A table whose record owns lists in other
 /// tables (a queue's members, a paging group's destinations) is read here as a whole:
 /// its writers need nothing more, as long as the owner's own write (`crud::insert_in`,
 /// `update_in` — even with no column changed — or `delete_in`) comes first in the
@@ -181,16 +182,19 @@ async fn snapshot(tx: &mut Tx, table: &'static str, id: i64) -> Result<Option<Sh
         "button_layouts" => object(answer(crate::button_layouts::present(tx, id).await?)),
         "call_campaigns" => object(answer(crate::call_campaigns::present(tx, id).await?)),
         "call_outcomes" => object(answer(crate::call_outcomes::present(tx, id).await?)),
+        "calls" => object(answer(crate::calls::present(tx, id).await?)),
         "campaign_records" => object(answer(crate::call_campaigns::present_record(tx, id).await?)),
         "conduits" => object(answer(crate::conduits::present(tx, id).await?)),
         "custom_voices" => object(answer(crate::custom_voices::present(tx, id).await?)),
         "devices" => object(answer(crate::devices::present(tx, id).await?)),
         "extensions" => object(answer(crate::extensions::present(tx, id).await?)),
+        "faxes" => object(answer(crate::faxes::present(tx, id).await?)),
         "holidays" => object(answer(
             crate::business_hours::present_holiday(tx, id).await?,
         )),
         "ivrs" => object(answer(crate::ivrs::present(tx, id).await?)),
         "media_files" => object(answer(crate::media_files::present(tx, id).await?)),
+        "mms_media" => object(answer(crate::mms_media::present(tx, id).await?)),
         "music_on_hold" => object(answer(crate::music_on_hold::present(tx, id).await?)),
         "opt_outs" => object(answer(crate::opt_outs::present(tx, id).await?)),
         "paging_groups" => object(answer(crate::paging_groups::present(tx, id).await?)),
@@ -226,9 +230,13 @@ async fn snapshot(tx: &mut Tx, table: &'static str, id: i64) -> Result<Option<Sh
 }
 
 /// What an answer makes for its one reader and the trail leaves out, by table: links
-/// to audio signed for that reader, which expire.
+/// signed for that reader, which expire, and a fax's attempts (the engine's reports, not
+/// the fax's fields; an entry would grow with each).
 pub const READ_TIME: &[(&str, &[&str])] = &[
+    ("calls", &["mediaURL"]),
+    ("faxes", &["documentUrl", "attempts"]),
     ("media_files", &["url", "renditionUrl", "urlExpiresAt"]),
+    ("mms_media", &["url"]),
     ("voicemail_messages", &["mediaURL"]),
 ];
 

@@ -63,6 +63,25 @@ pub struct CallRow {
     pub queue_id: Option<i64>,
 }
 
+impl CallRow {
+    /// The call as the API answers its recording, with the link to it the caller made.
+    pub fn into_recording(self, media_url: String) -> CallRecording {
+        CallRecording {
+            media_url,
+            time: self.time,
+            tenant_id: self.tenant_id,
+            direction: self.direction,
+            caller_id_num: self.caller_id_num,
+            caller_id_name: self.caller_id_name,
+            dialed_num: self.dialed_num,
+            unique_id: self.unique_id,
+            duration: self.duration,
+            billsec: self.billsec,
+            recording_duration: self.recording_seconds.unwrap_or(0),
+        }
+    }
+}
+
 const COLUMNS: &[&str] = &[
     "id",
     "tenant_id",
@@ -179,6 +198,18 @@ pub async fn get(db: &Db, scope: &Scope, unique_id: &str) -> Result<CallRow> {
         .limit(1)
         .take();
     db.conn().fetch_one(&select).await
+}
+
+/// Call `id`'s recording as the API answers it, read in `tx` whatever its tenant (the
+/// audit trail's snapshot of a call: the record it audits is the recording, so a call
+/// without one has none, and deleting the recording is the recording's `delete`),
+/// without the link to the audio (signed for one reader).
+pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<CallRecording>> {
+    let recorded = select(&Scope::Platform)
+        .and_where(Expr::col(("c", "recording_key")).is_not_null())
+        .take();
+    let row: Option<CallRow> = crud::find_on(tx, recorded, "c.id", id).await?;
+    Ok(row.map(|row| row.into_recording(String::new())))
 }
 
 /// The recorded call `unique_id` in the caller's reach (the oldest, should two tenants

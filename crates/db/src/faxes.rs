@@ -136,6 +136,27 @@ pub struct FaxRow {
     pub document_bytes: Option<i64>,
 }
 
+impl FaxRow {
+    /// The fax as the API answers it, with the link to its document and its attempts
+    /// that the caller read.
+    pub fn into_fax(self, document_url: Option<String>, attempts: Vec<FaxAttempt>) -> Fax {
+        Fax {
+            id: self.id,
+            tenant_id: self.tenant_id,
+            fax_id: self.fax_id,
+            direction: self.direction,
+            from: self.from_number,
+            to: self.to_number,
+            pages: self.pages,
+            status: self.status,
+            time: self.time,
+            document_type: self.document_type,
+            document_url,
+            attempts,
+        }
+    }
+}
+
 const COLUMNS: [&str; 12] = [
     "id",
     "tenant_id",
@@ -202,6 +223,14 @@ pub async fn get(db: &Db, scope: &Scope, id: i64) -> Result<FaxRow> {
         .and_where(Expr::col(("f", "id")).eq(id))
         .take();
     db.conn().fetch_one(&select).await
+}
+
+/// Row `id` as the API answers it, read in `tx` whatever its tenant (the audit trail's
+/// snapshot of it), without the link to its document (signed for one reader) and its
+/// attempts (the engine's reports, not the fax's fields).
+pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<Fax>> {
+    let row: Option<FaxRow> = crud::find_on(tx, select(&Scope::Platform), "f.id", id).await?;
+    Ok(row.map(|row| row.into_fax(None, Vec::new())))
 }
 
 /// The fax-enabled number of `tenant` stored under one of `spellings`

@@ -38,6 +38,25 @@ pub struct MmsMediaRow {
     pub expires_at: i64,
 }
 
+impl MmsMediaRow {
+    /// The upload as the API answers it, with the link to it that the caller made.
+    pub fn into_media(self, url: String) -> MmsMedia {
+        let iso = |unix: i64| crate::calls::iso_at(Some(unix)).unwrap_or_default();
+        MmsMedia {
+            url,
+            id: self.id,
+            tenant_id: self.tenant_id,
+            user_id: self.user_id,
+            uploaded_by: self.uploaded_by,
+            content_type: self.content_type,
+            size: self.bytes,
+            object_key: self.object_key,
+            created_at: iso(self.created_at),
+            expires_at: iso(self.expires_at),
+        }
+    }
+}
+
 const COLUMNS: &[&str] = &[
     "id",
     "tenant_id",
@@ -205,6 +224,13 @@ pub async fn list(
 /// One upload.
 pub async fn get(db: &Db, scope: &Scope, id: i64) -> Result<MmsMediaRow> {
     crud::get(db, select(scope), "m.id", id).await
+}
+
+/// Row `id` as the API answers it, read in `tx` whatever its tenant (the audit trail's
+/// snapshot of it), without its link (signed for one reader).
+pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<MmsMedia>> {
+    let row: Option<MmsMediaRow> = crud::find_on(tx, select(&Scope::Platform), "m.id", id).await?;
+    Ok(row.map(|row| row.into_media(String::new())))
 }
 
 /// Removes upload `row` in `tx`: its record, its bytes from the tenant's usage, and its

@@ -22,19 +22,8 @@ use crate::{listing, tenancy};
 
 /// A recorded call as answered: with a fresh presigned URL of its MP3.
 pub async fn present(state: &AppState, row: CallRow) -> ApiResult<CallRecording> {
-    Ok(CallRecording {
-        media_url: media_url(state, row.recording_key.as_deref()).await?,
-        time: row.time,
-        tenant_id: row.tenant_id,
-        direction: row.direction,
-        caller_id_num: row.caller_id_num,
-        caller_id_name: row.caller_id_name,
-        dialed_num: row.dialed_num,
-        unique_id: row.unique_id,
-        duration: row.duration,
-        billsec: row.billsec,
-        recording_duration: row.recording_seconds.unwrap_or(0),
-    })
+    let media_url = media_url(state, row.recording_key.as_deref()).await?;
+    Ok(row.into_recording(media_url))
 }
 
 /// The `callId` path segment: 1 to 255 characters.

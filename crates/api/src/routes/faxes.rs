@@ -51,20 +51,7 @@ async fn present(state: &AppState, row: FaxRow) -> ApiResult<Fax> {
     } else {
         Vec::new()
     };
-    Ok(Fax {
-        id: row.id,
-        tenant_id: row.tenant_id,
-        fax_id: row.fax_id,
-        direction: row.direction,
-        from: row.from_number,
-        to: row.to_number,
-        pages: row.pages,
-        status: row.status,
-        time: row.time,
-        document_type: row.document_type,
-        document_url,
-        attempts,
-    })
+    Ok(row.into_fax(document_url, attempts))
 }
 
 /// Lists the faxes in the caller's scope; `query` searches the numbers and the fax id.

@@ -252,22 +252,11 @@ async fn forget(state: &AppState, files: &[StoredFile]) {
 
 /// An upload as answered: with a fresh signed URL.
 async fn present(state: &AppState, row: MmsMediaRow) -> ApiResult<MmsMedia> {
-    let iso = |unix: i64| switchboard_db::calls::iso_at(Some(unix)).unwrap_or_default();
-    Ok(MmsMedia {
-        url: state
-            .storage
-            .download_url(&row.object_key, state.settings.mms_url_ttl)
-            .await?,
-        id: row.id,
-        tenant_id: row.tenant_id,
-        user_id: row.user_id,
-        uploaded_by: row.uploaded_by,
-        content_type: row.content_type,
-        size: row.bytes,
-        object_key: row.object_key,
-        created_at: iso(row.created_at),
-        expires_at: iso(row.expires_at),
-    })
+    let url = state
+        .storage
+        .download_url(&row.object_key, state.settings.mms_url_ttl)
+        .await?;
+    Ok(row.into_media(url))
 }
 
 /// Lists MMS media uploads (a branch admin sees its branch's users' uploads, a user its

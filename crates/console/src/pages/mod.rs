@@ -4,6 +4,7 @@
 pub(crate) mod account;
 pub(crate) mod audit;
 pub(crate) mod business_hours;
+pub(crate) mod button_layouts;
 pub(crate) mod calls;
 pub(crate) mod campaigns;
 pub(crate) mod dashboard;
@@ -18,6 +19,7 @@ pub(crate) mod numbers;
 pub(crate) mod opt_outs;
 pub(crate) mod paging_groups;
 pub(crate) mod people;
+pub(crate) mod phones;
 pub(crate) mod queues;
 pub(crate) mod tenants;
 pub(crate) mod voicemail;
@@ -48,6 +50,8 @@ pub(crate) fn area_routes() -> Router<Console> {
         .merge(faxes::routes())
         .merge(people::routes())
         .merge(calls::routes())
+        .merge(phones::routes())
+        .merge(button_layouts::routes())
         .merge(numbers::routes())
 }
 
@@ -111,6 +115,8 @@ const NAVIGATION: &[(&str, &str, &str)] = &[
     ("/console/paging-groups", "Paging groups", "paging"),
     ("/console/music-on-hold", "Music on hold", "music"),
     ("/console/media-files", "Media files", "media"),
+    ("/console/phones", "Phones", "phones"),
+    ("/console/button-layouts", "Button layouts", "layouts"),
     ("/console/voicemail", "Voicemail", "voicemail"),
     ("/console/campaigns", "Campaigns", "campaigns"),
     ("/console/opt-outs", "Opt-outs", "opt-outs"),

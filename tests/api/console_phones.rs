@@ -1,0 +1,600 @@
+//! The console's phones and button layouts (issue 34): a phone added by MAC in any
+//! notation with its model and lines (read back through the API), its provisioning
+//! password shown once and working, rotated (the old one stops working), its registration
+//! shown; a refused form naming every broken field and changing nothing; a button layout
+//! edited in its grid of keys, a refused one naming every broken key in its cell; a branch
+//! administrator kept to the API's scope, another tenant's phone no page, a form without
+//! token refused.
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::console::{Browser, Page};
+use crate::fixture::World;
+use crate::on_both_backends;
+use crate::support::TestApp;
+
+/// Fetches the phone's configuration file with Basic credentials: its status.
+async fn fetch(app: &TestApp, url: &str, user: &str, password: &str) -> StatusCode {
+    app.client
+        .get(url)
+        .basic_auth(user, Some(password))
+        .send()
+        .await
+        .unwrap()
+        .status()
+}
+
+/// The text of the element marked `data-testid="{id}"` (its first one).
+fn test_id<'a>(page: &'a Page, id: &str) -> &'a str {
+    let marker = format!("data-testid=\"{id}\"");
+    let start = page
+        .body
+        .find(&marker)
+        .unwrap_or_else(|| panic!("no {id}: {}", page.body));
+    let rest = &page.body[start..];
+    let rest = &rest[rest.find('>').unwrap() + 1..];
+    &rest[..rest.find('<').unwrap()]
+}
+
+/// The opening tag of the element with `id="{id}"`.
+fn tag<'a>(page: &'a Page, id: &str) -> &'a str {
+    let marker = format!("id=\"{id}\"");
+    let at = page
+        .body
+        .find(&marker)
+        .unwrap_or_else(|| panic!("no #{id}: {}", page.body));
+    let start = page.body[..at].rfind('<').unwrap();
+    let rest = &page.body[start..];
+    &rest[..rest.find('>').unwrap()]
+}
+
+/// Whether the page shows an error next to the field `id`.
+fn error_next_to(page: &Page, id: &str) -> bool {
+    page.body
+        .contains(&format!("id=\"{id}-error\" data-field=\"{id}\""))
+}
+
+async fn devices(app: &TestApp, token: &str) -> Vec<Value> {
+    app.get("/v2/admin/devices/?paginated=0", token)
+        .await
+        .expect(200)["records"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+/// A phone added with a MAC in hyphen notation is stored normalised with its model and
+/// lines in order; its password is shown once and opens its file; rotating shows a new
+/// one that works while the old one stops; the registration the engine reports is shown.
+async fn a_phone_is_added_by_any_mac_and_its_password_rotated(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let mut browser = Browser::new(&app.base);
+    browser.sign_in(w.admin_a).await;
+    let form = browser.get("/console/phones/new").await;
+    assert_eq!(form.status, StatusCode::OK, "{}", form.body);
+    assert!(form.body.contains("<option value=\"yealink-t54w\""));
+    assert!(form.body.contains(&format!(
+        "<option value=\"{}\">101 Front desk A</option>",
+        w.ext_a
+    )));
+    let token = form.token();
+    let added = browser
+        .post(
+            "/console/phones",
+            &[
+                ("csrf", &token),
+                ("name", "Counter phone"),
+                ("mac", "AA-BB-CC-DD-EE-0F"),
+                ("model", "yealink-t54w"),
+                ("line1", &w.ext_a2.to_string()),
+                ("line2", ""),
+                ("line3", &w.ext_a.to_string()),
+                ("branchId", &w.branch_a.to_string()),
+                ("buttonLayoutId", ""),
+                ("description", "By the till"),
+            ],
+        )
+        .await;
+    assert_eq!(added.status, StatusCode::OK, "{}", added.body);
+    let stored = devices(&app, &admin).await;
+    assert_eq!(stored.len(), 1);
+    let device = &stored[0];
+    assert_eq!(device["mac"], "aa:bb:cc:dd:ee:0f");
+    assert_eq!(device["model"], "yealink-t54w");
+    assert_eq!(device["branchId"], w.branch_a);
+    assert_eq!(device["description"], "By the till");
+    let lines: Vec<i64> = device["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(lines, [w.ext_a2, w.ext_a], "in order, the gap closed");
+    let id = device["id"].as_i64().unwrap();
+    let user = test_id(&added, "provisioning-username").to_owned();
+    let first = test_id(&added, "provisioning-password").to_owned();
+    let url = test_id(&added, "provisioning-url").to_owned();
+    assert_eq!(user, device["provisioningUsername"].as_str().unwrap());
+    assert_eq!(url, format!("{}/provisioning/aabbccddee0f.cfg", app.base));
+    assert!(first.len() >= 20, "{first}");
+    assert_eq!(fetch(&app, &url, &user, &first).await, StatusCode::OK);
+
+    // The phone's page: its provisioning address and user name, never its password.
+    let path = format!("/console/phones/{id}");
+    let page = browser.get(&path).await;
+    assert_eq!(page.status, StatusCode::OK, "{}", page.body);
+    assert_eq!(test_id(&page, "provisioning-url"), url);
+    assert_eq!(test_id(&page, "provisioning-username"), user);
+    assert!(!page.body.contains(&first));
+    assert_eq!(test_id(&page, "last-registered"), "never");
+
+    let rotated = browser
+        .post(&format!("{path}/password"), &[("csrf", &token)])
+        .await;
+    assert_eq!(rotated.status, StatusCode::OK, "{}", rotated.body);
+    let second = test_id(&rotated, "provisioning-password").to_owned();
+    assert_ne!(second, first);
+    assert_eq!(test_id(&rotated, "provisioning-url"), url);
+    assert_eq!(fetch(&app, &url, &user, &second).await, StatusCode::OK);
+    assert_eq!(
+        fetch(&app, &url, &user, &first).await,
+        StatusCode::UNAUTHORIZED,
+        "the old password stops working"
+    );
+
+    // The registration the engine reports shows in the list and on the phone's page.
+    let platform = app.login(w.platform).await;
+    app.post(
+        "/v2/ingest/device-registrations",
+        &platform,
+        json!({"mac": "aabb.ccdd.ee0f", "registered": true, "ipAddress": "192.0.2.10",
+               "at": "2026-11-24T08:00:00Z"}),
+    )
+    .await
+    .expect(200);
+    let list = browser.get("/console/phones?registered=1").await;
+    assert!(
+        list.body
+            .contains("href=\"/console/phones\" aria-current=\"page\"")
+    );
+    assert!(
+        list.body.contains("<code>aa:bb:cc:dd:ee:0f</code>"),
+        "{}",
+        list.body
+    );
+    assert!(list.body.contains("2026-11-24 08:00 UTC"), "{}", list.body);
+    assert!(list.body.contains("Yealink T54W"));
+    let found = browser.get("/console/phones?query=AABBCC").await;
+    assert!(found.body.contains("Counter phone"), "searched by MAC");
+    let page = browser.get(&path).await;
+    assert_eq!(test_id(&page, "registered"), "Yes");
+    assert_eq!(test_id(&page, "last-registered"), "2026-11-24 08:00 UTC");
+}
+
+/// A refused phone form names every broken field next to its input (the MAC, the model,
+/// a line listed twice), keeps what was typed, and adds nothing; an edit saves through
+/// the API; delete removes it.
+async fn a_refused_phone_shows_every_broken_field(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let mut browser = Browser::new(&app.base);
+    browser.sign_in(w.admin_a).await;
+    let token = browser.get("/console/phones/new").await.token();
+    let ext = w.ext_a.to_string();
+    let refused = browser
+        .post(
+            "/console/phones",
+            &[
+                ("csrf", &token),
+                ("name", ""),
+                ("mac", "aa-bb-cc-dd-ee"),
+                ("model", ""),
+                ("line1", &ext),
+                ("line2", &ext),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.body);
+    for field in ["name", "mac", "model"] {
+        assert!(
+            error_next_to(&refused, field),
+            "no error next to {field}: {}",
+            refused.body
+        );
+        assert!(
+            tag(&refused, field).contains("aria-invalid=\"true\""),
+            "{field}"
+        );
+    }
+    assert!(
+        refused.body.contains("value=\"aa-bb-cc-dd-ee\""),
+        "typed MAC kept"
+    );
+    // An extension picked twice is named at its second pick (the API checks the lines
+    // once the fields read).
+    let twice = browser
+        .post(
+            "/console/phones",
+            &[
+                ("csrf", &token),
+                ("name", "Twice"),
+                ("mac", "aabbccddeeff"),
+                ("model", "yealink-t54w"),
+                ("line1", &ext),
+                ("line2", ""),
+                ("line3", &ext),
+            ],
+        )
+        .await;
+    assert_eq!(twice.status, StatusCode::BAD_REQUEST, "{}", twice.body);
+    assert!(error_next_to(&twice, "line3"), "{}", twice.body);
+    assert!(tag(&twice, "line3").contains("aria-invalid=\"true\""));
+    assert!(!error_next_to(&twice, "line1"));
+    assert!(devices(&app, &admin).await.is_empty());
+
+    // A good one, then an edit and a delete.
+    let added = browser
+        .post(
+            "/console/phones",
+            &[
+                ("csrf", &token),
+                ("name", "Back office"),
+                ("mac", "aabb.ccdd.eeff"),
+                ("model", "yealink-t31p"),
+                ("line1", &ext),
+            ],
+        )
+        .await;
+    assert_eq!(added.status, StatusCode::OK, "{}", added.body);
+    let id = devices(&app, &admin).await[0]["id"].as_i64().unwrap();
+    let path = format!("/console/phones/{id}");
+    // Three lines on a two-line model: the API's refusal shown by the lines.
+    let three = browser
+        .post(
+            &path,
+            &[
+                ("csrf", &token),
+                ("name", "Back office"),
+                ("mac", "aabb.ccdd.eeff"),
+                ("model", "yealink-t31p"),
+                ("line1", &ext),
+                ("line2", &w.ext_a2.to_string()),
+                ("line3", &w.ext_b.to_string()),
+            ],
+        )
+        .await;
+    assert_eq!(three.status, StatusCode::BAD_REQUEST, "{}", three.body);
+    assert!(error_next_to(&three, "lines"), "{}", three.body);
+    assert!(error_next_to(&three, "line3"), "another tenant's extension");
+    let saved = browser
+        .post(
+            &path,
+            &[
+                ("csrf", &token),
+                ("name", "Back office desk"),
+                ("mac", "AA:BB:CC:DD:EE:FF"),
+                ("model", "yealink-t31p"),
+                ("line1", &w.ext_a2.to_string()),
+                ("branchId", &w.branch_a2.to_string()),
+            ],
+        )
+        .await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER, "{}", saved.body);
+    assert_eq!(saved.location(), format!("{path}?done=saved"));
+    let stored = app
+        .get(&format!("/v2/admin/devices/{id}"), &admin)
+        .await
+        .expect(200);
+    assert_eq!(stored["name"], "Back office desk");
+    assert_eq!(stored["branchId"], w.branch_a2);
+    assert_eq!(stored["lines"][0]["id"], w.ext_a2);
+    assert_eq!(stored["lines"].as_array().unwrap().len(), 1);
+    let gone = browser
+        .post(&format!("{path}/delete"), &[("csrf", &token)])
+        .await;
+    assert_eq!(gone.status, StatusCode::SEE_OTHER, "{}", gone.body);
+    assert!(devices(&app, &admin).await.is_empty());
+}
+
+/// A layout is created for a model and its keys edited in the grid laid out like the
+/// phone (read back through the API); a refused edit shows every broken key in its cell
+/// (a position used twice, a bad speed dial) and changes nothing.
+async fn a_layout_is_edited_key_by_key(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let mut browser = Browser::new(&app.base);
+    browser.sign_in(w.admin_a).await;
+    let token = browser.get("/console/button-layouts/new").await.token();
+    let created = browser
+        .post(
+            "/console/button-layouts",
+            &[
+                ("csrf", &token),
+                ("name", "Counter"),
+                ("deviceModel", "yealink-t54w"),
+            ],
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::SEE_OTHER, "{}", created.body);
+    let path = created.location().split('?').next().unwrap().to_owned();
+    let editor = browser.get(created.location()).await;
+    assert_eq!(editor.status, StatusCode::OK, "{}", editor.body);
+    // The T54W's 27 keys, then three EXP50 modules of 60.
+    assert!(
+        editor.body.contains("Phone keys (keys 1–27)"),
+        "{}",
+        editor.body
+    );
+    assert!(
+        editor
+            .body
+            .contains("Expansion module 3 (EXP50): keys 148–207")
+    );
+    assert!(editor.body.contains("id=\"key207-type\""));
+    assert!(!editor.body.contains("id=\"key208-type\""));
+    let ext = w.ext_a.to_string();
+    let saved = browser
+        .post(
+            &path,
+            &[
+                ("csrf", &token),
+                ("name", "Counter keys"),
+                ("deviceModel", "yealink-t54w"),
+                ("key1-type", "line"),
+                ("key1-index", "1"),
+                ("key2-type", "blf"),
+                ("key2-value", &ext),
+                ("key2-label", "Front desk"),
+                ("key2-index", "2"),
+                ("key3-type", ""),
+                ("key3-index", "3"),
+                ("key30-type", "speedDial"),
+                ("key30-value", "*97"),
+                ("key30-index", "30"),
+            ],
+        )
+        .await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER, "{}", saved.body);
+    let id = path.rsplit('/').next().unwrap();
+    let stored = app
+        .get(&format!("/v2/admin/button-layouts/{id}"), &admin)
+        .await
+        .expect(200);
+    assert_eq!(stored["name"], "Counter keys");
+    assert_eq!(
+        stored["keys"],
+        json!([
+            {"index": 1, "type": "line", "value": null, "label": null},
+            {"index": 2, "type": "blf", "value": ext, "label": "Front desk"},
+            {"index": 30, "type": "speedDial", "value": "*97", "label": null},
+        ])
+    );
+    let page = browser.get(saved.location()).await;
+    assert!(page.body.contains("The button layout is saved."));
+    assert!(
+        page.body
+            .contains("data-testid=\"key2-names\">Extension 101 Front desk A</p>"),
+        "a busy lamp's extension in words: {}",
+        page.body
+    );
+    assert!(
+        page.body.contains("<details class=\"module\" open>"),
+        "key 30 is on module 1"
+    );
+
+    let refused = browser
+        .post(
+            &path,
+            &[
+                ("csrf", &token),
+                ("name", "Counter keys"),
+                ("deviceModel", "yealink-t54w"),
+                ("key1-type", "line"),
+                ("key1-index", "1"),
+                ("key2-type", "blf"),
+                ("key2-value", &ext),
+                ("key2-index", "2"),
+                ("key3-type", "dnd"),
+                ("key3-index", "2"),
+                ("key4-type", "speedDial"),
+                ("key4-value", "call me"),
+                ("key4-index", "4"),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.body);
+    assert!(
+        refused
+            .body
+            .contains("role=\"alert\"><p>The button layout was not saved")
+    );
+    assert!(error_next_to(&refused, "key3"), "{}", refused.body);
+    assert!(
+        refused
+            .body
+            .contains("Key 3: position: is already used by key 2"),
+        "{}",
+        refused.body
+    );
+    assert!(tag(&refused, "key3-index").contains("aria-invalid=\"true\""));
+    assert!(error_next_to(&refused, "key4"));
+    assert!(tag(&refused, "key4-value").contains("aria-invalid=\"true\""));
+    assert!(refused.body.contains("value=\"call me\""), "typed kept");
+    assert!(!error_next_to(&refused, "key2"));
+    let unchanged = app
+        .get(&format!("/v2/admin/button-layouts/{id}"), &admin)
+        .await
+        .expect(200);
+    assert_eq!(unchanged["keys"], stored["keys"]);
+
+    // A layout is deleted from its page.
+    let gone = browser
+        .post(&format!("{path}/delete"), &[("csrf", &token)])
+        .await;
+    assert_eq!(gone.status, StatusCode::SEE_OTHER);
+    app.get(&format!("/v2/admin/button-layouts/{id}"), &admin)
+        .await
+        .expect(404);
+}
+
+/// A branch administrator sees their branch's phones only: another branch's is no page
+/// and cannot be changed, rotated or deleted; they may not change a layout (the API's
+/// 403). Another tenant's phone is no page for a tenant admin. A form without its token
+/// changes nothing.
+async fn scope_and_form_tokens_are_the_apis(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let own = app
+        .post(
+            "/v2/admin/devices/",
+            &admin,
+            json!({"name": "Main desk", "mac": "00:11:22:33:44:01", "model": "yealink-t31p",
+                   "branchId": w.branch_a, "lines": [w.ext_a]}),
+        )
+        .await
+        .expect(200);
+    let annex = app
+        .post(
+            "/v2/admin/devices/",
+            &admin,
+            json!({"name": "Annex desk", "mac": "00:11:22:33:44:02", "model": "yealink-t31p",
+                   "branchId": w.branch_a2, "lines": [w.ext_a2]}),
+        )
+        .await
+        .expect(200);
+    let layout = app
+        .post(
+            "/v2/admin/button-layouts/",
+            &admin,
+            json!({"name": "Plain", "deviceModel": "yealink-t31p",
+                   "keys": [{"index": 1, "type": "line"}]}),
+        )
+        .await
+        .expect(200);
+    let other_admin = app.login(w.admin_b).await;
+    let foreign = app
+        .post(
+            "/v2/admin/devices/",
+            &other_admin,
+            json!({"name": "B desk", "mac": "00:11:22:33:44:03", "model": "yealink-t31p"}),
+        )
+        .await
+        .expect(200);
+
+    let mut branch = Browser::new(&app.base);
+    branch.sign_in(w.branch_admin_a).await;
+    let list = branch.get("/console/phones").await;
+    assert!(list.body.contains("Main desk"), "{}", list.body);
+    assert!(!list.body.contains("Annex desk"));
+    let token = branch
+        .get(&format!("/console/phones/{}", own["id"]))
+        .await
+        .token();
+    let annex_path = format!("/console/phones/{}", annex["id"]);
+    assert_eq!(branch.get(&annex_path).await.status, StatusCode::NOT_FOUND);
+    for (path, fields) in [
+        (
+            annex_path.clone(),
+            vec![
+                ("csrf", token.as_str()),
+                ("name", "Taken"),
+                ("mac", "00:11:22:33:44:02"),
+                ("model", "yealink-t31p"),
+            ],
+        ),
+        (
+            format!("{annex_path}/password"),
+            vec![("csrf", token.as_str())],
+        ),
+        (
+            format!("{annex_path}/delete"),
+            vec![("csrf", token.as_str())],
+        ),
+    ] {
+        let answer = branch.post(&path, &fields).await;
+        assert_eq!(answer.status, StatusCode::NOT_FOUND, "{path}");
+    }
+    let layout_path = format!("/console/button-layouts/{}", layout["id"]);
+    assert_eq!(branch.get(&layout_path).await.status, StatusCode::OK);
+    let edit = branch
+        .post(
+            &layout_path,
+            &[
+                ("csrf", &token),
+                ("name", "Mine now"),
+                ("deviceModel", "yealink-t31p"),
+                ("key1-type", "line"),
+            ],
+        )
+        .await;
+    assert_eq!(edit.status, StatusCode::FORBIDDEN, "{}", edit.body);
+    let stored = app
+        .get(&format!("/v2/admin/devices/{}", annex["id"]), &admin)
+        .await
+        .expect(200);
+    assert_eq!(stored["name"], "Annex desk");
+    assert_eq!(
+        stored["provisioningUsername"],
+        annex["provisioningUsername"]
+    );
+    let stored = app
+        .get(
+            &format!("/v2/admin/button-layouts/{}", layout["id"]),
+            &admin,
+        )
+        .await
+        .expect(200);
+    assert_eq!(stored["name"], "Plain");
+
+    let mut tenant_admin = Browser::new(&app.base);
+    tenant_admin.sign_in(w.admin_a).await;
+    let foreign_path = format!("/console/phones/{}", foreign["id"]);
+    assert_eq!(
+        tenant_admin.get(&foreign_path).await.status,
+        StatusCode::NOT_FOUND
+    );
+    // No token: refused before anything changes.
+    let path = format!("/console/phones/{}", own["id"]);
+    for (path, fields) in [
+        (
+            path.clone(),
+            vec![
+                ("name", "Forged"),
+                ("mac", "00:11:22:33:44:01"),
+                ("model", "yealink-t31p"),
+            ],
+        ),
+        (format!("{path}/password"), vec![]),
+        (format!("{path}/delete"), vec![]),
+        (
+            layout_path.clone(),
+            vec![("name", "Forged"), ("deviceModel", "yealink-t31p")],
+        ),
+        (
+            "/console/phones".to_owned(),
+            vec![
+                ("name", "Forged"),
+                ("mac", "00:11:22:33:44:09"),
+                ("model", "yealink-t31p"),
+            ],
+        ),
+    ] {
+        let answer = tenant_admin.post(&path, &fields).await;
+        assert_eq!(answer.status, StatusCode::FORBIDDEN, "{path}");
+    }
+    let stored = app
+        .get(&format!("/v2/admin/devices/{}", own["id"]), &admin)
+        .await
+        .expect(200);
+    assert_eq!(stored["name"], "Main desk");
+    assert_eq!(devices(&app, &admin).await.len(), 2);
+}
+
+on_both_backends!(
+    a_phone_is_added_by_any_mac_and_its_password_rotated,
+    a_refused_phone_shows_every_broken_field,
+    a_layout_is_edited_key_by_key,
+    scope_and_form_tokens_are_the_apis,
+);
