@@ -143,6 +143,20 @@ impl Browser {
         .await
     }
 
+    /// Another browser tab of this session: the same cookie, sending on its own.
+    pub(crate) fn tab(&self) -> Browser {
+        Browser {
+            base: self.base.clone(),
+            client: self.client.clone(),
+            cookie: self.cookie.clone(),
+        }
+    }
+
+    /// The session's cookie, as the browser holds it now.
+    pub(crate) fn cookie(&self) -> Option<&str> {
+        self.cookie.as_deref()
+    }
+
     /// The form token of the signed-in session (read off a page with a form).
     async fn token(&mut self) -> String {
         self.get("/console/extensions/new").await.token()

@@ -17,6 +17,7 @@ pub mod session;
 mod assets;
 mod flow;
 mod pages;
+mod refresh;
 mod visit;
 
 use std::sync::Arc;
@@ -43,6 +44,8 @@ pub(crate) struct Console {
     pub keys: Arc<Keys>,
     /// The service's settings (trusted proxies, the public URL).
     pub settings: Arc<Settings>,
+    /// The access-token refreshes of this process, one per refresh token.
+    pub refreshes: Arc<refresh::Refreshes>,
 }
 
 /// The console's routes, ready to be served beside the API's (see [`Mounted`]).
@@ -59,6 +62,7 @@ pub fn router(state: &AppState, keys: Keys) -> Router {
         api: InProcess::new(state),
         keys: Arc::new(keys),
         settings: state.settings.clone(),
+        refreshes: Arc::default(),
     };
     Router::new()
         .route("/", get(pages::to_console))
@@ -95,7 +99,6 @@ pub fn router(state: &AppState, keys: Keys) -> Router {
             "/console/extensions/{id}/delete",
             post(pages::extensions::delete),
         )
-        .route("/console/phone-numbers", get(pages::numbers::list))
         .route("/console/phone-numbers/{id}/flow", get(pages::flow::show))
         .route(
             "/console/phone-numbers/{id}/flow.svg",

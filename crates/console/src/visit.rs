@@ -11,8 +11,9 @@ use axum::response::{IntoResponse, Redirect, Response};
 use serde_json::Value;
 
 use crate::Console;
-use crate::inprocess::{Answer, Origin};
+use crate::inprocess::{Answer, InProcess, Origin};
 use crate::pages::{Chrome, error_page};
+use crate::refresh::Refreshed;
 use crate::session::{COOKIE_NAME, COOKIE_PATH, Person, Session};
 
 /// Why a page is not shown.
@@ -150,6 +151,8 @@ impl Visit {
 
     /// The signed-in person, their access token refreshed through the API when it has
     /// expired; [`PageError::SignIn`] when nobody is signed in or the API session ended.
+    /// Requests of one session refreshing at once share one refresh ([`crate::refresh`]):
+    /// the API would take a second use of the refresh token for theft.
     pub async fn signed_in(&mut self) -> Result<Person, PageError> {
         let Some(person) = self.session.person.clone() else {
             return Err(PageError::SignIn);
@@ -157,33 +160,45 @@ impl Visit {
         if person.access_until > now() {
             return Ok(person);
         }
-        let answer = self
-            .send(
-                Method::POST,
-                "/v2/authentication/refresh",
-                None,
-                Some(serde_json::json!({"refreshToken": person.refresh_token})),
-            )
-            .await?;
-        if !answer.status.is_success() {
-            self.set_session(Session::anonymous());
-            return Err(PageError::SignIn);
+        let api = self.console.api.clone();
+        let origin = self.origin.clone();
+        let token = person.refresh_token.clone();
+        let refreshed = self
+            .console
+            .refreshes
+            .refresh(&person.refresh_token, refresh(api, origin, token))
+            .await;
+        match refreshed {
+            Refreshed::Tokens {
+                access_token,
+                access_until,
+                refresh_token,
+            } => {
+                let refreshed = Person {
+                    access_token,
+                    access_until,
+                    refresh_token,
+                    ..person
+                };
+                self.session.person = Some(refreshed.clone());
+                self.changed = true;
+                Ok(refreshed)
+            }
+            Refreshed::Ended => {
+                self.set_session(Session::anonymous());
+                Err(PageError::SignIn)
+            }
+            Refreshed::Failed(status, message) => {
+                let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
+                if status == StatusCode::TOO_MANY_REQUESTS
+                    || status == StatusCode::SERVICE_UNAVAILABLE
+                {
+                    Err(PageError::Unavailable(status, message))
+                } else {
+                    Err(anyhow::anyhow!("the refresh failed: {status} {message}").into())
+                }
+            }
         }
-        let body = answer.json();
-        let (Some(access), Some(refresh)) =
-            (body["accessToken"].as_str(), body["refreshToken"].as_str())
-        else {
-            return Err(anyhow::anyhow!("the refresh answered no tokens").into());
-        };
-        let refreshed = Person {
-            access_token: access.to_owned(),
-            access_until: access_until(&body),
-            refresh_token: refresh.to_owned(),
-            ..person
-        };
-        self.session.person = Some(refreshed.clone());
-        self.changed = true;
-        Ok(refreshed)
     }
 
     /// The signed-in person acting on a tenant: [`PageError::PickTenant`] for a platform
@@ -410,6 +425,41 @@ impl Visit {
                 )
             }
         }
+    }
+}
+
+/// Trades `token` for new tokens through the API, as the browser of `origin`.
+async fn refresh(api: InProcess, origin: Origin, token: String) -> Refreshed {
+    let body = serde_json::to_vec(&serde_json::json!({"refreshToken": token})).unwrap_or_default();
+    let answer = match api
+        .send(
+            &origin,
+            Method::POST,
+            "/v2/authentication/refresh",
+            None,
+            Some("application/json"),
+            body,
+        )
+        .await
+    {
+        Ok(answer) => answer,
+        Err(error) => return Refreshed::Failed(500, format!("{error:#}")),
+    };
+    let body = answer.json();
+    if answer.status == StatusCode::UNAUTHORIZED || answer.status == StatusCode::BAD_REQUEST {
+        return Refreshed::Ended;
+    }
+    if !answer.status.is_success() {
+        let message = body["message"].as_str().unwrap_or("the service refused");
+        return Refreshed::Failed(answer.status.as_u16(), message.to_owned());
+    }
+    match (body["accessToken"].as_str(), body["refreshToken"].as_str()) {
+        (Some(access), Some(refresh)) => Refreshed::Tokens {
+            access_token: access.to_owned(),
+            access_until: access_until(&body),
+            refresh_token: refresh.to_owned(),
+        },
+        _ => Refreshed::Failed(500, "the refresh answered no tokens".to_owned()),
     }
 }
 

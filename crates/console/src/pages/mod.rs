@@ -52,6 +52,7 @@ pub(crate) fn area_routes() -> Router<Console> {
         .merge(calls::routes())
         .merge(phones::routes())
         .merge(button_layouts::routes())
+        .merge(numbers::routes())
 }
 
 /// `/` and `/console`: the console's home.

@@ -1,11 +1,58 @@
-//! Phone numbers with where their calls go, as the API lists them (paged, searched).
+//! Phone numbers with where their calls go, as the API lists them (paged, searched), and
+//! one number's settings a tenant administrator may change — where its calls go (the
+//! shared destination picker), its comment, caller name and recording and fax switches —
+//! saved with `PATCH` (the fields left out of the form are left as they are). The tenant
+//! and the number itself never change here: the API keeps that to provisioning.
 
 use askama::Template;
-use axum::extract::Query;
-use axum::response::Response;
+use axum::Form;
+use axum::Router;
+use axum::extract::{Path, Query};
+use axum::http::{Method, StatusCode};
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::routing::get;
+use serde_json::{Value, json};
 
-use super::{Chrome, Fields, Listing, Paging, field, html, records, tenant_pair};
-use crate::visit::{PageResult, Visit};
+use super::account::check_post;
+use super::destinations::{Picked, TargetGroup, in_words, targets};
+use super::{
+    Chrome, Fields, Listing, Paging, Problems, field, html, record_id, records, tenant_pair,
+};
+use crate::Console;
+use crate::session::Person;
+use crate::visit::{PageResult, Visit, refusal};
+
+/// The phone-number pages' routes.
+pub(crate) fn routes() -> Router<Console> {
+    Router::new()
+        .route("/console/phone-numbers", get(list))
+        .route("/console/phone-numbers/{id}", get(edit_form).post(update))
+}
+
+/// The text fields of the form, by their API names.
+const TEXTS: [&str; 4] = [
+    "diCommentName",
+    "registeredCNAM",
+    "namePrefix",
+    "storeAndForwardNumber",
+];
+
+/// The `yes`/`no` switches of the form (checkboxes), by their API names.
+const SWITCHES: [&str; 3] = ["recording", "emailRecording", "fax"];
+
+/// Every field the form shows, by its API name: an error about one goes next to it.
+const FIELDS: [&str; 10] = [
+    "destination",
+    "diCommentName",
+    "registeredCNAM",
+    "namePrefix",
+    "storeAndForwardNumber",
+    "recording",
+    "emailRecording",
+    "fax",
+    "faxEmail",
+    "faxStore",
+];
 
 /// A number as the list shows it.
 struct Row {
@@ -22,10 +69,11 @@ struct NumbersPage {
     search: String,
     rows: Vec<Row>,
     paging: Paging,
+    note: Option<&'static str>,
 }
 
 /// `GET /console/phone-numbers`.
-pub(crate) async fn list(mut visit: Visit, Query(params): Query<Fields>) -> Response {
+async fn list(mut visit: Visit, Query(params): Query<Fields>) -> Response {
     let page = list_page(&mut visit, &params).await;
     visit.finish(page)
 }
@@ -41,9 +89,9 @@ async fn list_page(visit: &mut Visit, params: &Fields) -> PageResult {
         .iter()
         .map(|n| Row {
             id: n["id"].as_i64().unwrap_or_default(),
-            number: n["number"].as_str().unwrap_or_default().to_owned(),
-            destination: super::destinations::in_words(&n["destination"]),
-            comment: n["diCommentName"].as_str().unwrap_or_default().to_owned(),
+            number: text(&n["number"]),
+            destination: in_words(&n["destination"]),
+            comment: text(&n["diCommentName"]),
         })
         .collect();
     let paging = listing.paging(&answer);
@@ -52,5 +100,237 @@ async fn list_page(visit: &mut Visit, params: &Fields) -> PageResult {
         search: listing.filter("query").to_owned(),
         rows,
         paging,
+        note: (field(params, "done") == "saved").then_some("The phone number is saved."),
     })
+}
+
+/// A JSON string, or empty.
+fn text(value: &Value) -> String {
+    value.as_str().unwrap_or_default().to_owned()
+}
+
+/// One text field of the form: its API name, its label, what it holds.
+struct TextField {
+    name: &'static str,
+    label: &'static str,
+    hint: &'static str,
+    value: String,
+    problem: Option<String>,
+}
+
+/// One `yes`/`no` switch of the form.
+struct Switch {
+    name: &'static str,
+    label: &'static str,
+    on: bool,
+    problem: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "number_form.html")]
+struct FormPage {
+    chrome: Chrome,
+    id: i64,
+    number: String,
+    /// Where its calls go as saved, in words.
+    routes_to: String,
+    picked: Picked,
+    groups: Vec<TargetGroup>,
+    texts: Vec<TextField>,
+    switches: Vec<Switch>,
+    fax_email: String,
+    fax_store: bool,
+    problems: Problems,
+}
+
+/// The label and hint of each text field.
+fn text_label(name: &str) -> (&'static str, &'static str) {
+    match name {
+        "diCommentName" => ("Comment", "What the number is for, as the lists show it."),
+        "registeredCNAM" => (
+            "Caller name (CNAM)",
+            "The name callers see, at most 15 characters.",
+        ),
+        "namePrefix" => (
+            "Prefix before the caller's name",
+            "Shown to whoever answers, so they know which number was called.",
+        ),
+        _ => ("Store-and-forward number", "Digits, *, # and +, or empty."),
+    }
+}
+
+/// The label of each switch.
+fn switch_label(name: &str) -> &'static str {
+    match name {
+        "recording" => "Record its calls",
+        "emailRecording" => "E-mail the recordings",
+        _ => "Receive faxes on this number",
+    }
+}
+
+/// The form's values: `get(name)` of each field, `picked` its destination.
+fn form_page(
+    chrome: Chrome,
+    id: i64,
+    saved: &Value,
+    picked: Picked,
+    groups: Vec<TargetGroup>,
+    get: impl Fn(&str) -> String,
+    problems: Problems,
+) -> FormPage {
+    FormPage {
+        chrome,
+        id,
+        number: text(&saved["number"]),
+        routes_to: in_words(&saved["destination"]),
+        picked,
+        groups,
+        texts: TEXTS
+            .iter()
+            .map(|&name| {
+                let (label, hint) = text_label(name);
+                TextField {
+                    name,
+                    label,
+                    hint,
+                    value: get(name),
+                    problem: problems.of(name),
+                }
+            })
+            .collect(),
+        switches: SWITCHES
+            .iter()
+            .map(|&name| Switch {
+                name,
+                label: switch_label(name),
+                on: get(name) == "yes",
+                problem: problems.of(name),
+            })
+            .collect(),
+        fax_email: get("faxEmail"),
+        fax_store: get("faxStore") == "yes",
+        problems,
+    }
+}
+
+/// `GET /console/phone-numbers/{id}`.
+async fn edit_form(mut visit: Visit, Path(id): Path<String>) -> Response {
+    let page = async {
+        let id = record_id(&id)?;
+        let person = visit.acting().await?;
+        let number = visit.get(&format!("/v2/admin/phone-numbers/{id}")).await?;
+        let groups = targets(&mut visit, &person, &[]).await?;
+        let page = form_page(
+            visit.chrome("numbers"),
+            id,
+            &number,
+            Picked::of_answer(&number["destination"]),
+            groups,
+            |name| text(&number[name]),
+            Problems::default(),
+        );
+        html(&page)
+    }
+    .await;
+    visit.finish(page)
+}
+
+/// The `PATCH` body of the form: the destination (null: routes nowhere), the texts as
+/// typed, each switch `yes` when ticked and `no` otherwise.
+fn body_of(fields: &Fields) -> Value {
+    let mut body = json!({
+        "destination": Picked::of_form(fields, "destination").body(),
+        "faxEmail": field(fields, "faxEmail").trim(),
+        "faxStore": yes_no(fields, "faxStore"),
+    });
+    for name in TEXTS {
+        body[name] = json!(field(fields, name).trim());
+    }
+    for name in SWITCHES {
+        body[name] = json!(yes_no(fields, name));
+    }
+    body
+}
+
+/// A checkbox as the API's `yes`/`no`.
+fn yes_no(fields: &Fields, name: &str) -> &'static str {
+    if field(fields, name) == "yes" {
+        "yes"
+    } else {
+        "no"
+    }
+}
+
+/// `POST /console/phone-numbers/{id}`: saves the number's settings.
+async fn update(mut visit: Visit, Path(id): Path<String>, Form(fields): Form<Fields>) -> Response {
+    let page = save(&mut visit, &id, &fields).await;
+    visit.finish(page)
+}
+
+async fn save(visit: &mut Visit, id: &str, fields: &Fields) -> PageResult {
+    check_post(visit, fields)?;
+    let id = record_id(id)?;
+    let person: Person = visit.acting().await?;
+    let answer = visit
+        .call(
+            Method::PATCH,
+            &format!("/v2/admin/phone-numbers/{id}"),
+            Some(body_of(fields)),
+        )
+        .await?;
+    if answer.status.is_success() {
+        return Ok(Redirect::to("/console/phone-numbers?done=saved").into_response());
+    }
+    if !answer.status.is_client_error()
+        || answer.status == StatusCode::NOT_FOUND
+        || answer.status == StatusCode::FORBIDDEN
+    {
+        return Err(refusal(&answer));
+    }
+    let problems = Problems::of_refusal(&answer.json(), &FIELDS);
+    let saved = visit.get(&format!("/v2/admin/phone-numbers/{id}")).await?;
+    let groups = targets(visit, &person, &[]).await?;
+    let page = form_page(
+        visit.chrome("numbers"),
+        id,
+        &saved,
+        Picked::of_form(fields, "destination"),
+        groups,
+        |name| match name {
+            // An unticked box is absent from the form: `no`.
+            "recording" | "emailRecording" | "fax" | "faxStore" => yes_no(fields, name).to_owned(),
+            _ => field(fields, name).to_owned(),
+        },
+        problems,
+    );
+    let mut response = html(&page)?;
+    *response.status_mut() = answer.status;
+    Ok(response)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_form_becomes_the_apis_patch() {
+        let fields: Fields = [
+            ("destination", "IVR:3"),
+            ("destination-number", ""),
+            ("diCommentName", " Main line "),
+            ("recording", "yes"),
+            ("faxEmail", ""),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+        let body = body_of(&fields);
+        assert_eq!(body["destination"], json!({"destType": "IVR", "id": 3}));
+        assert_eq!(body["diCommentName"], "Main line");
+        assert_eq!(body["recording"], "yes");
+        assert_eq!(body["fax"], "no");
+        assert_eq!(body["faxStore"], "no");
+        // Nothing picked: the number routes nowhere.
+        assert_eq!(body_of(&Fields::new())["destination"], Value::Null);
+    }
 }
