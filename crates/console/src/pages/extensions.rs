@@ -16,7 +16,7 @@ use super::{
     Chrome, Fields, Listing, Paging, Problems, field, html, query, record_id, records, tenant_pair,
 };
 use crate::session::Person;
-use crate::visit::{PageError, PageResult, Visit, refusal};
+use crate::visit::{PageError, PageResult, Visit};
 
 /// The fields of the form, by their API names.
 const FIELDS: [&str; 3] = ["number", "name", "branchId"];
@@ -272,18 +272,13 @@ pub(crate) async fn delete(
     Path(id): Path<String>,
     Form(fields): Form<Fields>,
 ) -> Response {
-    let page = async {
-        check_post(&visit, &fields)?;
-        let id = record_id(&id)?;
-        visit.acting().await?;
-        let answer = visit
-            .call(Method::DELETE, &format!("/v2/admin/extensions/{id}"), None)
-            .await?;
-        if !answer.status.is_success() {
-            return Err(refusal(&answer));
-        }
-        Ok(Redirect::to("/console/extensions?done=deleted").into_response())
-    }
+    let page = super::delete_record(
+        &mut visit,
+        &fields,
+        &id,
+        "/v2/admin/extensions/",
+        "/console/extensions?done=deleted",
+    )
     .await;
     visit.finish(page)
 }

@@ -507,18 +507,13 @@ async fn save(visit: &mut Visit, id: Option<i64>, fields: &Fields) -> PageResult
 /// `POST /console/ivrs/{id}/delete`: the API refuses (409, naming them) while something
 /// still routes to the menu.
 async fn delete(mut visit: Visit, Path(id): Path<String>, Form(fields): Form<Fields>) -> Response {
-    let page = async {
-        check_post(&visit, &fields)?;
-        let id = record_id(&id)?;
-        visit.acting().await?;
-        let answer = visit
-            .call(Method::DELETE, &format!("/v2/admin/ivrs/{id}"), None)
-            .await?;
-        if !answer.status.is_success() {
-            return Err(refusal(&answer));
-        }
-        Ok(Redirect::to("/console/ivrs?done=deleted").into_response())
-    }
+    let page = super::delete_record(
+        &mut visit,
+        &fields,
+        &id,
+        "/v2/admin/ivrs/",
+        "/console/ivrs?done=deleted",
+    )
     .await;
     visit.finish(page)
 }

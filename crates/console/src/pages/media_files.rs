@@ -267,18 +267,13 @@ async fn rename(mut visit: Visit, Path(id): Path<String>, Form(fields): Form<Fie
 
 /// `POST /console/media-files/{id}/delete` (the API refuses a file something plays).
 async fn delete(mut visit: Visit, Path(id): Path<String>, Form(fields): Form<Fields>) -> Response {
-    let page = async {
-        check_post(&visit, &fields)?;
-        let id = record_id(&id)?;
-        visit.acting().await?;
-        let answer = visit
-            .call(Method::DELETE, &format!("/v2/admin/media-files/{id}"), None)
-            .await?;
-        if !answer.status.is_success() {
-            return Err(refusal(&answer));
-        }
-        Ok(Redirect::to("/console/media-files?done=deleted").into_response())
-    }
+    let page = super::delete_record(
+        &mut visit,
+        &fields,
+        &id,
+        "/v2/admin/media-files/",
+        "/console/media-files?done=deleted",
+    )
     .await;
     visit.finish(page)
 }

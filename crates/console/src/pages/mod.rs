@@ -326,6 +326,33 @@ fn split_validation_error(error: &str) -> Option<(&str, &str)> {
     Some((field, message))
 }
 
+/// Deletes record `id` of the API's `collection` (`/v2/admin/ivrs/`) as the signed-in
+/// person, the form's token checked first, and goes back to `back` (the list, saying
+/// so); the API's refusal (a record still in use: 409, naming what uses it) is the
+/// page's error in its words.
+pub(crate) async fn delete_record(
+    visit: &mut crate::visit::Visit,
+    fields: &Fields,
+    id: &str,
+    collection: &str,
+    back: &str,
+) -> crate::visit::PageResult {
+    account::check_post(visit, fields)?;
+    let id = record_id(id)?;
+    visit.acting().await?;
+    let answer = visit
+        .call(
+            axum::http::Method::DELETE,
+            &format!("{collection}{id}"),
+            None,
+        )
+        .await?;
+    if !answer.status.is_success() {
+        return Err(crate::visit::refusal(&answer));
+    }
+    Ok(Redirect::to(back).into_response())
+}
+
 /// A record id of a console path: what the API takes (`^[1-9][0-9]*$`), else no page.
 pub(crate) fn record_id(text: &str) -> Result<i64, PageError> {
     text.parse::<i64>()

@@ -18,9 +18,7 @@ use serde_json::{Value, json};
 
 use super::account::check_post;
 use super::campaigns::{ImportView, Upload, multipart_body, read_multipart, text};
-use super::{
-    Chrome, Fields, Listing, Paging, Problems, field, html, query, record_id, records, tenant_pair,
-};
+use super::{Chrome, Fields, Listing, Paging, Problems, field, html, query, records, tenant_pair};
 use crate::Console;
 use crate::session::Person;
 use crate::visit::{PageError, PageResult, Visit, refusal};
@@ -281,18 +279,13 @@ async fn add(mut visit: Visit, Form(fields): Form<Fields>) -> Response {
 
 /// `POST /console/opt-outs/{id}/delete`: removes an entry.
 async fn remove(mut visit: Visit, Path(id): Path<String>, Form(fields): Form<Fields>) -> Response {
-    let page = async {
-        check_post(&visit, &fields)?;
-        let id = record_id(&id)?;
-        visit.acting().await?;
-        let answer = visit
-            .call(Method::DELETE, &format!("/v2/admin/opt-outs/{id}"), None)
-            .await?;
-        if !answer.status.is_success() {
-            return Err(refusal(&answer));
-        }
-        Ok(Redirect::to("/console/opt-outs?done=removed").into_response())
-    }
+    let page = super::delete_record(
+        &mut visit,
+        &fields,
+        &id,
+        "/v2/admin/opt-outs/",
+        "/console/opt-outs?done=removed",
+    )
     .await;
     visit.finish(page)
 }

@@ -656,18 +656,13 @@ async fn save(
 
 /// `POST /console/phones/{id}/delete`.
 async fn delete(mut visit: Visit, Path(id): Path<String>, Form(fields): Form<Fields>) -> Response {
-    let page = async {
-        check_post(&visit, &fields)?;
-        let id = record_id(&id)?;
-        visit.acting().await?;
-        let answer = visit
-            .call(Method::DELETE, &format!("/v2/admin/devices/{id}"), None)
-            .await?;
-        if !answer.status.is_success() {
-            return Err(refusal(&answer));
-        }
-        Ok(Redirect::to("/console/phones?done=deleted").into_response())
-    }
+    let page = super::delete_record(
+        &mut visit,
+        &fields,
+        &id,
+        "/v2/admin/devices/",
+        "/console/phones?done=deleted",
+    )
     .await;
     visit.finish(page)
 }
