@@ -889,7 +889,28 @@ async fn every_record_of_the_document_is_audited_as_answered(app: TestApp) {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// Records no `PATCH` changes are kept as answered too: an MMS upload's create and
+/// delete entries are the list's answer of it, its signed link left out.
+async fn an_upload_is_audited_as_answered(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    crate::mms_media::upload(&app, &admin, 1).await.expect(200);
+    let listed = app.get("/v2/messaging/media/", &admin).await.expect(200);
+    let mut answered = listed["records"][0].clone();
+    let id = answered["id"].clone();
+    answered.as_object_mut().unwrap().remove("url");
+    let created = only(&app, &admin, "mms-media", &id, "create").await;
+    assert_eq!(created["after"], answered, "{created}");
+    app.delete(&format!("/v2/messaging/media/{id}"), &admin)
+        .await
+        .expect(200);
+    let deleted = only(&app, &admin, "mms-media", &id, "delete").await;
+    assert_eq!(deleted["before"], answered, "{deleted}");
+    assert_eq!(deleted["after"], Value::Null);
+}
+
 on_both_backends!(
+    an_upload_is_audited_as_answered,
     every_record_of_the_document_is_audited_as_answered,
     entries_are_what_the_api_answers,
     child_lists_show_in_their_owners_entries,
