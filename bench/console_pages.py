@@ -13,6 +13,7 @@ Python 3 standard library only; targets loopback only; every loop is bounded.
 
     cargo build --release && python3 bench/console_pages.py --binary target/release/switchboard
     python3 bench/console_pages.py --short --binary target/debug/switchboard
+    python3 bench/console_pages.py --database-url postgres://postgres@127.0.0.1:5432/EMPTY_DB
 """
 
 from __future__ import annotations
@@ -116,6 +117,8 @@ def main() -> int:
     parser.add_argument("--binary", default="target/release/switchboard")
     parser.add_argument("--requests", type=int, default=300)
     parser.add_argument("--short", action="store_true", help="a few requests: shows it works")
+    parser.add_argument("--database-url", help="an empty PostgreSQL database to seed the demo "
+                        "into (default: SQLite in the temp folder)")
     args = parser.parse_args()
     requests = 5 if args.short else args.requests
     binary = os.path.abspath(args.binary)
@@ -127,6 +130,8 @@ def main() -> int:
     env = dict(os.environ, SWITCHBOARD_LISTEN=f"127.0.0.1:{port}",
                SWITCHBOARD_RATE_LIMIT_PER_MINUTE="10000000",
                SWITCHBOARD_RATE_LIMIT_PER_MINUTE_PER_ADDRESS="10000000")
+    if args.database_url:
+        env["SWITCHBOARD_DATABASE_URL"] = args.database_url
     with open(log_path, "wb") as log:
         server = subprocess.Popen([binary, "serve", "--demo"], cwd=folder, env=env,
                                   stdout=log, stderr=subprocess.STDOUT)
