@@ -14,9 +14,10 @@ use std::time::{Duration, Instant};
 use sha2::{Digest, Sha256};
 use tokio::sync::watch;
 
-/// How long a refresh's new tokens are handed to requests still carrying the old cookie.
-/// Longer than any page takes to load, shorter than an access token lives.
-const KEPT: Duration = Duration::from_secs(60);
+/// How long a refresh's new tokens are handed to requests still carrying the old cookie:
+/// longer than a page and its pictures take to load, and no longer — within it, the old
+/// cookie replayed is not caught by the API's reuse detection.
+const KEPT: Duration = Duration::from_secs(10);
 
 /// What a refresh answered.
 #[derive(Clone, Debug)]

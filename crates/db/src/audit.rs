@@ -475,7 +475,12 @@ pub(crate) async fn created_many(
     let rows: Vec<Snapshot> = match table {
         "opt_outs" => objects(crate::opt_outs::present_many(tx, ids).await?)?,
         "campaign_records" => objects(crate::call_campaigns::present_records(tx, ids).await?)?,
-        _ => tx.rows_json_by_id(table, ids, keep).await?,
+        // An import of another table must say how its records are answered first.
+        _ => {
+            return Err(crate::Error::Presenting(format!(
+                "the imported rows of {table} have no presenter"
+            )));
+        }
     };
     let mut insert = insert_columns();
     for row in rows {

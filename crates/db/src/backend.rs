@@ -840,10 +840,9 @@ impl Tx {
         Ok(self.rows_json_by_id(table, &[id], keep).await?.pop())
     }
 
-    /// Rows `ids` of `table` as [`Tx::row_json`] reads one, in one query (an import's
-    /// created rows for the audit trail); rows that do not exist are left out, the order
-    /// is the table's.
-    pub async fn rows_json_by_id(
+    /// Rows `ids` of `table` as [`Tx::row_json`] reads one, in one query; rows that do not
+    /// exist are left out, the order is the table's.
+    async fn rows_json_by_id(
         &mut self,
         table: &'static str,
         ids: &[i64],

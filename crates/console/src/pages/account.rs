@@ -11,7 +11,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};
 
-use super::{Chrome, Fields, Problems, TOKEN_FIELD, field, html};
+use super::{Chrome, Fields, Problems, TOKEN_FIELD, field, html, html_as};
 use crate::session::{Acting, Person, Session};
 use crate::visit::{PageError, PageResult, Visit, access_until, expect_success};
 
@@ -107,9 +107,7 @@ async fn sign_in_page(visit: &mut Visit, fields: &Fields) -> PageResult {
         problems,
         note: None,
     };
-    let mut response = html(&page)?;
-    *response.status_mut() = answer.status;
-    Ok(response)
+    html_as(&page, answer.status)
 }
 
 /// The signed-in person of a login answer; a tenant-scoped person acts on their own
@@ -238,9 +236,7 @@ async fn change_password_page(visit: &mut Visit, fields: &Fields) -> PageResult 
         problems: Problems::of_refusal(&answer.json(), &["oldPassword", "newPassword"]),
         mfa_enabled: person.mfa_enabled,
     };
-    let mut response = html(&page)?;
-    *response.status_mut() = answer.status;
-    Ok(response)
+    html_as(&page, answer.status)
 }
 
 #[derive(Template)]
@@ -294,9 +290,7 @@ async fn enrol_mfa_page(visit: &mut Visit, fields: &Fields) -> PageResult {
     let mut page = MfaPage::new(visit.chrome("account"), person.mfa_enabled);
     if !answer.status.is_success() {
         page.problems = Problems::of_refusal(&answer.json(), &["password"]);
-        let mut response = html(&page)?;
-        *response.status_mut() = answer.status;
-        return Ok(response);
+        return html_as(&page, answer.status);
     }
     let enrolment = answer.json();
     let uri = enrolment["otpauthUri"].as_str().unwrap_or_default();
@@ -322,9 +316,7 @@ async fn confirm_mfa_page(visit: &mut Visit, fields: &Fields) -> PageResult {
     if !answer.status.is_success() {
         let mut page = MfaPage::new(visit.chrome("account"), person.mfa_enabled);
         page.problems = Problems::of_refusal(&answer.json(), &[]);
-        let mut response = html(&page)?;
-        *response.status_mut() = answer.status;
-        return Ok(response);
+        return html_as(&page, answer.status);
     }
     person.mfa_enabled = true;
     visit.set_person(person);

@@ -13,7 +13,8 @@ use serde_json::{Map, Value, json};
 
 use super::account::check_post;
 use super::{
-    Chrome, Fields, Listing, Paging, Problems, field, html, record_id, records, tenant_pair,
+    Chrome, Fields, Listing, Paging, Problems, field, html, html_as, record_id, records,
+    tenant_pair,
 };
 use crate::visit::{PageError, PageResult, Visit, refusal};
 
@@ -280,10 +281,8 @@ fn body_of(fields: &Fields) -> Value {
 /// `'body/hours/2/0/from' must be …` → (2, `interval 1, from: must be …`): an error about
 /// the hours goes to the field of its day.
 fn day_error(error: &str) -> Option<(usize, String)> {
-    let rest = error.strip_prefix("'body/hours/")?;
-    let (pointer, message) = rest.split_once("' ")?;
-    let mut segments = pointer.split('/');
-    let day = segments.next()?.parse::<usize>().ok()?;
+    let (day, path, message) = super::item_error(error, "hours")?;
+    let mut segments = path.split('/').filter(|segment| !segment.is_empty());
     if day >= DAY_NAMES.len() {
         return None;
     }
@@ -346,9 +345,7 @@ async fn save(visit: &mut Visit, id: &str, fields: &Fields) -> PageResult {
         day.error = (!errors.is_empty()).then(|| errors.join("; "));
     }
     page.problems = problems;
-    let mut response = html(&page)?;
-    *response.status_mut() = answer.status;
-    Ok(response)
+    html_as(&page, answer.status)
 }
 
 /// `POST /console/business-hours/{id}/holidays`: adds a whole-day holiday.
@@ -384,9 +381,7 @@ pub(crate) async fn add_holiday(
         page.holiday_name = field(&fields, "name").to_owned();
         page.holiday_date = field(&fields, "date").to_owned();
         page.holiday_problems = Problems::of_refusal(&answer.json(), &HOLIDAY_FIELDS);
-        let mut response = html(&page)?;
-        *response.status_mut() = answer.status;
-        Ok(response)
+        html_as(&page, answer.status)
     }
     .await;
     visit.finish(page)

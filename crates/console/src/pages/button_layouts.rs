@@ -18,7 +18,8 @@ use serde_json::{Value, json};
 use super::account::check_post;
 use super::phones::{Choice, take_list_errors};
 use super::{
-    Chrome, Fields, Listing, Paging, Problems, field, html, query, record_id, records, tenant_pair,
+    Chrome, Fields, Listing, Paging, Problems, field, html, html_as, query, record_id, records,
+    tenant_pair,
 };
 use crate::Console;
 use crate::session::Person;
@@ -324,9 +325,7 @@ async fn create(mut visit: Visit, Form(fields): Form<Fields>) -> Response {
             "deviceModel": field(&fields, "deviceModel").trim(),
             "keys": [{"index": 1, "type": "line"}],
         });
-        if let Some((_, tenant)) = tenant_pair(&person).into_iter().next() {
-            body["tenantId"] = json!(tenant.parse::<i64>().unwrap_or(0));
-        }
+        super::for_acting_tenant(&person, &mut body);
         let answer = visit
             .call(Method::POST, "/v2/admin/button-layouts/", Some(body))
             .await?;
@@ -342,15 +341,16 @@ async fn create(mut visit: Visit, Form(fields): Form<Fields>) -> Response {
             return Err(refusal(&answer));
         }
         let catalogue = models(&mut visit).await?;
-        let mut response = html(&NewPage {
-            chrome: visit.chrome("layouts"),
-            name: field(&fields, "name").to_owned(),
-            model: field(&fields, "deviceModel").to_owned(),
-            models: model_choices(&catalogue),
-            problems: Problems::of_refusal(&answer.json(), &FIELDS),
-        })?;
-        *response.status_mut() = answer.status;
-        Ok(response)
+        html_as(
+            &NewPage {
+                chrome: visit.chrome("layouts"),
+                name: field(&fields, "name").to_owned(),
+                model: field(&fields, "deviceModel").to_owned(),
+                models: model_choices(&catalogue),
+                problems: Problems::of_refusal(&answer.json(), &FIELDS),
+            },
+            answer.status,
+        )
     }
     .await;
     visit.finish(page)
@@ -693,9 +693,7 @@ async fn update(mut visit: Visit, Path(id): Path<String>, Form(fields): Form<Fie
         page.problems = Problems::of_refusal(&remaining, &FIELDS);
         page.problems.general.retain(|m| !m.is_empty());
         page.refused = true;
-        let mut response = html(&page)?;
-        *response.status_mut() = answer.status;
-        Ok(response)
+        html_as(&page, answer.status)
     }
     .await;
     visit.finish(page)

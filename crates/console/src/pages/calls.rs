@@ -21,7 +21,9 @@ use chrono_tz::Tz;
 use serde_json::Value;
 
 use super::flow::zone_of;
-use super::{Chrome, Fields, Listing, Paging, Problems, field, html, query, records, tenant_pair};
+use super::{
+    Chrome, Fields, Listing, Paging, Problems, field, html, html_as, query, records, tenant_pair,
+};
 use crate::Console;
 use crate::visit::{PageError, PageResult, Visit, expect_success, refusal};
 
@@ -294,9 +296,7 @@ async fn list_page(visit: &mut Visit, params: &Fields) -> PageResult {
     };
     if answer.status == StatusCode::BAD_REQUEST {
         page.problems = filter_problems(&answer.json());
-        let mut response = html(&page)?;
-        *response.status_mut() = answer.status;
-        return Ok(response);
+        return html_as(&page, answer.status);
     }
     let answer = expect_success(answer)?;
     let aggregates = &answer["aggregates"];

@@ -22,7 +22,8 @@ use serde_json::{Value, json};
 use super::account::check_post;
 use super::destinations::{Picked, TargetGroup, in_words, targets};
 use super::{
-    Chrome, Fields, Listing, Paging, Problems, field, html, query, record_id, records, tenant_pair,
+    Chrome, Fields, Listing, Paging, Problems, field, html, html_as, query, record_id, records,
+    tenant_pair,
 };
 use crate::Console;
 use crate::session::Person;
@@ -547,9 +548,7 @@ async fn save(visit: &mut Visit, id: Option<i64>, fields: &Fields) -> PageResult
     let mut body = body_of(fields, id.is_none());
     let answer = match id {
         None => {
-            if let Some((_, tenant)) = tenant_pair(&person).into_iter().next() {
-                body["tenantId"] = json!(tenant.parse::<i64>().unwrap_or(0));
-            }
+            super::for_acting_tenant(&person, &mut body);
             visit
                 .call(Method::POST, "/v2/admin/call-campaigns/", Some(body))
                 .await?
@@ -590,9 +589,7 @@ async fn save(visit: &mut Visit, id: Option<i64>, fields: &Fields) -> PageResult
     };
     page.form = CampaignForm::of_form(fields);
     page.problems = problems_of(&answer.json());
-    let mut response = html(&page)?;
-    *response.status_mut() = answer.status;
-    Ok(response)
+    html_as(&page, answer.status)
 }
 
 /// `POST /console/campaigns/{id}/status`: starts, pauses, stops or cancels it (the API
@@ -964,15 +961,16 @@ async fn import(
         } else {
             (None, Problems::of_refusal(&answer.json(), &["file"]))
         };
-        let mut response = html(&ImportPage {
-            chrome: visit.chrome("campaigns"),
-            id,
-            name: text(&campaign["name"]),
-            import,
-            problems,
-        })?;
-        *response.status_mut() = answer.status;
-        Ok(response)
+        html_as(
+            &ImportPage {
+                chrome: visit.chrome("campaigns"),
+                id,
+                name: text(&campaign["name"]),
+                import,
+                problems,
+            },
+            answer.status,
+        )
     }
     .await;
     visit.finish(page)
@@ -982,12 +980,7 @@ async fn import(
 mod tests {
     use super::*;
 
-    fn fields(pairs: &[(&str, &str)]) -> Fields {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect()
-    }
+    use crate::pages::form_of as fields;
 
     #[test]
     fn the_form_becomes_the_apis_body() {

@@ -16,7 +16,8 @@ use serde_json::Value;
 use super::account::check_post;
 use super::campaigns::{Upload, multipart_body, read_multipart, text};
 use super::{
-    Chrome, Fields, Listing, Paging, Problems, field, html, query, record_id, records, tenant_pair,
+    Chrome, Fields, Listing, Paging, Problems, field, html, html_as, query, record_id, records,
+    tenant_pair,
 };
 use crate::Console;
 use crate::session::Person;
@@ -239,15 +240,16 @@ async fn send(mut visit: Visit, form: Result<Multipart, MultipartRejection>) -> 
             problems.fields.insert("document".to_owned(), messages);
         }
         let lines = lines(&mut visit, &person).await?;
-        let mut response = html(&SendPage {
-            chrome: visit.chrome("faxes"),
-            lines,
-            from: field(&fields, "from").to_owned(),
-            to: field(&fields, "to").to_owned(),
-            problems,
-        })?;
-        *response.status_mut() = answer.status;
-        Ok(response)
+        html_as(
+            &SendPage {
+                chrome: visit.chrome("faxes"),
+                lines,
+                from: field(&fields, "from").to_owned(),
+                to: field(&fields, "to").to_owned(),
+                problems,
+            },
+            answer.status,
+        )
     }
     .await;
     visit.finish(page)

@@ -16,7 +16,8 @@ use serde_json::{Value, json};
 use super::account::check_post;
 use super::destinations::{Picked, TargetGroup, in_words, targets};
 use super::{
-    Chrome, Fields, Listing, Paging, Problems, field, html, query, record_id, records, tenant_pair,
+    Chrome, Fields, Listing, Paging, Problems, field, html, html_as, query, record_id, records,
+    tenant_pair,
 };
 use crate::Console;
 use crate::session::Person;
@@ -392,11 +393,8 @@ fn body_of(fields: &Fields) -> (Value, Vec<&'static str>) {
 /// `'body/options/3/destination/id' must …` → (3, `must …`): an error about the option at
 /// place 3 of the body; one about the menu as a whole is none.
 fn option_error(error: &str) -> Option<(usize, String)> {
-    let rest = error.strip_prefix("'body/options/")?;
-    let (pointer, message) = rest.split_once("' ")?;
-    let mut segments = pointer.split('/');
-    let index = segments.next()?.parse::<usize>().ok()?;
-    let message = match segments.next_back() {
+    let (index, path, message) = super::item_error(error, "options")?;
+    let message = match path.rsplit('/').next() {
         Some("number") => format!("the outside number {message}"),
         _ => message.to_owned(),
     };
@@ -456,9 +454,7 @@ async fn save(visit: &mut Visit, id: Option<i64>, fields: &Fields) -> PageResult
     let (mut body, sent) = body_of(fields);
     let answer = match id {
         None => {
-            if let Some((_, tenant)) = tenant_pair(&person).into_iter().next() {
-                body["tenantId"] = json!(tenant.parse::<i64>().unwrap_or(0));
-            }
+            super::for_acting_tenant(&person, &mut body);
             visit
                 .call(Method::POST, "/v2/admin/ivrs/", Some(body))
                 .await?
@@ -499,9 +495,7 @@ async fn save(visit: &mut Visit, id: Option<i64>, fields: &Fields) -> PageResult
         groups,
         problems,
     };
-    let mut response = html(&page)?;
-    *response.status_mut() = answer.status;
-    Ok(response)
+    html_as(&page, answer.status)
 }
 
 /// `POST /console/ivrs/{id}/delete`: the API refuses (409, naming them) while something
@@ -522,12 +516,7 @@ async fn delete(mut visit: Visit, Path(id): Path<String>, Form(fields): Form<Fie
 mod tests {
     use super::*;
 
-    fn fields(pairs: &[(&str, &str)]) -> Fields {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect()
-    }
+    use crate::pages::form_of as fields;
 
     #[test]
     fn the_form_becomes_the_apis_body() {

@@ -19,7 +19,8 @@ use serde_json::{Value, json};
 
 use super::account::check_post;
 use super::{
-    Chrome, Fields, Listing, Paging, Problems, field, html, query, record_id, records, tenant_pair,
+    Chrome, Fields, Listing, Paging, Problems, field, html, html_as, query, record_id, records,
+    tenant_pair,
 };
 use crate::Console;
 use crate::visit::{PageError, PageResult, Visit, refusal};
@@ -251,15 +252,16 @@ async fn rename(mut visit: Visit, Path(id): Path<String>, Form(fields): Form<Fie
             return Err(refusal(&answer));
         }
         let record = visit.get(&format!("/v2/admin/media-files/{id}")).await?;
-        let mut response = html(&EditPage {
-            chrome: visit.chrome("media"),
-            file: Row::of(&record),
-            name: field(&fields, "name").to_owned(),
-            problems: Problems::of_refusal(&answer.json(), &["name"]),
-            note: None,
-        })?;
-        *response.status_mut() = answer.status;
-        Ok(response)
+        html_as(
+            &EditPage {
+                chrome: visit.chrome("media"),
+                file: Row::of(&record),
+                name: field(&fields, "name").to_owned(),
+                problems: Problems::of_refusal(&answer.json(), &["name"]),
+                note: None,
+            },
+            answer.status,
+        )
     }
     .await;
     visit.finish(page)
@@ -453,15 +455,16 @@ async fn upload(mut visit: Visit, multipart: Result<Multipart, MultipartRejectio
         if !on_the_form(answer.status) {
             return Err(refusal(&answer));
         }
-        let mut response = html(&UploadPage {
-            chrome: visit.chrome("media"),
-            name: field(&fields, "name").to_owned(),
-            language: field(&fields, "language").to_owned(),
-            text: field(&fields, "text").to_owned(),
-            problems: upload_problems(answer.status, &answer.json(), &UPLOAD_FIELDS),
-        })?;
-        *response.status_mut() = answer.status;
-        Ok(response)
+        html_as(
+            &UploadPage {
+                chrome: visit.chrome("media"),
+                name: field(&fields, "name").to_owned(),
+                language: field(&fields, "language").to_owned(),
+                text: field(&fields, "text").to_owned(),
+                problems: upload_problems(answer.status, &answer.json(), &UPLOAD_FIELDS),
+            },
+            answer.status,
+        )
     }
     .await;
     visit.finish(page)
@@ -541,9 +544,7 @@ async fn speak_page(
 async fn speak_form(mut visit: Visit) -> Response {
     let page = async {
         let (status, page) = speak_page(&mut visit, &Fields::new(), Problems::default()).await?;
-        let mut response = html(&page)?;
-        *response.status_mut() = status;
-        Ok(response)
+        html_as(&page, status)
     }
     .await;
     visit.finish(page)
@@ -620,9 +621,7 @@ async fn speak_and_save(visit: &mut Visit, fields: &Fields) -> PageResult {
         return Err(refusal(&spoken));
     };
     let (_, page) = speak_page(visit, fields, problems).await?;
-    let mut response = html(&page)?;
-    *response.status_mut() = status;
-    Ok(response)
+    html_as(&page, status)
 }
 
 /// `text` as one path segment (a voice id is letters, digits, `-` and `+`).

@@ -257,6 +257,14 @@ pub(crate) fn html(template: &impl Template) -> Result<Response, PageError> {
     Ok(Html(template.render()?).into_response())
 }
 
+/// A rendered template as an answer of `status`: a refused form comes back with the
+/// API's status (400, 403, 409 …), so a client reading statuses sees the refusal.
+pub(crate) fn html_as(template: &impl Template, status: StatusCode) -> Result<Response, PageError> {
+    let mut response = html(template)?;
+    *response.status_mut() = status;
+    Ok(response)
+}
+
 /// A posted form's fields.
 pub(crate) type Fields = HashMap<String, String>;
 
@@ -324,6 +332,21 @@ fn split_validation_error(error: &str) -> Option<(&str, &str)> {
     let (pointer, message) = rest.split_once("' ")?;
     let field = pointer.split('/').next()?;
     Some((field, message))
+}
+
+/// An API validation error about one item of the body's list `list`
+/// (`'body/members/3/penalty' must …`): the item's place in the list sent, the rest of its
+/// pointer (`penalty`; empty for the item itself) and the message; `None` for an error
+/// about anything else, the list as a whole included. Every page that shows a list as
+/// rows puts each item's problems on its row with this.
+pub(crate) fn item_error<'a>(error: &'a str, list: &str) -> Option<(usize, &'a str, &'a str)> {
+    let rest = error
+        .strip_prefix("'body/")?
+        .strip_prefix(list)?
+        .strip_prefix('/')?;
+    let (pointer, message) = rest.split_once("' ")?;
+    let (index, path) = pointer.split_once('/').unwrap_or((pointer, ""));
+    Some((index.parse().ok()?, path, message))
 }
 
 /// Deletes record `id` of the API's `collection` (`/v2/admin/ivrs/`) as the signed-in
@@ -467,6 +490,24 @@ pub(crate) fn tenant_pair(person: &Person) -> Vec<(&'static str, String)> {
     }
 }
 
+/// Names the tenant acted on as the owner of a new record's `body` when the person picks
+/// the tenant they act on (a platform or partner admin); the API knows a tenant-scoped
+/// person's tenant.
+pub(crate) fn for_acting_tenant(person: &Person, body: &mut Value) {
+    if let (Some(acting), true) = (&person.acting, person.picks_tenant()) {
+        body["tenantId"] = acting.id.into();
+    }
+}
+
+/// A form's fields from `pairs`, for the pages' unit tests.
+#[cfg(test)]
+pub(crate) fn form_of(pairs: &[(&str, &str)]) -> Fields {
+    pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -482,6 +523,25 @@ mod tests {
             Some(("routingDestinations", "is required"))
         );
         assert_eq!(split_validation_error("'query/page' must be"), None);
+    }
+
+    #[test]
+    fn an_error_about_an_item_of_a_list_names_its_place() {
+        assert_eq!(
+            item_error("'body/members/3/penalty' must be at most 100", "members"),
+            Some((3, "penalty", "must be at most 100"))
+        );
+        assert_eq!(
+            item_error("'body/lines/1' is listed twice", "lines"),
+            Some((1, "", "is listed twice"))
+        );
+        // The list as a whole, another list, another field: none.
+        assert_eq!(
+            item_error("'body/members' must not be empty", "members"),
+            None
+        );
+        assert_eq!(item_error("'body/membership/0' is odd", "members"), None);
+        assert_eq!(item_error("'body/name' is empty", "members"), None);
     }
 
     #[test]

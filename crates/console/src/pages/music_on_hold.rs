@@ -16,7 +16,8 @@ use serde_json::{Value, json};
 use super::account::check_post;
 use super::media_files::{MediaOption, on_the_form, options};
 use super::{
-    Chrome, Fields, Listing, Paging, Problems, field, html, query, record_id, records, tenant_pair,
+    Chrome, Fields, Listing, Paging, Problems, field, html, html_as, query, record_id, records,
+    tenant_pair,
 };
 use crate::Console;
 use crate::visit::{PageError, PageResult, Visit, refusal};
@@ -362,10 +363,7 @@ async fn update(mut visit: Visit, Path(id): Path<String>, Form(fields): Form<Fie
 /// `'body/routingDestinations/2/id' must …` → (2, `must …`); `None` for an error about
 /// the playlist as a whole.
 fn file_error(error: &str) -> Option<(usize, &str)> {
-    let rest = error.strip_prefix("'body/routingDestinations/")?;
-    let (pointer, message) = rest.split_once("' ")?;
-    let index = pointer.split('/').next()?.parse::<usize>().ok()?;
-    Some((index, message))
+    super::item_error(error, "routingDestinations").map(|(index, _, message)| (index, message))
 }
 
 async fn save(visit: &mut Visit, id: Option<i64>, fields: &Fields) -> PageResult {
@@ -380,9 +378,7 @@ async fn save(visit: &mut Visit, id: Option<i64>, fields: &Fields) -> PageResult
     let (mut body, rows) = values.body();
     let answer = match id {
         None => {
-            if let Some((_, tenant)) = tenant_pair(&person).into_iter().next() {
-                body["tenantId"] = json!(tenant.parse::<i64>().unwrap_or(0));
-            }
+            super::for_acting_tenant(&person, &mut body);
             visit
                 .call(Method::POST, "/v2/admin/music-on-hold/", Some(body))
                 .await?
@@ -443,9 +439,7 @@ async fn save(visit: &mut Visit, id: Option<i64>, fields: &Fields) -> PageResult
             .insert("routingDestinations".to_owned(), whole);
     }
     let page = FormPage::of(visit, id, values, problems, row_problems).await?;
-    let mut response = html(&page)?;
-    *response.status_mut() = answer.status;
-    Ok(response)
+    html_as(&page, answer.status)
 }
 
 /// `POST /console/music-on-hold/{id}/delete`.

@@ -16,7 +16,8 @@ use serde_json::{Value, json};
 use super::account::check_post;
 use super::destinations::{Picked, TargetGroup, in_words, targets};
 use super::{
-    Chrome, Fields, Listing, Paging, Problems, field, html, record_id, records, tenant_pair,
+    Chrome, Fields, Listing, Paging, Problems, field, html, html_as, record_id, records,
+    tenant_pair,
 };
 use crate::Console;
 use crate::session::Person;
@@ -303,9 +304,7 @@ async fn save(visit: &mut Visit, id: &str, fields: &Fields) -> PageResult {
         },
         problems,
     );
-    let mut response = html(&page)?;
-    *response.status_mut() = answer.status;
-    Ok(response)
+    html_as(&page, answer.status)
 }
 
 #[cfg(test)]

@@ -18,7 +18,9 @@ use serde_json::{Value, json};
 
 use super::account::check_post;
 use super::campaigns::{ImportView, Upload, multipart_body, read_multipart, text};
-use super::{Chrome, Fields, Listing, Paging, Problems, field, html, query, records, tenant_pair};
+use super::{
+    Chrome, Fields, Listing, Paging, Problems, field, html, html_as, query, records, tenant_pair,
+};
 use crate::Console;
 use crate::session::Person;
 use crate::visit::{PageError, PageResult, Visit, refusal};
@@ -212,10 +214,8 @@ fn body_of(fields: &Fields, person: &Person) -> Value {
         "number": field(fields, "number").trim(),
         "level": level,
     });
-    if level == "tenant"
-        && let Some((_, tenant)) = tenant_pair(person).into_iter().next()
-    {
-        body["tenantId"] = json!(tenant.parse::<i64>().unwrap_or(0));
+    if level == "tenant" {
+        super::for_acting_tenant(person, &mut body);
     }
     let campaign = field(fields, "campaignId").trim();
     if level == "campaign" {
@@ -269,9 +269,7 @@ async fn add(mut visit: Visit, Form(fields): Form<Fields>) -> Response {
             expires_at: field(&fields, "expiresAt").to_owned(),
         };
         page.problems = Problems::of_refusal(&answer.json(), &FIELDS);
-        let mut response = html(&page)?;
-        *response.status_mut() = answer.status;
-        Ok(response)
+        html_as(&page, answer.status)
     }
     .await;
     visit.finish(page)
@@ -318,9 +316,7 @@ async fn import(mut visit: Visit, form: Result<Multipart, MultipartRejection>) -
         } else {
             page.import_problems = Problems::of_refusal(&answer.json(), &["file"]);
         }
-        let mut response = html(&page)?;
-        *response.status_mut() = answer.status;
-        Ok(response)
+        html_as(&page, answer.status)
     }
     .await;
     visit.finish(page)

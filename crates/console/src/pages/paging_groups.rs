@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use super::account::check_post;
 use super::destinations::{Picked, TargetGroup, in_words, targets};
 use super::media_files::{MediaOption, on_the_form, options};
-use super::{Chrome, Fields, Listing, Paging, Problems, field, html, record_id, records};
+use super::{Chrome, Fields, Listing, Paging, Problems, field, html, html_as, record_id, records};
 use crate::Console;
 use crate::visit::{PageError, PageResult, Visit, refusal};
 
@@ -323,10 +323,7 @@ async fn update(mut visit: Visit, Path(id): Path<String>, Form(fields): Form<Fie
 
 /// `'body/routingDestinations/2/id' must …` → (2, `must …`).
 fn member_error(error: &str) -> Option<(usize, &str)> {
-    let rest = error.strip_prefix("'body/routingDestinations/")?;
-    let (pointer, message) = rest.split_once("' ")?;
-    let index = pointer.split('/').next()?.parse::<usize>().ok()?;
-    Some((index, message))
+    super::item_error(error, "routingDestinations").map(|(index, _, message)| (index, message))
 }
 
 async fn save(visit: &mut Visit, id: Option<i64>, fields: &Fields) -> PageResult {
@@ -341,6 +338,8 @@ async fn save(visit: &mut Visit, id: Option<i64>, fields: &Fields) -> PageResult
     let (mut body, rows) = values.body();
     let answer = match id {
         None => {
+            // A paging group's body names its tenant whoever creates it (the API requires
+            // it, as the release notes' body has it).
             body["tenantId"] = json!(person.acting.as_ref().map_or(0, |t| t.id));
             // A flag left off is not sent on creation (null is how a change clears it).
             if let Some(object) = body.as_object_mut() {
@@ -384,9 +383,7 @@ async fn save(visit: &mut Visit, id: Option<i64>, fields: &Fields) -> PageResult
         None => true,
     });
     let page = FormPage::of(visit, id, values, problems, row_problems).await?;
-    let mut response = html(&page)?;
-    *response.status_mut() = answer.status;
-    Ok(response)
+    html_as(&page, answer.status)
 }
 
 /// `POST /console/paging-groups/{id}/delete`.

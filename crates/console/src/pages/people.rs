@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use super::account::check_post;
 use super::extensions::{BranchOption, branches};
 use super::{
-    Chrome, Fields, Listing, Paging, Problems, field, html, record_id, records, role_name,
+    Chrome, Fields, Listing, Paging, Problems, field, html, html_as, record_id, records, role_name,
     tenant_pair,
 };
 use crate::Console;
@@ -249,9 +249,7 @@ async fn save(visit: &mut Visit, id: Option<i64>, fields: &Fields) -> PageResult
     let mut body = body_of(fields, id.is_none());
     let (answer, email) = match id {
         None => {
-            if let Some((_, tenant)) = tenant_pair(&person).into_iter().next() {
-                body["tenantId"] = number_or_text(&tenant);
-            }
+            super::for_acting_tenant(&person, &mut body);
             let answer = visit
                 .call(Method::POST, "/v2/admin/users/", Some(body))
                 .await?;
@@ -288,9 +286,7 @@ async fn save(visit: &mut Visit, id: Option<i64>, fields: &Fields) -> PageResult
         branches,
         problems: Problems::of_refusal(&answer.json(), &FIELDS),
     };
-    let mut response = html(&page)?;
-    *response.status_mut() = answer.status;
-    Ok(response)
+    html_as(&page, answer.status)
 }
 
 /// `POST /console/people/{id}/delete`.

@@ -18,7 +18,8 @@ use serde_json::{Value, json};
 use super::account::check_post;
 use super::button_layouts::{Model, models};
 use super::{
-    Chrome, Fields, Listing, Paging, Problems, field, html, query, record_id, records, tenant_pair,
+    Chrome, Fields, Listing, Paging, Problems, field, html, html_as, query, record_id, records,
+    tenant_pair,
 };
 use crate::Console;
 use crate::session::Person;
@@ -495,7 +496,7 @@ pub(crate) fn take_list_errors(
     refusal: &Value,
     list: &str,
 ) -> (Vec<(usize, String, String)>, Vec<String>, Value) {
-    let prefix = format!("'body/{list}");
+    let whole = format!("'body/{list}' ");
     let mut items = Vec::new();
     let mut own = Vec::new();
     let mut rest = Vec::new();
@@ -504,27 +505,14 @@ pub(crate) fn take_list_errors(
         .cloned()
         .unwrap_or_default();
     for error in errors.iter().filter_map(Value::as_str) {
-        let Some(tail) = error.strip_prefix(&prefix) else {
-            rest.push(json!(error));
-            continue;
-        };
-        if let Some(message) = tail.strip_prefix("' ") {
+        if let Some(message) = error.strip_prefix(&whole) {
             own.push(message.to_owned());
             continue;
         }
-        let parsed = tail
-            .strip_prefix('/')
-            .and_then(|t| t.split_once("' "))
-            .and_then(|(pointer, message)| {
-                let (position, part) = pointer.split_once('/').unwrap_or((pointer, ""));
-                Some((
-                    position.parse::<usize>().ok()?,
-                    part.to_owned(),
-                    message.to_owned(),
-                ))
-            });
-        match parsed {
-            Some(item) => items.push(item),
+        match super::item_error(error, list) {
+            Some((position, part, message)) => {
+                items.push((position, part.to_owned(), message.to_owned()));
+            }
             None => rest.push(json!(error)),
         }
     }
@@ -574,9 +562,7 @@ async fn save(
     let (mut body, from) = body_of(fields);
     let answer = match id {
         None => {
-            if let Some((_, tenant)) = tenant_pair(&person).into_iter().next() {
-                body["tenantId"] = json!(tenant.parse::<i64>().unwrap_or(0));
-            }
+            super::for_acting_tenant(&person, &mut body);
             visit
                 .call(Method::POST, "/v2/admin/devices/", Some(body))
                 .await?
@@ -649,9 +635,7 @@ async fn save(
         // The lines' problems are shown next to them; the notice above says so.
         page.problems.fields.entry("lines".to_owned()).or_default();
     }
-    let mut response = html(&page)?;
-    *response.status_mut() = answer.status;
-    Ok(response)
+    html_as(&page, answer.status)
 }
 
 /// `POST /console/phones/{id}/delete`.
@@ -705,12 +689,7 @@ async fn rotate(mut visit: Visit, Path(id): Path<String>, Form(fields): Form<Fie
 mod tests {
     use super::*;
 
-    fn fields(pairs: &[(&str, &str)]) -> Fields {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect()
-    }
+    use crate::pages::form_of as fields;
 
     #[test]
     fn empty_line_fields_close_up_and_remember_where_each_line_came_from() {

@@ -17,7 +17,8 @@ use super::account::check_post;
 use super::destinations::{Picked, TargetGroup, in_words, targets};
 use super::ivrs::{ChoiceGroup, choices, integer_of, label_of};
 use super::{
-    Chrome, Fields, Listing, Paging, Problems, field, html, record_id, records, tenant_pair,
+    Chrome, Fields, Listing, Paging, Problems, field, html, html_as, record_id, records,
+    tenant_pair,
 };
 use crate::Console;
 use crate::session::Person;
@@ -402,11 +403,8 @@ fn body_of(fields: &Fields, rows: &[MemberRow]) -> (Value, Vec<usize>) {
 /// `'body/members/3/penalty' must …` → (3, `penalty: must …`): an error about the member
 /// at place 3 of the body; one about the members as a whole is none.
 fn member_error(error: &str) -> Option<(usize, String)> {
-    let rest = error.strip_prefix("'body/members/")?;
-    let (pointer, message) = rest.split_once("' ")?;
-    let mut segments = pointer.split('/');
-    let index = segments.next()?.parse::<usize>().ok()?;
-    let message = match segments.next() {
+    let (index, path, message) = super::item_error(error, "members")?;
+    let message = match path.split('/').next() {
         Some("order") => format!("position: {message}"),
         Some("penalty") => format!("penalty: {message}"),
         Some("id") => format!("extension: {message}"),
@@ -466,9 +464,7 @@ async fn save(visit: &mut Visit, id: Option<i64>, fields: &Fields) -> PageResult
     let (mut body, sent) = body_of(fields, &rows);
     let answer = match id {
         None => {
-            if let Some((_, tenant)) = tenant_pair(&person).into_iter().next() {
-                body["tenantId"] = json!(tenant.parse::<i64>().unwrap_or(0));
-            }
+            super::for_acting_tenant(&person, &mut body);
             visit
                 .call(Method::POST, "/v2/admin/queues/", Some(body))
                 .await?
@@ -508,9 +504,7 @@ async fn save(visit: &mut Visit, id: Option<i64>, fields: &Fields) -> PageResult
         problems,
         chrome: visit.chrome("queues"),
     };
-    let mut response = html(&page)?;
-    *response.status_mut() = answer.status;
-    Ok(response)
+    html_as(&page, answer.status)
 }
 
 /// `POST /console/queues/{id}/delete`: the API refuses (409, naming them) while something
@@ -531,12 +525,7 @@ async fn delete(mut visit: Visit, Path(id): Path<String>, Form(fields): Form<Fie
 mod tests {
     use super::*;
 
-    fn fields(pairs: &[(&str, &str)]) -> Fields {
-        pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect()
-    }
+    use crate::pages::form_of as fields;
 
     #[test]
     fn member_rows_become_the_apis_members_in_their_positions() {
