@@ -9,10 +9,13 @@
 # REPOSITORY defaults to this checkout (its committed HEAD: what a clone gets).
 # Full mode times a fresh clone's `cargo run --release -- serve --demo` from an empty
 # target folder until the demo answers, then `cargo test` (the record of
-# docs/benchmarks.md). --short (CI, a few minutes): the build reuses this checkout's
-# target/ (CARGO_TARGET_DIR), is a debug one and is not a clean build's figure, and
-# `cargo test` is skipped (CI runs the suite itself); the walkthrough and the tour still
-# run against the clone's demo.
+# docs/benchmarks.md). --short (CI, under a minute): the clone is not built — the demo is
+# served by this checkout's debug binary (`cargo build` here, nothing to do when CI has
+# just built it: a clone's build recompiled the workspace's own crates for its folder, five
+# minutes that prove nothing CI's own build does not), run from the clone's folder so its
+# data and the README's paths are a newcomer's; `cargo test` is skipped (CI runs the suite
+# itself); the walkthrough and the tour still run against that demo. --short therefore
+# needs this checkout's HEAD to be the code under test (CI's clean clone is).
 set -euo pipefail
 
 short=0
@@ -53,10 +56,9 @@ cd "$work/switchboard"
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 export SWITCHBOARD_LISTEN="127.0.0.1:$port" SWITCHBOARD_PUBLIC_URL="http://127.0.0.1:$port"
 if ((short)); then
-    export CARGO_TARGET_DIR="$here/target"
-    build=(cargo build --quiet)
-    binary="$CARGO_TARGET_DIR/debug/switchboard"
-    label="cargo build (debug, reused target/)"
+    build=(cargo build --quiet --manifest-path "$here/Cargo.toml")
+    binary="$here/target/debug/switchboard"
+    label="cargo build (debug, this checkout's)"
 else
     export CARGO_TARGET_DIR="$work/target"
     build=(cargo build --release --quiet)

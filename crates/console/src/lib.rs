@@ -44,7 +44,7 @@ pub(crate) struct Console {
     pub keys: Arc<Keys>,
     /// The service's settings (trusted proxies, the public URL).
     pub settings: Arc<Settings>,
-    /// The access-token refreshes of this process, one per refresh token.
+    /// The access-token refreshes, one per refresh token in the deployment.
     pub refreshes: Arc<refresh::Refreshes>,
 }
 
@@ -58,11 +58,12 @@ pub fn mounted(state: &AppState, keys: Keys) -> Mounted {
 
 /// The console's routes with their state.
 pub fn router(state: &AppState, keys: Keys) -> Router {
+    let keys = Arc::new(keys);
     let console = Console {
         api: InProcess::new(state),
-        keys: Arc::new(keys),
+        keys: keys.clone(),
         settings: state.settings.clone(),
-        refreshes: Arc::default(),
+        refreshes: Arc::new(refresh::Refreshes::shared(state.db.clone(), keys)),
     };
     Router::new()
         .route("/", get(pages::to_console))

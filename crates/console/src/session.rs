@@ -60,6 +60,17 @@ impl Keys {
         serde_json::from_slice(&json).ok()
     }
 
+    /// `bytes` sealed for `seat` (the console's other sealed values: a shared refresh's
+    /// answer), under the cookies' key — the seat keeps them apart.
+    pub(crate) fn seal_at(&self, seat: Seat, bytes: &[u8]) -> String {
+        self.sealer.seal(seat, bytes)
+    }
+
+    /// What [`Keys::seal_at`] sealed for `seat`, when `sealed` opens there.
+    pub(crate) fn open_at(&self, seat: Seat, sealed: &str) -> Option<Vec<u8>> {
+        self.sealer.open(seat, sealed)
+    }
+
     /// The form token of `session`: an HMAC of its nonce, so it is valid for this
     /// session only and cannot be made without the key.
     pub fn form_token(&self, session: &Session) -> String {

@@ -28,6 +28,7 @@ pub mod call_campaigns;
 pub mod call_outcomes;
 pub mod calls;
 pub mod conduits;
+pub mod console_refreshes;
 pub mod deliveries;
 pub mod destinations;
 pub mod devices;

@@ -1,9 +1,10 @@
 //! Retention on a schedule, in every `serve` process: the sweep removes the MMS media
 //! uploads whose time is up — record, quota bytes and (through the job table) object;
 //! each upload is removed once however many sweep at the same moment — the failed
-//! sign-ins older than the lockout window, and the provisioning Digest answers kept past
-//! their nonces' expiry. The same tick queues the telephony renditions old media files
-//! are owed (`renditions`).
+//! sign-ins older than the lockout window, the provisioning Digest answers kept past
+//! their nonces' expiry, and the console's shared refresh answers past their window.
+//! The same tick queues the telephony renditions old media files are owed
+//! (`renditions`).
 
 use std::time::Duration;
 
@@ -36,6 +37,7 @@ pub(crate) async fn run(jobs: Jobs, every: Duration, mut stop: watch::Receiver<b
         }
         prune_login_failures(&jobs).await;
         prune_digest_uses(&jobs).await;
+        prune_console_refreshes(&jobs).await;
         // Not retention, but as coarse: one read of an index that is empty once every
         // old media file has its rendition.
         crate::renditions::sweep(&jobs).await;
@@ -61,6 +63,17 @@ async fn prune_digest_uses(jobs: &Jobs) {
         Ok(0) => {}
         Ok(removed) => tracing::info!(removed, "expired Digest nonce uses removed"),
         Err(error) => tracing::warn!(%error, "pruning Digest nonce uses failed"),
+    }
+}
+
+/// Deletes the console's shared refresh answers past their window (each holds a session's
+/// tokens, sealed; a claim removes the old ones too, but an idle deployment makes none).
+async fn prune_console_refreshes(jobs: &Jobs) {
+    let now_ms = chrono::Utc::now().timestamp_millis();
+    match switchboard_db::console_refreshes::prune(jobs.db(), now_ms).await {
+        Ok(0) => {}
+        Ok(removed) => tracing::info!(removed, "expired console refresh answers removed"),
+        Err(error) => tracing::warn!(%error, "pruning console refresh answers failed"),
     }
 }
 
