@@ -7,7 +7,6 @@ use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
 use rand::RngCore;
-use sha2::{Digest, Sha256};
 use switchboard_db::devices::{self, Credentials, DeviceChanges};
 use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::{BranchId, ButtonLayoutId, DeviceId, ExtensionId, TenantId};
@@ -97,13 +96,8 @@ fn new_password() -> (String, String) {
     let mut bytes = [0u8; 18];
     rand::rng().fill_bytes(&mut bytes);
     let password = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes);
-    let hash = password_hash(&password);
+    let hash = crate::routes::provisioning::password_hash(&password);
     (password, hash)
-}
-
-/// The stored form of a provisioning password.
-pub fn password_hash(password: &str) -> String {
-    hex::encode(Sha256::digest(password.as_bytes()))
 }
 
 /// Where a device fetches its configuration.

@@ -14,9 +14,10 @@ use switchboard_domain::ids::{MediaFileId, TenantId};
 use switchboard_domain::list::Page;
 use switchboard_domain::records::NAME;
 use switchboard_domain::records::media_file::{
-    LANGUAGE, MediaFile, MediaFileFields, MediaFileUpload, TEXT, UpdateMediaFile, check_exclusive,
+    MediaFile, MediaFileFields, MediaFileUpload, UpdateMediaFile, check_exclusive,
     parse_multilingual_form,
 };
+use switchboard_domain::records::speech::{LANGUAGE, TEXT};
 use switchboard_domain::validation::{ID, Raw, Rule};
 use switchboard_domain::{Location, Problems};
 use switchboard_storage::audio;
@@ -193,7 +194,7 @@ pub async fn create(
                 voice_id = field_text(
                     &value,
                     "voiceId",
-                    &switchboard_domain::records::custom_voice::VOICE_ID,
+                    &switchboard_domain::records::speech::VOICE_ID,
                     &mut problems,
                 )
             }

@@ -14,7 +14,6 @@ use switchboard_domain::records::device::parse_mac;
 use switchboard_domain::records::device_model;
 
 use crate::error::{ApiError, ApiResult};
-use crate::routes::devices::password_hash;
 use crate::state::AppState;
 
 /// Which of a phone's files was asked for.
@@ -77,6 +76,11 @@ impl Algorithm {
             Algorithm::Md5 => hex::encode(md5::Md5::digest(text.as_bytes())),
         }
     }
+}
+
+/// The stored form of a device's provisioning password (the Basic check compares it).
+pub fn password_hash(password: &str) -> String {
+    hex::encode(Sha256::digest(password.as_bytes()))
 }
 
 /// A device's Digest secrets, H(username:realm:password) for MD5 and SHA-256, made with

@@ -90,7 +90,7 @@ fn read_filter(
     let mut problems = switchboard_domain::Problems::new();
     let language = filter.language.and_then(|tag| {
         Rule::check(
-            &switchboard_domain::records::media_file::LANGUAGE,
+            &switchboard_domain::records::speech::LANGUAGE,
             Raw::Text(&tag),
         )
         .map_err(|message| problems.add(Location::Query, "language", message))

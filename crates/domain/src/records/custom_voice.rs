@@ -5,23 +5,15 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::NAME;
-use super::media_file::LANGUAGE;
+use super::speech::{LANGUAGE, VOICE_ID};
 use crate::declare::{Body, Listed};
 use crate::ids::{CustomVoiceId, TenantId};
 use crate::list::TenantFilter;
-use crate::validation::{Chars, ID, Int, int};
+use crate::validation::{ID, Int, int};
 
 /// The prefix of a custom voice's id in `/text-to-speech/voices/{id}/tts`.
 pub const VOICE_PREFIX: &str = "custom-";
 
-/// An engine voice's id: lower-case letters, digits and hyphens.
-pub const VOICE_ID: Chars = Chars {
-    min: 1,
-    max: 64,
-    pattern: "^[a-z0-9-]+$",
-    allowed: |c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-',
-    sample: "en-us",
-};
 /// Words per minute.
 pub const RATE: Int = int(80, 450);
 /// Pitch, 50 being the voice's own.

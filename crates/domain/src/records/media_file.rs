@@ -8,27 +8,11 @@ use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::{PartialSchema, ToSchema};
 
 use super::NAME;
+use super::speech::{LANGUAGE, TEXT, VOICE_ID};
 use crate::declare::{self, Body, Listed};
 use crate::ids::{MediaFileId, TenantId};
 use crate::list::TenantFilter;
-use crate::validation::{
-    Chars, Field, ID, ListOf, Nested, ObjectReader, Problems, Rule, Text, list_of, nested, text,
-};
-
-/// Longest `text` (release notes: 5,000 characters).
-pub const TEXT: Text = text(1, 5000);
-
-/// The pattern of a language tag (`en`, `en-US`, `pt-BR`).
-pub const LANGUAGE_PATTERN: &str = "^[A-Za-z0-9-]+$";
-
-/// A language tag: 2 to 35 letters, digits and hyphens.
-pub const LANGUAGE: Chars = Chars {
-    min: 2,
-    max: 35,
-    pattern: LANGUAGE_PATTERN,
-    allowed: |c| c.is_ascii_alphanumeric() || c == '-',
-    sample: "en-US",
-};
+use crate::validation::{Field, ID, ListOf, Nested, ObjectReader, Problems, Rule, list_of, nested};
 
 /// Texts in several languages.
 pub const MULTILINGUAL: ListOf<Nested<LanguageText>> = list_of(nested::<LanguageText>(), 0, 100);
@@ -143,7 +127,7 @@ impl PartialSchema for MediaFileUpload {
         declare::property(
             &mut form,
             "voiceId",
-            Field::field_schema(&super::custom_voice::VOICE_ID),
+            Field::field_schema(&VOICE_ID),
             Value::Null,
             Some(
                 "The text-to-speech voice that rendered the file (a voice of \

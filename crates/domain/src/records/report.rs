@@ -13,7 +13,7 @@ use utoipa::ToSchema;
 use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, Schema, SchemaFormat, Type};
 
 use super::call::{CALL_ID, Call, DIRECTION, DISPOSITIONS};
-use super::media_file::LANGUAGE;
+use super::speech::LANGUAGE;
 use crate::declare::{Body, Filter};
 use crate::ids::{ExtensionId, QueueId, TenantId};
 use crate::list::{ListSpec, Listed};

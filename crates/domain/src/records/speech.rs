@@ -1,13 +1,40 @@
-//! Text-to-speech: the voice catalogue as answered, and what a prompt to render takes.
+//! Text-to-speech: the voice catalogue as answered, what a prompt to render takes, and the
+//! rules every spoken text, language tag and voice id follows (media files, custom voices
+//! and reports name them from here).
 
 use serde::Serialize;
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 
-use super::media_file::{LANGUAGE, TEXT};
 use crate::declare::Body;
 use crate::ids::TenantId;
-use crate::validation::{Int, ListOf, Nested, ObjectReader, int, list_of, nested};
+use crate::validation::{
+    Chars, Int, ListOf, Nested, ObjectReader, Text, int, list_of, nested, text,
+};
+
+/// Longest text to speak (release notes: 5,000 characters).
+pub const TEXT: Text = text(1, 5000);
+
+/// The pattern of a language tag (`en`, `en-US`, `pt-BR`).
+pub const LANGUAGE_PATTERN: &str = "^[A-Za-z0-9-]+$";
+
+/// A language tag: 2 to 35 letters, digits and hyphens.
+pub const LANGUAGE: Chars = Chars {
+    min: 2,
+    max: 35,
+    pattern: LANGUAGE_PATTERN,
+    allowed: |c| c.is_ascii_alphanumeric() || c == '-',
+    sample: "en-US",
+};
+
+/// An engine voice's id: lower-case letters, digits and hyphens.
+pub const VOICE_ID: Chars = Chars {
+    min: 1,
+    max: 64,
+    pattern: "^[a-z0-9-]+$",
+    allowed: |c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-',
+    sample: "en-us",
+};
 
 /// A voice of the catalogue (an engine's, or a tenant's custom voice over one).
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
