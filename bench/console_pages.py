@@ -30,6 +30,7 @@ Python 3 standard library only; targets loopback only; every loop is bounded.
 from __future__ import annotations
 
 import argparse
+import html
 import http.client
 import json
 import os
@@ -129,7 +130,7 @@ def next_link(page: str) -> str:
     found = re.search(r'<a href="([^"]+)" rel="next">', page)
     if not found:
         sys.exit("the page has no next page")
-    return found.group(1).replace("&amp;", "&")
+    return html.unescape(found.group(1))
 
 
 def voicemail_pages(admin: Browser, messages: int) -> list:
