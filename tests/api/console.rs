@@ -95,6 +95,23 @@ impl Browser {
         self.read(response).await
     }
 
+    /// A GET of `path` with the session's cookie and the `Range` a player would send,
+    /// answering status, headers and the bytes (audio is no text).
+    pub(crate) async fn fetch(
+        &mut self,
+        path: &str,
+        range: Option<&str>,
+    ) -> (StatusCode, HeaderMap, Vec<u8>) {
+        let mut request = self.with_cookie(self.client.get(format!("{}{path}", self.base)));
+        if let Some(range) = range {
+            request = request.header(reqwest::header::RANGE, range);
+        }
+        let response = request.send().await.unwrap();
+        let status = response.status();
+        let headers = response.headers().clone();
+        (status, headers, response.bytes().await.unwrap().to_vec())
+    }
+
     /// Posts `fields` as a same-origin form.
     pub(crate) async fn post(&mut self, path: &str, fields: &[(&str, &str)]) -> Page {
         self.post_with(path, fields, &[("sec-fetch-site", "same-origin")])
@@ -164,6 +181,69 @@ impl Browser {
 }
 
 /// `fields` as an `application/x-www-form-urlencoded` body.
+/// The console's player route `path` answers as a browser's `<audio>` element asks when
+/// it loads and seeks: without `Range` all of `whole` (200, `Accept-Ranges: bytes`), each
+/// satisfiable range exactly its bytes (206 with `Content-Range`), a range outside the
+/// audio 416; every answer with the console's policy and kept from caches.
+pub(crate) async fn plays_with_ranges(browser: &mut Browser, path: &str, whole: &[u8]) {
+    let header = |headers: &HeaderMap, name: &str| {
+        headers
+            .get(name)
+            .map(|v| v.to_str().unwrap().to_owned())
+            .unwrap_or_default()
+    };
+    let n = whole.len();
+    assert!(n > 300, "{path}: a longer audio is needed ({n} bytes)");
+    let (status, headers, bytes) = browser.fetch(path, None).await;
+    assert_eq!(status, StatusCode::OK, "{path}");
+    assert_eq!(bytes, whole, "{path}: the whole audio");
+    assert_eq!(header(&headers, "accept-ranges"), "bytes", "{path}");
+    assert_eq!(header(&headers, "content-length"), n.to_string(), "{path}");
+    assert!(
+        header(&headers, "content-type").starts_with("audio/"),
+        "{path}"
+    );
+    assert_eq!(header(&headers, "content-range"), "", "{path}");
+    assert_eq!(header(&headers, "content-security-policy"), CSP, "{path}");
+    assert_eq!(
+        header(&headers, "cache-control"),
+        "private, no-store",
+        "{path}"
+    );
+    let ranges = [
+        ("bytes=0-".to_owned(), 0..n),
+        ("bytes=0-0".to_owned(), 0..1),
+        ("bytes=0-9".to_owned(), 0..10),
+        ("bytes=100-299".to_owned(), 100..300),
+        (format!("bytes={}-", n - 7), n - 7..n),
+        ("bytes=-5".to_owned(), n - 5..n),
+        (format!("bytes=10-{}", n + 1000), 10..n),
+    ];
+    for (range, served) in ranges {
+        let (status, headers, bytes) = browser.fetch(path, Some(&range)).await;
+        assert_eq!(status, StatusCode::PARTIAL_CONTENT, "{path} {range}");
+        assert_eq!(bytes, &whole[served.clone()], "{path} {range}");
+        assert_eq!(
+            header(&headers, "content-range"),
+            format!("bytes {}-{}/{n}", served.start, served.end - 1),
+            "{path} {range}"
+        );
+        assert_eq!(
+            header(&headers, "content-length"),
+            served.len().to_string(),
+            "{path} {range}"
+        );
+        assert_eq!(header(&headers, "accept-ranges"), "bytes", "{path} {range}");
+    }
+    for range in [
+        format!("bytes={n}-"),
+        format!("bytes={}-{}", n + 10, n + 20),
+    ] {
+        let (status, _, _) = browser.fetch(path, Some(&range)).await;
+        assert_eq!(status, StatusCode::RANGE_NOT_SATISFIABLE, "{path} {range}");
+    }
+}
+
 fn form_body(fields: &[(&str, &str)]) -> String {
     let encode = |text: &str| {
         text.bytes()

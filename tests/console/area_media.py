@@ -1,6 +1,7 @@
 """Browser tests of the console's paging groups, music on hold and media files (issue 34):
 a real WAV (made here with Python's `wave` module) uploaded and played, a text spoken by
-a voice when the server has a speech engine (the page says when not), a paging group with
+a voice when the server has a speech engine (the page says when not), each player loading
+from the console's own route in byte ranges and seeking, a paging group with
 members added row by row, a playlist, refused forms naming every broken field, and a
 branch administrator refused a change; each page checked by axe and photographed."""
 
@@ -55,18 +56,41 @@ def media_named(ctx, token, name):
 
 
 def plays(page, name):
-    """The player of `name` loads its audio under the page's policy and plays (muted, as
-    a page without a gesture may): its duration in seconds."""
+    """The player of `name` loads its audio from the console's own route under the page's
+    policy, answered in byte ranges (206: the browser asks for them), seeks near its end
+    and plays (muted, as a page without a gesture may): its duration in seconds."""
     player = page.get_by_label(f"Play {name}", exact=True)
-    duration = player.evaluate(
-        """a => new Promise((ok, ko) => {
-            a.addEventListener('loadedmetadata', () => ok(a.duration), {once: true});
-            a.addEventListener('error', () => ko('media error ' + (a.error && a.error.code)), {once: true});
-            a.load();
-        })"""
-    )
-    assert player.evaluate("a => { a.muted = true; return a.play().then(() => !a.paused); }"), name
-    player.evaluate("a => a.pause()")
+    src = player.get_attribute("src")
+    assert src.startswith("/console/media-files/") and src.endswith("/audio"), src
+    answers = []
+
+    def answered(response):
+        if response.url.endswith(src):
+            answers.append((response.status, response.headers.get("content-range", "")))
+
+    page.on("response", answered)
+    try:
+        duration = player.evaluate(
+            """a => new Promise((ok, ko) => {
+                a.addEventListener('loadedmetadata', () => ok(a.duration), {once: true});
+                a.addEventListener('error', () => ko('media error ' + (a.error && a.error.code)), {once: true});
+                a.load();
+            })"""
+        )
+        seeked = player.evaluate(
+            """a => new Promise((ok, ko) => {
+                a.addEventListener('seeked', () => ok(a.currentTime), {once: true});
+                a.addEventListener('error', () => ko('media error ' + (a.error && a.error.code)), {once: true});
+                a.currentTime = a.duration * 0.8;
+            })"""
+        )
+        assert abs(seeked - duration * 0.8) < 0.1, (seeked, duration)
+        assert player.evaluate("a => a.seekable.length > 0 && a.seekable.end(0) > 0"), name
+        assert player.evaluate("a => { a.muted = true; return a.play().then(() => !a.paused); }"), name
+        player.evaluate("a => a.pause()")
+    finally:
+        page.remove_listener("response", answered)
+    assert any(status == 206 and rng.startswith("bytes ") for status, rng in answers), answers
     return duration
 
 

@@ -208,8 +208,13 @@ def test_voicemail_inbox_plays_and_marks(ctx):
     assert unread > 0, "the demo has unread voicemail"
     audio = page.locator("audio").first
     expect(audio).to_be_attached()
-    played = page.request.get(audio.get_attribute("src"))
+    src = audio.get_attribute("src")
+    assert src.startswith("/console/voicemail/") and src.endswith("/audio"), src
+    played = page.request.get(ctx.url(src))
     assert played.status == 200 and played.headers["content-type"].startswith("audio/"), played.headers
+    assert played.headers["accept-ranges"] == "bytes", played.headers
+    tail = page.request.get(ctx.url(src), headers={"range": "bytes=-100"})
+    assert tail.status == 206 and tail.body() == played.body()[-100:], tail.headers
     no_serious_violations(page, "voicemail")
     ctx.shot(page, "voicemail")
     page.get_by_role("link", name="Unread", exact=True).click()

@@ -12,6 +12,7 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode
 use axum::response::Response;
 use serde_json::Value;
 use switchboard_api::AppState;
+use switchboard_api::routes::objects::with_service_links;
 use tower::ServiceExt;
 use tower::util::BoxCloneSyncService;
 
@@ -121,27 +122,45 @@ impl InProcess {
         content_type: Option<&str>,
         body: Vec<u8>,
     ) -> anyhow::Result<Response> {
+        let mut headers = HeaderMap::new();
+        if let Some(content_type) = content_type {
+            headers.insert(header::CONTENT_TYPE, HeaderValue::try_from(content_type)?);
+        }
+        self.respond_with(origin, method, path, token, headers, body)
+            .await
+    }
+
+    /// Sends one request as [`InProcess::respond`] does, with `headers` besides (a
+    /// player's `Range`). Media links in the answer are the service's own
+    /// ([`with_service_links`]), which the console streams from its own origin.
+    pub async fn respond_with(
+        &self,
+        origin: &Origin,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        headers: HeaderMap,
+        body: Vec<u8>,
+    ) -> anyhow::Result<Response> {
         let mut request = Request::builder()
             .method(method)
             .uri(path)
             .extension(ConnectInfo(origin.peer));
-        if let Some(headers) = request.headers_mut() {
-            headers.extend(origin.forwarded.clone());
+        if let Some(sent) = request.headers_mut() {
+            sent.extend(origin.forwarded.clone());
+            sent.extend(headers);
             if let Some(token) = token {
-                headers.insert(
+                sent.insert(
                     header::AUTHORIZATION,
                     HeaderValue::try_from(format!("Bearer {token}"))?,
                 );
-            }
-            if let Some(content_type) = content_type {
-                headers.insert(header::CONTENT_TYPE, HeaderValue::try_from(content_type)?);
             }
         }
         // A task of its own, as the server gives each connection: the request's middleware
         // and handler run on a fresh stack rather than nested inside the caller's futures
         // (which, in a debug build, overflowed a 2 MiB thread stack).
-        let response =
-            tokio::spawn(self.app.clone().oneshot(request.body(Body::from(body))?)).await??;
+        let answered = self.app.clone().oneshot(request.body(Body::from(body))?);
+        let response = tokio::spawn(with_service_links(answered)).await??;
         Ok(response)
     }
 }

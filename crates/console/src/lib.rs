@@ -121,6 +121,10 @@ pub fn router(state: &AppState, keys: Keys) -> Router {
         .route("/console/voicemail", get(pages::voicemail::list))
         .route("/console/audit", get(pages::audit::list))
         .route("/console/voicemail/{id}", post(pages::voicemail::mark))
+        .route(
+            "/console/voicemail/{id}/audio",
+            get(pages::voicemail::audio),
+        )
         .route("/console/assets/{name}", get(assets::serve))
         .merge(pages::area_routes())
         .route(

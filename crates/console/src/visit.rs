@@ -323,10 +323,16 @@ impl Visit {
         if response.status().is_success() {
             return Ok(response);
         }
+        Err(self.refused(response).await)
+    }
+
+    /// The page error of an API response that is no success (its body read, small).
+    async fn refused(&mut self, response: Response) -> PageError {
         let (parts, body) = response.into_parts();
-        let body = axum::body::to_bytes(body, 1024 * 1024)
-            .await
-            .map_err(anyhow::Error::from)?;
+        let body = match axum::body::to_bytes(body, 1024 * 1024).await {
+            Ok(body) => body,
+            Err(error) => return PageError::Failed(error.into()),
+        };
         let answer = Answer {
             status: parts.status,
             headers: parts.headers,
@@ -334,9 +340,63 @@ impl Visit {
         };
         if answer.status == StatusCode::UNAUTHORIZED {
             self.set_session(Session::anonymous());
-            return Err(PageError::SignIn);
+            return PageError::SignIn;
         }
-        Err(refusal(&answer))
+        refusal(&answer)
+    }
+
+    /// The audio at `link`, a media link the API answered to this person (in process,
+    /// always the service's own: [`InProcess::respond_with`]), streamed to the browser's
+    /// player through the API's download route with the browser's `Range` passed on: the
+    /// route's answer (200 whole, 206 with `Content-Range`, 416 outside the audio, with
+    /// `Accept-Ranges: bytes`) is the player's, its bytes read from the store as they go.
+    /// Every player of the console plays through here, whichever the store, so the
+    /// policy's `default-src 'self'` holds and seeking works.
+    pub async fn play(&mut self, link: &str) -> PageResult {
+        let Some(start) = link.find("/v2/objects/") else {
+            return Err(PageError::NotFound);
+        };
+        let mut sent = HeaderMap::new();
+        if let Some(range) = self.headers.get(header::RANGE) {
+            sent.insert(header::RANGE, range.clone());
+        }
+        // The link's signature is its credential, as for any client holding it.
+        let response = self
+            .console
+            .api
+            .respond_with(
+                &self.origin,
+                Method::GET,
+                &link[start..],
+                None,
+                sent,
+                Vec::new(),
+            )
+            .await?;
+        let status = response.status();
+        if !status.is_success() && status != StatusCode::RANGE_NOT_SATISFIABLE {
+            return Err(self.refused(response).await);
+        }
+        let (parts, body) = response.into_parts();
+        let mut played = Response::new(body);
+        *played.status_mut() = status;
+        let headers = played.headers_mut();
+        for name in [
+            header::CONTENT_TYPE,
+            header::CONTENT_LENGTH,
+            header::CONTENT_RANGE,
+            header::ACCEPT_RANGES,
+            header::CONTENT_DISPOSITION,
+        ] {
+            if let Some(value) = parts.headers.get(&name) {
+                headers.insert(name, value.clone());
+            }
+        }
+        headers.insert(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("private, no-store"),
+        );
+        Ok(played)
     }
 
     /// One request to the API as the signed-in person. An answer saying their token is

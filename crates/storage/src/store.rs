@@ -589,12 +589,22 @@ impl Storage {
                 });
                 Ok(url.await?.to_string())
             }
-            Backend::Local { .. } => {
-                let ttl_secs = i64::try_from(ttl_secs).unwrap_or(i64::MAX);
-                let expires = chrono::Utc::now().timestamp().saturating_add(ttl_secs);
-                Ok(self.local_download_url(key, expires))
-            }
+            Backend::Local { .. } => self.service_download_url(key, ttl),
         }
+    }
+
+    /// The service's own signed link of `key` (`{public_url}/v2/objects/…`, as
+    /// [`Storage::download_url`] answers for a local store) valid for `ttl` rounded up to
+    /// whole seconds, whatever the backend: the download route serves it from either, with
+    /// byte ranges, from the service's own origin (the console's players).
+    pub fn service_download_url(&self, key: &str, ttl: Duration) -> Result<String, StorageError> {
+        check_key(key)?;
+        let ttl_secs = ttl
+            .as_secs()
+            .saturating_add(u64::from(ttl.subsec_nanos() > 0));
+        let ttl_secs = i64::try_from(ttl_secs).unwrap_or(i64::MAX);
+        let expires = chrono::Utc::now().timestamp().saturating_add(ttl_secs);
+        Ok(self.local_download_url(key, expires))
     }
 
     /// The longest life S3 allows a presigned URL (SigV4 `X-Amz-Expires` of at most 604800 seconds).

@@ -14,18 +14,34 @@ use switchboard_storage::{ObjectRange, StorageError};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 
+tokio::task_local! {
+    /// Set while the service answers a request it made of itself ([`with_service_links`]).
+    static SERVICE_LINKS: ();
+}
+
+/// Runs `work` (a request the service makes of itself, in process: the console's) with
+/// every media link answered as the service's own signed link to [`download`], whatever
+/// the store: the console plays it from its own origin, with byte ranges, where an S3
+/// link would be another origin its Content-Security-Policy refuses. Clients over the
+/// network cannot ask for this; they get S3's presigned URLs on S3. (The rows of a
+/// streamed list, `paginated=0`, are written after the handler has answered, outside
+/// `work`: their links are the store's.)
+pub async fn with_service_links<F: Future>(work: F) -> F::Output {
+    SERVICE_LINKS.scope((), work).await
+}
+
 /// A short-lived signed URL of object `key` (S3's presigned URL on S3, a link to
-/// [`download`] otherwise), valid for `SWITCHBOARD_MEDIA_URL_TTL_SECONDS`; empty when
-/// there is no object.
+/// [`download`] otherwise or inside [`with_service_links`]), valid for
+/// `SWITCHBOARD_MEDIA_URL_TTL_SECONDS`; empty when there is no object.
 pub async fn media_url(state: &AppState, key: Option<&str>) -> ApiResult<String> {
-    match key {
-        Some(key) => state
-            .storage
-            .download_url(key, state.settings.media_url_ttl)
-            .await
-            .map_err(ApiError::from),
-        None => Ok(String::new()),
+    let Some(key) = key else {
+        return Ok(String::new());
+    };
+    let ttl = state.settings.media_url_ttl;
+    if SERVICE_LINKS.try_with(|_| ()).is_ok() {
+        return Ok(state.storage.service_download_url(key, ttl)?);
     }
+    Ok(state.storage.download_url(key, ttl).await?)
 }
 
 /// `inline` for audio, images and video, `attachment` for anything else, with the file

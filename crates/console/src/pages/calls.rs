@@ -4,17 +4,15 @@
 //! recording with a player and its transcript, each line under the speaker its channel
 //! names.
 //!
-//! The player plays the API's own signed link (`mediaURL`) when the browser can fetch it
-//! from the console's origin, as the voicemail inbox does; when the link names the
-//! service under another address than the browser uses (the strict policy allows media
-//! from the console's origin only), a console route streams it in process with the
-//! person's token.
+//! The player plays `/console/calls/{id}/recording`, which reads the call through the API
+//! as the person and streams its recording with byte ranges ([`Visit::play`]), from
+//! either store: the strict policy allows media from the console's origin only.
 
 use askama::Template;
 use axum::Router;
-use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::extract::{Path, Query};
+use axum::http::{Method, StatusCode};
+use axum::response::Response;
 use axum::routing::get;
 use chrono::{DateTime, Days, NaiveDate, Utc};
 use chrono_tz::Tz;
@@ -25,7 +23,7 @@ use super::{
     Chrome, Fields, Listing, Paging, Problems, field, html, html_as, query, records, tenant_pair,
 };
 use crate::Console;
-use crate::visit::{PageError, PageResult, Visit, expect_success, refusal};
+use crate::visit::{PageError, PageResult, Visit, expect_success};
 
 /// The calls pages' routes.
 pub(crate) fn routes() -> Router<Console> {
@@ -376,10 +374,8 @@ struct Line {
 
 /// How the page plays the recording.
 struct Player {
-    /// The `<audio>` source: the API's link, or the console's streaming route.
+    /// The `<audio>` source: the console's streaming route; none without audio.
     src: Option<String>,
-    /// A link to open the recording elsewhere, when the page cannot play it itself.
-    elsewhere: Option<String>,
     duration: String,
     bytes: i64,
 }
@@ -415,52 +411,6 @@ async fn report(visit: &mut Visit, id: &str) -> Result<Value, PageError> {
         .await
 }
 
-/// Where `media_url` is, seen from the console: a path of the service itself (the API's
-/// signed link, under the public URL or relative) or another place.
-fn own_path<'a>(media_url: &'a str, public_url: &str) -> Option<&'a str> {
-    if media_url.starts_with('/') {
-        return Some(media_url);
-    }
-    let public = public_url.trim_end_matches('/');
-    media_url
-        .strip_prefix(public)
-        .filter(|rest| rest.starts_with('/'))
-}
-
-/// The origin the browser asked for (`Host`), as `scheme://host` for both schemes.
-fn seen_from(headers: &HeaderMap, media_url: &str) -> bool {
-    let Some(host) = headers.get(header::HOST).and_then(|v| v.to_str().ok()) else {
-        return false;
-    };
-    ["http://", "https://"].iter().any(|scheme| {
-        media_url
-            .strip_prefix(scheme)
-            .and_then(|rest| rest.strip_prefix(host))
-            .is_some_and(|rest| rest.starts_with('/'))
-    })
-}
-
-/// How to play the recording at `media_url` on the page of call `id`.
-fn player_of(
-    media_url: &str,
-    id: &str,
-    headers: &HeaderMap,
-    public_url: &str,
-) -> (Option<String>, Option<String>) {
-    if media_url.starts_with('/') || seen_from(headers, media_url) {
-        (Some(media_url.to_owned()), None)
-    } else if own_path(media_url, public_url).is_some() {
-        (
-            Some(format!("/console/calls/{}/recording", segment(id))),
-            None,
-        )
-    } else {
-        // Another store's link (S3's): the policy plays media of the console's origin
-        // only, so the page offers it to open instead.
-        (None, Some(media_url.to_owned()))
-    }
-}
-
 /// A channel's speaker, in words: its role and who it is.
 fn speaker(role: &str, party: &str) -> String {
     let role = match role {
@@ -485,23 +435,12 @@ fn transfer_party(party: &Value) -> String {
 }
 
 /// `GET /console/calls/{id}`.
-async fn show(
-    mut visit: Visit,
-    State(console): State<Console>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-) -> Response {
-    let public_url = console.settings.public_url.clone();
-    let page = call_page(&mut visit, &id, &headers, &public_url).await;
+async fn show(mut visit: Visit, Path(id): Path<String>) -> Response {
+    let page = call_page(&mut visit, &id).await;
     visit.finish(page)
 }
 
-async fn call_page(
-    visit: &mut Visit,
-    id: &str,
-    headers: &HeaderMap,
-    public_url: &str,
-) -> PageResult {
+async fn call_page(visit: &mut Visit, id: &str) -> PageResult {
     let person = visit.acting().await?;
     let report = report(visit, id).await?;
     let zone = zone_of(visit, &person).await;
@@ -565,10 +504,10 @@ async fn call_page(
             .get("mediaURL")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        let (src, elsewhere) = player_of(media_url, id, headers, public_url);
+        let src =
+            (!media_url.is_empty()).then(|| format!("/console/calls/{}/recording", segment(id)));
         Player {
             src,
-            elsewhere,
             duration: clock(
                 recording
                     .get("duration")
@@ -634,12 +573,8 @@ async fn call_page(
 }
 
 /// `GET /console/calls/{id}/recording`: the call's recording, read through the API with
-/// the person's token and streamed from the service's own store in process.
-async fn recording(
-    mut visit: Visit,
-    State(console): State<Console>,
-    Path(id): Path<String>,
-) -> Response {
+/// the person's token and streamed from the store with byte ranges ([`Visit::play`]).
+async fn recording(mut visit: Visit, Path(id): Path<String>) -> Response {
     let page = async {
         visit.acting().await?;
         let report = report(&mut visit, &id).await?;
@@ -648,26 +583,7 @@ async fn recording(
             .filter(|url| !url.is_empty())
             .ok_or(PageError::NotFound)?
             .to_owned();
-        let Some(path) = own_path(&media_url, &console.settings.public_url) else {
-            // Another store's signed link: the browser fetches it there.
-            return Ok(Redirect::to(&media_url).into_response());
-        };
-        let answer = visit.call(Method::GET, path, None).await?;
-        if !answer.status.is_success() {
-            return Err(refusal(&answer));
-        }
-        let mut response = answer.body.into_response();
-        let headers = response.headers_mut();
-        for name in [header::CONTENT_TYPE, header::CONTENT_DISPOSITION] {
-            if let Some(value) = answer.headers.get(&name) {
-                headers.insert(name, value.clone());
-            }
-        }
-        headers.insert(
-            header::CACHE_CONTROL,
-            HeaderValue::from_static("private, no-store"),
-        );
-        Ok(response)
+        visit.play(&media_url).await
     }
     .await;
     visit.finish(page)
@@ -692,34 +608,6 @@ mod tests {
     fn a_call_id_is_one_path_segment() {
         assert_eq!(segment("1700000000.42"), "1700000000.42");
         assert_eq!(segment("a/b c?"), "a%2Fb%20c%3F");
-    }
-
-    #[test]
-    fn the_player_plays_what_the_console_origin_serves() {
-        let mut headers = HeaderMap::new();
-        headers.insert(header::HOST, HeaderValue::from_static("127.0.0.1:8080"));
-        let public = "http://127.0.0.1:8080";
-        let own = "http://127.0.0.1:8080/v2/objects/rec.mp3?expires=1&signature=ab";
-        assert_eq!(
-            player_of(own, "1.2", &headers, public),
-            (Some(own.to_owned()), None)
-        );
-        // The browser reached the service under another name: streamed by the console.
-        headers.insert(header::HOST, HeaderValue::from_static("localhost:8080"));
-        assert_eq!(
-            player_of(own, "1.2", &headers, public),
-            (Some("/console/calls/1.2/recording".to_owned()), None)
-        );
-        let s3 = "https://bucket.s3.amazonaws.com/rec.mp3?X-Amz-Signature=1";
-        assert_eq!(
-            player_of(s3, "1.2", &headers, public),
-            (None, Some(s3.to_owned()))
-        );
-        assert_eq!(
-            own_path(own, "http://127.0.0.1:8080/"),
-            Some("/v2/objects/rec.mp3?expires=1&signature=ab")
-        );
-        assert_eq!(own_path(s3, public), None);
     }
 
     #[test]

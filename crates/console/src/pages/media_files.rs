@@ -3,15 +3,15 @@
 //! made by having a text spoken by one of the API's voices (the API's text-to-speech,
 //! then its upload of the spoken audio with the voice and the text); renamed and deleted.
 //!
-//! The player plays the API's signed `renditionUrl` (the 8 kHz WAV the telephony engine
-//! plays), as the voicemail page plays its `mediaURL`: a link the browser may fetch
-//! without a token. A file the API answers no rendition for is played through
-//! `/console/media-files/{id}/audio`, which fetches the file's own signed link in process.
+//! The player plays `/console/media-files/{id}/audio`: the file's telephony rendition
+//! (the 8 kHz WAV the engine plays; the file as uploaded when the API answers no
+//! rendition), read through the API as the person and streamed with byte ranges from
+//! either store ([`Visit::play`]).
 
 use askama::Template;
 use axum::extract::multipart::{Multipart, MultipartRejection};
 use axum::extract::{DefaultBodyLimit, Path, Query};
-use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::{Form, Router};
@@ -70,10 +70,6 @@ impl Row {
     fn of(record: &Value) -> Row {
         let id = record["id"].as_i64().unwrap_or(0);
         let text = |key: &str| record[key].as_str().unwrap_or_default().to_owned();
-        let play = match record["renditionUrl"].as_str() {
-            Some(url) if !url.is_empty() => url.to_owned(),
-            _ => format!("/console/media-files/{id}/audio"),
-        };
         Row {
             id,
             name: text("name"),
@@ -83,7 +79,7 @@ impl Row {
                 None => "Recorded".to_owned(),
             },
             text: text("text"),
-            play,
+            play: format!("/console/media-files/{id}/audio"),
             rendition_error: text("renditionError"),
         }
     }
@@ -280,35 +276,21 @@ async fn delete(mut visit: Visit, Path(id): Path<String>, Form(fields): Form<Fie
     visit.finish(page)
 }
 
-/// `GET /console/media-files/{id}/audio`: the audio of a file the API answers no
-/// rendition link for, fetched in process through the file's own signed link (read with
-/// the person's token, so only a file they may see).
+/// `GET /console/media-files/{id}/audio`: the file's telephony rendition (the file as
+/// uploaded when it has none), read with the person's token, so only a file they may
+/// see, and streamed with byte ranges ([`Visit::play`]).
 async fn audio(mut visit: Visit, Path(id): Path<String>) -> Response {
     let page = async {
         let id = record_id(&id)?;
         visit.acting().await?;
         let record = visit.get(&format!("/v2/admin/media-files/{id}")).await?;
-        let url = record["renditionUrl"]
+        let link = record["renditionUrl"]
             .as_str()
             .filter(|url| !url.is_empty())
             .or_else(|| record["url"].as_str())
             .unwrap_or_default()
             .to_owned();
-        // A link to the API's own objects is fetched in process; another (S3's) is the
-        // browser's to follow.
-        let Some(start) = url.find("/v2/objects/") else {
-            return Ok(Redirect::to(&url).into_response());
-        };
-        let answer = visit.send(Method::GET, &url[start..], None, None).await?;
-        if !answer.status.is_success() {
-            return Err(refusal(&answer));
-        }
-        let content_type = answer
-            .headers
-            .get(header::CONTENT_TYPE)
-            .cloned()
-            .unwrap_or(HeaderValue::from_static("application/octet-stream"));
-        Ok(([(header::CONTENT_TYPE, content_type)], answer.body).into_response())
+        visit.play(&link).await
     }
     .await;
     visit.finish(page)

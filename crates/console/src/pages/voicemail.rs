@@ -1,6 +1,7 @@
 //! The voicemail inbox: the tenant's messages as the API lists them (paged, newest
-//! first, unread or read), each with a player of the API's media URL, marked read or
-//! unread through the API.
+//! first, unread or read), each with a player of `/console/voicemail/{id}/audio` (the
+//! message's audio streamed with byte ranges from either store, [`Visit::play`]), marked
+//! read or unread through the API.
 
 use askama::Template;
 use axum::Form;
@@ -11,7 +12,7 @@ use serde_json::json;
 
 use super::account::check_post;
 use super::{Chrome, Fields, Listing, Paging, field, html, query, record_id, records, tenant_pair};
-use crate::visit::{PageResult, Visit, refusal};
+use crate::visit::{PageError, PageResult, Visit, refusal};
 
 /// A message as the inbox shows it.
 struct Row {
@@ -68,7 +69,11 @@ async fn list_page(visit: &mut Visit, params: &Fields) -> PageResult {
                 date: text("date"),
                 duration: m["duration"].as_i64().unwrap_or(0),
                 read: m["read"].as_bool().unwrap_or(false) || m["read"] == 1,
-                media: text("mediaURL"),
+                media: if text("mediaURL").is_empty() {
+                    String::new()
+                } else {
+                    format!("/console/voicemail/{}/audio", m["id"].as_i64().unwrap_or(0))
+                },
                 transcript: text("transcript"),
             }
         })
@@ -94,6 +99,27 @@ async fn list_page(visit: &mut Visit, params: &Fields) -> PageResult {
         paging,
         unread,
     })
+}
+
+/// `GET /console/voicemail/{id}/audio`: the message's audio, read through the API with
+/// the person's token (only a message they may see; reading it marks nothing) and
+/// streamed with byte ranges ([`Visit::play`]).
+pub(crate) async fn audio(mut visit: Visit, Path(id): Path<String>) -> Response {
+    let page = async {
+        let id = record_id(&id)?;
+        visit.acting().await?;
+        let message = visit
+            .get(&format!("/v2/admin/voicemail-messages/{id}"))
+            .await?;
+        let link = message["mediaURL"]
+            .as_str()
+            .filter(|url| !url.is_empty())
+            .ok_or(PageError::NotFound)?
+            .to_owned();
+        visit.play(&link).await
+    }
+    .await;
+    visit.finish(page)
 }
 
 /// `POST /console/voicemail/{id}`: marks a message read (`read=1`) or unread (`read=0`).
