@@ -314,7 +314,7 @@ fn lists_head() -> sea_query::SelectStatement {
 /// The statement reading the lists of `owner`'s records `ids`, in order. Its head — two
 /// `CASE`s of fifteen subqueries — is the same text on every read, so it is rendered once
 /// per backend and kept: building and rendering it with sea-query on every read was about
-/// a third of a paging group's `GET` (callgrind, issue 32). Only the owner condition,
+/// over a third of a paging group's `GET` (callgrind, issue 32). Only the owner condition,
 /// whose placeholders follow the number of ids, is written per read.
 struct ListsOf<'a> {
     owner: Owner,
