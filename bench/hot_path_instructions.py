@@ -4,7 +4,8 @@
 Wall-clock ratios on a shared virtual machine vary by ±10% from one run to the next;
 instruction counts do not. This script runs `switchboard serve --demo` (SQLite) and then
 `bench/hot_path_reference.rs` on the same database, each under valgrind's callgrind,
-sends each `--warmup` extension GETs, zeroes the counters, sends `--requests` more on one
+sends each `--warmup` GETs of one record (an extension, or `--get` a paging group or
+business hours), zeroes the counters, sends `--requests` more on one
 keep-alive connection, and prints the user-space instructions per request of each, their
 ratio, and the functions whose inclusive cost per request differs most between the two
 (what the service does that the reference does not). Kernel time (sockets, wake-ups) is
@@ -12,6 +13,7 @@ not counted: `bench/hot_path.py` measures the whole.
 
     cargo build --release --bin switchboard --example hot_path_reference
     python3 bench/hot_path_instructions.py                 # 2,000 requests, top 25
+    python3 bench/hot_path_instructions.py --get paging-group   # or business-hours
     python3 bench/hot_path_instructions.py --short         # CI: does it run (debug build)
 
 Needs valgrind (apt-get install valgrind). Exit status: 0, or 2 when it could not run.
@@ -34,6 +36,14 @@ import time
 # The demo's credentials, the signing key both servers share and the lifted rate limits
 # are hot_path.py's: this script is its companion, measuring the same GET.
 from hot_path import EMAIL, JWT_SECRET, LIFTED, PASSWORD, BenchError, free_port  # noqa: E402
+
+
+# The GETs hot_path.py loads, by the list whose first record is read.
+GETS = {
+    "extension": "/v2/admin/extensions/",
+    "paging-group": "/v2/admin/paging-groups/",
+    "business-hours": "/v2/admin/business-hours/",
+}
 
 
 def call(conn: http.client.HTTPConnection, method: str, path: str, token: str | None = None,
@@ -139,6 +149,8 @@ def main() -> int:
     parser.add_argument("--warmup", type=int, default=300)
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--get", choices=sorted(GETS), default="extension",
+                        help="which record's GET to count (the demo's first of its list)")
     parser.add_argument("--short", action="store_true", help="20 requests: does it run (CI)")
     args = parser.parse_args()
     if args.short:
@@ -167,10 +179,11 @@ def main() -> int:
             if status != 200 or not isinstance(login, dict):
                 raise BenchError(f"login answered {status}: {login}")
             token = login["accessToken"]
-            status, page = call(conn, "GET", "/v2/admin/extensions/", token)
+            listed = GETS[args.get]
+            status, page = call(conn, "GET", listed, token)
             if status != 200 or not isinstance(page, dict) or not page.get("records"):
-                raise BenchError(f"no extension: {status}")
-            path = f"/v2/admin/extensions/{page['records'][0]['id']}"
+                raise BenchError(f"no record at {listed}: {status}")
+            path = f"{listed}{page['records'][0]['id']}"
         finally:
             seeder.send_signal(signal.SIGTERM)
             seeder.wait(timeout=30)

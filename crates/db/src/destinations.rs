@@ -264,7 +264,9 @@ struct Row {
 /// `CASE` on the destination's type, each branch a subquery of the one table that type
 /// names, so a row costs one index probe however many kinds of target there are (issue
 /// 32: a join to every kind was planned — 3 ms a custom plan on PostgreSQL — and probed
-/// on every read); null for a type no table of [`TARGETS`] answers.
+/// on every read); null for a type no table of [`TARGETS`] answers. The types are written
+/// into the statement as constants: they are the code's own, and a statement without
+/// bound values in its columns is text that can be rendered once ([`ListsOf`]).
 fn resolved(column: &'static str) -> sea_query::Expr {
     let mut case = sea_query::CaseStatement::new();
     for target in TARGETS {
@@ -277,11 +279,90 @@ fn resolved(column: &'static str) -> sea_query::Expr {
             .and_where(Expr::col((target.alias, "id")).equals(("d", "target_id")))
             .take();
         case = case.case(
-            Expr::col(("d", "dest_type")).is_in(target.types.iter().copied()),
+            Expr::col(("d", "dest_type")).is_in(
+                target
+                    .types
+                    .iter()
+                    .map(|name| Expr::Constant((*name).into())),
+            ),
             lookup,
         );
     }
     case.finally(Expr::null()).into()
+}
+
+/// The lists' statement up to its owner condition: every destination with its target's
+/// name and number resolved ([`resolved`]), no bound value.
+fn lists_head() -> sea_query::SelectStatement {
+    Query::select()
+        .expr_as(Expr::col(("d", "owner_id")), "owner_id")
+        .expr_as(Expr::col(("d", "list")), "list")
+        .expr_as(Expr::col(("d", "target_id")), "id")
+        .expr_as(Expr::col(("d", "dest_type")), "dest_type")
+        .expr_as(Expr::col(("d", "sort_order")), "order")
+        .expr_as(Expr::col(("d", "type_src")), "type_src")
+        .expr_as(resolved("name"), "name")
+        // The number the destination keeps (EXTERNAL's dialled one) before its target's.
+        .expr_as(
+            Func::coalesce([Expr::col(("d", "number")), resolved("number")]),
+            "number",
+        )
+        .from_as("destinations", "d")
+        .take()
+}
+
+/// The statement reading the lists of `owner`'s records `ids`, in order. Its head — two
+/// `CASE`s of fifteen subqueries — is the same text on every read, so it is rendered once
+/// per backend and kept: building and rendering it with sea-query on every read was about
+/// over a third of a paging group's `GET` (callgrind, issue 32). Only the owner condition,
+/// whose placeholders follow the number of ids, is written per read.
+struct ListsOf<'a> {
+    owner: Owner,
+    ids: &'a [i64],
+}
+
+impl sea_query_sqlx::SqlxBinder for ListsOf<'_> {
+    fn build_sqlx<T: sea_query::QueryBuilder>(
+        &self,
+        builder: T,
+    ) -> (String, sea_query_sqlx::SqlxValues) {
+        use std::fmt::Write as _;
+        use std::sync::OnceLock;
+        /// The head as SQLite (`?`) and PostgreSQL (`$n`) write it.
+        static HEAD: [OnceLock<String>; 2] = [OnceLock::new(), OnceLock::new()];
+        let (mark, numbered) = builder.placeholder();
+        let head = HEAD[usize::from(numbered)].get_or_init(|| {
+            let (sql, values) = lists_head().build(builder);
+            debug_assert!(values.0.is_empty(), "the head binds nothing");
+            sql
+        });
+        let mut next = 0;
+        let mut placeholder = |sql: &mut String| {
+            next += 1;
+            sql.push_str(mark);
+            if numbered {
+                let _ = write!(sql, "{next}");
+            }
+        };
+        let mut sql = String::with_capacity(head.len() + 160 + 8 * self.ids.len());
+        sql.push_str(head);
+        sql.push_str(r#" WHERE "d"."owner_type" = "#);
+        placeholder(&mut sql);
+        sql.push_str(r#" AND "d"."owner_id" IN ("#);
+        for index in 0..self.ids.len() {
+            if index > 0 {
+                sql.push_str(", ");
+            }
+            placeholder(&mut sql);
+        }
+        sql.push_str(
+            r#") ORDER BY "d"."owner_id" ASC, "d"."list" ASC, "d"."sort_order" ASC, "d"."position" ASC"#,
+        );
+        let mut values = Vec::with_capacity(1 + self.ids.len());
+        values.push(sea_query::Value::from(self.owner.name()));
+        values.extend(self.ids.iter().map(|&id| sea_query::Value::from(id)));
+        (sql, sea_query_sqlx::SqlxValues(sea_query::Values(values)))
+    }
 }
 
 /// The lists of the owners `ids`, keyed by (owner id, list name), each in order.
@@ -303,27 +384,7 @@ pub async fn load_on(
     if ids.is_empty() {
         return Ok(lists);
     }
-    let select = Query::select()
-        .expr_as(Expr::col(("d", "owner_id")), "owner_id")
-        .expr_as(Expr::col(("d", "list")), "list")
-        .expr_as(Expr::col(("d", "target_id")), "id")
-        .expr_as(Expr::col(("d", "dest_type")), "dest_type")
-        .expr_as(Expr::col(("d", "sort_order")), "order")
-        .expr_as(Expr::col(("d", "type_src")), "type_src")
-        .expr_as(resolved("name"), "name")
-        // The number the destination keeps (EXTERNAL's dialled one) before its target's.
-        .expr_as(
-            Func::coalesce([Expr::col(("d", "number")), resolved("number")]),
-            "number",
-        )
-        .from_as("destinations", "d")
-        .and_where(Expr::col(("d", "owner_type")).eq(owner.name()))
-        .and_where(Expr::col(("d", "owner_id")).is_in(ids.iter().copied()))
-        .order_by(("d", "owner_id"), sea_query::Order::Asc)
-        .order_by(("d", "list"), sea_query::Order::Asc)
-        .order_by(("d", "sort_order"), sea_query::Order::Asc)
-        .order_by(("d", "position"), sea_query::Order::Asc)
-        .take();
+    let select = ListsOf { owner, ids };
     let rows: Vec<Row> = reader.read_all(&select).await?;
     for row in rows {
         lists
