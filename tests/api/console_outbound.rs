@@ -1468,6 +1468,9 @@ async fn the_fax_retry_policy_is_read_and_set(app: TestApp) {
     );
 }
 
+/// A form's fields as posted.
+type FormFields<'a> = &'a [(&'a str, &'a str)];
+
 /// A branch administrator and a user are refused the new outbound pages exactly as the
 /// API refuses them (its 403 and its words for the same request), reading or changing,
 /// and nothing changes.
@@ -1539,7 +1542,7 @@ async fn lower_roles_are_refused_the_record_and_policy_pages(app: TestApp) {
             ("retryCodes", ""),
         ];
         let only_token = [("csrf", form.as_str())];
-        let writes: [(String, &[(&str, &str)], String); 4] = [
+        let writes: [(String, FormFields, String); 4] = [
             (
                 path.clone(),
                 &edit,
