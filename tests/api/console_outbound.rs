@@ -1,9 +1,11 @@
 //! The console's outbound pages (issue 34): campaigns created, listed with their progress
 //! and moved through their statuses through the API; a CSV import answering each row it
 //! did not create, and the export streamed as a download; opt-out entries added, imported
-//! and removed; faxes sent from the tenant's fax line and a failed one retried. A refused
-//! form shows every broken field and changes nothing; a lower role, another tenant and a
-//! form without its token are refused.
+//! and removed; faxes sent from the tenant's fax line and a failed one retried; a campaign
+//! deleted after its confirm step; one number of a campaign opened with its calls, edited
+//! and deleted; the fax retry policy read and set. A refused form shows every broken field
+//! and changes nothing; a lower role, another tenant and a form without its token are
+//! refused.
 
 use reqwest::StatusCode;
 use reqwest::multipart::{Form, Part};
@@ -875,6 +877,725 @@ async fn lower_roles_other_tenants_and_forged_forms_are_refused(app: TestApp) {
     assert_eq!(opt_outs["totalRecords"], 0);
 }
 
+/// Text as a page's HTML holds it (askama's escapes).
+fn escaped(text: &str) -> String {
+    text.replace('&', "&#38;")
+        .replace('<', "&#60;")
+        .replace('>', "&#62;")
+        .replace('"', "&#34;")
+        .replace('\'', "&#39;")
+}
+
+/// The API's refusal of `token`'s `method` request at `path` (with `body`): its 403
+/// message.
+async fn forbidden_message(
+    app: &TestApp,
+    token: &str,
+    method: reqwest::Method,
+    path: &str,
+    body: Option<Value>,
+) -> String {
+    let body = app.call(method, path, Some(token), body).await.expect(403);
+    body["message"].as_str().unwrap().to_owned()
+}
+
+/// A campaign is deleted only after its confirm step, which says what goes with it; a
+/// running one is refused in the API's words and kept; the deletion is the API's (its
+/// numbers and its own opt-out list gone, audited under the person's e-mail address).
+async fn a_campaign_is_deleted_after_its_confirm_step(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let id = campaign(&app, &w, &admin).await;
+    let records = format!("/v2/admin/call-campaigns/{id}/records");
+    for number in ["2025550143", "2025550144"] {
+        app.post(&records, &admin, json!({"number": number}))
+            .await
+            .expect(200);
+    }
+    app.post(
+        "/v2/admin/opt-outs/",
+        &admin,
+        json!({"number": "2025550150", "level": "campaign", "campaignId": id}),
+    )
+    .await
+    .expect(200);
+    let api = format!("/v2/admin/call-campaigns/{id}");
+    app.patch(&api, &admin, json!({"status": "running"}))
+        .await
+        .expect(200);
+    let mut browser = Browser::new(&app.base);
+    browser.sign_in(w.admin_a).await;
+    let path = format!("/console/campaigns/{id}");
+    let page = browser.get(&path).await;
+    let confirm = format!("{path}/delete");
+    assert!(
+        page.body.contains(&format!("href=\"{confirm}\"")),
+        "{}",
+        page.body
+    );
+    // The confirm step deletes nothing, and says what would go.
+    let step = browser.get(&confirm).await;
+    assert_eq!(step.status, StatusCode::OK, "{}", step.body);
+    assert!(
+        step.body.contains("Delete the campaign Reminders?"),
+        "{}",
+        step.body
+    );
+    assert!(
+        step.body
+            .contains("<dt>Its numbers, with the calls placed for them</dt><dd>2</dd>"),
+        "{}",
+        step.body
+    );
+    assert!(
+        step.body
+            .contains("<dt>Numbers on its own opt-out list</dt><dd>1</dd>"),
+        "{}",
+        step.body
+    );
+    assert!(step.body.contains(&format!("action=\"{confirm}\"")));
+    app.get(&api, &admin).await.expect(200);
+    let token = step.token();
+
+    // Running: the API's conflict, in its words; nothing deleted.
+    let refused = browser.post(&confirm, &[("csrf", &token)]).await;
+    assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.body);
+    let message = app.delete(&api, &admin).await.expect(409)["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        refused.body.contains(&escaped(&message)),
+        "{message}: {}",
+        refused.body
+    );
+    assert_eq!(numbers(&app, &admin, id).await.len(), 2);
+    // Without the form's token: refused, nothing deleted.
+    app.patch(&api, &admin, json!({"status": "paused"}))
+        .await
+        .expect(200);
+    let forged = browser.post(&confirm, &[]).await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN, "{}", forged.body);
+    app.get(&api, &admin).await.expect(200);
+    // Another tenant's admin: not found, nothing deleted.
+    let mut other = Browser::new(&app.base);
+    other.sign_in(w.admin_b).await;
+    assert_eq!(other.get(&confirm).await.status, StatusCode::NOT_FOUND);
+    let other_token = other.get("/console/campaigns").await.token();
+    let theirs = other.post(&confirm, &[("csrf", &other_token)]).await;
+    assert_eq!(theirs.status, StatusCode::NOT_FOUND, "{}", theirs.body);
+    app.get(&api, &admin).await.expect(200);
+
+    // Paused: deleted, with its numbers and its own list.
+    let deleted = browser.post(&confirm, &[("csrf", &token)]).await;
+    assert_eq!(deleted.status, StatusCode::SEE_OTHER, "{}", deleted.body);
+    assert_eq!(deleted.location(), "/console/campaigns?done=deleted");
+    app.get(&api, &admin).await.expect(404);
+    app.get(&records, &admin).await.expect(404);
+    assert!(opt_out_entries(&app, &admin).await.is_empty());
+    let list = browser.get(deleted.location()).await;
+    assert!(
+        list.body.contains("The campaign is deleted."),
+        "{}",
+        list.body
+    );
+    assert!(!list.body.contains("Reminders"), "{}", list.body);
+    let audit = app
+        .get(
+            "/v2/admin/audit-log/?entities=call-campaign&sortBy=id&sortDirection=desc&recordsPerPage=1",
+            &admin,
+        )
+        .await
+        .expect(200);
+    assert_eq!(audit["records"][0]["action"], "delete", "{audit}");
+    assert_eq!(audit["records"][0]["userEmail"], w.admin_a, "{audit}");
+}
+
+/// Waits (bounded) until the service's scheduler has queued `n` records of `campaign`.
+async fn wait_dialing(app: &TestApp, admin: &str, campaign: i64, n: i64) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let dialing = app
+            .get(
+                &format!("/v2/admin/call-campaigns/{campaign}/records?status=dialing"),
+                admin,
+            )
+            .await
+            .expect(200);
+        if dialing["totalRecords"] == n {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the scheduler queued nothing in 60 s: {dialing}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+/// A number of a campaign opens from the campaign's list with its fields and every call
+/// placed for it (as the engine reported them); it is edited through the API's PATCH
+/// (renamed, skipped, dialled again — the calls kept), a refused edit shows every broken
+/// field and changes nothing, a number on an opt-out list is refused at the number, a
+/// number opted out since may still be renamed, and it is deleted.
+async fn a_campaign_number_is_opened_edited_and_deleted(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let id = campaign(&app, &w, &admin).await;
+    let records = format!("/v2/admin/call-campaigns/{id}/records");
+    let ann = app
+        .post(
+            &records,
+            &admin,
+            json!({"number": "2025550143", "name": "Ann"}),
+        )
+        .await
+        .expect(200)["id"]
+        .as_i64()
+        .unwrap();
+    let bo = app
+        .post(
+            &records,
+            &admin,
+            json!({"number": "2025550144", "name": "Bo"}),
+        )
+        .await
+        .expect(200)["id"]
+        .as_i64()
+        .unwrap();
+    let api = format!("/v2/admin/call-campaigns/{id}");
+    app.patch(&api, &admin, json!({"status": "running"}))
+        .await
+        .expect(200);
+    wait_dialing(&app, &admin, id, 2).await;
+    let claimed = app
+        .post(
+            "/v2/engine/jobs/claim",
+            TOKEN,
+            json!({"kinds": ["campaign-call"], "max": 10}),
+        )
+        .await
+        .expect(200);
+    let jobs = claimed["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 2, "{claimed}");
+    for job in jobs {
+        let result = if job["subjectId"] == ann {
+            json!({"attempt": job["attempt"], "outcome": "busy", "resultCode": "486",
+                   "startedAt": "2026-11-20T10:00:00Z", "endedAt": "2026-11-20T10:00:07Z",
+                   "durationSeconds": 7, "reference": "1700000000.7", "message": "line busy"})
+        } else {
+            json!({"attempt": job["attempt"], "outcome": "opted-out"})
+        };
+        app.post(
+            &format!("/v2/engine/jobs/{}/result", job["id"]),
+            TOKEN,
+            result,
+        )
+        .await
+        .expect(200);
+    }
+    app.patch(&api, &admin, json!({"status": "paused"}))
+        .await
+        .expect(200);
+
+    let mut browser = Browser::new(&app.base);
+    browser.sign_in(w.admin_a).await;
+    let list = browser
+        .get(&format!("/console/campaigns/{id}/records"))
+        .await;
+    let path = format!("/console/campaigns/{id}/records/{ann}");
+    assert!(
+        list.body
+            .contains(&format!("<a href=\"{path}\">+12025550143</a>")),
+        "{}",
+        list.body
+    );
+    let page = browser.get(&path).await;
+    assert_eq!(page.status, StatusCode::OK, "{}", page.body);
+    assert!(
+        page.body.contains("data-testid=\"record-status\">pending<"),
+        "{}",
+        page.body
+    );
+    assert!(
+        page.body.contains("data-testid=\"record-attempts\">1<"),
+        "{}",
+        page.body
+    );
+    assert!(
+        page.body.contains(
+            "<tr data-attempt=\"1\"><td>busy</td><td>2026-11-20 10:00 UTC</td><td>2026-11-20 10:00 UTC</td><td>7 s</td><td>486</td><td>line busy</td>"
+        ),
+        "{}",
+        page.body
+    );
+    assert!(page.body.contains("1700000000.7"), "{}", page.body);
+    assert!(page.body.contains("value=\"Ann\""), "{}", page.body);
+    assert!(
+        page.body
+            .contains("name=\"shownNumber\" value=\"+12025550143\""),
+        "{}",
+        page.body
+    );
+    let token = page.token();
+    let record_api = format!("{records}/{ann}");
+
+    // Renamed and skipped: read back over the API, audited under the person.
+    let saved = browser
+        .post(
+            &path,
+            &[
+                ("csrf", &token),
+                ("shownNumber", "+12025550143"),
+                ("number", "+12025550143"),
+                ("shownName", "Ann"),
+                ("name", "Ann Lee"),
+                ("status", "skipped"),
+            ],
+        )
+        .await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER, "{}", saved.body);
+    assert_eq!(saved.location(), format!("{path}?done=saved"));
+    let record = app.get(&record_api, &admin).await.expect(200);
+    assert_eq!(record["name"], "Ann Lee");
+    assert_eq!(record["status"], "skipped");
+    assert_eq!(record["number"], "+12025550143");
+    let audit = app
+        .get(
+            "/v2/admin/audit-log/?entities=call-campaign-record&sortBy=id&sortDirection=desc&recordsPerPage=1",
+            &admin,
+        )
+        .await
+        .expect(200);
+    assert_eq!(audit["records"][0]["action"], "update", "{audit}");
+    assert_eq!(audit["records"][0]["userEmail"], w.admin_a, "{audit}");
+    let shown = browser.get(saved.location()).await;
+    assert!(
+        shown.body.contains("The number is saved."),
+        "{}",
+        shown.body
+    );
+    // Dialled again: its attempts start over, its calls are kept.
+    let again = browser
+        .post(
+            &path,
+            &[
+                ("csrf", &token),
+                ("shownNumber", "+12025550143"),
+                ("number", "+12025550143"),
+                ("shownName", "Ann Lee"),
+                ("name", "Ann Lee"),
+                ("status", "pending"),
+            ],
+        )
+        .await;
+    assert_eq!(again.status, StatusCode::SEE_OTHER, "{}", again.body);
+    let record = app.get(&record_api, &admin).await.expect(200);
+    assert_eq!(record["status"], "pending");
+    assert_eq!(record["attempts"], 0);
+    assert_eq!(record["attemptHistory"].as_array().unwrap().len(), 1);
+    let shown = browser.get(&path).await;
+    assert!(
+        shown.body.contains("<tr data-attempt=\"1\">"),
+        "{}",
+        shown.body
+    );
+
+    // Every broken field named, what was typed kept, nothing changed.
+    let long_name = "N".repeat(256);
+    let refused = browser
+        .post(
+            &path,
+            &[
+                ("csrf", &token),
+                ("shownNumber", "+12025550143"),
+                ("number", "12"),
+                ("shownName", "Ann Lee"),
+                ("name", &long_name),
+                ("status", "dialing"),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.body);
+    for key in ["number", "name", "status"] {
+        assert!(
+            field_error(&refused, key).is_some(),
+            "no error at {key}: {}",
+            refused.body
+        );
+        assert!(
+            marked_invalid(&refused, key),
+            "{key} not marked: {}",
+            refused.body
+        );
+    }
+    assert!(refused.body.contains("value=\"12\""), "{}", refused.body);
+    let record = app.get(&record_api, &admin).await.expect(200);
+    assert_eq!(record["number"], "+12025550143");
+    assert_eq!(record["name"], "Ann Lee");
+
+    // A number on the tenant's opt-out list: the API's 403 next to the number.
+    app.post(
+        "/v2/admin/opt-outs/",
+        &admin,
+        json!({"number": "2025550150", "level": "tenant"}),
+    )
+    .await
+    .expect(200);
+    let opted = browser
+        .post(
+            &path,
+            &[
+                ("csrf", &token),
+                ("shownNumber", "+12025550143"),
+                ("number", "(202) 555-0150"),
+                ("shownName", "Ann Lee"),
+                ("name", "Ann Lee"),
+                ("status", ""),
+            ],
+        )
+        .await;
+    assert_eq!(opted.status, StatusCode::FORBIDDEN, "{}", opted.body);
+    let message = field_error(&opted, "number").unwrap_or_default();
+    assert!(
+        message.contains(&escaped("the tenant's opt-out list")),
+        "{}",
+        opted.body
+    );
+    assert!(marked_invalid(&opted, "number"));
+    assert_eq!(
+        app.get(&record_api, &admin).await.expect(200)["number"],
+        "+12025550143"
+    );
+
+    // Bo opted out on the call, his number now on the tenant's list: still renamed, the
+    // number not sent again.
+    let bo_path = format!("/console/campaigns/{id}/records/{bo}");
+    let renamed = browser
+        .post(
+            &bo_path,
+            &[
+                ("csrf", &token),
+                ("shownNumber", "+12025550144"),
+                ("number", "+12025550144"),
+                ("shownName", "Bo"),
+                ("name", "Bo Diaz"),
+                ("status", ""),
+            ],
+        )
+        .await;
+    assert_eq!(renamed.status, StatusCode::SEE_OTHER, "{}", renamed.body);
+    let bo_record = app
+        .get(&format!("{records}/{bo}"), &admin)
+        .await
+        .expect(200);
+    assert_eq!(bo_record["name"], "Bo Diaz");
+    assert_eq!(bo_record["status"], "opted-out");
+
+    // Another tenant's admin: not found, nothing deleted.
+    let mut other = Browser::new(&app.base);
+    other.sign_in(w.admin_b).await;
+    assert_eq!(other.get(&path).await.status, StatusCode::NOT_FOUND);
+    let other_token = other.get("/console/campaigns").await.token();
+    let theirs = other
+        .post(&format!("{path}/delete"), &[("csrf", &other_token)])
+        .await;
+    assert_eq!(theirs.status, StatusCode::NOT_FOUND, "{}", theirs.body);
+    app.get(&record_api, &admin).await.expect(200);
+
+    // Deleted: gone from the API, back at the campaign's numbers.
+    let deleted = browser
+        .post(&format!("{path}/delete"), &[("csrf", &token)])
+        .await;
+    assert_eq!(deleted.status, StatusCode::SEE_OTHER, "{}", deleted.body);
+    assert_eq!(
+        deleted.location(),
+        format!("/console/campaigns/{id}/records?done=deleted")
+    );
+    app.get(&record_api, &admin).await.expect(404);
+    let list = browser.get(deleted.location()).await;
+    assert!(
+        list.body
+            .contains("The number is deleted from the campaign."),
+        "{}",
+        list.body
+    );
+    assert!(!list.body.contains("+12025550143"), "{}", list.body);
+}
+
+/// The fax retry policy is shown as the API answers it (its default first), set through
+/// the API's PUT (read back there, audited under the person), reached from the faxes
+/// page; a refused one shows every broken field (a bad result code by name) and changes
+/// nothing; a platform admin sets the policy of the tenant they act on.
+async fn the_fax_retry_policy_is_read_and_set(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let mut browser = Browser::new(&app.base);
+    browser.sign_in(w.admin_a).await;
+    let faxes = browser.get("/console/faxes").await;
+    assert!(
+        faxes.body.contains("href=\"/console/faxes/retry-policy\""),
+        "{}",
+        faxes.body
+    );
+    let path = "/console/faxes/retry-policy";
+    let page = browser.get(path).await;
+    assert_eq!(page.status, StatusCode::OK, "{}", page.body);
+    // The API's default: three attempts, five minutes apart, every failure.
+    assert!(
+        page.body
+            .contains("id=\"maxAttempts\" name=\"maxAttempts\" value=\"3\""),
+        "{}",
+        page.body
+    );
+    assert!(
+        page.body
+            .contains("id=\"delaySeconds\" name=\"delaySeconds\" value=\"300\""),
+        "{}",
+        page.body
+    );
+    assert!(
+        page.body
+            .contains("href=\"/console/faxes\" aria-current=\"page\""),
+        "{}",
+        page.body
+    );
+    let token = page.token();
+    let saved = browser
+        .post(
+            path,
+            &[
+                ("csrf", &token),
+                ("maxAttempts", "5"),
+                ("delaySeconds", "120"),
+                ("retryCodes", "busy\r\nno-answer\r\n"),
+            ],
+        )
+        .await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER, "{}", saved.body);
+    assert_eq!(saved.location(), "/console/faxes/retry-policy?done=saved");
+    let api = "/v2/admin/faxes/retry-policy";
+    let policy = app.get(api, &admin).await.expect(200);
+    assert_eq!(
+        policy,
+        json!({"tenantId": w.tenant_a, "maxAttempts": 5, "delaySeconds": 120, "retryCodes": ["busy", "no-answer"]})
+    );
+    let audit = app
+        .get(
+            "/v2/admin/audit-log/?entities=fax-retry-policy&sortBy=id&sortDirection=desc&recordsPerPage=1",
+            &admin,
+        )
+        .await
+        .expect(200);
+    assert_eq!(audit["records"][0]["userEmail"], w.admin_a, "{audit}");
+    let shown = browser.get(saved.location()).await;
+    assert!(
+        shown.body.contains("The retry policy is saved."),
+        "{}",
+        shown.body
+    );
+    assert!(
+        shown.body.contains(">busy\nno-answer</textarea>"),
+        "{}",
+        shown.body
+    );
+
+    // Every broken field named, the bad code by name, what was typed kept.
+    let long_code = "x".repeat(65);
+    let codes = format!("busy\n{long_code}");
+    let refused = browser
+        .post(
+            path,
+            &[
+                ("csrf", &token),
+                ("maxAttempts", "11"),
+                ("delaySeconds", "ten"),
+                ("retryCodes", &codes),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.body);
+    for key in ["maxAttempts", "delaySeconds", "retryCodes"] {
+        assert!(
+            field_error(&refused, key).is_some(),
+            "no error at {key}: {}",
+            refused.body
+        );
+        assert!(
+            marked_invalid(&refused, key),
+            "{key} not marked: {}",
+            refused.body
+        );
+    }
+    assert!(
+        field_error(&refused, "retryCodes")
+            .unwrap()
+            .contains(&long_code),
+        "{}",
+        refused.body
+    );
+    assert!(refused.body.contains("value=\"ten\""), "{}", refused.body);
+    assert_eq!(app.get(api, &admin).await.expect(200), policy);
+
+    // A platform admin acting on tenant A sets tenant A's policy.
+    let mut platform = Browser::new(&app.base);
+    platform.sign_in(w.platform).await;
+    let picker = platform.get("/console/tenants").await.token();
+    let tenant = w.tenant_a.to_string();
+    platform
+        .post(
+            "/console/tenants",
+            &[("csrf", &picker), ("tenantId", &tenant)],
+        )
+        .await;
+    let page = platform.get(path).await;
+    assert!(page.body.contains("value=\"120\""), "{}", page.body);
+    let set = platform
+        .post(
+            path,
+            &[
+                ("csrf", &page.token()),
+                ("maxAttempts", "2"),
+                ("delaySeconds", "60"),
+                ("retryCodes", ""),
+            ],
+        )
+        .await;
+    assert_eq!(set.status, StatusCode::SEE_OTHER, "{}", set.body);
+    assert_eq!(
+        app.get(api, &admin).await.expect(200),
+        json!({"tenantId": w.tenant_a, "maxAttempts": 2, "delaySeconds": 60, "retryCodes": []})
+    );
+}
+
+/// A form's fields as posted.
+type FormFields<'a> = &'a [(&'a str, &'a str)];
+
+/// A branch administrator and a user are refused the new outbound pages exactly as the
+/// API refuses them (its 403 and its words for the same request), reading or changing,
+/// and nothing changes.
+async fn lower_roles_are_refused_the_record_and_policy_pages(app: TestApp) {
+    use reqwest::Method;
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let id = campaign(&app, &w, &admin).await;
+    let campaign_api = format!("/v2/admin/call-campaigns/{id}");
+    let records = format!("{campaign_api}/records");
+    let record = app
+        .post(
+            &records,
+            &admin,
+            json!({"number": "2025550143", "name": "Ann"}),
+        )
+        .await
+        .expect(200)["id"]
+        .as_i64()
+        .unwrap();
+    let record_api = format!("{records}/{record}");
+    let policy_api = "/v2/admin/faxes/retry-policy";
+    let policy = app.get(policy_api, &admin).await.expect(200);
+    let path = format!("/console/campaigns/{id}/records/{record}");
+    let confirm = format!("/console/campaigns/{id}/delete");
+    let policy_page = "/console/faxes/retry-policy";
+    for email in [w.branch_admin_a, w.user_a] {
+        let token = app.login(email).await;
+        let refusal = async |method: Method, api: &str, body: Option<Value>| {
+            forbidden_message(&app, &token, method, api, body).await
+        };
+        let mut browser = Browser::new(&app.base);
+        browser.sign_in(email).await;
+        let form = browser.get("/console/").await.token();
+        let reads = [
+            (&path, refusal(Method::GET, &record_api, None).await),
+            (&confirm, refusal(Method::GET, &campaign_api, None).await),
+            (
+                &policy_page.to_owned(),
+                refusal(Method::GET, policy_api, None).await,
+            ),
+        ];
+        for (page_path, message) in reads {
+            let page = browser.get(page_path).await;
+            assert_eq!(
+                page.status,
+                StatusCode::FORBIDDEN,
+                "{email} {page_path}: {}",
+                page.body
+            );
+            assert!(
+                page.body.contains(&escaped(&message)),
+                "{email} {page_path}: {message}: {}",
+                page.body
+            );
+        }
+        let edit = [
+            ("csrf", form.as_str()),
+            ("shownNumber", "+12025550143"),
+            ("number", "+12025550143"),
+            ("shownName", "Ann"),
+            ("name", "Changed"),
+            ("status", "skipped"),
+        ];
+        let set_policy = [
+            ("csrf", form.as_str()),
+            ("maxAttempts", "1"),
+            ("delaySeconds", "30"),
+            ("retryCodes", ""),
+        ];
+        let only_token = [("csrf", form.as_str())];
+        let writes: [(String, FormFields, String); 4] = [
+            (
+                path.clone(),
+                &edit,
+                refusal(
+                    Method::PATCH,
+                    &record_api,
+                    Some(json!({"name": "Changed", "status": "skipped"})),
+                )
+                .await,
+            ),
+            (
+                format!("{path}/delete"),
+                &only_token,
+                refusal(Method::DELETE, &record_api, None).await,
+            ),
+            (
+                confirm.clone(),
+                &only_token,
+                refusal(Method::DELETE, &campaign_api, None).await,
+            ),
+            (
+                policy_page.to_owned(),
+                &set_policy,
+                refusal(
+                    Method::PUT,
+                    policy_api,
+                    Some(json!({"maxAttempts": 1, "delaySeconds": 30, "retryCodes": []})),
+                )
+                .await,
+            ),
+        ];
+        for (page_path, fields, message) in writes {
+            let refused = browser.post(&page_path, fields).await;
+            assert_eq!(
+                refused.status,
+                StatusCode::FORBIDDEN,
+                "{email} {page_path}: {}",
+                refused.body
+            );
+            assert!(
+                refused.body.contains(&escaped(&message)),
+                "{email} {page_path}: {message}: {}",
+                refused.body
+            );
+        }
+    }
+    let kept = app.get(&record_api, &admin).await.expect(200);
+    assert_eq!(kept["name"], "Ann");
+    assert_eq!(kept["status"], "pending");
+    app.get(&campaign_api, &admin).await.expect(200);
+    assert_eq!(app.get(policy_api, &admin).await.expect(200), policy);
+}
+
 on_both_backends!(
     a_campaign_is_created_and_listed_with_its_progress,
     a_refused_campaign_shows_every_broken_field,
@@ -882,6 +1603,12 @@ on_both_backends!(
     an_import_shows_each_refused_row_and_the_export_downloads,
     opt_outs_are_added_imported_and_removed,
     lower_roles_other_tenants_and_forged_forms_are_refused,
+    a_campaign_is_deleted_after_its_confirm_step,
+    the_fax_retry_policy_is_read_and_set,
+    lower_roles_are_refused_the_record_and_policy_pages,
 );
 
-on_both_backends!(with engine_token; a_fax_is_sent_and_a_failed_one_retried);
+on_both_backends!(with engine_token;
+    a_fax_is_sent_and_a_failed_one_retried,
+    a_campaign_number_is_opened_edited_and_deleted,
+);

@@ -1,8 +1,11 @@
 """The console's outbound pages in the browser (issue 34): a campaign made (a refused
 form first), numbers imported from a CSV with two bad rows shown row by row, the export
 downloaded, the campaign started and paused; an opt-out added, imported and removed; a fax
-sent from the fax line, failed by the engine and retried. Each change is read back over
-the API; every page passes axe; each page is photographed."""
+sent from the fax line, failed by the engine and retried; one number of a campaign opened
+with its calls, edited (a refused edit first) and deleted, and a campaign deleted after
+its confirm step (refused while running); the fax retry policy set (a refused one first).
+Each change is read back over the API; every page passes axe; each page is
+photographed."""
 
 import csv
 import json
@@ -246,8 +249,127 @@ def test_a_failed_fax_is_retried(ctx):
     api(ctx, "PUT", "/v2/admin/faxes/retry-policy", token, {"maxAttempts": 3, "delaySeconds": 300})
 
 
+def test_a_campaign_number_and_a_campaign_deleted(ctx):
+    token = login(ctx, ADMIN, DEMO_PASSWORD)
+    page = ctx.page()
+    sign_in(ctx, page, ADMIN)
+    # The demo's Maria Lopez: her number's page shows the call placed yesterday.
+    demo = api(ctx, "GET", "/v2/admin/call-campaigns/?query=Refill+reminders", token)["records"][0]
+    page.get_by_role("link", name="Campaigns", exact=True).click()
+    page.get_by_role("link", name="Refill reminders", exact=True).click()
+    page.get_by_role("link", name="Its numbers", exact=True).click()
+    page.get_by_role("link", name="+12125550147").click()
+    expect(page.get_by_role("heading", name="+12125550147 (Maria Lopez) in Refill reminders")).to_be_visible()
+    expect(page.get_by_test_id("record-status")).to_have_text("completed")
+    expect(page.get_by_test_id("attempt-history").locator("tbody tr")).to_have_count(1)
+    expect(page.get_by_test_id("attempt-history")).to_contain_text("refill-confirmed")
+    no_serious_violations(page, "campaign number")
+    ctx.shot(page, "campaign-record")
+
+    # A campaign of its own, with two numbers, made over the API like the demo's.
+    name = f"Vaccine reminders {ctx.serial}"
+    campaign = api(ctx, "POST", "/v2/admin/call-campaigns/", token, {
+        "name": name, "callerIdNumber": demo["callerIdNumber"],
+        "destination": [demo["destination"]], "callingWindow": demo["callingWindow"],
+    })
+    cid = campaign["id"]
+    records = f"/v2/admin/call-campaigns/{cid}/records"
+    first = api(ctx, "POST", records, token, {"number": "2125550180", "name": "Ana"})
+    api(ctx, "POST", records, token, {"number": "2125550181", "name": "Cy"})
+    page.goto(ctx.url(f"/console/campaigns/{cid}/records"))
+    page.get_by_role("link", name="+12125550180").click()
+    expect(page.get_by_text("No call has been placed for this number yet.")).to_be_visible()
+
+    # A refused edit: each broken field named, what was typed kept, nothing changed.
+    page.get_by_label("Number", exact=True).fill("12")
+    page.get_by_label("Name", exact=True).fill("N" * 256)
+    page.get_by_role("button", name="Save").click()
+    for field in ["number", "name"]:
+        expect(page.locator(f"#{field}-error")).to_be_visible()
+    expect(page.get_by_label("Number", exact=True)).to_have_value("12")
+    expect(page.get_by_label("Number", exact=True)).to_have_attribute("aria-invalid", "true")
+    no_serious_violations(page, "refused campaign number")
+    ctx.shot(page, "campaign-record-refused")
+    assert api(ctx, "GET", f"{records}/{first['id']}", token)["name"] == "Ana"
+
+    page.get_by_label("Number", exact=True).fill("(212) 555-0182")
+    page.get_by_label("Name", exact=True).fill("Ana Lima")
+    page.get_by_label("Dialling").select_option(label="Never dial it")
+    page.get_by_role("button", name="Save").click()
+    expect(page.get_by_role("status")).to_contain_text("The number is saved.")
+    expect(page.get_by_test_id("record-status")).to_have_text("skipped")
+    saved = api(ctx, "GET", f"{records}/{first['id']}", token)
+    assert (saved["number"], saved["name"], saved["status"]) == ("+12125550182", "Ana Lima", "skipped"), saved
+
+    page.get_by_role("button", name="Delete this number from the campaign").click()
+    expect(page.get_by_role("status")).to_contain_text("The number is deleted from the campaign.")
+    expect(page.get_by_test_id("campaign-records")).not_to_contain_text("+12125550182")
+    assert [r["number"] for r in api(ctx, "GET", records, token)["records"]] == ["+12125550181"]
+
+    # Running, it may not be deleted: the API's refusal in its words.
+    page.get_by_role("link", name="Back to the campaign").click()
+    page.get_by_role("button", name="Start").click()
+    expect(page.get_by_role("status")).to_contain_text("The campaign is running.")
+    page.get_by_role("link", name="Delete this campaign…").click()
+    expect(page.get_by_role("heading", name=f"Delete the campaign {name}?")).to_be_visible()
+    expect(page.get_by_test_id("deleted-with-it")).to_contain_text("1")
+    no_serious_violations(page, "delete a campaign")
+    ctx.shot(page, "campaign-delete")
+    page.get_by_role("button", name="Delete the campaign and its numbers").click()
+    expect(page.get_by_role("heading", name="The change was refused")).to_be_visible()
+    expect(page.get_by_text("a running campaign cannot be deleted")).to_be_visible()
+    assert api(ctx, "GET", f"/v2/admin/call-campaigns/{cid}", token)["status"] == "running"
+
+    # Paused, it is deleted with its numbers.
+    page.goto(ctx.url(f"/console/campaigns/{cid}"))
+    page.get_by_role("button", name="Pause").click()
+    expect(page.get_by_role("status")).to_contain_text("The campaign is paused.")
+    page.get_by_role("link", name="Delete this campaign…").click()
+    page.get_by_role("button", name="Delete the campaign and its numbers").click()
+    expect(page.get_by_role("status")).to_contain_text("The campaign is deleted.")
+    expect(page.get_by_test_id("campaigns")).not_to_contain_text(name)
+    assert api(ctx, "GET", f"/v2/admin/call-campaigns/?query={name.replace(' ', '+')}", token)["totalRecords"] == 0
+
+
+def test_the_fax_retry_policy_is_set(ctx):
+    token = login(ctx, ADMIN, DEMO_PASSWORD)
+    page = ctx.page()
+    sign_in(ctx, page, ADMIN)
+    page.get_by_role("link", name="Faxes").click()
+    page.get_by_role("link", name="Retry policy").click()
+    expect(page.get_by_role("heading", name="Fax retry policy")).to_be_visible()
+    expect(page.get_by_label("Attempts in all")).to_have_value("3")
+    no_serious_violations(page, "fax retry policy")
+
+    # Refused: each broken field named, the bad code by name, nothing changed.
+    page.get_by_label("Attempts in all").fill("11")
+    page.get_by_label("Seconds between attempts").fill("ten")
+    page.get_by_label("Result codes worth another attempt").fill("busy\n" + "x" * 65)
+    page.get_by_role("button", name="Save").click()
+    for field in ["maxAttempts", "delaySeconds", "retryCodes"]:
+        expect(page.locator(f"#{field}-error")).to_be_visible()
+    expect(page.locator("#retryCodes-error")).to_contain_text("x" * 65)
+    expect(page.get_by_label("Seconds between attempts")).to_have_value("ten")
+    no_serious_violations(page, "refused fax retry policy")
+    ctx.shot(page, "fax-retry-policy-refused")
+    assert api(ctx, "GET", "/v2/admin/faxes/retry-policy", token)["maxAttempts"] == 3
+
+    page.get_by_label("Attempts in all").fill("4")
+    page.get_by_label("Seconds between attempts").fill("120")
+    page.get_by_label("Result codes worth another attempt").fill("busy\nno-answer")
+    page.get_by_role("button", name="Save").click()
+    expect(page.get_by_role("status")).to_contain_text("The retry policy is saved.")
+    policy = api(ctx, "GET", "/v2/admin/faxes/retry-policy", token)
+    assert (policy["maxAttempts"], policy["delaySeconds"], policy["retryCodes"]) == (4, 120, ["busy", "no-answer"]), policy
+    ctx.shot(page, "fax-retry-policy")
+    # Back to the demo's policy.
+    api(ctx, "PUT", "/v2/admin/faxes/retry-policy", token, {"maxAttempts": 3, "delaySeconds": 300})
+
+
 TESTS = [
     test_campaign_import_with_refused_rows_and_export,
     test_opt_outs_added_imported_and_removed,
     test_a_failed_fax_is_retried,
+    test_a_campaign_number_and_a_campaign_deleted,
+    test_the_fax_retry_policy_is_set,
 ]

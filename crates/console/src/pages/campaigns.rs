@@ -1,7 +1,8 @@
 //! Call campaigns: listed with their status and how far their numbers are (the API's
 //! record counts by status), created and edited (the destination with the one picker,
 //! limited to the kinds a campaign takes), started, paused and stopped with the API's own
-//! status steps; a campaign's numbers paged and filtered by status, imported from a CSV
+//! status steps, deleted after a confirm step saying what goes with it; a campaign's
+//! numbers paged and filtered by status, imported from a CSV
 //! (every row the API did not create shown with its reason) and exported as the API's
 //! CSV, streamed to the browser with the person's own token.
 //!
@@ -36,6 +37,10 @@ pub(crate) fn routes() -> Router<Console> {
         .route("/console/campaigns/new", get(new_form))
         .route("/console/campaigns/{id}", get(show).post(update))
         .route("/console/campaigns/{id}/status", post(set_status))
+        .route(
+            "/console/campaigns/{id}/delete",
+            get(delete_form).post(delete),
+        )
         .route("/console/campaigns/{id}/records", get(records_page))
         .route(
             "/console/campaigns/{id}/import",
@@ -173,6 +178,7 @@ struct ListPage {
     statuses: [&'static str; 6],
     rows: Vec<Row>,
     paging: Paging,
+    note: Option<&'static str>,
 }
 
 /// `GET /console/campaigns`.
@@ -207,6 +213,7 @@ async fn list_page(visit: &mut Visit, params: &Fields) -> PageResult {
     }))
     .await?;
     let paging = listing.paging(&answer);
+    let note = (field(params, "done") == "deleted").then_some("The campaign is deleted.");
     html(&ListPage {
         chrome: visit.chrome("campaigns"),
         search: listing.filter("query").to_owned(),
@@ -214,6 +221,7 @@ async fn list_page(visit: &mut Visit, params: &Fields) -> PageResult {
         statuses: STATUSES,
         rows,
         paging,
+        note,
     })
 }
 
@@ -432,7 +440,7 @@ async fn detail(visit: &mut Visit, person: &Person, id: i64) -> Result<CampaignP
 
 /// A number field as the API reads it: a number when it is one, else the text as typed
 /// (for the API to refuse in its own words); `None` when empty.
-fn number_or_text(typed: &str) -> Option<Value> {
+pub(crate) fn number_or_text(typed: &str) -> Option<Value> {
     let typed = typed.trim();
     if typed.is_empty() {
         return None;
@@ -621,8 +629,68 @@ async fn set_status(
     visit.finish(page)
 }
 
-/// A record of a campaign as its page lists it.
+#[derive(Template)]
+#[template(path = "campaign_delete.html")]
+struct DeletePage {
+    chrome: Chrome,
+    id: i64,
+    name: String,
+    status: String,
+    /// Its numbers, deleted with it.
+    numbers: i64,
+    /// The entries of its own opt-out list, deleted with it.
+    opt_outs: i64,
+}
+
+/// `GET /console/campaigns/{id}/delete`: the confirm step, saying what goes with the
+/// campaign (its numbers and their calls, its own opt-out list) before anything is
+/// deleted. Whether it may be deleted is the API's to say when the form is posted.
+async fn delete_form(mut visit: Visit, Path(id): Path<String>) -> Response {
+    let page = async {
+        let id = record_id(&id)?;
+        let person = visit.acting().await?;
+        let campaign = visit.get(&format!("/v2/admin/call-campaigns/{id}")).await?;
+        let numbers = visit
+            .get(&format!(
+                "/v2/admin/call-campaigns/{id}/records?recordsPerPage=1"
+            ))
+            .await?;
+        let mut pairs = tenant_pair(&person);
+        pairs.push(("campaignId", id.to_string()));
+        pairs.push(("recordsPerPage", "1".to_owned()));
+        let opt_outs = visit
+            .get(&format!("/v2/admin/opt-outs/?{}", query(&pairs)))
+            .await?;
+        html(&DeletePage {
+            chrome: visit.chrome("campaigns"),
+            id,
+            name: text(&campaign["name"]),
+            status: text(&campaign["status"]),
+            numbers: numbers["totalRecords"].as_i64().unwrap_or(0),
+            opt_outs: opt_outs["totalRecords"].as_i64().unwrap_or(0),
+        })
+    }
+    .await;
+    visit.finish(page)
+}
+
+/// `POST /console/campaigns/{id}/delete`: the API deletes it with its numbers and its own
+/// opt-out list, or refuses in its own words (a running campaign: 409).
+async fn delete(mut visit: Visit, Path(id): Path<String>, Form(fields): Form<Fields>) -> Response {
+    let page = super::delete_record(
+        &mut visit,
+        &fields,
+        &id,
+        "/v2/admin/call-campaigns/",
+        "/console/campaigns?done=deleted",
+    )
+    .await;
+    visit.finish(page)
+}
+
+/// A record of a campaign as its page lists it (each leads to its own page).
 struct RecordRow {
+    id: i64,
     number: String,
     name: String,
     status: String,
@@ -645,6 +713,7 @@ struct RecordsPage {
     paging: Paging,
     /// The export's link, with the filters shown.
     export: String,
+    note: Option<&'static str>,
 }
 
 /// `GET /console/campaigns/{id}/records`: its numbers, paged, filtered by status and
@@ -687,6 +756,7 @@ async fn records_page(
         let rows = records(&answer)
             .iter()
             .map(|r| RecordRow {
+                id: r["id"].as_i64().unwrap_or(0),
                 number: text(&r["number"]),
                 name: text(&r["name"]),
                 status: text(&r["status"]),
@@ -711,6 +781,8 @@ async fn records_page(
             rows,
             paging,
             export,
+            note: (field(&params, "done") == "deleted")
+                .then_some("The number is deleted from the campaign."),
         })
     }
     .await;

@@ -1,7 +1,9 @@
 //! Faxes: those sent and received, paged and filtered by direction and status, with each
 //! one's attempts; a fax sent from one of the tenant's fax lines (a PDF or TIFF uploaded
 //! and posted to the API as its multipart form), and a failed one retried with the API's
-//! retry. Which document, line and recipient are acceptable is the API's to say.
+//! retry. Which document, line and recipient are acceptable is the API's to say. The
+//! tenant's automatic retry policy (attempts, the wait between them, the result codes
+//! worth another attempt) is read and set on a page of its own, reached from the list.
 
 use askama::Template;
 use axum::Form;
@@ -11,13 +13,13 @@ use axum::extract::{DefaultBodyLimit, Path, Query};
 use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::account::check_post;
-use super::campaigns::{Upload, multipart_body, read_multipart, text};
+use super::campaigns::{Upload, multipart_body, number_or_text, read_multipart, text};
 use super::{
-    Chrome, Fields, Listing, Paging, Problems, field, html, html_as, query, record_id, records,
-    tenant_pair,
+    Chrome, Fields, Listing, Paging, Problems, field, for_acting_tenant, html, html_as, item_error,
+    query, record_id, records, tenant_pair,
 };
 use crate::Console;
 use crate::session::Person;
@@ -34,6 +36,10 @@ pub(crate) fn routes() -> Router<Console> {
         )
         .route("/console/faxes/new", get(new_form))
         .route("/console/faxes/{id}/retry", post(retry))
+        .route(
+            "/console/faxes/retry-policy",
+            get(policy_page).post(set_policy),
+        )
 }
 
 /// The largest form the send page takes: the API's largest document (20 MiB) and the
@@ -276,4 +282,176 @@ async fn retry(mut visit: Visit, Path(id): Path<String>, Form(fields): Form<Fiel
     }
     .await;
     visit.finish(page)
+}
+
+/// The retry policy form's fields, by their API names.
+const POLICY_FIELDS: [&str; 3] = ["maxAttempts", "delaySeconds", "retryCodes"];
+
+/// What the retry policy form holds: the saved policy, or what was typed.
+struct PolicyForm {
+    max_attempts: String,
+    delay_seconds: String,
+    /// One result code a line.
+    retry_codes: String,
+}
+
+#[derive(Template)]
+#[template(path = "fax_retry_policy.html")]
+struct PolicyPage {
+    chrome: Chrome,
+    form: PolicyForm,
+    problems: Problems,
+    note: Option<&'static str>,
+}
+
+/// `GET /console/faxes/retry-policy`: the tenant's policy as the API answers it (its
+/// default until one is set).
+async fn policy_page(mut visit: Visit, Query(params): Query<Fields>) -> Response {
+    let page = async {
+        let person = visit.acting().await?;
+        let mut path = "/v2/admin/faxes/retry-policy".to_owned();
+        let tenant = tenant_pair(&person);
+        if !tenant.is_empty() {
+            path = format!("{path}?{}", query(&tenant));
+        }
+        let policy = visit.get(&path).await?;
+        let codes: Vec<String> = policy["retryCodes"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+            .iter()
+            .map(text)
+            .collect();
+        html(&PolicyPage {
+            chrome: visit.chrome("faxes"),
+            form: PolicyForm {
+                max_attempts: policy["maxAttempts"].to_string(),
+                delay_seconds: policy["delaySeconds"].to_string(),
+                retry_codes: codes.join("\n"),
+            },
+            problems: Problems::default(),
+            note: (field(&params, "done") == "saved").then_some("The retry policy is saved."),
+        })
+    }
+    .await;
+    visit.finish(page)
+}
+
+/// The result codes typed, one a line (commas separate them too); blank ones left out.
+fn codes_of(typed: &str) -> Vec<&str> {
+    typed
+        .split(['\n', ','])
+        .map(str::trim)
+        .filter(|code| !code.is_empty())
+        .collect()
+}
+
+/// The `PUT` body of the form: numbers as numbers, anything else as typed for the API
+/// to refuse in its words; an empty number left out (the API says it is required).
+fn policy_body(fields: &Fields) -> Value {
+    let mut body = json!({"retryCodes": codes_of(field(fields, "retryCodes"))});
+    for name in ["maxAttempts", "delaySeconds"] {
+        if let Some(value) = number_or_text(field(fields, name)) {
+            body[name] = value;
+        }
+    }
+    body
+}
+
+/// The problems of a refused policy, each next to its field; an error about one result
+/// code (`'body/retryCodes/2' …`) names the code, since all of them share one field.
+fn policy_problems(refusal: &Value, codes: &[&str]) -> Problems {
+    let mut refusal = refusal.clone();
+    if let Some(errors) = refusal["validationErrors"].as_array_mut() {
+        for error in errors.iter_mut() {
+            let Some((index, _, message)) =
+                error.as_str().and_then(|e| item_error(e, "retryCodes"))
+            else {
+                continue;
+            };
+            let code = codes.get(index).copied().unwrap_or_default();
+            *error = json!(format!("'body/retryCodes' the code \"{code}\" {message}"));
+        }
+    }
+    Problems::of_refusal(&refusal, &POLICY_FIELDS)
+}
+
+/// `POST /console/faxes/retry-policy`: the policy sent to the API; a refusal shows each
+/// broken field, what was typed kept, with the API's status.
+async fn set_policy(mut visit: Visit, Form(fields): Form<Fields>) -> Response {
+    let page = async {
+        check_post(&visit, &fields)?;
+        let person = visit.acting().await?;
+        let mut body = policy_body(&fields);
+        for_acting_tenant(&person, &mut body);
+        let answer = visit
+            .call(Method::PUT, "/v2/admin/faxes/retry-policy", Some(body))
+            .await?;
+        if answer.status.is_success() {
+            return Ok(Redirect::to("/console/faxes/retry-policy?done=saved").into_response());
+        }
+        // A 403 is about the person, never a field: the API's refusal page.
+        if !answer.status.is_client_error()
+            || matches!(answer.status, StatusCode::NOT_FOUND | StatusCode::FORBIDDEN)
+        {
+            return Err(refusal(&answer));
+        }
+        let typed = field(&fields, "retryCodes");
+        html_as(
+            &PolicyPage {
+                chrome: visit.chrome("faxes"),
+                form: PolicyForm {
+                    max_attempts: field(&fields, "maxAttempts").to_owned(),
+                    delay_seconds: field(&fields, "delaySeconds").to_owned(),
+                    retry_codes: typed.to_owned(),
+                },
+                problems: policy_problems(&answer.json(), &codes_of(typed)),
+                note: None,
+            },
+            answer.status,
+        )
+    }
+    .await;
+    visit.finish(page)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::pages::form_of as fields;
+
+    #[test]
+    fn the_policy_form_becomes_the_apis_body() {
+        let body = policy_body(&fields(&[
+            ("maxAttempts", " 4 "),
+            ("delaySeconds", "two minutes"),
+            ("retryCodes", "busy\r\n\r\nno-answer, line-error\n"),
+        ]));
+        assert_eq!(
+            body,
+            json!({"maxAttempts": 4, "delaySeconds": "two minutes", "retryCodes": ["busy", "no-answer", "line-error"]})
+        );
+        // Empty: no codes (every failure retried), the numbers left for the API to ask for.
+        let body = policy_body(&fields(&[("maxAttempts", ""), ("retryCodes", " \n ")]));
+        assert_eq!(body, json!({"retryCodes": []}));
+    }
+
+    #[test]
+    fn an_error_about_one_code_names_it() {
+        let refusal = json!({"validationErrors": [
+            "'body/retryCodes/1' must be at most 64 characters",
+            "'body/maxAttempts' must be at most 10",
+        ]});
+        let problems = policy_problems(&refusal, &["busy", "xxxx"]);
+        assert_eq!(
+            problems.of("retryCodes").as_deref(),
+            Some("the code \"xxxx\" must be at most 64 characters")
+        );
+        assert_eq!(
+            problems.of("maxAttempts").as_deref(),
+            Some("must be at most 10")
+        );
+        assert!(problems.general.is_empty());
+    }
 }

@@ -6,6 +6,7 @@ pub(crate) mod audit;
 pub(crate) mod business_hours;
 pub(crate) mod button_layouts;
 pub(crate) mod calls;
+pub(crate) mod campaign_records;
 pub(crate) mod campaigns;
 pub(crate) mod dashboard;
 pub(crate) mod destinations;
@@ -46,6 +47,7 @@ pub(crate) fn area_routes() -> Router<Console> {
         .merge(music_on_hold::routes())
         .merge(media_files::routes())
         .merge(campaigns::routes())
+        .merge(campaign_records::routes())
         .merge(opt_outs::routes())
         .merge(faxes::routes())
         .merge(people::routes())
