@@ -40,6 +40,9 @@ pub const TEMPLATES: &[&str] = &["/", "/console", "/console/", "/console/{*page}
 pub(crate) struct Console {
     /// The API, called in process.
     pub api: InProcess,
+    /// The API's state: where the console asks who a token stands for
+    /// ([`switchboard_api::auth::caller::account_of`]), as the API's handlers do.
+    pub state: AppState,
     /// The session and form keys.
     pub keys: Arc<Keys>,
     /// The service's settings (trusted proxies, the public URL).
@@ -60,6 +63,7 @@ pub fn mounted(state: &AppState, keys: Keys) -> Mounted {
 pub fn router(state: &AppState, keys: Keys) -> Router {
     let console = Console {
         api: InProcess::new(state),
+        state: state.clone(),
         keys: Arc::new(keys),
         settings: state.settings.clone(),
         refreshes: Arc::default(),
