@@ -215,12 +215,10 @@ impl Visit {
         if self.principal.is_some() {
             return Ok(person);
         }
-        let found = switchboard_api::auth::caller::account_of(
-            &self.console.state,
-            &person.access_token,
-        )
-        .await
-        .map_err(|error| anyhow::anyhow!("who the person is: {}", error.message()))?;
+        let found =
+            switchboard_api::auth::caller::account_of(&self.console.state, &person.access_token)
+                .await
+                .map_err(|error| anyhow::anyhow!("who the person is: {}", error.message()))?;
         match found {
             Some((_, account)) => {
                 self.principal = Some(account.principal);

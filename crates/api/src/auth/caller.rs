@@ -104,8 +104,7 @@ pub async fn account_of(
     // rather than when the token expires.
     let now = crate::audit::now();
     let account =
-        switchboard_db::sessions::account(&state.db, &verified.session, verified.user, now)
-            .await?;
+        switchboard_db::sessions::account(&state.db, &verified.session, verified.user, now).await?;
     Ok(account.map(|account| (verified.session, account)))
 }
 

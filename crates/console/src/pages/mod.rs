@@ -297,11 +297,7 @@ impl Chrome {
 /// The navigation, `current`'s entry marked: the entries whose permission `principal`
 /// holds (with none known, only those every signed-in person opens), with the tenant
 /// picker when the person picks the tenant they act on. A group left empty is left out.
-fn navigation(
-    picks_tenant: bool,
-    principal: Option<&Principal>,
-    current: &str,
-) -> Vec<NavGroup> {
+fn navigation(picks_tenant: bool, principal: Option<&Principal>, current: &str) -> Vec<NavGroup> {
     let may_open = |needs: Option<Permission>| {
         needs.is_none_or(|permission| principal.is_some_and(|p| p.can(permission)))
     };
@@ -614,7 +610,11 @@ pub(crate) async fn every(
     pairs.push(("paginated", "0".to_owned()));
     pairs.push(("sortBy", sort.to_owned()));
     let answer = visit
-        .call(axum::http::Method::GET, &format!("{endpoint}?{}", query(&pairs)), None)
+        .call(
+            axum::http::Method::GET,
+            &format!("{endpoint}?{}", query(&pairs)),
+            None,
+        )
         .await?;
     if !answer.status.is_success() {
         return Ok(Vec::new());

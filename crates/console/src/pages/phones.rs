@@ -268,7 +268,9 @@ fn resolve<'a>(typed: &str, known: &'a [Known]) -> Option<&'a Known> {
         .split(|c: char| c.is_whitespace() || c == '—')
         .next()
         .unwrap_or_default();
-    known.iter().find(|k| !number.is_empty() && k.number == number)
+    known
+        .iter()
+        .find(|k| !number.is_empty() && k.number == number)
 }
 
 /// What the form offers: models by vendor, extensions, branches and button layouts.
