@@ -185,6 +185,130 @@ async fn a_refused_form_shows_every_broken_field(app: TestApp) {
     assert_eq!(number(&app, &admin, r.number).await, before);
 }
 
+/// A conduit (a carrier trunk) of `tenant`, made by the platform administrator.
+async fn trunk(app: &TestApp, platform: &str, tenant: i64, name: &str) -> i64 {
+    app.post(
+        "/v2/admin/conduits/",
+        platform,
+        json!({"tenantId": tenant, "kind": "sip-trunk", "name": name,
+               "address": "sip.carrier.example:5061"}),
+    )
+    .await
+    .expect(200)["id"]
+        .as_i64()
+        .unwrap()
+}
+
+/// The number's branch, the conduit its calls arrive on and the extension its texts go
+/// to are picked among the tenant's own (another tenant's not offered), saved through the
+/// API with the rest of the form and read back; picks of another tenant's records are
+/// refused next to their fields, changing nothing; "none" clears them.
+async fn a_numbers_branch_conduit_and_texts_are_changed(app: TestApp) {
+    let w = World::seed(&app).await;
+    let r = routed_tenant(&app, &w).await;
+    let admin = app.login(w.admin_a).await;
+    let platform = app.login(w.platform).await;
+    let ours = trunk(&app, &platform, w.tenant_a, "Carrier trunk A").await;
+    let theirs = trunk(&app, &platform, w.tenant_b, "Carrier trunk B").await;
+    let mut browser = Browser::new(&app.base);
+    browser.sign_in(w.admin_a).await;
+    let edit = format!("/console/phone-numbers/{}", r.number);
+    let form = browser.get(&edit).await;
+    assert_eq!(form.status, StatusCode::OK, "{}", form.body);
+    for offered in [
+        format!("<option value=\"{}\">A annex</option>", w.branch_a2),
+        format!("<option value=\"{ours}\">Carrier trunk A (sip-trunk)</option>"),
+        format!("<option value=\"{}\">201 Annex A</option>", w.ext_a2),
+    ] {
+        assert!(form.body.contains(&offered), "{offered}: {}", form.body);
+    }
+    assert!(!form.body.contains("Carrier trunk B"), "another tenant's");
+    for (name, label) in [
+        ("branchId", "Branch"),
+        ("conduitId", "Arrives on conduit"),
+        ("smsExtId", "Texts go to extension"),
+    ] {
+        assert!(
+            form.body
+                .contains(&format!("<label for=\"{name}\">{label}</label>")),
+            "{name}"
+        );
+    }
+    let hours = format!("BUSINESS_HOUR:{}", r.hours);
+    let saved = browser
+        .post(
+            &edit,
+            &[
+                ("csrf", &form.token()),
+                ("destination", &hours),
+                ("branchId", &w.branch_a2.to_string()),
+                ("conduitId", &ours.to_string()),
+                ("smsExtId", &w.ext_a2.to_string()),
+                ("diCommentName", "Main line"),
+            ],
+        )
+        .await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER, "{}", saved.body);
+    let read = number(&app, &admin, r.number).await;
+    assert_eq!(read["branchId"], w.branch_a2, "{read}");
+    assert_eq!(read["conduitId"], ours, "{read}");
+    assert_eq!(read["smsExtId"], w.ext_a2, "{read}");
+    assert_eq!(read["destination"]["destType"], "BUSINESS_HOUR");
+    assert_eq!(read["diCommentName"], "Main line");
+    let form = browser.get(&edit).await;
+    for picked in [
+        format!("<option value=\"{}\" selected>", w.branch_a2),
+        format!("<option value=\"{ours}\" selected>"),
+        format!("<option value=\"{}\" selected>", w.ext_a2),
+    ] {
+        assert!(form.body.contains(&picked), "{picked}: {}", form.body);
+    }
+
+    // Another tenant's branch, conduit and extension: each refused by its field.
+    let refused = browser
+        .post(
+            &edit,
+            &[
+                ("csrf", &form.token()),
+                ("destination", &hours),
+                ("branchId", &w.branch_b.to_string()),
+                ("conduitId", &theirs.to_string()),
+                ("smsExtId", &w.ext_b.to_string()),
+                ("diCommentName", "Theirs"),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.body);
+    for name in ["branchId", "conduitId", "smsExtId"] {
+        assert!(
+            error_of(&refused, name).is_some(),
+            "{name}: {}",
+            refused.body
+        );
+    }
+    assert!(refused.body.contains("value=\"Theirs\""), "typed text kept");
+    assert_eq!(number(&app, &admin, r.number).await, read);
+
+    // None picked: the number has no branch, no conduit, and its texts go nowhere.
+    let cleared = browser
+        .post(
+            &edit,
+            &[
+                ("csrf", &form.token()),
+                ("destination", &hours),
+                ("branchId", ""),
+                ("conduitId", ""),
+                ("smsExtId", ""),
+            ],
+        )
+        .await;
+    assert_eq!(cleared.status, StatusCode::SEE_OTHER, "{}", cleared.body);
+    let read = number(&app, &admin, r.number).await;
+    for name in ["branchId", "conduitId", "smsExtId"] {
+        assert_eq!(read[name], 0, "{name}: {read}");
+    }
+}
+
 /// A branch administrator may read a number of their branch but not change it; another
 /// tenant's number is not found; a form without this session's token changes nothing.
 async fn who_may_not_change_a_number_is_refused(app: TestApp) {
@@ -318,6 +442,7 @@ async fn concurrent_requests_of_an_expired_session_keep_it(app: TestApp) {
 
 on_both_backends!(
     a_numbers_destination_is_changed,
+    a_numbers_branch_conduit_and_texts_are_changed,
     a_refused_form_shows_every_broken_field,
     who_may_not_change_a_number_is_refused,
     concurrent_requests_of_an_expired_session_keep_it,

@@ -75,10 +75,12 @@ async fn a_phone_is_added_by_any_mac_and_its_password_rotated(app: TestApp) {
     let form = browser.get("/console/phones/new").await;
     assert_eq!(form.status, StatusCode::OK, "{}", form.body);
     assert!(form.body.contains("<option value=\"yealink-t54w\""));
-    assert!(form.body.contains(&format!(
-        "<option value=\"{}\">101 Front desk A</option>",
-        w.ext_a
-    )));
+    assert!(
+        form.body
+            .contains("<option value=\"101 — Front desk A\"></option>"),
+        "{}",
+        form.body
+    );
     let token = form.token();
     let added = browser
         .post(
@@ -88,9 +90,9 @@ async fn a_phone_is_added_by_any_mac_and_its_password_rotated(app: TestApp) {
                 ("name", "Counter phone"),
                 ("mac", "AA-BB-CC-DD-EE-0F"),
                 ("model", "yealink-t54w"),
-                ("line1", &w.ext_a2.to_string()),
+                ("line1", "201"),
                 ("line2", ""),
-                ("line3", &w.ext_a.to_string()),
+                ("line3", "101 — Front desk A"),
                 ("branchId", &w.branch_a.to_string()),
                 ("buttonLayoutId", ""),
                 ("description", "By the till"),
@@ -187,7 +189,7 @@ async fn a_refused_phone_shows_every_broken_field(app: TestApp) {
     let mut browser = Browser::new(&app.base);
     browser.sign_in(w.admin_a).await;
     let token = browser.get("/console/phones/new").await.token();
-    let ext = w.ext_a.to_string();
+    let ext = "101".to_owned();
     let refused = browser
         .post(
             "/console/phones",
@@ -256,6 +258,13 @@ async fn a_refused_phone_shows_every_broken_field(app: TestApp) {
     let id = devices(&app, &admin).await[0]["id"].as_i64().unwrap();
     let path = format!("/console/phones/{id}");
     // Three lines on a two-line model: the API's refusal shown by the lines.
+    app.post(
+        "/v2/admin/extensions/",
+        &admin,
+        json!({"number": "301", "name": "Back office", "branchId": w.branch_a}),
+    )
+    .await
+    .expect(200);
     let three = browser
         .post(
             &path,
@@ -265,14 +274,13 @@ async fn a_refused_phone_shows_every_broken_field(app: TestApp) {
                 ("mac", "aabb.ccdd.eeff"),
                 ("model", "yealink-t31p"),
                 ("line1", &ext),
-                ("line2", &w.ext_a2.to_string()),
-                ("line3", &w.ext_b.to_string()),
+                ("line2", "201 — Annex A"),
+                ("line3", "301"),
             ],
         )
         .await;
     assert_eq!(three.status, StatusCode::BAD_REQUEST, "{}", three.body);
     assert!(error_next_to(&three, "lines"), "{}", three.body);
-    assert!(error_next_to(&three, "line3"), "another tenant's extension");
     let saved = browser
         .post(
             &path,
@@ -281,7 +289,7 @@ async fn a_refused_phone_shows_every_broken_field(app: TestApp) {
                 ("name", "Back office desk"),
                 ("mac", "AA:BB:CC:DD:EE:FF"),
                 ("model", "yealink-t31p"),
-                ("line1", &w.ext_a2.to_string()),
+                ("line1", "201"),
                 ("branchId", &w.branch_a2.to_string()),
             ],
         )
@@ -597,8 +605,155 @@ async fn scope_and_form_tokens_are_the_apis(app: TestApp) {
     assert_eq!(devices(&app, &admin).await.len(), 2);
 }
 
+/// The extensions of a tenant created straight in the database (as many as a scale
+/// tenant has, quickly): numbers 1000, 1001 …, named `Desk N`.
+async fn many_extensions(app: &TestApp, tenant: i64, branch: i64, count: usize) -> Vec<i64> {
+    use switchboard_domain::ids::{BranchId, TenantId};
+    use switchboard_domain::records::extension::CreateExtension;
+    let mut ids = Vec::new();
+    for n in 0..count {
+        let number = 1000 + n;
+        let created = switchboard_db::extensions::create(
+            &app.state.db,
+            TenantId(tenant),
+            CreateExtension {
+                tenant_id: None,
+                branch_id: Some(BranchId(branch)),
+                number: number.to_string(),
+                name: format!("Desk {number}"),
+            },
+        )
+        .await
+        .expect("an extension");
+        ids.push(created.id.get());
+    }
+    ids
+}
+
+/// On a tenant of many extensions, the page of a phone with several lines lists each
+/// extension once (one list every line field offers, not one per line), each saved line
+/// showing its extension; a line naming no extension of the tenant is refused next to
+/// its field, the rest of the form kept, and nothing changes.
+async fn the_line_pickers_list_each_extension_once(app: TestApp) {
+    let w = World::seed(&app).await;
+    let admin = app.login(w.admin_a).await;
+    let many = many_extensions(&app, w.tenant_a, w.branch_a, 150).await;
+    let device = app
+        .post(
+            "/v2/admin/devices/",
+            &admin,
+            json!({"name": "Reception", "mac": "aabbccddee10", "model": "yealink-t54w",
+                   "lines": [many[0], many[75], many[149], w.ext_a]}),
+        )
+        .await
+        .expect(200);
+    let id = device["id"].as_i64().unwrap();
+    let path = format!("/console/phones/{id}");
+    let mut browser = Browser::new(&app.base);
+    browser.sign_in(w.admin_a).await;
+    let page = browser.get(&path).await;
+    assert_eq!(page.status, StatusCode::OK, "{}", page.body);
+    for n in 0..150 {
+        let label = format!("{} — Desk {}", 1000 + n, 1000 + n);
+        let offered = page
+            .body
+            .matches(&format!("<option value=\"{label}\">"))
+            .count();
+        assert_eq!(offered, 1, "{label} offered {offered} times");
+    }
+    assert_eq!(
+        page.body.matches("<datalist").count(),
+        1,
+        "one list for every line"
+    );
+    // Every line field offers that list, each saved line showing its extension.
+    for (line, shown) in [
+        ("line1", "1000 — Desk 1000"),
+        ("line2", "1075 — Desk 1075"),
+        ("line3", "1149 — Desk 1149"),
+        ("line4", "101 — Front desk A"),
+        ("line5", ""),
+    ] {
+        let input = tag(&page, line);
+        assert!(input.contains("list=\"extension-list\""), "{input}");
+        assert!(input.contains(&format!("value=\"{shown}\"")), "{input}");
+    }
+    // The page holds as many options as the tenant's extensions, models, branches and
+    // layouts: no more for more lines.
+    let options = page.body.matches("<option").count();
+    assert!(options < 150 + 100, "{options} options");
+
+    // A number no extension of the tenant has: refused next to its line, nothing saved.
+    let token = page.token();
+    let refused = browser
+        .post(
+            &path,
+            &[
+                ("csrf", &token),
+                ("name", "Reception desk"),
+                ("mac", "aabbccddee10"),
+                ("model", "yealink-t54w"),
+                ("line1", "1000 — Desk 1000"),
+                ("line2", "4321"),
+                ("line3", "1149"),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.body);
+    assert!(error_next_to(&refused, "line2"), "{}", refused.body);
+    assert!(
+        refused
+            .body
+            .contains("no extension of this tenant has the number 4321"),
+        "{}",
+        refused.body
+    );
+    assert!(tag(&refused, "line2").contains("aria-invalid=\"true\""));
+    assert!(
+        tag(&refused, "line2").contains("value=\"4321\""),
+        "kept as typed"
+    );
+    assert!(!error_next_to(&refused, "line1"));
+    assert!(!error_next_to(&refused, "line3"));
+    assert!(refused.body.contains("value=\"Reception desk\""));
+    let stored = app
+        .get(&format!("/v2/admin/devices/{id}"), &admin)
+        .await
+        .expect(200);
+    assert_eq!(stored["name"], "Reception");
+    assert_eq!(stored["lines"].as_array().unwrap().len(), 4);
+
+    // Typed as numbers, the lines resolve to the extensions and save.
+    let saved = browser
+        .post(
+            &path,
+            &[
+                ("csrf", &token),
+                ("name", "Reception"),
+                ("mac", "aabbccddee10"),
+                ("model", "yealink-t54w"),
+                ("line1", "1149"),
+                ("line2", "101 — Front desk A"),
+            ],
+        )
+        .await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER, "{}", saved.body);
+    let stored = app
+        .get(&format!("/v2/admin/devices/{id}"), &admin)
+        .await
+        .expect(200);
+    let lines: Vec<i64> = stored["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(lines, [many[149], w.ext_a]);
+}
+
 on_both_backends!(
     a_phone_is_added_by_any_mac_and_its_password_rotated,
+    the_line_pickers_list_each_extension_once,
     a_refused_phone_shows_every_broken_field,
     a_layout_is_edited_key_by_key,
     scope_and_form_tokens_are_the_apis,

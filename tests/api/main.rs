@@ -30,6 +30,7 @@ mod console_flow;
 mod console_hours;
 mod console_ivrs;
 mod console_media;
+mod console_navigation;
 mod console_numbers;
 mod console_outbound;
 mod console_people;

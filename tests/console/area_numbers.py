@@ -1,7 +1,8 @@
 """The console's phone numbers in the browser (issue 34): the demo's refill line sent to
 the main menu from its edit page, read back over the API and followed by its call-flow
-page; a refused form showing the broken field next to it; the number's store hours put
-back. Each page checked by axe and photographed."""
+page; a refused form showing the broken field next to it; the conduit its calls arrive
+on and the extension its texts go to picked and read back; the number as the demo had
+it put back. Each page checked by axe and photographed."""
 
 from playwright.sync_api import expect
 
@@ -61,6 +62,24 @@ def test_a_numbers_calls_sent_to_an_ivr(ctx):
     ctx.shot(page, "phone-number-refused")
     assert refill_line(ctx, token)["registeredCNAM"] == before["registeredCNAM"]
 
+    # The conduit its calls arrive on and the extension its texts go to, picked among
+    # the tenant's own, saved with the rest and read back; then put back.
+    conduits = api(ctx, "GET", "/v2/admin/conduits/?paginated=0&sortBy=name", token)["records"]
+    conduit = conduits[0]
+    page.get_by_label("Caller name (CNAM)").fill(before["registeredCNAM"])
+    page.get_by_label("Arrives on conduit").select_option(str(conduit["id"]))
+    page.get_by_label("Texts go to extension").select_option(label="102 Pharmacist")
+    page.get_by_role("button", name="Save").click()
+    expect(page.get_by_role("status")).to_contain_text("The phone number is saved.")
+    linked = refill_line(ctx, token)
+    assert linked["conduitId"] == conduit["id"], linked
+    pharmacist = api(ctx, "GET", "/v2/admin/extensions/?query=Pharmacist", token)["records"][0]
+    assert linked["smsExtId"] == pharmacist["id"], linked
+    page.get_by_role("link", name=f"Edit {REFILL_NUMBER}").click()
+    expect(page.get_by_label("Arrives on conduit")).to_have_value(str(conduit["id"]))
+    page.get_by_label("Arrives on conduit").select_option(str(before["conduitId"] or ""))
+    page.get_by_label("Texts go to extension").select_option(str(before["smsExtId"] or ""))
+
     # Back to the store hours, as the demo had it.
     page.get_by_label("Caller name (CNAM)").fill(before["registeredCNAM"])
     page.get_by_label("Comment").fill(before["diCommentName"])
@@ -70,6 +89,7 @@ def test_a_numbers_calls_sent_to_an_ivr(ctx):
     restored = refill_line(ctx, token)
     assert restored["destination"]["destType"] == "BUSINESS_HOUR", restored
     assert restored["diCommentName"] == before["diCommentName"], restored
+    assert (restored["conduitId"], restored["smsExtId"]) == (before["conduitId"], before["smsExtId"]), restored
 
 
 TESTS = [test_a_numbers_calls_sent_to_an_ivr]

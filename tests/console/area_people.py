@@ -69,6 +69,14 @@ def test_a_branch_admin_sees_only_their_branch_people(ctx):
 
     page = ctx.page()
     sign_in(ctx, page, ctx.accounts["branch"])
+    # The side bar offers only what a branch administrator may open: their branch's call
+    # handling, not the tenant's campaigns, faxes or audit trail.
+    nav = page.get_by_role("navigation", name="Console")
+    for shown in ["Phone numbers", "Extensions", "Phones", "Voicemail", "People"]:
+        expect(nav.get_by_role("link", name=shown, exact=True)).to_be_visible()
+    for hidden in ["Campaigns", "Opt-outs", "Faxes", "Audit trail", "Tenants"]:
+        expect(nav.get_by_role("link", name=hidden, exact=True)).to_have_count(0)
+    expect(nav).not_to_contain_text("Outbound")
     page.get_by_role("link", name="People").click()
     expect(page.locator(f'tr[data-person="{ctx.accounts["branch"]}"]')).to_be_visible()
     assert page.locator(f'tr[data-person="{annex_email}"]').count() == 0

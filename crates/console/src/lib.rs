@@ -40,6 +40,9 @@ pub const TEMPLATES: &[&str] = &["/", "/console", "/console/", "/console/{*page}
 pub(crate) struct Console {
     /// The API, called in process.
     pub api: InProcess,
+    /// The API's state: where the console asks who a token stands for
+    /// ([`switchboard_api::auth::caller::account_of`]), as the API's handlers do.
+    pub state: AppState,
     /// The session and form keys.
     pub keys: Arc<Keys>,
     /// The service's settings (trusted proxies, the public URL).
@@ -61,6 +64,7 @@ pub fn router(state: &AppState, keys: Keys) -> Router {
     let keys = Arc::new(keys);
     let console = Console {
         api: InProcess::new(state),
+        state: state.clone(),
         keys: keys.clone(),
         settings: state.settings.clone(),
         refreshes: Arc::new(refresh::Refreshes::shared(state.db.clone(), keys)),

@@ -9,6 +9,7 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use serde_json::Value;
+use switchboard_domain::Principal;
 
 use crate::Console;
 use crate::inprocess::{Answer, InProcess, Origin};
@@ -62,6 +63,9 @@ pub(crate) struct Visit {
     changed: bool,
     /// The browser reached the service over TLS: the cookie is `Secure`.
     secure: bool,
+    /// Who the API takes the signed-in person for, once a page has asked
+    /// ([`Visit::signed_in`]): what the navigation offers follows its permissions.
+    principal: Option<Principal>,
 }
 
 impl FromRequestParts<Console> for Visit {
@@ -87,6 +91,7 @@ impl FromRequestParts<Console> for Visit {
             session,
             changed,
             secure,
+            principal: None,
         })
     }
 }
@@ -131,6 +136,7 @@ impl Visit {
     pub fn chrome(&self, current: &'static str) -> Chrome {
         Chrome::new(
             self.person(),
+            self.principal.as_ref(),
             self.console.keys.form_token(&self.session),
             current,
         )
@@ -158,7 +164,7 @@ impl Visit {
             return Err(PageError::SignIn);
         };
         if person.access_until > now() {
-            return Ok(person);
+            return self.principal_of(person).await;
         }
         let api = self.console.api.clone();
         let origin = self.origin.clone();
@@ -182,7 +188,7 @@ impl Visit {
                 };
                 self.session.person = Some(refreshed.clone());
                 self.changed = true;
-                Ok(refreshed)
+                self.principal_of(refreshed).await
             }
             Refreshed::Ended => {
                 self.set_session(Session::anonymous());
@@ -197,6 +203,30 @@ impl Visit {
                 } else {
                     Err(anyhow::anyhow!("the refresh failed: {status} {message}").into())
                 }
+            }
+        }
+    }
+
+    /// `person`, once the API's view of them (their principal: role, scope and
+    /// permissions as every request of theirs is checked against) is known to this visit;
+    /// a token the API no longer takes ends the console's session, as an API answer
+    /// saying so does.
+    async fn principal_of(&mut self, person: Person) -> Result<Person, PageError> {
+        if self.principal.is_some() {
+            return Ok(person);
+        }
+        let found =
+            switchboard_api::auth::caller::account_of(&self.console.state, &person.access_token)
+                .await
+                .map_err(|error| anyhow::anyhow!("who the person is: {}", error.message()))?;
+        match found {
+            Some((_, account)) => {
+                self.principal = Some(account.principal);
+                Ok(person)
+            }
+            None => {
+                self.set_session(Session::anonymous());
+                Err(PageError::SignIn)
             }
         }
     }

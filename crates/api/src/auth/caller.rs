@@ -85,6 +85,29 @@ fn is_engine(state: &AppState, token: &str) -> bool {
         .is_some_and(|expected| Sha256::digest(expected) == Sha256::digest(token))
 }
 
+/// The session and account a user's bearer `token` stands for now, checked exactly as
+/// every request's is; `None` when the token is no longer good. The console asks it who
+/// the signed-in person is, so what its pages offer follows the permissions the API
+/// applies ([`Principal::can`]), never a copy of them.
+pub async fn account_of(
+    state: &AppState,
+    token: &str,
+) -> Result<Option<(String, switchboard_db::session_cache::Account)>, ApiError> {
+    // The signature is checked the first time this process sees the token; its
+    // expiry every time.
+    let Some(verified) = state.verified_tokens.verify(&state.tokens, token) else {
+        return Ok(None);
+    };
+    // The account and the session are checked on every request (in one query, or
+    // from the session cache, which every change to them invalidates), so a deleted or
+    // disabled user, a changed role, a logout or a password change take effect at once
+    // rather than when the token expires.
+    let now = crate::audit::now();
+    let account =
+        switchboard_db::sessions::account(&state.db, &verified.session, verified.user, now).await?;
+    Ok(account.map(|account| (verified.session, account)))
+}
+
 impl<P: Requires> FromRequestParts<AppState> for Caller<P> {
     type Rejection = ApiError;
 
@@ -99,21 +122,7 @@ impl<P: Requires> FromRequestParts<AppState> for Caller<P> {
                 _permission: PhantomData,
             });
         }
-        // The signature is checked the first time this process sees the token; its
-        // expiry every time.
-        let verified = state
-            .verified_tokens
-            .verify(&state.tokens, token)
-            .ok_or_else(invalid)?;
-        // The account and the session are checked on every request (in one query, or
-        // from the session cache, which every change to them invalidates), so a deleted or
-        // disabled user, a changed role, a logout or a password change take effect at once
-        // rather than when the token expires.
-        let now = crate::audit::now();
-        let account =
-            switchboard_db::sessions::account(&state.db, &verified.session, verified.user, now)
-                .await?
-                .ok_or_else(invalid)?;
+        let (session, account) = account_of(state, token).await?.ok_or_else(invalid)?;
         let principal = account.principal;
         // From here on, the request's writes are audited as this user's; reports pushed to
         // the ingest endpoints record what the engine saw, not an administrative change.
@@ -137,7 +146,7 @@ impl<P: Requires> FromRequestParts<AppState> for Caller<P> {
         parts.extensions.insert(principal.clone());
         Ok(Caller {
             principal,
-            session: verified.session,
+            session,
             _permission: PhantomData,
         })
     }

@@ -33,6 +33,8 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use serde_json::Value;
 
+use switchboard_domain::{Permission, Principal};
+
 use crate::Console;
 use crate::session::Person;
 use crate::visit::PageError;
@@ -65,7 +67,7 @@ pub(crate) async fn to_console() -> Redirect {
 /// A console path that is no page: an HTML 404 (never the API's JSON one).
 pub(crate) async fn not_found() -> Response {
     error_page(
-        Chrome::new(None, String::new(), ""),
+        Chrome::new(None, None, String::new(), ""),
         StatusCode::NOT_FOUND,
         "Not found",
         "There is no such page in the console.",
@@ -115,69 +117,169 @@ pub(crate) struct PersonView {
 }
 
 /// An entry of the navigation: path, label, key (the key a page passes to
-/// [`Chrome::new`]).
-type Entry = (&'static str, &'static str, &'static str);
+/// [`Chrome::new`]), and the permission the API asks of whoever reads what its page
+/// lists (`None`: every signed-in person opens it).
+type Entry = (&'static str, &'static str, &'static str, Option<Permission>);
 
 /// The navigation, grouped as an administrator thinks of the system: what happens to a
-/// call, the sounds it hears, the phones, calling out, looking back, the people.
+/// call, the sounds it hears, the phones, calling out, looking back, the people. Each
+/// entry names the permission of the API list its page reads first, so the side bar
+/// offers only pages the person may open, decided by the API's own rule
+/// ([`Principal::can`]).
 const NAVIGATION: &[(&str, &[Entry])] = &[
-    ("Overview", &[("/console/", "Today", "today")]),
+    ("Overview", &[("/console/", "Today", "today", None)]),
     (
         "Call handling",
         &[
-            ("/console/phone-numbers", "Phone numbers", "numbers"),
-            ("/console/business-hours", "Business hours", "hours"),
-            ("/console/ivrs", "IVR menus", "ivrs"),
-            ("/console/queues", "Queues", "queues"),
-            ("/console/paging-groups", "Paging groups", "paging"),
-            ("/console/extensions", "Extensions", "extensions"),
+            (
+                "/console/phone-numbers",
+                "Phone numbers",
+                "numbers",
+                Some(Permission::PhoneNumbersRead),
+            ),
+            (
+                "/console/business-hours",
+                "Business hours",
+                "hours",
+                Some(Permission::BusinessHoursRead),
+            ),
+            (
+                "/console/ivrs",
+                "IVR menus",
+                "ivrs",
+                Some(Permission::IvrsRead),
+            ),
+            (
+                "/console/queues",
+                "Queues",
+                "queues",
+                Some(Permission::QueuesRead),
+            ),
+            (
+                "/console/paging-groups",
+                "Paging groups",
+                "paging",
+                Some(Permission::PagingGroupsRead),
+            ),
+            (
+                "/console/extensions",
+                "Extensions",
+                "extensions",
+                Some(Permission::ExtensionsRead),
+            ),
         ],
     ),
     (
         "Sounds",
         &[
-            ("/console/media-files", "Media files", "media"),
-            ("/console/music-on-hold", "Music on hold", "music"),
+            (
+                "/console/media-files",
+                "Media files",
+                "media",
+                Some(Permission::MediaFilesRead),
+            ),
+            (
+                "/console/music-on-hold",
+                "Music on hold",
+                "music",
+                Some(Permission::MusicOnHoldRead),
+            ),
         ],
     ),
     (
         "Phones",
         &[
-            ("/console/phones", "Phones", "phones"),
-            ("/console/button-layouts", "Button layouts", "layouts"),
+            (
+                "/console/phones",
+                "Phones",
+                "phones",
+                Some(Permission::DevicesRead),
+            ),
+            (
+                "/console/button-layouts",
+                "Button layouts",
+                "layouts",
+                Some(Permission::DevicesRead),
+            ),
         ],
     ),
     (
         "Outbound",
         &[
-            ("/console/campaigns", "Campaigns", "campaigns"),
-            ("/console/opt-outs", "Opt-outs", "opt-outs"),
-            ("/console/faxes", "Faxes", "faxes"),
+            (
+                "/console/campaigns",
+                "Campaigns",
+                "campaigns",
+                Some(Permission::CampaignsRead),
+            ),
+            (
+                "/console/opt-outs",
+                "Opt-outs",
+                "opt-outs",
+                Some(Permission::CampaignsRead),
+            ),
+            (
+                "/console/faxes",
+                "Faxes",
+                "faxes",
+                Some(Permission::FaxesRead),
+            ),
         ],
     ),
     (
         "Look back",
         &[
-            ("/console/calls", "Calls", "calls"),
-            ("/console/voicemail", "Voicemail", "voicemail"),
-            ("/console/audit", "Audit trail", "audit"),
+            (
+                "/console/calls",
+                "Calls",
+                "calls",
+                Some(Permission::CallRecordingsRead),
+            ),
+            (
+                "/console/voicemail",
+                "Voicemail",
+                "voicemail",
+                Some(Permission::VoicemailRead),
+            ),
+            (
+                "/console/audit",
+                "Audit trail",
+                "audit",
+                Some(Permission::AuditLogRead),
+            ),
         ],
     ),
     (
         "People",
         &[
-            ("/console/people", "People", "people"),
-            ("/console/password", "Account", "account"),
+            (
+                "/console/people",
+                "People",
+                "people",
+                Some(Permission::UsersRead),
+            ),
+            ("/console/password", "Account", "account", None),
         ],
     ),
 ];
 
 /// The entry only platform and partner admins have (in the last group).
-const TENANTS: Entry = ("/console/tenants", "Tenants", "tenants");
+const TENANTS: Entry = (
+    "/console/tenants",
+    "Tenants",
+    "tenants",
+    Some(Permission::TenantsRead),
+);
 
 impl Chrome {
-    /// The furniture for `person` (none on the sign-in page).
-    pub fn new(person: Option<&Person>, token: String, current: &'static str) -> Chrome {
+    /// The furniture for `person` (none on the sign-in page), the navigation offering
+    /// what `principal` (the API's view of them, when the page asked for it) may open.
+    pub fn new(
+        person: Option<&Person>,
+        principal: Option<&Principal>,
+        token: String,
+        current: &'static str,
+    ) -> Chrome {
         Chrome {
             css: crate::assets::css_path(),
             person: person.map(|p| PersonView {
@@ -188,15 +290,19 @@ impl Chrome {
             }),
             token,
             nav: person
-                .map(|p| navigation(p.picks_tenant(), current))
+                .map(|p| navigation(p.picks_tenant(), principal, current))
                 .unwrap_or_default(),
         }
     }
 }
 
-/// The navigation, `current`'s entry marked, with the tenant picker when the person
-/// picks the tenant they act on.
-fn navigation(picks_tenant: bool, current: &str) -> Vec<NavGroup> {
+/// The navigation, `current`'s entry marked: the entries whose permission `principal`
+/// holds (with none known, only those every signed-in person opens), with the tenant
+/// picker when the person picks the tenant they act on. A group left empty is left out.
+fn navigation(picks_tenant: bool, principal: Option<&Principal>, current: &str) -> Vec<NavGroup> {
+    let may_open = |needs: Option<Permission>| {
+        needs.is_none_or(|permission| principal.is_some_and(|p| p.can(permission)))
+    };
     let last = NAVIGATION.len() - 1;
     NAVIGATION
         .iter()
@@ -207,13 +313,15 @@ fn navigation(picks_tenant: bool, current: &str) -> Vec<NavGroup> {
                 .iter()
                 .copied()
                 .chain((at == last && picks_tenant).then_some(TENANTS))
-                .map(|(path, label, key)| NavItem {
+                .filter(|(_, _, _, needs)| may_open(*needs))
+                .map(|(path, label, key, _)| NavItem {
                     path,
                     label,
                     current: key == current,
                 })
                 .collect(),
         })
+        .filter(|group| !group.items.is_empty())
         .collect()
 }
 
@@ -490,6 +598,30 @@ pub(crate) fn tenant_pair(person: &Person) -> Vec<(&'static str, String)> {
         (Some(acting), true) => vec![("tenantId", acting.id.to_string())],
         _ => Vec::new(),
     }
+}
+
+/// The records of an unpaged list of the tenant acted on (`sortBy` given), or none when
+/// the person may not list them.
+pub(crate) async fn every(
+    visit: &mut crate::visit::Visit,
+    person: &Person,
+    endpoint: &str,
+    sort: &str,
+) -> Result<Vec<Value>, PageError> {
+    let mut pairs = tenant_pair(person);
+    pairs.push(("paginated", "0".to_owned()));
+    pairs.push(("sortBy", sort.to_owned()));
+    let answer = visit
+        .call(
+            axum::http::Method::GET,
+            &format!("{endpoint}?{}", query(&pairs)),
+            None,
+        )
+        .await?;
+    if !answer.status.is_success() {
+        return Ok(Vec::new());
+    }
+    Ok(records(&answer.json()).to_vec())
 }
 
 /// Names the tenant acted on as the owner of a new record's `body` when the person picks

@@ -1,8 +1,10 @@
 //! Phone numbers with where their calls go, as the API lists them (paged, searched), and
 //! one number's settings a tenant administrator may change — where its calls go (the
-//! shared destination picker), its comment, caller name and recording and fax switches —
-//! saved with `PATCH` (the fields left out of the form are left as they are). The tenant
-//! and the number itself never change here: the API keeps that to provisioning.
+//! shared destination picker), the branch it belongs to, the conduit (carrier trunk) its
+//! calls arrive on, the extension its texts go to, its comment, caller name and recording
+//! and fax switches — saved with `PATCH` (the fields left out of the form are left as they
+//! are). The tenant and the number itself never change here: the API keeps that to
+//! provisioning.
 
 use askama::Template;
 use axum::Form;
@@ -15,13 +17,14 @@ use serde_json::{Value, json};
 
 use super::account::check_post;
 use super::destinations::{Picked, TargetGroup, in_words, targets};
+use super::phones::Choice;
 use super::{
-    Chrome, Fields, Listing, Paging, Problems, field, html, html_as, record_id, records,
+    Chrome, Fields, Listing, Paging, Problems, every, field, html, html_as, record_id, records,
     tenant_pair,
 };
 use crate::Console;
 use crate::session::Person;
-use crate::visit::{PageResult, Visit, refusal};
+use crate::visit::{PageError, PageResult, Visit, refusal};
 
 /// The phone-number pages' routes.
 pub(crate) fn routes() -> Router<Console> {
@@ -41,9 +44,16 @@ const TEXTS: [&str; 4] = [
 /// The `yes`/`no` switches of the form (checkboxes), by their API names.
 const SWITCHES: [&str; 3] = ["recording", "emailRecording", "fax"];
 
+/// The records the number names by id, each picked in a list: its branch, the conduit
+/// its calls arrive on, the extension its texts go to (API names; 0 or null: none).
+const LINKS: [&str; 3] = ["branchId", "conduitId", "smsExtId"];
+
 /// Every field the form shows, by its API name: an error about one goes next to it.
-const FIELDS: [&str; 10] = [
+const FIELDS: [&str; 13] = [
     "destination",
+    "branchId",
+    "conduitId",
+    "smsExtId",
     "diCommentName",
     "registeredCNAM",
     "namePrefix",
@@ -119,6 +129,19 @@ struct TextField {
     problem: Option<String>,
 }
 
+/// One pick list of the form naming another record of the tenant ([`LINKS`]).
+struct Link {
+    name: &'static str,
+    label: &'static str,
+    hint: &'static str,
+    /// What "none" reads as.
+    none: &'static str,
+    choices: Vec<Choice>,
+    /// The id picked, or empty for none.
+    picked: String,
+    problem: Option<String>,
+}
+
 /// One `yes`/`no` switch of the form.
 struct Switch {
     name: &'static str,
@@ -137,6 +160,7 @@ struct FormPage {
     routes_to: String,
     picked: Picked,
     groups: Vec<TargetGroup>,
+    links: Vec<Link>,
     texts: Vec<TextField>,
     switches: Vec<Switch>,
     fax_email: String,
@@ -160,6 +184,84 @@ fn text_label(name: &str) -> (&'static str, &'static str) {
     }
 }
 
+/// The label, hint and "none" of each pick list of [`LINKS`].
+fn link_label(name: &str) -> (&'static str, &'static str, &'static str) {
+    match name {
+        "branchId" => (
+            "Branch",
+            "The branch it belongs to: its administrators see and manage it.",
+            "No branch",
+        ),
+        "conduitId" => (
+            "Arrives on conduit",
+            "The carrier trunk or connection its calls come in through.",
+            "No conduit",
+        ),
+        _ => (
+            "Texts go to extension",
+            "The extension that receives the text messages sent to this number.",
+            "Nobody: texts are not delivered",
+        ),
+    }
+}
+
+/// What the number's pick lists offer: the tenant's branches, conduits and extensions,
+/// as the API lists them to the person (a list they may not read offers nothing but
+/// what is saved).
+struct Offer {
+    groups: Vec<TargetGroup>,
+    branches: Vec<Choice>,
+    conduits: Vec<Choice>,
+    extensions: Vec<Choice>,
+}
+
+async fn offer(visit: &mut Visit, person: &Person) -> Result<Offer, PageError> {
+    let groups = targets(visit, person, &[]).await?;
+    // The extensions are those the destination picker already read (`EXT:12`).
+    let extensions = groups
+        .iter()
+        .flat_map(|g| &g.targets)
+        .filter_map(|t| {
+            Some(Choice {
+                value: t.value.strip_prefix("EXT:")?.to_owned(),
+                label: t.label.clone(),
+            })
+        })
+        .collect();
+    let named = |records: Vec<Value>, label: &dyn Fn(&Value) -> String| {
+        records
+            .iter()
+            .map(|r| Choice {
+                value: r["id"].as_i64().unwrap_or(0).to_string(),
+                label: label(r),
+            })
+            .collect::<Vec<_>>()
+    };
+    let branches = named(
+        every(visit, person, "/v2/admin/branches/", "name").await?,
+        &|b| text(&b["name"]),
+    );
+    let conduits = named(
+        every(visit, person, "/v2/admin/conduits/", "name").await?,
+        &|c| format!("{} ({})", text(&c["name"]), text(&c["kind"])),
+    );
+    Ok(Offer {
+        groups,
+        branches,
+        conduits,
+        extensions,
+    })
+}
+
+/// An id of the API's answer as a pick list holds it: empty for none (0 or null).
+fn picked_id(value: &Value) -> String {
+    value
+        .as_i64()
+        .filter(|id| *id > 0)
+        .map(|id| id.to_string())
+        .unwrap_or_default()
+}
+
 /// The label of each switch.
 fn switch_label(name: &str) -> &'static str {
     match name {
@@ -175,10 +277,42 @@ fn form_page(
     id: i64,
     saved: &Value,
     picked: Picked,
-    groups: Vec<TargetGroup>,
+    offer: Offer,
     get: impl Fn(&str) -> String,
     problems: Problems,
 ) -> FormPage {
+    let Offer {
+        groups,
+        branches,
+        conduits,
+        extensions,
+    } = offer;
+    let mut lists = [branches, conduits, extensions].into_iter();
+    let links = LINKS
+        .iter()
+        .map(|&name| {
+            let (label, hint, none) = link_label(name);
+            let mut choices = lists.next().unwrap_or_default();
+            let picked = get(name);
+            // A saved record the person's lists leave out (another branch's extension
+            // for a branch administrator) stays picked, by its id.
+            if !picked.is_empty() && !choices.iter().any(|c| c.value == picked) {
+                choices.push(Choice {
+                    value: picked.clone(),
+                    label: format!("#{picked}"),
+                });
+            }
+            Link {
+                name,
+                label,
+                hint,
+                none,
+                choices,
+                picked,
+                problem: problems.of(name),
+            }
+        })
+        .collect();
     FormPage {
         chrome,
         id,
@@ -186,6 +320,7 @@ fn form_page(
         routes_to: in_words(&saved["destination"]),
         picked,
         groups,
+        links,
         texts: TEXTS
             .iter()
             .map(|&name| {
@@ -220,14 +355,17 @@ async fn edit_form(mut visit: Visit, Path(id): Path<String>) -> Response {
         let id = record_id(&id)?;
         let person = visit.acting().await?;
         let number = visit.get(&format!("/v2/admin/phone-numbers/{id}")).await?;
-        let groups = targets(&mut visit, &person, &[]).await?;
+        let offer = offer(&mut visit, &person).await?;
         let page = form_page(
             visit.chrome("numbers"),
             id,
             &number,
             Picked::of_answer(&number["destination"]),
-            groups,
-            |name| text(&number[name]),
+            offer,
+            |name| match name {
+                "branchId" | "conduitId" | "smsExtId" => picked_id(&number[name]),
+                _ => text(&number[name]),
+            },
             Problems::default(),
         );
         html(&page)
@@ -236,8 +374,9 @@ async fn edit_form(mut visit: Visit, Path(id): Path<String>) -> Response {
     visit.finish(page)
 }
 
-/// The `PATCH` body of the form: the destination (null: routes nowhere), the texts as
-/// typed, each switch `yes` when ticked and `no` otherwise.
+/// The `PATCH` body of the form: the destination (null: routes nowhere), each pick list
+/// sent as its id (null: none; anything else as sent, for the API to refuse), the texts as typed,
+/// each switch `yes` when ticked and `no` otherwise.
 fn body_of(fields: &Fields) -> Value {
     let mut body = json!({
         "destination": Picked::of_form(fields, "destination").body(),
@@ -249,6 +388,15 @@ fn body_of(fields: &Fields) -> Value {
     }
     for name in SWITCHES {
         body[name] = json!(yes_no(fields, name));
+    }
+    // A pick list the form did not send is left as saved; "none" sent clears it.
+    for name in LINKS.into_iter().filter(|name| fields.contains_key(*name)) {
+        body[name] = match field(fields, name).trim() {
+            "" => Value::Null,
+            picked => picked
+                .parse::<i64>()
+                .map_or_else(|_| json!(picked), |id| json!(id)),
+        };
     }
     body
 }
@@ -290,13 +438,13 @@ async fn save(visit: &mut Visit, id: &str, fields: &Fields) -> PageResult {
     }
     let problems = Problems::of_refusal(&answer.json(), &FIELDS);
     let saved = visit.get(&format!("/v2/admin/phone-numbers/{id}")).await?;
-    let groups = targets(visit, &person, &[]).await?;
+    let offer = offer(visit, &person).await?;
     let page = form_page(
         visit.chrome("numbers"),
         id,
         &saved,
         Picked::of_form(fields, "destination"),
-        groups,
+        offer,
         |name| match name {
             // An unticked box is absent from the form: `no`.
             "recording" | "emailRecording" | "fax" | "faxStore" => yes_no(fields, name).to_owned(),
@@ -319,6 +467,9 @@ mod tests {
             ("diCommentName", " Main line "),
             ("recording", "yes"),
             ("faxEmail", ""),
+            ("branchId", "4"),
+            ("conduitId", ""),
+            ("smsExtId", " 12 "),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
@@ -329,7 +480,12 @@ mod tests {
         assert_eq!(body["recording"], "yes");
         assert_eq!(body["fax"], "no");
         assert_eq!(body["faxStore"], "no");
-        // Nothing picked: the number routes nowhere.
-        assert_eq!(body_of(&Fields::new())["destination"], Value::Null);
+        assert_eq!(body["branchId"], 4);
+        assert_eq!(body["conduitId"], Value::Null, "none picked: none");
+        assert_eq!(body["smsExtId"], 12);
+        // Nothing picked: the number routes nowhere; a pick list not sent stays as saved.
+        let empty = body_of(&Fields::new());
+        assert_eq!(empty["destination"], Value::Null);
+        assert!(empty.get("branchId").is_none(), "{empty}");
     }
 }

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use super::account::check_post;
 use super::button_layouts::{Model, models};
 use super::{
-    Chrome, Fields, Listing, Paging, Problems, field, html, html_as, query, record_id, records,
+    Chrome, Fields, Listing, Paging, Problems, every, field, html, html_as, record_id, records,
     tenant_pair,
 };
 use crate::Console;
@@ -86,13 +86,13 @@ struct ListPage {
     note: Option<&'static str>,
 }
 
-/// One line of the form: its field and the extension picked.
+/// One line of the form: its field and the extension it names.
 struct LineField {
     /// `line1`…: the field's name.
     key: String,
     /// 1 for the primary line.
     number: usize,
-    /// The extension id picked, or empty.
+    /// The extension as the field shows it (`101 — Front desk`), or as typed, or empty.
     picked: String,
     /// What the API said is wrong with it.
     error: Option<String>,
@@ -125,7 +125,8 @@ struct FormPage {
     lines: Vec<LineField>,
     lines_error: Option<String>,
     models: Vec<ModelGroup>,
-    extensions: Vec<Choice>,
+    /// The tenant's extensions, once for every line field (one `<datalist>`).
+    extensions: Vec<Known>,
     branches: Vec<Choice>,
     layouts: Vec<Choice>,
     facts: Option<Facts>,
@@ -233,31 +234,50 @@ async fn list_page(visit: &mut Visit, params: &Fields) -> PageResult {
     })
 }
 
-/// The records of an unpaged list of the tenant acted on (`sortBy` given), or none when
-/// the person may not list them.
-async fn every(
-    visit: &mut Visit,
-    person: &Person,
-    endpoint: &str,
-    sort: &str,
-) -> Result<Vec<Value>, PageError> {
-    let mut pairs = tenant_pair(person);
-    pairs.push(("paginated", "0".to_owned()));
-    pairs.push(("sortBy", sort.to_owned()));
-    let answer = visit
-        .call(Method::GET, &format!("{endpoint}?{}", query(&pairs)), None)
-        .await?;
-    if !answer.status.is_success() {
-        return Ok(Vec::new());
+/// An extension a line field may name.
+struct Known {
+    /// Its id, what the API's `lines` take.
+    id: i64,
+    /// Its number, what a person types.
+    number: String,
+    /// `101 — Front desk`: what the list offers and a saved line shows.
+    label: String,
+}
+
+impl Known {
+    /// The extension of the API record `extension`.
+    fn of(extension: &Value) -> Known {
+        let number = text(&extension["number"]);
+        let name = text(&extension["name"]);
+        Known {
+            id: extension["id"].as_i64().unwrap_or(0),
+            label: if name.is_empty() {
+                number.clone()
+            } else {
+                format!("{number} — {name}")
+            },
+            number,
+        }
     }
-    Ok(records(&answer.json()).to_vec())
+}
+
+/// The extension among `known` a line field's text names: its number, alone or as the
+/// list offers it (`101 — Front desk`: the number before the dash, the name ignored).
+fn resolve<'a>(typed: &str, known: &'a [Known]) -> Option<&'a Known> {
+    let number = typed
+        .split(|c: char| c.is_whitespace() || c == '—')
+        .next()
+        .unwrap_or_default();
+    known
+        .iter()
+        .find(|k| !number.is_empty() && k.number == number)
 }
 
 /// What the form offers: models by vendor, extensions, branches and button layouts.
 struct Offer {
     models: Vec<ModelGroup>,
     catalogue: Vec<Model>,
-    extensions: Vec<Choice>,
+    extensions: Vec<Known>,
     branches: Vec<Choice>,
     layouts: Vec<Choice>,
 }
@@ -292,10 +312,11 @@ async fn offer(visit: &mut Visit, person: &Person) -> Result<Offer, PageError> {
             })
             .collect::<Vec<_>>()
     };
-    let extensions = labelled(
-        every(visit, person, "/v2/admin/extensions/", "number").await?,
-        &|e| format!("{} {}", text(&e["number"]), text(&e["name"])),
-    );
+    let extensions = every(visit, person, "/v2/admin/extensions/", "number")
+        .await?
+        .iter()
+        .map(Known::of)
+        .collect();
     let branches = labelled(
         every(visit, person, "/v2/admin/branches/", "name").await?,
         &|b| text(&b["name"]),
@@ -402,12 +423,19 @@ async fn saved_form(
 ) -> Result<FormPage, PageError> {
     let device = visit.get(&format!("/v2/admin/devices/{id}")).await?;
     let offer = offer(visit, person).await?;
+    // Each line as the list offers its extension (its number alone if the list lacks it).
     let picked: Vec<String> = device["lines"]
         .as_array()
         .map(|lines| {
             lines
                 .iter()
-                .map(|l| l["id"].as_i64().unwrap_or(0).to_string())
+                .map(|l| {
+                    offer
+                        .extensions
+                        .iter()
+                        .find(|k| l["id"].as_i64() == Some(k.id))
+                        .map_or_else(|| text(&l["number"]), |k| k.label.clone())
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -462,20 +490,32 @@ fn id_or_text(text: &str) -> Value {
         .map_or_else(|_| json!(text), |id| json!(id))
 }
 
-/// The body the form's fields make, and for each line sent the number of the field it
-/// came from (empty line fields are skipped: the lines close up).
-fn body_of(fields: &Fields) -> (Value, Vec<usize>) {
+/// The body the form's fields make, each line's text resolved among the tenant's
+/// extensions `known` to the extension's id; for each line sent the number of the field
+/// it came from (empty line fields are skipped: the lines close up); and the fields whose
+/// text names no extension, with the number read from it. Such a line is sent as typed,
+/// so the API refuses the whole form (every other broken field named with it) and
+/// nothing is saved.
+fn body_of(fields: &Fields, known: &[Known]) -> (Value, Vec<usize>, Vec<(usize, String)>) {
     let optional = |name: &str| match field(fields, name).trim() {
         "" => Value::Null,
         value => id_or_text(value),
     };
     let mut lines = Vec::new();
     let mut from = Vec::new();
+    let mut unknown = Vec::new();
     for (n, picked) in posted_lines(fields).iter().enumerate() {
-        if !picked.is_empty() {
-            lines.push(id_or_text(picked));
-            from.push(n + 1);
+        if picked.is_empty() {
+            continue;
         }
+        match resolve(picked, known) {
+            Some(extension) => lines.push(json!(extension.id)),
+            None => {
+                lines.push(json!(picked));
+                unknown.push((n + 1, picked.clone()));
+            }
+        }
+        from.push(n + 1);
     }
     let body = json!({
         "name": field(fields, "name").trim(),
@@ -486,7 +526,7 @@ fn body_of(fields: &Fields) -> (Value, Vec<usize>) {
         "description": field(fields, "description").trim(),
         "lines": lines,
     });
-    (body, from)
+    (body, from, unknown)
 }
 
 /// The API's validation errors about the list `list` (`'body/lines/2' …`), taken out of
@@ -559,7 +599,17 @@ async fn save(
 ) -> PageResult {
     check_post(visit, fields)?;
     let person = visit.acting().await?;
-    let (mut body, from) = body_of(fields);
+    // The extensions a line may name: read once, for the lines typed as numbers.
+    let known: Vec<Known> = if posted_lines(fields).iter().all(String::is_empty) {
+        Vec::new()
+    } else {
+        every(visit, &person, "/v2/admin/extensions/", "number")
+            .await?
+            .iter()
+            .map(Known::of)
+            .collect()
+    };
+    let (mut body, from, unknown) = body_of(fields, &known);
     let answer = match id {
         None => {
             super::for_acting_tenant(&person, &mut body);
@@ -624,6 +674,18 @@ async fn save(
         if let Some(number) = from.get(position) {
             by_field.entry(*number).or_default().push(message);
         }
+    }
+    // A line naming no extension: the console's own words replace the API's refusal
+    // of the text it was sent.
+    for (number, typed) in unknown {
+        let read = typed.split(|c: char| c.is_whitespace() || c == '—').next();
+        by_field.insert(
+            number,
+            vec![format!(
+                "no extension of this tenant has the number {}: pick one from the list",
+                read.filter(|n| !n.is_empty()).unwrap_or(&typed)
+            )],
+        );
     }
     for line in &mut page.lines {
         line.error = by_field.remove(&line.number).map(|m| m.join("; "));
@@ -693,17 +755,29 @@ mod tests {
 
     #[test]
     fn empty_line_fields_close_up_and_remember_where_each_line_came_from() {
-        let (body, from) = body_of(&fields(&[
-            ("mac", " aa-bb-cc-dd-ee-ff "),
-            ("line1", "7"),
-            ("line3", "9"),
-            ("line4", "x"),
-            ("branchId", ""),
-            ("buttonLayoutId", "3"),
-        ]));
+        let known = [
+            Known::of(&json!({"id": 7, "number": "101", "name": "Front desk"})),
+            Known::of(&json!({"id": 9, "number": "102", "name": ""})),
+        ];
+        assert_eq!(known[0].label, "101 — Front desk");
+        assert_eq!(known[1].label, "102");
+        let (body, from, unknown) = body_of(
+            &fields(&[
+                ("mac", " aa-bb-cc-dd-ee-ff "),
+                ("line1", "101 — Front desk"),
+                ("line3", " 102 "),
+                ("line4", "7"),
+                ("line5", "101—Renamed"),
+                ("branchId", ""),
+                ("buttonLayoutId", "3"),
+            ]),
+            &known,
+        );
         assert_eq!(body["mac"], "aa-bb-cc-dd-ee-ff");
-        assert_eq!(body["lines"], json!([7, 9, "x"]));
-        assert_eq!(from, vec![1, 3, 4]);
+        // A number is never read as an id: `7` is no extension's number.
+        assert_eq!(body["lines"], json!([7, 9, "7", 7]));
+        assert_eq!(from, vec![1, 3, 4, 5]);
+        assert_eq!(unknown, vec![(4, "7".to_owned())]);
         assert_eq!(body["branchId"], Value::Null);
         assert_eq!(body["buttonLayoutId"], 3);
     }
