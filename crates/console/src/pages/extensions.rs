@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use super::account::check_post;
 use super::{
-    Chrome, Fields, Listing, Paging, Problems, field, html, html_as, query, record_id, records,
+    Chrome, Fields, Listing, Paging, Problems, every, field, html, html_as, record_id, records,
     tenant_pair,
 };
 use crate::session::Person;
@@ -67,30 +67,14 @@ pub(crate) async fn branches(
     visit: &mut Visit,
     person: &Person,
 ) -> Result<Vec<BranchOption>, PageError> {
-    let mut pairs = tenant_pair(person);
-    pairs.push(("paginated", "0".to_owned()));
-    let answer = visit
-        .call(
-            Method::GET,
-            &format!("/v2/admin/branches/?{}", query(&pairs)),
-            None,
-        )
-        .await?;
-    if !answer.status.is_success() {
-        return Ok(Vec::new());
-    }
-    Ok(answer.json()["records"]
-        .as_array()
-        .map(|records| {
-            records
-                .iter()
-                .map(|b| BranchOption {
-                    id: b["id"].as_i64().unwrap_or(0).to_string(),
-                    name: b["name"].as_str().unwrap_or_default().to_owned(),
-                })
-                .collect()
+    Ok(every(visit, person, "/v2/admin/branches/", &[])
+        .await?
+        .iter()
+        .map(|b| BranchOption {
+            id: b["id"].as_i64().unwrap_or(0).to_string(),
+            name: b["name"].as_str().unwrap_or_default().to_owned(),
         })
-        .unwrap_or_default())
+        .collect())
 }
 
 /// `GET /console/extensions`.

@@ -18,8 +18,8 @@ use serde_json::{Value, json};
 use super::account::check_post;
 use super::campaigns::{Upload, multipart_body, number_or_text, read_multipart, text};
 use super::{
-    Chrome, Fields, Listing, Paging, Problems, field, for_acting_tenant, html, html_as, item_error,
-    query, record_id, records, tenant_pair,
+    Chrome, Fields, Listing, Paging, Problems, every, field, for_acting_tenant, html, html_as,
+    item_error, query, record_id, records, tenant_pair,
 };
 use crate::Console;
 use crate::session::Person;
@@ -164,34 +164,24 @@ struct SendPage {
 
 /// The tenant's fax lines, as the API lists them to the person.
 async fn lines(visit: &mut Visit, person: &Person) -> Result<Vec<Line>, PageError> {
-    let mut pairs = tenant_pair(person);
-    pairs.push(("paginated", "0".to_owned()));
-    pairs.push(("fax", "1".to_owned()));
-    let answer = visit
-        .call(
-            Method::GET,
-            &format!("/v2/admin/phone-numbers/?{}", query(&pairs)),
-            None,
-        )
-        .await?;
-    if !answer.status.is_success() {
-        return Ok(Vec::new());
-    }
-    Ok(records(&answer.json())
-        .iter()
-        .map(|n| {
-            let number = text(&n["number"]);
-            let comment = text(&n["diCommentName"]);
-            Line {
-                label: if comment.is_empty() {
-                    number.clone()
-                } else {
-                    format!("{number} {comment}")
-                },
-                number,
-            }
-        })
-        .collect())
+    Ok(
+        every(visit, person, "/v2/admin/phone-numbers/", &[("fax", "1")])
+            .await?
+            .iter()
+            .map(|n| {
+                let number = text(&n["number"]);
+                let comment = text(&n["diCommentName"]);
+                Line {
+                    label: if comment.is_empty() {
+                        number.clone()
+                    } else {
+                        format!("{number} {comment}")
+                    },
+                    number,
+                }
+            })
+            .collect(),
+    )
 }
 
 /// `GET /console/faxes/new`.

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use super::account::check_post;
 use super::destinations::{Picked, TargetGroup, in_words, targets};
 use super::{
-    Chrome, Fields, Listing, Paging, Problems, field, html, html_as, query, record_id, records,
+    Chrome, Fields, Listing, Paging, Problems, every, field, html, html_as, record_id, records,
     tenant_pair,
 };
 use crate::Console;
@@ -88,24 +88,16 @@ pub(crate) async fn choices(
     prefix: &str,
     label: &'static str,
 ) -> Result<ChoiceGroup, PageError> {
-    let mut pairs = tenant_pair(person);
-    pairs.push(("paginated", "0".to_owned()));
-    let answer = visit
-        .call(Method::GET, &format!("{endpoint}?{}", query(&pairs)), None)
-        .await?;
-    let choices = if answer.status.is_success() {
-        records(&answer.json())
-            .iter()
-            .filter_map(|record| {
-                Some(Choice {
-                    value: format!("{prefix}:{}", record["id"].as_i64()?),
-                    label: text(&record["name"]),
-                })
+    let choices = every(visit, person, endpoint, &[])
+        .await?
+        .iter()
+        .filter_map(|record| {
+            Some(Choice {
+                value: format!("{prefix}:{}", record["id"].as_i64()?),
+                label: text(&record["name"]),
             })
-            .collect()
-    } else {
-        Vec::new()
-    };
+        })
+        .collect();
     Ok(ChoiceGroup { label, choices })
 }
 

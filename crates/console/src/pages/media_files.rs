@@ -19,8 +19,8 @@ use serde_json::{Value, json};
 
 use super::account::check_post;
 use super::{
-    Chrome, Fields, Listing, Paging, Problems, field, html, html_as, query, record_id, records,
-    tenant_pair,
+    Chrome, Fields, Listing, Paging, Problems, every, field, html, html_as, query, record_id,
+    records, tenant_pair,
 };
 use crate::Console;
 use crate::visit::{PageError, PageResult, Visit, refusal};
@@ -155,26 +155,19 @@ pub(crate) struct MediaOption {
 /// Every media file of the tenant acted on, as the API lists them to the person.
 pub(crate) async fn options(visit: &mut Visit) -> Result<Vec<MediaOption>, PageError> {
     let person = visit.acting().await?;
-    let mut pairs = tenant_pair(&person);
-    pairs.push(("paginated", "0".to_owned()));
-    pairs.push(("sortBy", "name".to_owned()));
-    let answer = visit
-        .call(
-            Method::GET,
-            &format!("/v2/admin/media-files/?{}", query(&pairs)),
-            None,
-        )
-        .await?;
-    if !answer.status.is_success() {
-        return Ok(Vec::new());
-    }
-    Ok(records(&answer.json())
-        .iter()
-        .map(|record| MediaOption {
-            id: record["id"].as_i64().unwrap_or(0).to_string(),
-            name: record["name"].as_str().unwrap_or_default().to_owned(),
-        })
-        .collect())
+    Ok(every(
+        visit,
+        &person,
+        "/v2/admin/media-files/",
+        &[("sortBy", "name")],
+    )
+    .await?
+    .iter()
+    .map(|record| MediaOption {
+        id: record["id"].as_i64().unwrap_or(0).to_string(),
+        name: record["name"].as_str().unwrap_or_default().to_owned(),
+    })
+    .collect())
 }
 
 /// `GET /console/media-files`.

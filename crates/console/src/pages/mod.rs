@@ -600,17 +600,23 @@ pub(crate) fn tenant_pair(person: &Person) -> Vec<(&'static str, String)> {
     }
 }
 
-/// The records of an unpaged list of the tenant acted on (`sortBy` given), or none when
-/// the person may not list them.
+/// Every record of the API list `endpoint` for the tenant acted on (unpaged, with the
+/// list's own `filters`: `sortBy`, `fax` …), as the API lists them to the person; none
+/// when they may not list them (a picker then offers nothing, as the API would). Every
+/// picker of the console reads its choices with it.
 pub(crate) async fn every(
     visit: &mut crate::visit::Visit,
     person: &Person,
     endpoint: &str,
-    sort: &str,
+    filters: &[(&'static str, &str)],
 ) -> Result<Vec<Value>, PageError> {
     let mut pairs = tenant_pair(person);
     pairs.push(("paginated", "0".to_owned()));
-    pairs.push(("sortBy", sort.to_owned()));
+    pairs.extend(
+        filters
+            .iter()
+            .map(|(key, value)| (*key, (*value).to_owned())),
+    );
     let answer = visit
         .call(
             axum::http::Method::GET,

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use super::account::check_post;
 use super::media_files::{MediaOption, on_the_form, options};
 use super::{
-    Chrome, Fields, Listing, Paging, Problems, field, html, html_as, query, record_id, records,
+    Chrome, Fields, Listing, Paging, Problems, every, field, html, html_as, record_id, records,
     tenant_pair,
 };
 use crate::Console;
@@ -180,19 +180,8 @@ struct FormPage {
 /// The branches of the tenant acted on, as the API lists them to the person.
 async fn branches(visit: &mut Visit) -> Result<Vec<Choice>, PageError> {
     let person = visit.acting().await?;
-    let mut pairs = tenant_pair(&person);
-    pairs.push(("paginated", "0".to_owned()));
-    let answer = visit
-        .call(
-            Method::GET,
-            &format!("/v2/admin/branches/?{}", query(&pairs)),
-            None,
-        )
-        .await?;
-    if !answer.status.is_success() {
-        return Ok(Vec::new());
-    }
-    Ok(records(&answer.json())
+    Ok(every(visit, &person, "/v2/admin/branches/", &[])
+        .await?
         .iter()
         .map(|branch| Choice {
             value: branch["id"].as_i64().unwrap_or(0).to_string(),

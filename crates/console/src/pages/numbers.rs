@@ -238,11 +238,11 @@ async fn offer(visit: &mut Visit, person: &Person) -> Result<Offer, PageError> {
             .collect::<Vec<_>>()
     };
     let branches = named(
-        every(visit, person, "/v2/admin/branches/", "name").await?,
+        every(visit, person, "/v2/admin/branches/", &[("sortBy", "name")]).await?,
         &|b| text(&b["name"]),
     );
     let conduits = named(
-        every(visit, person, "/v2/admin/conduits/", "name").await?,
+        every(visit, person, "/v2/admin/conduits/", &[("sortBy", "name")]).await?,
         &|c| format!("{} ({})", text(&c["name"]), text(&c["kind"])),
     );
     Ok(Offer {

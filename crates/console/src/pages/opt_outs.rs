@@ -19,7 +19,8 @@ use serde_json::{Value, json};
 use super::account::check_post;
 use super::campaigns::{ImportView, Upload, multipart_body, read_multipart, text};
 use super::{
-    Chrome, Fields, Listing, Paging, Problems, field, html, html_as, query, records, tenant_pair,
+    Chrome, Fields, Listing, Paging, Problems, every, field, html, html_as, query, records,
+    tenant_pair,
 };
 use crate::Console;
 use crate::session::Person;
@@ -92,26 +93,19 @@ struct ListPage {
 /// The campaigns of the tenant acted on, as the API lists them to the person (empty when
 /// they may not list them).
 async fn campaigns(visit: &mut Visit, person: &Person) -> Result<Vec<CampaignOption>, PageError> {
-    let mut pairs = tenant_pair(person);
-    pairs.push(("paginated", "0".to_owned()));
-    pairs.push(("sortBy", "name".to_owned()));
-    let answer = visit
-        .call(
-            Method::GET,
-            &format!("/v2/admin/call-campaigns/?{}", query(&pairs)),
-            None,
-        )
-        .await?;
-    if !answer.status.is_success() {
-        return Ok(Vec::new());
-    }
-    Ok(records(&answer.json())
-        .iter()
-        .map(|c| CampaignOption {
-            id: c["id"].as_i64().unwrap_or(0).to_string(),
-            name: text(&c["name"]),
-        })
-        .collect())
+    Ok(every(
+        visit,
+        person,
+        "/v2/admin/call-campaigns/",
+        &[("sortBy", "name")],
+    )
+    .await?
+    .iter()
+    .map(|c| CampaignOption {
+        id: c["id"].as_i64().unwrap_or(0).to_string(),
+        name: text(&c["name"]),
+    })
+    .collect())
 }
 
 /// `GET /console/opt-outs`.

@@ -312,17 +312,28 @@ async fn offer(visit: &mut Visit, person: &Person) -> Result<Offer, PageError> {
             })
             .collect::<Vec<_>>()
     };
-    let extensions = every(visit, person, "/v2/admin/extensions/", "number")
-        .await?
-        .iter()
-        .map(Known::of)
-        .collect();
+    let extensions = every(
+        visit,
+        person,
+        "/v2/admin/extensions/",
+        &[("sortBy", "number")],
+    )
+    .await?
+    .iter()
+    .map(Known::of)
+    .collect();
     let branches = labelled(
-        every(visit, person, "/v2/admin/branches/", "name").await?,
+        every(visit, person, "/v2/admin/branches/", &[("sortBy", "name")]).await?,
         &|b| text(&b["name"]),
     );
     let layouts = labelled(
-        every(visit, person, "/v2/admin/button-layouts/", "name").await?,
+        every(
+            visit,
+            person,
+            "/v2/admin/button-layouts/",
+            &[("sortBy", "name")],
+        )
+        .await?,
         &|l| {
             format!(
                 "{} (for {})",
@@ -603,11 +614,16 @@ async fn save(
     let known: Vec<Known> = if posted_lines(fields).iter().all(String::is_empty) {
         Vec::new()
     } else {
-        every(visit, &person, "/v2/admin/extensions/", "number")
-            .await?
-            .iter()
-            .map(Known::of)
-            .collect()
+        every(
+            visit,
+            &person,
+            "/v2/admin/extensions/",
+            &[("sortBy", "number")],
+        )
+        .await?
+        .iter()
+        .map(Known::of)
+        .collect()
     };
     let (mut body, from, unknown) = body_of(fields, &known);
     let answer = match id {
