@@ -110,19 +110,174 @@ pub fn with_database(admin: &str, name: &str) -> String {
     }
 }
 
+/// A new, empty PostgreSQL database: its admin URL and its name.
 pub async fn create_postgres_database() -> (String, String) {
-    let admin = switchboard_testing::postgres_url();
+    create_postgres_database_from(None).await
+}
+
+/// A new PostgreSQL database with every migration applied: a copy of the migrated
+/// template (see [`migrated_template`]), so a test pays a file copy, not the migrations.
+pub async fn create_migrated_postgres_database() -> (String, String) {
+    let template = migrated_template().await;
+    match try_create_postgres_database_from(Some(&template)).await {
+        Ok(created) => created,
+        // Dropped by a test process of another checkout, whose migrations differ: make
+        // ours again.
+        Err(sqlx::Error::Database(e)) if e.code().as_deref() == Some("3D000") => {
+            forget_template().await;
+            let template = migrated_template().await;
+            create_postgres_database_from(Some(&template)).await
+        }
+        Err(e) => panic!("creating the test database: {e}"),
+    }
+}
+
+/// A connection to the harness's PostgreSQL as its admin.
+async fn postgres_admin(admin: &str) -> sqlx::PgConnection {
     // The harness probed PostgreSQL before running this test (or was told to run it anyway
     // with `--ignored`): unreachable now is a failure.
-    let mut conn = sqlx::PgConnection::connect(&admin)
+    sqlx::PgConnection::connect(admin)
         .await
-        .unwrap_or_else(|e| panic!("PostgreSQL unreachable at {admin}: {e}"));
+        .unwrap_or_else(|e| panic!("PostgreSQL unreachable at {admin}: {e}"))
+}
+
+/// A new database, a copy of `template` when given.
+async fn create_postgres_database_from(template: Option<&str>) -> (String, String) {
+    try_create_postgres_database_from(template)
+        .await
+        .unwrap_or_else(|e| panic!("creating the test database: {e}"))
+}
+
+/// A new database, a copy of `template` when given, or why PostgreSQL refused it.
+async fn try_create_postgres_database_from(
+    template: Option<&str>,
+) -> Result<(String, String), sqlx::Error> {
+    let admin = switchboard_testing::postgres_url();
+    let mut conn = postgres_admin(&admin).await;
     let name = format!("switchboard_test_{}", uuid::Uuid::new_v4().simple());
-    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+    let copy = template.map_or_else(String::new, |t| format!(" TEMPLATE {t}"));
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}{copy}")))
+        .execute(&mut conn)
+        .await?;
+    Ok((admin, name))
+}
+
+/// The template this process made or found, once known ([`migrated_template`]).
+static TEMPLATE: tokio::sync::Mutex<Option<String>> = tokio::sync::Mutex::const_new(None);
+
+/// Forgets the template this process knew, so the next test looks for it again.
+async fn forget_template() {
+    *TEMPLATE.lock().await = None;
+}
+
+/// The name of a database holding this checkout's PostgreSQL migrations and nothing else,
+/// made the first time a test asks (in this process or any other) and kept between runs.
+/// Its name carries a digest of the migration files, so a changed or added migration gets
+/// a template of its own (the older ones are dropped as it is made). Applying 40-odd
+/// migrations statement by statement took about 2 s per test; copying the template takes
+/// a tenth of that, and the migrations still run for real, once, on the template.
+async fn migrated_template() -> String {
+    let mut made = TEMPLATE.lock().await;
+    if let Some(name) = made.as_ref() {
+        return name.clone();
+    }
+    let digest = migrations_digest();
+    let name = format!("switchboard_template_{digest:016x}");
+    let admin = switchboard_testing::postgres_url();
+    let mut conn = postgres_admin(&admin).await;
+    // One process builds it while the others wait (the lock ends with the connection).
+    let lock = i64::from_ne_bytes(digest.to_ne_bytes());
+    sqlx::query("SELECT pg_advisory_lock($1)")
+        .bind(lock)
         .execute(&mut conn)
         .await
-        .expect("creating the test database");
-    (admin, name)
+        .expect("the template's lock");
+    let names: Vec<String> = sqlx::query_scalar(
+        "SELECT datname FROM pg_database WHERE datname LIKE 'switchboard_template_%'",
+    )
+    .fetch_all(&mut conn)
+    .await
+    .expect("the templates");
+    if !names.contains(&name) {
+        let building = format!("{name}_building");
+        for statement in [
+            format!("DROP DATABASE IF EXISTS {building} WITH (FORCE)"),
+            format!("CREATE DATABASE {building}"),
+        ] {
+            sqlx::query(sqlx::AssertSqlSafe(statement))
+                .execute(&mut conn)
+                .await
+                .expect("making the template");
+        }
+        migrate_on_a_runtime_of_its_own(with_database(&admin, &building));
+        // Renamed only once whole, so no process ever copies a half-migrated template. The
+        // migrating connections are closed; PostgreSQL may take a moment to see them go.
+        let rename = format!("ALTER DATABASE {building} RENAME TO {name}");
+        let mut attempts = 0;
+        while let Err(e) = sqlx::query(sqlx::AssertSqlSafe(rename.as_str()))
+            .execute(&mut conn)
+            .await
+        {
+            attempts += 1;
+            assert!(attempts < 100, "naming the template: {e}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        for old in names.iter().filter(|old| !old.ends_with("_building")) {
+            // Another process copying it at this instant keeps it until the next run.
+            let _ = sqlx::query(sqlx::AssertSqlSafe(format!(
+                "DROP DATABASE IF EXISTS {old}"
+            )))
+            .execute(&mut conn)
+            .await;
+        }
+    }
+    let _ = conn.close().await;
+    *made = Some(name.clone());
+    name
+}
+
+/// Applies the migrations to the database at `url` from a runtime that is shut down
+/// afterwards, so that no task of the database handle (its health probe) keeps a
+/// connection to it.
+fn migrate_on_a_runtime_of_its_own(url: String) {
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        runtime.block_on(async {
+            let db = switchboard_db::Db::connect(&switchboard_db::backend::ConnectOptions {
+                url,
+                max_connections: 1,
+                statement_timeout: None,
+            })
+            .await
+            .expect("opening the template");
+            db.migrate().await.expect("migrating the template");
+            db.close().await;
+        });
+    })
+    .join()
+    .expect("migrating the template");
+}
+
+/// A digest of the PostgreSQL migration files (names and contents), stable between
+/// processes of a build: the template's version.
+fn migrations_digest() -> u64 {
+    use std::hash::{Hash, Hasher};
+    let folder =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/db/migrations/postgres");
+    let mut files: Vec<_> = std::fs::read_dir(&folder)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", folder.display()))
+        .map(|entry| entry.expect("a migration file").path())
+        .collect();
+    files.sort();
+    let mut hasher = std::hash::DefaultHasher::new();
+    for file in files {
+        file.file_name().hash(&mut hasher);
+        std::fs::read(&file).expect("a migration").hash(&mut hasher);
+    }
+    hasher.finish()
 }
 
 impl TestApp {
@@ -159,7 +314,7 @@ impl TestApp {
         let dir = tempfile::tempdir().expect("a temporary folder");
         let postgres_database = match backend {
             Backend::Sqlite => None,
-            Backend::Postgres => Some(create_postgres_database().await),
+            Backend::Postgres => Some(create_migrated_postgres_database().await),
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
