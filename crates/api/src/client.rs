@@ -11,8 +11,6 @@ use axum::http::request::Parts;
 use axum::http::{Extensions, HeaderMap};
 use ipnet::IpNet;
 
-use crate::state::AppState;
-
 /// The client's IP address as text (`unknown` when the server was not given connection
 /// information, as in some tests).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,16 +52,10 @@ impl ForwardedHeader {
 struct Resolved(IpAddr);
 
 /// Settles the request's client address once, before rate limits, lockout and the audit
-/// trail read it (see [`crate::admission`]).
-pub fn resolve(state: &AppState, request: &mut Request) {
+/// trail read it (see [`crate::middleware::admission`]).
+pub fn resolve(trusted_proxies: &[IpNet], header: ForwardedHeader, request: &mut Request) {
     if let Some(ConnectInfo(peer)) = request.extensions().get::<ConnectInfo<SocketAddr>>() {
-        let settings = &state.settings;
-        let client = client_ip(
-            peer.ip(),
-            request.headers(),
-            &settings.trusted_proxies,
-            settings.forwarded_header,
-        );
+        let client = client_ip(peer.ip(), request.headers(), trusted_proxies, header);
         request.extensions_mut().insert(Resolved(client));
     }
 }

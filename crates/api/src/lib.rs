@@ -1,29 +1,28 @@
 //! Switchboard's HTTP layer: the axum router with its extractors, the one error type, the
 //! OpenAPI document generated from the handlers, and the server loop.
 
-pub mod admission;
 pub mod audit;
 pub mod auth;
 pub mod client;
 pub mod docs;
-pub mod drain;
 pub mod engine;
 pub mod error;
 pub mod extract;
-pub mod guard;
 pub mod limits;
-pub mod linger;
 pub mod listing;
 pub mod metrics;
+pub mod middleware;
 pub mod openapi;
 pub mod paths;
 pub mod process;
-pub mod rate_limit;
 pub mod repeats;
 pub mod routes;
-pub mod stall;
+pub mod scrape;
 pub mod state;
 pub mod tenancy;
+
+// The middleware at the paths it had before it moved into `middleware/`, so callers keep them.
+pub use crate::middleware::{admission, drain, guard, linger, rate_limit, stall};
 
 use std::future::Future;
 use std::sync::Arc;
@@ -505,7 +504,7 @@ pub async fn serve_with(
     let (stop_worker, worker_stop) = tokio::sync::watch::channel(false);
     // Metrics on their own listener, bound before serving so a bad address fails the start.
     let metrics = match state.settings.metrics_listen {
-        Some(address) => Some(tokio::spawn(metrics::serve(
+        Some(address) => Some(tokio::spawn(scrape::serve(
             TcpListener::bind(address).await?,
             state.clone(),
             worker_stop.clone(),

@@ -63,8 +63,8 @@ pub struct Settings {
     /// holds an upload slot no longer than this).
     pub upload_timeout: std::time::Duration,
     /// Uploads that may run at once, shared fairly between tenants; the next is refused
-    /// with 503 (see `crate::guard`).
-    pub upload_slots: Arc<crate::guard::UploadSlots>,
+    /// with 503 (see `crate::middleware::guard`).
+    pub upload_slots: Arc<crate::middleware::slots::UploadSlots>,
     /// The reverse proxies whose `Forwarded` / `X-Forwarded-For` name the client (see
     /// `crate::client`); empty: the TCP peer is the client.
     pub trusted_proxies: Arc<[ipnet::IpNet]>,
@@ -74,7 +74,7 @@ pub struct Settings {
     /// when `None`.
     pub metrics_listen: Option<std::net::SocketAddr>,
     /// Whether each answer says how many database statements it took (`Server-Timing`,
-    /// see [`crate::admission`]): for measuring reads, off by default since it tells a
+    /// see [`crate::middleware::admission`]): for measuring reads, off by default since it tells a
     /// client how much work its request was.
     pub server_timing: bool,
 }
@@ -104,7 +104,7 @@ impl Settings {
             write_stall: std::time::Duration::from_secs(30),
             request_timeout: std::time::Duration::from_secs(30),
             upload_timeout: std::time::Duration::from_secs(300),
-            upload_slots: crate::guard::UploadSlots::new(DEFAULT_UPLOADS),
+            upload_slots: crate::middleware::slots::UploadSlots::new(DEFAULT_UPLOADS),
             trusted_proxies: Arc::from([]),
             forwarded_header: crate::client::ForwardedHeader::XForwardedFor,
             metrics_listen: None,
@@ -168,6 +168,6 @@ pub struct Shared {
     /// Settings.
     pub settings: Arc<Settings>,
     /// Set when a stop is asked for: `/readyz` answers 503 from then on (see
-    /// [`crate::drain`]).
-    pub draining: Arc<crate::drain::Draining>,
+    /// [`crate::middleware::drain`]).
+    pub draining: Arc<crate::middleware::drain::Draining>,
 }

@@ -15,41 +15,32 @@ pub mod inprocess;
 pub mod session;
 
 mod assets;
+mod chrome;
 mod flow;
 mod pages;
 mod refresh;
+mod shared;
 mod visit;
 
 use std::sync::Arc;
 
 use axum::Router;
 use axum::http::{HeaderValue, header};
-use axum::response::Response;
+use axum::response::{Redirect, Response};
 use axum::routing::{get, post};
-use switchboard_api::{AppState, Mounted, Settings};
+use switchboard_api::{AppState, Mounted};
 
 use crate::inprocess::InProcess;
+use crate::pages::{
+    button_layouts, calls, campaign_records, campaigns, faxes, ivrs, media_files, music_on_hold,
+    numbers, opt_outs, paging_groups, people, phones, queues,
+};
 pub use crate::session::Keys;
+use crate::shared::Console;
 
 /// The path templates of the console's requests, for the access log and the metrics
 /// (every page under one: the console's pages are not the API's document).
 pub const TEMPLATES: &[&str] = &["/", "/console", "/console/", "/console/{*page}"];
-
-/// What every console handler shares.
-#[derive(Clone)]
-pub(crate) struct Console {
-    /// The API, called in process.
-    pub api: InProcess,
-    /// The API's state: where the console asks who a token stands for
-    /// ([`switchboard_api::auth::caller::account_of`]), as the API's handlers do.
-    pub state: AppState,
-    /// The session and form keys.
-    pub keys: Arc<Keys>,
-    /// The service's settings (trusted proxies, the public URL).
-    pub settings: Arc<Settings>,
-    /// The access-token refreshes, one per refresh token in the deployment.
-    pub refreshes: Arc<refresh::Refreshes>,
-}
 
 /// The console's routes, ready to be served beside the API's (see [`Mounted`]).
 pub fn mounted(state: &AppState, keys: Keys) -> Mounted {
@@ -70,8 +61,8 @@ pub fn router(state: &AppState, keys: Keys) -> Router {
         refreshes: Arc::new(refresh::Refreshes::shared(state.db.clone(), keys)),
     };
     Router::new()
-        .route("/", get(pages::to_console))
-        .route("/console", get(pages::to_console))
+        .route("/", get(to_console))
+        .route("/console", get(to_console))
         .route("/console/", get(pages::dashboard::show))
         .route(
             "/console/sign-in",
@@ -129,14 +120,39 @@ pub fn router(state: &AppState, keys: Keys) -> Router {
             "/console/voicemail/{id}/audio",
             get(pages::voicemail::audio),
         )
-        .route("/console/assets/{name}", get(assets::serve))
-        .merge(pages::area_routes())
+        .route("/console/assets/{name}", get(chrome::serve))
+        .merge(area_routes())
         .route(
             "/console/{*page}",
-            get(pages::not_found).post(pages::not_found),
+            get(chrome::not_found).post(chrome::not_found),
         )
         .layer(axum::middleware::map_response(security_headers))
         .with_state(console)
+}
+
+/// The routes of the areas whose page module brings its own (`routes()`, one line each
+/// here), merged into the console's router.
+pub(crate) fn area_routes() -> Router<Console> {
+    Router::new()
+        .merge(ivrs::routes())
+        .merge(queues::routes())
+        .merge(paging_groups::routes())
+        .merge(music_on_hold::routes())
+        .merge(media_files::routes())
+        .merge(campaigns::routes())
+        .merge(campaign_records::routes())
+        .merge(opt_outs::routes())
+        .merge(faxes::routes())
+        .merge(people::routes())
+        .merge(calls::routes())
+        .merge(phones::routes())
+        .merge(button_layouts::routes())
+        .merge(numbers::routes())
+}
+
+/// `/` and `/console`: the console's home.
+pub(crate) async fn to_console() -> Redirect {
+    Redirect::permanent("/console/")
 }
 
 /// The Content-Security-Policy of every console answer: nothing but the console's own

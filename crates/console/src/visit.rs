@@ -11,11 +11,11 @@ use axum::response::{IntoResponse, Redirect, Response};
 use serde_json::Value;
 use switchboard_domain::Principal;
 
-use crate::Console;
+use crate::chrome::{Chrome, error_page};
 use crate::inprocess::{Answer, InProcess, Origin};
-use crate::pages::{Chrome, error_page};
 use crate::refresh::Refreshed;
 use crate::session::{COOKIE_NAME, COOKIE_PATH, Person, Session};
+use crate::shared::Console;
 
 /// Why a page is not shown.
 #[derive(Debug)]

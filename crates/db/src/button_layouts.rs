@@ -13,6 +13,7 @@ use crate::crud::{self, Changes};
 use crate::devices;
 use crate::error::{Error, Result};
 use crate::list::{self, Listing};
+use crate::locks::layout_key;
 use crate::scope;
 
 /// A layout row before its keys are attached.
@@ -222,12 +223,6 @@ pub async fn update(
     }
     tx.commit().await?;
     get(db, scope, id).await
-}
-
-/// The key a transaction locks (`Tx::lock_keys`) to check or change which model layout
-/// `id` is for against the devices using it.
-pub fn layout_key(id: i64) -> String {
-    format!("button-layout:{id}")
 }
 
 /// The devices using layout `id` (up to five, named as refusals name holders), and how

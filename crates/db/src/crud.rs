@@ -8,12 +8,10 @@ use sea_query::{Condition, Expr, ExprTrait, Query, SelectStatement};
 
 use crate::audit;
 use crate::backend::{Db, Record, Tx};
+pub use crate::changes::Changes;
 use crate::dial_plan;
 use crate::error::{Error, Result};
 use crate::scope::column;
-
-/// Column values to write.
-pub type Changes = Vec<(&'static str, Expr)>;
 
 fn insert_statement(table: &'static str, changes: Changes) -> sea_query::InsertStatement {
     let (columns, values): (Vec<_>, Vec<_>) = changes.into_iter().unzip();

@@ -648,8 +648,7 @@ async fn layout_fits(tx: &mut Tx, layout: Option<i64>, model: &str) -> Result<()
     let Some(layout) = layout else {
         return Ok(());
     };
-    tx.lock_keys(&[&crate::button_layouts::layout_key(layout)])
-        .await?;
+    tx.lock_keys(&[&crate::locks::layout_key(layout)]).await?;
     let select = Query::select()
         .column("device_model")
         .from("button_layouts")

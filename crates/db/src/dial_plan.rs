@@ -6,7 +6,7 @@
 use sea_query::{Expr, ExprTrait, Query};
 
 use crate::backend::Tx;
-use crate::crud::Changes;
+use crate::changes::Changes;
 use crate::error::{Error, Result};
 
 /// The dialable tables and the kind their numbers are held as (the triggers write the

@@ -37,6 +37,9 @@ pub enum Error {
     Migrate(#[from] sqlx::migrate::MigrateError),
 }
 
+/// The 409 of a number provisioned twice, however the second is written.
+pub(crate) const PROVISIONED: &str = "this phone number is already provisioned";
+
 /// Results of store operations.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -77,14 +80,14 @@ fn unique_message(constraint: Option<&str>, message: &str) -> String {
         (
             "phone_numbers_number_unique",
             "phone_numbers.number",
-            crate::phone_numbers::PROVISIONED,
+            PROVISIONED,
         ),
         (
             // The number however written (a `+` or not): SQLite names an index on an
             // expression, not its columns.
             "phone_numbers_number_one_form",
             "phone_numbers_number_one_form",
-            crate::phone_numbers::PROVISIONED,
+            PROVISIONED,
         ),
         (
             "dial_plan_number_unique",

@@ -12,7 +12,7 @@
 use sea_query::{Expr, ExprTrait, LockType, Query};
 
 use crate::backend::Tx;
-use crate::crud::Changes;
+use crate::changes::Changes;
 use crate::error::{Error, Result};
 
 /// One kind of use of a row.
@@ -413,7 +413,7 @@ async fn routed(
         .from("destinations")
         .and_where(Expr::col("dest_type").is_in(dest_types.iter().copied()))
         .and_where(Expr::col("target_id").eq(target_id));
-    if let Some(own) = crate::destinations::Owner::of_table(table) {
+    if let Some(own) = crate::owner::Owner::of_table(table) {
         select.and_where(
             Expr::col("owner_type")
                 .ne(own.name())

@@ -6,12 +6,14 @@
 //! the caller's [`Scope`](switchboard_domain::Scope) first ([`scope`]).
 
 pub mod backend;
+pub mod changes;
 pub mod circuit;
 pub mod crud;
 pub mod custom_voices;
 pub mod error;
 pub mod lease;
 pub mod list;
+pub mod locks;
 pub mod scope;
 pub mod seal;
 pub mod session_cache;
@@ -46,10 +48,12 @@ pub mod mms_media;
 pub mod music_on_hold;
 pub mod opt_outs;
 pub mod outbound;
+pub mod owner;
 pub mod paging_groups;
 pub mod partners;
 pub mod pharmacy_agents;
 pub mod phone_numbers;
+mod presented;
 pub mod queues;
 pub mod reports;
 pub mod routing;

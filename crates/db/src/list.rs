@@ -4,7 +4,8 @@ use futures::stream::BoxStream;
 use sea_query::{Condition, Expr, ExprTrait, Func, LikeExpr, Order, Query, SelectStatement};
 use switchboard_domain::list::{Direction, ListQuery, ListSpec, Page};
 
-use crate::backend::{Db, Keyed, Record, SortKey};
+use crate::backend::paging::{Keyed, SortKey};
+use crate::backend::{Db, Record};
 use crate::error::Result;
 use crate::scope::column;
 

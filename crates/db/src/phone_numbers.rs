@@ -11,12 +11,9 @@ use switchboard_domain::records::phone_number::{
 use crate::backend::{Db, Reader, Tx};
 use crate::crud::{self, Changes};
 use crate::destinations::{self, Owner};
-use crate::error::{Error, Result};
+use crate::error::{Error, PROVISIONED, Result};
 use crate::list::{self, Listing};
 use crate::scope;
-
-/// The 409 of a number provisioned twice, however the second is written.
-pub(crate) const PROVISIONED: &str = "this phone number is already provisioned";
 
 const PLAIN: &[&str] = &[
     "id",

@@ -7,6 +7,7 @@ use switchboard_domain::ids::UserId;
 
 use crate::backend::Db;
 use crate::error::Result;
+pub use crate::users::revoke_all_in;
 
 /// A new session's first refresh token, or a rotated one.
 #[derive(Clone, Debug)]
@@ -200,26 +201,6 @@ pub async fn revoke_all(db: &Db, user: UserId, reason: &str, now: i64) -> Result
     let revoked = revoke_all_in(&mut tx, user, reason, now).await?;
     tx.commit().await?;
     Ok(revoked)
-}
-
-/// Revokes every open session of `user` inside a transaction that also changes what made
-/// them invalid (a new password, a disabled account), so neither happens without the other.
-pub async fn revoke_all_in(
-    tx: &mut crate::Tx,
-    user: UserId,
-    reason: &str,
-    now: i64,
-) -> Result<u64> {
-    let update = Query::update()
-        .table("sessions")
-        .values([
-            ("revoked_at", now.into()),
-            ("revoked_reason", reason.into()),
-        ])
-        .and_where(Expr::col("user_id").eq(user.get()))
-        .and_where(Expr::col("revoked_at").is_null())
-        .take();
-    tx.execute(&update).await
 }
 
 /// The account of the open session `session` of `user` at `now` (Unix seconds): from the

@@ -271,7 +271,7 @@ pub async fn update_ending_sessions(
     let sip = write.changes_sip_account();
     crud::update_in(&mut tx, "users", id.get(), write.changes()).await?;
     let revoked = match end_sessions {
-        Some(reason) => crate::sessions::revoke_all_in(&mut tx, id, reason, now).await?,
+        Some(reason) => revoke_all_in(&mut tx, id, reason, now).await?,
         None => 0,
     };
     let user: User = tx.fetch_one(&visible).await?;
@@ -306,6 +306,26 @@ pub async fn count(db: &Db) -> Result<i64> {
         .from("users")
         .take();
     db.conn().scalar(&select).await
+}
+
+/// Revokes every open session of `user` inside a transaction that also changes what made
+/// them invalid (a new password, a disabled account), so neither happens without the other.
+pub async fn revoke_all_in(
+    tx: &mut crate::Tx,
+    user: UserId,
+    reason: &str,
+    now: i64,
+) -> Result<u64> {
+    let update = Query::update()
+        .table("sessions")
+        .values([
+            ("revoked_at", now.into()),
+            ("revoked_reason", reason.into()),
+        ])
+        .and_where(Expr::col("user_id").eq(user.get()))
+        .and_where(Expr::col("revoked_at").is_null())
+        .take();
+    tx.execute(&update).await
 }
 
 /// The account of session `session` of `user` while the session is open at `now` (not

@@ -16,13 +16,12 @@ use axum::{Form, Router};
 use serde_json::{Value, json};
 
 use super::account::check_post;
-use super::phones::{Choice, take_list_errors};
 use super::{
-    Chrome, Fields, Listing, Paging, Problems, field, html, html_as, query, record_id, records,
-    tenant_pair,
+    Choice, Chrome, Fields, Listing, Paging, Problems, field, html, html_as, query, record_id,
+    records, take_list_errors, tenant_pair,
 };
-use crate::Console;
 use crate::session::Person;
+use crate::shared::Console;
 use crate::visit::{PageError, Visit, refusal};
 
 /// The button-layout pages' routes.

@@ -22,7 +22,7 @@ use super::flow::zone_of;
 use super::{
     Chrome, Fields, Listing, Paging, Problems, field, html, html_as, query, records, tenant_pair,
 };
-use crate::Console;
+use crate::shared::Console;
 use crate::visit::{PageError, PageResult, Visit, expect_success};
 
 /// The calls pages' routes.

@@ -13,15 +13,19 @@ use axum::routing::{get, post};
 use serde_json::{Map, Value, json};
 
 use super::account::check_post;
-use super::campaigns::text;
+use super::campaigns::{PER_PAGE, RECORD_STATUSES};
 use super::phones::when;
-use super::{Chrome, Fields, Problems, field, html, html_as, record_id};
-use crate::Console;
+use super::{
+    Chrome, Fields, Paging, Problems, field, html, html_as, query, record_id, records, text,
+};
+use crate::shared::Console;
 use crate::visit::{PageError, Visit, refusal};
 
 /// The campaign record pages' routes.
 pub(crate) fn routes() -> Router<Console> {
     Router::new()
+        .route("/console/campaigns/{id}/records", get(records_page))
+        .route("/console/campaigns/{id}/export", get(export))
         .route(
             "/console/campaigns/{id}/records/{record}",
             get(show).post(update),
@@ -301,6 +305,135 @@ async fn delete(
             &format!("/console/campaigns/{campaign}/records?done=deleted"),
         )
         .await
+    }
+    .await;
+    visit.finish(page)
+}
+
+/// A record of a campaign as its page lists it (each leads to its own page).
+struct RecordRow {
+    id: i64,
+    number: String,
+    name: String,
+    status: String,
+    outcome: String,
+    attempts: i64,
+    last_attempt: String,
+    next_attempt: String,
+}
+
+#[derive(Template)]
+#[template(path = "campaign_records.html")]
+struct RecordsPage {
+    chrome: Chrome,
+    id: i64,
+    name: String,
+    status: String,
+    search: String,
+    statuses: [(&'static str, &'static str); 6],
+    rows: Vec<RecordRow>,
+    paging: Paging,
+    /// The export's link, with the filters shown.
+    export: String,
+    note: Option<&'static str>,
+}
+
+/// `GET /console/campaigns/{id}/records`: its numbers, paged, filtered by status and
+/// searched.
+async fn records_page(
+    mut visit: Visit,
+    Path(id): Path<String>,
+    Query(params): Query<Fields>,
+) -> Response {
+    let page = async {
+        let id = record_id(&id)?;
+        visit.acting().await?;
+        let campaign = visit.get(&format!("/v2/admin/call-campaigns/{id}")).await?;
+        let page = field(&params, "page").parse::<i64>().unwrap_or(1).max(1);
+        let mut filters = Vec::new();
+        for name in ["status", "query"] {
+            let value = field(&params, name).trim();
+            if !value.is_empty() {
+                filters.push((name, value.to_owned()));
+            }
+        }
+        let mut pairs = vec![
+            ("sortBy", "id".to_owned()),
+            ("page", page.to_string()),
+            ("recordsPerPage", PER_PAGE.to_string()),
+        ];
+        pairs.extend(filters.iter().cloned());
+        let answer = visit
+            .get(&format!(
+                "/v2/admin/call-campaigns/{id}/records?{}",
+                query(&pairs)
+            ))
+            .await?;
+        let base = format!("/console/campaigns/{id}/records");
+        let paging = Paging::of(&answer, |page| {
+            let mut pairs = vec![("page", page.to_string())];
+            pairs.extend(filters.iter().cloned());
+            format!("{base}?{}", query(&pairs))
+        });
+        let rows = records(&answer)
+            .iter()
+            .map(|r| RecordRow {
+                id: r["id"].as_i64().unwrap_or(0),
+                number: text(&r["number"]),
+                name: text(&r["name"]),
+                status: text(&r["status"]),
+                outcome: text(&r["outcome"]),
+                attempts: r["attempts"].as_i64().unwrap_or(0),
+                last_attempt: text(&r["lastAttemptAt"]),
+                next_attempt: text(&r["nextAttemptAt"]),
+            })
+            .collect();
+        let export = if filters.is_empty() {
+            format!("/console/campaigns/{id}/export")
+        } else {
+            format!("/console/campaigns/{id}/export?{}", query(&filters))
+        };
+        html(&RecordsPage {
+            chrome: visit.chrome("campaigns"),
+            id,
+            name: text(&campaign["name"]),
+            status: field(&params, "status").trim().to_owned(),
+            search: field(&params, "query").trim().to_owned(),
+            statuses: RECORD_STATUSES,
+            rows,
+            paging,
+            export,
+            note: (field(&params, "done") == "deleted")
+                .then_some("The number is deleted from the campaign."),
+        })
+    }
+    .await;
+    visit.finish(page)
+}
+
+/// `GET /console/campaigns/{id}/export`: the API's CSV export of its numbers (with the
+/// status and search asked), streamed through as a download.
+async fn export(
+    mut visit: Visit,
+    Path(id): Path<String>,
+    Query(params): Query<Fields>,
+) -> Response {
+    let page = async {
+        let id = record_id(&id)?;
+        visit.acting().await?;
+        let mut filters = vec![("sortBy", "id".to_owned())];
+        for name in ["status", "query"] {
+            let value = field(&params, name).trim();
+            if !value.is_empty() {
+                filters.push((name, value.to_owned()));
+            }
+        }
+        visit
+            .stream(&format!(
+                "/v2/admin/call-campaigns/{id}/records/export?{}",
+                query(&filters)
+            ))
+            .await
     }
     .await;
     visit.finish(page)

@@ -22,12 +22,13 @@ use serde_json::{Value, json};
 
 use super::account::check_post;
 use super::destinations::{Picked, TargetGroup, in_words, targets};
+use super::uploads::{ImportView, Upload, multipart_body, read_multipart};
 use super::{
-    Chrome, Fields, Listing, Paging, Problems, field, html, html_as, query, record_id, records,
-    tenant_pair,
+    Chrome, Fields, Listing, Paging, Problems, field, html, html_as, number_or_text, query,
+    record_id, records, tenant_pair, text,
 };
-use crate::Console;
 use crate::session::Person;
+use crate::shared::Console;
 use crate::visit::{PageError, PageResult, Visit, refusal};
 
 /// The console's campaign routes.
@@ -41,19 +42,17 @@ pub(crate) fn routes() -> Router<Console> {
             "/console/campaigns/{id}/delete",
             get(delete_form).post(delete),
         )
-        .route("/console/campaigns/{id}/records", get(records_page))
         .route(
             "/console/campaigns/{id}/import",
             get(import_form).post(import),
         )
-        .route("/console/campaigns/{id}/export", get(export))
 }
 
 /// The kinds of record an answered campaign call may be connected to (the API's).
 const DESTINATION_KINDS: [&str; 4] = ["EXT", "IVR", "QUEUE", "PAGING_GROUP"];
 
 /// The statuses of a campaign's records, as the API names them, with their words.
-const RECORD_STATUSES: [(&str, &str); 6] = [
+pub(crate) const RECORD_STATUSES: [(&str, &str); 6] = [
     ("pending", "waiting"),
     ("dialing", "being dialled"),
     ("completed", "completed"),
@@ -100,7 +99,7 @@ const DAY_NAMES: [&str; 7] = [
 ];
 
 /// The rows a record page shows.
-const PER_PAGE: i64 = 25;
+pub(crate) const PER_PAGE: i64 = 25;
 
 /// How many of a campaign's numbers are in each status, and in all.
 pub(crate) struct Progress {
@@ -223,11 +222,6 @@ async fn list_page(visit: &mut Visit, params: &Fields) -> PageResult {
         paging,
         note,
     })
-}
-
-/// A JSON string, or empty.
-pub(crate) fn text(value: &Value) -> String {
-    value.as_str().unwrap_or_default().to_owned()
 }
 
 /// A day of the calling window's checkboxes.
@@ -436,20 +430,6 @@ async fn detail(visit: &mut Visit, person: &Person, id: i64) -> Result<CampaignP
         problems: Problems::default(),
         note: None,
     })
-}
-
-/// A number field as the API reads it: a number when it is one, else the text as typed
-/// (for the API to refuse in its own words); `None` when empty.
-pub(crate) fn number_or_text(typed: &str) -> Option<Value> {
-    let typed = typed.trim();
-    if typed.is_empty() {
-        return None;
-    }
-    Some(
-        typed
-            .parse::<i64>()
-            .map_or_else(|_| json!(typed), |n| json!(n)),
-    )
 }
 
 /// A `datetime-local` value (`2026-12-01T09:00`, read as UTC) as the API's instant; any
@@ -686,290 +666,6 @@ async fn delete(mut visit: Visit, Path(id): Path<String>, Form(fields): Form<Fie
     )
     .await;
     visit.finish(page)
-}
-
-/// A record of a campaign as its page lists it (each leads to its own page).
-struct RecordRow {
-    id: i64,
-    number: String,
-    name: String,
-    status: String,
-    outcome: String,
-    attempts: i64,
-    last_attempt: String,
-    next_attempt: String,
-}
-
-#[derive(Template)]
-#[template(path = "campaign_records.html")]
-struct RecordsPage {
-    chrome: Chrome,
-    id: i64,
-    name: String,
-    status: String,
-    search: String,
-    statuses: [(&'static str, &'static str); 6],
-    rows: Vec<RecordRow>,
-    paging: Paging,
-    /// The export's link, with the filters shown.
-    export: String,
-    note: Option<&'static str>,
-}
-
-/// `GET /console/campaigns/{id}/records`: its numbers, paged, filtered by status and
-/// searched.
-async fn records_page(
-    mut visit: Visit,
-    Path(id): Path<String>,
-    Query(params): Query<Fields>,
-) -> Response {
-    let page = async {
-        let id = record_id(&id)?;
-        visit.acting().await?;
-        let campaign = visit.get(&format!("/v2/admin/call-campaigns/{id}")).await?;
-        let page = field(&params, "page").parse::<i64>().unwrap_or(1).max(1);
-        let mut filters = Vec::new();
-        for name in ["status", "query"] {
-            let value = field(&params, name).trim();
-            if !value.is_empty() {
-                filters.push((name, value.to_owned()));
-            }
-        }
-        let mut pairs = vec![
-            ("sortBy", "id".to_owned()),
-            ("page", page.to_string()),
-            ("recordsPerPage", PER_PAGE.to_string()),
-        ];
-        pairs.extend(filters.iter().cloned());
-        let answer = visit
-            .get(&format!(
-                "/v2/admin/call-campaigns/{id}/records?{}",
-                query(&pairs)
-            ))
-            .await?;
-        let base = format!("/console/campaigns/{id}/records");
-        let paging = Paging::of(&answer, |page| {
-            let mut pairs = vec![("page", page.to_string())];
-            pairs.extend(filters.iter().cloned());
-            format!("{base}?{}", query(&pairs))
-        });
-        let rows = records(&answer)
-            .iter()
-            .map(|r| RecordRow {
-                id: r["id"].as_i64().unwrap_or(0),
-                number: text(&r["number"]),
-                name: text(&r["name"]),
-                status: text(&r["status"]),
-                outcome: text(&r["outcome"]),
-                attempts: r["attempts"].as_i64().unwrap_or(0),
-                last_attempt: text(&r["lastAttemptAt"]),
-                next_attempt: text(&r["nextAttemptAt"]),
-            })
-            .collect();
-        let export = if filters.is_empty() {
-            format!("/console/campaigns/{id}/export")
-        } else {
-            format!("/console/campaigns/{id}/export?{}", query(&filters))
-        };
-        html(&RecordsPage {
-            chrome: visit.chrome("campaigns"),
-            id,
-            name: text(&campaign["name"]),
-            status: field(&params, "status").trim().to_owned(),
-            search: field(&params, "query").trim().to_owned(),
-            statuses: RECORD_STATUSES,
-            rows,
-            paging,
-            export,
-            note: (field(&params, "done") == "deleted")
-                .then_some("The number is deleted from the campaign."),
-        })
-    }
-    .await;
-    visit.finish(page)
-}
-
-/// `GET /console/campaigns/{id}/export`: the API's CSV export of its numbers (with the
-/// status and search asked), streamed through as a download.
-async fn export(
-    mut visit: Visit,
-    Path(id): Path<String>,
-    Query(params): Query<Fields>,
-) -> Response {
-    let page = async {
-        let id = record_id(&id)?;
-        visit.acting().await?;
-        let mut filters = vec![("sortBy", "id".to_owned())];
-        for name in ["status", "query"] {
-            let value = field(&params, name).trim();
-            if !value.is_empty() {
-                filters.push((name, value.to_owned()));
-            }
-        }
-        visit
-            .stream(&format!(
-                "/v2/admin/call-campaigns/{id}/records/export?{}",
-                query(&filters)
-            ))
-            .await
-    }
-    .await;
-    visit.finish(page)
-}
-
-/// A file of a browser's multipart form.
-pub(crate) struct Upload {
-    /// Its form field's name.
-    pub name: String,
-    /// The file's name as the browser gave it.
-    pub file_name: String,
-    /// Its content type as the browser gave it.
-    pub content_type: String,
-    /// Its bytes.
-    pub bytes: Vec<u8>,
-}
-
-/// A browser's multipart form: its text fields and its files (a file field left empty
-/// is no file). A body that is no multipart form is refused before anything is read.
-pub(crate) async fn read_multipart(
-    form: Result<Multipart, MultipartRejection>,
-) -> Result<(Fields, Vec<Upload>), PageError> {
-    let mut form =
-        form.map_err(|rejection| PageError::Refused(rejection.status(), rejection.body_text()))?;
-    let mut fields = Fields::new();
-    let mut uploads = Vec::new();
-    let broken =
-        |e: axum::extract::multipart::MultipartError| PageError::Refused(e.status(), e.body_text());
-    while let Some(part) = form.next_field().await.map_err(broken)? {
-        let name = part.name().unwrap_or_default().to_owned();
-        match part.file_name().map(str::to_owned) {
-            Some(file_name) => {
-                let content_type = part
-                    .content_type()
-                    .unwrap_or("application/octet-stream")
-                    .to_owned();
-                let bytes = part.bytes().await.map_err(broken)?.to_vec();
-                if !file_name.is_empty() || !bytes.is_empty() {
-                    uploads.push(Upload {
-                        name,
-                        file_name,
-                        content_type,
-                        bytes,
-                    });
-                }
-            }
-            None => {
-                let value = part.text().await.map_err(broken)?;
-                fields.insert(name, value);
-            }
-        }
-    }
-    Ok((fields, uploads))
-}
-
-/// A `multipart/form-data` body of `texts` and `files` for the API: its content type
-/// (with the boundary) and its bytes.
-pub(crate) fn multipart_body(texts: &[(&str, &str)], files: &[&Upload]) -> (String, Vec<u8>) {
-    let boundary = format!("switchboard-console-{:032x}", rand::random::<u128>());
-    let mut body = Vec::new();
-    // Names and file names are the console's own or a browser's: quotes and line
-    // breaks, which would end the header, are left out.
-    let clean = |text: &str| text.replace(['"', '\r', '\n'], "");
-    for (name, value) in texts {
-        body.extend_from_slice(
-            format!(
-                "--{boundary}\r\nContent-Disposition: form-data; name=\"{}\"\r\n\r\n",
-                clean(name)
-            )
-            .as_bytes(),
-        );
-        body.extend_from_slice(value.as_bytes());
-        body.extend_from_slice(b"\r\n");
-    }
-    for file in files {
-        body.extend_from_slice(
-            format!(
-                "--{boundary}\r\nContent-Disposition: form-data; name=\"{}\"; filename=\"{}\"\r\nContent-Type: {}\r\n\r\n",
-                clean(&file.name),
-                clean(&file.file_name),
-                clean(&file.content_type),
-            )
-            .as_bytes(),
-        );
-        body.extend_from_slice(&file.bytes);
-        body.extend_from_slice(b"\r\n");
-    }
-    body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
-    (format!("multipart/form-data; boundary={boundary}"), body)
-}
-
-/// A row of an import's answer that was not created.
-pub(crate) struct RefusedRow {
-    /// Its position in the file, from 1 (the first row after the header).
-    pub row: i64,
-    /// The number as the file holds it.
-    pub input: String,
-    /// `duplicate`, `opted-out` or `invalid`, in words.
-    pub result: String,
-    /// Why.
-    pub reason: String,
-}
-
-/// An import's answer as the page shows it.
-pub(crate) struct ImportView {
-    /// Rows created.
-    pub created: i64,
-    /// Rows already held.
-    pub duplicates: i64,
-    /// Rows on an opt-out list.
-    pub opted_out: i64,
-    /// Rows refused for what they hold.
-    pub invalid: i64,
-    /// Every row not created, in the file's order.
-    pub refused: Vec<RefusedRow>,
-}
-
-impl ImportView {
-    /// The view of the API's import summary.
-    pub fn of(summary: &Value) -> ImportView {
-        let count = |name: &str| summary[name].as_i64().unwrap_or(0);
-        let refused = summary["results"]
-            .as_array()
-            .map(Vec::as_slice)
-            .unwrap_or_default()
-            .iter()
-            .filter(|r| r["result"] != "created")
-            .map(|r| {
-                let result = text(&r["result"]);
-                let reason = match (result.as_str(), r["reason"].as_str()) {
-                    (_, Some(reason)) => reason.to_owned(),
-                    ("duplicate", None) => match r["id"].as_i64() {
-                        Some(id) => format!("already held (record {id})"),
-                        None => "already held".to_owned(),
-                    },
-                    _ => String::new(),
-                };
-                RefusedRow {
-                    row: r["row"].as_i64().unwrap_or(0),
-                    input: text(&r["input"]),
-                    result: match result.as_str() {
-                        "duplicate" => "already held".to_owned(),
-                        "opted-out" => "opted out".to_owned(),
-                        "invalid" => "refused".to_owned(),
-                        other => other.to_owned(),
-                    },
-                    reason,
-                }
-            })
-            .collect();
-        ImportView {
-            created: count("created"),
-            duplicates: count("duplicates"),
-            opted_out: count("optedOut"),
-            invalid: count("invalid"),
-            refused,
-        }
-    }
 }
 
 #[derive(Template)]

@@ -16,13 +16,13 @@ use axum::routing::{get, post};
 use serde_json::{Value, json};
 
 use super::account::check_post;
-use super::campaigns::{Upload, multipart_body, number_or_text, read_multipart, text};
+use super::uploads::{Upload, multipart_body, read_multipart};
 use super::{
     Chrome, Fields, Listing, Paging, Problems, every, field, for_acting_tenant, html, html_as,
-    item_error, query, record_id, records, tenant_pair,
+    item_error, number_or_text, query, record_id, records, tenant_pair, text,
 };
-use crate::Console;
 use crate::session::Person;
+use crate::shared::Console;
 use crate::visit::{PageError, PageResult, Visit, refusal};
 
 /// The console's fax routes.

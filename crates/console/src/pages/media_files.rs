@@ -22,7 +22,7 @@ use super::{
     Chrome, Fields, Listing, Paging, Problems, every, field, html, html_as, query, record_id,
     records, tenant_pair,
 };
-use crate::Console;
+use crate::shared::Console;
 use crate::visit::{PageError, PageResult, Visit, refusal};
 
 /// The largest upload the console passes on: the API's own limit (20 MiB) and room for

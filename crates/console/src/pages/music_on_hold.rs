@@ -19,7 +19,7 @@ use super::{
     Chrome, Fields, Listing, Paging, Problems, every, field, html, html_as, record_id, records,
     tenant_pair,
 };
-use crate::Console;
+use crate::shared::Console;
 use crate::visit::{PageError, PageResult, Visit, refusal};
 
 /// The record's own fields of the form, by their API names (the files are `file0`…).

@@ -15,15 +15,15 @@ use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
 use serde_json::{Value, json};
 
+use super::Choice;
 use super::account::check_post;
 use super::destinations::{Picked, TargetGroup, in_words, targets};
-use super::phones::Choice;
 use super::{
     Chrome, Fields, Listing, Paging, Problems, every, field, html, html_as, record_id, records,
     tenant_pair,
 };
-use crate::Console;
 use crate::session::Person;
+use crate::shared::Console;
 use crate::visit::{PageError, PageResult, Visit, refusal};
 
 /// The phone-number pages' routes.

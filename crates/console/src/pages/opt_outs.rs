@@ -17,13 +17,13 @@ use axum::routing::{get, post};
 use serde_json::{Value, json};
 
 use super::account::check_post;
-use super::campaigns::{ImportView, Upload, multipart_body, read_multipart, text};
+use super::uploads::{ImportView, Upload, multipart_body, read_multipart};
 use super::{
     Chrome, Fields, Listing, Paging, Problems, every, field, html, html_as, query, records,
-    tenant_pair,
+    tenant_pair, text,
 };
-use crate::Console;
 use crate::session::Person;
+use crate::shared::Console;
 use crate::visit::{PageError, PageResult, Visit, refusal};
 
 /// The console's opt-out routes.

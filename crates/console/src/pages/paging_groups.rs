@@ -17,7 +17,7 @@ use super::account::check_post;
 use super::destinations::{Picked, TargetGroup, in_words, targets};
 use super::media_files::{MediaOption, on_the_form, options};
 use super::{Chrome, Fields, Listing, Paging, Problems, field, html, html_as, record_id, records};
-use crate::Console;
+use crate::shared::Console;
 use crate::visit::{PageError, PageResult, Visit, refusal};
 
 /// The record's own fields of the form, by their API names (the members are `member0`…).

@@ -17,8 +17,8 @@ use super::{
     Chrome, Fields, Listing, Paging, Problems, field, html, html_as, record_id, records, role_name,
     tenant_pair,
 };
-use crate::Console;
 use crate::session::Person;
+use crate::shared::Console;
 use crate::visit::{PageResult, Visit, refusal};
 
 /// The fields of the forms, by their API names.

@@ -18,11 +18,11 @@ use serde_json::{Value, json};
 use super::account::check_post;
 use super::button_layouts::{Model, models};
 use super::{
-    Chrome, Fields, Listing, Paging, Problems, every, field, html, html_as, record_id, records,
-    tenant_pair,
+    Choice, Chrome, Fields, Listing, Paging, Problems, every, field, html, html_as, record_id,
+    records, take_list_errors, tenant_pair,
 };
-use crate::Console;
 use crate::session::Person;
+use crate::shared::Console;
 use crate::visit::{PageError, PageResult, Visit, refusal};
 
 /// The phone pages' routes.
@@ -47,14 +47,6 @@ const FIELDS: [&str; 6] = [
 
 /// The most lines a phone has in the API (`LINES`: 0 to 16).
 const MAX_LINES: usize = 16;
-
-/// A value a `<select>` offers.
-pub(crate) struct Choice {
-    /// The value sent.
-    pub value: String,
-    /// What the person reads.
-    pub label: String,
-}
 
 /// The models of one vendor, for an `<optgroup>`.
 struct ModelGroup {
@@ -538,44 +530,6 @@ fn body_of(fields: &Fields, known: &[Known]) -> (Value, Vec<usize>, Vec<(usize, 
         "lines": lines,
     });
     (body, from, unknown)
-}
-
-/// The API's validation errors about the list `list` (`'body/lines/2' …`), taken out of
-/// `refusal`: each item's by its position in the list sent, the list's own, and the
-/// refusal without them (for [`Problems::of_refusal`]).
-pub(crate) fn take_list_errors(
-    refusal: &Value,
-    list: &str,
-) -> (Vec<(usize, String, String)>, Vec<String>, Value) {
-    let whole = format!("'body/{list}' ");
-    let mut items = Vec::new();
-    let mut own = Vec::new();
-    let mut rest = Vec::new();
-    let errors = refusal["validationErrors"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    for error in errors.iter().filter_map(Value::as_str) {
-        if let Some(message) = error.strip_prefix(&whole) {
-            own.push(message.to_owned());
-            continue;
-        }
-        match super::item_error(error, list) {
-            Some((position, part, message)) => {
-                items.push((position, part.to_owned(), message.to_owned()));
-            }
-            None => rest.push(json!(error)),
-        }
-    }
-    let mut remaining = refusal.clone();
-    let anything_taken = !items.is_empty() || !own.is_empty();
-    if anything_taken && rest.is_empty() {
-        // Nothing left for the form's other fields: no message above the form either.
-        remaining = json!({"validationErrors": [], "message": ""});
-    } else {
-        remaining["validationErrors"] = Value::Array(rest);
-    }
-    (items, own, remaining)
 }
 
 /// `POST /console/phones`: adds one, answering its provisioning password once.

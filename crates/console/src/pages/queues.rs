@@ -20,8 +20,8 @@ use super::{
     Chrome, Fields, Listing, Paging, Problems, field, html, html_as, record_id, records,
     tenant_pair,
 };
-use crate::Console;
 use crate::session::Person;
+use crate::shared::Console;
 use crate::visit::{PageError, PageResult, Visit, refusal};
 
 /// The queue pages' routes.

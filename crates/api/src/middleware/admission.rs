@@ -28,7 +28,11 @@ use crate::state::AppState;
 /// Admits `request` to its handler and sees its answer out (see the module's text).
 pub async fn admit(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     let started = Instant::now();
-    crate::client::resolve(&state, &mut request);
+    crate::client::resolve(
+        &state.settings.trusted_proxies,
+        state.settings.forwarded_header,
+        &mut request,
+    );
     let identified = Identified::default();
     request.extensions_mut().insert(identified.clone());
     let described = Described {

@@ -14,12 +14,17 @@ use switchboard_domain::ids::{TenantId, UserId};
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::audit::{AuditEntry, AuditFilter};
 
-use std::sync::Mutex;
-
+use self::actor::current;
+pub use self::actor::{Actor, acting, acting_as, identify};
+pub use self::pending::Snapshot;
+use self::pending::{Pending, Shot};
 use crate::backend::{Db, Tx};
 use crate::error::Result;
 use crate::list::{self, Listing};
 use crate::scope;
+
+pub(crate) mod actor;
+pub(crate) mod pending;
 
 /// An entry to record.
 #[derive(Clone, Debug, Default)]
@@ -75,74 +80,6 @@ pub const AUDITED: &[(&str, &str)] = &[
     ("pharmacy_agents", "pharmacy-agent"),
 ];
 
-/// Who acts in the current request and from where.
-#[derive(Clone, Debug, Default)]
-pub struct Actor {
-    /// The authenticated user (none for the command line, which acts as the operator).
-    pub user_id: Option<UserId>,
-    /// That user's e-mail address, or what names the actor without one (`cli:root`).
-    pub user_email: String,
-    /// The client address.
-    pub client_address: String,
-}
-
-/// The acting context of one request: the address at once, the user once known.
-#[derive(Debug)]
-struct Acting {
-    client_address: String,
-    user: Option<(Option<UserId>, String)>,
-}
-
-tokio::task_local! {
-    static ACTING: Mutex<Acting>;
-}
-
-/// Runs `work` (one request) with `client_address` as the acting address; writes made in
-/// it are audited once [`identify`] has named the user.
-pub async fn acting<F: std::future::Future>(client_address: String, work: F) -> F::Output {
-    let acting = Mutex::new(Acting {
-        client_address,
-        user: None,
-    });
-    ACTING.scope(acting, work).await
-}
-
-/// Runs `work` (a command-line operation, say) as `actor`.
-pub async fn acting_as<F: std::future::Future>(actor: Actor, work: F) -> F::Output {
-    let acting = Mutex::new(Acting {
-        client_address: actor.client_address,
-        user: Some((actor.user_id, actor.user_email)),
-    });
-    ACTING.scope(acting, work).await
-}
-
-/// Names the authenticated user of the current request (nothing outside [`acting`]).
-pub fn identify(user: UserId, email: &str) {
-    let _ = ACTING.try_with(|acting| {
-        if let Ok(mut acting) = acting.lock() {
-            acting.user = Some((Some(user), email.to_owned()));
-        }
-    });
-}
-
-/// The current actor, when a user (or the command line) is known: writes without one
-/// (the engine's reports pushed with its token, background work, seeding) are not
-/// administrative changes and are not audited.
-pub(crate) fn current() -> Option<Actor> {
-    ACTING
-        .try_with(|acting| {
-            let acting = acting.lock().ok()?;
-            let (id, email) = acting.user.clone()?;
-            Some(Actor {
-                user_id: id,
-                user_email: email,
-                client_address: acting.client_address.clone(),
-            })
-        })
-        .ok()
-        .flatten()
-}
-
 /// Whether a column holds a secret (a password, a sealed credential, a token, a TOTP or
 /// recovery code): never read into the trail; a change to one is noted as `********`.
 pub fn is_secret(column: &str) -> bool {
@@ -159,9 +96,6 @@ pub(crate) fn entity_of(table: &str) -> Option<&'static str> {
         .map(|(_, entity)| *entity)
 }
 
-/// A row as the trail keeps it.
-pub type Snapshot = serde_json::Map<String, serde_json::Value>;
-
 /// Row `id` of `table` as the trail shows it, and the tenant whose trail it is in:
 /// the record as the API answers it (one serialiser for both, so an entry can be diffed
 /// against what a client read), less what an answer makes for its one reader (signed
@@ -174,39 +108,17 @@ pub type Snapshot = serde_json::Map<String, serde_json::Value>;
 /// `update_in` — even with no column changed — or `delete_in`) comes first in the
 /// transaction, which snapshots the owner with its lists as they were.
 async fn snapshot(tx: &mut Tx, table: &'static str, id: i64) -> Result<Option<Shot>> {
-    use serde_json::to_value as answer;
-    let fields = match table {
-        "announcements" => object(answer(crate::announcements::present(tx, id).await?)),
-        "branches" => object(answer(crate::branches::present(tx, id).await?)),
-        "business_hours" => object(answer(crate::business_hours::present(tx, id).await?)),
-        "button_layouts" => object(answer(crate::button_layouts::present(tx, id).await?)),
-        "call_campaigns" => object(answer(crate::call_campaigns::present(tx, id).await?)),
-        "call_outcomes" => object(answer(crate::call_outcomes::present(tx, id).await?)),
-        "calls" => object(answer(crate::calls::present(tx, id).await?)),
-        "campaign_records" => object(answer(crate::call_campaigns::present_record(tx, id).await?)),
-        "conduits" => object(answer(crate::conduits::present(tx, id).await?)),
-        "custom_voices" => object(answer(crate::custom_voices::present(tx, id).await?)),
-        "devices" => object(answer(crate::devices::present(tx, id).await?)),
-        "extensions" => object(answer(crate::extensions::present(tx, id).await?)),
-        "faxes" => object(answer(crate::faxes::present(tx, id).await?)),
-        "holidays" => object(answer(
-            crate::business_hours::present_holiday(tx, id).await?,
-        )),
-        "ivrs" => object(answer(crate::ivrs::present(tx, id).await?)),
-        "media_files" => object(answer(crate::media_files::present(tx, id).await?)),
-        "mms_media" => object(answer(crate::mms_media::present(tx, id).await?)),
-        "music_on_hold" => object(answer(crate::music_on_hold::present(tx, id).await?)),
-        "opt_outs" => object(answer(crate::opt_outs::present(tx, id).await?)),
-        "paging_groups" => object(answer(crate::paging_groups::present(tx, id).await?)),
-        "partners" => object(answer(crate::partners::present(tx, id).await?)),
-        "pharmacy_agents" => object(answer(crate::pharmacy_agents::present(tx, id).await?)),
-        "phone_numbers" => object(answer(crate::phone_numbers::present(tx, id).await?)),
-        "queues" => object(answer(crate::queues::present(tx, id).await?)),
-        "tenants" => object(answer(crate::tenants::present(tx, id).await?)),
-        "users" => object(answer(crate::users::present(tx, id).await?)),
-        "voicemail_messages" => object(answer(crate::voicemail::present(tx, id).await?)),
-        "webhooks" => object(answer(crate::webhooks::present(tx, id).await?)),
-        _ => Ok(tx.row_json(table, id, keep).await?),
+    // The presenters are given by the layer above every store module (see
+    // `crate::presented`): the transaction carries them.
+    let present = tx
+        .audit
+        .present
+        .iter()
+        .find(|(name, _)| *name == table)
+        .map(|(_, present)| *present);
+    let fields = match present {
+        Some(present) => present(tx, id).await,
+        None => Ok(tx.row_json(table, id, keep).await?),
     }?;
     let Some(mut fields) = fields else {
         return Ok(None);
@@ -240,15 +152,8 @@ pub const READ_TIME: &[(&str, &[&str])] = &[
     ("voicemail_messages", &["mediaURL"]),
 ];
 
-/// A row as the trail keeps it, and the tenant whose trail it is in.
-#[derive(Clone, Debug)]
-struct Shot {
-    fields: Snapshot,
-    tenant: Option<TenantId>,
-}
-
 /// A record as the API serialises it (`null`: there is none), as a snapshot.
-fn object(record: serde_json::Result<serde_json::Value>) -> Result<Option<Snapshot>> {
+pub(crate) fn object(record: serde_json::Result<serde_json::Value>) -> Result<Option<Snapshot>> {
     match record {
         Ok(serde_json::Value::Object(map)) => Ok(Some(map)),
         Ok(_) => Ok(None),
@@ -259,22 +164,13 @@ fn object(record: serde_json::Result<serde_json::Value>) -> Result<Option<Snapsh
 }
 
 /// Records as the API serialises them, as snapshots.
-fn objects<T: switchboard_domain::serde::Serialize>(records: Vec<T>) -> Result<Vec<Snapshot>> {
+pub(crate) fn objects<T: switchboard_domain::serde::Serialize>(
+    records: Vec<T>,
+) -> Result<Vec<Snapshot>> {
     records
         .into_iter()
         .map(|record| object(serde_json::to_value(record)).map(Option::unwrap_or_default))
         .collect()
-}
-
-/// An audited write of this transaction: its entity, actor and the row before it (with
-/// its child lists), finished at commit.
-pub(crate) struct Pending {
-    table: &'static str,
-    entity: &'static str,
-    actor: Actor,
-    id: i64,
-    before: Option<Shot>,
-    secrets: Vec<&'static str>,
 }
 
 /// Starts auditing a write of row `id` of `table` (reads the row as it is), or `None`
@@ -472,11 +368,16 @@ pub(crate) async fn created_many(
     if ids.is_empty() {
         return Ok(());
     }
-    let rows: Vec<Snapshot> = match table {
-        "opt_outs" => objects(crate::opt_outs::present_many(tx, ids).await?)?,
-        "campaign_records" => objects(crate::call_campaigns::present_records(tx, ids).await?)?,
+    let present = tx
+        .audit
+        .present_many
+        .iter()
+        .find(|(name, _)| *name == table)
+        .map(|(_, present)| *present);
+    let rows: Vec<Snapshot> = match present {
+        Some(present) => present(tx, ids).await?,
         // An import of another table must say how its records are answered first.
-        _ => {
+        None => {
             return Err(crate::Error::Presenting(format!(
                 "the imported rows of {table} have no presenter"
             )));

@@ -14,10 +14,15 @@ use sqlx::sqlite::{
 };
 use sqlx::{AssertSqlSafe, Decode, FromRow, Postgres, Sqlite, Transaction, Type};
 
+use crate::audit::pending::Pending;
 use crate::circuit::Circuit;
 use crate::error::Result;
 use crate::session_cache::{SessionCache, touches_accounts};
 use crate::wakeups::{self, Wakeups, Worker};
+
+pub mod paging;
+mod schema;
+mod snapshots;
 
 /// A row type readable from both backends.
 pub trait Record:
@@ -66,6 +71,43 @@ enum Pool {
     Postgres(PgPool),
 }
 
+/// A future a hook of the audit trail answers, borrowing the transaction.
+pub(crate) type HookFuture<'a, T> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<T>> + Send + 'a>>;
+
+/// Reads row `id` of a table as the API answers it, as the trail keeps it; `None` when
+/// there is no such row.
+pub(crate) type PresentOne =
+    for<'a> fn(
+        &'a mut Tx,
+        i64,
+    ) -> HookFuture<'a, Option<serde_json::Map<String, serde_json::Value>>>;
+
+/// Reads rows `ids` of a table, just bulk-inserted, as the API answers them.
+pub(crate) type PresentMany =
+    for<'a> fn(
+        &'a mut Tx,
+        &'a [i64],
+    ) -> HookFuture<'a, Vec<serde_json::Map<String, serde_json::Value>>>;
+
+/// What a transaction asks of the audit trail, which stands above it (it reads records
+/// through every store module): given when the database is opened (see
+/// `crate::presented`), carried by each transaction.
+pub(crate) struct AuditHooks {
+    /// Writes the entries of the transaction's audited writes, before it commits.
+    pub flush: for<'a> fn(&'a mut Tx) -> HookFuture<'a, ()>,
+    /// The presenter of each audited table that the API answers records of.
+    pub present: &'static [(&'static str, PresentOne)],
+    /// The presenter of each table whose rows are bulk-inserted (imports).
+    pub present_many: &'static [(&'static str, PresentMany)],
+}
+
+impl std::fmt::Debug for AuditHooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuditHooks").finish_non_exhaustive()
+    }
+}
+
 /// A connection pool to the configured database.
 #[derive(Clone, Debug)]
 pub struct Db {
@@ -78,6 +120,8 @@ pub struct Db {
     sessions: Arc<SessionCache>,
     /// The bells of this process's workers, rung by the commits that queue their work.
     wakeups: Arc<Wakeups>,
+    /// The audit trail's part of each transaction.
+    audit: &'static AuditHooks,
 }
 
 /// The pool's figures at one moment, for the metrics.
@@ -99,7 +143,9 @@ pub struct Tx {
     circuit: Arc<Circuit>,
     /// The audited writes of this transaction, written to the trail at [`Tx::commit`]
     /// (when the record and its child lists are final).
-    pub(crate) audits: Vec<crate::audit::Pending>,
+    pub(crate) audits: Vec<Pending>,
+    /// How those writes are written and their records read (see [`AuditHooks`]).
+    pub(crate) audit: &'static AuditHooks,
     sessions: Arc<SessionCache>,
     /// Whether a statement changed an account or a session: the cache is invalidated
     /// once the change is committed.
@@ -278,9 +324,12 @@ pub struct ConnectOptions {
 }
 
 impl Db {
-    /// Opens a pool on `url`: `sqlite://…` (created if missing, WAL, busy timeout,
-    /// foreign keys on) or `postgres://…`.
-    pub async fn connect(options: &ConnectOptions) -> Result<Db> {
+    /// Opens a pool on `url` (see [`Db::connect`]) whose transactions are audited
+    /// through `audit`.
+    pub(crate) async fn connect_with(
+        options: &ConnectOptions,
+        audit: &'static AuditHooks,
+    ) -> Result<Db> {
         let circuit;
         let sessions;
         let pool = match Self::backend_of(&options.url) {
@@ -322,6 +371,7 @@ impl Db {
             waiting: Arc::default(),
             sessions,
             wakeups: Arc::default(),
+            audit,
         })
     }
 
@@ -363,15 +413,6 @@ impl Db {
             Pool::Sqlite(_) => true,
             Pool::Postgres(_) => false,
         }
-    }
-
-    /// Applies the migrations of the backend in use (plain SQL, one folder per backend).
-    pub async fn migrate(&self) -> Result<()> {
-        match &self.pool {
-            Pool::Sqlite(pool) => sqlx::migrate!("migrations/sqlite").run(pool).await?,
-            Pool::Postgres(pool) => sqlx::migrate!("migrations/postgres").run(pool).await?,
-        }
-        Ok(())
     }
 
     /// Whether the database answers a trivial query (at once `false` while it is known
@@ -471,117 +512,6 @@ impl Db {
         matches!(tokio::time::timeout(bound, acquired).await, Ok(Ok(())))
     }
 
-    /// The newest SQLite migration this build knows: a database migrated past it was
-    /// written by a newer release (a restore refuses it).
-    pub fn latest_sqlite_migration() -> i64 {
-        sqlx::migrate!("migrations/sqlite")
-            .iter()
-            .map(|m| m.version)
-            .max()
-            .unwrap_or(0)
-    }
-
-    /// The newest migration applied to the SQLite file at `path`, opened immutable (read
-    /// without taking a lock or writing a journal: it is a backup at rest), 0 for none.
-    pub async fn sqlite_schema_version(path: &std::path::Path) -> Result<i64> {
-        use sqlx::Connection;
-        let options = sqlx::sqlite::SqliteConnectOptions::new()
-            .filename(path)
-            .read_only(true)
-            .immutable(true);
-        let mut conn = sqlx::SqliteConnection::connect_with(&options).await?;
-        let version: Option<i64> =
-            sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations WHERE success")
-                .fetch_one(&mut conn)
-                .await?;
-        conn.close().await?;
-        Ok(version.unwrap_or(0))
-    }
-
-    /// The newest PostgreSQL migration this build knows: a backup of a database migrated
-    /// past it was written by a newer release (a restore refuses it).
-    pub fn latest_postgres_migration() -> i64 {
-        sqlx::migrate!("migrations/postgres")
-            .iter()
-            .map(|m| m.version)
-            .max()
-            .unwrap_or(0)
-    }
-
-    /// The newest migration applied to this database, 0 for none.
-    pub async fn schema_version(&self) -> Result<i64> {
-        let version: Option<i64> = match &self.pool {
-            Pool::Sqlite(pool) => {
-                sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations WHERE success")
-                    .fetch_one(pool)
-                    .await?
-            }
-            Pool::Postgres(pool) => {
-                sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations WHERE success")
-                    .fetch_one(pool)
-                    .await?
-            }
-        };
-        Ok(version.unwrap_or(0))
-    }
-
-    /// The tables, views and sequences of the PostgreSQL database at `url` (in its current
-    /// schema): a restore from `pg_dump` goes into a database holding none.
-    pub async fn postgres_relations(url: &str) -> Result<Vec<String>> {
-        use sqlx::Connection;
-        let mut conn = sqlx::PgConnection::connect_with(&PgConnectOptions::from_str(url)?).await?;
-        let names: Vec<String> = sqlx::query_scalar(
-            "SELECT c.relname::text FROM pg_catalog.pg_class c \
-             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
-             WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'm', 'S') \
-             ORDER BY 1",
-        )
-        .fetch_all(&mut conn)
-        .await?;
-        conn.close().await?;
-        Ok(names)
-    }
-
-    /// The SQLite file at `path` opened immutable, as [`Db::sqlite_schema_version`] opens
-    /// it, for reading only: a restore reads the backup's sealed values with it before
-    /// anything is copied.
-    pub async fn open_sqlite_at_rest(path: &std::path::Path) -> Result<Db> {
-        let options = SqliteConnectOptions::new()
-            .filename(path)
-            .read_only(true)
-            .immutable(true);
-        let pool = SqlitePoolOptions::new()
-            .max_connections(1)
-            .connect_with(options)
-            .await?;
-        Ok(Db {
-            pool: Pool::Sqlite(pool),
-            circuit: Arc::new(Circuit::never()),
-            waiting: Arc::default(),
-            sessions: Arc::new(SessionCache::new(true)),
-            wakeups: Arc::default(),
-        })
-    }
-
-    /// Writes a consistent copy of a SQLite database to the new file `path` while others
-    /// go on writing (`VACUUM INTO`, one read transaction). PostgreSQL has its own tools
-    /// (pg_dump, base backups): refused there.
-    pub async fn vacuum_into(&self, path: &str) -> Result<()> {
-        match &self.pool {
-            Pool::Sqlite(pool) => {
-                sqlx::query("VACUUM INTO $1")
-                    .bind(path)
-                    .execute(pool)
-                    .await?;
-                Ok(())
-            }
-            Pool::Postgres(_) => Err(sqlx::Error::Configuration(
-                "VACUUM INTO is SQLite's: back PostgreSQL up with pg_dump".into(),
-            )
-            .into()),
-        }
-    }
-
     /// Closes every connection.
     pub async fn close(&self) {
         match &self.pool {
@@ -619,6 +549,7 @@ impl Db {
             inner: self.circuit.observe(inner)?,
             circuit: self.circuit.clone(),
             audits: Vec::new(),
+            audit: self.audit,
             sessions: self.sessions.clone(),
             accounts_touched: false,
             wake: wakeups::Pending::default(),
@@ -640,132 +571,6 @@ impl Db {
     pub fn conn(&self) -> PoolConn<'_> {
         PoolConn { db: self }
     }
-
-    /// Runs a query on one connection, released before this answers, answering its rows
-    /// and, for the last row, the values of the selected columns aliased `key` and `id`
-    /// (the sort key and the id a list continues after). The key is `None` when its type
-    /// is one this cannot carry into the next query (the caller then continues by offset).
-    pub async fn fetch_keyed<T: Record>(
-        &self,
-        stmt: &impl SqlxBinder,
-        key: &str,
-        id: &str,
-    ) -> Result<Keyed<T>> {
-        let result = self
-            .circuit
-            .guard(true, self.fetch_keyed_unguarded(stmt, key, id))
-            .await;
-        self.circuit.observe(result)
-    }
-
-    async fn fetch_keyed_unguarded<T: Record>(
-        &self,
-        stmt: &impl SqlxBinder,
-        key: &str,
-        id: &str,
-    ) -> Result<Keyed<T>> {
-        use sqlx::Row;
-        match &self.pool {
-            Pool::Sqlite(pool) => {
-                let (sql, values) = stmt.build_sqlx(SqliteQueryBuilder);
-                let rows = sqlx::query_with(AssertSqlSafe(sql), values)
-                    .fetch_all(pool)
-                    .await?;
-                let last = match rows.last() {
-                    Some(row) => Some((sqlite_key(row, key), row.try_get::<i64, _>(id)?)),
-                    None => None,
-                };
-                let records = rows
-                    .iter()
-                    .map(T::from_row)
-                    .collect::<std::result::Result<Vec<T>, _>>()?;
-                Ok(Keyed { records, last })
-            }
-            Pool::Postgres(pool) => {
-                let (sql, values) = stmt.build_sqlx(PostgresQueryBuilder);
-                let rows = sqlx::query_with(AssertSqlSafe(sql), values)
-                    .fetch_all(pool)
-                    .await?;
-                let last = match rows.last() {
-                    Some(row) => Some((postgres_key(row, key), row.try_get::<i64, _>(id)?)),
-                    None => None,
-                };
-                let records = rows
-                    .iter()
-                    .map(T::from_row)
-                    .collect::<std::result::Result<Vec<T>, _>>()?;
-                Ok(Keyed { records, last })
-            }
-        }
-    }
-
-    /// Whether `NULL` sorts before every value in ascending order (SQLite) rather than
-    /// after them (PostgreSQL).
-    pub fn nulls_sort_first(&self) -> bool {
-        match self.pool {
-            Pool::Sqlite(_) => true,
-            Pool::Postgres(_) => false,
-        }
-    }
-}
-
-/// A batch of rows read by [`Db::fetch_keyed`], with where the next batch starts.
-pub struct Keyed<T> {
-    /// The rows.
-    pub records: Vec<T>,
-    /// The last row's sort key (when carried) and id; `None` for an empty batch.
-    pub last: Option<(Option<SortKey>, i64)>,
-}
-
-/// A sort key read back from a row, to ask for the rows after it.
-#[derive(Clone, Debug)]
-pub enum SortKey {
-    /// The row's sort column is `NULL`.
-    Null,
-    /// Its value, ready to bind.
-    Value(sea_query::Value),
-}
-
-/// The sort key of a SQLite row, by the value's storage class.
-fn sqlite_key(row: &SqliteRow, key: &str) -> Option<SortKey> {
-    use sqlx::{Row, TypeInfo, ValueRef};
-    let raw = row.try_get_raw(key).ok()?;
-    if raw.is_null() {
-        return Some(SortKey::Null);
-    }
-    let value = match raw.type_info().name() {
-        "INTEGER" => sea_query::Value::from(row.try_get_unchecked::<i64, _>(key).ok()?),
-        "REAL" => sea_query::Value::from(row.try_get_unchecked::<f64, _>(key).ok()?),
-        "TEXT" => sea_query::Value::from(row.try_get_unchecked::<String, _>(key).ok()?),
-        _ => return None,
-    };
-    Some(SortKey::Value(value))
-}
-
-/// The sort key of a PostgreSQL row, by the column's type.
-fn postgres_key(row: &PgRow, key: &str) -> Option<SortKey> {
-    use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
-    use sqlx::{Row, TypeInfo, ValueRef};
-    let raw = row.try_get_raw(key).ok()?;
-    if raw.is_null() {
-        return Some(SortKey::Null);
-    }
-    let value = match raw.type_info().name() {
-        "INT2" => sea_query::Value::from(row.try_get::<i16, _>(key).ok()?),
-        "INT4" => sea_query::Value::from(row.try_get::<i32, _>(key).ok()?),
-        "INT8" => sea_query::Value::from(row.try_get::<i64, _>(key).ok()?),
-        "FLOAT4" => sea_query::Value::from(row.try_get::<f32, _>(key).ok()?),
-        "FLOAT8" => sea_query::Value::from(row.try_get::<f64, _>(key).ok()?),
-        "BOOL" => sea_query::Value::from(row.try_get::<bool, _>(key).ok()?),
-        "TEXT" | "VARCHAR" | "BPCHAR" | "NAME" => {
-            sea_query::Value::from(row.try_get::<String, _>(key).ok()?)
-        }
-        "TIMESTAMPTZ" => sea_query::Value::from(row.try_get::<DateTime<Utc>, _>(key).ok()?),
-        "TIMESTAMP" => sea_query::Value::from(row.try_get::<NaiveDateTime, _>(key).ok()?),
-        "DATE" => sea_query::Value::from(row.try_get::<NaiveDate, _>(key).ok()?),
-        _ => return None,
-    };
-    Some(SortKey::Value(value))
 }
 
 /// Statements run straight on the pool (see [`Db::conn`]).
@@ -828,105 +633,9 @@ impl Tx {
         circuit.observe(result)
     }
 
-    /// Row `id` of `table` as a JSON object of its columns, leaving out the columns
-    /// `keep` refuses (secrets are never read for the audit trail); `None` when there is
-    /// no such row. `table` is one of the code's own table names, never input.
-    pub async fn row_json(
-        &mut self,
-        table: &'static str,
-        id: i64,
-        keep: fn(&str) -> bool,
-    ) -> Result<Option<serde_json::Map<String, serde_json::Value>>> {
-        Ok(self.rows_json_by_id(table, &[id], keep).await?.pop())
-    }
-
-    /// Rows `ids` of `table` as [`Tx::row_json`] reads one, in one query; rows that do not
-    /// exist are left out, the order is the table's.
-    async fn rows_json_by_id(
-        &mut self,
-        table: &'static str,
-        ids: &[i64],
-        keep: fn(&str) -> bool,
-    ) -> Result<Vec<serde_json::Map<String, serde_json::Value>>> {
-        let circuit = self.circuit();
-        let result = circuit
-            .guard(true, async {
-                if ids.is_empty() {
-                    return Ok(Vec::new());
-                }
-                let columns: Vec<String> = match &mut self.inner {
-                    TxInner::Sqlite(tx) => {
-                        sqlx::query_scalar("SELECT name FROM pragma_table_info(?1) ORDER BY cid")
-                            .bind(table)
-                            .fetch_all(&mut **tx)
-                            .await?
-                    }
-                    TxInner::Postgres(tx) => {
-                        sqlx::query_scalar(
-                            "SELECT column_name::text FROM information_schema.columns \
-                             WHERE table_schema = current_schema() AND table_name = $1 \
-                             ORDER BY ordinal_position",
-                        )
-                        .bind(table)
-                        .fetch_all(&mut **tx)
-                        .await?
-                    }
-                };
-                let pairs: Vec<String> = columns
-                    .iter()
-                    .filter(|c| keep(c) && c.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_'))
-                    .map(|c| format!("'{c}', \"{c}\""))
-                    .collect();
-                if pairs.is_empty() {
-                    return Ok(Vec::new());
-                }
-                // Integers written into the statement: no input, and no limit on bound values.
-                let list = ids
-                    .iter()
-                    .map(i64::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                let texts: Vec<String> = match &mut self.inner {
-                    TxInner::Sqlite(tx) => {
-                        let sql = format!(
-                            "SELECT json_object({}) FROM \"{table}\" WHERE id IN ({list}) ORDER BY id",
-                            pairs.join(", ")
-                        );
-                        sqlx::query_scalar(AssertSqlSafe(sql))
-                            .fetch_all(&mut **tx)
-                            .await?
-                    }
-                    TxInner::Postgres(tx) => {
-                        // json_build_object takes at most 100 arguments: built in chunks of 50
-                        // columns and merged.
-                        let objects: Vec<String> = pairs
-                            .chunks(50)
-                            .map(|chunk| format!("jsonb_build_object({})", chunk.join(", ")))
-                            .collect();
-                        let sql = format!(
-                            "SELECT ({})::text FROM \"{table}\" WHERE id IN ({list}) ORDER BY id",
-                            objects.join(" || ")
-                        );
-                        sqlx::query_scalar(AssertSqlSafe(sql))
-                            .fetch_all(&mut **tx)
-                            .await?
-                    }
-                };
-                Ok(texts
-                    .iter()
-                    .filter_map(|text| match serde_json::from_str(text) {
-                        Ok(serde_json::Value::Object(map)) => Some(map),
-                        _ => None,
-                    })
-                    .collect())
-            })
-            .await;
-        circuit.observe(result)
-    }
-
     /// Makes the transaction's writes permanent, the audit entries of its changes first.
     pub async fn commit(mut self) -> Result<()> {
-        crate::audit::flush(&mut self).await?;
+        (self.audit.flush)(&mut self).await?;
         let inner = self.inner;
         let committed: Result<()> = self
             .circuit
