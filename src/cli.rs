@@ -8,7 +8,7 @@ use clap::{Parser, Subcommand};
 use serde_json::json;
 use switchboard_api::AppState;
 use switchboard_api::error::ApiError;
-use switchboard_api::routes::{tenants, users};
+use switchboard_app::{tenants, users};
 use switchboard_db::list::Listing;
 use switchboard_domain::Principal;
 use switchboard_domain::Role;
@@ -258,7 +258,7 @@ pub async fn create_tenant(
         .map_err(|p| refused(ApiError::validation(p)))?;
     let tenant = tenants::create_tenant(state, &Principal::operator(), body)
         .await
-        .map_err(refused)?;
+        .map_err(|e| refused(e.into()))?;
     Ok(serde_json::to_string(&tenant)?)
 }
 
@@ -301,7 +301,7 @@ pub async fn create_user(state: &AppState, user: NewUser) -> anyhow::Result<Stri
     let body = CreateUser::from_body(&body).map_err(|p| refused(ApiError::validation(p)))?;
     let created = users::create_account(state, &Principal::operator(), body)
         .await
-        .map_err(refused)?;
+        .map_err(|e| refused(e.into()))?;
     let id = switchboard_domain::ids::UserId(created.id);
     Ok(serde_json::to_string(&created.shown_to(id))?)
 }
@@ -336,7 +336,7 @@ pub async fn reset_password(
         actor().client_address,
     )
     .await
-    .map_err(refused)?;
+    .map_err(|e| refused(e.into()))?;
     let mut answer = json!({"id": updated.id, "email": updated.email});
     if generated {
         answer["password"] = json!(password);

@@ -8,7 +8,7 @@ pub mod pharmacy;
 
 use serde_json::json;
 use switchboard_api::AppState;
-use switchboard_api::routes::{tenants, users};
+use switchboard_app::{tenants, users};
 use switchboard_db::{branches, extensions, partners};
 use switchboard_domain::Principal;
 use switchboard_domain::ids::{BranchId, TenantId};
@@ -117,7 +117,8 @@ fn body<T: FromBody>(value: serde_json::Value) -> anyhow::Result<T> {
         .map_err(|p| anyhow::anyhow!("demo data breaks a rule: {:?}", p.into_messages()))
 }
 
-fn refused(error: switchboard_api::error::ApiError) -> anyhow::Error {
+fn refused(error: switchboard_app::Error) -> anyhow::Error {
+    let error = switchboard_api::error::ApiError::from(error);
     anyhow::anyhow!(
         "demo data refused: {} {:?}",
         error.status(),
@@ -277,35 +278,30 @@ async fn seed_call_handling(
     branch: BranchId,
     extensions: &[i64],
 ) -> anyhow::Result<CallHandling> {
-    use switchboard_db::{
-        announcements, business_hours, ivrs, media_files, paging_groups, pharmacy_agents,
-    };
+    use switchboard_db::{announcements, business_hours, ivrs, paging_groups, pharmacy_agents};
     use switchboard_domain::records::announcement::CreateAnnouncement;
     use switchboard_domain::records::business_hour::CreateBusinessHour;
     use switchboard_domain::records::ivr::CreateIvr;
     use switchboard_domain::records::paging_group::CreatePagingGroup;
     use switchboard_domain::records::pharmacy_agent::CreatePharmacyAgent;
     // Stored as an upload is: checked, measured, with its telephony rendition.
-    let (stored, pledges) =
-        switchboard_api::routes::media_files::store_audio(state, tenant, GREETING.to_vec())
-            .await
-            .map_err(|e| anyhow::anyhow!("storing the demo greeting: {e:?}"))?;
-    let greeting = media_files::create(
-        &state.db,
+    let greeting = switchboard_app::media_files::create_media_file(
+        state,
         tenant,
-        media_files::NewMediaFile {
+        GREETING.to_vec(),
+        switchboard_app::media_files::Described {
             name: "Welcome greeting".into(),
+            voice_id: None,
             fields: switchboard_domain::records::media_file::MediaFileFields {
                 name: Some("Welcome greeting".into()),
                 language: Some(Some("en".into())),
                 text: Some(Some("Thank you for calling Riverside Pharmacy.".into())),
                 multilingual_text: None,
             },
-            ..stored
         },
-        &pledges,
     )
-    .await?;
+    .await
+    .map_err(|e| anyhow::anyhow!("storing the demo greeting: {e:?}"))?;
     let menu = ivrs::create(
         &state.db,
         tenant,

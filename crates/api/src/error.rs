@@ -305,3 +305,45 @@ impl From<crate::auth::password::HashError> for ApiError {
         }
     }
 }
+
+impl From<switchboard_app::Error> for ApiError {
+    /// The one place a use case's refusal becomes the contract's answer.
+    fn from(error: switchboard_app::Error) -> Self {
+        use switchboard_app::Error;
+        match error {
+            Error::Invalid(problems) => Self::validation(problems),
+            Error::Forbidden(message) => Self::forbidden(message),
+            Error::Conflict(message) => Self::conflict(message),
+            Error::Unsupported(message) => Self::unsupported_media_type(message),
+            Error::Unavailable {
+                message,
+                retry_after,
+            } => Self::unavailable(message, retry_after),
+            Error::Db(error) => error.into(),
+            Error::Storage(error) => error.into(),
+            Error::Internal(cause) => Self::internal(cause),
+            Error::Answered(answer) => Self {
+                status: StatusCode::from_u16(answer.status)
+                    .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+                name: answer.name,
+                message: answer.message,
+                validation_errors: answer.validation_errors,
+                retry_after: answer.retry_after,
+            },
+        }
+    }
+}
+
+impl From<ApiError> for switchboard_app::Error {
+    /// A refusal of a rule the API lends the use cases (`crate::services`), carried
+    /// through them as it is.
+    fn from(error: ApiError) -> Self {
+        switchboard_app::Error::Answered(switchboard_app::Answer {
+            status: error.status.as_u16(),
+            name: error.name,
+            message: error.message,
+            validation_errors: error.validation_errors,
+            retry_after: error.retry_after,
+        })
+    }
+}

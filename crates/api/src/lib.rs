@@ -4,6 +4,7 @@
 pub mod audit;
 pub mod auth;
 pub mod client;
+pub mod csv_io;
 pub mod docs;
 pub mod engine;
 pub mod error;
@@ -18,6 +19,7 @@ pub mod process;
 pub mod repeats;
 pub mod routes;
 pub mod scrape;
+pub mod services;
 pub mod state;
 pub mod tenancy;
 

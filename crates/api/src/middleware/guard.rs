@@ -113,22 +113,14 @@ async fn within(limit: std::time::Duration, work: impl Future<Output = Response>
 }
 
 /// Pledges the deletion of the object an upload is about to store at `key`, before it
-/// is stored (see [`switchboard_db::jobs::pledge_object_deletion`]): due once the upload
-/// could no longer be recorded (its timeout, and ten seconds for clocks that differ), so an object whose
-/// record is never written is deleted, whatever happened to the request.
+/// is stored: the application layer's rule ([`switchboard_app::uploads::pledge_object`]),
+/// for the uploads whose routes are not use cases yet.
 pub async fn pledge_upload_object(state: &AppState, key: &str) -> Result<i64, ApiError> {
-    let grace = state.settings.upload_timeout.as_secs().saturating_add(10);
-    let run_at = chrono::Utc::now()
-        .timestamp()
-        .saturating_add(i64::try_from(grace).unwrap_or(i64::MAX));
-    Ok(switchboard_db::jobs::pledge_object_deletion(&state.db, key, run_at).await?)
+    Ok(switchboard_app::uploads::pledge_object(state, key).await?)
 }
 
 /// Gives up the objects of an upload that is not kept (refused, or failed half-way):
-/// their pledged deletions are made due now and the worker woken.
+/// [`switchboard_app::uploads::abandon_objects`].
 pub async fn abandon_upload_objects(state: &AppState, pledges: &[i64]) {
-    if let Err(error) = switchboard_db::jobs::hasten(&state.db, pledges).await {
-        // The pledges stay due at their own time: the objects still go, later.
-        tracing::warn!(%error, "could not hasten the deletion of a refused upload's files");
-    }
+    switchboard_app::uploads::abandon_objects(state, pledges).await;
 }

@@ -3,33 +3,32 @@
 //! in the tenant's default country before any check), and the streamed CSV export.
 
 use axum::Json;
-use axum::body::{Body, Bytes};
+use axum::body::Bytes;
 use axum::extract::multipart::Multipart;
 use axum::extract::{FromRequest, Path, Request, State};
-use axum::http::{HeaderMap, header};
-use axum::response::{IntoResponse, Response};
-use futures::StreamExt;
-use serde_json::{Map, Value};
-use switchboard_db::call_campaigns::{self, Added, NewRecord};
+use axum::http::HeaderMap;
+use axum::response::Response;
+use serde_json::Value;
+use switchboard_app::call_campaigns as app;
+use switchboard_db::call_campaigns::{self, NewRecord};
 use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::{CallCampaignId, CampaignRecordId, TenantId};
 use switchboard_domain::list::Page;
 use switchboard_domain::phone;
 use switchboard_domain::records::call_campaign::{
     CallCampaign, CampaignRecord, CampaignRecordDetail, CreateCallCampaign, CreateCampaignRecord,
-    ImportResult, ImportRow, ImportRows, ImportSummary, MAX_EXPORT, MAX_IMPORT, UpdateCallCampaign,
+    ImportRow, ImportRows, ImportSummary, MAX_EXPORT, MAX_IMPORT, UpdateCallCampaign,
     UpdateCampaignRecord,
 };
-use switchboard_domain::records::opt_out::list_name;
 use switchboard_domain::validation::FromBody;
-use switchboard_domain::{Location, Principal, Problems};
+use switchboard_domain::{Location, Problems};
 
 use crate::auth::caller::{Caller, CampaignsRead, CampaignsWrite};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Checked, ListParams, Patch, PathId, body_rejection, parse_id};
-use crate::routes::media_files::{multipart_error, multipart_rejection, read_limited};
+use crate::routes::media_files::multipart_rejection;
 use crate::state::AppState;
-use crate::{listing, tenancy};
+use crate::{csv_io, listing, tenancy};
 
 /// The tenant's phone number `text` names, as E.164: read in the tenant's country, and
 /// held by the tenant (stored as E.164, without its `+`, or as written); `None`, with the
@@ -58,19 +57,6 @@ async fn caller_id(
             "must be a phone number of the tenant",
         );
         Ok(None)
-    }
-}
-
-/// A record's number in E.164, read in the tenant's `country`; `None`, with the problem
-/// added at body `path`, when it is not a dialable number there. The one rule of a
-/// record's number beyond its characters, for a record added, changed or imported.
-fn record_number(text: &str, country: &str, path: &str, problems: &mut Problems) -> Option<String> {
-    match phone::normalise(text, Some(country)) {
-        Ok(number) => Some(number),
-        Err(reason) => {
-            problems.add(Location::Body, path, reason);
-            None
-        }
     }
 }
 
@@ -249,32 +235,6 @@ pub async fn delete(
     ))
 }
 
-/// The campaign of a records path, in the caller's scope, refused for new records once
-/// it is completed or cancelled when `adding`.
-async fn campaign_of(
-    state: &AppState,
-    caller: &Principal,
-    id: CallCampaignId,
-    adding: bool,
-) -> ApiResult<CallCampaign> {
-    let campaign = call_campaigns::get(&state.db, &caller.scope, id).await?;
-    if adding && matches!(campaign.status.as_str(), "completed" | "cancelled") {
-        return Err(ApiError::conflict(format!(
-            "records cannot be added to a {} campaign",
-            campaign.status
-        )));
-    }
-    Ok(campaign)
-}
-
-/// The refusal of a number on an opt-out list: which list, never whose.
-fn opted_out(number: &str, level: &str) -> ApiError {
-    ApiError::forbidden(format!(
-        "{number} is on {}: it may not be called",
-        list_name(level)
-    ))
-}
-
 /// Lists a campaign's records (filters `status`, `outcome`).
 #[utoipa::path(get, operation_id = "listCampaignRecords", path = "/v2/admin/call-campaigns/{id}/records", tag = "call-campaigns",
     params(("id" = String, Path, pattern = "^[1-9][0-9]*$", description = "Call campaign id"),
@@ -286,7 +246,7 @@ pub async fn list_records(
     PathId(id): PathId<CallCampaignId>,
     ListParams { query, filter }: ListParams<CampaignRecord>,
 ) -> ApiResult<Response> {
-    let campaign = campaign_of(&state, &caller, id, false).await?;
+    let campaign = app::campaign_of(&state, &caller, id, false).await?;
     let listing = call_campaigns::list_records(&state.db, campaign.id, &filter, &query).await?;
     Ok(listing::respond(listing, std::convert::identity))
 }
@@ -304,112 +264,18 @@ pub async fn create_record(
     PathId(id): PathId<CallCampaignId>,
     body: Checked<CreateCampaignRecord>,
 ) -> ApiResult<Json<CampaignRecord>> {
-    let campaign = campaign_of(&state, &caller, id, true).await?;
-    let country = call_campaigns::tenant_country(&state.db, campaign.tenant_id).await?;
+    let adding = app::open_for_records(&state, &caller, id).await?;
     let mut number = None;
     let body = body
         .check(async |body, problems| {
-            number = record_number(&body.number, &country, "number", problems);
+            number = adding.number(&body.number, "number", problems);
             Ok(())
         })
         .await?;
     let number = number.ok_or_else(|| ApiError::internal("a checked record has a number"))?;
-    let added = call_campaigns::add_records(
-        &state.db,
-        campaign.tenant_id,
-        campaign.id,
-        vec![NewRecord {
-            number: number.clone(),
-            name: body.name,
-        }],
-    )
-    .await?;
-    match added.into_iter().next() {
-        Some(Added::Created(record)) => {
-            if campaign.status == "running" {
-                state.jobs.wake_campaigns();
-            }
-            Ok(Json(
-                call_campaigns::get_record(&state.db, campaign.id, CampaignRecordId(record))
-                    .await?,
-            ))
-        }
-        Some(Added::Duplicate(existing)) => Err(ApiError::conflict(format!(
-            "the campaign already holds {number} (record {existing})"
-        ))),
-        Some(Added::OptedOut(level)) => Err(opted_out(&number, &level)),
-        None => Err(ApiError::internal("an added record answered nothing")),
-    }
-}
-
-/// Whether a content type's essence is `essence`.
-pub(crate) fn is_type(headers: &HeaderMap, essence: &str) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|v| v.trim().eq_ignore_ascii_case(essence))
-}
-
-/// Reads a CSV body into one JSON object per data row, keyed by the header row's names
-/// (trimmed); at most `max` rows. Reading rows as the JSON bodies they stand for lets one
-/// reader judge both forms. A header row without one of the `required` columns is one
-/// 400 for the file, not the same error on each of its rows.
-pub(crate) fn csv_rows(bytes: &[u8], max: usize, required: &[&str]) -> ApiResult<Vec<Value>> {
-    let mut reader = csv::ReaderBuilder::new()
-        .flexible(true)
-        .trim(csv::Trim::All)
-        .from_reader(bytes);
-    let headers: Vec<String> = reader
-        .headers()
-        .map_err(|e| ApiError::bad_request(format!("the CSV header row cannot be read: {e}")))?
-        .iter()
-        .map(str::to_owned)
-        .collect();
-    let mut problems = Problems::new();
-    for column in required {
-        if !headers.iter().any(|name| name == column) {
-            problems.add(
-                Location::Body,
-                "",
-                format!(
-                    "must be a CSV whose header row names a {column} column (it names: {})",
-                    headers.join(", ")
-                ),
-            );
-        }
-    }
-    if !problems.is_empty() {
-        return Err(ApiError::validation(problems));
-    }
-    let mut rows = Vec::new();
-    for (index, record) in reader.records().enumerate() {
-        let record = record.map_err(|e| {
-            ApiError::bad_request(format!("CSV row {} cannot be read: {e}", index + 1))
-        })?;
-        if rows.len() == max {
-            return Err(ApiError::invalid(
-                Location::Body,
-                "",
-                &format!("must hold at most {max} rows"),
-            ));
-        }
-        let mut object = Map::new();
-        for (name, value) in headers.iter().zip(record.iter()) {
-            if !name.is_empty() && !value.is_empty() {
-                object.insert(name.clone(), Value::String(value.to_owned()));
-            }
-        }
-        rows.push(Value::Object(object));
-    }
-    if rows.is_empty() {
-        return Err(ApiError::invalid(
-            Location::Body,
-            "",
-            "must hold at least 1 row after the header",
-        ));
-    }
-    Ok(rows)
+    Ok(Json(
+        app::add_record(&state, &adding, number, body.name).await?,
+    ))
 }
 
 /// The multipart form of an import: one part, `file`, the CSV.
@@ -425,11 +291,11 @@ pub struct ImportUpload {
 /// An import's row read in the tenant's `country`: its number in E.164 and its name, or
 /// every rule it breaks — of its fields and of its number — named within the row
 /// (`'name' must be …; 'number' is not a phone number …`), for its `invalid` result.
-async fn import_row(row: &Value, country: &str) -> Result<NewRecord, String> {
+async fn import_row(row: &Value, adding: &app::Adding) -> Result<NewRecord, String> {
     let mut number = None;
     let read = Checked::<ImportRow>::read(row)
         .check(async |row, problems| {
-            number = record_number(&row.number, country, "number", problems);
+            number = adding.number(&row.number, "number", problems);
             Ok(())
         })
         .await;
@@ -463,42 +329,10 @@ fn refused_import(rows: &Value, country: &str, mut problems: Problems) -> ApiErr
         if let Some(text) = row.get("number").and_then(Value::as_str)
             && !problems.names(Location::Body, &path)
         {
-            record_number(text, country, &path, &mut problems);
+            app::record_number(text, country, &path, &mut problems);
         }
     }
     ApiError::validation(problems)
-}
-
-/// The CSV of a multipart import: exactly one part, named `file`, read within `limit`
-/// bytes; a missing `file`, a second one and any other part are each a 400 naming it.
-pub(crate) async fn csv_part(mut multipart: Multipart, limit: usize) -> ApiResult<Vec<u8>> {
-    let mut file = None;
-    let mut problems = Problems::new();
-    while let Some(field) = multipart.next_field().await.map_err(multipart_error)? {
-        let name = field.name().unwrap_or_default().to_owned();
-        if name != "file" {
-            problems.add(
-                Location::Body,
-                &name,
-                "is not a part of an import: send only the CSV, as the part named file",
-            );
-        } else if file.is_some() {
-            problems.add(
-                Location::Body,
-                "file",
-                "must be sent once: one CSV per import",
-            );
-        } else {
-            file = Some(read_limited(field, limit).await?);
-        }
-    }
-    if file.is_none() {
-        problems.add(Location::Body, "file", "is required");
-    }
-    match file {
-        Some(file) if problems.is_empty() => Ok(file),
-        _ => Err(ApiError::validation(problems)),
-    }
 }
 
 /// Imports numbers into a campaign: a JSON array of `{number, name?}`, or a CSV (a header
@@ -521,16 +355,15 @@ pub async fn import_records(
     headers: HeaderMap,
     request: Request,
 ) -> ApiResult<Json<ImportSummary>> {
-    let campaign = campaign_of(&state, &caller, id, true).await?;
-    let country = call_campaigns::tenant_country(&state.db, campaign.tenant_id).await?;
+    let adding = app::open_for_records(&state, &caller, id).await?;
     // Each row as a JSON object: a CSV row failing its rules is `invalid`; a JSON body
     // breaking its schema is refused whole, with every row's problems.
-    let rows: Vec<Value> = if is_type(&headers, "multipart/form-data") {
+    let rows: Vec<Value> = if csv_io::is_type(&headers, "multipart/form-data") {
         let multipart = Multipart::from_request(request, &state)
             .await
             .map_err(multipart_rejection)?;
-        csv_rows(
-            &csv_part(multipart, state.settings.body_limit).await?,
+        csv_io::csv_rows(
+            &csv_io::csv_part(multipart, state.settings.body_limit).await?,
             MAX_IMPORT,
             &["number"],
         )?
@@ -538,13 +371,13 @@ pub async fn import_records(
         let body = Bytes::from_request(request, &state)
             .await
             .map_err(body_rejection)?;
-        if is_type(&headers, "text/csv") {
-            csv_rows(&body, MAX_IMPORT, &["number"])?
-        } else if is_type(&headers, "application/json") {
+        if csv_io::is_type(&headers, "text/csv") {
+            csv_io::csv_rows(&body, MAX_IMPORT, &["number"])?
+        } else if csv_io::is_type(&headers, "application/json") {
             let value: Value = serde_json::from_slice(&body)
                 .map_err(|e| ApiError::bad_request(format!("malformed JSON: {e}")))?;
             if let Err(problems) = ImportRows::from_body(&value) {
-                return Err(refused_import(&value, &country, problems));
+                return Err(refused_import(&value, &adding.country, problems));
             }
             match value {
                 Value::Array(rows) => rows,
@@ -556,54 +389,14 @@ pub async fn import_records(
             ));
         }
     };
-    let mut summary = ImportSummary::default();
-    let mut valid = Vec::new();
-    for (index, row) in rows.iter().enumerate() {
-        match import_row(row, &country).await {
-            Ok(record) => valid.push((index, record)),
-            Err(reason) => summary.results.push(ImportResult {
-                row: index + 1,
-                input: input_of(row),
-                number: None,
-                result: "invalid".into(),
-                id: None,
-                reason: Some(reason),
-            }),
-        }
-    }
-    let positions: Vec<usize> = valid.iter().map(|(index, _)| *index).collect();
-    let records: Vec<NewRecord> = valid.into_iter().map(|(_, record)| record).collect();
-    let numbers: Vec<String> = records.iter().map(|r| r.number.clone()).collect();
-    let added =
-        call_campaigns::add_records(&state.db, campaign.tenant_id, campaign.id, records).await?;
-    for ((index, number), added) in positions.into_iter().zip(numbers).zip(added) {
-        let (result, id, reason) = match added {
-            Added::Created(id) => ("created", Some(id), None),
-            Added::Duplicate(id) => ("duplicate", Some(id), None),
-            Added::OptedOut(level) => ("opted-out", None, Some(list_name(&level).to_owned())),
-        };
-        summary.results.push(ImportResult {
-            row: index + 1,
-            input: input_of(&rows[index]),
-            number: Some(number),
-            result: result.into(),
-            id,
-            reason,
+    let mut read = Vec::with_capacity(rows.len());
+    for row in &rows {
+        read.push(app::ImportedRow {
+            input: input_of(row),
+            read: import_row(row, &adding).await,
         });
     }
-    summary.results.sort_by_key(|r| r.row);
-    for result in &summary.results {
-        match result.result.as_str() {
-            "created" => summary.created += 1,
-            "duplicate" => summary.duplicates += 1,
-            "opted-out" => summary.opted_out += 1,
-            _ => summary.invalid += 1,
-        }
-    }
-    if summary.created > 0 && campaign.status == "running" {
-        state.jobs.wake_campaigns();
-    }
-    Ok(Json(summary))
+    Ok(Json(app::import_records(&state, &adding, read).await?))
 }
 
 /// The `{id}` and `{recordId}` of a record path, both by the path-id rules.
@@ -641,7 +434,7 @@ pub async fn get_record(
     path: Result<Path<(String, String)>, axum::extract::rejection::PathRejection>,
 ) -> ApiResult<Json<CampaignRecordDetail>> {
     let (id, record) = record_path(path)?;
-    let campaign = campaign_of(&state, &caller, id, false).await?;
+    let campaign = app::campaign_of(&state, &caller, id, false).await?;
     let record = call_campaigns::get_record(&state.db, campaign.id, record).await?;
     let attempt_history = call_campaigns::call_attempts(&state.db, record.id).await?;
     Ok(Json(CampaignRecordDetail {
@@ -666,13 +459,13 @@ pub async fn update_record(
     body: Checked<UpdateCampaignRecord>,
 ) -> ApiResult<Json<CampaignRecordDetail>> {
     let (id, record) = record_path(path)?;
-    let campaign = campaign_of(&state, &caller, id, false).await?;
+    let campaign = app::campaign_of(&state, &caller, id, false).await?;
     let mut number = None;
     let body = body
         .check(async |body, problems| {
             if let Some(text) = &body.number {
                 let country = call_campaigns::tenant_country(&state.db, campaign.tenant_id).await?;
-                number = record_number(text, &country, "number", problems);
+                number = app::record_number(text, &country, "number", problems);
             }
             Ok(())
         })
@@ -696,7 +489,7 @@ pub async fn update_record(
                 attempt_history,
             }))
         }
-        Err(level) => Err(opted_out(number.as_deref().unwrap_or(""), &level)),
+        Err(level) => Err(app::opted_out(number.as_deref().unwrap_or(""), &level).into()),
     }
 }
 
@@ -713,73 +506,10 @@ pub async fn delete_record(
     path: Result<Path<(String, String)>, axum::extract::rejection::PathRejection>,
 ) -> ApiResult<Json<CampaignRecord>> {
     let (id, record) = record_path(path)?;
-    let campaign = campaign_of(&state, &caller, id, false).await?;
+    let campaign = app::campaign_of(&state, &caller, id, false).await?;
     Ok(Json(
         call_campaigns::delete_record(&state.db, campaign.id, record).await?,
     ))
-}
-
-/// Bytes gathered before a chunk of an export is sent.
-const CHUNK: usize = 64 * 1024;
-
-/// One CSV field: quoted when it holds a separator (`,`, or the `;` and tab spreadsheets of
-/// some locales split on, so no piece of it becomes a cell of its own), a quote or a line
-/// break; a text that a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, tab,
-/// carriage return first) gets a leading `'` when `free_text` (names; numbers are E.164
-/// and start with `+`).
-pub(crate) fn csv_field(out: &mut Vec<u8>, value: &str, free_text: bool) {
-    let guarded;
-    let value = if free_text && value.starts_with(['=', '+', '-', '@', '\t', '\r']) {
-        guarded = format!("'{value}");
-        guarded.as_str()
-    } else {
-        value
-    };
-    if value.contains([',', ';', '\t', '"', '\n', '\r']) {
-        out.push(b'"');
-        out.extend_from_slice(value.replace('"', "\"\"").as_bytes());
-        out.push(b'"');
-    } else {
-        out.extend_from_slice(value.as_bytes());
-    }
-}
-
-/// A CSV response streamed from `rows`, each written by `write` after `header`.
-pub(crate) fn csv_response<T: Send + 'static>(
-    filename: &str,
-    header: &'static str,
-    rows: futures::stream::BoxStream<'static, switchboard_db::Result<T>>,
-    write: fn(&mut Vec<u8>, &T),
-) -> Response {
-    let body = async_stream::try_stream! {
-        let mut rows = rows;
-        let mut buffer = Vec::with_capacity(CHUNK + 1024);
-        buffer.extend_from_slice(header.as_bytes());
-        buffer.extend_from_slice(b"\r\n");
-        while let Some(row) = rows.next().await {
-            let row = row.map_err(|e| {
-                tracing::error!(error = %e, "export stream failed; aborting the response");
-                std::io::Error::other("export stream failed")
-            })?;
-            write(&mut buffer, &row);
-            buffer.extend_from_slice(b"\r\n");
-            if buffer.len() >= CHUNK {
-                yield Bytes::from(std::mem::replace(&mut buffer, Vec::with_capacity(CHUNK + 1024)));
-            }
-        }
-        yield Bytes::from(buffer);
-    };
-    (
-        [
-            (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_owned()),
-            (
-                header::CONTENT_DISPOSITION,
-                format!("attachment; filename=\"{filename}\""),
-            ),
-        ],
-        Body::from_stream::<_>(body.map(|r: Result<Bytes, std::io::Error>| r)),
-    )
-        .into_response()
 }
 
 fn write_record(out: &mut Vec<u8>, record: &CampaignRecord) {
@@ -800,7 +530,7 @@ fn write_record(out: &mut Vec<u8>, record: &CampaignRecord) {
         if i > 0 {
             out.push(b',');
         }
-        csv_field(out, value, *free);
+        crate::csv_io::csv_field(out, value, *free);
     }
 }
 
@@ -828,11 +558,11 @@ pub async fn export_records(
     PathId(id): PathId<CallCampaignId>,
     ListParams { query, filter }: ListParams<CampaignRecord>,
 ) -> ApiResult<Response> {
-    let campaign = campaign_of(&state, &caller, id, false).await?;
+    let campaign = app::campaign_of(&state, &caller, id, false).await?;
     let count = call_campaigns::count_records(&state.db, campaign.id, &filter, &query).await?;
     export_allowed(count)?;
     let rows = call_campaigns::stream_records(&state.db, campaign.id, &filter, &query);
-    Ok(csv_response(
+    Ok(crate::csv_io::csv_response(
         &format!("campaign-{}-records.csv", campaign.id.get()),
         "id,number,name,status,outcome,attempts,lastAttemptAt,nextAttemptAt,createdAt",
         rows,
@@ -842,7 +572,7 @@ pub async fn export_records(
 
 #[cfg(test)]
 mod tests {
-    use super::{csv_field, export_allowed};
+    use super::export_allowed;
 
     #[test]
     fn an_export_at_the_limit_goes_ahead_and_one_over_is_refused() {
@@ -859,23 +589,5 @@ mod tests {
                     .to_owned()
             ))
         );
-    }
-
-    fn field(value: &str) -> String {
-        let mut out = Vec::new();
-        csv_field(&mut out, value, true);
-        String::from_utf8(out).unwrap_or_default()
-    }
-
-    #[test]
-    fn no_piece_of_a_field_becomes_a_formula_cell() {
-        assert_eq!(field("Ada"), "Ada");
-        assert_eq!(field("=1+1"), "'=1+1");
-        // Split on `;` (or tab) by a spreadsheet, the second piece would be a formula.
-        assert_eq!(
-            field("x;=HYPERLINK(\"http://evil\")"),
-            "\"x;=HYPERLINK(\"\"http://evil\"\")\""
-        );
-        assert_eq!(field("x\t=1"), "\"x\t=1\"");
     }
 }

@@ -8,7 +8,8 @@ use axum::extract::multipart::{Field, Multipart, MultipartRejection};
 use axum::http::{HeaderMap, header};
 use axum::response::Response;
 use chrono::{SecondsFormat, Utc};
-use switchboard_db::media_files::{self, MediaFileRow, NewMediaFile};
+use switchboard_app::media_files::{Described, create_media_file};
+use switchboard_db::media_files::{self, MediaFileRow};
 use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::{MediaFileId, TenantId};
 use switchboard_domain::list::Page;
@@ -20,8 +21,6 @@ use switchboard_domain::records::media_file::{
 use switchboard_domain::records::speech::{LANGUAGE, TEXT};
 use switchboard_domain::validation::{ID, Raw, Rule};
 use switchboard_domain::{Location, Problems};
-use switchboard_storage::audio;
-use switchboard_storage::audio::telephony::{self, TelephonyError};
 
 use switchboard_db::custom_voices;
 use switchboard_domain::ids::CustomVoiceId;
@@ -225,22 +224,14 @@ pub async fn create(
     }
     tenancy::answer(problems)?;
     let tenant = tenant?;
-    let bytes = file.unwrap_or_default();
-    let (stored, pledges) = store_audio(&state, tenant, bytes).await?;
-    let new = NewMediaFile {
+    let described = Described {
         name: fields.name.clone().unwrap_or_default(),
         voice_id,
         fields,
-        ..stored
     };
-    match media_files::create(&state.db, tenant, new, &pledges).await {
-        Ok(row) => Ok(Json(present(&state, row).await?)),
-        Err(error) => {
-            // No orphaned audio: the row was not written, so the objects go too.
-            crate::guard::abandon_upload_objects(&state, &pledges).await;
-            Err(error.into())
-        }
-    }
+    let bytes = file.unwrap_or_default();
+    let row = create_media_file(&state, tenant, bytes, described).await?;
+    Ok(Json(present(&state, row).await?))
 }
 
 /// The same upload at the release notes' path (`POST /admin/media-files`).
@@ -290,103 +281,6 @@ async fn check_voice(
         );
     }
     Ok(())
-}
-
-/// The longest an upload waits for a rendition slot before it is answered 503.
-const RENDITION_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
-
-/// Audio checked, measured and stored with its telephony rendition, ready to be recorded
-/// (the name, voice and texts are the caller's to fill in), with the pledged deletions of
-/// its objects that recording it must keep (`media_files::create`).
-pub async fn store_audio(
-    state: &AppState,
-    tenant: TenantId,
-    bytes: Vec<u8>,
-) -> ApiResult<(NewMediaFile, Vec<i64>)> {
-    let format = audio::sniff(&bytes).ok_or_else(|| {
-        ApiError::unsupported_media_type("the file is not WAV, MP3 or OGG (Vorbis or Opus) audio")
-    })?;
-    let duration = audio::duration_seconds(format, &bytes).ok_or_else(|| {
-        ApiError::invalid(
-            Location::Body,
-            "file",
-            &format!("is not a readable {} file", format.extension()),
-        )
-    })?;
-    // Made once, here, so the telephony engine never meets a file it cannot play; audio
-    // that cannot be decoded is refused and nothing is stored. The slot is waited for a
-    // bounded time only: long conversions (a tenant uploading hour-long files) must not
-    // queue every other tenant's upload, each holding its body, behind them without end.
-    let made = telephony::make(bytes.clone(), Some(RENDITION_WAIT))
-        .await
-        .map_err(|error| match error {
-            TelephonyError::Busy => ApiError::unavailable(
-                "the server is converting other audio for telephony; retry shortly",
-                RENDITION_WAIT.as_secs(),
-            ),
-            // No decoder here is the service's fault, not the file's.
-            TelephonyError::Missing(error) => {
-                tracing::error!(%error, "an Ogg Opus upload cannot be decoded");
-                ApiError::unavailable(
-                    "Ogg Opus audio cannot be converted for telephony on this server now",
-                    60,
-                )
-            }
-            TelephonyError::Refused(reason) => ApiError::unsupported_media_type(format!(
-                "the {} file cannot be converted for telephony: {reason}",
-                format.extension()
-            )),
-            TelephonyError::Interrupted(reason) => {
-                tracing::warn!(%reason, "converting an upload for telephony was interrupted");
-                ApiError::unavailable(
-                    "the server could not finish converting the audio for telephony; retry shortly",
-                    RENDITION_WAIT.as_secs(),
-                )
-            }
-            TelephonyError::Failed(reason) => ApiError::internal(reason),
-        })?;
-    let rendition = Some(made);
-    let stem = format!("tenants/{}/media/{}", tenant.get(), uuid::Uuid::now_v7());
-    let key = format!("{stem}.{}", format.extension());
-    let size = i64::try_from(bytes.len()).unwrap_or(i64::MAX);
-    // Each object's deletion is pledged before it is stored: a request dropped before the
-    // record is written leaves no object behind (the record's transaction keeps them).
-    let mut pledges = Vec::new();
-    let rendition_key = rendition.as_ref().map(|_| format!("{stem}.telephony.wav"));
-    let objects = std::iter::once((key.clone(), bytes, format.content_type())).chain(
-        rendition
-            .zip(rendition_key.clone())
-            .map(|(rendition, key)| (key, rendition.bytes, "audio/wav")),
-    );
-    for (object_key, object, content_type) in objects {
-        match crate::guard::pledge_upload_object(state, &object_key).await {
-            Ok(pledge) => pledges.push(pledge),
-            Err(error) => {
-                // The objects already stored go now, not when their pledges fall due.
-                crate::guard::abandon_upload_objects(state, &pledges).await;
-                return Err(error);
-            }
-        }
-        if let Err(error) = state
-            .storage
-            .put(&object_key, object.into(), content_type)
-            .await
-        {
-            crate::guard::abandon_upload_objects(state, &pledges).await;
-            return Err(error.into());
-        }
-    }
-    let new = NewMediaFile {
-        name: String::new(),
-        object_key: key,
-        content_type: format.content_type().to_owned(),
-        size_bytes: size,
-        duration_seconds: duration,
-        voice_id: None,
-        rendition_key,
-        fields: MediaFileFields::default(),
-    };
-    Ok((new, pledges))
 }
 
 /// One media file, with a fresh signed URL.

@@ -24,9 +24,9 @@ use switchboard_domain::validation::iso;
 use switchboard_domain::{Location, Principal, Problems, Scope};
 
 use crate::auth::caller::{Caller, CampaignsRead, CampaignsWrite};
+use crate::csv_io::{csv_field, csv_part, csv_response, csv_rows, is_type};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Checked, ListParams, Patch, PathId, body_rejection};
-use crate::routes::call_campaigns::{csv_field, csv_part, csv_response, csv_rows, is_type};
 use crate::routes::media_files::multipart_rejection;
 use crate::state::AppState;
 use crate::{listing, tenancy};

@@ -3,11 +3,12 @@
 use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
-use switchboard_db::{partners, tenants};
+use switchboard_app::tenants as app;
+use switchboard_db::tenants;
+use switchboard_domain::Scope;
 use switchboard_domain::ids::{PartnerId, TenantId};
 use switchboard_domain::list::Page;
 use switchboard_domain::records::tenant::{CreateTenant, Tenant, UpdateTenant};
-use switchboard_domain::{Location, Principal, Problems, Scope};
 
 use crate::auth::caller::{Caller, TenantsRead, TenantsWrite};
 use crate::error::{ApiError, ApiResult};
@@ -45,51 +46,11 @@ pub async fn create(
     let mut partner = PartnerId(0);
     let body = body
         .check(async |body, problems| {
-            partner = partner_of(&state, &caller, body.partner_id, problems).await?;
+            partner = app::partner_of(&state, &caller, body.partner_id, problems).await?;
             Ok(())
         })
         .await?;
-    Ok(Json(tenants::create(&state.db, partner, body).await?))
-}
-
-/// Creates a tenant on behalf of `caller`; the command line uses it too.
-pub async fn create_tenant(
-    state: &AppState,
-    caller: &Principal,
-    body: CreateTenant,
-) -> ApiResult<Tenant> {
-    let mut problems = Problems::new();
-    let partner = partner_of(state, caller, body.partner_id, &mut problems).await?;
-    crate::tenancy::answer(problems)?;
-    Ok(tenants::create(&state.db, partner, body).await?)
-}
-
-/// The partner a new tenant belongs to: a partner admin's own (naming another is a
-/// 403), the one a platform admin names (a problem of `body/partnerId` when it names
-/// none, or one that does not exist).
-async fn partner_of(
-    state: &AppState,
-    caller: &Principal,
-    requested: Option<PartnerId>,
-    problems: &mut Problems,
-) -> ApiResult<PartnerId> {
-    match (caller.scope, requested) {
-        (Scope::Partner(own), None) => Ok(own),
-        (Scope::Partner(own), Some(p)) if p == own => Ok(own),
-        (Scope::Platform, Some(p)) => match partners::get(&state.db, &Scope::Platform, p).await {
-            Ok(_) => Ok(p),
-            Err(switchboard_db::Error::NotFound) => {
-                problems.add(Location::Body, "partnerId", "must name an existing partner");
-                Ok(p)
-            }
-            Err(e) => Err(e.into()),
-        },
-        (Scope::Platform, None) => {
-            problems.add(Location::Body, "partnerId", "is required");
-            Ok(PartnerId(0))
-        }
-        _ => Err(ApiError::forbidden("partnerId is outside your scope")),
-    }
+    Ok(Json(app::write_tenant(&state, partner, body).await?))
 }
 
 /// One tenant.

@@ -1,0 +1,196 @@
+//! A call campaign's records: added one by one or imported, each number read in the
+//! tenant's default country first (the one rule of a record's number beyond its
+//! characters), checked against the opt-out lists and the campaign's own numbers, and the
+//! campaign scheduler woken when a running campaign gains records.
+
+use switchboard_db::call_campaigns::{self, Added, NewRecord};
+use switchboard_domain::ids::{CallCampaignId, CampaignRecordId};
+use switchboard_domain::phone;
+use switchboard_domain::records::call_campaign::{
+    CallCampaign, CampaignRecord, ImportResult, ImportSummary,
+};
+use switchboard_domain::records::opt_out::list_name;
+use switchboard_domain::{Location, Principal, Problems};
+
+use crate::{Error, Result, Services};
+
+/// The campaign `id` in `caller`'s scope, whose records are read or changed; when
+/// `adding`, refused (a conflict) once it is completed or cancelled.
+pub async fn campaign_of(
+    services: &impl Services,
+    caller: &Principal,
+    id: CallCampaignId,
+    adding: bool,
+) -> Result<CallCampaign> {
+    let campaign = call_campaigns::get(services.db(), &caller.scope, id).await?;
+    if adding && matches!(campaign.status.as_str(), "completed" | "cancelled") {
+        return Err(Error::Conflict(format!(
+            "records cannot be added to a {} campaign",
+            campaign.status
+        )));
+    }
+    Ok(campaign)
+}
+
+/// A record's number in E.164, read in the tenant's `country`; `None`, with the problem
+/// added at body `path`, when it is not a dialable number there. The one rule of a
+/// record's number beyond its characters, for a record added, changed or imported.
+pub fn record_number(
+    text: &str,
+    country: &str,
+    path: &str,
+    problems: &mut Problems,
+) -> Option<String> {
+    match phone::normalise(text, Some(country)) {
+        Ok(number) => Some(number),
+        Err(reason) => {
+            problems.add(Location::Body, path, reason);
+            None
+        }
+    }
+}
+
+/// A campaign open to new records, with its tenant's default country, in which the
+/// numbers added to it are read.
+#[derive(Debug)]
+pub struct Adding {
+    /// The campaign.
+    pub campaign: CallCampaign,
+    /// Its tenant's default country (ISO 3166 alpha-2).
+    pub country: String,
+}
+
+impl Adding {
+    /// `text` as a number of this campaign's records ([`record_number`] in its country).
+    pub fn number(&self, text: &str, path: &str, problems: &mut Problems) -> Option<String> {
+        record_number(text, &self.country, path, problems)
+    }
+}
+
+/// The campaign `id` of `caller`'s scope, open to new records.
+pub async fn open_for_records(
+    services: &impl Services,
+    caller: &Principal,
+    id: CallCampaignId,
+) -> Result<Adding> {
+    let campaign = campaign_of(services, caller, id, true).await?;
+    let country = call_campaigns::tenant_country(services.db(), campaign.tenant_id).await?;
+    Ok(Adding { campaign, country })
+}
+
+/// The refusal of a number on an opt-out list: which list, never whose.
+pub fn opted_out(number: &str, level: &str) -> Error {
+    Error::Forbidden(format!(
+        "{number} is on {}: it may not be called",
+        list_name(level)
+    ))
+}
+
+/// Adds the number `number` (read by [`Adding::number`]) named `name` to the campaign:
+/// refused when an opt-out list holds it (naming the list's level) and when the campaign
+/// already holds it (naming the record).
+pub async fn add_record(
+    services: &impl Services,
+    adding: &Adding,
+    number: String,
+    name: Option<String>,
+) -> Result<CampaignRecord> {
+    let campaign = &adding.campaign;
+    let new = NewRecord {
+        number: number.clone(),
+        name,
+    };
+    let added =
+        call_campaigns::add_records(services.db(), campaign.tenant_id, campaign.id, vec![new])
+            .await?;
+    match added.into_iter().next() {
+        Some(Added::Created(record)) => {
+            woken(services, campaign, 1);
+            let record = CampaignRecordId(record);
+            Ok(call_campaigns::get_record(services.db(), campaign.id, record).await?)
+        }
+        Some(Added::Duplicate(existing)) => Err(Error::Conflict(format!(
+            "the campaign already holds {number} (record {existing})"
+        ))),
+        Some(Added::OptedOut(level)) => Err(opted_out(&number, &level)),
+        None => Err(Error::internal("an added record answered nothing")),
+    }
+}
+
+/// One row of an import as its caller read it.
+#[derive(Debug)]
+pub struct ImportedRow {
+    /// The number as sent (empty when the row sent none).
+    pub input: String,
+    /// The record it stands for, or every rule it breaks, for its `invalid` result.
+    pub read: std::result::Result<NewRecord, String>,
+}
+
+/// Imports `rows` into the campaign: every row is answered in order — `created` (with
+/// its id), `duplicate` (with the existing record's id), `opted-out` (naming the list's
+/// level) or `invalid` (with the reason); each created record is audited.
+pub async fn import_records(
+    services: &impl Services,
+    adding: &Adding,
+    rows: Vec<ImportedRow>,
+) -> Result<ImportSummary> {
+    let campaign = &adding.campaign;
+    let mut summary = ImportSummary::default();
+    let mut valid = Vec::new();
+    for (index, row) in rows.into_iter().enumerate() {
+        match row.read {
+            Ok(record) => valid.push((index, row.input, record)),
+            Err(reason) => summary.results.push(ImportResult {
+                row: index + 1,
+                input: row.input,
+                number: None,
+                result: "invalid".into(),
+                id: None,
+                reason: Some(reason),
+            }),
+        }
+    }
+    let mut records = Vec::with_capacity(valid.len());
+    let mut rows = Vec::with_capacity(valid.len());
+    for (index, input, record) in valid {
+        rows.push((index, input, record.number.clone()));
+        records.push(record);
+    }
+    let added =
+        call_campaigns::add_records(services.db(), campaign.tenant_id, campaign.id, records)
+            .await?;
+    for ((index, input, number), added) in rows.into_iter().zip(added) {
+        let (result, id, reason) = match added {
+            Added::Created(id) => ("created", Some(id), None),
+            Added::Duplicate(id) => ("duplicate", Some(id), None),
+            Added::OptedOut(level) => ("opted-out", None, Some(list_name(&level).to_owned())),
+        };
+        summary.results.push(ImportResult {
+            row: index + 1,
+            input,
+            number: Some(number),
+            result: result.into(),
+            id,
+            reason,
+        });
+    }
+    summary.results.sort_by_key(|r| r.row);
+    for result in &summary.results {
+        match result.result.as_str() {
+            "created" => summary.created += 1,
+            "duplicate" => summary.duplicates += 1,
+            "opted-out" => summary.opted_out += 1,
+            _ => summary.invalid += 1,
+        }
+    }
+    woken(services, campaign, summary.created);
+    Ok(summary)
+}
+
+/// Wakes the campaign scheduler when `campaign` is running and gained `created` records,
+/// so they are queued now rather than at its next tick.
+fn woken(services: &impl Services, campaign: &CallCampaign, created: usize) {
+    if created > 0 && campaign.status == "running" {
+        services.wake_campaigns();
+    }
+}
