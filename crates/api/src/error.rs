@@ -347,3 +347,53 @@ impl From<ApiError> for switchboard_app::Error {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use switchboard_domain::{Location, Problems};
+
+    use super::ApiError;
+
+    #[test]
+    fn a_lent_rule_refusal_comes_back_from_a_use_case_as_it_was_made() {
+        let made = ApiError::unavailable("too many password checks at once; retry in a moment", 1);
+        let carried: switchboard_app::Error = made.into();
+        let answered = ApiError::from(carried);
+        assert_eq!(answered.status().as_u16(), 503);
+        assert_eq!(answered.name, "ServiceUnavailable");
+        assert_eq!(answered.retry_after, Some(1));
+        let made = ApiError::invalid(Location::Body, "tenantId", "is required");
+        let answered = ApiError::from(switchboard_app::Error::from(made));
+        assert_eq!(
+            answered.validation_errors(),
+            ["'body/tenantId' is required"]
+        );
+    }
+
+    #[test]
+    fn a_use_case_error_answers_what_the_route_answered() {
+        let mut problems = Problems::new();
+        problems.add(Location::Body, "partnerId", "is required");
+        let invalid = ApiError::from(switchboard_app::Error::Invalid(problems));
+        assert_eq!(
+            (invalid.status().as_u16(), invalid.validation_errors()),
+            (400, &["'body/partnerId' is required".to_owned()][..])
+        );
+        let forbidden = ApiError::from(switchboard_app::Error::Forbidden("no".into()));
+        assert_eq!(
+            (forbidden.status().as_u16(), forbidden.message()),
+            (403, "no")
+        );
+        let conflict = ApiError::from(switchboard_app::Error::Conflict("held".into()));
+        assert_eq!(conflict.status().as_u16(), 409);
+        let unsupported = ApiError::from(switchboard_app::Error::Unsupported("audio".into()));
+        assert_eq!(unsupported.status().as_u16(), 415);
+        let busy = ApiError::from(switchboard_app::Error::Unavailable {
+            message: "busy".into(),
+            retry_after: 15,
+        });
+        assert_eq!((busy.status().as_u16(), busy.retry_after), (503, Some(15)));
+        let missing = ApiError::from(switchboard_app::Error::Db(switchboard_db::Error::NotFound));
+        assert_eq!(missing.status().as_u16(), 404);
+    }
+}

@@ -194,3 +194,27 @@ fn woken(services: &impl Services, campaign: &CallCampaign, created: usize) {
         services.wake_campaigns();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use switchboard_domain::{Location, Problems};
+
+    use super::record_number;
+
+    #[test]
+    fn a_record_number_is_read_in_the_tenant_country() {
+        let mut problems = Problems::new();
+        let national = record_number("020 7946 0018", "GB", "number", &mut problems);
+        assert_eq!(national.as_deref(), Some("+442079460018"));
+        let international = record_number("+1 202 555 0143", "GB", "number", &mut problems);
+        assert_eq!(international.as_deref(), Some("+12025550143"));
+        assert!(problems.is_empty());
+    }
+
+    #[test]
+    fn a_number_that_is_not_dialable_is_a_problem_at_its_path() {
+        let mut problems = Problems::new();
+        assert_eq!(record_number("12", "US", "3/number", &mut problems), None);
+        assert!(problems.names(Location::Body, "3/number"));
+    }
+}
