@@ -198,6 +198,20 @@ impl Circuit {
         self.rung.notify_waiters();
     }
 
+    /// Ticks `circuit`'s clock every [`TICK`] (never two ticks closer: a late one delays
+    /// the next) until the circuit is gone.
+    async fn clock(circuit: std::sync::Weak<Circuit>) {
+        let mut ticks = tokio::time::interval(TICK);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            ticks.tick().await;
+            match circuit.upgrade() {
+                Some(circuit) => circuit.tick(),
+                None => break,
+            }
+        }
+    }
+
     /// Probes the PostgreSQL server at `options` until every other holder of `circuit`
     /// is gone, opening and closing it as the server goes and comes back; and ticks the
     /// clock of its statement timeouts meanwhile ([`TICK`]).
@@ -206,18 +220,7 @@ impl Circuit {
             return;
         };
         // A task of its own: a probe that waits on a silent server must not stop the clock.
-        let clock = Arc::downgrade(&circuit);
-        runtime.spawn(async move {
-            let mut ticks = tokio::time::interval(TICK);
-            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            loop {
-                ticks.tick().await;
-                match clock.upgrade() {
-                    Some(circuit) => circuit.tick(),
-                    None => break,
-                }
-            }
-        });
+        runtime.spawn(Circuit::clock(Arc::downgrade(&circuit)));
         runtime.spawn(async move {
             let mut probe: Option<PgConnection> = None;
             let mut ticks = tokio::time::interval(PROBE_EVERY);
@@ -282,15 +285,7 @@ mod tests {
 
     /// Ticks `circuit`'s clock as [`Circuit::watch`] does, without a server to probe.
     fn clock(circuit: &Arc<Circuit>) {
-        let clock = Arc::downgrade(circuit);
-        tokio::spawn(async move {
-            let mut ticks = tokio::time::interval(TICK);
-            while let Some(circuit) = clock.upgrade() {
-                circuit.tick();
-                drop(circuit);
-                ticks.tick().await;
-            }
-        });
+        tokio::spawn(Circuit::clock(Arc::downgrade(circuit)));
     }
 
     #[tokio::test]

@@ -183,8 +183,9 @@ pub async fn get<T: Record>(
 
 /// A record kind's read of one record by id, confined to the caller's scope, whose SQL is
 /// rendered once per kind of scope and backend and kept (issue 32): building the
-/// statement with sea-query and rendering it on every `GET` was a fifth of an extension's
-/// (callgrind). The statement's text varies with the kind of scope only — a tenant
+/// statement with sea-query and rendering it on every `GET` was two fifths of an
+/// extension's read on SQLite (callgrind, debug build: 109,000 instructions a read, 66,000
+/// kept; docs/benchmarks.md). The statement's text varies with the kind of scope only — a tenant
 /// admin's read differs from a branch admin's by its conditions, not from another tenant
 /// admin's — and the scope's ids are bound values. So the statement is rendered once for
 /// a stand-in scope whose ids are marks no real id takes, and each read binds its own

@@ -598,7 +598,10 @@ mod tests {
             )
             .expect("valid hours");
         let stored = stored_hours(hours_json(&read));
-        assert_eq!(stored.get(), serde_json::to_string(&read).unwrap());
+        assert_eq!(
+            stored.get(),
+            serde_json::to_string(&read).expect("hours write")
+        );
         let record = BusinessHour {
             id: BusinessHourId(1),
             name: "Open".into(),
@@ -614,7 +617,10 @@ mod tests {
             holidays: Vec::new(),
         };
         assert_eq!(record.hours(), read);
-        assert_eq!(serde_json::to_value(&record).unwrap()["hours"], json!(read));
+        assert_eq!(
+            serde_json::to_value(&record).expect("a record writes")["hours"],
+            json!(read)
+        );
         assert_eq!(stored_hours("not json".into()).get(), "{}");
     }
 }
