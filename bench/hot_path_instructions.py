@@ -15,6 +15,10 @@ not counted: `bench/hot_path.py` measures the whole.
     python3 bench/hot_path_instructions.py                 # 2,000 requests, top 25
     python3 bench/hot_path_instructions.py --get paging-group   # or business-hours
     python3 bench/hot_path_instructions.py --short         # CI: does it run (debug build)
+    python3 bench/hot_path_instructions.py --backend postgres   # on a fresh database
+
+With `--backend postgres` the demo is seeded into a fresh database of the server at
+`--postgres` (an admin URL, as `hot_path.py` takes it; needs `psql`), dropped at the end.
 
 Needs valgrind (apt-get install valgrind). Exit status: 0, or 2 when it could not run.
 """
@@ -32,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 
 # The demo's credentials, the signing key both servers share and the lifted rate limits
 # are hot_path.py's: this script is its companion, measuring the same GET.
@@ -151,6 +156,11 @@ def main() -> int:
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--get", choices=sorted(GETS), default="extension",
                         help="which record's GET to count (the demo's first of its list)")
+    parser.add_argument("--backend", choices=("sqlite", "postgres"), default="sqlite")
+    parser.add_argument("--postgres", default="postgres://postgres@127.0.0.1:5432/postgres",
+                        help="admin URL of the PostgreSQL server (--backend postgres)")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the folder with the callgrind dumps (its path is printed)")
     parser.add_argument("--short", action="store_true", help="20 requests: does it run (CI)")
     args = parser.parse_args()
     if args.short:
@@ -161,10 +171,16 @@ def main() -> int:
                   file=sys.stderr)
             return 2
     folder = tempfile.mkdtemp(prefix="switchboard-instructions-")
-    env = dict(os.environ, SWITCHBOARD_DATABASE_URL=f"sqlite://{folder}/bench.db",
-               SWITCHBOARD_JWT_SECRET=JWT_SECRET,
-               SWITCHBOARD_DATA_DIR=os.path.join(folder, "data"), **LIFTED)
+    pg_name = None
+    url = f"sqlite://{folder}/bench.db"
     try:
+        if args.backend == "postgres":
+            pg_name = f"switchboard_instructions_{uuid.uuid4().hex[:12]}"
+            subprocess.run(["psql", args.postgres, "-qc", f"CREATE DATABASE {pg_name}"],
+                           check=True, stdout=subprocess.DEVNULL)
+            url = f"{args.postgres.rsplit('/', 1)[0]}/{pg_name}"
+        env = dict(os.environ, SWITCHBOARD_DATABASE_URL=url, SWITCHBOARD_JWT_SECRET=JWT_SECRET,
+                   SWITCHBOARD_DATA_DIR=os.path.join(folder, "data"), **LIFTED)
         # Seed the demo and log in once, without valgrind.
         port = free_port()
         seeder = subprocess.Popen([os.path.abspath(args.binary), "serve", "--demo"],
@@ -194,7 +210,8 @@ def main() -> int:
         per = lambda dump: totals(dump) / args.requests  # noqa: E731
         s, r = per(service), per(reference)
         print(f"GET {path}, {args.requests} requests on one connection after {args.warmup} "
-              f"to warm up (SQLite, user-space instructions counted by callgrind)\n")
+              f"to warm up ({'PostgreSQL' if pg_name else 'SQLite'}, user-space instructions "
+              f"counted by callgrind)\n")
         print("| server | instructions per request |")
         print("|---|---:|")
         print(f"| service | {s:,.0f} |")
@@ -217,7 +234,14 @@ def main() -> int:
         print(f"verdict: ERROR — {error}", file=sys.stderr)
         return 2
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        if pg_name:
+            subprocess.run(["psql", args.postgres, "-qc",
+                            f"DROP DATABASE IF EXISTS {pg_name} WITH (FORCE)"],
+                           check=False, stdout=subprocess.DEVNULL)
+        if args.keep:
+            print(f"(folder kept: {folder})", file=sys.stderr)
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":

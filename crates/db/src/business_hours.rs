@@ -1,7 +1,7 @@
 //! Business hours with their destination lists and holidays. A record and everything it
 //! owns is written and deleted in one transaction.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use sea_query::{Expr, ExprTrait, Func, Query, SelectStatement, TableRef};
 use switchboard_domain::Scope;
@@ -9,7 +9,7 @@ use switchboard_domain::ids::{BranchId, BusinessHourId, HolidayId, TenantId};
 use switchboard_domain::list::{BranchedFilter, ListQuery, Listed};
 use switchboard_domain::records::business_hour::{
     BranchRef, BusinessHour, CreateBusinessHour, CreateHoliday, Holiday, HolidayPatch,
-    HoursInterval, UpdateBusinessHour, When,
+    UpdateBusinessHour, When, hours_json, stored_hours,
 };
 
 use crate::backend::{Db, Reader, Tx};
@@ -77,15 +77,42 @@ fn select(scope: &Scope) -> SelectStatement {
         .take()
 }
 
+/// The holidays as read, no bound value (the `0` of none is written into the text), so
+/// that the read of a page's holidays keeps its rendered head ([`HolidaysOf`]).
 fn holidays_select() -> SelectStatement {
     Query::select()
         .columns(["id", "business_hour_id", "name", "date", "starts", "ends"])
         .expr_as(
-            Func::coalesce([Expr::col("media_file_id"), Expr::val(0i64)]),
+            Func::coalesce([Expr::col("media_file_id"), Expr::Constant(0i64.into())]),
             "media_file_id",
         )
         .from("holidays")
         .take()
+}
+
+/// The statement reading the holidays of the business hours `ids`, by id: its head
+/// rendered once per backend ([`crud::KeptHead`]), the `IN` list written per read, rather
+/// than built and rendered by sea-query on every read (issue 32).
+struct HolidaysOf<'a> {
+    ids: &'a [i64],
+}
+
+impl sea_query_sqlx::SqlxBinder for HolidaysOf<'_> {
+    fn build_sqlx<T: sea_query::QueryBuilder>(
+        &self,
+        builder: T,
+    ) -> (String, sea_query_sqlx::SqlxValues) {
+        static HEAD: crud::KeptHead = crud::KeptHead::new(holidays_select);
+        let (mut sql, mut placeholders) = HEAD.start(builder);
+        sql.push_str(r#" WHERE "business_hour_id" IN "#);
+        placeholders.list(&mut sql, self.ids);
+        sql.push_str(r#" ORDER BY "id" ASC"#);
+        let values = self.ids.iter().map(|&id| sea_query::Value::from(id));
+        (
+            sql,
+            sea_query_sqlx::SqlxValues(sea_query::Values(values.collect())),
+        )
+    }
 }
 
 async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<BusinessHour>> {
@@ -98,11 +125,7 @@ async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<Bus
     let mut lists = destinations::load_on(reader, Owner::BusinessHour, &ids).await?;
     let mut holidays: HashMap<i64, Vec<Holiday>> = HashMap::new();
     if !ids.is_empty() {
-        let mut select = holidays_select();
-        select
-            .and_where(Expr::col("business_hour_id").is_in(ids.iter().copied()))
-            .order_by("id", sea_query::Order::Asc);
-        let rows: Vec<HolidayRow> = reader.read_all(&select).await?;
+        let rows: Vec<HolidayRow> = reader.read_all(&HolidaysOf { ids: &ids }).await?;
         for row in rows {
             holidays
                 .entry(row.business_hour_id)
@@ -117,8 +140,7 @@ async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<Bus
             name: row.name,
             tenant_id: TenantId(row.tenant_id),
             timezone: row.timezone,
-            hours: serde_json::from_str::<BTreeMap<String, Vec<HoursInterval>>>(&row.hours)
-                .unwrap_or_default(),
+            hours: stored_hours(row.hours),
             match_destinations: lists
                 .remove(&(row.id, MATCH.to_owned()))
                 .unwrap_or_default(),
@@ -137,7 +159,7 @@ async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<Bus
 /// Record `id` as the API answers it, read in `tx` (the audit trail's snapshot: one
 /// serialiser for both); `None` when there is none.
 pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<BusinessHour>> {
-    let row: Option<Row> = crud::find_on(tx, select(&Scope::Platform), "h.id", id).await?;
+    let row: Option<Row> = READ.find_on(tx, &Scope::Platform, id).await?;
     Ok(complete_on(tx, row.into_iter().collect()).await?.pop())
 }
 
@@ -158,17 +180,16 @@ pub async fn list(
     list::run_completed(db, select, BusinessHour::SPEC, query, complete).await
 }
 
+/// A business-hours record's own row, its read rendered once per kind of scope.
+static READ: crud::ScopedRead = crud::ScopedRead::new(select, "h.id");
+
 /// One business-hours record with its lists and holidays.
 pub async fn get(db: &Db, scope: &Scope, id: BusinessHourId) -> Result<BusinessHour> {
-    let row: Row = crud::get(db, select(scope), "h.id", id.get()).await?;
+    let row: Row = READ.get(db, scope, id.get()).await?;
     complete(db.clone(), vec![row])
         .await?
         .pop()
         .ok_or(Error::NotFound)
-}
-
-fn hours_json(hours: &BTreeMap<String, Vec<HoursInterval>>) -> String {
-    serde_json::to_string(hours).unwrap_or_else(|_| "{}".into())
 }
 
 fn media(id: i64) -> Expr {

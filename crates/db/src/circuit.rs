@@ -24,7 +24,7 @@
 
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use tokio::sync::Notify;
@@ -41,6 +41,10 @@ pub const PROBE_EVERY: Duration = Duration::from_millis(500);
 /// down.
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(1);
 
+/// How often statements waiting on PostgreSQL check whether their statement timeout has
+/// passed: the precision of that timeout.
+pub const TICK: Duration = Duration::from_millis(250);
+
 /// The statement timeout unless configured (`SWITCHBOARD_DB_STATEMENT_TIMEOUT_SECONDS`).
 pub const DEFAULT_STATEMENT_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -50,8 +54,11 @@ pub struct Circuit {
     open: AtomicBool,
     /// Whether failures open it (PostgreSQL); SQLite's never does.
     enabled: bool,
-    /// Woken when the circuit opens, so that what waits on the database gives up then.
-    opened: Notify,
+    /// Rung when the circuit opens and on every [`TICK`], so that what waits on the
+    /// database gives up when it opens or its statement timeout has passed.
+    rung: Notify,
+    /// [`TICK`]s since the circuit was made: the clock statement timeouts are read on.
+    ticks: AtomicU64,
     /// Longest a statement may wait for its answer; `None`: as long as it takes.
     statement_timeout: Option<Duration>,
 }
@@ -63,7 +70,8 @@ impl Circuit {
         Circuit {
             open: AtomicBool::new(false),
             enabled: true,
-            opened: Notify::new(),
+            rung: Notify::new(),
+            ticks: AtomicU64::new(0),
             statement_timeout,
         }
     }
@@ -73,7 +81,8 @@ impl Circuit {
         Circuit {
             open: AtomicBool::new(false),
             enabled: false,
-            opened: Notify::new(),
+            rung: Notify::new(),
+            ticks: AtomicU64::new(0),
             statement_timeout: None,
         }
     }
@@ -101,7 +110,7 @@ impl Circuit {
             if open {
                 // After the flag: a waiter enables its notification before it reads the
                 // flag, so it either sees the circuit open or is woken here.
-                self.opened.notify_waiters();
+                self.rung.notify_waiters();
                 tracing::error!("the database is unreachable; answering 503 until it is back");
             } else {
                 tracing::info!("the database answers again");
@@ -111,9 +120,16 @@ impl Circuit {
 
     /// Runs `work` (a statement, or a transaction's wait for a connection): at once
     /// [`Error::Unavailable`] while the circuit is open, given up with that answer the
-    /// moment it opens, and — when `bounded` — given up with [`Error::TimedOut`] after the
-    /// statement timeout (a wait for a connection has the pool's acquire timeout instead).
+    /// moment it opens, and — when `bounded` — given up with [`Error::TimedOut`] once the
+    /// statement timeout has passed (within [`TICK`] of it; a wait for a connection has
+    /// the pool's acquire timeout instead).
     /// Dropping `work` drops its connection, which the pool tests before it serves again.
+    ///
+    /// One wait on the circuit's bell watches both: rung when the circuit opens and on every
+    /// [`TICK`] ([`Circuit::watch`]), after which the statement checks the circuit and its
+    /// age in ticks. A timer of its own per statement (and a second wait for the opening)
+    /// cost a wheel entry set and cleared on every round trip of the healthy path (issue
+    /// 32).
     pub(crate) async fn guard<T>(
         &self,
         bounded: bool,
@@ -124,28 +140,38 @@ impl Circuit {
         if !self.enabled {
             return work.await;
         }
-        let opened = self.opened.notified();
-        tokio::pin!(opened);
-        opened.as_mut().enable();
         self.check()?;
-        let limit = self.statement_timeout.filter(|_| bounded);
-        let limit = async {
-            match limit {
-                Some(limit) => tokio::time::sleep(limit).await,
-                None => std::future::pending::<()>().await,
+        // Ticks that must pass before the statement has surely waited its timeout: one
+        // more than it spans, as the first may be nearly over when it starts.
+        let limit = self
+            .statement_timeout
+            .filter(|_| bounded)
+            .map(|limit| limit.as_nanos().div_ceil(TICK.as_nanos()) as u64 + 1);
+        let started = self.ticks.load(Ordering::Acquire);
+        let watch = async {
+            loop {
+                let rung = self.rung.notified();
+                tokio::pin!(rung);
+                // Before the checks: whatever rings after them wakes this wait.
+                rung.as_mut().enable();
+                if self.is_open() {
+                    return Error::Unavailable;
+                }
+                let waited = self.ticks.load(Ordering::Acquire).wrapping_sub(started);
+                if limit.is_some_and(|limit| waited >= limit) {
+                    tracing::warn!(
+                        seconds = limit_seconds(self.statement_timeout),
+                        "a statement got no answer within the statement timeout"
+                    );
+                    return Error::TimedOut;
+                }
+                rung.await;
             }
         };
         tokio::select! {
             biased;
             result = work => result,
-            () = opened => Err(Error::Unavailable),
-            () = limit => {
-                tracing::warn!(
-                    seconds = limit_seconds(self.statement_timeout),
-                    "a statement got no answer within the statement timeout"
-                );
-                Err(Error::TimedOut)
-            }
+            error = watch => Err(error),
         }
     }
 
@@ -166,12 +192,35 @@ impl Circuit {
         }
     }
 
+    /// One more [`TICK`]: the waiting statements check their age.
+    fn tick(&self) {
+        self.ticks.fetch_add(1, Ordering::AcqRel);
+        self.rung.notify_waiters();
+    }
+
+    /// Ticks `circuit`'s clock every [`TICK`] (never two ticks closer: a late one delays
+    /// the next) until the circuit is gone.
+    async fn clock(circuit: std::sync::Weak<Circuit>) {
+        let mut ticks = tokio::time::interval(TICK);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            ticks.tick().await;
+            match circuit.upgrade() {
+                Some(circuit) => circuit.tick(),
+                None => break,
+            }
+        }
+    }
+
     /// Probes the PostgreSQL server at `options` until every other holder of `circuit`
-    /// is gone, opening and closing it as the server goes and comes back.
+    /// is gone, opening and closing it as the server goes and comes back; and ticks the
+    /// clock of its statement timeouts meanwhile ([`TICK`]).
     pub(crate) fn watch(circuit: Arc<Circuit>, options: PgConnectOptions) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
+        // A task of its own: a probe that waits on a silent server must not stop the clock.
+        runtime.spawn(Circuit::clock(Arc::downgrade(&circuit)));
         runtime.spawn(async move {
             let mut probe: Option<PgConnection> = None;
             let mut ticks = tokio::time::interval(PROBE_EVERY);
@@ -226,4 +275,62 @@ fn is_connection_failure(error: &sqlx::Error) -> bool {
             | sqlx::Error::PoolClosed
             | sqlx::Error::WorkerCrashed
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Instant;
+
+    use super::*;
+
+    /// Ticks `circuit`'s clock as [`Circuit::watch`] does, without a server to probe.
+    fn clock(circuit: &Arc<Circuit>) {
+        tokio::spawn(Circuit::clock(Arc::downgrade(circuit)));
+    }
+
+    #[tokio::test]
+    async fn a_statement_without_an_answer_is_given_up_after_its_timeout_not_before() {
+        let circuit = Arc::new(Circuit::opening(Some(Duration::from_millis(600))));
+        clock(&circuit);
+        let started = Instant::now();
+        let answer = circuit
+            .guard(true, std::future::pending::<Result<()>>())
+            .await;
+        let took = started.elapsed();
+        assert!(matches!(answer, Err(Error::TimedOut)), "{answer:?}");
+        assert!(
+            took >= Duration::from_millis(600) && took < Duration::from_millis(600) + TICK * 3,
+            "{took:?}"
+        );
+        // Unbounded (a wait for a connection) and answered: the timeout does not apply.
+        let answer = circuit
+            .guard(false, async {
+                tokio::time::sleep(Duration::from_millis(900)).await;
+                Ok(7)
+            })
+            .await;
+        assert_eq!(answer.ok(), Some(7));
+    }
+
+    #[tokio::test]
+    async fn what_waits_is_released_when_the_circuit_opens() {
+        let circuit = Arc::new(Circuit::opening(None));
+        let waiting = tokio::spawn({
+            let circuit = circuit.clone();
+            async move {
+                circuit
+                    .guard(true, std::future::pending::<Result<()>>())
+                    .await
+            }
+        });
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let opened = Instant::now();
+        circuit.set(true);
+        let answer = waiting.await.expect("the guard ran");
+        assert!(matches!(answer, Err(Error::Unavailable)), "{answer:?}");
+        assert!(opened.elapsed() < Duration::from_millis(200));
+        // And while it is open, at once.
+        let answer = circuit.guard(true, async { Ok(()) }).await;
+        assert!(matches!(answer, Err(Error::Unavailable)), "{answer:?}");
+    }
 }

@@ -9,6 +9,7 @@ use switchboard_domain::ids::TenantId;
 use switchboard_domain::records::destination::{DestType, Destination, DestinationInput};
 
 use crate::backend::{Db, Reader, Tx};
+use crate::crud::KeptHead;
 use crate::error::Result;
 pub use crate::owner::Owner;
 
@@ -262,8 +263,8 @@ fn lists_head() -> sea_query::SelectStatement {
 
 /// The statement reading the lists of `owner`'s records `ids`, in order. Its head — two
 /// `CASE`s of fifteen subqueries — is the same text on every read, so it is rendered once
-/// per backend and kept: building and rendering it with sea-query on every read was about
-/// over a third of a paging group's `GET` (callgrind, issue 32). Only the owner condition,
+/// per backend and kept ([`KeptHead`]): building and rendering it with sea-query on every
+/// read was over a third of a paging group's `GET` (callgrind, issue 32). Only the owner condition,
 /// whose placeholders follow the number of ids, is written per read.
 struct ListsOf<'a> {
     owner: Owner,
@@ -275,37 +276,14 @@ impl sea_query_sqlx::SqlxBinder for ListsOf<'_> {
         &self,
         builder: T,
     ) -> (String, sea_query_sqlx::SqlxValues) {
-        use std::fmt::Write as _;
-        use std::sync::OnceLock;
-        /// The head as SQLite (`?`) and PostgreSQL (`$n`) write it.
-        static HEAD: [OnceLock<String>; 2] = [OnceLock::new(), OnceLock::new()];
-        let (mark, numbered) = builder.placeholder();
-        let head = HEAD[usize::from(numbered)].get_or_init(|| {
-            let (sql, values) = lists_head().build(builder);
-            debug_assert!(values.0.is_empty(), "the head binds nothing");
-            sql
-        });
-        let mut next = 0;
-        let mut placeholder = |sql: &mut String| {
-            next += 1;
-            sql.push_str(mark);
-            if numbered {
-                let _ = write!(sql, "{next}");
-            }
-        };
-        let mut sql = String::with_capacity(head.len() + 160 + 8 * self.ids.len());
-        sql.push_str(head);
+        static HEAD: KeptHead = KeptHead::new(lists_head);
+        let (mut sql, mut placeholders) = HEAD.start(builder);
         sql.push_str(r#" WHERE "d"."owner_type" = "#);
-        placeholder(&mut sql);
-        sql.push_str(r#" AND "d"."owner_id" IN ("#);
-        for index in 0..self.ids.len() {
-            if index > 0 {
-                sql.push_str(", ");
-            }
-            placeholder(&mut sql);
-        }
+        placeholders.push(&mut sql);
+        sql.push_str(r#" AND "d"."owner_id" IN "#);
+        placeholders.list(&mut sql, self.ids);
         sql.push_str(
-            r#") ORDER BY "d"."owner_id" ASC, "d"."list" ASC, "d"."sort_order" ASC, "d"."position" ASC"#,
+            r#" ORDER BY "d"."owner_id" ASC, "d"."list" ASC, "d"."sort_order" ASC, "d"."position" ASC"#,
         );
         let mut values = Vec::with_capacity(1 + self.ids.len());
         values.push(sea_query::Value::from(self.owner.name()));

@@ -44,15 +44,18 @@ pub async fn list(
     list::run(db, select, Extension::SPEC, query).await
 }
 
+/// An extension's read, rendered once per kind of scope.
+static READ: crud::ScopedRead = crud::ScopedRead::new(select, "id");
+
 /// One extension.
 pub async fn get(db: &Db, scope: &Scope, id: ExtensionId) -> Result<Extension> {
-    crud::get(db, select(scope), "id", id.get()).await
+    READ.get(db, scope, id.get()).await
 }
 
 /// Row `id` as the API answers it, read in `tx` whatever its tenant (the audit trail's
 /// snapshot of it).
 pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<Extension>> {
-    crud::find_on(tx, select(&Scope::Platform), "id", id).await
+    READ.find_on(tx, &Scope::Platform, id).await
 }
 
 /// Whether extension `id` belongs to `tenant`.

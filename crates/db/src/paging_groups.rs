@@ -53,6 +53,9 @@ fn select(scope: &Scope) -> SelectStatement {
         .take()
 }
 
+/// A paging group's own row, its read rendered once per kind of scope.
+static READ: crud::ScopedRead = crud::ScopedRead::new(select, "g.id");
+
 /// Attaches the members of every group in `rows`, with one query.
 async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<PagingGroup>> {
     complete_on(&mut db.conn(), rows).await
@@ -88,7 +91,7 @@ async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<Pag
 /// Record `id` as the API answers it, read in `tx` (the audit trail's snapshot: one
 /// serialiser for both); `None` when there is none.
 pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<PagingGroup>> {
-    let row: Option<Row> = crud::find_on(tx, select(&Scope::Platform), "g.id", id).await?;
+    let row: Option<Row> = READ.find_on(tx, &Scope::Platform, id).await?;
     Ok(complete_on(tx, row.into_iter().collect()).await?.pop())
 }
 
@@ -108,7 +111,7 @@ pub async fn list(
 
 /// One paging group with its members.
 pub async fn get(db: &Db, scope: &Scope, id: PagingGroupId) -> Result<PagingGroup> {
-    let row: Row = crud::get(db, select(scope), "g.id", id.get()).await?;
+    let row: Row = READ.get(db, scope, id.get()).await?;
     complete(db.clone(), vec![row])
         .await?
         .pop()

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use utoipa::openapi::schema::{ArrayBuilder, Object, ObjectBuilder, Schema, Type};
 use utoipa::openapi::{Ref, RefOr};
@@ -91,7 +92,11 @@ pub struct BusinessHour {
     /// IANA time zone the hours are in.
     pub timezone: String,
     /// Weekly hours keyed by day, `"0"` (Sunday) to `"6"` (Saturday).
-    pub hours: BTreeMap<String, Vec<HoursInterval>>,
+    // Kept as the JSON text the store holds, which is the answer's form (written by
+    // `hours_json` from what `Hours` read): answered as it is, not parsed and written out
+    // again on every read (issue 32); `BusinessHour::hours` and `weekly` read it.
+    #[schema(value_type = BTreeMap<String, Vec<HoursInterval>>)]
+    pub hours: Box<RawValue>,
     /// Where calls go inside the hours.
     pub match_destinations: Vec<Destination>,
     /// Where calls go outside the hours and on holidays.
@@ -103,10 +108,29 @@ pub struct BusinessHour {
 }
 
 impl BusinessHour {
+    /// The weekly hours as written (`"0"`–`"6"` to `{from, to}` lists); none when the
+    /// stored text does not read as such.
+    pub fn hours(&self) -> BTreeMap<String, Vec<HoursInterval>> {
+        serde_json::from_str(self.hours.get()).unwrap_or_default()
+    }
+
     /// The weekly hours as minutes, for the schedule computation.
     pub fn weekly(&self) -> WeeklyHours {
-        weekly_hours(&self.hours)
+        weekly_hours(&self.hours())
     }
+}
+
+/// Weekly hours as the store keeps them and a record answers them: compact JSON, days in
+/// order (what [`Hours`] reads has every day), intervals as written.
+pub fn hours_json(hours: &BTreeMap<String, Vec<HoursInterval>>) -> String {
+    serde_json::to_string(hours).unwrap_or_else(|_| "{}".into())
+}
+
+/// The stored weekly hours `text` as a record answers them: the text itself when it is
+/// JSON, else no hours (`{}`), as a record whose stored hours do not read has none.
+pub fn stored_hours(text: String) -> Box<RawValue> {
+    RawValue::from_string(text)
+        .unwrap_or_else(|_| RawValue::from_string("{}".to_owned()).expect("{} is JSON"))
 }
 
 /// Weekly hours as written (`"0"`–`"6"` to `{from, to}` lists) as minutes, for the
@@ -558,4 +582,45 @@ pub struct StatusQuery {
     /// The instant to answer for (RFC 3339); now when left out.
     #[field(rule = Instant)]
     pub at: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stored_hours_answer_as_the_map_they_were_written_from() {
+        let mut problems = crate::Problems::new();
+        let read = Hours
+            .read(
+                &json!({"1": [{"from": "13:00", "to": "17:00"}, {"from": "09:00", "to": "12:00"}]}),
+                &mut At::new(crate::Location::Body, String::new(), &mut problems),
+            )
+            .expect("valid hours");
+        let stored = stored_hours(hours_json(&read));
+        assert_eq!(
+            stored.get(),
+            serde_json::to_string(&read).expect("hours write")
+        );
+        let record = BusinessHour {
+            id: BusinessHourId(1),
+            name: "Open".into(),
+            tenant_id: TenantId(1),
+            timezone: "UTC".into(),
+            hours: stored,
+            match_destinations: Vec::new(),
+            not_match_destinations: Vec::new(),
+            branch: BranchRef {
+                id: 1,
+                name: "Main".into(),
+            },
+            holidays: Vec::new(),
+        };
+        assert_eq!(record.hours(), read);
+        assert_eq!(
+            serde_json::to_value(&record).expect("a record writes")["hours"],
+            json!(read)
+        );
+        assert_eq!(stored_hours("not json".into()).get(), "{}");
+    }
 }
