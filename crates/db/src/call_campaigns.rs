@@ -12,8 +12,8 @@ use switchboard_domain::Scope;
 use switchboard_domain::ids::{BranchId, CallCampaignId, CampaignRecordId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::call_campaign::{
-    CallAttempt, CallCampaign, CallingWindow, CampaignFilter, CampaignRecord, CreateCallCampaign,
-    RecordFilter, UpdateCallCampaign, may_move,
+    CallAttempt, CallCampaign, CallingWindow, CampaignFilter, CampaignRecord, CampaignStatus,
+    CreateCallCampaign, RecordFilter, RecordStatus, UpdateCallCampaign, may_move,
 };
 use switchboard_domain::records::call_outcome;
 use switchboard_domain::serde::{Deserialize, Serialize};
@@ -44,7 +44,7 @@ pub struct Row {
     time_zone: String,
     max_attempts: i64,
     retry_delay_minutes: i64,
-    status: String,
+    status: CampaignStatus,
     start_at: Option<String>,
     created_at: String,
 }
@@ -200,7 +200,7 @@ pub async fn create(
             ("time_zone", window.time_zone.into()),
             ("max_attempts", body.max_attempts.into()),
             ("retry_delay_minutes", body.retry_delay_minutes.into()),
-            ("status", body.status.into()),
+            ("status", body.status.as_str().into()),
             ("start_at", body.start_at.map(iso).into()),
             ("created_at", iso(chrono::Utc::now()).into()),
         ],
@@ -256,14 +256,14 @@ pub async fn update(
         changes.push(("start_at", start.map(iso).into()));
     }
     let mut condition = Condition::all();
-    if let Some(status) = &body.status {
-        if !may_move(&current.status, status) {
+    if let Some(status) = body.status {
+        if !may_move(current.status, status) {
             return Err(Error::Conflict(format!(
                 "a {} campaign cannot become {status}",
                 current.status
             )));
         }
-        changes.push(("status", status.clone().into()));
+        changes.push(("status", status.as_str().into()));
         // Written only while the status is still the one the step was judged from.
         condition = condition.add(Expr::col("status").eq(current.status.as_str()));
     }
@@ -564,7 +564,7 @@ pub async fn update_record(
     id: CampaignRecordId,
     number: Option<String>,
     name: Option<Option<String>>,
-    status: Option<String>,
+    status: Option<RecordStatus>,
 ) -> Result<std::result::Result<CampaignRecord, String>> {
     let mut tx = db.begin().await?;
     let mut visible = record_select(campaign);
@@ -583,14 +583,14 @@ pub async fn update_record(
     // The status it has already is no step: a record sent back as it was read is not
     // dialled again (interface §2).
     if let Some(status) = status.filter(|status| *status != current.status) {
-        if status == "pending" {
+        if status == RecordStatus::Pending {
             changes.push(("attempts", 0i64.into()));
             changes.push(("outcome", Option::<String>::None.into()));
             changes.push(("next_attempt_at", iso(chrono::Utc::now()).into()));
         } else {
             changes.push(("next_attempt_at", Option::<String>::None.into()));
         }
-        changes.push(("status", status.into()));
+        changes.push(("status", status.as_str().into()));
     }
     if !changes.is_empty() {
         // Through `crud`: the change is audited (`call-campaign-record`).

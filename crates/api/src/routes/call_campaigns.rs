@@ -16,9 +16,9 @@ use switchboard_domain::ids::{CallCampaignId, CampaignRecordId, TenantId};
 use switchboard_domain::list::Page;
 use switchboard_domain::phone;
 use switchboard_domain::records::call_campaign::{
-    CallCampaign, CampaignRecord, CampaignRecordDetail, CreateCallCampaign, CreateCampaignRecord,
-    ImportResult, ImportRow, ImportRows, ImportSummary, MAX_EXPORT, MAX_IMPORT, UpdateCallCampaign,
-    UpdateCampaignRecord,
+    CallCampaign, CampaignRecord, CampaignRecordDetail, CampaignStatus, CreateCallCampaign,
+    CreateCampaignRecord, ImportResult, ImportRow, ImportRows, ImportSummary, MAX_EXPORT,
+    MAX_IMPORT, UpdateCallCampaign, UpdateCampaignRecord,
 };
 use switchboard_domain::records::opt_out::list_name;
 use switchboard_domain::validation::FromBody;
@@ -228,7 +228,7 @@ pub async fn update(
     }
     let caller_id = number;
     let updated = call_campaigns::update(&state.db, &caller.scope, id, caller_id, body).await?;
-    if updated.status == "running" {
+    if updated.status == CampaignStatus::Running {
         // Its due records are queued now, not at the scheduler's next tick.
         state.jobs.wake_campaigns();
     }
@@ -258,7 +258,12 @@ async fn campaign_of(
     adding: bool,
 ) -> ApiResult<CallCampaign> {
     let campaign = call_campaigns::get(&state.db, &caller.scope, id).await?;
-    if adding && matches!(campaign.status.as_str(), "completed" | "cancelled") {
+    if adding
+        && matches!(
+            campaign.status,
+            CampaignStatus::Completed | CampaignStatus::Cancelled
+        )
+    {
         return Err(ApiError::conflict(format!(
             "records cannot be added to a {} campaign",
             campaign.status
@@ -326,7 +331,7 @@ pub async fn create_record(
     .await?;
     match added.into_iter().next() {
         Some(Added::Created(record)) => {
-            if campaign.status == "running" {
+            if campaign.status == CampaignStatus::Running {
                 state.jobs.wake_campaigns();
             }
             Ok(Json(
@@ -600,7 +605,7 @@ pub async fn import_records(
             _ => summary.invalid += 1,
         }
     }
-    if summary.created > 0 && campaign.status == "running" {
+    if summary.created > 0 && campaign.status == CampaignStatus::Running {
         state.jobs.wake_campaigns();
     }
     Ok(Json(summary))
@@ -789,7 +794,7 @@ fn write_record(out: &mut Vec<u8>, record: &CampaignRecord) {
         (&id, false),
         (&record.number, false),
         (record.name.as_deref().unwrap_or(""), true),
-        (&record.status, false),
+        (record.status.as_str(), false),
         (record.outcome.as_deref().unwrap_or(""), true),
         (&attempts, false),
         (record.last_attempt_at.as_deref().unwrap_or(""), false),
