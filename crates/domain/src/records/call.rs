@@ -304,7 +304,7 @@ pub struct IngestCall {
     /// Seconds from answer to end (computed from the times when omitted).
     #[field(rule = SECONDS)]
     pub billsec: Option<i64>,
-    /// The CDR disposition (none when not reported).
+    /// The CDR disposition.
     #[field(rule = DISPOSITION)]
     pub disposition: Option<CallDisposition>,
     /// The calling channel.
