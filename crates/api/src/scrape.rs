@@ -68,12 +68,12 @@ async fn scrape(State(state): State<AppState>) -> Response {
 /// to 0 when no row was counted, so a queue that empties shows 0 rather than its last
 /// figure.
 fn engine_job_depths(depths: &[switchboard_db::engine_jobs::Depth]) {
-    let kinds: std::collections::BTreeSet<String> = switchboard_domain::records::engine_job::KINDS
-        .0
-        .iter()
-        .map(|k| (*k).to_owned())
-        .chain(depths.iter().map(|d| d.kind.clone()))
-        .collect();
+    let kinds: std::collections::BTreeSet<String> =
+        switchboard_domain::records::engine_job::EngineJobKind::ALL
+            .iter()
+            .map(|k| k.as_str().to_owned())
+            .chain(depths.iter().map(|d| d.kind.clone()))
+            .collect();
     for kind in kinds {
         for state in ENGINE_JOB_STATES {
             let jobs = depths

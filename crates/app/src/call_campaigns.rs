@@ -7,7 +7,7 @@ use switchboard_db::call_campaigns::{self, Added, NewRecord};
 use switchboard_domain::ids::{CallCampaignId, CampaignRecordId};
 use switchboard_domain::phone;
 use switchboard_domain::records::call_campaign::{
-    CallCampaign, CampaignRecord, ImportResult, ImportSummary,
+    CallCampaign, CampaignRecord, CampaignStatus, ImportResult, ImportSummary,
 };
 use switchboard_domain::records::opt_out::list_name;
 use switchboard_domain::{Location, Principal, Problems};
@@ -23,7 +23,12 @@ pub async fn campaign_of(
     adding: bool,
 ) -> Result<CallCampaign> {
     let campaign = call_campaigns::get(services.db(), &caller.scope, id).await?;
-    if adding && matches!(campaign.status.as_str(), "completed" | "cancelled") {
+    if adding
+        && matches!(
+            campaign.status,
+            CampaignStatus::Completed | CampaignStatus::Cancelled
+        )
+    {
         return Err(Error::Conflict(format!(
             "records cannot be added to a {} campaign",
             campaign.status
@@ -190,7 +195,7 @@ pub async fn import_records(
 /// Wakes the campaign scheduler when `campaign` is running and gained `created` records,
 /// so they are queued now rather than at its next tick.
 fn woken(services: &impl Services, campaign: &CallCampaign, created: usize) {
-    if created > 0 && campaign.status == "running" {
+    if created > 0 && campaign.status == CampaignStatus::Running {
         services.wake_campaigns();
     }
 }

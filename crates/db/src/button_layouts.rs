@@ -7,6 +7,7 @@ use switchboard_domain::Scope;
 use switchboard_domain::ids::{ButtonLayoutId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
 use switchboard_domain::records::button_layout::{ButtonLayout, KeyInput, LayoutKey};
+use switchboard_domain::records::device_model::KeyType;
 
 use crate::backend::{Db, Reader, Tx};
 use crate::crud::{self, Changes};
@@ -42,7 +43,7 @@ fn select(scope: &Scope) -> SelectStatement {
 struct KeyRow {
     layout_id: i64,
     key_index: i64,
-    kind: String,
+    kind: KeyType,
     value: Option<String>,
     label: Option<String>,
 }
@@ -126,7 +127,7 @@ async fn replace_keys(tx: &mut Tx, id: i64, keys: &[KeyInput]) -> Result<()> {
     tx.execute(&delete).await?;
     for key in keys {
         let value = key.value.clone().filter(|v| !v.is_empty());
-        let target = |kind: &str| {
+        let target = |kind: KeyType| {
             (key.kind == kind)
                 .then(|| value.as_deref().and_then(|v| v.parse::<i64>().ok()))
                 .flatten()
@@ -137,9 +138,9 @@ async fn replace_keys(tx: &mut Tx, id: i64, keys: &[KeyInput]) -> Result<()> {
             vec![
                 ("layout_id", id.into()),
                 ("key_index", key.index.into()),
-                ("kind", key.kind.clone().into()),
-                ("extension_id", target("blf").into()),
-                ("paging_group_id", target("pagingGroup").into()),
+                ("kind", key.kind.as_str().into()),
+                ("extension_id", target(KeyType::Blf).into()),
+                ("paging_group_id", target(KeyType::PagingGroup).into()),
                 ("value", value.into()),
                 ("label", key.label.clone().filter(|l| !l.is_empty()).into()),
             ],

@@ -416,7 +416,7 @@ async fn note_transfers(
                 ("call_id", call_id.into()),
                 ("tenant_id", tenant.get().into()),
                 ("at_unix", transfer.at.timestamp().into()),
-                ("kind", transfer.kind.clone().into()),
+                ("kind", transfer.kind.as_str().into()),
                 ("from_number", transfer.from.clone().into()),
                 ("to_number", transfer.to.clone().into()),
                 (

@@ -5,7 +5,10 @@ use sea_query::{Condition, Expr, ExprTrait, Query, SelectStatement};
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{ConduitId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed};
-use switchboard_domain::records::conduit::{Conduit, ConduitFilter, CreateConduit, UpdateConduit};
+use switchboard_domain::records::conduit::{
+    Conduit, ConduitDirection, ConduitFilter, ConduitKind, ConduitStatus, CreateConduit,
+    UpdateConduit,
+};
 
 use crate::backend::{Db, Tx};
 use crate::crud::{self, Changes};
@@ -22,13 +25,13 @@ pub struct ConduitRow {
     /// Tenant.
     pub tenant_id: i64,
     /// sip-trunk, carrier, pharmacy-system or crm.
-    pub kind: String,
+    pub kind: ConduitKind,
     /// Name.
     pub name: String,
     /// inbound, outbound or both.
-    pub direction: String,
+    pub direction: ConduitDirection,
     /// active, disabled or failing.
-    pub status: String,
+    pub status: ConduitStatus,
     /// SIP host or URL.
     pub address: String,
     /// 1 when a credential is stored.
@@ -176,10 +179,10 @@ pub async fn create(
         "conduits",
         vec![
             ("tenant_id", tenant.get().into()),
-            ("kind", body.kind.into()),
+            ("kind", body.kind.as_str().into()),
             ("name", body.name.into()),
-            ("direction", body.direction.into()),
-            ("status", body.status.into()),
+            ("direction", body.direction.as_str().into()),
+            ("status", body.status.as_str().into()),
             ("address", body.address.into()),
             ("created_at", now.into()),
         ],
@@ -206,10 +209,10 @@ pub async fn update(
 ) -> Result<ConduitRow> {
     let mut changes: Changes = Vec::new();
     for (column, value) in [
-        ("kind", body.kind),
+        ("kind", body.kind.map(|v| v.as_str().to_owned())),
         ("name", body.name),
-        ("direction", body.direction),
-        ("status", body.status),
+        ("direction", body.direction.map(|v| v.as_str().to_owned())),
+        ("status", body.status.map(|v| v.as_str().to_owned())),
         ("address", body.address),
     ] {
         if let Some(value) = value {

@@ -10,7 +10,7 @@ use switchboard_domain::ids::TenantId;
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::engine_job::{self, JobResult};
 use switchboard_domain::records::fax::{Fax, FaxAttempt, FaxFilter, FaxRetryPolicy};
-use switchboard_domain::records::traffic::{IngestFax, time_or_now};
+use switchboard_domain::records::traffic::{IngestFax, TrafficDirection, time_or_now};
 use switchboard_domain::serde::{Deserialize, Serialize};
 use switchboard_domain::validation::iso;
 
@@ -194,10 +194,13 @@ pub async fn list(
     if let Some(tenant) = filter.tenant_id {
         select.and_where(Expr::col(("f", "tenant_id")).eq(tenant.get()));
     }
-    let equal = [("direction", &filter.direction), ("status", &filter.status)];
+    let equal = [
+        ("direction", filter.direction.map(|d| d.as_str())),
+        ("status", filter.status.as_deref()),
+    ];
     for (column, value) in equal {
         if let Some(value) = value {
-            select.and_where(Expr::col(("f", column)).eq(value.as_str()));
+            select.and_where(Expr::col(("f", column)).eq(value));
         }
     }
     // A number matches however either side wrote it.
@@ -289,7 +292,7 @@ pub async fn record_fax(
     let mut columns: Changes = vec![
         ("tenant_id", fax.tenant.get().into()),
         ("fax_id", fax.fax_id.clone().into()),
-        ("direction", fax.direction.clone().into()),
+        ("direction", fax.direction.as_str().into()),
         ("from_number", fax.from.clone().into()),
         ("to_number", fax.to.clone().into()),
         ("pages", fax.pages.into()),
@@ -311,7 +314,7 @@ pub async fn record_fax(
         crate::jobs::keep_object(tx, document.pledge).await?;
     }
     if recorded.new {
-        let kind = if fax.direction == "inbound" {
+        let kind = if fax.direction == TrafficDirection::Inbound {
             "FAX_RECEIVED"
         } else {
             "FAX_SENT"

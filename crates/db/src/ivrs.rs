@@ -65,10 +65,7 @@ fn select(scope: &Scope) -> SelectStatement {
 
 /// The key order of a menu: `0`–`9`, then `*`, then `#`.
 fn digit_rank(digit: &str) -> usize {
-    switchboard_domain::records::ivr::DIGITS
-        .iter()
-        .position(|d| *d == digit)
-        .unwrap_or(usize::MAX)
+    switchboard_domain::records::ivr::MenuKey::rank(digit).unwrap_or(usize::MAX)
 }
 
 /// Attaches the menus of every IVR in `rows`, with one query.
@@ -151,7 +148,7 @@ fn option_items(options: &[IvrOptionInput]) -> Vec<DestinationInput> {
         .enumerate()
         .map(|(index, option)| DestinationInput {
             order: i64::try_from(index).unwrap_or(i64::MAX - 1) + 1,
-            type_src: Some(option.digit.clone()),
+            type_src: Some(option.digit.as_str().to_owned()),
             ..option.destination.clone()
         })
         .collect()

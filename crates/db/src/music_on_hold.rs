@@ -7,7 +7,7 @@ use switchboard_domain::ids::{BranchId, MusicOnHoldId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::business_hour::BranchRef;
 use switchboard_domain::records::music_on_hold::{
-    CreateMusicOnHold, MusicOnHold, MusicOnHoldFilter, UpdateMusicOnHold,
+    CreateMusicOnHold, MusicOnHold, MusicOnHoldFilter, PlayMode, UpdateMusicOnHold,
 };
 
 use crate::backend::{Db, Reader, Tx};
@@ -28,7 +28,7 @@ pub struct Row {
     branch_id: Option<i64>,
     branch_name: Option<String>,
     name: String,
-    mode: String,
+    mode: PlayMode,
     is_default: i64,
 }
 
@@ -171,7 +171,7 @@ pub async fn create(
             ("tenant_id", tenant.get().into()),
             ("branch_id", branch.map(BranchId::get).into()),
             ("name", body.name.into()),
-            ("mode", body.mode.into()),
+            ("mode", body.mode.as_str().into()),
             ("is_default", i64::from(body.is_default).into()),
         ],
     )
@@ -205,7 +205,7 @@ pub async fn update(
         changes.push(("name", name.into()));
     }
     if let Some(mode) = body.mode {
-        changes.push(("mode", mode.into()));
+        changes.push(("mode", mode.as_str().into()));
     }
     if let Some(default) = body.is_default {
         changes.push(("is_default", i64::from(default).into()));

@@ -5,7 +5,8 @@ use switchboard_domain::Scope;
 use switchboard_domain::ids::{PagingGroupId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
 use switchboard_domain::records::paging_group::{
-    CreatePagingGroup, IntroMessageMediaFile, PagingGroup, UpdatePagingGroup,
+    CheckInUse, CreatePagingGroup, IntroMessageMediaFile, PagingGroup, TwoWayAudio,
+    UpdatePagingGroup,
 };
 
 use crate::backend::{Db, Reader, Tx};
@@ -25,8 +26,8 @@ pub struct Row {
     tenant_id: i64,
     number: String,
     name: String,
-    check_in_use: Option<String>,
-    two_way_audio: Option<String>,
+    check_in_use: Option<CheckInUse>,
+    two_way_audio: Option<TwoWayAudio>,
     intro_message_media_file_id: i64,
     intro_media_name: Option<String>,
 }
@@ -133,8 +134,14 @@ pub async fn create(db: &Db, tenant: TenantId, body: CreatePagingGroup) -> Resul
             ("tenant_id", tenant.get().into()),
             ("number", body.number.into()),
             ("name", body.name.into()),
-            ("check_in_use", body.check_in_use.into()),
-            ("two_way_audio", body.two_way_audio.into()),
+            (
+                "check_in_use",
+                body.check_in_use.map(CheckInUse::as_str).into(),
+            ),
+            (
+                "two_way_audio",
+                body.two_way_audio.map(TwoWayAudio::as_str).into(),
+            ),
             (
                 "intro_media_file_id",
                 intro(body.intro_message_media_file_id.unwrap_or(0)),
@@ -171,10 +178,10 @@ pub async fn update(
         changes.push(("name", name.into()));
     }
     if let Some(check) = body.check_in_use {
-        changes.push(("check_in_use", check.into()));
+        changes.push(("check_in_use", check.map(CheckInUse::as_str).into()));
     }
     if let Some(two_way) = body.two_way_audio {
-        changes.push(("two_way_audio", two_way.into()));
+        changes.push(("two_way_audio", two_way.map(TwoWayAudio::as_str).into()));
     }
     if let Some(media) = body.intro_message_media_file_id {
         changes.push(("intro_media_file_id", intro(media)));

@@ -9,7 +9,7 @@ use switchboard_domain::ids::{PharmacyAgentId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
 use switchboard_domain::records::pharmacy_agent::{
     AfterHours, CreatePharmacyAgent, IngestRefillRequest, PHARMACY_SYSTEM, PharmacyAgent,
-    RefillFilter, RefillRequest, UpdatePharmacyAgent,
+    RefillFilter, RefillOutcome, RefillRequest, UpdatePharmacyAgent,
 };
 use switchboard_domain::records::traffic::time_or_now;
 use switchboard_domain::validation::iso;
@@ -189,7 +189,7 @@ async fn hold_conduit(tx: &mut Tx, tenant: TenantId, id: i64) -> Result<()> {
         .lock(sea_query::LockType::Share)
         .take();
     match tx.fetch_optional::<(String,)>(&select).await? {
-        Some((kind,)) if kind == PHARMACY_SYSTEM => Ok(()),
+        Some((kind,)) if kind == PHARMACY_SYSTEM.as_str() => Ok(()),
         Some((kind,)) => Err(Error::Conflict(format!(
             "conduitId names conduit {id}, now of kind {kind}, not {PHARMACY_SYSTEM}"
         ))),
@@ -341,7 +341,7 @@ pub async fn record_refill(
             ("unique_id", request.unique_id.clone().into()),
             ("caller_number", request.caller_number.clone().into()),
             ("rx_numbers", rx_numbers.into()),
-            ("outcome", request.outcome.clone().into()),
+            ("outcome", request.outcome.as_str().into()),
             ("time", time.clone().into()),
             ("created_at", now.into()),
         ],
@@ -374,7 +374,7 @@ pub struct RefillRow {
     unique_id: Option<String>,
     caller_number: String,
     rx_numbers: String,
-    outcome: String,
+    outcome: RefillOutcome,
     time: String,
 }
 

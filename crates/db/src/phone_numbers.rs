@@ -295,13 +295,22 @@ fn changes(settings: PhoneNumberSettings) -> Changes {
     for (column, value) in [
         ("registered_cnam", settings.registered_cnam),
         ("di_comment_name", settings.di_comment_name),
-        ("recording", settings.recording),
-        ("fax", settings.fax),
+        (
+            "recording",
+            settings.recording.map(|v| v.as_str().to_owned()),
+        ),
+        ("fax", settings.fax.map(|v| v.as_str().to_owned())),
         ("fax_email", settings.fax_email),
-        ("fax_store", settings.fax_store),
+        (
+            "fax_store",
+            settings.fax_store.map(|v| v.as_str().to_owned()),
+        ),
         ("name_prefix", settings.name_prefix),
         ("unconditional_status", settings.unconditional_status),
-        ("email_recording", settings.email_recording),
+        (
+            "email_recording",
+            settings.email_recording.map(|v| v.as_str().to_owned()),
+        ),
         (
             "store_and_forward_number",
             settings.store_and_forward_number,

@@ -8,7 +8,7 @@ use switchboard_domain::Scope;
 use switchboard_domain::ids::{QueueId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
 use switchboard_domain::records::queue::{
-    CreateQueue, Queue, QueueMember, QueueMemberInput, UpdateQueue,
+    CreateQueue, Queue, QueueMember, QueueMemberInput, QueueStrategy, UpdateQueue,
 };
 
 use crate::backend::{Db, Reader, Tx};
@@ -28,7 +28,7 @@ pub struct Row {
     tenant_id: i64,
     name: String,
     number: String,
-    strategy: String,
+    strategy: QueueStrategy,
     max_wait_seconds: i64,
     max_callers: i64,
     hold_media_file_id: i64,
@@ -233,7 +233,7 @@ pub async fn create(db: &Db, tenant: TenantId, body: CreateQueue) -> Result<Queu
             ("tenant_id", tenant.get().into()),
             ("name", body.name.into()),
             ("number", body.number.into()),
-            ("strategy", body.strategy.into()),
+            ("strategy", body.strategy.as_str().into()),
             ("max_wait_seconds", body.max_wait_seconds.into()),
             ("max_callers", body.max_callers.into()),
             ("hold_media_file_id", media(body.hold_media_file_id)),
@@ -260,7 +260,7 @@ pub async fn update(db: &Db, scope: &Scope, id: QueueId, body: UpdateQueue) -> R
         changes.push(("number", number.into()));
     }
     if let Some(strategy) = body.strategy {
-        changes.push(("strategy", strategy.into()));
+        changes.push(("strategy", strategy.as_str().into()));
     }
     if let Some(seconds) = body.max_wait_seconds {
         changes.push(("max_wait_seconds", seconds.into()));

@@ -450,10 +450,7 @@ pub async fn load(db: &Db, scope: &Scope, tenant: TenantId) -> Result<Routing> {
 /// Where an IVR link of `kind` is shown.
 fn ivr_rank(kind: &str) -> usize {
     match kind.strip_prefix("digit:") {
-        Some(digit) => switchboard_domain::records::ivr::DIGITS
-            .iter()
-            .position(|d| *d == digit)
-            .unwrap_or(12),
+        Some(digit) => switchboard_domain::records::ivr::MenuKey::rank(digit).unwrap_or(12),
         None if kind == "timeout" => 13,
         None => 14,
     }

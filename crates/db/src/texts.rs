@@ -8,7 +8,9 @@ use switchboard_domain::Scope;
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::engine_job::{self, JobResult};
-use switchboard_domain::records::traffic::{IngestSms, TextFilter, TextMessage, time_or_now};
+use switchboard_domain::records::traffic::{
+    IngestSms, TextFilter, TextMessage, TrafficDirection, time_or_now,
+};
 use switchboard_domain::serde::{Deserialize, Serialize};
 use switchboard_domain::validation::iso;
 
@@ -33,7 +35,7 @@ pub async fn record_sms(tx: &mut Tx, sms: IngestSms, now: i64) -> Result<Recorde
         vec![
             ("tenant_id", sms.tenant.get().into()),
             ("message_id", sms.message_id.clone().into()),
-            ("direction", sms.direction.clone().into()),
+            ("direction", sms.direction.as_str().into()),
             ("from_number", sms.from.clone().into()),
             ("to_number", sms.to.clone().into()),
             ("body", sms.body.clone().into()),
@@ -44,7 +46,7 @@ pub async fn record_sms(tx: &mut Tx, sms: IngestSms, now: i64) -> Result<Recorde
     )
     .await?;
     if recorded.new {
-        let kind = if sms.direction == "inbound" {
+        let kind = if sms.direction == TrafficDirection::Inbound {
             "SMS_RECEIVED"
         } else {
             "SMS_SENT"

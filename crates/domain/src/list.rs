@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 
 use crate::declare::{DeclaredFilter, Filter};
 use crate::ids::{BranchId, TenantId};
-use crate::validation::{FLAG, ID, Int, OneOf, Problems, QueryReader, Text, int, text};
+use crate::validation::{Among, FLAG, ID, Int, Problems, QueryReader, Text, among, int, text};
 
 /// Default page size.
 pub const DEFAULT_PER_PAGE: i64 = 25;
@@ -27,7 +27,7 @@ pub const PAGE: Int = int(1, MAX_PAGE);
 /// What `recordsPerPage` (and its aliases) may be.
 pub const PER_PAGE: Int = int(1, MAX_PER_PAGE);
 /// What `sortDirection` may be.
-pub const DIRECTION: OneOf = OneOf(&["asc", "desc"]);
+pub const DIRECTION: Among<Direction> = among();
 
 /// A field a list may be sorted by: its API name and the column that holds it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,13 +109,14 @@ pub struct BranchedFilter {
     pub branch_id: Option<BranchId>,
 }
 
-/// Sort direction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Direction {
-    /// Smallest first.
-    Asc,
-    /// Largest first.
-    Desc,
+crate::closed_set! {
+    /// Sort direction.
+    pub enum Direction {
+        /// Smallest first.
+        Asc = "asc",
+        /// Largest first.
+        Desc = "desc",
+    }
 }
 
 /// A parsed list request.
@@ -165,10 +166,9 @@ impl ListQuery {
             }),
             None => default_sort,
         };
-        let direction = match q.optional("sortDirection", &DIRECTION) {
-            Some(d) if d == "desc" => Direction::Desc,
-            _ => Direction::Asc,
-        };
+        let direction = q
+            .optional("sortDirection", &DIRECTION)
+            .unwrap_or(Direction::Asc);
         let search = q
             .optional("query", &SEARCH)
             .filter(|s| !s.trim().is_empty());

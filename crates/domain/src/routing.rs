@@ -805,8 +805,17 @@ impl crate::validation::Rule for NodeRef {
     }
 }
 
-/// The graph's answer formats.
-pub const FORMATS: &[&str] = &["json", "mermaid", "dot"];
+crate::closed_set! {
+    /// The graph's answer formats.
+    pub enum GraphFormat {
+        /// The graph as JSON.
+        Json = "json",
+        /// A Mermaid flowchart.
+        Mermaid = "mermaid",
+        /// A Graphviz digraph.
+        Dot = "dot",
+    }
+}
 
 /// The query of `GET /destinations/graph`.
 #[derive(Clone, Debug, Default, crate::declare::Filter)]
@@ -828,12 +837,12 @@ pub struct GraphQuery {
     pub target: Option<String>,
     /// `json` (default), `mermaid` or `dot`.
     #[field(rule = FORMAT)]
-    pub format: Option<String>,
+    pub format: Option<GraphFormat>,
 }
 
 /// The depth limit's bounds.
 const MAX_DEPTH: crate::validation::Int = crate::validation::int(1, 100);
 /// The format rule.
-const FORMAT: crate::validation::OneOf = crate::validation::OneOf(FORMATS);
+const FORMAT: crate::validation::Among<GraphFormat> = crate::validation::among();
 /// The depth followed when `maxDepth` is left out.
 pub const DEFAULT_DEPTH: usize = 32;

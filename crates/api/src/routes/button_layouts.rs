@@ -148,7 +148,7 @@ pub async fn update(
             .iter()
             .map(|k| KeyInput {
                 index: k.index,
-                kind: k.kind.clone(),
+                kind: k.kind,
                 value: k.value.clone(),
                 label: k.label.clone(),
             })

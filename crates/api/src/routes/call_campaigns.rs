@@ -16,9 +16,9 @@ use switchboard_domain::ids::{CallCampaignId, CampaignRecordId, TenantId};
 use switchboard_domain::list::Page;
 use switchboard_domain::phone;
 use switchboard_domain::records::call_campaign::{
-    CallCampaign, CampaignRecord, CampaignRecordDetail, CreateCallCampaign, CreateCampaignRecord,
-    ImportRow, ImportRows, ImportSummary, MAX_EXPORT, MAX_IMPORT, UpdateCallCampaign,
-    UpdateCampaignRecord,
+    CallCampaign, CampaignRecord, CampaignRecordDetail, CampaignStatus, CreateCallCampaign,
+    CreateCampaignRecord, ImportRow, ImportRows, ImportSummary, MAX_EXPORT, MAX_IMPORT,
+    UpdateCallCampaign, UpdateCampaignRecord,
 };
 use switchboard_domain::validation::FromBody;
 use switchboard_domain::{Location, Problems};
@@ -214,7 +214,7 @@ pub async fn update(
     }
     let caller_id = number;
     let updated = call_campaigns::update(&state.db, &caller.scope, id, caller_id, body).await?;
-    if updated.status == "running" {
+    if updated.status == CampaignStatus::Running {
         // Its due records are queued now, not at the scheduler's next tick.
         state.jobs.wake_campaigns();
     }
@@ -519,7 +519,7 @@ fn write_record(out: &mut Vec<u8>, record: &CampaignRecord) {
         (&id, false),
         (&record.number, false),
         (record.name.as_deref().unwrap_or(""), true),
-        (&record.status, false),
+        (record.status.as_str(), false),
         (record.outcome.as_deref().unwrap_or(""), true),
         (&attempts, false),
         (record.last_attempt_at.as_deref().unwrap_or(""), false),

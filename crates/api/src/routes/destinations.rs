@@ -7,7 +7,7 @@ use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use switchboard_domain::declare::DeclaredFilter;
-use switchboard_domain::routing::{self, DEFAULT_DEPTH, Graph, GraphQuery, Request};
+use switchboard_domain::routing::{self, DEFAULT_DEPTH, Graph, GraphFormat, GraphQuery, Request};
 use switchboard_domain::{Location, Scope};
 use utoipa::IntoParams;
 use utoipa::openapi::path::{Parameter, ParameterIn};
@@ -122,17 +122,17 @@ async fn answer(
     let graph = tokio::task::spawn_blocking(move || routing::build(&routing, &request))
         .await
         .map_err(ApiError::internal)?;
-    Ok(match query.format.as_deref() {
-        Some("mermaid") => (
+    Ok(match query.format {
+        Some(GraphFormat::Mermaid) => (
             [(header::CONTENT_TYPE, "text/vnd.mermaid; charset=utf-8")],
             graph.mermaid(),
         )
             .into_response(),
-        Some("dot") => (
+        Some(GraphFormat::Dot) => (
             [(header::CONTENT_TYPE, "text/vnd.graphviz; charset=utf-8")],
             graph.dot(),
         )
             .into_response(),
-        _ => Json(graph).into_response(),
+        Some(GraphFormat::Json) | None => Json(graph).into_response(),
     })
 }

@@ -40,7 +40,7 @@ pub async fn claim(
     // Every claim is its own lease holder: a result is matched to its attempt, not to
     // the engine that sent it.
     let owner = format!("engine-{}", uuid::Uuid::now_v7().simple());
-    let kinds: Vec<&str> = body.kinds.iter().map(String::as_str).collect();
+    let kinds: Vec<&str> = body.kinds.iter().map(|k| k.as_str()).collect();
     let max = u64::try_from(body.max).unwrap_or(1);
     let jobs = engine_jobs::claim(
         &state.db,
@@ -128,8 +128,11 @@ mod tests {
 
     #[test]
     fn every_kind_is_declared_in_the_domain_and_back() {
-        let declared = switchboard_domain::records::engine_job::KINDS.0;
+        let declared: Vec<&str> = switchboard_domain::records::engine_job::EngineJobKind::ALL
+            .iter()
+            .map(|k| k.as_str())
+            .collect();
         let handled: Vec<&str> = KINDS.iter().map(|k| k.name).collect();
-        assert_eq!(declared, handled.as_slice());
+        assert_eq!(declared, handled);
     }
 }

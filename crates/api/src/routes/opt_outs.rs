@@ -134,11 +134,11 @@ async fn entry(
         }
     };
     Ok(Some(NewOptOut {
-        level: body.level.clone(),
+        level: body.level.as_str().to_owned(),
         tenant,
         campaign,
         number,
-        source: body.source.clone(),
+        source: body.source.as_str().to_owned(),
         reason: body.reason.clone(),
         expires_at: body.expires_at.map(iso),
     }))
@@ -377,11 +377,11 @@ fn write_entry(out: &mut Vec<u8>, entry: &OptOut) {
         .unwrap_or_default();
     let fields: [(&str, bool); 9] = [
         (&id, false),
-        (&entry.level, false),
+        (entry.level.as_str(), false),
         (&tenant, false),
         (&campaign, false),
         (&entry.number, false),
-        (&entry.source, false),
+        (entry.source.as_str(), false),
         (entry.reason.as_deref().unwrap_or(""), true),
         (&entry.created_at, false),
         (entry.expires_at.as_deref().unwrap_or(""), false),

@@ -14,7 +14,7 @@ use switchboard_domain::Location;
 use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::records::call::Call;
 use switchboard_domain::records::report::{
-    CallAggregates, CallBucket, CallParty, CallQueue, CallReportFilter, CallReportView,
+    CallAggregates, CallBucket, CallParty, CallQueue, CallReportFilter, CallReportView, Grouping,
     IngestTranscript, MAX_HOURLY_RANGE_SECONDS, MAX_RANGE_SECONDS, ReportRecording, ReportedCall,
     TimelineEvent, Transcript, TransferParty, bucket_label, offset_spans,
 };
@@ -292,7 +292,7 @@ async fn list_report(
     ListParams { query, filter }: ListParams<ReportedCall>,
 ) -> ApiResult<Response> {
     tenancy::check_tenant_filter(&state, &caller, filter.tenant_id()).await?;
-    let hourly = filter.group_by.as_deref() == Some("hour");
+    let hourly = filter.group_by == Some(Grouping::Hour);
     let (from, to) = range(&filter, hourly)?;
     let zone_name = match filter.tenant_id.or(caller.scope.own_tenant()) {
         Some(tenant) => reports::time_zone(&state.db, tenant).await?,
@@ -319,7 +319,11 @@ async fn list_report(
     let aggregates = CallAggregates {
         from: calls::iso_at(Some(from)).unwrap_or_default(),
         to: calls::iso_at(Some(to)).unwrap_or_default(),
-        group_by: if hourly { "hour" } else { "day" }.into(),
+        group_by: if hourly {
+            Grouping::Hour
+        } else {
+            Grouping::Day
+        },
         time_zone: zone.name().to_owned(),
         totals,
         buckets: buckets

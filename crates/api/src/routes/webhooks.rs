@@ -73,7 +73,7 @@ fn secrets(state: &AppState, row: &WebhookRow) -> ApiResult<SigningSecret> {
 fn write_of(fields: WebhookFields) -> WebhookWrite {
     let credential = |value: Option<String>| value.map(|v| (!v.is_empty()).then_some(v));
     WebhookWrite {
-        kind: fields.kind,
+        kind: fields.kind.map(|k| k.as_str().to_owned()),
         url: fields.url,
         username: fields.username,
         password: credential(fields.password),
@@ -90,7 +90,7 @@ pub async fn list_types(_caller: Caller) -> Json<Vec<WebhookType>> {
         TYPES
             .iter()
             .map(|(kind, description)| WebhookType {
-                kind: (*kind).into(),
+                kind: kind.as_str().into(),
                 description: (*description).into(),
             })
             .collect(),

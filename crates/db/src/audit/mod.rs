@@ -617,7 +617,7 @@ pub async fn list(
         select.and_where(Expr::col(("l", "tenant_id")).is_in(tenants.iter().copied()));
     }
     if let Some(entities) = &filter.entities {
-        select.and_where(Expr::col(("l", "entity")).is_in(entities.iter().cloned()));
+        select.and_where(Expr::col(("l", "entity")).is_in(entities.iter().map(|e| e.as_str())));
     }
     if let Some(action) = &filter.action {
         select.and_where(Expr::col(("l", "action")).eq(action.as_str()));
@@ -667,11 +667,11 @@ mod tests {
 
     #[test]
     fn every_audited_entity_is_a_filterable_one() {
-        use switchboard_domain::records::audit::ENTITIES;
+        use switchboard_domain::records::audit::AuditEntity;
         for (table, entity) in AUDITED {
             assert!(
-                ENTITIES.contains(entity),
-                "{table}: {entity} is not in ENTITIES"
+                entity.parse::<AuditEntity>().is_ok(),
+                "{table}: {entity} is not an AuditEntity"
             );
         }
     }

@@ -21,7 +21,8 @@ use switchboard_domain::Scope;
 use switchboard_domain::ids::{BranchId, CallCampaignId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::call_campaign::{
-    CallCampaign, CallingWindow, CampaignFilter, CreateCallCampaign, UpdateCallCampaign, may_move,
+    CallCampaign, CallingWindow, CampaignFilter, CampaignStatus, CreateCallCampaign,
+    UpdateCallCampaign, may_move,
 };
 use switchboard_domain::validation::iso;
 
@@ -49,7 +50,7 @@ pub struct Row {
     time_zone: String,
     max_attempts: i64,
     retry_delay_minutes: i64,
-    status: String,
+    status: CampaignStatus,
     start_at: Option<String>,
     created_at: String,
 }
@@ -205,7 +206,7 @@ pub async fn create(
             ("time_zone", window.time_zone.into()),
             ("max_attempts", body.max_attempts.into()),
             ("retry_delay_minutes", body.retry_delay_minutes.into()),
-            ("status", body.status.into()),
+            ("status", body.status.as_str().into()),
             ("start_at", body.start_at.map(iso).into()),
             ("created_at", iso(chrono::Utc::now()).into()),
         ],
@@ -261,14 +262,14 @@ pub async fn update(
         changes.push(("start_at", start.map(iso).into()));
     }
     let mut condition = Condition::all();
-    if let Some(status) = &body.status {
-        if !may_move(&current.status, status) {
+    if let Some(status) = body.status {
+        if !may_move(current.status, status) {
             return Err(Error::Conflict(format!(
                 "a {} campaign cannot become {status}",
                 current.status
             )));
         }
-        changes.push(("status", status.clone().into()));
+        changes.push(("status", status.as_str().into()));
         // Written only while the status is still the one the step was judged from.
         condition = condition.add(Expr::col("status").eq(current.status.as_str()));
     }

@@ -8,7 +8,7 @@ use futures::stream::BoxStream;
 use sea_query::{Expr, ExprTrait, Query, SelectStatement};
 use switchboard_domain::ids::{CallCampaignId, CampaignRecordId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed};
-use switchboard_domain::records::call_campaign::{CampaignRecord, RecordFilter};
+use switchboard_domain::records::call_campaign::{CampaignRecord, RecordFilter, RecordStatus};
 use switchboard_domain::validation::iso;
 
 use crate::backend::{Db, Reader, Tx};
@@ -256,7 +256,7 @@ pub async fn update_record(
     id: CampaignRecordId,
     number: Option<String>,
     name: Option<Option<String>>,
-    status: Option<String>,
+    status: Option<RecordStatus>,
 ) -> Result<std::result::Result<CampaignRecord, String>> {
     let mut tx = db.begin().await?;
     let mut visible = record_select(campaign);
@@ -275,14 +275,14 @@ pub async fn update_record(
     // The status it has already is no step: a record sent back as it was read is not
     // dialled again (interface §2).
     if let Some(status) = status.filter(|status| *status != current.status) {
-        if status == "pending" {
+        if status == RecordStatus::Pending {
             changes.push(("attempts", 0i64.into()));
             changes.push(("outcome", Option::<String>::None.into()));
             changes.push(("next_attempt_at", iso(chrono::Utc::now()).into()));
         } else {
             changes.push(("next_attempt_at", Option::<String>::None.into()));
         }
-        changes.push(("status", status.into()));
+        changes.push(("status", status.as_str().into()));
     }
     if !changes.is_empty() {
         // Through `crud`: the change is audited (`call-campaign-record`).

@@ -8,45 +8,81 @@ use utoipa::ToSchema;
 
 use crate::declare::{Filter, Listed};
 use crate::ids::TenantId;
-use crate::validation::{CommaList, ID, Id, OneOf, Text, text};
+use crate::validation::{Among, CommaList, ID, Id, Text, among, text};
 
-/// The entity kinds the trail records, and the release notes' other areas.
-pub const ENTITIES: &[&str] = &[
-    "authentication",
-    "session",
-    "user",
-    "mfa",
-    "password",
-    "webhook",
-    "partner",
-    "tenant",
-    "branch",
-    "extension",
-    "ivr",
-    "paging-group",
-    "business-hours",
-    "holiday",
-    "announcement",
-    "media-file",
-    "phone-number",
-    "voicemail-message",
-    "call-recording",
-    "device",
-    "button-layout",
-    "mms-media",
-    "call-outcome",
-    "custom-voice",
-    "queue",
-    "theme",
-    "conduit",
-    "music-on-hold",
-    "fax",
-    "call-campaign",
-    "call-campaign-record",
-    "opt-out",
-    "pharmacy-agent",
-    "fax-retry-policy",
-];
+crate::closed_set! {
+    /// The entity kinds the trail records, and the release notes' other areas.
+    pub enum AuditEntity {
+        /// `authentication` entries.
+        Authentication = "authentication",
+        /// `session` entries.
+        Session = "session",
+        /// `user` entries.
+        User = "user",
+        /// `mfa` entries.
+        Mfa = "mfa",
+        /// `password` entries.
+        Password = "password",
+        /// `webhook` entries.
+        Webhook = "webhook",
+        /// `partner` entries.
+        Partner = "partner",
+        /// `tenant` entries.
+        Tenant = "tenant",
+        /// `branch` entries.
+        Branch = "branch",
+        /// `extension` entries.
+        Extension = "extension",
+        /// `ivr` entries.
+        Ivr = "ivr",
+        /// `paging-group` entries.
+        PagingGroup = "paging-group",
+        /// `business-hours` entries.
+        BusinessHours = "business-hours",
+        /// `holiday` entries.
+        Holiday = "holiday",
+        /// `announcement` entries.
+        Announcement = "announcement",
+        /// `media-file` entries.
+        MediaFile = "media-file",
+        /// `phone-number` entries.
+        PhoneNumber = "phone-number",
+        /// `voicemail-message` entries.
+        VoicemailMessage = "voicemail-message",
+        /// `call-recording` entries.
+        CallRecording = "call-recording",
+        /// `device` entries.
+        Device = "device",
+        /// `button-layout` entries.
+        ButtonLayout = "button-layout",
+        /// `mms-media` entries.
+        MmsMedia = "mms-media",
+        /// `call-outcome` entries.
+        CallOutcome = "call-outcome",
+        /// `custom-voice` entries.
+        CustomVoice = "custom-voice",
+        /// `queue` entries.
+        Queue = "queue",
+        /// `theme` entries.
+        Theme = "theme",
+        /// `conduit` entries.
+        Conduit = "conduit",
+        /// `music-on-hold` entries.
+        MusicOnHold = "music-on-hold",
+        /// `fax` entries.
+        Fax = "fax",
+        /// `call-campaign` entries.
+        CallCampaign = "call-campaign",
+        /// `call-campaign-record` entries.
+        CallCampaignRecord = "call-campaign-record",
+        /// `opt-out` entries.
+        OptOut = "opt-out",
+        /// `pharmacy-agent` entries.
+        PharmacyAgent = "pharmacy-agent",
+        /// `fax-retry-policy` entries.
+        FaxRetryPolicy = "fax-retry-policy",
+    }
+}
 
 /// One audit entry.
 #[derive(Clone, Debug, Serialize, ToSchema, Listed)]
@@ -110,8 +146,8 @@ const TENANT_IDS: CommaList<Id> = CommaList {
     max: 2000,
 };
 /// Comma-separated entity kinds.
-const ENTITY_LIST: CommaList<OneOf> = CommaList {
-    item: OneOf(ENTITIES),
+const ENTITY_LIST: CommaList<Among<AuditEntity>> = CommaList {
+    item: among(),
     what: "entity kinds",
     max: 500,
 };
@@ -131,7 +167,7 @@ pub struct AuditFilter {
     pub tenant_ids: Option<Vec<i64>>,
     /// Only entries about these kinds of record (comma-separated).
     #[field(rule = ENTITY_LIST)]
-    pub entities: Option<Vec<String>>,
+    pub entities: Option<Vec<AuditEntity>>,
     /// Only entries of this action.
     #[field(rule = ACTION)]
     pub action: Option<String>,

@@ -9,12 +9,12 @@ use serde_json::{Value, json};
 use utoipa::ToSchema;
 
 use super::NAME;
-use super::device_model::{DeviceModel, KEY_TYPES, KnownModel};
+use super::device_model::{DeviceModel, KeyType, KnownModel};
 use crate::declare::{Body, Listed};
 use crate::ids::{ButtonLayoutId, TenantId};
 use crate::list::TenantFilter;
 use crate::validation::{
-    Chars, ID, Int, ListOf, Location, Nested, OneOf, Problems, int, list_of, nested,
+    Among, Chars, ID, Int, ListOf, Location, Nested, Problems, among, int, list_of, nested,
 };
 
 /// One key of a layout, as answered.
@@ -26,7 +26,8 @@ pub struct LayoutKey {
     /// What it does: `line`, `blf`, `speedDial`, `park`, `voicemail`, `pagingGroup`,
     /// `dnd` or `none`.
     #[serde(rename = "type")]
-    pub kind: String,
+    #[schema(value_type = String)]
+    pub kind: KeyType,
     /// `line`: the device's line number (1 = primary); `blf`: an extension id of the
     /// tenant; `pagingGroup`: a paging group id of the tenant; `speedDial`: the number
     /// dialled; `park`: the park slot (optional); null for the others.
@@ -55,7 +56,7 @@ pub struct ButtonLayout {
 /// A key's position.
 const INDEX: Int = int(1, 1000);
 /// A key's type.
-const KIND: OneOf = OneOf(KEY_TYPES);
+const KIND: Among<KeyType> = among();
 /// A key's value: an id, a dial string or a line number, checked by type.
 const VALUE: crate::validation::Text = crate::validation::text(0, 64);
 /// A key's label: at most 32 characters, none of them a control character (a phone
@@ -76,7 +77,7 @@ pub struct KeyInput {
     pub index: i64,
     /// What it does.
     #[field(rule = KIND, name = "type")]
-    pub kind: String,
+    pub kind: KeyType,
     /// The value its type needs (see the answer's `value`).
     #[field(rule = VALUE, nullable)]
     pub value: Option<String>,
@@ -170,7 +171,7 @@ pub fn check_keys(model: &DeviceModel, keys: &[KeyInput], problems: &mut Problem
         // An index used twice is the reader's to report (`KEYS`), with the body's other
         // broken rules; here the first use stands.
         indexes.entry(key.index).or_insert(n);
-        if !model.supports(&key.kind) {
+        if !model.supports(key.kind.as_str()) {
             problems.add(
                 Location::Body,
                 &at(n, "type"),
@@ -182,7 +183,7 @@ pub fn check_keys(model: &DeviceModel, keys: &[KeyInput], problems: &mut Problem
             );
             continue;
         }
-        if key.index == 1 && key.kind != "line" {
+        if key.index == 1 && key.kind != KeyType::Line {
             problems.add(
                 Location::Body,
                 &at(n, "type"),
@@ -190,7 +191,7 @@ pub fn check_keys(model: &DeviceModel, keys: &[KeyInput], problems: &mut Problem
             );
             continue;
         }
-        if key.kind == "line" && key.index > model.max_line_index {
+        if key.kind == KeyType::Line && key.index > model.max_line_index {
             // The phone's file has no way to say it (Grandstream's dynamic virtual keys,
             // its screen keys and sidecars, Cisco's sidecar): refused, not dropped.
             problems.add(
@@ -282,7 +283,7 @@ mod tests {
     fn key(index: i64, kind: &str, value: Option<&str>) -> KeyInput {
         KeyInput {
             index,
-            kind: kind.into(),
+            kind: kind.parse().expect("a key type"),
             value: value.map(str::to_owned),
             label: None,
         }

@@ -10,20 +10,42 @@ use crate::declare::{Body, Filter, Listed};
 use crate::ids::{ExtensionId, QueueId, TenantId};
 pub use crate::validation::Instant;
 use crate::validation::{
-    ID, Int, ListOf, Nested, ObjectReader, OneOf, Text, int, list_of, nested, text,
+    Among, ID, Int, ListOf, Nested, ObjectReader, Text, among, int, list_of, nested, text,
 };
 
 /// A call identifier (Asterisk's uniqueid): 1 to 255 characters.
 pub const CALL_ID: Text = text(1, 255);
 
-/// Directions of a call.
-pub const DIRECTIONS: &[&str] = &["inbound", "outbound", "internal"];
+crate::closed_set! {
+    /// The direction of a call.
+    pub enum CallDirection {
+        /// From outside to the tenant.
+        Inbound = "inbound",
+        /// From the tenant to outside.
+        Outbound = "outbound",
+        /// Between the tenant's own extensions.
+        Internal = "internal",
+    }
+}
 
 /// A direction.
-pub const DIRECTION: OneOf = OneOf(DIRECTIONS);
+pub const DIRECTION: Among<CallDirection> = among();
 
-/// CDR dispositions.
-pub const DISPOSITIONS: &[&str] = &["ANSWERED", "NO ANSWER", "BUSY", "FAILED", "CONGESTION"];
+crate::closed_set! {
+    /// A CDR disposition.
+    pub enum CallDisposition {
+        /// Answered.
+        Answered = "ANSWERED",
+        /// Rang out unanswered.
+        NoAnswer = "NO ANSWER",
+        /// The callee was busy.
+        Busy = "BUSY",
+        /// The call failed.
+        Failed = "FAILED",
+        /// The network was congested.
+        Congestion = "CONGESTION",
+    }
+}
 
 /// The longest recording accepted, in bytes (an hour of 128 kbps MP3, or of 16-bit
 /// 16 kHz stereo WAV before transcoding, fits).
@@ -112,15 +134,17 @@ pub struct Call {
     pub media_url: String,
 }
 
-/// How far a call has got, in order: each report may only move it forward.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum CallPhase {
-    /// Ringing.
-    Started,
-    /// Answered.
-    Answered,
-    /// Hung up.
-    Ended,
+crate::closed_set! {
+    /// How far a call has got, in order: each report may only move it forward.
+    #[derive(PartialOrd, Ord)]
+    pub enum CallPhase {
+        /// Ringing.
+        Started = "started",
+        /// Answered.
+        Answered = "answered",
+        /// Hung up.
+        Ended = "ended",
+    }
 }
 
 /// A call as the engine reports it or a CDR row records it.
@@ -186,18 +210,24 @@ impl CallReport {
 
 pub use crate::validation::iso;
 
-const PHASES: OneOf = OneOf(&["started", "answered", "ended"]);
+const PHASES: Among<CallPhase> = among();
 
 /// Short texts of a call report (numbers, names, channels).
 const SHORT: Text = text(0, 255);
 /// A count of seconds.
 const SECONDS: Int = int(0, i32::MAX as i64);
 /// A CDR disposition.
-const DISPOSITION: OneOf = OneOf(DISPOSITIONS);
+const DISPOSITION: Among<CallDisposition> = among();
 
-/// How a call is transferred: `blind` (sent on unannounced) or `attended` (announced
-/// by the transferring party first).
-pub const TRANSFER_KINDS: &[&str] = &["blind", "attended"];
+crate::closed_set! {
+    /// How a call is transferred.
+    pub enum TransferKind {
+        /// Sent on unannounced.
+        Blind = "blind",
+        /// Announced by the transferring party first.
+        Attended = "attended",
+    }
+}
 
 /// Most transfers one report carries (a call passed on and on stays well below).
 pub const MAX_TRANSFERS: usize = 100;
@@ -213,8 +243,8 @@ pub struct IngestTransfer {
     #[field(rule = Instant)]
     pub at: DateTime<Utc>,
     /// `blind` or `attended`.
-    #[field(rule = OneOf(TRANSFER_KINDS))]
-    pub kind: String,
+    #[field(rule = among::<TransferKind>())]
+    pub kind: TransferKind,
     /// The number of the party that transferred the call.
     #[field(rule = TRANSFER_PARTY)]
     pub from: String,
@@ -246,10 +276,10 @@ pub struct IngestCall {
     pub unique_id: String,
     /// How far the call has got: `started`, `answered` or `ended`.
     #[field(rule = PHASES)]
-    pub event: String,
+    pub event: CallPhase,
     /// `inbound`, `outbound` or `internal`.
     #[field(rule = DIRECTION)]
-    pub direction: String,
+    pub direction: CallDirection,
     /// The caller's number.
     #[field(rule = SHORT, default = String::new())]
     pub caller_id_num: String,
@@ -275,8 +305,8 @@ pub struct IngestCall {
     #[field(rule = SECONDS)]
     pub billsec: Option<i64>,
     /// The CDR disposition.
-    #[field(rule = DISPOSITION, default = String::new())]
-    pub disposition: String,
+    #[field(rule = DISPOSITION)]
+    pub disposition: Option<CallDisposition>,
     /// The calling channel.
     #[field(rule = SHORT, default = String::new())]
     pub channel: String,
@@ -333,17 +363,12 @@ impl IngestCall {
 
     /// The report this body makes, lengths computed from the times when not given.
     pub fn into_report(self) -> CallReport {
-        let phase = match self.event.as_str() {
-            "started" => CallPhase::Started,
-            "answered" => CallPhase::Answered,
-            _ => CallPhase::Ended,
-        };
         let (start, answer, end) = (self.time, self.answer_time, self.end_time);
         CallReport {
             tenant: self.tenant_id,
             unique_id: self.unique_id,
-            phase,
-            direction: self.direction,
+            phase: self.event,
+            direction: self.direction.as_str().to_owned(),
             caller_id_num: self.caller_id_num,
             caller_id_name: self.caller_id_name,
             dialed_num: self.dialed_num,
@@ -358,7 +383,9 @@ impl IngestCall {
                 .billsec
                 .or_else(|| answer.zip(end).map(|(a, e)| (e - a).num_seconds()))
                 .unwrap_or(0),
-            disposition: self.disposition,
+            disposition: self
+                .disposition
+                .map_or_else(String::new, |d| d.as_str().to_owned()),
             channel: self.channel,
             dst_channel: self.dst_channel,
             last_app: self.last_app,
@@ -380,5 +407,5 @@ pub struct CallRecordingFilter {
     pub tenant_id: Option<TenantId>,
     /// Only calls of this direction.
     #[field(rule = DIRECTION)]
-    pub direction: Option<String>,
+    pub direction: Option<CallDirection>,
 }

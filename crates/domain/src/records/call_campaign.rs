@@ -10,14 +10,14 @@ use utoipa::ToSchema;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 
 use super::NAME;
-use super::destination::{Destination, DestinationInput, Destinations, OneOrList};
+use super::destination::{DestType, Destination, DestinationInput, Destinations, OneOrList};
 use crate::declare::{Body, Filter, Listed};
 use crate::ids::{BranchId, CallCampaignId, CampaignRecordId, TenantId};
 use crate::list::TenantFilter;
 use crate::schedule::{self, Interval, WeeklyHours};
 use crate::validation::{
-    ID, Instant, Int, ListOf, Nested, ObjectReader, OneOf, Raw, Rule, Text, TimeZone, as_str, int,
-    list_of, nested, text,
+    Among, ID, Instant, Int, ListOf, Nested, ObjectReader, Raw, Rule, Text, TimeZone, among,
+    as_str, int, list_of, nested, text,
 };
 
 /// Most records one import may carry.
@@ -25,49 +25,72 @@ pub const MAX_IMPORT: usize = 10_000;
 /// Most records one export may stream (release notes: exports over 512,000 are blocked).
 pub const MAX_EXPORT: i64 = 512_000;
 
-/// The statuses of a campaign.
-pub const STATUSES: &[&str] = &[
-    "draft",
-    "scheduled",
-    "running",
-    "paused",
-    "completed",
-    "cancelled",
-];
-const STATUS: OneOf = OneOf(STATUSES);
+crate::closed_set! {
+    /// The status of a campaign.
+    pub enum CampaignStatus {
+        /// Being prepared; never dials.
+        Draft = "draft",
+        /// Starts running at its `startAt`.
+        Scheduled = "scheduled",
+        /// Dialling its records inside the calling window.
+        Running = "running",
+        /// Stopped for now; may resume.
+        Paused = "paused",
+        /// Every record done, or finished by hand; final.
+        Completed = "completed",
+        /// Given up; final.
+        Cancelled = "cancelled",
+    }
+}
+const STATUS: Among<CampaignStatus> = among();
 
 /// Whether a campaign may go from `from` to `to` (staying put is always allowed):
 /// a draft is scheduled or started, a scheduled one started or taken back to draft, a
 /// running one paused or finished, a paused one resumed or finished; any but a finished
 /// one may be cancelled, and completed or cancelled is final.
-pub fn may_move(from: &str, to: &str) -> bool {
+pub fn may_move(from: CampaignStatus, to: CampaignStatus) -> bool {
+    use CampaignStatus::{Cancelled, Completed, Draft, Paused, Running, Scheduled};
     from == to
         || matches!(
             (from, to),
-            ("draft", "scheduled" | "running" | "cancelled")
-                | ("scheduled", "draft" | "running" | "paused" | "cancelled")
-                | ("running", "paused" | "completed" | "cancelled")
-                | ("paused", "running" | "completed" | "cancelled")
+            (Draft, Scheduled | Running | Cancelled)
+                | (Scheduled, Draft | Running | Paused | Cancelled)
+                | (Running, Paused | Completed | Cancelled)
+                | (Paused, Running | Completed | Cancelled)
         )
 }
 
-/// The statuses of a campaign record.
-pub const RECORD_STATUSES: &[&str] = &[
-    "pending",
-    "dialing",
-    "completed",
-    "failed",
-    "opted-out",
-    "skipped",
-];
+crate::closed_set! {
+    /// The status of a campaign record.
+    pub enum RecordStatus {
+        /// Waiting to be dialled.
+        Pending = "pending",
+        /// A call is being placed.
+        Dialing = "dialing",
+        /// A call reached an outcome that ends the record.
+        Completed = "completed",
+        /// Every attempt failed.
+        Failed = "failed",
+        /// The number is on an opt-out list.
+        OptedOut = "opted-out",
+        /// Set aside by hand; never dialled.
+        Skipped = "skipped",
+    }
+}
 /// The statuses a record may be given by hand: back to `pending` (dial it again) or
 /// `skipped` (never dial it).
-const SETTABLE_RECORD_STATUS: OneOf = OneOf(&["pending", "skipped"]);
+const SETTABLE_RECORD_STATUS: Among<RecordStatus> =
+    Among(&[RecordStatus::Pending, RecordStatus::Skipped]);
 
 /// The destinations an answered campaign call may be connected to.
 pub const ANSWERED_DESTINATION: Destinations = Destinations {
     name: "CampaignDestinationBody",
-    allowed: &["EXT", "IVR", "QUEUE", "PAGING_GROUP"],
+    allowed: &[
+        DestType::Ext,
+        DestType::Ivr,
+        DestType::Queue,
+        DestType::PagingGroup,
+    ],
     min: 1,
 };
 
@@ -235,7 +258,8 @@ pub struct CallCampaign {
     /// Minutes between two attempts of a number.
     pub retry_delay_minutes: i64,
     /// `draft`, `scheduled`, `running`, `paused`, `completed` or `cancelled`.
-    pub status: String,
+    #[schema(value_type = String)]
+    pub status: CampaignStatus,
     /// When a scheduled campaign starts running; null to start by hand.
     pub start_at: Option<String>,
     /// When it was created.
@@ -250,7 +274,7 @@ pub struct CampaignFilter {
     pub tenant: TenantFilter,
     /// Only campaigns in this status.
     #[field(rule = STATUS)]
-    pub status: Option<String>,
+    pub status: Option<CampaignStatus>,
 }
 
 /// The body of `POST /v2/admin/call-campaigns/`.
@@ -283,15 +307,16 @@ pub struct CreateCallCampaign {
     #[field(rule = RETRY_DELAY, default = 60)]
     pub retry_delay_minutes: i64,
     /// `draft` (default) or `scheduled`.
-    #[field(rule = INITIAL_STATUS, default = "draft".to_owned())]
-    pub status: String,
+    #[field(rule = INITIAL_STATUS, default = CampaignStatus::Draft)]
+    pub status: CampaignStatus,
     /// When a scheduled campaign starts running.
     #[field(rule = Instant)]
     pub start_at: Option<DateTime<Utc>>,
 }
 
 /// What a new campaign may start as.
-const INITIAL_STATUS: OneOf = OneOf(&["draft", "scheduled"]);
+const INITIAL_STATUS: Among<CampaignStatus> =
+    Among(&[CampaignStatus::Draft, CampaignStatus::Scheduled]);
 
 /// The body of `PATCH /v2/admin/call-campaigns/{id}`: fields not sent stay unchanged; a
 /// new `status` must be a step the campaign may take (409 otherwise).
@@ -322,7 +347,7 @@ pub struct UpdateCallCampaign {
     pub retry_delay_minutes: Option<i64>,
     /// The campaign's next status.
     #[field(rule = STATUS)]
-    pub status: Option<String>,
+    pub status: Option<CampaignStatus>,
     /// When a scheduled campaign starts running, or null.
     #[field(rule = Instant)]
     pub start_at: Option<Option<DateTime<Utc>>>,
@@ -343,7 +368,8 @@ pub struct CampaignRecord {
     /// Who is called; null when unknown.
     pub name: Option<String>,
     /// `pending`, `dialing`, `completed`, `failed`, `opted-out` or `skipped`.
-    pub status: String,
+    #[schema(value_type = String)]
+    pub status: RecordStatus,
     /// The call outcome of the last attempt; null before any.
     pub outcome: Option<String>,
     /// Calls placed so far.
@@ -397,13 +423,13 @@ pub struct CampaignRecordDetail {
 pub struct RecordFilter {
     /// Only records in this status.
     #[field(rule = RECORD_STATUS)]
-    pub status: Option<String>,
+    pub status: Option<RecordStatus>,
     /// Only records whose last outcome is this call outcome's name.
     #[field(rule = NAME)]
     pub outcome: Option<String>,
 }
 
-const RECORD_STATUS: OneOf = OneOf(RECORD_STATUSES);
+const RECORD_STATUS: Among<RecordStatus> = among();
 
 /// The body of `POST /v2/admin/call-campaigns/{id}/records`.
 #[derive(Clone, Debug, Body)]
@@ -427,7 +453,7 @@ pub struct UpdateCampaignRecord {
     pub name: Option<Option<String>>,
     /// `pending` to dial it again (its attempts start over), `skipped` never to dial it.
     #[field(rule = SETTABLE_RECORD_STATUS)]
-    pub status: Option<String>,
+    pub status: Option<RecordStatus>,
 }
 
 /// One row of an import's answer.

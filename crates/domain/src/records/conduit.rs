@@ -9,17 +9,48 @@ use utoipa::ToSchema;
 use super::NAME;
 use crate::declare::{Body, Filter, Listed};
 use crate::ids::{ConduitId, TenantId};
-use crate::validation::{Bool, ID, Instant, OneOf, Text, text};
+use crate::validation::{Among, Bool, ID, Instant, Text, among, text};
 
-/// Kinds of conduit: a SIP trunk, a carrier connection, or an integration endpoint.
-pub const KINDS: &[&str] = &["sip-trunk", "carrier", "pharmacy-system", "crm"];
+crate::closed_set! {
+    /// Kinds of conduit: a SIP trunk, a carrier connection, or an integration endpoint.
+    pub enum ConduitKind {
+        /// A SIP trunk.
+        SipTrunk = "sip-trunk",
+        /// A carrier connection.
+        Carrier = "carrier",
+        /// A pharmacy system's endpoint.
+        PharmacySystem = "pharmacy-system",
+        /// A CRM's endpoint.
+        Crm = "crm",
+    }
+}
+const KIND: Among<ConduitKind> = among();
 
-/// Which way a conduit carries traffic.
-pub const DIRECTIONS: &[&str] = &["inbound", "outbound", "both"];
+crate::closed_set! {
+    /// Which way a conduit carries traffic.
+    pub enum ConduitDirection {
+        /// Into the platform only.
+        Inbound = "inbound",
+        /// Out of the platform only.
+        Outbound = "outbound",
+        /// Both ways.
+        Both = "both",
+    }
+}
+const DIRECTION: Among<ConduitDirection> = among();
 
-/// Whether a conduit is in use: `active`, `disabled` by an administrator, or `failing`
-/// (its last check failed).
-pub const STATUSES: &[&str] = &["active", "disabled", "failing"];
+crate::closed_set! {
+    /// Whether a conduit is in use.
+    pub enum ConduitStatus {
+        /// In use.
+        Active = "active",
+        /// Disabled by an administrator.
+        Disabled = "disabled",
+        /// Its last check failed.
+        Failing = "failing",
+    }
+}
+const STATUS: Among<ConduitStatus> = among();
 
 /// Where a conduit connects: a SIP host (`sip.carrier.example:5061`) or a URL.
 pub const ADDRESS: Text = text(0, 255);
@@ -37,13 +68,16 @@ pub struct Conduit {
     /// The tenant it belongs to.
     pub tenant_id: TenantId,
     /// `sip-trunk`, `carrier`, `pharmacy-system` or `crm`.
-    pub kind: String,
+    #[schema(value_type = String)]
+    pub kind: ConduitKind,
     /// Its name.
     pub name: String,
     /// `inbound`, `outbound` or `both`.
-    pub direction: String,
+    #[schema(value_type = String)]
+    pub direction: ConduitDirection,
     /// `active`, `disabled` or `failing`.
-    pub status: String,
+    #[schema(value_type = String)]
+    pub status: ConduitStatus,
     /// Where it connects (a SIP host or a URL); empty when not set.
     pub address: String,
     /// Whether credentials are stored (they are never answered).
@@ -65,8 +99,8 @@ pub struct ConduitFilter {
     #[field(rule = ID)]
     pub tenant_id: Option<TenantId>,
     /// Only conduits of this kind.
-    #[field(rule = OneOf(KINDS))]
-    pub kind: Option<String>,
+    #[field(rule = KIND)]
+    pub kind: Option<ConduitKind>,
 }
 
 /// The body of `POST /v2/admin/conduits/`.
@@ -77,17 +111,17 @@ pub struct CreateConduit {
     #[field(rule = ID)]
     pub tenant_id: Option<TenantId>,
     /// `sip-trunk`, `carrier`, `pharmacy-system` or `crm`.
-    #[field(rule = OneOf(KINDS))]
-    pub kind: String,
+    #[field(rule = KIND)]
+    pub kind: ConduitKind,
     /// Its name.
     #[field(rule = NAME)]
     pub name: String,
     /// `inbound`, `outbound` or `both` (default).
-    #[field(rule = OneOf(DIRECTIONS), default = "both".to_owned())]
-    pub direction: String,
+    #[field(rule = DIRECTION, default = ConduitDirection::Both)]
+    pub direction: ConduitDirection,
     /// `active` (default), `disabled` or `failing`.
-    #[field(rule = OneOf(STATUSES), default = "active".to_owned())]
-    pub status: String,
+    #[field(rule = STATUS, default = ConduitStatus::Active)]
+    pub status: ConduitStatus,
     /// Where it connects (a SIP host or a URL).
     #[field(rule = ADDRESS, default = String::new())]
     pub address: String,
@@ -105,17 +139,17 @@ pub struct CreateConduit {
 #[body(fixed(tenantId = "cannot be changed"))]
 pub struct UpdateConduit {
     /// `sip-trunk`, `carrier`, `pharmacy-system` or `crm`.
-    #[field(rule = OneOf(KINDS))]
-    pub kind: Option<String>,
+    #[field(rule = KIND)]
+    pub kind: Option<ConduitKind>,
     /// Its name.
     #[field(rule = NAME)]
     pub name: Option<String>,
     /// `inbound`, `outbound` or `both`.
-    #[field(rule = OneOf(DIRECTIONS))]
-    pub direction: Option<String>,
+    #[field(rule = DIRECTION)]
+    pub direction: Option<ConduitDirection>,
     /// `active`, `disabled` or `failing`.
-    #[field(rule = OneOf(STATUSES))]
-    pub status: Option<String>,
+    #[field(rule = STATUS)]
+    pub status: Option<ConduitStatus>,
     /// Where it connects.
     #[field(rule = ADDRESS)]
     pub address: Option<String>,

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use utoipa::openapi::schema::{ArrayBuilder, Object, Schema};
 use utoipa::openapi::{Ref, RefOr};
 
-use crate::validation::{At, Field, Int, ObjectReader, OneOf, Rule, dial, int, text};
+use crate::validation::{Among, At, Field, Int, ObjectReader, Rule, dial, int, text};
 
 /// Declares the destination types once: the enum, its wire names and their lookup.
 /// The types before the `;` are where a call can be routed; those after it name records
@@ -20,33 +20,21 @@ macro_rules! dest_types {
 
         impl DestType {
             /// The types a call can be routed to, as accepted in call-routing lists.
-            pub const CALL_TARGETS: &'static [&'static str] = &[$($name,)*];
+            pub const CALL_TARGETS: &'static [DestType] = &[$(DestType::$variant,)*];
         }
     };
     (@all [$($(#[$doc:meta])* $variant:ident = $name:literal,)*]) => {
-        /// The destination types.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum DestType {
-            $($(#[$doc])* $variant,)*
+        crate::closed_set! {
+            /// The destination types.
+            pub enum DestType {
+                $($(#[$doc])* $variant = $name,)*
+            }
         }
 
         impl DestType {
-            /// Every type, as accepted in `destType`.
-            pub const NAMES: &'static [&'static str] = &[$($name,)*];
-
-            /// The wire name.
+            /// The wire name (its text, as stored).
             pub fn name(self) -> &'static str {
-                match self {
-                    $(DestType::$variant => $name,)*
-                }
-            }
-
-            /// The type of a wire name.
-            pub fn from_name(name: &str) -> Option<DestType> {
-                match name {
-                    $($name => Some(DestType::$variant),)*
-                    _ => None,
-                }
+                self.as_str()
             }
         }
     };
@@ -127,7 +115,7 @@ pub struct Destinations {
     /// The schema's name in the document.
     pub name: &'static str,
     /// The destination types the list takes.
-    pub allowed: &'static [&'static str],
+    pub allowed: &'static [DestType],
     /// Fewest items.
     pub min: usize,
 }
@@ -148,10 +136,10 @@ const RESOLVED: crate::validation::Text = text(0, 255);
 impl Destinations {
     fn read_item(&self, r: &mut ObjectReader<'_>, position: i64) -> Option<DestinationInput> {
         let id = r.required("id", &int(0, i64::MAX));
-        let dest_type = r.required("destType", &OneOf(self.allowed));
+        let dest_type = r.required("destType", &Among(self.allowed));
         let order = r.optional("order", &ORDER);
         let type_src = r.optional("typeSrc", &TYPE_SRC);
-        let dest_type = dest_type.and_then(|t| DestType::from_name(&t))?;
+        let dest_type = dest_type?;
         // `number` is the dialled number of an EXTERNAL destination; of any other it is
         // the answer's resolved number (or null), read-only: a destination read from an
         // answer is accepted back as it is (interface §2), its `number` and `name` ignored.
@@ -211,7 +199,7 @@ impl Destinations {
         property(
             &mut item,
             "destType",
-            Rule::schema(&OneOf(self.allowed)),
+            Rule::schema(&Among(self.allowed)),
             "The target's type.",
             true,
         );
@@ -233,7 +221,8 @@ impl Destinations {
             .allowed
             .iter()
             .copied()
-            .filter(|t| DestType::from_name(t).is_some_and(DestType::has_target))
+            .filter(|t| t.has_target())
+            .map(DestType::as_str)
             .collect();
         // An answer's destination is accepted back as it is: its resolved `name`, and
         // the `number` of a destination that is not EXTERNAL, are read-only and ignored.
@@ -246,7 +235,7 @@ impl Destinations {
             false,
             true,
         );
-        let number_doc = if self.allowed.contains(&"EXTERNAL") {
+        let number_doc = if self.allowed.contains(&DestType::External) {
             "The dialled number of an EXTERNAL destination (required there); of any other type, the target's number as answers resolve it: read-only, ignored."
         } else {
             "The target's number as answers resolve it: read-only, ignored."
@@ -260,7 +249,7 @@ impl Destinations {
             false,
             true,
         );
-        if self.allowed.contains(&"EXTERNAL") {
+        if self.allowed.contains(&DestType::External) {
             let dialled = Rule::schema(&EXTERNAL_NUMBER);
             crate::declare::rule(
                 &mut item,
@@ -290,7 +279,7 @@ impl Field for Destinations {
         if items.len() < self.min {
             // A list of one type says what it lacks (`at least one media file`).
             let what = match self.allowed {
-                [only] => only.to_lowercase().replace('_', " "),
+                [only] => only.as_str().to_lowercase().replace('_', " "),
                 _ => "destination".to_owned(),
             };
             let count = match self.min {
@@ -326,9 +315,9 @@ impl Field for Destinations {
     }
 
     fn field_example(&self) -> Value {
-        let dest_type = self.allowed.first().copied().unwrap_or("HANGUP");
-        let mut item = json!({"id": 1, "destType": dest_type, "order": 1});
-        if dest_type == "EXTERNAL" {
+        let dest_type = self.allowed.first().copied().unwrap_or(DestType::Hangup);
+        let mut item = json!({"id": 1, "destType": dest_type.as_str(), "order": 1});
+        if dest_type == DestType::External {
             item["number"] = json!("5551234");
         }
         json!([item])

@@ -14,17 +14,27 @@ use crate::validation::{Raw, Rule, as_str};
 /// The catalogue as shipped.
 const CATALOGUE: &str = include_str!("../../data/device-models.json");
 
-/// Every key type a button layout may hold.
-pub const KEY_TYPES: &[&str] = &[
-    "line",
-    "blf",
-    "speedDial",
-    "park",
-    "voicemail",
-    "pagingGroup",
-    "dnd",
-    "none",
-];
+crate::closed_set! {
+    /// Every key type a button layout may hold.
+    pub enum KeyType {
+        /// A line (account) of the device.
+        Line = "line",
+        /// A busy lamp field watching an extension.
+        Blf = "blf",
+        /// A number dialled at a press.
+        SpeedDial = "speedDial",
+        /// A call park slot.
+        Park = "park",
+        /// The mailbox.
+        Voicemail = "voicemail",
+        /// A paging group.
+        PagingGroup = "pagingGroup",
+        /// Do-not-disturb.
+        Dnd = "dnd",
+        /// Nothing.
+        None = "none",
+    }
+}
 
 /// An expansion module (sidecar) a model takes.
 #[derive(Clone, Debug, Deserialize, Serialize, ToSchema)]
@@ -155,7 +165,7 @@ fn build(text: &str) -> Result<Vec<DeviceModel>, String> {
         if let Some(kind) = format
             .key_types
             .iter()
-            .find(|k| !KEY_TYPES.contains(&k.as_str()))
+            .find(|k| k.parse::<KeyType>().is_err())
         {
             return Err(format!(
                 "format {} names unknown key type {kind}",

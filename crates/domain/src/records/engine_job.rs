@@ -7,21 +7,33 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::declare::Body;
-use crate::validation::{Instant, Int, ListOf, OneOf, Text, int, list_of, text};
+use crate::validation::{Among, Instant, Int, ListOf, Text, among, int, list_of, text};
 
-/// A fax to send (see `switchboard_db::faxes`).
-pub const FAX: &str = "fax";
-/// A text to send (see `switchboard_db::texts`).
-pub const SMS: &str = "sms";
-/// A campaign call to place (see `switchboard_db::call_campaigns`).
-pub const CAMPAIGN_CALL: &str = "campaign-call";
+crate::closed_set! {
+    /// Every kind of engine job. A new kind adds its name here and its handling to
+    /// the kinds the API registers with the engine queue (a test checks the two agree).
+    pub enum EngineJobKind {
+        /// A text to send (see `switchboard_db::texts`).
+        Sms = "sms",
+        /// A fax to send (see `switchboard_db::faxes`).
+        Fax = "fax",
+        /// A campaign call to place (see `switchboard_db::call_campaigns`).
+        CampaignCall = "campaign-call",
+    }
+}
 
-/// Every kind of engine job. A new kind adds its name here and its handling to
-/// the kinds the API registers with the engine queue (a test checks the two agree).
-pub const KINDS: OneOf = OneOf(&[SMS, FAX, CAMPAIGN_CALL]);
+/// A fax to send, as stored and claimed.
+pub const FAX: &str = EngineJobKind::Fax.as_str();
+/// A text to send, as stored and claimed.
+pub const SMS: &str = EngineJobKind::Sms.as_str();
+/// A campaign call to place, as stored and claimed.
+pub const CAMPAIGN_CALL: &str = EngineJobKind::CampaignCall.as_str();
+
+/// An engine job's kind, as read.
+pub const KINDS: Among<EngineJobKind> = among();
 
 /// The kinds one claim asks for.
-const CLAIM_KINDS: ListOf<OneOf> = list_of(KINDS, 1, 10);
+const CLAIM_KINDS: ListOf<Among<EngineJobKind>> = list_of(KINDS, 1, 10);
 /// The most jobs one claim leases.
 pub const MAX_CLAIM: Int = int(1, 100);
 /// How long a claim's lease lasts, in seconds (default 300).
@@ -38,7 +50,7 @@ const OUTCOME: Text = text(1, 64);
 pub struct ClaimJobs {
     /// The kinds of work this engine does (`fax`, `sms`, `campaign-call`).
     #[field(rule = CLAIM_KINDS)]
-    pub kinds: Vec<String>,
+    pub kinds: Vec<EngineJobKind>,
     /// The most jobs to lease (1–100).
     #[field(rule = MAX_CLAIM)]
     pub max: i64,

@@ -7,16 +7,13 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::traffic::DIRECTIONS;
+use super::traffic::{DIRECTIONS, TrafficDirection};
 use crate::declare::{Body, Filter, Listed};
 use crate::ids::TenantId;
-use crate::validation::{ID, Instant, Int, ListOf, OneOf, Text, int, list_of, text};
+use crate::validation::{ID, Instant, Int, ListOf, Text, int, list_of, text};
 
 /// The largest fax document accepted, in bytes.
 pub const MAX_DOCUMENT_BYTES: usize = 20 * 1024 * 1024;
-
-/// What a fax sent here may be: `queued`, `sending`, `sent`, `failed`.
-pub const STATUSES: OneOf = OneOf(&["queued", "sending", "sent", "failed"]);
 
 /// A sender or recipient.
 pub const PARTY: Text = text(1, 64);
@@ -88,7 +85,7 @@ pub struct FaxFilter {
     pub tenant_id: Option<TenantId>,
     /// `inbound` or `outbound`.
     #[field(rule = DIRECTIONS)]
-    pub direction: Option<String>,
+    pub direction: Option<TrafficDirection>,
     /// Only faxes with this status.
     #[field(rule = text(1, 255))]
     pub status: Option<String>,

@@ -12,15 +12,50 @@ use crate::declare::{Body, Listed};
 use crate::ids::{IvrId, TenantId};
 use crate::list::TenantFilter;
 use crate::validation::{
-    FLAG, ID, Int, ListOf, Nested, ObjectReader, OneOf, PlanNumber, int, list_of, nested,
+    Among, FLAG, ID, Int, ListOf, Nested, ObjectReader, PlanNumber, among, int, list_of, nested,
     plan_number,
 };
 
 /// An IVR number: 1 to 32 dial characters, unique among the tenant's IVRs.
 pub const NUMBER: PlanNumber = plan_number(1, 32);
 
-/// The keys a caller may press in a menu.
-pub const DIGITS: &[&str] = &["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "*", "#"];
+crate::closed_set! {
+    /// The keys a caller may press in a menu, in menu order.
+    pub enum MenuKey {
+        /// `0`.
+        Zero = "0",
+        /// `1`.
+        One = "1",
+        /// `2`.
+        Two = "2",
+        /// `3`.
+        Three = "3",
+        /// `4`.
+        Four = "4",
+        /// `5`.
+        Five = "5",
+        /// `6`.
+        Six = "6",
+        /// `7`.
+        Seven = "7",
+        /// `8`.
+        Eight = "8",
+        /// `9`.
+        Nine = "9",
+        /// `*`.
+        Star = "*",
+        /// `#`.
+        Hash = "#",
+    }
+}
+
+impl MenuKey {
+    /// The position of the key written `digit` in menu order (`0`–`9`, `*`, `#`), `None`
+    /// for a text that names no key.
+    pub fn rank(digit: &str) -> Option<usize> {
+        MenuKey::ALL.iter().position(|k| k.as_str() == digit)
+    }
+}
 
 /// One menu option as answered: the key and where it sends the caller.
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
@@ -63,7 +98,7 @@ pub struct Ivr {
 }
 
 /// The key of an option.
-const DIGIT: OneOf = OneOf(DIGITS);
+const DIGIT: Among<MenuKey> = among();
 /// A media file or announcement id, or 0 for none.
 const GREETING_OR_NONE: Int = int(0, i64::MAX);
 /// Seconds to wait for a key.
@@ -80,7 +115,7 @@ const OPTIONS: ListOf<Nested<IvrOptionInput>> = list_of(nested::<IvrOptionInput>
 pub struct IvrOptionInput {
     /// The key: `0`–`9`, `*` or `#`, each once in a menu.
     #[field(rule = DIGIT)]
-    pub digit: String,
+    pub digit: MenuKey,
     /// Where the key sends the caller: a destination of the same tenant.
     #[field(rule = PATH)]
     pub destination: DestinationInput,

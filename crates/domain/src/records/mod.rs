@@ -36,7 +36,20 @@ pub mod voicemail;
 pub mod webhook;
 pub mod webhook_delivery;
 
-use crate::validation::{Text, text};
+use crate::validation::{Among, Text, among, text};
 
 /// A display name: 1 to 255 characters.
 pub const NAME: Text = text(1, 255);
+
+crate::closed_set! {
+    /// A yes/no string flag, as the spec writes some settings.
+    pub enum YesNo {
+        /// On.
+        Yes = "yes",
+        /// Off.
+        No = "no",
+    }
+}
+
+/// A yes/no string flag, as read.
+pub const YES_NO: Among<YesNo> = among();

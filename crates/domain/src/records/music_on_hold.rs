@@ -6,20 +6,31 @@ use utoipa::ToSchema;
 
 use super::NAME;
 use super::business_hour::BranchRef;
-use super::destination::{Destination, DestinationInput, Destinations};
+use super::destination::{DestType, Destination, DestinationInput, Destinations};
 use crate::declare::{Body, Filter, Listed};
 use crate::ids::{BranchId, MusicOnHoldId, TenantId};
 use crate::list::BranchedFilter;
-use crate::validation::{Bool, ID, OneOf, Switch};
+use crate::validation::{Among, Bool, ID, Switch, among};
 
-/// How the playlist plays: in order from the first file, shuffled, or in order from a
-/// random file (so callers put on hold together do not all hear the same bar).
-pub const MODE: OneOf = OneOf(&["sequential", "random", "randomStart"]);
+crate::closed_set! {
+    /// How the playlist plays: in order from the first file, shuffled, or in order from a
+    /// random file (so callers put on hold together do not all hear the same bar).
+    pub enum PlayMode {
+        /// In order from the first file.
+        Sequential = "sequential",
+        /// Shuffled.
+        Random = "random",
+        /// In order from a random file.
+        RandomStart = "randomStart",
+    }
+}
+/// How the playlist plays, as read.
+pub const MODE: Among<PlayMode> = among();
 
 /// The playlist: media files of the same tenant, in order, at least one.
 pub const FILES: Destinations = Destinations {
     name: "MusicOnHoldFileBody",
-    allowed: &["MEDIA_FILE"],
+    allowed: &[DestType::MediaFile],
     min: 1,
 };
 
@@ -39,7 +50,8 @@ pub struct MusicOnHold {
     /// Its name.
     pub name: String,
     /// `sequential`, `random` or `randomStart`.
-    pub mode: String,
+    #[schema(value_type = String)]
+    pub mode: PlayMode,
     /// Whether it is the tenant's default (at most one is).
     pub is_default: bool,
     /// The media files it plays (`destType` `MEDIA_FILE`), by `order`.
@@ -60,8 +72,8 @@ pub struct CreateMusicOnHold {
     #[field(rule = NAME)]
     pub name: String,
     /// `sequential` (the default), `random` or `randomStart`.
-    #[field(rule = MODE, default = "sequential".to_owned())]
-    pub mode: String,
+    #[field(rule = MODE, default = PlayMode::Sequential)]
+    pub mode: PlayMode,
     /// Whether it becomes the tenant's default (the previous default stops being one).
     #[field(rule = Bool, default = false)]
     pub is_default: bool,
@@ -83,7 +95,7 @@ pub struct UpdateMusicOnHold {
     pub name: Option<String>,
     /// `sequential`, `random` or `randomStart`.
     #[field(rule = MODE)]
-    pub mode: Option<String>,
+    pub mode: Option<PlayMode>,
     /// `true` makes it the tenant's default (the previous default stops being one);
     /// `false` leaves the tenant without one if it was.
     #[field(rule = Bool)]
@@ -131,7 +143,8 @@ pub struct Playlist {
     /// The music on hold's id.
     pub id: MusicOnHoldId,
     /// How to play it.
-    pub mode: String,
+    #[schema(value_type = String)]
+    pub mode: PlayMode,
     /// The files, in order.
     pub files: Vec<PlaylistEntry>,
     /// When the links expire (RFC 3339).

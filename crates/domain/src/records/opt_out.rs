@@ -8,23 +8,45 @@ use utoipa::ToSchema;
 
 use crate::declare::{Body, Filter, Listed};
 use crate::ids::{CallCampaignId, OptOutId, TenantId};
-use crate::validation::{ID, Instant, OneOf, Text, text};
+use crate::validation::{Among, ID, Instant, Text, among, text};
 
-/// The levels of a list.
-pub const LEVELS: &[&str] = &["platform", "tenant", "campaign"];
-const LEVEL: OneOf = OneOf(LEVELS);
-/// Where an entry came from.
-pub const SOURCES: &[&str] = &["manual", "import", "engine", "complaint", "regulator"];
-const SOURCE: OneOf = OneOf(SOURCES);
+crate::closed_set! {
+    /// The level of an opt-out list.
+    pub enum OptOutLevel {
+        /// The platform's list, binding every tenant.
+        Platform = "platform",
+        /// A tenant's list, binding its campaigns.
+        Tenant = "tenant",
+        /// One campaign's list.
+        Campaign = "campaign",
+    }
+}
+const LEVEL: Among<OptOutLevel> = among();
+crate::closed_set! {
+    /// Where an opt-out entry came from.
+    pub enum OptOutSource {
+        /// Added by hand.
+        Manual = "manual",
+        /// Imported from a file.
+        Import = "import",
+        /// The callee pressed the opt-out key.
+        Engine = "engine",
+        /// A complaint.
+        Complaint = "complaint",
+        /// A regulator's list.
+        Regulator = "regulator",
+    }
+}
+const SOURCE: Among<OptOutSource> = among();
 /// Why the number was opted out.
 pub const REASON: Text = text(0, 500);
 
 /// How a refusal names a list level.
 pub fn list_name(level: &str) -> &'static str {
-    match level {
-        "platform" => "the platform's opt-out list",
-        "campaign" => "the campaign's opt-out list",
-        _ => "the tenant's opt-out list",
+    match level.parse() {
+        Ok(OptOutLevel::Platform) => "the platform's opt-out list",
+        Ok(OptOutLevel::Campaign) => "the campaign's opt-out list",
+        Ok(OptOutLevel::Tenant) | Err(_) => "the tenant's opt-out list",
     }
 }
 
@@ -37,7 +59,8 @@ pub struct OptOut {
     /// The entry's id.
     pub id: OptOutId,
     /// `platform`, `tenant` or `campaign`.
-    pub level: String,
+    #[schema(value_type = String)]
+    pub level: OptOutLevel,
     /// The tenant of a tenant or campaign entry; null for the platform's.
     pub tenant_id: Option<TenantId>,
     /// The campaign of a campaign entry.
@@ -46,7 +69,8 @@ pub struct OptOut {
     pub number: String,
     /// `manual`, `import`, `engine` (the callee pressed the opt-out key), `complaint` or
     /// `regulator`.
-    pub source: String,
+    #[schema(value_type = String)]
+    pub source: OptOutSource,
     /// Why.
     pub reason: Option<String>,
     /// When it was added.
@@ -63,7 +87,7 @@ pub struct OptOutFilter {
     pub tenant_id: Option<TenantId>,
     /// Only this level.
     #[field(rule = LEVEL)]
-    pub level: Option<String>,
+    pub level: Option<OptOutLevel>,
     /// Only this campaign's entries.
     #[field(rule = ID)]
     pub campaign_id: Option<CallCampaignId>,
@@ -73,8 +97,8 @@ pub struct OptOutFilter {
 #[derive(Clone, Debug, Body)]
 pub struct CreateOptOut {
     /// `platform` (platform admins only), `tenant` (default) or `campaign`.
-    #[field(rule = LEVEL, default = "tenant".to_owned())]
-    pub level: String,
+    #[field(rule = LEVEL, default = OptOutLevel::Tenant)]
+    pub level: OptOutLevel,
     /// The tenant of a tenant entry; tenant-scoped callers may omit it.
     #[field(rule = ID)]
     pub tenant_id: Option<TenantId>,
@@ -86,8 +110,8 @@ pub struct CreateOptOut {
     #[field(rule = super::call_campaign::NUMBER)]
     pub number: String,
     /// Where it came from (default `manual`).
-    #[field(rule = SOURCE, default = "manual".to_owned())]
-    pub source: String,
+    #[field(rule = SOURCE, default = OptOutSource::Manual)]
+    pub source: OptOutSource,
     /// Why.
     #[field(rule = REASON)]
     pub reason: Option<String>,

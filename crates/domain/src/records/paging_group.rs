@@ -4,11 +4,11 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::NAME;
-use super::destination::{Destination, DestinationInput, Destinations};
+use super::destination::{DestType, Destination, DestinationInput, Destinations};
 use crate::declare::{Body, Listed};
 use crate::ids::{PagingGroupId, TenantId};
 use crate::list::TenantFilter;
-use crate::validation::{ID, Int, OneOf, PlanNumber, int, plan_number};
+use crate::validation::{Among, ID, Int, PlanNumber, among, int, plan_number};
 
 /// A paging group number: at least 2 dial characters (the spec's minimum), unique in
 /// its tenant.
@@ -37,9 +37,11 @@ pub struct PagingGroup {
     /// Its name.
     pub name: String,
     /// `on` to skip members already on a call.
-    pub check_in_use: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub check_in_use: Option<CheckInUse>,
     /// `yes` when members may answer back.
-    pub two_way_audio: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub two_way_audio: Option<TwoWayAudio>,
     /// The media file played first; 0 for none.
     pub intro_message_media_file_id: i64,
     /// The intro media file, resolved; null for none.
@@ -51,11 +53,25 @@ pub struct PagingGroup {
 /// The members of a paging group: extensions of the same tenant, in order.
 pub const MEMBERS: Destinations = Destinations {
     name: "MemberBody",
-    allowed: &["EXT"],
+    allowed: &[DestType::Ext],
     min: 0,
 };
-const CHECK_IN_USE: OneOf = OneOf(&["on"]);
-const TWO_WAY_AUDIO: OneOf = OneOf(&["yes"]);
+crate::closed_set! {
+    /// A paging group's `checkInUse`: only `on` (absent or null is off).
+    pub enum CheckInUse {
+        /// Members already on a call are skipped.
+        On = "on",
+    }
+}
+const CHECK_IN_USE: Among<CheckInUse> = among();
+crate::closed_set! {
+    /// A paging group's `twoWayAudio`: only `yes` (absent or null is one-way).
+    pub enum TwoWayAudio {
+        /// Members may talk back.
+        Yes = "yes",
+    }
+}
+const TWO_WAY_AUDIO: Among<TwoWayAudio> = among();
 /// A media file id, or 0 for none (the spec's convention).
 const MEDIA_FILE_OR_NONE: Int = int(0, i64::MAX);
 
@@ -73,10 +89,10 @@ pub struct CreatePagingGroup {
     pub name: String,
     /// Only `on`.
     #[field(rule = CHECK_IN_USE)]
-    pub check_in_use: Option<String>,
+    pub check_in_use: Option<CheckInUse>,
     /// Only `yes`.
     #[field(rule = TWO_WAY_AUDIO)]
-    pub two_way_audio: Option<String>,
+    pub two_way_audio: Option<TwoWayAudio>,
     /// A media file of the same tenant; 0 (the default) for none.
     #[field(rule = MEDIA_FILE_OR_NONE)]
     pub intro_message_media_file_id: Option<i64>,
@@ -97,10 +113,10 @@ pub struct UpdatePagingGroup {
     pub name: Option<String>,
     /// `on`, or `null` to clear.
     #[field(rule = CHECK_IN_USE)]
-    pub check_in_use: Option<Option<String>>,
+    pub check_in_use: Option<Option<CheckInUse>>,
     /// `yes`, or `null` to clear.
     #[field(rule = TWO_WAY_AUDIO)]
-    pub two_way_audio: Option<Option<String>>,
+    pub two_way_audio: Option<Option<TwoWayAudio>>,
     /// A media file of the same tenant; 0 for none.
     #[field(rule = MEDIA_FILE_OR_NONE)]
     pub intro_message_media_file_id: Option<i64>,

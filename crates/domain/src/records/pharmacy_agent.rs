@@ -12,14 +12,15 @@ use serde_json::{Value, json};
 use utoipa::ToSchema;
 
 use super::NAME;
+use super::conduit::ConduitKind;
 use super::destination::{Destination, DestinationInput};
 use super::ivr::PATH;
 use crate::declare::{Body, Filter, Listed};
 use crate::ids::{PharmacyAgentId, TenantId};
 use crate::list::TenantFilter;
 use crate::validation::{
-    Bit, ID, Instant, Int, ListOf, Nested, ObjectReader, OneOf, PlanNumber, Text, int, list_of,
-    nested, plan_number, text,
+    Among, Bit, ID, Instant, Int, ListOf, Nested, ObjectReader, PlanNumber, Text, among, int,
+    list_of, nested, plan_number, text,
 };
 
 /// An agent's number: 1 to 32 dial characters, unique in the tenant's dial plan.
@@ -34,11 +35,23 @@ pub const REFILL_LOOP_ATTEMPTS: Int = int(1, 10);
 /// keying one.
 pub const RX_NUMBER_LENGTH: Int = int(4, 20);
 
-/// What became of a refill request.
-pub const OUTCOMES: &[&str] = &["submitted", "failed", "transferred", "abandoned"];
+crate::closed_set! {
+    /// What became of a refill request.
+    pub enum RefillOutcome {
+        /// Filed with the pharmacy system.
+        Submitted = "submitted",
+        /// The pharmacy system refused it or could not be reached.
+        Failed = "failed",
+        /// The caller was put through to the pharmacy.
+        Transferred = "transferred",
+        /// The caller hung up first.
+        Abandoned = "abandoned",
+    }
+}
+const OUTCOME: Among<RefillOutcome> = among();
 
 /// The conduit kind an agent files refills through.
-pub const PHARMACY_SYSTEM: &str = "pharmacy-system";
+pub const PHARMACY_SYSTEM: ConduitKind = ConduitKind::PharmacySystem;
 
 /// The after-hours rule as answered: the business hours deciding when the agent is
 /// closed, and where calls go then.
@@ -228,8 +241,8 @@ pub struct IngestRefillRequest {
     #[field(rule = RX_NUMBERS, default = Vec::new())]
     pub rx_numbers: Vec<String>,
     /// `submitted`, `failed`, `transferred` or `abandoned`.
-    #[field(rule = OneOf(OUTCOMES))]
-    pub outcome: String,
+    #[field(rule = OUTCOME)]
+    pub outcome: RefillOutcome,
     /// When the request was made (RFC 3339); now when left out.
     #[field(rule = Instant)]
     pub time: Option<DateTime<Utc>>,
@@ -260,7 +273,7 @@ impl IngestRefillRequest {
                 ok = false;
             }
         }
-        if self.outcome == "submitted" && self.rx_numbers.is_empty() {
+        if self.outcome == RefillOutcome::Submitted && self.rx_numbers.is_empty() {
             r.problem(
                 "rxNumbers",
                 "must hold at least 1 number when the outcome is submitted",
@@ -296,7 +309,8 @@ pub struct RefillRequest {
     /// The Rx numbers keyed.
     pub rx_numbers: Vec<String>,
     /// `submitted`, `failed`, `transferred` or `abandoned`.
-    pub outcome: String,
+    #[schema(value_type = String)]
+    pub outcome: RefillOutcome,
     /// When it was made (ISO 8601, UTC).
     pub time: String,
 }
@@ -305,8 +319,8 @@ pub struct RefillRequest {
 #[derive(Clone, Debug, Default, Filter)]
 pub struct RefillFilter {
     /// Only requests with this outcome.
-    #[field(rule = OneOf(OUTCOMES))]
-    pub outcome: Option<String>,
+    #[field(rule = OUTCOME)]
+    pub outcome: Option<RefillOutcome>,
     /// Only requests at or after this instant (RFC 3339).
     #[field(rule = Instant)]
     pub date_from: Option<DateTime<Utc>>,

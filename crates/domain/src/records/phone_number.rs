@@ -4,17 +4,15 @@
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::destination::{Destination, DestinationInput, Destinations, OneDestination};
+use super::destination::{DestType, Destination, DestinationInput, Destinations, OneDestination};
+use super::{YES_NO, YesNo};
 use crate::declare::{Body, Filter, Listed};
 use crate::ids::{BranchId, ConduitId, ExtensionId, TenantId};
 use crate::list::BranchedFilter;
-use crate::validation::{Chars, FLAG, ID, OneOf, OptionalEmail, Switch, Text, dial, text};
+use crate::validation::{Chars, FLAG, ID, OptionalEmail, Switch, Text, dial, text};
 
 /// A phone number: 2 to 20 dial characters, unique platform-wide.
 pub const NUMBER: Chars = dial(2, 20);
-
-/// A yes/no string flag.
-pub const YES_NO: OneOf = OneOf(&["yes", "no"]);
 
 /// A phone number, as the spec: every integer id is 0 when it does not apply.
 #[derive(Clone, Debug, Serialize, ToSchema, Listed)]
@@ -74,13 +72,13 @@ pub struct PhoneNumber {
 pub const ROUTE: OneDestination = OneDestination(Destinations {
     name: "RouteBody",
     allowed: &[
-        "BUSINESS_HOUR",
-        "IVR",
-        "QUEUE",
-        "PAGING_GROUP",
-        "EXT",
-        "VOICEMAIL",
-        "PHARMACY_AGENT",
+        DestType::BusinessHour,
+        DestType::Ivr,
+        DestType::Queue,
+        DestType::PagingGroup,
+        DestType::Ext,
+        DestType::Voicemail,
+        DestType::PharmacyAgent,
     ],
     min: 0,
 });
@@ -116,16 +114,16 @@ pub struct PhoneNumberSettings {
     pub di_comment_name: Option<String>,
     /// `yes` or `no`.
     #[field(rule = YES_NO)]
-    pub recording: Option<String>,
+    pub recording: Option<YesNo>,
     /// `yes` or `no`.
     #[field(rule = YES_NO)]
-    pub fax: Option<String>,
+    pub fax: Option<YesNo>,
     /// An e-mail address, or empty.
     #[field(rule = OptionalEmail)]
     pub fax_email: Option<String>,
     /// `yes` or `no`.
     #[field(rule = YES_NO)]
-    pub fax_store: Option<String>,
+    pub fax_store: Option<YesNo>,
     /// A prefix shown before the caller's name.
     #[field(rule = SHORT)]
     pub name_prefix: Option<String>,
@@ -134,7 +132,7 @@ pub struct PhoneNumberSettings {
     pub unconditional_status: Option<String>,
     /// `yes` or `no`.
     #[field(rule = YES_NO)]
-    pub email_recording: Option<String>,
+    pub email_recording: Option<YesNo>,
     /// Dial characters, or empty.
     #[field(rule = FORWARD)]
     pub store_and_forward_number: Option<String>,

@@ -12,21 +12,28 @@ use crate::declare::{Body, Listed};
 use crate::ids::{QueueId, TenantId};
 use crate::list::TenantFilter;
 use crate::validation::{
-    FLAG, ID, Int, ListOf, Nested, ObjectReader, OneOf, PlanNumber, int, list_of, nested,
+    Among, FLAG, ID, Int, ListOf, Nested, ObjectReader, PlanNumber, among, int, list_of, nested,
     plan_number,
 };
 
 /// A queue number: 1 to 32 dial characters, unique in the tenant's dial plan.
 pub const NUMBER: PlanNumber = plan_number(1, 32);
 
-/// How a queue picks the member to ring.
-pub const STRATEGIES: &[&str] = &[
-    "ringAll",
-    "roundRobin",
-    "leastRecent",
-    "fewestCalls",
-    "random",
-];
+crate::closed_set! {
+    /// How a queue picks the member to ring.
+    pub enum QueueStrategy {
+        /// Every member rings at once.
+        RingAll = "ringAll",
+        /// Members ring in turn, starting after the last one rung.
+        RoundRobin = "roundRobin",
+        /// The member idle longest rings.
+        LeastRecent = "leastRecent",
+        /// The member that took the fewest calls rings.
+        FewestCalls = "fewestCalls",
+        /// A member picked at random rings.
+        Random = "random",
+    }
+}
 
 /// A member as answered: the extension, resolved, with its place and penalty.
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
@@ -58,7 +65,8 @@ pub struct Queue {
     /// The number dialled to reach it, unique in the tenant's dial plan.
     pub number: String,
     /// How a member is picked: `ringAll`, `roundRobin`, `leastRecent`, `fewestCalls`, `random`.
-    pub strategy: String,
+    #[schema(value_type = String)]
+    pub strategy: QueueStrategy,
     /// The member extensions, by `order`.
     pub members: Vec<QueueMember>,
     /// Longest a caller waits before the timeout destination (seconds; 0: no limit).
@@ -99,7 +107,7 @@ impl QueueMemberInput {
     }
 }
 
-const STRATEGY: OneOf = OneOf(STRATEGIES);
+const STRATEGY: Among<QueueStrategy> = among();
 const ORDER: Int = int(0, 1_000_000);
 const PENALTY: Int = int(0, 100);
 const MAX_WAIT: Int = int(0, 86_400);
@@ -135,8 +143,8 @@ pub struct CreateQueue {
     #[field(rule = NUMBER)]
     pub number: String,
     /// How a member is picked (default `ringAll`).
-    #[field(rule = STRATEGY, default = "ringAll".to_owned())]
-    pub strategy: String,
+    #[field(rule = STRATEGY, default = QueueStrategy::RingAll)]
+    pub strategy: QueueStrategy,
     /// The member extensions, in order.
     #[field(rule = MEMBERS, default = Vec::new())]
     pub members: Vec<QueueMemberInput>,
@@ -188,7 +196,7 @@ pub struct UpdateQueue {
     pub number: Option<String>,
     /// How a member is picked.
     #[field(rule = STRATEGY)]
-    pub strategy: Option<String>,
+    pub strategy: Option<QueueStrategy>,
     /// The member extensions (replaces the current ones).
     #[field(rule = MEMBERS)]
     pub members: Option<Vec<QueueMemberInput>>,

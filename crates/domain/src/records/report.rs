@@ -12,17 +12,26 @@ use serde_json::{Value, json};
 use utoipa::ToSchema;
 use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, Schema, SchemaFormat, Type};
 
-use super::call::{CALL_ID, Call, DIRECTION, DISPOSITIONS};
+use super::call::{CALL_ID, Call, CallDirection, CallDisposition, DIRECTION};
 use super::speech::LANGUAGE;
 use crate::declare::{Body, Filter};
 use crate::ids::{ExtensionId, QueueId, TenantId};
 use crate::list::{ListSpec, Listed};
 use crate::validation::{
-    ID, Instant, Int, ObjectReader, OneOf, Raw, Rule, Text, int, list_of, nested, text,
+    ID, Instant, Int, ObjectReader, Raw, Rule, Text, among, int, list_of, nested, text,
 };
 
-/// The roles a transcript channel may carry.
-pub const CHANNEL_ROLES: &[&str] = &["caller", "callee", "agent"];
+crate::closed_set! {
+    /// The role a transcript channel carries.
+    pub enum ChannelRole {
+        /// The calling party.
+        Caller = "caller",
+        /// The called party.
+        Callee = "callee",
+        /// An agent (of a queue, a transfer).
+        Agent = "agent",
+    }
+}
 
 /// Most channels of a transcript (numbered 0 to 15).
 pub const MAX_CHANNELS: usize = 16;
@@ -75,8 +84,8 @@ pub struct TranscriptChannel {
     #[field(rule = CHANNEL)]
     pub channel: i64,
     /// `caller`, `callee` or `agent`.
-    #[field(rule = OneOf(CHANNEL_ROLES))]
-    pub role: String,
+    #[field(rule = among::<ChannelRole>())]
+    pub role: ChannelRole,
     /// Who speaks on it (a number, an extension, a name); empty when unknown.
     #[field(rule = PARTY, default = String::new())]
     pub party: String,
@@ -284,8 +293,15 @@ pub struct CallReportView {
     pub transcript: Option<Transcript>,
 }
 
-/// How the aggregates are bucketed.
-pub const GROUPINGS: &[&str] = &["day", "hour"];
+crate::closed_set! {
+    /// How the aggregates are bucketed.
+    pub enum Grouping {
+        /// Per day of the tenant's time zone.
+        Day = "day",
+        /// Per hour of the tenant's time zone.
+        Hour = "hour",
+    }
+}
 
 /// The longest range a report covers: 366 days.
 pub const MAX_RANGE_SECONDS: i64 = 366 * 86_400;
@@ -307,10 +323,10 @@ pub struct CallReportFilter {
     pub to: Option<DateTime<Utc>>,
     /// Only calls of this direction.
     #[field(rule = DIRECTION)]
-    pub direction: Option<String>,
+    pub direction: Option<CallDirection>,
     /// Only calls of this CDR disposition.
-    #[field(rule = OneOf(DISPOSITIONS))]
-    pub disposition: Option<String>,
+    #[field(rule = among::<CallDisposition>())]
+    pub disposition: Option<CallDisposition>,
     /// Only calls from or to this number (caller id or number dialled, exactly).
     #[field(rule = text(1, 64))]
     pub number: Option<String>,
@@ -321,8 +337,8 @@ pub struct CallReportFilter {
     #[field(rule = ID)]
     pub queue_id: Option<QueueId>,
     /// Aggregate per `day` (default) or `hour` of the tenant's time zone.
-    #[field(rule = OneOf(GROUPINGS))]
-    pub group_by: Option<String>,
+    #[field(rule = among::<Grouping>())]
+    pub group_by: Option<Grouping>,
 }
 
 /// The reporting list: calls, with the report's filters and the call list's sorts and
@@ -377,7 +393,8 @@ pub struct CallAggregates {
     /// The range's end, exclusive (ISO 8601, UTC).
     pub to: String,
     /// `day` or `hour`.
-    pub group_by: String,
+    #[schema(value_type = String)]
+    pub group_by: Grouping,
     /// The time zone the buckets are cut in: the tenant's (UTC across several tenants).
     pub time_zone: String,
     /// Over the whole range.

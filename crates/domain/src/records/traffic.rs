@@ -8,10 +8,19 @@ use utoipa::ToSchema;
 
 use crate::declare::{Body, Filter, Listed};
 use crate::ids::TenantId;
-use crate::validation::{ID, Instant, Int, ListOf, OneOf, Text, int, iso, list_of, text};
+use crate::validation::{Among, ID, Instant, Int, ListOf, Text, among, int, iso, list_of, text};
 
-/// Which way a message or fax went.
-pub const DIRECTIONS: OneOf = OneOf(&["inbound", "outbound"]);
+crate::closed_set! {
+    /// Which way a message or fax went.
+    pub enum TrafficDirection {
+        /// Received by the tenant.
+        Inbound = "inbound",
+        /// Sent by the tenant.
+        Outbound = "outbound",
+    }
+}
+/// Which way a message or fax went, as read.
+pub const DIRECTIONS: Among<TrafficDirection> = among();
 
 /// An id the engine or carrier gives a message or fax.
 const REPORTED_ID: Text = text(1, 255);
@@ -35,7 +44,7 @@ pub struct IngestSms {
     pub message_id: String,
     /// `inbound` (SMS_RECEIVED) or `outbound` (SMS_SENT).
     #[field(rule = DIRECTIONS)]
-    pub direction: String,
+    pub direction: TrafficDirection,
     /// Sender.
     #[field(rule = PARTY)]
     pub from: String,
@@ -64,7 +73,7 @@ pub struct IngestFax {
     pub fax_id: String,
     /// `inbound` (FAX_RECEIVED) or `outbound` (FAX_SENT).
     #[field(rule = DIRECTIONS)]
-    pub direction: String,
+    pub direction: TrafficDirection,
     /// Sender.
     #[field(rule = PARTY)]
     pub from: String,
@@ -129,7 +138,7 @@ pub struct TextFilter {
     pub tenant_id: Option<TenantId>,
     /// `inbound` or `outbound`.
     #[field(rule = DIRECTIONS)]
-    pub direction: Option<String>,
+    pub direction: Option<TrafficDirection>,
     /// Only texts from this number.
     #[field(rule = PARTY)]
     pub from: Option<String>,

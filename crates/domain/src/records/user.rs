@@ -5,13 +5,13 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
+use super::{YES_NO, YesNo};
 use crate::access::Role;
 use crate::declare::{Body, Filter, Listed};
 use crate::ids::{BranchId, ExtensionId, PartnerId, TenantId, UserId};
 use crate::list::BranchedFilter;
 use crate::validation::{
-    Email, FLAG, ID, Int, KnownPermission, ListOf, OneOf, Raw, Rule, TimeZone, dial, int, list_of,
-    text,
+    Email, FLAG, ID, Int, KnownPermission, ListOf, Raw, Rule, TimeZone, dial, int, list_of, text,
 };
 
 /// Shortest accepted password (NIST SP 800-63B asks at least 8; we ask 12).
@@ -278,9 +278,9 @@ user_settings! {
     /// SIP secret of the softphone.
     peer_secret: String => "peer_secret", text(0, 255), SettingValue::Text;
     /// Do-not-disturb.
-    dnd: String => "dnd", OneOf(&["yes", "no"]), SettingValue::Text;
+    dnd: YesNo => "dnd", YES_NO, |v: YesNo| SettingValue::Text(v.as_str().to_owned());
     /// Whether outbound calls are recorded.
-    outbound_record: String => "outbound_record", OneOf(&["yes", "no"]), SettingValue::Text;
+    outbound_record: YesNo => "outbound_record", YES_NO, |v: YesNo| SettingValue::Text(v.as_str().to_owned());
     /// Dark theme on the web client.
     dark_mode: i64 => "dark_mode", FLAG, SettingValue::Int;
     /// Dark theme on mobile.

@@ -8,17 +8,42 @@ use utoipa::openapi::schema::Object;
 
 use crate::declare::{Body, Filter, Listed};
 use crate::ids::{ExtensionId, TenantId};
-use crate::validation::{Bool, ID, Int, ObjectReader, OneOf, Switch, Text, int, text};
+use crate::validation::{Among, Bool, ID, Int, ObjectReader, Switch, Text, among, int, text};
 
-/// The folders of an Asterisk mailbox.
-pub const FOLDERS: &[&str] = &[
-    "INBOX", "Old", "Work", "Family", "Friends", "Urgent", "Cust1", "Cust2", "Cust3", "Cust4",
-    "Cust5",
-];
+crate::closed_set! {
+    /// The folders of an Asterisk mailbox.
+    pub enum VoicemailFolder {
+        /// New messages.
+        Inbox = "INBOX",
+        /// Messages listened to.
+        Old = "Old",
+        /// The `Work` folder.
+        Work = "Work",
+        /// The `Family` folder.
+        Family = "Family",
+        /// The `Friends` folder.
+        Friends = "Friends",
+        /// New messages marked urgent.
+        Urgent = "Urgent",
+        /// Custom folder 1.
+        Cust1 = "Cust1",
+        /// Custom folder 2.
+        Cust2 = "Cust2",
+        /// Custom folder 3.
+        Cust3 = "Cust3",
+        /// Custom folder 4.
+        Cust4 = "Cust4",
+        /// Custom folder 5.
+        Cust5 = "Cust5",
+    }
+}
 
 /// The folders that hold unread messages; a message is read once filed elsewhere, as in
 /// Asterisk (listening moves a message from INBOX to Old).
-pub const UNREAD_FOLDERS: &[&str] = &["INBOX", "Urgent"];
+pub const UNREAD_FOLDERS: &[&str] = &[
+    VoicemailFolder::Inbox.as_str(),
+    VoicemailFolder::Urgent.as_str(),
+];
 
 /// Whether a message in `dir` counts as read.
 pub fn is_read_folder(dir: &str) -> bool {
@@ -26,7 +51,7 @@ pub fn is_read_folder(dir: &str) -> bool {
 }
 
 /// A folder name.
-pub const FOLDER: OneOf = OneOf(FOLDERS);
+pub const FOLDER: Among<VoicemailFolder> = among();
 
 /// A voicemail message, as the spec.
 // `query` matches the caller id and the message id (Asterisk's `msg_id`). Newest first is
@@ -95,7 +120,7 @@ pub struct UpdateVoicemail {
     pub read: Option<bool>,
     /// The folder to move the message to; `read` follows from it.
     #[field(rule = FOLDER)]
-    pub dir: Option<String>,
+    pub dir: Option<VoicemailFolder>,
 }
 
 impl UpdateVoicemail {
@@ -107,7 +132,7 @@ impl UpdateVoicemail {
     /// The folder a message in `current` ends up in.
     pub fn folder_after(&self, current: &str) -> String {
         match (&self.dir, self.read) {
-            (Some(dir), _) => dir.clone(),
+            (Some(dir), _) => dir.as_str().to_owned(),
             (None, Some(true)) if !is_read_folder(current) => "Old".into(),
             (None, Some(false)) if is_read_folder(current) => "INBOX".into(),
             _ => current.to_owned(),
@@ -116,7 +141,7 @@ impl UpdateVoicemail {
 
     fn check(&self, r: &mut ObjectReader<'_>) -> bool {
         match (&self.dir, self.read) {
-            (Some(dir), Some(read)) if is_read_folder(dir) != read => {
+            (Some(dir), Some(read)) if is_read_folder(dir.as_str()) != read => {
                 r.problem(
                     "read",
                     format!("must be {} for a message filed in {dir}", !read),
@@ -129,9 +154,9 @@ impl UpdateVoicemail {
 
     /// `read` must agree with `dir` when both are sent.
     fn schema_rules(object: &mut Object) {
-        let read_folders: Vec<&str> = FOLDERS
+        let read_folders: Vec<&str> = VoicemailFolder::ALL
             .iter()
-            .copied()
+            .map(|f| f.as_str())
             .filter(|f| is_read_folder(f))
             .collect();
         for (folders, read) in [(UNREAD_FOLDERS.to_vec(), false), (read_folders, true)] {
@@ -206,8 +231,8 @@ pub struct IngestVoicemail {
     #[field(rule = int(0, 9999), default = 0)]
     pub message_number: i64,
     /// Folder (default INBOX).
-    #[field(rule = FOLDER, default = "INBOX".to_owned())]
-    pub dir: String,
+    #[field(rule = FOLDER, default = VoicemailFolder::Inbox)]
+    pub dir: VoicemailFolder,
     /// Caller id.
     #[field(rule = SHORT, default = String::new())]
     pub caller_id: String,
@@ -250,7 +275,7 @@ impl IngestVoicemail {
             mailbox_user: self.mailbox_user,
             msg_id: self.msg_id,
             message_number: self.message_number,
-            dir: self.dir,
+            dir: self.dir.as_str().to_owned(),
             caller_id: self.caller_id,
             date,
             date_unix: self.date_unix,
@@ -278,7 +303,7 @@ pub struct VoicemailFilter {
     pub read: Option<bool>,
     /// Only messages in this folder.
     #[field(rule = FOLDER)]
-    pub dir: Option<String>,
+    pub dir: Option<VoicemailFolder>,
     /// 1 adds `stats: {total, unread, read}` over the whole filter.
     #[field(rule = Switch)]
     pub stats: bool,

@@ -6,71 +6,103 @@ use utoipa::ToSchema;
 
 use crate::declare::{Body, Filter, Listed};
 use crate::ids::TenantId;
-use crate::validation::{HttpUrl, ID, OneOf, Text, text};
+use crate::validation::{Among, HttpUrl, ID, Text, among, text};
+
+crate::closed_set! {
+    /// Every type a webhook may be registered for, in the order
+    /// `GET /v2/webhooks/list-types` answers them.
+    pub enum EventType {
+        /// Call records pushed to HubSpot as CRM call objects.
+        HubSpotCrm = "HubSpotCRM",
+        /// A call started ringing.
+        CallStarted = "CALL_STARTED",
+        /// A call was answered.
+        CallAnswered = "CALL_ANSWERED",
+        /// A call ended.
+        CallEnded = "CALL_ENDED",
+        /// A call ended unanswered.
+        CallMissed = "CALL_MISSED",
+        /// A caller left a voicemail message.
+        VoicemailReceived = "VOICEMAIL_RECEIVED",
+        /// A call recording is ready to fetch.
+        RecordingReady = "RECORDING_READY",
+        /// A text message came in.
+        SmsReceived = "SMS_RECEIVED",
+        /// A text message went out.
+        SmsSent = "SMS_SENT",
+        /// A fax came in.
+        FaxReceived = "FAX_RECEIVED",
+        /// A fax went out.
+        FaxSent = "FAX_SENT",
+        /// A desk phone's provisioning file changed and its configVersion grew.
+        DeviceConfigChanged = "DEVICE_CONFIG_CHANGED",
+        /// A conduit's status moved between active and failing on a health check.
+        ConduitStatusChanged = "CONDUIT_STATUS_CHANGED",
+        /// A pharmacy agent took a prescription refill request.
+        RefillRequested = "REFILL_REQUESTED",
+        /// A campaign call's result was recorded.
+        CampaignCallCompleted = "CAMPAIGN_CALL_COMPLETED",
+    }
+}
 
 /// Every type a webhook may be registered for, with what each delivers, in the order
 /// `GET /v2/webhooks/list-types` answers them: the interface's eleven first (§9), then the
 /// types later areas added. The one list both the registration check and `list-types`
 /// read, so a type that can be registered can always be discovered (issue 29).
-pub const TYPES: &[(&str, &str)] = &[
+pub const TYPES: &[(EventType, &str)] = &[
     (
-        "HubSpotCRM",
+        EventType::HubSpotCrm,
         "Call records pushed to HubSpot as CRM call objects, authenticated with authtoken as a bearer token",
     ),
-    ("CALL_STARTED", "A call started ringing"),
-    ("CALL_ANSWERED", "A call was answered"),
-    ("CALL_ENDED", "A call ended"),
-    ("CALL_MISSED", "A call ended unanswered"),
-    ("VOICEMAIL_RECEIVED", "A caller left a voicemail message"),
-    ("RECORDING_READY", "A call recording is ready to fetch"),
-    ("SMS_RECEIVED", "A text message came in"),
-    ("SMS_SENT", "A text message went out"),
-    ("FAX_RECEIVED", "A fax came in"),
-    ("FAX_SENT", "A fax went out"),
+    (EventType::CallStarted, "A call started ringing"),
+    (EventType::CallAnswered, "A call was answered"),
+    (EventType::CallEnded, "A call ended"),
+    (EventType::CallMissed, "A call ended unanswered"),
     (
-        DEVICE_CONFIG_CHANGED,
+        EventType::VoicemailReceived,
+        "A caller left a voicemail message",
+    ),
+    (
+        EventType::RecordingReady,
+        "A call recording is ready to fetch",
+    ),
+    (EventType::SmsReceived, "A text message came in"),
+    (EventType::SmsSent, "A text message went out"),
+    (EventType::FaxReceived, "A fax came in"),
+    (EventType::FaxSent, "A fax went out"),
+    (
+        EventType::DeviceConfigChanged,
         "A desk phone's provisioning file changed and its configVersion grew (the engine sends the phone a check-sync)",
     ),
     (
-        CONDUIT_STATUS_CHANGED,
+        EventType::ConduitStatusChanged,
         "A conduit's status moved between active and failing on a health check",
     ),
     (
-        REFILL_REQUESTED,
+        EventType::RefillRequested,
         "A pharmacy agent took a prescription refill request",
     ),
     (
-        CAMPAIGN_CALL_COMPLETED,
+        EventType::CampaignCallCompleted,
         "A campaign call's result was recorded: the record, its campaign, the number, the outcome and the attempt",
     ),
 ];
 
 /// A desk phone's provisioning file changed (the device, its button layout or its lines'
 /// extensions) and its `configVersion` grew, so the engine sends the phone a check-sync.
-pub const DEVICE_CONFIG_CHANGED: &str = "DEVICE_CONFIG_CHANGED";
+pub const DEVICE_CONFIG_CHANGED: &str = EventType::DeviceConfigChanged.as_str();
 
 /// A conduit's status moved between `active` and `failing` on a health check the engine
 /// reported.
-pub const CONDUIT_STATUS_CHANGED: &str = "CONDUIT_STATUS_CHANGED";
+pub const CONDUIT_STATUS_CHANGED: &str = EventType::ConduitStatusChanged.as_str();
 /// A pharmacy agent took a refill request (`POST /v2/ingest/refill-requests`).
-pub const REFILL_REQUESTED: &str = "REFILL_REQUESTED";
+pub const REFILL_REQUESTED: &str = EventType::RefillRequested.as_str();
 /// The event of a campaign call's result, recorded from the engine's report: the record,
 /// its campaign, the number, the outcome, the attempt and the record's status after it.
-pub const CAMPAIGN_CALL_COMPLETED: &str = "CAMPAIGN_CALL_COMPLETED";
-
-/// The names of [`TYPES`], in order.
-pub const TYPE_NAMES: &[&str] = &{
-    let mut names = [""; TYPES.len()];
-    let mut i = 0;
-    while i < TYPES.len() {
-        names[i] = TYPES[i].0;
-        i += 1;
-    }
-    names
-};
+pub const CAMPAIGN_CALL_COMPLETED: &str = EventType::CampaignCallCompleted.as_str();
 
 /// The CRM type: call records in HubSpot's calls-object shape, not raw events.
-pub const HUBSPOT: &str = "HubSpotCRM";
+pub const HUBSPOT: &str = EventType::HubSpotCrm.as_str();
 
 /// The events a HubSpot webhook receives: each finished call, answered or not.
 pub const HUBSPOT_EVENTS: &[&str] = &["CALL_ENDED", "CALL_MISSED"];
@@ -156,7 +188,7 @@ pub struct WebhookFields {
     /// Tenant (create).
     pub tenant_id: Option<TenantId>,
     /// Event type.
-    pub kind: Option<String>,
+    pub kind: Option<EventType>,
     /// Callback URL.
     pub url: Option<String>,
     /// Basic user name ("" clears it).
@@ -168,7 +200,7 @@ pub struct WebhookFields {
 }
 
 /// A webhook type's name.
-const TYPE: OneOf = OneOf(TYPE_NAMES);
+const TYPE: Among<EventType> = among();
 /// An HTTP Basic user name.
 const USERNAME: Text = text(0, 255);
 /// An HTTP Basic password.
@@ -184,7 +216,7 @@ pub struct CreateWebhook {
     pub tenant_id: TenantId,
     /// One of the types of `GET /v2/webhooks/list-types`.
     #[field(rule = TYPE, name = "type")]
-    pub kind: String,
+    pub kind: EventType,
     /// The callback URL, http(s).
     #[field(rule = CALLBACK_URL)]
     pub url: String,
@@ -206,7 +238,7 @@ pub struct CreateWebhook {
 pub struct UpdateWebhook {
     /// One of the types of `GET /v2/webhooks/list-types`.
     #[field(rule = TYPE, name = "type")]
-    pub kind: Option<String>,
+    pub kind: Option<EventType>,
     /// The callback URL, http(s).
     #[field(rule = CALLBACK_URL)]
     pub url: Option<String>,
@@ -258,5 +290,16 @@ pub struct WebhookFilter {
     pub tenant_id: Option<TenantId>,
     /// Only webhooks of this type.
     #[field(rule = TYPE, name = "type")]
-    pub kind: Option<String>,
+    pub kind: Option<EventType>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn list_types_describes_every_event_type_in_order() {
+        let listed: Vec<EventType> = TYPES.iter().map(|(kind, _)| *kind).collect();
+        assert_eq!(listed, EventType::ALL);
+    }
 }

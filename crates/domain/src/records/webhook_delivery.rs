@@ -6,17 +6,26 @@ use serde_json::{Value, json};
 use utoipa::ToSchema;
 
 use crate::declare::{Filter, Listed};
-use crate::validation::OneOf;
+use crate::validation::among;
 
-/// Waiting for its next attempt (`nextAttemptAt`).
-pub const PENDING: &str = "pending";
-/// A 2xx answer came.
-pub const DELIVERED: &str = "delivered";
-/// Retries exhausted, or the webhook was disabled.
-pub const FAILED: &str = "failed";
+crate::closed_set! {
+    /// The states a delivery can be in.
+    pub enum DeliveryState {
+        /// Waiting for its next attempt (`nextAttemptAt`).
+        Pending = "pending",
+        /// A 2xx answer came.
+        Delivered = "delivered",
+        /// Retries exhausted, or the webhook was disabled.
+        Failed = "failed",
+    }
+}
 
-/// The states a delivery can be in.
-pub const STATES: &[&str] = &[PENDING, DELIVERED, FAILED];
+/// Waiting for its next attempt (`nextAttemptAt`), as stored.
+pub const PENDING: &str = DeliveryState::Pending.as_str();
+/// A 2xx answer came, as stored.
+pub const DELIVERED: &str = DeliveryState::Delivered.as_str();
+/// Retries exhausted, or the webhook was disabled, as stored.
+pub const FAILED: &str = DeliveryState::Failed.as_str();
 
 /// One attempt to deliver.
 #[derive(Clone, Debug, Serialize, ToSchema)]
@@ -70,8 +79,8 @@ pub struct Delivery {
 #[derive(Clone, Debug, Default, Filter)]
 pub struct DeliveryFilter {
     /// Only deliveries in this state.
-    #[field(rule = OneOf(STATES))]
-    pub state: Option<String>,
+    #[field(rule = among::<DeliveryState>())]
+    pub state: Option<DeliveryState>,
 }
 
 /// The `data` of a sample event of `kind`, for `POST /v2/webhooks/{id}/test`: shaped like
