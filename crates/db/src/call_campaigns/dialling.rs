@@ -5,14 +5,13 @@
 use sea_query::{Expr, ExprTrait, Query};
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{CallCampaignId, CampaignRecordId, TenantId};
-use switchboard_domain::records::call_campaign::{CallAttempt, CallingWindow, CampaignRecord};
+use switchboard_domain::records::call_campaign::{CallingWindow, CampaignRecord};
 use switchboard_domain::records::call_outcome;
 use switchboard_domain::validation::iso;
 
-use super::engine::CALL_JOBS;
 use super::records::record_select;
 use super::{DESTINATION, Row, select};
-use crate::backend::{Db, Tx};
+use crate::backend::Tx;
 use crate::crud::Changes;
 use crate::error::Result;
 use crate::opt_outs;
@@ -266,27 +265,4 @@ pub async fn record_result(
         number: context.number,
         attempts: context.attempts,
     })
-}
-
-/// The calls placed for record `id` whose results came, oldest first: the results of
-/// its `campaign-call` jobs (one job per call; a job whose lease ran out is one call).
-pub async fn call_attempts(db: &Db, id: CampaignRecordId) -> Result<Vec<CallAttempt>> {
-    let rows = crate::engine_jobs::attempts(db, &CALL_JOBS, id.get()).await?;
-    Ok(rows
-        .into_iter()
-        .map(|row| {
-            let details: serde_json::Value = serde_json::from_str(&row.details).unwrap_or_default();
-            let text = |key: &str| details[key].as_str().map(str::to_owned);
-            CallAttempt {
-                outcome: row.outcome,
-                started_at: crate::calls::iso_at(row.started_at),
-                ended_at: crate::calls::iso_at(row.ended_at),
-                recorded_at: crate::calls::iso_at(Some(row.recorded_at)).unwrap_or_default(),
-                duration_seconds: details["durationSeconds"].as_i64(),
-                result_code: text("resultCode"),
-                reference: text("reference"),
-                message: text("message"),
-            }
-        })
-        .collect())
 }

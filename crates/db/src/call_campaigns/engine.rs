@@ -1,10 +1,11 @@
 //! Campaign calls as engine work (`campaign-call`): the payload the engine is handed, the
 //! scheduler that queues one job per record taken, and the engine queue's hooks (the
-//! claim's last check, the recorded result, an abandoned job).
+//! claim's last check, the recorded result, an abandoned job), and a record's calls read back
+//! from its jobs.
 
 use sea_query::{Expr, ExprTrait, Query};
 use switchboard_domain::ids::{CallCampaignId, CampaignRecordId, TenantId};
-use switchboard_domain::records::call_campaign::CallingWindow;
+use switchboard_domain::records::call_campaign::{CallAttempt, CallingWindow};
 use switchboard_domain::records::call_outcome;
 use switchboard_domain::serde::{Deserialize, Serialize};
 use switchboard_domain::validation::iso;
@@ -306,4 +307,27 @@ fn call_abandoned<'a>(
         crate::events::emit(tx, job.tenant(), CAMPAIGN_CALL_COMPLETED, data, now).await?;
         Ok(())
     })
+}
+
+/// The calls placed for record `id` whose results came, oldest first: the results of
+/// its `campaign-call` jobs (one job per call; a job whose lease ran out is one call).
+pub async fn call_attempts(db: &Db, id: CampaignRecordId) -> Result<Vec<CallAttempt>> {
+    let rows = crate::engine_jobs::attempts(db, &CALL_JOBS, id.get()).await?;
+    Ok(rows
+        .into_iter()
+        .map(|row| {
+            let details: serde_json::Value = serde_json::from_str(&row.details).unwrap_or_default();
+            let text = |key: &str| details[key].as_str().map(str::to_owned);
+            CallAttempt {
+                outcome: row.outcome,
+                started_at: crate::calls::iso_at(row.started_at),
+                ended_at: crate::calls::iso_at(row.ended_at),
+                recorded_at: crate::calls::iso_at(Some(row.recorded_at)).unwrap_or_default(),
+                duration_seconds: details["durationSeconds"].as_i64(),
+                result_code: text("resultCode"),
+                reference: text("reference"),
+                message: text("message"),
+            }
+        })
+        .collect())
 }

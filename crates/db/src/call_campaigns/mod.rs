@@ -8,8 +8,10 @@ mod dialling;
 mod engine;
 mod records;
 
-pub use dialling::{Dial, Due, Resulted, call_attempts, record_result, take_due};
-pub use engine::{CALL_JOBS, CAMPAIGN_CALL_COMPLETED, CallDestination, CampaignCall, schedule};
+pub use dialling::{Dial, Due, Resulted, record_result, take_due};
+pub use engine::{
+    CALL_JOBS, CAMPAIGN_CALL_COMPLETED, CallDestination, CampaignCall, call_attempts, schedule,
+};
 pub use records::{
     Added, NewRecord, add_records, count_records, delete_record, get_record, list_records,
     stream_records, update_record,
