@@ -17,6 +17,7 @@ use axum::routing::get;
 use chrono::{DateTime, Days, NaiveDate, Utc};
 use chrono_tz::Tz;
 use serde_json::Value;
+use switchboard_domain::records::call::{CallDirection, CallDisposition};
 
 use super::flow::zone_of;
 use super::{
@@ -37,19 +38,19 @@ pub(crate) fn routes() -> Router<Console> {
 const FILTERS: [&str; 5] = ["direction", "disposition", "number", "from", "to"];
 
 /// The directions the API knows, with their words.
-const DIRECTIONS: [(&str, &str); 3] = [
-    ("inbound", "Inbound"),
-    ("outbound", "Outbound"),
-    ("internal", "Internal"),
+const DIRECTIONS: [(&str, &str); CallDirection::ALL.len()] = [
+    (CallDirection::Inbound.as_str(), "Inbound"),
+    (CallDirection::Outbound.as_str(), "Outbound"),
+    (CallDirection::Internal.as_str(), "Internal"),
 ];
 
 /// The CDR dispositions the API knows, with their words.
-const DISPOSITIONS: [(&str, &str); 5] = [
-    ("ANSWERED", "Answered"),
-    ("NO ANSWER", "No answer"),
-    ("BUSY", "Busy"),
-    ("FAILED", "Failed"),
-    ("CONGESTION", "Congestion"),
+const DISPOSITIONS: [(&str, &str); CallDisposition::ALL.len()] = [
+    (CallDisposition::Answered.as_str(), "Answered"),
+    (CallDisposition::NoAnswer.as_str(), "No answer"),
+    (CallDisposition::Busy.as_str(), "Busy"),
+    (CallDisposition::Failed.as_str(), "Failed"),
+    (CallDisposition::Congestion.as_str(), "Congestion"),
 ];
 
 /// A choice of a filter.

@@ -11,6 +11,7 @@ use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use serde_json::{Map, Value, json};
+use switchboard_domain::records::call_campaign::RecordStatus;
 
 use super::account::check_post;
 use super::campaigns::{PER_PAGE, RECORD_STATUSES};
@@ -43,8 +44,11 @@ const FIELDS: [&str; 3] = ["number", "name", "status"];
 /// does; the first choice sends none.
 const STATUS_CHOICES: [(&str, &str); 3] = [
     ("", "Leave it as it is"),
-    ("pending", "Dial it again, its attempts starting over"),
-    ("skipped", "Never dial it"),
+    (
+        RecordStatus::Pending.as_str(),
+        "Dial it again, its attempts starting over",
+    ),
+    (RecordStatus::Skipped.as_str(), "Never dial it"),
 ];
 
 /// The record as saved, as the page shows it.

@@ -19,6 +19,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use futures::future::try_join_all;
 use serde_json::{Value, json};
+use switchboard_domain::records::call_campaign::RecordStatus;
 
 use super::account::check_post;
 use super::destinations::{Picked, TargetGroup, in_words, targets};
@@ -52,13 +53,13 @@ pub(crate) fn routes() -> Router<Console> {
 const DESTINATION_KINDS: [&str; 4] = ["EXT", "IVR", "QUEUE", "PAGING_GROUP"];
 
 /// The statuses of a campaign's records, as the API names them, with their words.
-pub(crate) const RECORD_STATUSES: [(&str, &str); 6] = [
-    ("pending", "waiting"),
-    ("dialing", "being dialled"),
-    ("completed", "completed"),
-    ("failed", "failed"),
-    ("opted-out", "opted out"),
-    ("skipped", "skipped"),
+pub(crate) const RECORD_STATUSES: [(&str, &str); RecordStatus::ALL.len()] = [
+    (RecordStatus::Pending.as_str(), "waiting"),
+    (RecordStatus::Dialing.as_str(), "being dialled"),
+    (RecordStatus::Completed.as_str(), "completed"),
+    (RecordStatus::Failed.as_str(), "failed"),
+    (RecordStatus::OptedOut.as_str(), "opted out"),
+    (RecordStatus::Skipped.as_str(), "skipped"),
 ];
 
 /// The statuses of a campaign, for the list's filter.

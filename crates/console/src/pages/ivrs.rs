@@ -12,6 +12,7 @@ use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
+use switchboard_domain::records::ivr::MenuKey;
 
 use super::account::check_post;
 use super::destinations::{Picked, TargetGroup, in_words, targets};
@@ -48,19 +49,19 @@ const FIELDS: [&str; 9] = [
 
 /// The menu's keys in the API's order, each with the form field holding its destination
 /// (`*` and `#` spelled out: they are no good in an element id).
-const KEYS: [(&str, &str); 12] = [
-    ("0", "key-0"),
-    ("1", "key-1"),
-    ("2", "key-2"),
-    ("3", "key-3"),
-    ("4", "key-4"),
-    ("5", "key-5"),
-    ("6", "key-6"),
-    ("7", "key-7"),
-    ("8", "key-8"),
-    ("9", "key-9"),
-    ("*", "key-star"),
-    ("#", "key-hash"),
+const KEYS: [(&str, &str); MenuKey::ALL.len()] = [
+    (MenuKey::Zero.as_str(), "key-0"),
+    (MenuKey::One.as_str(), "key-1"),
+    (MenuKey::Two.as_str(), "key-2"),
+    (MenuKey::Three.as_str(), "key-3"),
+    (MenuKey::Four.as_str(), "key-4"),
+    (MenuKey::Five.as_str(), "key-5"),
+    (MenuKey::Six.as_str(), "key-6"),
+    (MenuKey::Seven.as_str(), "key-7"),
+    (MenuKey::Eight.as_str(), "key-8"),
+    (MenuKey::Nine.as_str(), "key-9"),
+    (MenuKey::Star.as_str(), "key-star"),
+    (MenuKey::Hash.as_str(), "key-hash"),
 ];
 
 /// One thing a sound picker may pick: its value in the form and its label.

@@ -12,6 +12,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::{Form, Router};
 use serde_json::{Value, json};
+use switchboard_domain::records::music_on_hold::PlayMode;
 
 use super::account::check_post;
 use super::media_files::{MediaOption, on_the_form, options};
@@ -35,10 +36,13 @@ const FIELDS: [&str; 5] = [
 const MAX_ROWS: usize = 200;
 
 /// The ways a playlist plays: the API's `mode` and its words.
-const MODES: [(&str, &str); 3] = [
-    ("sequential", "In order"),
-    ("random", "Shuffled"),
-    ("randomStart", "In order from a random file"),
+const MODES: [(&str, &str); PlayMode::ALL.len()] = [
+    (PlayMode::Sequential.as_str(), "In order"),
+    (PlayMode::Random.as_str(), "Shuffled"),
+    (
+        PlayMode::RandomStart.as_str(),
+        "In order from a random file",
+    ),
 ];
 
 /// The music on hold routes.

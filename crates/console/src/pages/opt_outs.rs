@@ -15,6 +15,7 @@ use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
+use switchboard_domain::records::opt_out::OptOutLevel;
 
 use super::account::check_post;
 use super::uploads::{ImportView, Upload, multipart_body, read_multipart};
@@ -39,10 +40,10 @@ pub(crate) fn routes() -> Router<Console> {
 const FIELDS: [&str; 5] = ["number", "level", "campaignId", "reason", "expiresAt"];
 
 /// The levels of a list, with their words.
-const LEVELS: [(&str, &str); 3] = [
-    ("tenant", "The tenant's list"),
-    ("campaign", "A campaign's list"),
-    ("platform", "The platform's list"),
+const LEVELS: [(&str, &str); OptOutLevel::ALL.len()] = [
+    (OptOutLevel::Tenant.as_str(), "The tenant's list"),
+    (OptOutLevel::Campaign.as_str(), "A campaign's list"),
+    (OptOutLevel::Platform.as_str(), "The platform's list"),
 ];
 
 /// An entry as the list shows it.

@@ -12,6 +12,7 @@ use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use serde_json::{Map, Value, json};
+use switchboard_domain::records::queue::QueueStrategy;
 
 use super::account::check_post;
 use super::destinations::{Picked, TargetGroup, in_words, targets};
@@ -48,12 +49,18 @@ const FIELDS: [&str; 9] = [
 ];
 
 /// The API's strategies, in words.
-const STRATEGIES: [(&str, &str); 5] = [
-    ("ringAll", "Ring all members at once"),
-    ("roundRobin", "Each member in turn"),
-    ("leastRecent", "The member who answered least recently"),
-    ("fewestCalls", "The member with the fewest calls"),
-    ("random", "A member at random"),
+const STRATEGIES: [(&str, &str); QueueStrategy::ALL.len()] = [
+    (QueueStrategy::RingAll.as_str(), "Ring all members at once"),
+    (QueueStrategy::RoundRobin.as_str(), "Each member in turn"),
+    (
+        QueueStrategy::LeastRecent.as_str(),
+        "The member who answered least recently",
+    ),
+    (
+        QueueStrategy::FewestCalls.as_str(),
+        "The member with the fewest calls",
+    ),
+    (QueueStrategy::Random.as_str(), "A member at random"),
 ];
 
 /// Free member rows the form offers beyond the members, for adding some.
