@@ -121,8 +121,9 @@ impl Circuit {
     /// Runs `work` (a statement, or a transaction's wait for a connection): at once
     /// [`Error::Unavailable`] while the circuit is open, given up with that answer the
     /// moment it opens, and — when `bounded` — given up with [`Error::TimedOut`] once the
-    /// statement timeout has passed (within [`TICK`] of it; a wait for a connection has
-    /// the pool's acquire timeout instead).
+    /// statement timeout has passed (within [`TICK`] of it for a timeout of whole ticks, as
+    /// every configured one in whole seconds is, else within two; a wait for a connection
+    /// has the pool's acquire timeout instead).
     /// Dropping `work` drops its connection, which the pool tests before it serves again.
     ///
     /// One wait on the circuit's bell watches both: rung when the circuit opens and on every
