@@ -35,12 +35,36 @@ pub async fn serve(
     shutdown: impl std::future::Future<Output = switchboard_api::Stopping> + Send + 'static,
 ) -> anyhow::Result<()> {
     let (signing_key, _) = key::in_use(config)?;
-    let console = switchboard_console::mounted(
-        &state,
-        switchboard_console::Keys::derive(signing_key.bytes()),
-    );
+    let keys = switchboard_console::Keys::derive(signing_key.bytes(), token::derived_key);
+    let console = switchboard_api::Mounted {
+        router: switchboard_console::router(console_service(&state), keys),
+        templates: switchboard_console::TEMPLATES,
+    };
     switchboard_api::serve_with(listener, state, Some(console), shutdown).await?;
     Ok(())
+}
+
+/// What the console needs of the API (see [`switchboard_console::Service`]): the API in
+/// process, and who a token stands for as the API's handlers ask it.
+fn console_service(state: &AppState) -> switchboard_console::Service {
+    let asking = state.clone();
+    switchboard_console::Service {
+        api: switchboard_console::inprocess::InProcess::new(switchboard_api::in_process(
+            state.clone(),
+        )),
+        principal_of: Arc::new(move |token: String| {
+            let state = asking.clone();
+            Box::pin(async move {
+                switchboard_api::auth::caller::account_of(&state, &token)
+                    .await
+                    .map(|found| found.map(|(_, account)| account.principal))
+                    .map_err(|error| error.message().to_owned())
+            })
+        }),
+        db: state.db.clone(),
+        public_url: state.settings.public_url.clone(),
+        trusted_proxies: state.settings.trusted_proxies.clone(),
+    }
 }
 
 /// Opens the database, runs migrations and builds the application state.

@@ -54,7 +54,7 @@ impl Api {
     /// Logs in as `email` through `POST /v2/authentication/`.
     pub async fn login(state: &AppState, email: &str, password: &str) -> anyhow::Result<Api> {
         let mut api = Api {
-            app: InProcess::new(state),
+            app: InProcess::new(switchboard_api::in_process(state.clone())),
             token: String::new(),
         };
         let answer = api

@@ -419,11 +419,24 @@ pub fn app(
     Request,
     Response = Response,
     Error = std::convert::Infallible,
-    Future = impl Send,
+    Future = impl Future<Output = Result<Response, std::convert::Infallible>> + Send,
 > + Clone
 + Send
 + 'static {
     app_with(state, None)
+}
+
+/// The API as the service calls itself, in process (the console, the demo's seeding):
+/// [`app`] with every answer's media links the service's own
+/// ([`routes::objects::with_service_links`]), boxed for callers that hold it without
+/// naming its type.
+pub fn in_process(
+    state: AppState,
+) -> tower::util::BoxCloneSyncService<Request, Response, std::convert::Infallible> {
+    tower::util::BoxCloneSyncService::new(tower::ServiceExt::map_future(
+        app(state),
+        routes::objects::with_service_links,
+    ))
 }
 
 /// The whole application as one service: routes, docs, fallbacks and middleware, with
@@ -442,7 +455,7 @@ pub fn app_with(
     Request,
     Response = Response,
     Error = std::convert::Infallible,
-    Future = impl Send,
+    Future = impl Future<Output = Result<Response, std::convert::Infallible>> + Send,
 > + Clone
 + Send
 + 'static {

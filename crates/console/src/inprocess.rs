@@ -11,13 +11,13 @@ use axum::extract::ConnectInfo;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode, header};
 use axum::response::Response;
 use serde_json::Value;
-use switchboard_api::AppState;
-use switchboard_api::routes::objects::with_service_links;
 use tower::ServiceExt;
 use tower::util::BoxCloneSyncService;
 
-/// The API application as a service answering requests.
-type App = BoxCloneSyncService<Request<Body>, Response, Infallible>;
+/// The API application as a service answering requests in process: the binary makes it
+/// (`switchboard_api::in_process`), with media links answered as the service's own, which
+/// the console streams from its own origin.
+pub type App = BoxCloneSyncService<Request<Body>, Response, Infallible>;
 
 /// The headers a trusted proxy may have written that name the client: passed on as the
 /// browser's request carried them, so the API settles on the same client address (its
@@ -82,11 +82,9 @@ impl Answer {
 }
 
 impl InProcess {
-    /// The API application of `state` (the API's routes only).
-    pub fn new(state: &AppState) -> InProcess {
-        InProcess {
-            app: BoxCloneSyncService::new(switchboard_api::app(state.clone())),
-        }
+    /// Requests to `app`, the API application (its routes only).
+    pub fn new(app: App) -> InProcess {
+        InProcess { app }
     }
 
     /// Sends one request from `origin`, with `token` as its bearer token when given.
@@ -131,8 +129,7 @@ impl InProcess {
     }
 
     /// Sends one request as [`InProcess::respond`] does, with `headers` besides (a
-    /// player's `Range`). Media links in the answer are the service's own
-    /// ([`with_service_links`]), which the console streams from its own origin.
+    /// player's `Range`).
     pub async fn respond_with(
         &self,
         origin: &Origin,
@@ -160,7 +157,7 @@ impl InProcess {
         // and handler run on a fresh stack rather than nested inside the caller's futures
         // (which, in a debug build, overflowed a 2 MiB thread stack).
         let answered = self.app.clone().oneshot(request.body(Body::from(body))?);
-        let response = tokio::spawn(with_service_links(answered)).await??;
+        let response = tokio::spawn(answered).await??;
         Ok(response)
     }
 }

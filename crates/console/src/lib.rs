@@ -28,7 +28,9 @@ use axum::Router;
 use axum::http::{HeaderValue, header};
 use axum::response::{Redirect, Response};
 use axum::routing::{get, post};
-use switchboard_api::{AppState, Mounted};
+use futures::future::BoxFuture;
+use switchboard_db::Db;
+use switchboard_domain::Principal;
 
 use crate::inprocess::InProcess;
 use crate::pages::{
@@ -42,23 +44,41 @@ use crate::shared::Console;
 /// (every page under one: the console's pages are not the API's document).
 pub const TEMPLATES: &[&str] = &["/", "/console", "/console/", "/console/{*page}"];
 
-/// The console's routes, ready to be served beside the API's (see [`Mounted`]).
-pub fn mounted(state: &AppState, keys: Keys) -> Mounted {
-    Mounted {
-        router: router(state, keys),
-        templates: TEMPLATES,
-    }
+/// Who an access token stands for — the principal every request of theirs is checked
+/// against — asked as the API's own handlers ask it; `None` for a token the API no longer
+/// takes, `Err` (its message) when it could not be told.
+pub type PrincipalOf =
+    Arc<dyn Fn(String) -> BoxFuture<'static, Result<Option<Principal>, String>> + Send + Sync>;
+
+/// What the console needs of the service it is a face of, handed over by the binary that
+/// serves the two together. The console does not depend on the API's crate, so the two
+/// compile side by side (issue 33): it reaches the API through these alone.
+#[derive(Clone)]
+pub struct Service {
+    /// The API, called in process.
+    pub api: InProcess,
+    /// Who an access token stands for.
+    pub principal_of: PrincipalOf,
+    /// The database, where every process of a deployment shares the refreshes of tokens.
+    pub db: Db,
+    /// The service's public URL (`SWITCHBOARD_PUBLIC_URL`): the provisioning links shown,
+    /// and whether the browser's connection is TLS (the session cookie is then `Secure`).
+    pub public_url: String,
+    /// The proxies whose forwarding headers are believed (`SWITCHBOARD_TRUSTED_PROXIES`),
+    /// as the API believes them: whether a proxy says the browser spoke TLS to it.
+    pub trusted_proxies: Arc<[ipnet::IpNet]>,
 }
 
 /// The console's routes with their state.
-pub fn router(state: &AppState, keys: Keys) -> Router {
+pub fn router(service: Service, keys: Keys) -> Router {
     let keys = Arc::new(keys);
     let console = Console {
-        api: InProcess::new(state),
-        state: state.clone(),
+        api: service.api,
+        principal_of: service.principal_of,
         keys: keys.clone(),
-        settings: state.settings.clone(),
-        refreshes: Arc::new(refresh::Refreshes::shared(state.db.clone(), keys)),
+        public_url: service.public_url.into(),
+        trusted_proxies: service.trusted_proxies,
+        refreshes: Arc::new(refresh::Refreshes::shared(service.db, keys)),
     };
     Router::new()
         .route("/", get(to_console))

@@ -12,7 +12,6 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{KeyInit, Mac};
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
-use switchboard_api::auth::token::derived_key;
 use switchboard_db::seal::{Sealer, Seat};
 
 /// The cookie's name.
@@ -36,8 +35,10 @@ pub struct Keys {
 }
 
 impl Keys {
-    /// The keys of the deployment whose signing key is `signing_key`.
-    pub fn derive(signing_key: &[u8]) -> Keys {
+    /// The keys of the deployment whose signing key is `signing_key`, each derived for its
+    /// purpose by `derived_key` (the service's one key derivation, which the binary hands
+    /// over: every key taken from the signing key is derived alike).
+    pub fn derive(signing_key: &[u8], derived_key: impl Fn(&[u8], &str) -> [u8; 32]) -> Keys {
         Keys {
             sealer: Sealer::new(&derived_key(
                 signing_key,

@@ -3,8 +3,7 @@
 
 use std::sync::Arc;
 
-use switchboard_api::{AppState, Settings};
-
+use crate::PrincipalOf;
 use crate::inprocess::InProcess;
 use crate::refresh;
 use crate::session::Keys;
@@ -14,13 +13,14 @@ use crate::session::Keys;
 pub(crate) struct Console {
     /// The API, called in process.
     pub api: InProcess,
-    /// The API's state: where the console asks who a token stands for
-    /// ([`switchboard_api::auth::caller::account_of`]), as the API's handlers do.
-    pub state: AppState,
+    /// Who an access token stands for, as the API's own handlers ask it.
+    pub principal_of: PrincipalOf,
     /// The session and form keys.
     pub keys: Arc<Keys>,
-    /// The service's settings (trusted proxies, the public URL).
-    pub settings: Arc<Settings>,
+    /// The service's public URL (`SWITCHBOARD_PUBLIC_URL`).
+    pub public_url: Arc<str>,
+    /// The proxies whose forwarding headers are believed (`SWITCHBOARD_TRUSTED_PROXIES`).
+    pub trusted_proxies: Arc<[ipnet::IpNet]>,
     /// The access-token refreshes, one per refresh token in the deployment.
     pub refreshes: Arc<refresh::Refreshes>,
 }

@@ -100,12 +100,11 @@ impl FromRequestParts<Console> for Visit {
 /// proxy says the browser spoke `https` to it (`X-Forwarded-Proto`, believed only from
 /// one of the trusted proxies, as the API believes their forwarding headers).
 fn over_tls(console: &Console, peer: SocketAddr, headers: &HeaderMap) -> bool {
-    if console.settings.public_url.starts_with("https://") {
+    if console.public_url.starts_with("https://") {
         return true;
     }
     let peer = peer.ip().to_canonical();
     let trusted = console
-        .settings
         .trusted_proxies
         .iter()
         .any(|net| net.contains(&peer));
@@ -215,13 +214,12 @@ impl Visit {
         if self.principal.is_some() {
             return Ok(person);
         }
-        let found =
-            switchboard_api::auth::caller::account_of(&self.console.state, &person.access_token)
-                .await
-                .map_err(|error| anyhow::anyhow!("who the person is: {}", error.message()))?;
+        let found = (self.console.principal_of)(person.access_token.clone())
+            .await
+            .map_err(|error| anyhow::anyhow!("who the person is: {error}"))?;
         match found {
-            Some((_, account)) => {
-                self.principal = Some(account.principal);
+            Some(principal) => {
+                self.principal = Some(principal);
                 Ok(person)
             }
             None => {
@@ -272,7 +270,7 @@ impl Visit {
             .get(header::HOST)
             .and_then(|v| v.to_str().ok())
             .unwrap_or_default();
-        let public = self.console.settings.public_url.trim_end_matches('/');
+        let public = self.console.public_url.trim_end_matches('/');
         let public_origin = public
             .find("://")
             .and_then(|i| public[i + 3..].find('/').map(|j| &public[..i + 3 + j]))

@@ -413,7 +413,7 @@ fn provisioning_url(console: &Console, catalogue: &[Model], device: &Value) -> S
         .replace("{mac}", &mac);
     format!(
         "{}/provisioning/{file}",
-        console.settings.public_url.trim_end_matches('/')
+        console.public_url.trim_end_matches('/')
     )
 }
 
