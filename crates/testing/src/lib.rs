@@ -7,7 +7,8 @@
 //! how many were skipped and how to run them; `SWITCHBOARD_TEST_REQUIRE_<SERVICE>=1` turns
 //! the skip into failures instead (CI sets all three). It speaks libtest's command line
 //! (through `libtest-mimic`), so `cargo test` filters and `cargo nextest run` work as with
-//! the built-in harness. Each test runs on its own tokio runtime of two worker threads.
+//! the built-in harness. Each test runs on its own tokio runtime of two worker threads;
+//! four tests per core run at once unless `--test-threads` or `RUST_TEST_THREADS` says.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -112,7 +113,10 @@ macro_rules! tests {
 
 /// The test binary's `main`: runs every registered test as the command line asks.
 pub fn main() -> ExitCode {
-    let args = Arguments::from_args();
+    let mut args = Arguments::from_args();
+    if args.test_threads.is_none() {
+        args.test_threads = Some(test_threads());
+    }
     let mut cases: Vec<(String, &'static Case)> = inventory::iter::<Case>
         .into_iter()
         .map(|case| (display_name(case.path), case))
@@ -186,6 +190,21 @@ pub fn main() -> ExitCode {
         }
     }
     conclusion.exit_code()
+}
+
+/// Tests run at once unless `--test-threads` says: `RUST_TEST_THREADS` as libtest reads
+/// it, else four per core. A test of the HTTP suite spends most of its time waiting — on
+/// its server, the database, a deadline it checks — so one per core, libtest's default,
+/// left the cores half idle: the HTTP suite's 860 tests took 445 s eight at a time on two
+/// cores, where one per core took about 740 s (issue 33, docs/benchmarks.md).
+fn test_threads() -> usize {
+    std::env::var("RUST_TEST_THREADS")
+        .ok()
+        .and_then(|threads| threads.parse().ok())
+        .filter(|&threads| threads > 0)
+        .unwrap_or_else(|| {
+            4 * std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        })
 }
 
 /// `api::lists::sqlite::paging` → `lists::sqlite::paging`: libtest's names leave out the crate.
