@@ -5,7 +5,7 @@
 
 use axum::body::{Body, Bytes};
 use axum::extract::multipart::Multipart;
-use axum::http::{HeaderMap, header};
+use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use serde_json::{Map, Value};
@@ -13,15 +13,6 @@ use switchboard_domain::{Location, Problems};
 
 use crate::error::{ApiError, ApiResult};
 use crate::routes::media_files::{multipart_error, read_limited};
-
-/// Whether a content type's essence is `essence`.
-pub fn is_type(headers: &HeaderMap, essence: &str) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|v| v.trim().eq_ignore_ascii_case(essence))
-}
 
 /// Reads a CSV body into one JSON object per data row, keyed by the header row's names
 /// (trimmed); at most `max` rows. Reading rows as the JSON bodies they stand for lets one

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request};
+use axum::http::StatusCode;
 use axum::http::request::Parts;
-use axum::http::{StatusCode, header};
 use serde_json::Value;
 use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::list::{ListQuery, Listed};
@@ -19,20 +19,6 @@ use crate::error::ApiError;
 
 /// A JSON request body read into `T`, with every broken rule reported.
 pub struct JsonBody<T>(pub T);
-
-fn is_json(parts_content_type: Option<&header::HeaderValue>) -> bool {
-    let Some(value) = parts_content_type.and_then(|v| v.to_str().ok()) else {
-        return false;
-    };
-    let essence = value
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    essence == "application/json"
-        || (essence.starts_with("application/") && essence.ends_with("+json"))
-}
 
 /// Maps a failure to read the body: over the limit is a 413, anything else a 400.
 pub fn body_rejection(rejection: BytesRejection) -> ApiError {
@@ -252,7 +238,7 @@ async fn read_json<S: Send + Sync, T: FromBody>(
     stand_in: bool,
 ) -> Result<Read<T>, ApiError> {
     {
-        if !is_json(req.headers().get(header::CONTENT_TYPE)) {
+        if !crate::media_type::sent_json(req.headers()) {
             return Err(ApiError::unsupported_media_type(
                 "the body must be sent as Content-Type: application/json",
             ));

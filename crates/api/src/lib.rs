@@ -11,6 +11,7 @@ pub mod error;
 pub mod extract;
 pub mod limits;
 pub mod listing;
+pub mod media_type;
 pub mod metrics;
 pub mod middleware;
 pub mod openapi;

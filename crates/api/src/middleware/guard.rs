@@ -34,15 +34,7 @@ pub const TIMEOUT_RETRY_AFTER: u64 = 1;
 /// Whether `request` is an upload (a `POST` of a multipart body).
 fn is_upload(request: &Request) -> bool {
     request.method() == axum::http::Method::POST
-        && request
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| {
-                v.trim_start()
-                    .to_ascii_lowercase()
-                    .starts_with("multipart/")
-            })
+        && crate::media_type::sent_type(request.headers(), "multipart")
 }
 
 /// The tenant an upload counts against: the one its bearer token was issued for.

@@ -358,7 +358,7 @@ pub async fn import_records(
     let adding = app::open_for_records(&state, &caller, id).await?;
     // Each row as a JSON object: a CSV row failing its rules is `invalid`; a JSON body
     // breaking its schema is refused whole, with every row's problems.
-    let rows: Vec<Value> = if csv_io::is_type(&headers, "multipart/form-data") {
+    let rows: Vec<Value> = if crate::media_type::sent_is(&headers, "multipart/form-data") {
         let multipart = Multipart::from_request(request, &state)
             .await
             .map_err(multipart_rejection)?;
@@ -371,9 +371,9 @@ pub async fn import_records(
         let body = Bytes::from_request(request, &state)
             .await
             .map_err(body_rejection)?;
-        if csv_io::is_type(&headers, "text/csv") {
+        if crate::media_type::sent_is(&headers, "text/csv") {
             csv_io::csv_rows(&body, MAX_IMPORT, &["number"])?
-        } else if csv_io::is_type(&headers, "application/json") {
+        } else if crate::media_type::sent_is(&headers, "application/json") {
             let value: Value = serde_json::from_slice(&body)
                 .map_err(|e| ApiError::bad_request(format!("malformed JSON: {e}")))?;
             if let Err(problems) = ImportRows::from_body(&value) {

@@ -6,7 +6,7 @@
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Multipart, Request, State};
-use axum::http::{StatusCode, header};
+use axum::http::StatusCode;
 use serde::Serialize;
 use serde_json::Value;
 use switchboard_db::crud::Recorded;
@@ -44,9 +44,7 @@ struct Pushed {
 }
 
 fn is_multipart(request: &Request) -> Option<bool> {
-    let value = request.headers().get(header::CONTENT_TYPE)?.to_str().ok()?;
-    let essence = value.split(';').next()?.trim().to_ascii_lowercase();
-    match essence.as_str() {
+    match crate::media_type::sent(request.headers())?.essence_str() {
         "application/json" => Some(false),
         "multipart/form-data" => Some(true),
         _ => None,

@@ -5,7 +5,7 @@
 use axum::Json;
 use axum::extract::State;
 use axum::extract::multipart::{Field, Multipart, MultipartRejection};
-use axum::http::{HeaderMap, header};
+use axum::http::HeaderMap;
 use axum::response::Response;
 use chrono::{SecondsFormat, Utc};
 use switchboard_app::media_files::{Described, create_media_file};
@@ -110,11 +110,7 @@ pub fn multipart_error(error: axum::extract::multipart::MultipartError) -> ApiEr
 
 /// Refuses a body that is not `multipart/form-data` with 415.
 pub fn require_multipart(headers: &HeaderMap) -> ApiResult<()> {
-    let is_multipart = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.to_ascii_lowercase().starts_with("multipart/form-data"));
-    if is_multipart {
+    if crate::media_type::sent_is(headers, "multipart/form-data") {
         Ok(())
     } else {
         Err(ApiError::unsupported_media_type(

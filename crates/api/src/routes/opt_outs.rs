@@ -24,9 +24,10 @@ use switchboard_domain::validation::iso;
 use switchboard_domain::{Location, Principal, Problems, Scope};
 
 use crate::auth::caller::{Caller, CampaignsRead, CampaignsWrite};
-use crate::csv_io::{csv_field, csv_part, csv_response, csv_rows, is_type};
+use crate::csv_io::{csv_field, csv_part, csv_response, csv_rows};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Checked, ListParams, Patch, PathId, body_rejection};
+use crate::media_type;
 use crate::routes::media_files::multipart_rejection;
 use crate::state::AppState;
 use crate::{listing, tenancy};
@@ -257,18 +258,14 @@ pub async fn import(
     headers: HeaderMap,
     request: Request,
 ) -> ApiResult<Json<ImportSummary>> {
-    let (content, body) = if is_type(&headers, "multipart/form-data") {
+    let (content, body) = if media_type::sent_is(&headers, "multipart/form-data") {
         let form = Multipart::from_request(request, &state)
             .await
             .map_err(multipart_rejection)?;
         let csv = csv_part(form, state.settings.body_limit).await?;
         (Some("text/csv".to_owned()), Bytes::from(csv))
     } else {
-        let content = headers
-            .get(axum::http::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.split(';').next())
-            .map(|v| v.trim().to_ascii_lowercase());
+        let content = media_type::sent(&headers).map(|sent| sent.essence_str().to_owned());
         let body = Bytes::from_request(request, &state)
             .await
             .map_err(body_rejection)?;

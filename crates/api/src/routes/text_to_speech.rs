@@ -315,30 +315,18 @@ fn pieces(catalogue: &Catalogue, speaker: &Speaker, body: SpeakRequest) -> ApiRe
 #[allow(dead_code)]
 pub struct SpokenAudio(Vec<u8>);
 
-/// Whether the client's `Accept` names the media type `essence`.
-fn accepts(headers: &HeaderMap, essence: &str) -> bool {
-    headers
-        .get_all(header::ACCEPT)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .any(|v| {
-            v.split(';')
-                .next()
-                .is_some_and(|t| t.trim().eq_ignore_ascii_case(essence))
-        })
-}
-
 /// Whether the client asked for MP3.
 fn wants_mp3(headers: &HeaderMap) -> bool {
-    accepts(headers, "audio/mpeg")
+    crate::media_type::accepted(headers, "audio/mpeg")
 }
 
 /// The media type the WAV answer is labelled with: `application/octet-stream` when the
 /// client asked for bytes and not for WAV by name (generated clients read an answer by
 /// its type, and know bytes, not audio), `audio/wav` otherwise.
 fn wav_label(headers: &HeaderMap) -> &'static str {
-    if accepts(headers, "application/octet-stream") && !accepts(headers, "audio/wav") {
+    if crate::media_type::accepted(headers, "application/octet-stream")
+        && !crate::media_type::accepted(headers, "audio/wav")
+    {
         "application/octet-stream"
     } else {
         "audio/wav"

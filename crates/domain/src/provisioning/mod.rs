@@ -72,14 +72,10 @@ fn clean(value: &str) -> String {
     value.chars().filter(|c| !c.is_control()).collect()
 }
 
-/// Escapes a value for an XML attribute.
+/// Escapes a value for an XML attribute (all five of XML's special characters, by
+/// quick-xml).
 fn xml(value: &str) -> String {
-    clean(value)
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\'', "&apos;")
+    quick_xml::escape::escape(clean(value)).into_owned()
 }
 
 /// The keys a phone without a layout gets: each line on the key of its number.
