@@ -117,6 +117,14 @@ else
     started=$(now)
     cargo test --quiet >"$work/test.out" 2>&1 || { tail -50 "$work/test.out" >&2; exit 1; }
     figure "cargo test (fresh clone, after the build)" "$(seconds "$started" "$(now)")"
+    # What ran: every test binary's summary line, added up.
+    figure "tests passed / failed / ignored" "$(awk '/^test result:/ {
+        for (i = 1; i <= NF; i++) {
+            if ($(i + 1) ~ /^passed/) p += $i
+            if ($(i + 1) ~ /^failed/) f += $i
+            if ($(i + 1) ~ /^ignored/) g += $i
+        }
+    } END { printf "%d / %d / %d", p, f, g }' "$work/test.out")"
 fi
 
 echo
