@@ -3,6 +3,7 @@
 
 use sea_query::Expr;
 use switchboard_domain::declare::{ColumnValue, Columns};
+use switchboard_domain::ids::TenantId;
 
 /// Column values to write.
 pub type Changes = Vec<(&'static str, Expr)>;
@@ -14,6 +15,14 @@ pub fn expr(value: ColumnValue) -> Expr {
         ColumnValue::Text(value) => value.into(),
         ColumnValue::Bool(value) => value.into(),
     }
+}
+
+/// The columns of a declared create body placed in `tenant`: `tenant_id` first, then
+/// the body's own.
+pub fn with_tenant<C: Columns>(tenant: TenantId, body: &C) -> Changes {
+    let mut changes = vec![("tenant_id", tenant.get().into())];
+    changes.extend(of(body));
+    changes
 }
 
 /// The columns a declared body writes (`#[field(column)]`): all of a create's, the sent

@@ -27,10 +27,15 @@ fn insert_statement(table: &'static str, changes: Changes) -> sea_query::InsertS
     insert
 }
 
-/// The select of a stored record (`#[derive(Stored)]`): its table under its alias and
-/// every column it declares, a coalesced one under its own name.
+/// The select of a stored record (`#[derive(Stored)]`): its table (under its alias, when
+/// it has one) and every column it declares, a coalesced one under its own name.
 pub fn select_stored<T: Stored>() -> SelectStatement {
     let mut select = Query::select();
+    if T::ALIAS == T::TABLE {
+        select.from(T::TABLE);
+    } else {
+        select.from_as(T::TABLE, T::ALIAS);
+    }
     for stored in T::COLUMNS {
         match stored.coalesce {
             Some(none) => select.expr_as(
@@ -40,7 +45,7 @@ pub fn select_stored<T: Stored>() -> SelectStatement {
             None => select.column((T::ALIAS, stored.name)),
         };
     }
-    select.from_as(T::TABLE, T::ALIAS).take()
+    select.take()
 }
 
 /// The secret columns `changes` sets (noted in the audit trail, never shown).

@@ -181,9 +181,7 @@ async fn replace_members(
 /// Creates a queue of `tenant` (references checked by the caller).
 pub async fn create(db: &Db, tenant: TenantId, body: CreateQueue) -> Result<Queue> {
     let mut tx = db.begin().await?;
-    let mut columns = vec![("tenant_id", tenant.get().into())];
-    columns.extend(changes::of(&body));
-    let id = crud::insert_in(&mut tx, "queues", columns).await?;
+    let id = crud::insert_in(&mut tx, "queues", changes::with_tenant(tenant, &body)).await?;
     replace_members(&mut tx, tenant, id, &body.members).await?;
     let timeout: Vec<_> = body.timeout_destination.into_iter().collect();
     destinations::replace(&mut tx, tenant, Owner::Queue, id, TIMEOUT, &timeout).await?;
