@@ -541,29 +541,21 @@ fn columns(fields: &[FieldDecl], changes: bool) -> Option<Vec<Tokens>> {
 
 /// The update body of a create body: every field optional, with the same key, rule, doc
 /// and column; a nullable field becomes a patch (`null` clears it); defaults are dropped;
-/// `create_only` fields and the placement's `tenantId`/`branchId` are left out. The
-/// struct is emitted with `Clone`, `Debug` and `Default`, and derived as a `changes` body.
+/// `create_only` fields and the placement's `tenantId` (a record stays in its tenant; a
+/// branch may change) are left out. The struct is emitted with `Clone`, `Debug` and
+/// `Default`, derived as a `changes` body, with `From` the create (every field sent).
 fn update_body(
     input: &DeriveInput,
     decl: &BodyDecl,
     update: &UpdateDecl,
     fields: &[FieldDecl],
 ) -> syn::Result<Tokens> {
-    let placed: Vec<&str> = decl
-        .placement
-        .iter()
-        .map(|p| {
-            if p == "tenant" {
-                "tenant_id"
-            } else {
-                "branch_id"
-            }
-        })
-        .collect();
+    let placed_in_tenant = decl.placement.iter().any(|p| p == "tenant");
     let mut declared = Vec::new();
     let mut emitted = Vec::new();
+    let mut sent = Vec::new();
     for f in fields {
-        if f.create_only || placed.contains(&f.ident.to_string().as_str()) {
+        if f.create_only || (placed_in_tenant && f.ident == "tenant_id") {
             continue;
         }
         let ty = &f.ty;
@@ -596,6 +588,10 @@ fn update_body(
         let docs = &f.doc_attrs;
         let vis = &f.vis;
         let ident = &f.ident;
+        sent.push(match &f.mode {
+            Mode::Optional | Mode::Patch => quote!(#ident: body.#ident),
+            _ => quote!(#ident: ::core::option::Option::Some(body.#ident)),
+        });
         declared.push(quote!(#(#docs)* #[field(#(#attrs),*)] #vis #ident: #ty));
         emitted.push(quote!(#(#docs)* #vis #ident: #ty));
     }
@@ -631,10 +627,19 @@ fn update_body(
         #vis struct #name { #(#declared,)* }
     })?;
     let impls = derive(&declared)?;
+    let create = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     Ok(quote! {
         #[doc = #doc]
         #[derive(Clone, Debug, Default)]
         #vis struct #name { #(#emitted,)* }
         #impls
+
+        impl #impl_generics ::core::convert::From<#create #ty_generics> for #name #ty_generics #where_clause {
+            /// The create as a change setting every field it sent.
+            fn from(body: #create #ty_generics) -> Self {
+                Self { #(#sent,)* }
+            }
+        }
     })
 }

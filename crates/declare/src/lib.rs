@@ -42,8 +42,9 @@ use syn::{
 ///   sent by callers that have no tenant (branch) of their own (`FromBody::PLACEMENT`).
 /// - `update(name = UpdateX, doc = "…", fixed(…), check = path, example = path,
 ///   schema = path)`:
-///   also generates the update body `UpdateX` (`Clone`, `Debug`, `Default`): every field
-///   but the `create_only` ones and the placement's `tenant_id`/`branch_id`, optional,
+///   also generates the update body `UpdateX` (`Clone`, `Debug`, `Default`,
+///   `From<CreateX>`): every field but the `create_only` ones and the placement's
+///   `tenant_id` (a record may change branch, not tenant), optional,
 ///   with the same key, rule, doc and column; a `nullable` field becomes a patch
 ///   (`Option<Option<T>>`, `null` clears it); defaults are dropped. `fixed`, `check`,
 ///   `example` and `schema` are the update's own.
