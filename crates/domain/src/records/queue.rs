@@ -86,6 +86,8 @@ pub struct Queue {
     pub music_on_hold_id: Option<i64>,
     /// 1: callers hear their position in the queue.
     pub announce_position: i64,
+    /// Seconds a member rests after a call before the queue rings them again (0: none).
+    pub wrap_up_seconds: i64,
     /// Where a caller goes after `maxWaitSeconds` or beyond `maxCallers`; null: the call ends.
     #[stored(skip)]
     #[cfg_attr(feature = "sqlx", sqlx(skip))]
@@ -119,6 +121,7 @@ const ORDER: Int = int(0, 1_000_000);
 const PENALTY: Int = int(0, 100);
 const MAX_WAIT: Int = int(0, 86_400);
 const MAX_CALLERS: Int = int(0, 10_000);
+const WRAP_UP: Int = int(0, 3600);
 /// The members of a queue.
 const MEMBERS: ListOf<Nested<QueueMemberInput>> = list_of(nested::<QueueMemberInput>(), 0, 500);
 
@@ -180,6 +183,10 @@ pub struct CreateQueue {
     /// 1: announce callers' position; 0 (the default) not.
     #[field(rule = FLAG, default = 0, column)]
     pub announce_position: i64,
+    /// Seconds a member rests after a call before the queue rings them again, 0 (the
+    /// default) to 3600.
+    #[field(rule = WRAP_UP, default = 0, column)]
+    pub wrap_up_seconds: i64,
     /// Where a caller goes after waiting too long (default: the call ends).
     #[field(rule = PATH, nullable)]
     pub timeout_destination: Option<DestinationInput>,
@@ -194,7 +201,7 @@ impl CreateQueue {
         json!({"name": "Support", "number": "600", "strategy": "roundRobin",
                "members": [{"id": 1, "order": 1, "penalty": 0}],
                "maxWaitSeconds": 300, "maxCallers": 10, "holdMediaFileId": 0,
-               "musicOnHoldId": 1,
+               "musicOnHoldId": 1, "wrapUpSeconds": 15,
                "announcePosition": 1, "timeoutDestination": {"id": 1, "destType": "VOICEMAIL"}})
     }
 }
@@ -236,6 +243,7 @@ mod tests {
                 ("hold_media_file_id", ColumnValue::Int(None)),
                 ("music_on_hold_id", ColumnValue::Int(None)),
                 ("announce_position", int(0)),
+                ("wrap_up_seconds", int(0)),
             ]
         );
     }
