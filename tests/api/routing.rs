@@ -33,6 +33,62 @@ async fn media_file(app: &TestApp, token: &str, name: &str) -> i64 {
         .unwrap()
 }
 
+/// `wrapUpSeconds`: stored, answered, changed by PATCH, refused out of 0..=3600.
+async fn queue_members_rest_for_the_wrap_up_after_a_call(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let bare = app
+        .post(
+            "/v2/admin/queues/",
+            &token,
+            json!({"name": "Bare", "number": "610"}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(bare["wrapUpSeconds"], 0);
+    let queue = app
+        .post(
+            "/v2/admin/queues/",
+            &token,
+            json!({"name": "Rested", "number": "611", "wrapUpSeconds": 30}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(queue["wrapUpSeconds"], 30);
+    let path = format!("/v2/admin/queues/{}", queue["id"]);
+    assert_eq!(app.get(&path, &token).await.expect(200), queue);
+    let changed = app
+        .patch(&path, &token, json!({"wrapUpSeconds": 3600}))
+        .await
+        .expect(200);
+    assert_eq!(changed["wrapUpSeconds"], 3600);
+    assert_eq!(changed["name"], "Rested");
+    let kept = app
+        .patch(&path, &token, json!({"name": "Still rested"}))
+        .await
+        .expect(200);
+    assert_eq!(kept["wrapUpSeconds"], 3600);
+    assert_eq!(app.get(&path, &token).await.expect(200), kept);
+    let problems = app
+        .patch(&path, &token, json!({"wrapUpSeconds": 3601}))
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(problems, ["'body/wrapUpSeconds' must be at most 3600"]);
+    let problems = app
+        .post(
+            "/v2/admin/queues/",
+            &token,
+            json!({"name": "Restless", "number": "612", "wrapUpSeconds": -1}),
+        )
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(problems, ["'body/wrapUpSeconds' must be at least 0"]);
+    assert_eq!(
+        app.get(&path, &token).await.expect(200)["wrapUpSeconds"],
+        3600
+    );
+}
+
 async fn queues_hold_members_in_order_within_the_tenant(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
@@ -1387,6 +1443,7 @@ on_both_backends!(
     queues_play_music_on_hold_of_their_tenant,
     queue_music_on_hold_races_its_delete,
     queues_hold_members_in_order_within_the_tenant,
+    queue_members_rest_for_the_wrap_up_after_a_call,
     ivr_menus_route_each_key_once,
     phone_numbers_route_somewhere_of_their_tenant,
     the_graph_shows_every_path_once_with_its_issues,

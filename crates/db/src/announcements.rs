@@ -13,7 +13,8 @@ use switchboard_domain::records::announcement::{
 use switchboard_domain::records::business_hour::BranchRef;
 
 use crate::backend::{Db, Reader, Tx};
-use crate::crud::{self, Changes};
+use crate::changes;
+use crate::crud;
 use crate::error::{Error, Result};
 use crate::list::{self, Listing};
 use crate::scope;
@@ -177,32 +178,6 @@ async fn replace_ivrs(tx: &mut Tx, id: i64, links: &[IvrLink]) -> Result<()> {
     Ok(())
 }
 
-fn changes(fields: &UpdateAnnouncement) -> Changes {
-    let mut changes: Changes = Vec::new();
-    if let Some(name) = &fields.name {
-        changes.push(("name", name.clone().into()));
-    }
-    if let Some(description) = &fields.description {
-        changes.push(("description", description.clone().into()));
-    }
-    if let Some(media) = fields.media_file_id {
-        changes.push(("media_file_id", media.get().into()));
-    }
-    if let Some(active) = fields.active {
-        changes.push(("active", active.into()));
-    }
-    if let Some(start) = &fields.start_date {
-        changes.push(("start_date", start.clone().into()));
-    }
-    if let Some(end) = &fields.end_date {
-        changes.push(("end_date", end.clone().into()));
-    }
-    if let Some(branch) = fields.branch_id {
-        changes.push(("branch_id", branch.get().into()));
-    }
-    changes
-}
-
 /// Creates an announcement of `tenant` in `branch` (media file and IVRs checked by the caller).
 pub async fn create(
     db: &Db,
@@ -211,8 +186,7 @@ pub async fn create(
     mut fields: UpdateAnnouncement,
 ) -> Result<Announcement> {
     fields.branch_id = Some(branch);
-    let mut values = changes(&fields);
-    values.push(("tenant_id", tenant.get().into()));
+    let values = changes::with_tenant(tenant, &fields);
     let mut tx = db.begin().await?;
     let id = crud::insert_in(&mut tx, "announcements", values).await?;
     replace_ivrs(&mut tx, id, fields.ivrs.as_deref().unwrap_or_default()).await?;
@@ -229,7 +203,7 @@ pub async fn update(
 ) -> Result<Announcement> {
     get(db, scope, id).await?;
     let mut tx = db.begin().await?;
-    crud::update_in(&mut tx, "announcements", id.get(), changes(&fields)).await?;
+    crud::update_in(&mut tx, "announcements", id.get(), changes::of(&fields)).await?;
     if let Some(links) = &fields.ivrs {
         replace_ivrs(&mut tx, id.get(), links).await?;
     }

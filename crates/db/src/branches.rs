@@ -1,21 +1,20 @@
 //! Branches of a tenant; a branch admin reaches only its own.
 
-use sea_query::{Expr, ExprTrait, Query, SelectStatement};
+use sea_query::{Expr, ExprTrait, SelectStatement};
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{BranchId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
 use switchboard_domain::records::branch::{Branch, CreateBranch, UpdateBranch};
 
 use crate::backend::{Db, Tx};
-use crate::crud::{self, Changes};
+use crate::changes;
+use crate::crud;
 use crate::error::Result;
 use crate::list::{self, Listing};
 use crate::scope;
 
 fn select(scope: &Scope) -> SelectStatement {
-    Query::select()
-        .columns(["id", "tenant_id", "name"])
-        .from("branches")
+    crud::select_stored::<Branch>()
         .cond_where(scope::tenants(scope, Expr::col("tenant_id")))
         .cond_where(scope::branch(scope, Expr::col("id")))
         .take()
@@ -59,24 +58,13 @@ pub async fn of_tenant(db: &Db, tenant: TenantId, id: BranchId) -> Result<bool> 
 
 /// Creates a branch of `tenant`.
 pub async fn create(db: &Db, tenant: TenantId, body: CreateBranch) -> Result<Branch> {
-    let id = crud::insert(
-        db,
-        "branches",
-        vec![
-            ("tenant_id", tenant.get().into()),
-            ("name", body.name.into()),
-        ],
-    )
-    .await?;
+    let id = crud::insert(db, "branches", changes::with_tenant(tenant, &body)).await?;
     get(db, &Scope::Platform, BranchId(id)).await
 }
 
 /// Changes a branch.
 pub async fn update(db: &Db, scope: &Scope, id: BranchId, body: UpdateBranch) -> Result<Branch> {
-    let mut changes: Changes = Vec::new();
-    if let Some(name) = body.name {
-        changes.push(("name", name.into()));
-    }
+    let changes = changes::of(&body);
     crud::update(db, select(scope), "id", "branches", id.get(), changes).await
 }
 

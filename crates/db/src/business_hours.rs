@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use sea_query::{Expr, ExprTrait, Func, Query, SelectStatement, TableRef};
 use switchboard_domain::Scope;
+use switchboard_domain::declare::{OptionalRef, ToColumn};
 use switchboard_domain::ids::{BranchId, BusinessHourId, HolidayId, TenantId};
 use switchboard_domain::list::{BranchedFilter, ListQuery, Listed};
 use switchboard_domain::records::business_hour::{
@@ -13,6 +14,7 @@ use switchboard_domain::records::business_hour::{
 };
 
 use crate::backend::{Db, Reader, Tx};
+use crate::changes;
 use crate::crud::{self, Changes};
 use crate::destinations::{self, Owner};
 use crate::error::{Error, Result};
@@ -192,10 +194,6 @@ pub async fn get(db: &Db, scope: &Scope, id: BusinessHourId) -> Result<BusinessH
         .ok_or(Error::NotFound)
 }
 
-fn media(id: i64) -> Expr {
-    (id > 0).then_some(id).into()
-}
-
 async fn insert_holiday(
     tx: &mut Tx,
     tenant: TenantId,
@@ -212,7 +210,10 @@ async fn insert_holiday(
             ("date", holiday.date.clone().into()),
             ("starts", holiday.from.clone().into()),
             ("ends", holiday.to.clone().into()),
-            ("media_file_id", media(holiday.media_file_id)),
+            (
+                "media_file_id",
+                changes::expr(holiday.media_file_id.to_column()),
+            ),
         ],
     )
     .await
@@ -336,7 +337,7 @@ fn as_sent(holiday: &Holiday) -> CreateHoliday {
         date: holiday.date.clone(),
         from: holiday.from.clone(),
         to: holiday.to.clone(),
-        media_file_id: holiday.media_file_id,
+        media_file_id: OptionalRef::from(holiday.media_file_id),
     }
 }
 
@@ -412,7 +413,7 @@ pub async fn update_holiday(
         None => {}
     }
     if let Some(media_file) = patch.media_file_id {
-        changes.push(("media_file_id", media(media_file)));
+        changes.push(("media_file_id", changes::expr(media_file.to_column())));
     }
     let mut tx = db.begin().await?;
     crud::update_in(&mut tx, "holidays", id.get(), changes).await?;

@@ -1,6 +1,6 @@
 //! A tenant's call outcomes (dispositions), named by engine results.
 
-use sea_query::{Expr, ExprTrait, Query, SelectStatement};
+use sea_query::{Expr, ExprTrait, SelectStatement};
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{CallOutcomeId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
@@ -9,15 +9,14 @@ use switchboard_domain::records::call_outcome::{
 };
 
 use crate::backend::{Db, Tx};
-use crate::crud::{self, Changes};
+use crate::changes;
+use crate::crud;
 use crate::error::Result;
 use crate::list::{self, Listing};
 use crate::scope;
 
 fn select(scope: &Scope) -> SelectStatement {
-    Query::select()
-        .columns(["id", "tenant_id", "name", "ends_record", "opts_out"])
-        .from("call_outcomes")
+    crud::select_stored::<CallOutcome>()
         .cond_where(scope::tenants(scope, Expr::col("tenant_id")))
         .take()
 }
@@ -57,17 +56,7 @@ pub async fn by_name(db: &Db, tenant: TenantId, name: &str) -> Result<Option<Cal
 
 /// Creates a call outcome of `tenant`; a name taken in the tenant is a conflict.
 pub async fn create(db: &Db, tenant: TenantId, body: CreateCallOutcome) -> Result<CallOutcome> {
-    let id = crud::insert(
-        db,
-        "call_outcomes",
-        vec![
-            ("tenant_id", tenant.get().into()),
-            ("name", body.name.into()),
-            ("ends_record", body.ends_record.into()),
-            ("opts_out", body.opts_out.into()),
-        ],
-    )
-    .await?;
+    let id = crud::insert(db, "call_outcomes", changes::with_tenant(tenant, &body)).await?;
     get(db, &Scope::Platform, CallOutcomeId(id)).await
 }
 
@@ -78,16 +67,7 @@ pub async fn update(
     id: CallOutcomeId,
     body: UpdateCallOutcome,
 ) -> Result<CallOutcome> {
-    let mut changes: Changes = Vec::new();
-    if let Some(name) = body.name {
-        changes.push(("name", name.into()));
-    }
-    if let Some(ends) = body.ends_record {
-        changes.push(("ends_record", ends.into()));
-    }
-    if let Some(opts) = body.opts_out {
-        changes.push(("opts_out", opts.into()));
-    }
+    let changes = changes::of(&body);
     crud::update(db, select(scope), "id", "call_outcomes", id.get(), changes).await
 }
 

@@ -9,6 +9,7 @@ use std::sync::OnceLock;
 use sea_query::{Condition, Expr, ExprTrait, Query, SelectStatement};
 use sea_query_sqlx::SqlxBinder;
 use switchboard_domain::Scope;
+use switchboard_domain::declare::Stored;
 
 use crate::audit;
 use crate::backend::{Db, Record, Tx};
@@ -24,6 +25,27 @@ fn insert_statement(table: &'static str, changes: Changes) -> sea_query::InsertS
     // Columns and values come from the same pairs, so their counts always match.
     insert.values_panic(values).returning_col("id");
     insert
+}
+
+/// The select of a stored record (`#[derive(Stored)]`): its table (under its alias, when
+/// it has one) and every column it declares, a coalesced one under its own name.
+pub fn select_stored<T: Stored>() -> SelectStatement {
+    let mut select = Query::select();
+    if T::ALIAS == T::TABLE {
+        select.from(T::TABLE);
+    } else {
+        select.from_as(T::TABLE, T::ALIAS);
+    }
+    for stored in T::COLUMNS {
+        match stored.coalesce {
+            Some(none) => select.expr_as(
+                sea_query::Func::coalesce([Expr::col((T::ALIAS, stored.name)), Expr::val(none)]),
+                stored.name,
+            ),
+            None => select.column((T::ALIAS, stored.name)),
+        };
+    }
+    select.take()
 }
 
 /// The secret columns `changes` sets (noted in the audit trail, never shown).

@@ -1,7 +1,7 @@
 //! IVRs of a tenant with their menus: the options, timeout and invalid paths live in the
 //! shared destination lists (owner `ivr`; an option's digit in `type_src`).
 
-use sea_query::{Expr, ExprTrait, Func, Query, SelectStatement};
+use sea_query::{Expr, ExprTrait, SelectStatement};
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{IvrId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
@@ -9,7 +9,8 @@ use switchboard_domain::records::destination::{Destination, DestinationInput};
 use switchboard_domain::records::ivr::{CreateIvr, Ivr, IvrOption, IvrOptionInput, UpdateIvr};
 
 use crate::backend::{Db, Reader, Tx};
-use crate::crud::{self, Changes};
+use crate::changes;
+use crate::crud;
 use crate::destinations::{self, Owner};
 use crate::error::{Error, Result};
 use crate::list::{self, Listing};
@@ -22,43 +23,8 @@ const TIMEOUT: &str = "timeout";
 /// The path of a caller who keeps pressing unknown keys.
 const INVALID: &str = "invalid";
 
-/// An IVR row before its menu is attached.
-#[derive(sqlx::FromRow)]
-pub struct Row {
-    id: i64,
-    tenant_id: i64,
-    name: String,
-    number: String,
-    greeting_media_file_id: i64,
-    greeting_announcement_id: i64,
-    timeout_seconds: i64,
-    invalid_retries: i64,
-    direct_dial: i64,
-}
-
 fn select(scope: &Scope) -> SelectStatement {
-    Query::select()
-        .columns([
-            ("i", "id"),
-            ("i", "tenant_id"),
-            ("i", "name"),
-            ("i", "number"),
-            ("i", "timeout_seconds"),
-            ("i", "invalid_retries"),
-            ("i", "direct_dial"),
-        ])
-        .expr_as(
-            Func::coalesce([Expr::col(("i", "greeting_media_file_id")), Expr::val(0i64)]),
-            "greeting_media_file_id",
-        )
-        .expr_as(
-            Func::coalesce([
-                Expr::col(("i", "greeting_announcement_id")),
-                Expr::val(0i64),
-            ]),
-            "greeting_announcement_id",
-        )
-        .from_as("ivrs", "i")
+    crud::select_stored::<Ivr>()
         .cond_where(scope::tenants(scope, Expr::col(("i", "tenant_id"))))
         .take()
 }
@@ -69,18 +35,18 @@ fn digit_rank(digit: &str) -> usize {
 }
 
 /// Attaches the menus of every IVR in `rows`, with one query.
-async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<Ivr>> {
+async fn complete(db: Db, rows: Vec<Ivr>) -> Result<Vec<Ivr>> {
     complete_on(&mut db.conn(), rows).await
 }
 
-/// [`complete`] on `reader`.
-async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<Ivr>> {
-    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+/// [`complete`] on `reader`: the IVRs are read from their rows, the menus attached.
+async fn complete_on(reader: &mut impl Reader, mut rows: Vec<Ivr>) -> Result<Vec<Ivr>> {
+    let ids: Vec<i64> = rows.iter().map(|r| r.id.get()).collect();
     let mut lists = destinations::load_on(reader, Owner::Ivr, &ids).await?;
     let mut take = |id: i64, list: &str| lists.remove(&(id, list.to_owned())).unwrap_or_default();
-    let mut out = Vec::with_capacity(rows.len());
-    for row in rows {
-        let mut options: Vec<IvrOption> = take(row.id, OPTIONS)
+    for ivr in &mut rows {
+        let id = ivr.id.get();
+        let mut options: Vec<IvrOption> = take(id, OPTIONS)
             .into_iter()
             .filter_map(|mut destination: Destination| {
                 let digit = destination.type_src.take()?;
@@ -88,28 +54,17 @@ async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<Ivr
             })
             .collect();
         options.sort_by_key(|o| digit_rank(&o.digit));
-        out.push(Ivr {
-            id: IvrId(row.id),
-            tenant_id: TenantId(row.tenant_id),
-            name: row.name,
-            number: row.number,
-            greeting_media_file_id: row.greeting_media_file_id,
-            greeting_announcement_id: row.greeting_announcement_id,
-            options,
-            timeout_seconds: row.timeout_seconds,
-            timeout_destination: take(row.id, TIMEOUT).into_iter().next(),
-            invalid_retries: row.invalid_retries,
-            invalid_destination: take(row.id, INVALID).into_iter().next(),
-            direct_dial: row.direct_dial,
-        });
+        ivr.options = options;
+        ivr.timeout_destination = take(id, TIMEOUT).into_iter().next();
+        ivr.invalid_destination = take(id, INVALID).into_iter().next();
     }
-    Ok(out)
+    Ok(rows)
 }
 
 /// Record `id` as the API answers it, read in `tx` (the audit trail's snapshot: one
 /// serialiser for both); `None` when there is none.
 pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<Ivr>> {
-    let row: Option<Row> = crud::find_on(tx, select(&Scope::Platform), "i.id", id).await?;
+    let row: Option<Ivr> = crud::find_on(tx, select(&Scope::Platform), "i.id", id).await?;
     Ok(complete_on(tx, row.into_iter().collect()).await?.pop())
 }
 
@@ -129,16 +84,11 @@ pub async fn list(
 
 /// One IVR with its menu.
 pub async fn get(db: &Db, scope: &Scope, id: IvrId) -> Result<Ivr> {
-    let row: Row = crud::get(db, select(scope), "i.id", id.get()).await?;
+    let row: Ivr = crud::get(db, select(scope), "i.id", id.get()).await?;
     complete(db.clone(), vec![row])
         .await?
         .pop()
         .ok_or(Error::NotFound)
-}
-
-/// A greeting id column value: NULL for 0.
-fn reference(id: i64) -> Expr {
-    (id > 0).then_some(id).into()
 }
 
 /// The options as destination list items, the digit kept in `typeSrc`.
@@ -178,27 +128,7 @@ async fn write_menu(
 /// Creates an IVR of `tenant` with its menu (references checked by the caller).
 pub async fn create(db: &Db, tenant: TenantId, body: CreateIvr) -> Result<Ivr> {
     let mut tx = db.begin().await?;
-    let id = crud::insert_in(
-        &mut tx,
-        "ivrs",
-        vec![
-            ("tenant_id", tenant.get().into()),
-            ("name", body.name.into()),
-            ("number", body.number.into()),
-            (
-                "greeting_media_file_id",
-                reference(body.greeting_media_file_id.unwrap_or(0)),
-            ),
-            (
-                "greeting_announcement_id",
-                reference(body.greeting_announcement_id.unwrap_or(0)),
-            ),
-            ("timeout_seconds", body.timeout_seconds.into()),
-            ("invalid_retries", body.invalid_retries.into()),
-            ("direct_dial", body.direct_dial.into()),
-        ],
-    )
-    .await?;
+    let id = crud::insert_in(&mut tx, "ivrs", changes::with_tenant(tenant, &body)).await?;
     write_menu(
         &mut tx,
         tenant,
@@ -216,33 +146,14 @@ pub async fn create(db: &Db, tenant: TenantId, body: CreateIvr) -> Result<Ivr> {
 /// clears the other, so an IVR greets with one thing.
 pub async fn update(db: &Db, scope: &Scope, id: IvrId, body: UpdateIvr) -> Result<Ivr> {
     let current = get(db, scope, id).await?;
-    let mut changes: Changes = Vec::new();
-    if let Some(name) = body.name {
-        changes.push(("name", name.into()));
+    let mut changes = changes::of(&body);
+    let media = body.greeting_media_file_id.and_then(|g| g.get());
+    let announcement = body.greeting_announcement_id.and_then(|g| g.get());
+    if media.is_some() && body.greeting_announcement_id.is_none() {
+        changes.push(("greeting_announcement_id", Option::<i64>::None.into()));
     }
-    if let Some(number) = body.number {
-        changes.push(("number", number.into()));
-    }
-    if let Some(media) = body.greeting_media_file_id {
-        changes.push(("greeting_media_file_id", reference(media)));
-        if media > 0 && body.greeting_announcement_id.is_none() {
-            changes.push(("greeting_announcement_id", reference(0)));
-        }
-    }
-    if let Some(announcement) = body.greeting_announcement_id {
-        changes.push(("greeting_announcement_id", reference(announcement)));
-        if announcement > 0 && body.greeting_media_file_id.is_none() {
-            changes.push(("greeting_media_file_id", reference(0)));
-        }
-    }
-    if let Some(seconds) = body.timeout_seconds {
-        changes.push(("timeout_seconds", seconds.into()));
-    }
-    if let Some(retries) = body.invalid_retries {
-        changes.push(("invalid_retries", retries.into()));
-    }
-    if let Some(direct) = body.direct_dial {
-        changes.push(("direct_dial", direct.into()));
+    if announcement.is_some() && body.greeting_media_file_id.is_none() {
+        changes.push(("greeting_media_file_id", Option::<i64>::None.into()));
     }
     let mut tx = db.begin().await?;
     crud::update_in(&mut tx, "ivrs", id.get(), changes).await?;

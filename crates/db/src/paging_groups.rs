@@ -10,7 +10,8 @@ use switchboard_domain::records::paging_group::{
 };
 
 use crate::backend::{Db, Reader, Tx};
-use crate::crud::{self, Changes};
+use crate::changes;
+use crate::crud;
 use crate::destinations::{self, Owner};
 use crate::error::{Error, Result};
 use crate::list::{self, Listing};
@@ -119,10 +120,6 @@ pub async fn get(db: &Db, scope: &Scope, id: PagingGroupId) -> Result<PagingGrou
         .ok_or(Error::NotFound)
 }
 
-fn intro(id: i64) -> sea_query::Expr {
-    (id > 0).then_some(id).into()
-}
-
 /// Creates a paging group of `tenant` with its members (checked by the caller to be the
 /// tenant's extensions).
 pub async fn create(db: &Db, tenant: TenantId, body: CreatePagingGroup) -> Result<PagingGroup> {
@@ -130,23 +127,7 @@ pub async fn create(db: &Db, tenant: TenantId, body: CreatePagingGroup) -> Resul
     let id = crud::insert_in(
         &mut tx,
         "paging_groups",
-        vec![
-            ("tenant_id", tenant.get().into()),
-            ("number", body.number.into()),
-            ("name", body.name.into()),
-            (
-                "check_in_use",
-                body.check_in_use.map(CheckInUse::as_str).into(),
-            ),
-            (
-                "two_way_audio",
-                body.two_way_audio.map(TwoWayAudio::as_str).into(),
-            ),
-            (
-                "intro_media_file_id",
-                intro(body.intro_message_media_file_id.unwrap_or(0)),
-            ),
-        ],
+        changes::with_tenant(tenant, &body),
     )
     .await?;
     destinations::replace(
@@ -170,22 +151,7 @@ pub async fn update(
     body: UpdatePagingGroup,
 ) -> Result<PagingGroup> {
     let current = get(db, scope, id).await?;
-    let mut changes: Changes = Vec::new();
-    if let Some(number) = body.number {
-        changes.push(("number", number.into()));
-    }
-    if let Some(name) = body.name {
-        changes.push(("name", name.into()));
-    }
-    if let Some(check) = body.check_in_use {
-        changes.push(("check_in_use", check.map(CheckInUse::as_str).into()));
-    }
-    if let Some(two_way) = body.two_way_audio {
-        changes.push(("two_way_audio", two_way.map(TwoWayAudio::as_str).into()));
-    }
-    if let Some(media) = body.intro_message_media_file_id {
-        changes.push(("intro_media_file_id", intro(media)));
-    }
+    let changes = changes::of(&body);
     let mut tx = db.begin().await?;
     crud::update_in(&mut tx, "paging_groups", id.get(), changes).await?;
     if let Some(members) = &body.routing_destinations {

@@ -3,16 +3,17 @@
 
 use std::collections::HashMap;
 
-use sea_query::{Expr, ExprTrait, Func, Query, SelectStatement, TableRef};
+use sea_query::{Expr, ExprTrait, Query, SelectStatement, TableRef};
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{QueueId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
 use switchboard_domain::records::queue::{
-    CreateQueue, Queue, QueueMember, QueueMemberInput, QueueStrategy, UpdateQueue,
+    CreateQueue, Queue, QueueMember, QueueMemberInput, UpdateQueue,
 };
 
 use crate::backend::{Db, Reader, Tx};
-use crate::crud::{self, Changes};
+use crate::changes;
+use crate::crud;
 use crate::destinations::{self, Owner};
 use crate::error::{Error, Result};
 use crate::list::{self, Listing};
@@ -21,39 +22,8 @@ use crate::scope;
 /// The timeout destination's list name.
 const TIMEOUT: &str = "timeout";
 
-/// A queue row before its members and timeout destination are attached.
-#[derive(sqlx::FromRow)]
-pub struct Row {
-    id: i64,
-    tenant_id: i64,
-    name: String,
-    number: String,
-    strategy: QueueStrategy,
-    max_wait_seconds: i64,
-    max_callers: i64,
-    hold_media_file_id: i64,
-    music_on_hold_id: Option<i64>,
-    announce_position: i64,
-}
-
 fn select(scope: &Scope) -> SelectStatement {
-    Query::select()
-        .columns([
-            ("q", "id"),
-            ("q", "tenant_id"),
-            ("q", "name"),
-            ("q", "number"),
-            ("q", "strategy"),
-            ("q", "max_wait_seconds"),
-            ("q", "max_callers"),
-            ("q", "music_on_hold_id"),
-            ("q", "announce_position"),
-        ])
-        .expr_as(
-            Func::coalesce([Expr::col(("q", "hold_media_file_id")), Expr::val(0i64)]),
-            "hold_media_file_id",
-        )
-        .from_as("queues", "q")
+    crud::select_stored::<Queue>()
         .cond_where(scope::tenants(scope, Expr::col(("q", "tenant_id"))))
         .take()
 }
@@ -108,40 +78,29 @@ async fn members_on(
 }
 
 /// Attaches members and timeout destinations of every queue in `rows`, with two queries.
-async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<Queue>> {
+async fn complete(db: Db, rows: Vec<Queue>) -> Result<Vec<Queue>> {
     complete_on(&mut db.conn(), rows).await
 }
 
-/// [`complete`] on `reader`.
-async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<Queue>> {
-    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+/// [`complete`] on `reader`: the queues are read from their rows, the rest is attached.
+async fn complete_on(reader: &mut impl Reader, mut rows: Vec<Queue>) -> Result<Vec<Queue>> {
+    let ids: Vec<i64> = rows.iter().map(|r| r.id.get()).collect();
     let mut members = members_on(reader, &ids).await?;
     let mut lists = destinations::load_on(reader, Owner::Queue, &ids).await?;
-    Ok(rows
-        .into_iter()
-        .map(|row| Queue {
-            id: QueueId(row.id),
-            tenant_id: TenantId(row.tenant_id),
-            name: row.name,
-            number: row.number,
-            strategy: row.strategy,
-            members: members.remove(&row.id).unwrap_or_default(),
-            max_wait_seconds: row.max_wait_seconds,
-            max_callers: row.max_callers,
-            hold_media_file_id: row.hold_media_file_id,
-            music_on_hold_id: row.music_on_hold_id,
-            announce_position: row.announce_position,
-            timeout_destination: lists
-                .remove(&(row.id, TIMEOUT.to_owned()))
-                .and_then(|list| list.into_iter().next()),
-        })
-        .collect())
+    for queue in &mut rows {
+        let id = queue.id.get();
+        queue.members = members.remove(&id).unwrap_or_default();
+        queue.timeout_destination = lists
+            .remove(&(id, TIMEOUT.to_owned()))
+            .and_then(|list| list.into_iter().next());
+    }
+    Ok(rows)
 }
 
 /// Record `id` as the API answers it, read in `tx` (the audit trail's snapshot: one
 /// serialiser for both); `None` when there is none.
 pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<Queue>> {
-    let row: Option<Row> = crud::find_on(tx, select(&Scope::Platform), "q.id", id).await?;
+    let row: Option<Queue> = crud::find_on(tx, select(&Scope::Platform), "q.id", id).await?;
     Ok(complete_on(tx, row.into_iter().collect()).await?.pop())
 }
 
@@ -161,15 +120,11 @@ pub async fn list(
 
 /// One queue with its members.
 pub async fn get(db: &Db, scope: &Scope, id: QueueId) -> Result<Queue> {
-    let row: Row = crud::get(db, select(scope), "q.id", id.get()).await?;
+    let row: Queue = crud::get(db, select(scope), "q.id", id.get()).await?;
     complete(db.clone(), vec![row])
         .await?
         .pop()
         .ok_or(Error::NotFound)
-}
-
-fn media(id: i64) -> Expr {
-    (id > 0).then_some(id).into()
 }
 
 /// Replaces the members of queue `id` with `members` (checked by the caller to be the
@@ -226,22 +181,7 @@ async fn replace_members(
 /// Creates a queue of `tenant` (references checked by the caller).
 pub async fn create(db: &Db, tenant: TenantId, body: CreateQueue) -> Result<Queue> {
     let mut tx = db.begin().await?;
-    let id = crud::insert_in(
-        &mut tx,
-        "queues",
-        vec![
-            ("tenant_id", tenant.get().into()),
-            ("name", body.name.into()),
-            ("number", body.number.into()),
-            ("strategy", body.strategy.as_str().into()),
-            ("max_wait_seconds", body.max_wait_seconds.into()),
-            ("max_callers", body.max_callers.into()),
-            ("hold_media_file_id", media(body.hold_media_file_id)),
-            ("music_on_hold_id", body.music_on_hold_id.into()),
-            ("announce_position", body.announce_position.into()),
-        ],
-    )
-    .await?;
+    let id = crud::insert_in(&mut tx, "queues", changes::with_tenant(tenant, &body)).await?;
     replace_members(&mut tx, tenant, id, &body.members).await?;
     let timeout: Vec<_> = body.timeout_destination.into_iter().collect();
     destinations::replace(&mut tx, tenant, Owner::Queue, id, TIMEOUT, &timeout).await?;
@@ -252,33 +192,8 @@ pub async fn create(db: &Db, tenant: TenantId, body: CreateQueue) -> Result<Queu
 /// Changes a queue; a sent `members` replaces the members.
 pub async fn update(db: &Db, scope: &Scope, id: QueueId, body: UpdateQueue) -> Result<Queue> {
     let current = get(db, scope, id).await?;
-    let mut changes: Changes = Vec::new();
-    if let Some(name) = body.name {
-        changes.push(("name", name.into()));
-    }
-    if let Some(number) = body.number {
-        changes.push(("number", number.into()));
-    }
-    if let Some(strategy) = body.strategy {
-        changes.push(("strategy", strategy.as_str().into()));
-    }
-    if let Some(seconds) = body.max_wait_seconds {
-        changes.push(("max_wait_seconds", seconds.into()));
-    }
-    if let Some(callers) = body.max_callers {
-        changes.push(("max_callers", callers.into()));
-    }
-    if let Some(file) = body.hold_media_file_id {
-        changes.push(("hold_media_file_id", media(file)));
-    }
-    if let Some(music) = body.music_on_hold_id {
-        changes.push(("music_on_hold_id", music.into()));
-    }
-    if let Some(announce) = body.announce_position {
-        changes.push(("announce_position", announce.into()));
-    }
     let mut tx = db.begin().await?;
-    crud::update_in(&mut tx, "queues", id.get(), changes).await?;
+    crud::update_in(&mut tx, "queues", id.get(), changes::of(&body)).await?;
     if let Some(members) = &body.members {
         replace_members(&mut tx, current.tenant_id, id.get(), members).await?;
     }

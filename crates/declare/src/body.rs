@@ -22,13 +22,32 @@ enum Mode {
 
 struct FieldDecl {
     ident: Ident,
+    vis: syn::Visibility,
     ty: Type,
     key: String,
+    /// Whether the key was named (`name = "…"`) rather than derived from the field.
+    named: bool,
+    /// The field's doc attributes, as written (an update body repeats them).
+    doc_attrs: Vec<Attribute>,
     doc: Option<String>,
     rule: Option<Expr>,
     mode: Mode,
     /// `0` is read as `null` (none), as answers write an absent reference.
     zero_none: bool,
+    /// The column the field is stored in (`#[field(column)]`), if it is one.
+    column: Option<String>,
+    /// Left out of the generated update body (`#[field(create_only)]`).
+    create_only: bool,
+}
+
+/// The update body a create body generates (`#[body(update(...))]`).
+struct UpdateDecl {
+    name: Ident,
+    fixed: Vec<(String, LitStr)>,
+    doc: Option<LitStr>,
+    check: Option<Path>,
+    example: Option<Path>,
+    schema: Option<Path>,
 }
 
 #[derive(Default)]
@@ -40,6 +59,24 @@ struct BodyDecl {
     schema: Option<Path>,
     example: Option<Path>,
     placement: Vec<String>,
+    update: Option<UpdateDecl>,
+    /// The body is a change (`#[body(changes)]`): its columns are the fields sent.
+    changes: bool,
+}
+
+/// Reads `fixed(jsonKey = "message", …)`.
+fn fixed_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<(String, LitStr)>> {
+    let mut fixed = Vec::new();
+    meta.parse_nested_meta(|inner| {
+        let key = inner
+            .path
+            .get_ident()
+            .map(ToString::to_string)
+            .ok_or_else(|| inner.error("expected a key"))?;
+        fixed.push((key, lit_str(&inner)?));
+        Ok(())
+    })?;
+    Ok(fixed)
 }
 
 fn body_decl(input: &DeriveInput) -> syn::Result<BodyDecl> {
@@ -50,15 +87,8 @@ fn body_decl(input: &DeriveInput) -> syn::Result<BodyDecl> {
                 decl.require.extend(name_list(&meta)?);
                 Ok(())
             } else if meta.path.is_ident("fixed") {
-                meta.parse_nested_meta(|inner| {
-                    let key = inner
-                        .path
-                        .get_ident()
-                        .map(ToString::to_string)
-                        .ok_or_else(|| inner.error("expected a key"))?;
-                    decl.fixed.push((key, lit_str(&inner)?));
-                    Ok(())
-                })
+                decl.fixed.extend(fixed_list(&meta)?);
+                Ok(())
             } else if meta.path.is_ident("exclusive") {
                 decl.exclusive.push(name_list(&meta)?);
                 Ok(())
@@ -70,6 +100,44 @@ fn body_decl(input: &DeriveInput) -> syn::Result<BodyDecl> {
                 Ok(())
             } else if meta.path.is_ident("example") {
                 decl.example = Some(meta.value()?.parse()?);
+                Ok(())
+            } else if meta.path.is_ident("update") {
+                let mut name = None;
+                let mut fixed = Vec::new();
+                let mut update_doc = None;
+                let mut check = None;
+                let mut example = None;
+                let mut schema = None;
+                meta.parse_nested_meta(|inner| {
+                    if inner.path.is_ident("name") {
+                        name = Some(inner.value()?.parse::<Ident>()?);
+                    } else if inner.path.is_ident("fixed") {
+                        fixed.extend(fixed_list(&inner)?);
+                    } else if inner.path.is_ident("doc") {
+                        update_doc = Some(lit_str(&inner)?);
+                    } else if inner.path.is_ident("check") {
+                        check = Some(inner.value()?.parse()?);
+                    } else if inner.path.is_ident("example") {
+                        example = Some(inner.value()?.parse()?);
+                    } else if inner.path.is_ident("schema") {
+                        schema = Some(inner.value()?.parse()?);
+                    } else {
+                        return Err(inner.error("unknown update attribute"));
+                    }
+                    Ok(())
+                })?;
+                let name = name.ok_or_else(|| meta.error("update(...) needs `name = UpdateX`"))?;
+                decl.update = Some(UpdateDecl {
+                    name,
+                    fixed,
+                    doc: update_doc,
+                    check,
+                    example,
+                    schema,
+                });
+                Ok(())
+            } else if meta.path.is_ident("changes") {
+                decl.changes = true;
                 Ok(())
             } else if meta.path.is_ident("placement") {
                 decl.placement = name_list(&meta)?;
@@ -92,6 +160,9 @@ fn body_decl(input: &DeriveInput) -> syn::Result<BodyDecl> {
 fn field_decl(field: &syn::Field) -> syn::Result<FieldDecl> {
     let ident = field.ident.clone().expect("named field");
     let mut key = camel_case(&ident);
+    let mut named = false;
+    let mut column = None;
+    let mut create_only = false;
     let mut rule = None;
     let mut nullable = false;
     let mut zero_none = false;
@@ -104,6 +175,16 @@ fn field_decl(field: &syn::Field) -> syn::Result<FieldDecl> {
                 rule = Some(meta.value()?.parse::<Expr>()?);
             } else if meta.path.is_ident("name") {
                 key = lit_str(&meta)?.value();
+                named = true;
+            } else if meta.path.is_ident("column") {
+                column = Some(if meta.input.peek(syn::Token![=]) {
+                    lit_str(&meta)?.value()
+                } else {
+                    let name = ident.to_string();
+                    name.strip_prefix("r#").unwrap_or(&name).to_owned()
+                });
+            } else if meta.path.is_ident("create_only") {
+                create_only = true;
             } else if meta.path.is_ident("nullable") {
                 nullable = true;
             } else if meta.path.is_ident("zero_none") {
@@ -143,14 +224,30 @@ fn field_decl(field: &syn::Field) -> syn::Result<FieldDecl> {
             "a declared field needs #[field(rule = …)]",
         ));
     }
+    if column.is_some() && matches!(mode, Mode::Skip | Mode::Flatten) {
+        return Err(syn::Error::new_spanned(
+            &ident,
+            "a skipped or flattened field is not a column",
+        ));
+    }
     Ok(FieldDecl {
         ident,
+        vis: field.vis.clone(),
         ty: field.ty.clone(),
         key,
+        named,
+        doc_attrs: field
+            .attrs
+            .iter()
+            .filter(|a| a.path().is_ident("doc"))
+            .cloned()
+            .collect(),
         doc: doc(&field.attrs),
         rule,
         mode,
         zero_none,
+        column,
+        create_only,
     })
 }
 
@@ -329,7 +426,25 @@ pub fn derive(input: &DeriveInput) -> syn::Result<Tokens> {
     };
 
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let columns = columns(&fields, decl.changes).map(|pushes| {
+        quote! {
+            impl #impl_generics #d::Columns for #name #ty_generics #where_clause {
+                fn columns(&self) -> ::std::vec::Vec<(&'static str, #d::ColumnValue)> {
+                    let mut out = ::std::vec::Vec::new();
+                    #(#pushes)*
+                    out
+                }
+            }
+        }
+    });
+    let update = match &decl.update {
+        Some(update) => update_body(input, &decl, update, &fields)?,
+        None => Tokens::new(),
+    };
     Ok(quote! {
+        #columns
+        #update
+
         impl #impl_generics #d::Declared for #name #ty_generics #where_clause {
             fn read_object(r: &mut #v::ObjectReader<'_>) -> ::core::option::Option<Self> {
                 let mut intact = true;
@@ -395,6 +510,135 @@ pub fn derive(input: &DeriveInput) -> syn::Result<Tokens> {
 
             fn schemas(out: &mut ::std::vec::Vec<(::std::string::String, ::utoipa::openapi::RefOr<::utoipa::openapi::schema::Schema>)>) {
                 <Self as #d::Declared>::components(out);
+            }
+        }
+    })
+}
+
+/// The pushes of `Columns::columns`, one per column field; `None` when no field is a
+/// column. In a change (`changes`) an optional field is written only when sent.
+fn columns(fields: &[FieldDecl], changes: bool) -> Option<Vec<Tokens>> {
+    let d = quote!(::switchboard_domain::declare);
+    let pushes: Vec<Tokens> = fields
+        .iter()
+        .filter_map(|f| {
+            let column = f.column.as_ref()?;
+            let ident = &f.ident;
+            let sent_only = changes && matches!(f.mode, Mode::Optional | Mode::Patch);
+            Some(if sent_only {
+                quote! {
+                    if let ::core::option::Option::Some(value) = &self.#ident {
+                        out.push((#column, #d::ToColumn::to_column(value)));
+                    }
+                }
+            } else {
+                quote!(out.push((#column, #d::ToColumn::to_column(&self.#ident)));)
+            })
+        })
+        .collect();
+    (!pushes.is_empty()).then_some(pushes)
+}
+
+/// The update body of a create body: every field optional, with the same key, rule, doc
+/// and column; a nullable field becomes a patch (`null` clears it); defaults are dropped;
+/// `create_only` fields and the placement's `tenantId` (a record stays in its tenant; a
+/// branch may change) are left out. The struct is emitted with `Clone`, `Debug` and
+/// `Default`, derived as a `changes` body, with `From` the create (every field sent).
+fn update_body(
+    input: &DeriveInput,
+    decl: &BodyDecl,
+    update: &UpdateDecl,
+    fields: &[FieldDecl],
+) -> syn::Result<Tokens> {
+    let placed_in_tenant = decl.placement.iter().any(|p| p == "tenant");
+    let mut declared = Vec::new();
+    let mut emitted = Vec::new();
+    let mut sent = Vec::new();
+    for f in fields {
+        if f.create_only || (placed_in_tenant && f.ident == "tenant_id") {
+            continue;
+        }
+        let ty = &f.ty;
+        let ty = match &f.mode {
+            Mode::Required | Mode::Defaulted(_) => quote!(::core::option::Option<#ty>),
+            Mode::Optional | Mode::Patch => quote!(#ty),
+            Mode::NullableOnce => quote!(::core::option::Option<#ty>),
+            Mode::Skip => continue,
+            Mode::Flatten => {
+                return Err(syn::Error::new_spanned(
+                    &f.ident,
+                    "a flattened field has no update: mark it #[field(create_only)]",
+                ));
+            }
+        };
+        let mut attrs = Vec::new();
+        if let Some(rule) = &f.rule {
+            attrs.push(quote!(rule = #rule));
+        }
+        if f.named {
+            let key = &f.key;
+            attrs.push(quote!(name = #key));
+        }
+        if f.zero_none {
+            attrs.push(quote!(zero_none));
+        }
+        if let Some(column) = &f.column {
+            attrs.push(quote!(column = #column));
+        }
+        let docs = &f.doc_attrs;
+        let vis = &f.vis;
+        let ident = &f.ident;
+        sent.push(match &f.mode {
+            Mode::Optional | Mode::Patch => quote!(#ident: body.#ident),
+            _ => quote!(#ident: ::core::option::Option::Some(body.#ident)),
+        });
+        declared.push(quote!(#(#docs)* #[field(#(#attrs),*)] #vis #ident: #ty));
+        emitted.push(quote!(#(#docs)* #vis #ident: #ty));
+    }
+    let mut body = vec![quote!(changes)];
+    if !update.fixed.is_empty() {
+        let fixed = update.fixed.iter().map(|(key, message)| {
+            let key = Ident::new(key, proc_macro2::Span::call_site());
+            quote!(#key = #message)
+        });
+        body.push(quote!(fixed(#(#fixed),*)));
+    }
+    if let Some(check) = &update.check {
+        body.push(quote!(check = #check));
+    }
+    if let Some(example) = &update.example {
+        body.push(quote!(example = #example));
+    }
+    if let Some(schema) = &update.schema {
+        body.push(quote!(schema = #schema));
+    }
+    let name = &update.name;
+    let vis = &input.vis;
+    let doc = match &update.doc {
+        Some(doc) => doc.value(),
+        None => format!(
+            "The changes to a `{}`: fields not sent stay unchanged.",
+            input.ident
+        ),
+    };
+    let declared: DeriveInput = syn::parse2(quote! {
+        #[doc = #doc]
+        #[body(#(#body),*)]
+        #vis struct #name { #(#declared,)* }
+    })?;
+    let impls = derive(&declared)?;
+    let create = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    Ok(quote! {
+        #[doc = #doc]
+        #[derive(Clone, Debug, Default)]
+        #vis struct #name { #(#emitted,)* }
+        #impls
+
+        impl #impl_generics ::core::convert::From<#create #ty_generics> for #name #ty_generics #where_clause {
+            /// The create as a change setting every field it sent.
+            fn from(body: #create #ty_generics) -> Self {
+                Self { #(#sent,)* }
             }
         }
     })

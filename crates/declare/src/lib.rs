@@ -8,6 +8,7 @@
 //! - `#[derive(Filter)]` on a struct of list filters: `FromQuery` and the query
 //!   parameters of the document.
 //! - `#[derive(Listed)]` on a listed record: its sort whitelist, search columns and filter.
+//! - `#[derive(Stored)]` on a record read from its table's row: the columns of its select.
 //!
 //! The generated code names `::switchboard_domain`, whose `declare` module holds the
 //! runtime half (the `Field` trait every rule implements, schema helpers).
@@ -39,17 +40,45 @@ use syn::{
 ///   examples together break a rule across fields.
 /// - `placement(tenant, branch)`: the body's optional `tenantId` (and `branchId`) must be
 ///   sent by callers that have no tenant (branch) of their own (`FromBody::PLACEMENT`).
+/// - `update(name = UpdateX, doc = "…", fixed(…), check = path, example = path,
+///   schema = path)`:
+///   also generates the update body `UpdateX` (`Clone`, `Debug`, `Default`,
+///   `From<CreateX>`): every field but the `create_only` ones and the placement's
+///   `tenant_id` (a record may change branch, not tenant), optional,
+///   with the same key, rule, doc and column; a `nullable` field becomes a patch
+///   (`Option<Option<T>>`, `null` clears it); defaults are dropped. `fixed`, `check`,
+///   `example` and `schema` are the update's own.
+/// - `changes`: the body is a change; its `Columns` are only the fields sent (generated
+///   update bodies are).
 ///
 /// Field attributes, `#[field(...)]`: `rule = EXPR` (a `Field`: what the value must be),
 /// `name = "jsonKey"` (default: the field name in camelCase), `nullable` (an `Option`
 /// field that also accepts `null`), `default = EXPR` (a non-`Option` field that may be
 /// left out), `flatten` (a nested `Declared` struct whose fields sit in this object),
-/// `skip` (not read; `Default`). A field of type `T` is required, `Option<T>` optional,
-/// `Option<Option<T>>` optional and nullable (a PATCH that may clear it).
+/// `skip` (not read; `Default`), `zero_none` (`0` read as none), `column` or
+/// `column = "name"` (stored in that column: the body implements `Columns`, the values
+/// a create inserts or an update changes), `create_only` (not in the generated update).
+/// A field of type `T` is required, `Option<T>` optional, `Option<Option<T>>` optional
+/// and nullable (a PATCH that may clear it).
 #[proc_macro_derive(Body, attributes(body, field))]
 pub fn derive_body(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     body::derive(&input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Derives `Stored` for a record read straight from its table's row (with sqlx's
+/// `FromRow`): the columns of its select, each a field.
+///
+/// Struct attribute: `#[stored(table = "queues", alias = "q")]` (the alias defaults to
+/// the table). Field attributes: `#[stored(skip)]` (filled from elsewhere; also
+/// `sqlx(skip)`), `#[stored(coalesce = 0)]` (read as this value where the column is
+/// `NULL`).
+#[proc_macro_derive(Stored, attributes(stored))]
+pub fn derive_stored(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    stored::derive(&input)
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }
@@ -195,3 +224,4 @@ fn option_tokens(value: &Option<String>) -> Tokens {
 mod body;
 mod filter;
 mod listed;
+mod stored;

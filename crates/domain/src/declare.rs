@@ -13,7 +13,10 @@ use utoipa::openapi::{RefOr, Required};
 use crate::ids::TenantId;
 use crate::validation::{ObjectReader, Problems, QueryReader};
 
-pub use switchboard_declare::{Body, Filter, Listed};
+pub use crate::stored::{
+    ColumnValue, Columns, ID_OR_NONE, OptionalRef, Stored, StoredColumn, ToColumn,
+};
+pub use switchboard_declare::{Body, Filter, Listed, Stored};
 
 /// A JSON object declared field by field (`#[derive(Body)]`): read with every problem
 /// recorded, and documented, from the same declaration.

@@ -29,6 +29,15 @@ macro_rules! ids {
             }
         }
 
+        impl $crate::stored::ToColumn for $name {
+            fn to_column(&self) -> $crate::stored::ColumnValue {
+                $crate::stored::ColumnValue::Int(Some(self.0))
+            }
+            fn null() -> $crate::stored::ColumnValue {
+                $crate::stored::ColumnValue::Int(None)
+            }
+        }
+
         impl std::fmt::Display for $name {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 self.0.fmt(f)

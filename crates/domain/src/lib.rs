@@ -15,6 +15,7 @@ pub mod provisioning;
 pub mod records;
 pub mod routing;
 pub mod schedule;
+pub mod stored;
 pub mod validation;
 
 pub use access::{Permission, Principal, Role, Scope};

@@ -52,8 +52,8 @@ async fn check_holiday_media(
         } else {
             format!("{field}/{index}/mediaFileId")
         };
-        tenancy::check_media_file(state, tenant, &path, Some(holiday.media_file_id), problems)
-            .await?;
+        let media = holiday.media_file_id.get().map(i64::from);
+        tenancy::check_media_file(state, tenant, &path, media, problems).await?;
     }
     Ok(())
 }
@@ -353,7 +353,7 @@ pub async fn update_holiday(
     let tenant = record.tenant_id;
     let patch = update
         .check(async |update, problems| {
-            let media = update.media_file_id;
+            let media = update.media_file_id.and_then(|m| m.get()).map(i64::from);
             tenancy::check_media_file(&state, tenant, "mediaFileId", media, problems).await
         })
         .await?

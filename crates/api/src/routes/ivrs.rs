@@ -83,7 +83,10 @@ pub async fn create(
             check_references(
                 &state,
                 tenant,
-                (body.greeting_media_file_id, body.greeting_announcement_id),
+                (
+                    body.greeting_media_file_id.get().map(i64::from),
+                    body.greeting_announcement_id.get().map(i64::from),
+                ),
                 Some(&body.options),
                 body.timeout_destination.as_ref(),
                 body.invalid_destination.as_ref(),
@@ -124,7 +127,14 @@ pub async fn update(
             check_references(
                 &state,
                 current.tenant_id,
-                (body.greeting_media_file_id, body.greeting_announcement_id),
+                (
+                    body.greeting_media_file_id
+                        .and_then(|g| g.get())
+                        .map(i64::from),
+                    body.greeting_announcement_id
+                        .and_then(|g| g.get())
+                        .map(i64::from),
+                ),
                 body.options.as_deref(),
                 body.timeout_destination.as_ref().and_then(Option::as_ref),
                 body.invalid_destination.as_ref().and_then(Option::as_ref),

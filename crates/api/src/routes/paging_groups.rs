@@ -66,7 +66,7 @@ pub async fn create(
                 &state,
                 tenant,
                 Some(&body.routing_destinations),
-                body.intro_message_media_file_id,
+                body.intro_message_media_file_id.get().map(i64::from),
                 problems,
             )
             .await
@@ -107,7 +107,9 @@ pub async fn update(
                 &state,
                 current.tenant_id,
                 body.routing_destinations.as_deref(),
-                body.intro_message_media_file_id,
+                body.intro_message_media_file_id
+                    .and_then(|m| m.get())
+                    .map(i64::from),
                 problems,
             )
             .await

@@ -85,7 +85,10 @@ pub async fn create(
                 &state,
                 tenant,
                 Some(&body.members),
-                (Some(body.hold_media_file_id), body.music_on_hold_id),
+                (
+                    body.hold_media_file_id.get().map(i64::from),
+                    body.music_on_hold_id,
+                ),
                 body.timeout_destination.as_ref(),
                 problems,
             )
@@ -125,7 +128,10 @@ pub async fn update(
                 &state,
                 current.tenant_id,
                 body.members.as_deref(),
-                (body.hold_media_file_id, body.music_on_hold_id.flatten()),
+                (
+                    body.hold_media_file_id.and_then(|r| r.get()).map(i64::from),
+                    body.music_on_hold_id.flatten(),
+                ),
                 body.timeout_destination.as_ref().and_then(Option::as_ref),
                 problems,
             )

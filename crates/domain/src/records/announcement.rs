@@ -165,37 +165,46 @@ fn check_links_and_dates(
 }
 
 /// The body of `POST /v2/admin/announcements/`.
+// `UpdateAnnouncement`, the body of `PATCH`, is generated from it; a field with `column`
+// is stored in the announcement's row (docs/decisions.md, "Declared once").
 #[derive(Clone, Debug, Body)]
 #[body(
     placement(tenant, branch),
     check = CreateAnnouncement::check,
-    example = CreateAnnouncement::example_body
+    example = CreateAnnouncement::example_body,
+    update(
+        name = UpdateAnnouncement,
+        doc = "The body of `PATCH /v2/admin/announcements/{id}`: fields not sent stay unchanged; a\nsent `ivrs` list replaces the current one.",
+        fixed(tenantId = "cannot be changed"),
+        check = UpdateAnnouncement::check,
+        example = UpdateAnnouncement::example_body,
+    )
 )]
 pub struct CreateAnnouncement {
     /// The owning tenant; tenant-scoped callers may omit it.
     #[field(rule = ID)]
     pub tenant_id: Option<TenantId>,
-    /// The branch, of the same tenant; required unless the caller is a branch admin, whose
-    /// own branch it then is.
-    #[field(rule = ID)]
+    /// The branch, of the same tenant; a create needs it unless the caller is a branch
+    /// admin, whose own branch it then is.
+    #[field(rule = ID, column)]
     pub branch_id: Option<BranchId>,
     /// Its name.
-    #[field(rule = NAME)]
+    #[field(rule = NAME, column)]
     pub name: String,
     /// What it is for (default empty).
-    #[field(rule = DESCRIPTION, default = String::new())]
+    #[field(rule = DESCRIPTION, default = String::new(), column)]
     pub description: String,
     /// The media file it plays, of the same tenant.
-    #[field(rule = ID)]
+    #[field(rule = ID, column)]
     pub media_file_id: MediaFileId,
     /// 1 active (default), 0 inactive.
-    #[field(rule = FLAG, default = 1)]
+    #[field(rule = FLAG, default = 1, column)]
     pub active: i64,
     /// ISO 8601 date or date-time.
-    #[field(rule = IsoDate)]
+    #[field(rule = IsoDate, column)]
     pub start_date: String,
     /// ISO 8601 date or date-time after `startDate`.
-    #[field(rule = IsoDate)]
+    #[field(rule = IsoDate, column)]
     pub end_date: String,
     /// The IVRs to attach, each once.
     #[field(rule = IVR_LINKS, default = Vec::new())]
@@ -218,38 +227,6 @@ impl CreateAnnouncement {
     }
 }
 
-/// The body of `PATCH /v2/admin/announcements/{id}`: fields not sent stay unchanged; a
-/// sent `ivrs` list replaces the current one.
-#[derive(Clone, Debug, Default, Body)]
-#[body(fixed(tenantId = "cannot be changed"), check = UpdateAnnouncement::check,
-       example = UpdateAnnouncement::example_body)]
-pub struct UpdateAnnouncement {
-    /// The branch, of the same tenant.
-    #[field(rule = ID)]
-    pub branch_id: Option<BranchId>,
-    /// Its name.
-    #[field(rule = NAME)]
-    pub name: Option<String>,
-    /// What it is for.
-    #[field(rule = DESCRIPTION)]
-    pub description: Option<String>,
-    /// The media file it plays, of the same tenant.
-    #[field(rule = ID)]
-    pub media_file_id: Option<MediaFileId>,
-    /// 1 active, 0 inactive.
-    #[field(rule = FLAG)]
-    pub active: Option<i64>,
-    /// ISO 8601 date or date-time.
-    #[field(rule = IsoDate)]
-    pub start_date: Option<String>,
-    /// ISO 8601 date or date-time after `startDate`.
-    #[field(rule = IsoDate)]
-    pub end_date: Option<String>,
-    /// The IVRs to attach, each once (replace the current ones).
-    #[field(rule = IVR_LINKS)]
-    pub ivrs: Option<Vec<IvrLink>>,
-}
-
 impl UpdateAnnouncement {
     fn check(&self, r: &mut ObjectReader<'_>) -> bool {
         check_links_and_dates(
@@ -262,21 +239,6 @@ impl UpdateAnnouncement {
 
     fn example_body() -> Value {
         json!({"name": "Holiday closure", "endDate": "2026-12-28"})
-    }
-}
-
-impl From<CreateAnnouncement> for UpdateAnnouncement {
-    fn from(body: CreateAnnouncement) -> Self {
-        UpdateAnnouncement {
-            branch_id: body.branch_id,
-            name: Some(body.name),
-            description: Some(body.description),
-            media_file_id: Some(body.media_file_id),
-            active: Some(body.active),
-            start_date: Some(body.start_date),
-            end_date: Some(body.end_date),
-            ivrs: Some(body.ivrs),
-        }
     }
 }
 

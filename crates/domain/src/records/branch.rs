@@ -4,15 +4,16 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::NAME;
-use crate::declare::{Body, Listed};
+use crate::declare::{Body, Listed, Stored};
 use crate::ids::{BranchId, TenantId};
 use crate::list::TenantFilter;
 use crate::validation::ID;
 
 /// A branch.
-#[derive(Clone, Debug, Serialize, ToSchema, Listed)]
+#[derive(Clone, Debug, Serialize, ToSchema, Listed, Stored)]
 #[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
 #[serde(rename_all = "camelCase")]
+#[stored(table = "branches")]
 #[list(sort(id, name, tenant_id), filter = TenantFilter, search("name"))]
 pub struct Branch {
     /// The branch's id.
@@ -25,20 +26,15 @@ pub struct Branch {
 
 /// The body of `POST /v2/admin/branches/`.
 #[derive(Clone, Debug, Body)]
-#[body(placement(tenant))]
+#[body(
+    placement(tenant),
+    update(name = UpdateBranch, doc = "The body of `PATCH /v2/admin/branches/{id}`.")
+)]
 pub struct CreateBranch {
     /// The owning tenant; tenant-scoped callers may omit it.
     #[field(rule = ID)]
     pub tenant_id: Option<TenantId>,
     /// The branch's name.
-    #[field(rule = NAME)]
+    #[field(rule = NAME, column)]
     pub name: String,
-}
-
-/// The body of `PATCH /v2/admin/branches/{id}`.
-#[derive(Clone, Debug, Default, Body)]
-pub struct UpdateBranch {
-    /// The branch's name.
-    #[field(rule = NAME)]
-    pub name: Option<String>,
 }

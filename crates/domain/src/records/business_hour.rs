@@ -12,13 +12,13 @@ use utoipa::{PartialSchema, ToSchema};
 
 use super::NAME;
 use super::destination::{ANY_DESTINATION, Destination, DestinationInput};
-use crate::declare::{Body, Filter, Listed};
-use crate::ids::{BranchId, BusinessHourId, HolidayId, TenantId};
+use crate::declare::{Body, Filter, ID_OR_NONE, Listed, OptionalRef};
+use crate::ids::{BranchId, BusinessHourId, HolidayId, MediaFileId, TenantId};
 use crate::list::BranchedFilter;
 use crate::schedule::{self, Closure, Interval, LocalBound, WeeklyHours};
 use crate::validation::{
-    At, DATE_PATTERN, Date, Field, ID, Instant, Int, ListOf, Nested, ObjectReader, Raw, Rule,
-    TimeZone, as_str, int, list_of, nested,
+    At, DATE_PATTERN, Date, Field, ID, Instant, ListOf, Nested, ObjectReader, Raw, Rule, TimeZone,
+    as_str, list_of, nested,
 };
 
 /// One opening interval as written: local `HH:MM` times, `to` after `from` (`24:00` allowed).
@@ -181,9 +181,6 @@ impl Rule for LocalText {
     }
 }
 
-/// A holiday media file, or 0 (the default) for none.
-const MEDIA_FILE_OR_NONE: Int = int(0, i64::MAX);
-
 /// A holiday as sent: a whole day, with no media file.
 fn holiday_example() -> Value {
     json!({"name": "Christmas Day", "date": "2026-12-25", "mediaFileId": 0})
@@ -208,8 +205,8 @@ pub struct CreateHoliday {
     #[field(rule = LocalText, nullable)]
     pub to: Option<String>,
     /// A media file of the same tenant played during the holiday; 0 (default) for none.
-    #[field(rule = MEDIA_FILE_OR_NONE, default = 0)]
-    pub media_file_id: i64,
+    #[field(rule = ID_OR_NONE, default = OptionalRef(None))]
+    pub media_file_id: OptionalRef<MediaFileId>,
 }
 
 impl CreateHoliday {
@@ -248,8 +245,8 @@ pub struct UpdateHoliday {
     #[field(rule = LocalText, nullable)]
     pub to: Option<String>,
     /// A media file of the same tenant; 0 for none.
-    #[field(rule = MEDIA_FILE_OR_NONE)]
-    pub media_file_id: Option<i64>,
+    #[field(rule = ID_OR_NONE)]
+    pub media_file_id: Option<OptionalRef<MediaFileId>>,
 }
 
 impl UpdateHoliday {
@@ -359,8 +356,8 @@ pub struct HolidayPatch {
     pub name: Option<String>,
     /// New day or range.
     pub when: Option<When>,
-    /// New media file (0 = none).
-    pub media_file_id: Option<i64>,
+    /// New media file (or none).
+    pub media_file_id: Option<OptionalRef<MediaFileId>>,
 }
 
 /// Weekly opening hours: an object keyed `"0"` (Sunday) to `"6"` (Saturday), each a list of

@@ -7,7 +7,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::NAME;
-use crate::declare::{Body, Listed};
+use crate::declare::{Body, Listed, Stored};
 use crate::ids::{CallOutcomeId, TenantId};
 use crate::list::TenantFilter;
 use crate::validation::{Bool, ID};
@@ -39,9 +39,10 @@ pub fn built_in(name: &str) -> Option<(bool, bool)> {
 }
 
 /// A call outcome.
-#[derive(Clone, Debug, Serialize, ToSchema, Listed)]
+#[derive(Clone, Debug, Serialize, ToSchema, Listed, Stored)]
 #[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
 #[serde(rename_all = "camelCase")]
+#[stored(table = "call_outcomes")]
 #[list(sort(id, name, tenant_id), filter = TenantFilter, search("name"))]
 pub struct CallOutcome {
     /// The outcome's id.
@@ -58,33 +59,25 @@ pub struct CallOutcome {
 
 /// The body of `POST /v2/admin/call-outcomes/`.
 #[derive(Clone, Debug, Body)]
-#[body(placement(tenant))]
+#[body(
+    placement(tenant),
+    update(
+        name = UpdateCallOutcome,
+        doc = "The body of `PATCH /v2/admin/call-outcomes/{id}`.",
+        fixed(tenantId = "cannot be changed"),
+    )
+)]
 pub struct CreateCallOutcome {
     /// The owning tenant; tenant-scoped callers may omit it.
     #[field(rule = ID)]
     pub tenant_id: Option<TenantId>,
     /// Its name, unique in the tenant.
-    #[field(rule = NAME)]
+    #[field(rule = NAME, column)]
     pub name: String,
     /// Whether it ends the record (default false).
-    #[field(rule = Bool, default = false)]
+    #[field(rule = Bool, default = false, column)]
     pub ends_record: bool,
     /// Whether it opts the number out (default false).
-    #[field(rule = Bool, default = false)]
+    #[field(rule = Bool, default = false, column)]
     pub opts_out: bool,
-}
-
-/// The body of `PATCH /v2/admin/call-outcomes/{id}`.
-#[derive(Clone, Debug, Default, Body)]
-#[body(fixed(tenantId = "cannot be changed"))]
-pub struct UpdateCallOutcome {
-    /// Its name, unique in the tenant.
-    #[field(rule = NAME)]
-    pub name: Option<String>,
-    /// Whether it ends the record.
-    #[field(rule = Bool)]
-    pub ends_record: Option<bool>,
-    /// Whether it opts the number out.
-    #[field(rule = Bool)]
-    pub opts_out: Option<bool>,
 }

@@ -8,8 +8,8 @@ use utoipa::ToSchema;
 
 use super::NAME;
 use super::destination::{ANY_DESTINATION, Destination, DestinationInput, OneDestination};
-use crate::declare::{Body, Listed};
-use crate::ids::{IvrId, TenantId};
+use crate::declare::{Body, ID_OR_NONE, Listed, OptionalRef, Stored};
+use crate::ids::{AnnouncementId, IvrId, MediaFileId, TenantId};
 use crate::list::TenantFilter;
 use crate::validation::{
     Among, FLAG, ID, Int, ListOf, Nested, ObjectReader, PlanNumber, among, int, list_of, nested,
@@ -67,8 +67,10 @@ pub struct IvrOption {
 }
 
 /// An IVR with its menu.
-#[derive(Clone, Debug, Serialize, ToSchema, Listed)]
+#[derive(Clone, Debug, Serialize, ToSchema, Listed, Stored)]
+#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
 #[serde(rename_all = "camelCase")]
+#[stored(table = "ivrs", alias = "i")]
 #[list(sort(id, name, number, tenant_id), filter = TenantFilter, table = "i", search("name", "number"))]
 pub struct Ivr {
     /// The IVR's id.
@@ -80,18 +82,26 @@ pub struct Ivr {
     /// The number dialled to reach it, unique in the tenant's dial plan.
     pub number: String,
     /// The media file greeting callers; 0 for none.
+    #[stored(coalesce = 0)]
     pub greeting_media_file_id: i64,
     /// The announcement greeting callers instead; 0 for none.
+    #[stored(coalesce = 0)]
     pub greeting_announcement_id: i64,
     /// The menu: one destination per key, by key order (`0`–`9`, `*`, `#`).
+    #[stored(skip)]
+    #[cfg_attr(feature = "sqlx", sqlx(skip))]
     pub options: Vec<IvrOption>,
     /// Seconds to wait for a key before the timeout path.
     pub timeout_seconds: i64,
     /// Where a caller who presses nothing goes; null: the call ends.
+    #[stored(skip)]
+    #[cfg_attr(feature = "sqlx", sqlx(skip))]
     pub timeout_destination: Option<Destination>,
     /// Unknown keys tolerated before the invalid path.
     pub invalid_retries: i64,
     /// Where a caller who keeps pressing unknown keys goes; null: the call ends.
+    #[stored(skip)]
+    #[cfg_attr(feature = "sqlx", sqlx(skip))]
     pub invalid_destination: Option<Destination>,
     /// 1: callers may dial an extension's number directly from the menu.
     pub direct_dial: i64,
@@ -99,8 +109,6 @@ pub struct Ivr {
 
 /// The key of an option.
 const DIGIT: Among<MenuKey> = among();
-/// A media file or announcement id, or 0 for none.
-const GREETING_OR_NONE: Int = int(0, i64::MAX);
 /// Seconds to wait for a key.
 const TIMEOUT_SECONDS: Int = int(1, 600);
 /// Unknown keys tolerated.
@@ -122,11 +130,11 @@ pub struct IvrOptionInput {
 }
 
 /// Refuses a key used twice and a greeting that is both a media file and an
-/// announcement: rules across fields no schema states.
+/// announcement (`greeting`: whether each names one): rules across fields no schema
+/// states.
 fn check_menu(
     options: Option<&[IvrOptionInput]>,
-    media: Option<i64>,
-    announcement: Option<i64>,
+    greeting: (bool, bool),
     r: &mut ObjectReader<'_>,
 ) -> bool {
     let before = r.problem_count();
@@ -139,7 +147,7 @@ fn check_menu(
             );
         }
     }
-    if media.unwrap_or(0) > 0 && announcement.unwrap_or(0) > 0 {
+    if greeting.0 && greeting.1 {
         r.problem(
             "greetingAnnouncementId",
             "cannot be set with greetingMediaFileId: the greeting is one or the other",
@@ -149,41 +157,53 @@ fn check_menu(
 }
 
 /// The body of `POST /v2/admin/ivrs/`: a name and a number, and the menu (all optional).
+// `UpdateIvr`, the body of `PATCH`, is generated from it; a field with `column` is stored
+// in the IVR's row, the menu in the destination lists (docs/decisions.md, "Declared once").
 #[derive(Clone, Debug, Body)]
-#[body(placement(tenant), check = CreateIvr::check, example = CreateIvr::example_body)]
+#[body(
+    placement(tenant),
+    check = CreateIvr::check,
+    example = CreateIvr::example_body,
+    update(
+        name = UpdateIvr,
+        doc = "The body of `PATCH /v2/admin/ivrs/{id}`: fields not sent stay unchanged; a sent\n`options` replaces the whole menu.",
+        check = UpdateIvr::check,
+        example = UpdateIvr::example_body,
+    )
+)]
 pub struct CreateIvr {
     /// The owning tenant; tenant-scoped callers may omit it.
     #[field(rule = ID)]
     pub tenant_id: Option<TenantId>,
     /// Its name.
-    #[field(rule = NAME)]
+    #[field(rule = NAME, column)]
     pub name: String,
     /// Its number.
-    #[field(rule = NUMBER)]
+    #[field(rule = NUMBER, column)]
     pub number: String,
     /// A media file of the tenant greeting callers; 0 (the default) for none.
-    #[field(rule = GREETING_OR_NONE)]
-    pub greeting_media_file_id: Option<i64>,
+    #[field(rule = ID_OR_NONE, default = OptionalRef(None), column)]
+    pub greeting_media_file_id: OptionalRef<MediaFileId>,
     /// An announcement of the tenant greeting callers; 0 (the default) for none.
-    #[field(rule = GREETING_OR_NONE)]
-    pub greeting_announcement_id: Option<i64>,
+    #[field(rule = ID_OR_NONE, default = OptionalRef(None), column)]
+    pub greeting_announcement_id: OptionalRef<AnnouncementId>,
     /// The menu: `{digit, destination}`, each key once.
     #[field(rule = OPTIONS, default = Vec::new())]
     pub options: Vec<IvrOptionInput>,
     /// Seconds to wait for a key (default 10).
-    #[field(rule = TIMEOUT_SECONDS, default = 10)]
+    #[field(rule = TIMEOUT_SECONDS, default = 10, column)]
     pub timeout_seconds: i64,
     /// Where a caller who presses nothing goes (default: the call ends).
     #[field(rule = PATH, nullable)]
     pub timeout_destination: Option<DestinationInput>,
     /// Unknown keys tolerated before the invalid path (default 3).
-    #[field(rule = INVALID_RETRIES, default = 3)]
+    #[field(rule = INVALID_RETRIES, default = 3, column)]
     pub invalid_retries: i64,
     /// Where a caller who keeps pressing unknown keys goes (default: the call ends).
     #[field(rule = PATH, nullable)]
     pub invalid_destination: Option<DestinationInput>,
     /// 1: callers may dial extensions directly from the menu; 0 (the default) not.
-    #[field(rule = FLAG, default = 0)]
+    #[field(rule = FLAG, default = 0, column)]
     pub direct_dial: i64,
 }
 
@@ -191,8 +211,10 @@ impl CreateIvr {
     fn check(&self, r: &mut ObjectReader<'_>) -> bool {
         check_menu(
             Some(&self.options),
-            self.greeting_media_file_id,
-            self.greeting_announcement_id,
+            (
+                self.greeting_media_file_id.get().is_some(),
+                self.greeting_announcement_id.get().is_some(),
+            ),
             r,
         )
     }
@@ -205,43 +227,6 @@ impl CreateIvr {
     }
 }
 
-/// The body of `PATCH /v2/admin/ivrs/{id}`: fields not sent stay unchanged; a sent
-/// `options` replaces the whole menu.
-#[derive(Clone, Debug, Default, Body)]
-#[body(check = UpdateIvr::check, example = UpdateIvr::example_body)]
-pub struct UpdateIvr {
-    /// Its name.
-    #[field(rule = NAME)]
-    pub name: Option<String>,
-    /// Its number.
-    #[field(rule = NUMBER)]
-    pub number: Option<String>,
-    /// A media file of the tenant; 0 for none.
-    #[field(rule = GREETING_OR_NONE)]
-    pub greeting_media_file_id: Option<i64>,
-    /// An announcement of the tenant; 0 for none.
-    #[field(rule = GREETING_OR_NONE)]
-    pub greeting_announcement_id: Option<i64>,
-    /// The menu (replaces the current one).
-    #[field(rule = OPTIONS)]
-    pub options: Option<Vec<IvrOptionInput>>,
-    /// Seconds to wait for a key.
-    #[field(rule = TIMEOUT_SECONDS)]
-    pub timeout_seconds: Option<i64>,
-    /// Where a caller who presses nothing goes; null: the call ends.
-    #[field(rule = PATH)]
-    pub timeout_destination: Option<Option<DestinationInput>>,
-    /// Unknown keys tolerated.
-    #[field(rule = INVALID_RETRIES)]
-    pub invalid_retries: Option<i64>,
-    /// Where a caller who keeps pressing unknown keys goes; null: the call ends.
-    #[field(rule = PATH)]
-    pub invalid_destination: Option<Option<DestinationInput>>,
-    /// 1 or 0.
-    #[field(rule = FLAG)]
-    pub direct_dial: Option<i64>,
-}
-
 impl UpdateIvr {
     fn example_body() -> Value {
         json!({"options": [{"digit": "0", "destination": {"id": 1, "destType": "IVR"}}],
@@ -251,8 +236,12 @@ impl UpdateIvr {
     fn check(&self, r: &mut ObjectReader<'_>) -> bool {
         check_menu(
             self.options.as_deref(),
-            self.greeting_media_file_id,
-            self.greeting_announcement_id,
+            (
+                self.greeting_media_file_id
+                    .is_some_and(|g| g.get().is_some()),
+                self.greeting_announcement_id
+                    .is_some_and(|g| g.get().is_some()),
+            ),
             r,
         )
     }

@@ -5,10 +5,10 @@ use utoipa::ToSchema;
 
 use super::NAME;
 use super::destination::{DestType, Destination, DestinationInput, Destinations};
-use crate::declare::{Body, Listed};
-use crate::ids::{PagingGroupId, TenantId};
+use crate::declare::{Body, ID_OR_NONE, Listed, OptionalRef};
+use crate::ids::{MediaFileId, PagingGroupId, TenantId};
 use crate::list::TenantFilter;
-use crate::validation::{Among, ID, Int, PlanNumber, among, int, plan_number};
+use crate::validation::{Among, ID, PlanNumber, among, plan_number};
 
 /// A paging group number: at least 2 dial characters (the spec's minimum), unique in
 /// its tenant.
@@ -72,8 +72,6 @@ crate::closed_set! {
     }
 }
 const TWO_WAY_AUDIO: Among<TwoWayAudio> = among();
-/// A media file id, or 0 for none (the spec's convention).
-const MEDIA_FILE_OR_NONE: Int = int(0, i64::MAX);
 
 /// The body of `POST /v2/admin/paging-groups/`.
 #[derive(Clone, Debug, Body)]
@@ -82,20 +80,20 @@ pub struct CreatePagingGroup {
     #[field(rule = ID)]
     pub tenant_id: TenantId,
     /// The group's number: at least 2 dial characters, unique in the tenant.
-    #[field(rule = NUMBER)]
+    #[field(rule = NUMBER, column)]
     pub number: String,
     /// Its name.
-    #[field(rule = NAME)]
+    #[field(rule = NAME, column)]
     pub name: String,
     /// Only `on`.
-    #[field(rule = CHECK_IN_USE)]
+    #[field(rule = CHECK_IN_USE, column)]
     pub check_in_use: Option<CheckInUse>,
     /// Only `yes`.
-    #[field(rule = TWO_WAY_AUDIO)]
+    #[field(rule = TWO_WAY_AUDIO, column)]
     pub two_way_audio: Option<TwoWayAudio>,
     /// A media file of the same tenant; 0 (the default) for none.
-    #[field(rule = MEDIA_FILE_OR_NONE)]
-    pub intro_message_media_file_id: Option<i64>,
+    #[field(rule = ID_OR_NONE, default = OptionalRef(None), column = "intro_media_file_id")]
+    pub intro_message_media_file_id: OptionalRef<MediaFileId>,
     /// The member extensions, in order.
     #[field(rule = MEMBERS, default = Vec::new())]
     pub routing_destinations: Vec<DestinationInput>,
@@ -103,23 +101,26 @@ pub struct CreatePagingGroup {
 
 /// The body of `PATCH /v2/admin/paging-groups/{id}`: fields not sent stay unchanged; a
 /// sent `routingDestinations` replaces the members.
+// Written by hand (the create reads `tenantId`, `checkInUse` and `twoWayAudio` without
+// `null`), its columns declared all the same.
 #[derive(Clone, Debug, Default, Body)]
+#[body(changes)]
 pub struct UpdatePagingGroup {
     /// The group's number.
-    #[field(rule = NUMBER)]
+    #[field(rule = NUMBER, column)]
     pub number: Option<String>,
     /// Its name.
-    #[field(rule = NAME)]
+    #[field(rule = NAME, column)]
     pub name: Option<String>,
     /// `on`, or `null` to clear.
-    #[field(rule = CHECK_IN_USE)]
+    #[field(rule = CHECK_IN_USE, column)]
     pub check_in_use: Option<Option<CheckInUse>>,
     /// `yes`, or `null` to clear.
-    #[field(rule = TWO_WAY_AUDIO)]
+    #[field(rule = TWO_WAY_AUDIO, column)]
     pub two_way_audio: Option<Option<TwoWayAudio>>,
     /// A media file of the same tenant; 0 for none.
-    #[field(rule = MEDIA_FILE_OR_NONE)]
-    pub intro_message_media_file_id: Option<i64>,
+    #[field(rule = ID_OR_NONE, column = "intro_media_file_id")]
+    pub intro_message_media_file_id: Option<OptionalRef<MediaFileId>>,
     /// The member extensions, in order (replaces the current ones).
     #[field(rule = MEMBERS)]
     pub routing_destinations: Option<Vec<DestinationInput>>,

@@ -85,7 +85,7 @@ impl<T: ClosedSet> Rule for Among<T> {
 
 /// Declares a closed set as a Rust enum: `closed_set! { /// doc  pub enum QueueStrategy {
 /// /// doc  RingAll = "ringAll", … } }`. The enum gets [`ClosedSet`], an inherent `as_str`,
-/// `Display`, `FromStr`, serde as its text, a `string` schema for answers (whose fields
+/// `Display`, `FromStr`, serde as its text, a text column (`ToColumn`), a `string` schema for answers (whose fields
 /// say `#[schema(value_type = String)]`, so the document stays as it was), and, with the
 /// `sqlx` feature, sqlx's `Type`, `Encode` and `Decode` as text.
 #[macro_export]
@@ -122,6 +122,15 @@ macro_rules! closed_set {
         impl ::std::fmt::Display for $name {
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str(self.as_str())
+            }
+        }
+
+        impl $crate::stored::ToColumn for $name {
+            fn to_column(&self) -> $crate::stored::ColumnValue {
+                $crate::stored::ColumnValue::Text(::core::option::Option::Some(self.as_str().to_owned()))
+            }
+            fn null() -> $crate::stored::ColumnValue {
+                $crate::stored::ColumnValue::Text(::core::option::Option::None)
             }
         }
 

@@ -1,0 +1,146 @@
+//! The columns a record is stored in, declared once on its answer and its create body
+//! (`#[derive(Stored)]`, `#[field(column)]`): the select list, the insert values and an
+//! update's changes all come from that declaration. Values are handed over as
+//! [`ColumnValue`]s, which the persistence layer binds; the domain itself never touches SQL.
+
+/// A value to write into a column, typed even when null (PostgreSQL refuses a text
+/// null bound into an integer column).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ColumnValue {
+    /// An integer column.
+    Int(Option<i64>),
+    /// A text column.
+    Text(Option<String>),
+    /// A boolean column.
+    Bool(Option<bool>),
+}
+
+/// A field type a column stores.
+pub trait ToColumn {
+    /// The value to write.
+    fn to_column(&self) -> ColumnValue;
+    /// The column's null, for an `Option` of this type that is `None`.
+    fn null() -> ColumnValue;
+}
+
+impl ToColumn for i64 {
+    fn to_column(&self) -> ColumnValue {
+        ColumnValue::Int(Some(*self))
+    }
+    fn null() -> ColumnValue {
+        ColumnValue::Int(None)
+    }
+}
+
+impl ToColumn for String {
+    fn to_column(&self) -> ColumnValue {
+        ColumnValue::Text(Some(self.clone()))
+    }
+    fn null() -> ColumnValue {
+        ColumnValue::Text(None)
+    }
+}
+
+impl ToColumn for bool {
+    fn to_column(&self) -> ColumnValue {
+        ColumnValue::Bool(Some(*self))
+    }
+    fn null() -> ColumnValue {
+        ColumnValue::Bool(None)
+    }
+}
+
+impl<T: ToColumn> ToColumn for Option<T> {
+    fn to_column(&self) -> ColumnValue {
+        match self {
+            Some(value) => value.to_column(),
+            None => T::null(),
+        }
+    }
+    fn null() -> ColumnValue {
+        T::null()
+    }
+}
+
+/// A body whose fields marked `#[field(column)]` are written into columns of the same
+/// name (or the one the attribute names): a create body answers every one of them, an
+/// update body (generated from the create's) the ones it was sent.
+pub trait Columns {
+    /// The columns to write, with their values.
+    fn columns(&self) -> Vec<(&'static str, ColumnValue)>;
+}
+
+/// One column of a record's select.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StoredColumn {
+    /// The column, which is also the field the row is read into.
+    pub name: &'static str,
+    /// The value read in place of `NULL` (`COALESCE`), when the answer has no null.
+    pub coalesce: Option<i64>,
+}
+
+/// A record read straight from its table's row (`#[derive(Stored)]`): its fields are
+/// the columns, except those filled from elsewhere (`#[stored(skip)]`, also
+/// `sqlx(skip)`).
+pub trait Stored {
+    /// The table.
+    const TABLE: &'static str;
+    /// The table's alias in the select, which list sorts and searches name too.
+    const ALIAS: &'static str;
+    /// The columns read, in field order.
+    const COLUMNS: &'static [StoredColumn];
+}
+
+/// The rule of an [`OptionalRef`] field: an id, or `0` for none.
+pub const ID_OR_NONE: crate::validation::Int = crate::validation::int(0, i64::MAX);
+
+/// A reference that may name nothing: sent as its id or `0` for none, stored as the id
+/// or `NULL`. The one spelling of "0 means none" for a body's reference.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct OptionalRef<T>(pub Option<T>);
+
+impl<T: Copy> OptionalRef<T> {
+    /// The record named, if any.
+    pub fn get(self) -> Option<T> {
+        self.0
+    }
+}
+
+impl<T: From<i64>> From<i64> for OptionalRef<T> {
+    /// `0` (and anything below it, which the rules refuse before) names nothing.
+    fn from(id: i64) -> Self {
+        Self((id > 0).then(|| T::from(id)))
+    }
+}
+
+impl<T: Copy + Into<i64>> ToColumn for OptionalRef<T> {
+    fn to_column(&self) -> ColumnValue {
+        ColumnValue::Int(self.0.map(Into::into))
+    }
+    fn null() -> ColumnValue {
+        ColumnValue::Int(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::MediaFileId;
+
+    #[test]
+    fn zero_names_nothing_and_is_stored_as_null() {
+        let none = OptionalRef::<MediaFileId>::from(0);
+        assert_eq!(none.get(), None);
+        assert_eq!(none.to_column(), ColumnValue::Int(None));
+        let some = OptionalRef::<MediaFileId>::from(7);
+        assert_eq!(some.get(), Some(MediaFileId(7)));
+        assert_eq!(some.to_column(), ColumnValue::Int(Some(7)));
+    }
+
+    #[test]
+    fn an_absent_option_is_its_columns_typed_null() {
+        assert_eq!(None::<String>.to_column(), ColumnValue::Text(None));
+        assert_eq!(Some(3i64).to_column(), ColumnValue::Int(Some(3)));
+        assert_eq!(None::<Option<i64>>.to_column(), ColumnValue::Int(None));
+    }
+}
