@@ -8,34 +8,10 @@ use serde_json::{Value, json};
 
 use crate::engine_jobs::{TOKEN, engine_token};
 use crate::fixture::World;
-use crate::support::{TestApp, fixture};
+use crate::support::TestApp;
 
 const AGENTS: &str = "/v2/admin/pharmacy/agents/";
 const INGEST: &str = "/v2/ingest/refill-requests";
-
-async fn extension(app: &TestApp, token: &str, number: &str, name: &str) -> i64 {
-    app.post(
-        "/v2/admin/extensions/",
-        token,
-        json!({"number": number, "name": name}),
-    )
-    .await
-    .expect(200)["id"]
-        .as_i64()
-        .unwrap()
-}
-
-async fn media_file(app: &TestApp, token: &str, name: &str) -> i64 {
-    app.upload(
-        token,
-        &[("name", name)],
-        Some(("prompt.wav", fixture("tone.wav"))),
-    )
-    .await
-    .expect(200)["id"]
-        .as_i64()
-        .unwrap()
-}
 
 async fn hours(app: &TestApp, token: &str, branch: i64, name: &str) -> i64 {
     app.post(
@@ -77,9 +53,9 @@ struct Refs {
 async fn refs(app: &TestApp, w: &World, token: &str) -> Refs {
     let platform = app.login(w.platform).await;
     Refs {
-        greeting: media_file(app, token, "Welcome").await,
-        prompt: media_file(app, token, "Key your Rx").await,
-        pharmacist: extension(app, token, "150", "Pharmacist").await,
+        greeting: app.media_file(token, "Welcome").await,
+        prompt: app.media_file(token, "Key your Rx").await,
+        pharmacist: app.extension(token, "150", "Pharmacist").await,
         hours: hours(app, token, w.branch_a, "Pharmacy hours").await,
         conduit: conduit(app, &platform, w.tenant_a, "pharmacy-system").await,
     }
@@ -189,8 +165,8 @@ async fn crud_and_patch_leaves_the_rest(app: TestApp) {
         .error(400, "ValidationError");
 
     // A PATCH of one field changes that field only: each in turn, from the full agent.
-    let other_greeting = media_file(&app, &token, "Hello again").await;
-    let other_ext = extension(&app, &token, "151", "Second pharmacist").await;
+    let other_greeting = app.media_file(&token, "Hello again").await;
+    let other_ext = app.extension(&token, "151", "Second pharmacist").await;
     let other_hours = hours(&app, &token, w.branch_a, "Weekend hours").await;
     let platform = app.login(w.platform).await;
     let other_conduit = conduit(&app, &platform, w.tenant_a, "pharmacy-system").await;
@@ -410,7 +386,7 @@ async fn references_stay_in_the_tenant(app: TestApp) {
     let other = app.login(w.admin_b).await;
     let platform = app.login(w.platform).await;
     let r = refs(&app, &w, &token).await;
-    let foreign_file = media_file(&app, &other, "Theirs").await;
+    let foreign_file = app.media_file(&other, "Theirs").await;
     let foreign_hours = hours(&app, &other, w.branch_b, "Theirs").await;
     let foreign_conduit = conduit(&app, &platform, w.tenant_b, "pharmacy-system").await;
     let crm = conduit(&app, &platform, w.tenant_a, "crm").await;
@@ -592,7 +568,7 @@ async fn what_an_agent_uses_cannot_go(app: TestApp) {
 async fn one_number_one_owner(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
-    extension(&app, &token, "150", "Counter").await;
+    app.extension(&token, "150", "Counter").await;
     let refused = app
         .post(AGENTS, &token, json!({"name": "A", "number": "150"}))
         .await
@@ -639,7 +615,7 @@ async fn one_number_one_owner(app: TestApp) {
     )
     .await
     .expect(200);
-    extension(&app, &token, "700", "Now free").await;
+    app.extension(&token, "700", "Now free").await;
     let other = app.login(w.admin_b).await;
     app.post(AGENTS, &other, json!({"name": "Theirs", "number": "701"}))
         .await
@@ -752,7 +728,7 @@ async fn scope_and_roles(app: TestApp) {
 async fn audited_as_pharmacy_agent(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
-    let pharmacist = extension(&app, &token, "150", "Pharmacist").await;
+    let pharmacist = app.extension(&token, "150", "Pharmacist").await;
     let agent = app
         .post(
             AGENTS,
@@ -801,7 +777,7 @@ async fn the_graph_shows_agents(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
     let platform = app.login(w.platform).await;
-    let pharmacist = extension(&app, &token, "150", "Pharmacist").await;
+    let pharmacist = app.extension(&token, "150", "Pharmacist").await;
     let open = hours(&app, &token, w.branch_a, "Weekdays").await;
     let agent = app
         .post(
@@ -1125,7 +1101,9 @@ async fn a_deleted_pharmacist_and_a_new_fallback_race(app: TestApp) {
         .expect(200);
     let path = format!("{AGENTS}{}", agent["id"]);
     for round in 0..6 {
-        let ext = extension(&app, &token, &format!("3{round:02}"), "Racing").await;
+        let ext = app
+            .extension(&token, &format!("3{round:02}"), "Racing")
+            .await;
         let ext_path = format!("/v2/admin/extensions/{ext}");
         let (delete, write) = tokio::join!(
             app.delete(&ext_path, &token),

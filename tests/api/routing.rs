@@ -7,31 +7,7 @@ use serde_json::{Value, json};
 
 use crate::fixture::World;
 use crate::on_both_backends;
-use crate::support::{TestApp, fixture};
-
-async fn extension(app: &TestApp, token: &str, number: &str, name: &str) -> i64 {
-    app.post(
-        "/v2/admin/extensions/",
-        token,
-        json!({"number": number, "name": name}),
-    )
-    .await
-    .expect(200)["id"]
-        .as_i64()
-        .unwrap()
-}
-
-async fn media_file(app: &TestApp, token: &str, name: &str) -> i64 {
-    app.upload(
-        token,
-        &[("name", name)],
-        Some(("hold.wav", fixture("tone.wav"))),
-    )
-    .await
-    .expect(200)["id"]
-        .as_i64()
-        .unwrap()
-}
+use crate::support::TestApp;
 
 /// `wrapUpSeconds`: stored, answered, changed by PATCH, refused out of 0..=3600.
 async fn queue_members_rest_for_the_wrap_up_after_a_call(app: TestApp) {
@@ -92,8 +68,8 @@ async fn queue_members_rest_for_the_wrap_up_after_a_call(app: TestApp) {
 async fn queues_hold_members_in_order_within_the_tenant(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
-    let second = extension(&app, &token, "102", "Stock room").await;
-    let music = media_file(&app, &token, "Hold music").await;
+    let second = app.extension(&token, "102", "Stock room").await;
+    let music = app.media_file(&token, "Hold music").await;
     let queue = app
         .post(
             "/v2/admin/queues/",
@@ -199,7 +175,7 @@ async fn queues_hold_members_in_order_within_the_tenant(app: TestApp) {
         ["'body/members/0/id' must name an extension of the tenant"]
     );
     let b = app.login(w.admin_b).await;
-    let foreign_music = media_file(&app, &b, "Other music").await;
+    let foreign_music = app.media_file(&b, "Other music").await;
     app.patch(&path, &token, json!({"holdMediaFileId": foreign_music}))
         .await
         .error(400, "ValidationError");
@@ -341,7 +317,7 @@ async fn ivr_menus_route_each_key_once(app: TestApp) {
     assert_eq!(plain["invalidRetries"], 3);
     assert_eq!(plain["directDial"], 0);
     assert_eq!(plain["timeoutDestination"], Value::Null);
-    let greeting = media_file(&app, &token, "Welcome").await;
+    let greeting = app.media_file(&token, "Welcome").await;
     let menu = app
         .post(
             "/v2/admin/ivrs/",
@@ -447,7 +423,7 @@ async fn ivr_menus_route_each_key_once(app: TestApp) {
     )
     .await
     .error(400, "ValidationError");
-    let foreign_media = media_file(&app, &b, "B greeting").await;
+    let foreign_media = app.media_file(&b, "B greeting").await;
     app.patch(&path, &token, json!({"greetingMediaFileId": foreign_media}))
         .await
         .error(400, "ValidationError");
@@ -701,7 +677,7 @@ pub(crate) struct Routed {
 pub(crate) async fn routed_tenant(app: &TestApp, w: &World) -> Routed {
     let token = app.login(w.admin_a).await;
     let platform = app.login(w.platform).await;
-    let member = extension(app, &token, "102", "Stock room").await;
+    let member = app.extension(&token, "102", "Stock room").await;
     let queue = app
         .post(
             "/v2/admin/queues/",
@@ -1249,7 +1225,7 @@ async fn music_on_hold(app: &TestApp, token: &str, name: &str, media: i64) -> i6
 async fn queues_play_music_on_hold_of_their_tenant(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
-    let file = media_file(&app, &token, "Hold music").await;
+    let file = app.media_file(&token, "Hold music").await;
     let jazz = music_on_hold(&app, &token, "Jazz", file).await;
     let queue = app
         .post(
@@ -1288,7 +1264,7 @@ async fn queues_play_music_on_hold_of_their_tenant(app: TestApp) {
     );
     // Another tenant's music on hold is not this queue's to play.
     let b = app.login(w.admin_b).await;
-    let foreign_file = media_file(&app, &b, "B's music").await;
+    let foreign_file = app.media_file(&b, "B's music").await;
     let foreign = music_on_hold(&app, &b, "B's", foreign_file).await;
     let problems = app
         .patch(&path, &token, json!({"musicOnHoldId": foreign}))
@@ -1337,7 +1313,7 @@ async fn queues_play_music_on_hold_of_their_tenant(app: TestApp) {
 async fn queue_music_on_hold_races_its_delete(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
-    let file = media_file(&app, &token, "Hold music").await;
+    let file = app.media_file(&token, "Hold music").await;
     let queue = app
         .post(
             "/v2/admin/queues/",
@@ -1373,8 +1349,8 @@ async fn at_a_holiday_only_its_own_file_plays(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
     let platform = app.login(w.platform).await;
-    let christmas_file = media_file(&app, &token, "Merry Christmas").await;
-    let new_year_file = media_file(&app, &token, "Happy New Year").await;
+    let christmas_file = app.media_file(&token, "Merry Christmas").await;
+    let new_year_file = app.media_file(&token, "Happy New Year").await;
     let hours = app
         .post(
             "/v2/admin/business-hours/",

@@ -697,6 +697,33 @@ pub fn fixture(name: &str) -> Vec<u8> {
 }
 
 impl TestApp {
+    /// Creates an extension of the caller's tenant numbered `number`, answering its id.
+    pub async fn extension(&self, token: &str, number: &str, name: &str) -> i64 {
+        self.post(
+            "/v2/admin/extensions/",
+            token,
+            json!({"number": number, "name": name}),
+        )
+        .await
+        .expect(200)["id"]
+            .as_i64()
+            .unwrap()
+    }
+
+    /// Uploads the tone fixture as a media file of the caller's tenant named `name`,
+    /// answering its id.
+    pub async fn media_file(&self, token: &str, name: &str) -> i64 {
+        self.upload(
+            token,
+            &[("name", name)],
+            Some(("tone.wav", fixture("tone.wav"))),
+        )
+        .await
+        .expect(200)["id"]
+            .as_i64()
+            .unwrap()
+    }
+
     /// Uploads the audio fixture `file` as a media file named after it, answering its id.
     pub async fn upload_fixture(&self, token: &str, file: &str) -> i64 {
         self.upload(token, &[("name", file)], Some((file, fixture(file))))
