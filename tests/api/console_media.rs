@@ -848,22 +848,9 @@ async fn every_player_answers_byte_ranges(app: TestApp) {
         .expect(200);
     assert_eq!(after["read"], stored["read"], "playing marks nothing");
 
-    let call = serde_json::json!({"tenantId": w.tenant_a, "uniqueId": "1763800000.8",
-        "event": "ended", "direction": "inbound", "time": "2026-11-22T09:00:00Z",
-        "answerTime": "2026-11-22T09:00:03Z", "endTime": "2026-11-22T09:01:00Z",
-        "callerIdNum": "5551230000", "dialedNum": "101"});
-    app.push(
-        &platform,
-        "/v2/ingest/calls",
-        ("call", call),
-        Some(("recording", fixture("tone.wav"))),
-    )
-    .await
-    .expect(200);
     let recording = app
-        .get("/v2/admin/call-recordings/1763800000.8", &admin)
-        .await
-        .expect(200);
+        .recorded_call(&platform, &admin, w.tenant_a, "1763800000.8")
+        .await;
     let (status, _, mp3) = app
         .fetch(recording["mediaURL"].as_str().unwrap(), None)
         .await;

@@ -22,21 +22,9 @@ async fn recordings_are_presigned_by_s3(backend: Backend) {
     let world = World::seed(&app).await;
     let platform = app.login(world.platform).await;
     let admin = app.login(world.admin_a).await;
-    let call = json!({"tenantId": world.tenant_a, "uniqueId": "1763800000.9", "event": "ended",
-        "direction": "inbound", "time": "2026-11-22T09:00:00Z", "answerTime": "2026-11-22T09:00:03Z",
-        "endTime": "2026-11-22T09:01:00Z", "callerIdNum": "5551230000", "dialedNum": "101"});
-    app.push(
-        &platform,
-        "/v2/ingest/calls",
-        ("call", call),
-        Some(("recording", fixture("tone.wav"))),
-    )
-    .await
-    .expect(200);
     let recording = app
-        .get("/v2/admin/call-recordings/1763800000.9", &admin)
-        .await
-        .expect(200);
+        .recorded_call(&platform, &admin, world.tenant_a, "1763800000.9")
+        .await;
     let url = recording["mediaURL"].as_str().unwrap();
     assert!(
         url.starts_with(&format!(
@@ -143,21 +131,9 @@ async fn the_console_plays_s3_media(backend: Backend) {
     assert!(!inbox.body.contains(&moto.endpoint), "{}", inbox.body);
     plays_with_ranges(&mut browser, &path, &fixture("tone.wav")).await;
 
-    let call = json!({"tenantId": world.tenant_a, "uniqueId": "1763800000.3", "event": "ended",
-        "direction": "inbound", "time": "2026-11-22T09:00:00Z", "answerTime": "2026-11-22T09:00:03Z",
-        "endTime": "2026-11-22T09:01:00Z", "callerIdNum": "5551230000", "dialedNum": "101"});
-    app.push(
-        &platform,
-        "/v2/ingest/calls",
-        ("call", call),
-        Some(("recording", fixture("tone.wav"))),
-    )
-    .await
-    .expect(200);
     let recording = app
-        .get("/v2/admin/call-recordings/1763800000.3", &admin)
-        .await
-        .expect(200);
+        .recorded_call(&platform, &admin, world.tenant_a, "1763800000.3")
+        .await;
     let url = recording["mediaURL"].as_str().unwrap();
     assert!(in_bucket(url), "{url}");
     let mp3 = moto::http_client()

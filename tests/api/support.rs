@@ -724,6 +724,33 @@ impl TestApp {
             .unwrap()
     }
 
+    /// Pushes, as the engine does (`engine`: a platform admin's token), an answered inbound
+    /// call of `tenant` with the tone fixture as its recording, and answers its recording
+    /// as `reader` gets it (`GET /v2/admin/call-recordings/{unique_id}`).
+    pub async fn recorded_call(
+        &self,
+        engine: &str,
+        reader: &str,
+        tenant: i64,
+        unique_id: &str,
+    ) -> Value {
+        let call = json!({"tenantId": tenant, "uniqueId": unique_id, "event": "ended",
+            "direction": "inbound", "time": "2026-11-22T09:00:00Z",
+            "answerTime": "2026-11-22T09:00:03Z", "endTime": "2026-11-22T09:01:00Z",
+            "callerIdNum": "5551230000", "dialedNum": "101"});
+        self.push(
+            engine,
+            "/v2/ingest/calls",
+            ("call", call),
+            Some(("recording", fixture("tone.wav"))),
+        )
+        .await
+        .expect(200);
+        self.get(&format!("/v2/admin/call-recordings/{unique_id}"), reader)
+            .await
+            .expect(200)
+    }
+
     /// Uploads the audio fixture `file` as a media file named after it, answering its id.
     pub async fn upload_fixture(&self, token: &str, file: &str) -> i64 {
         self.upload(token, &[("name", file)], Some((file, fixture(file))))
