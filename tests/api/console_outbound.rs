@@ -15,6 +15,7 @@ use crate::console::{Browser, Page};
 use crate::engine_jobs::{TOKEN, engine_token};
 use crate::fixture::World;
 use crate::on_both_backends;
+use crate::outbound_work::wait_dialing;
 use crate::support::TestApp;
 
 /// Gives tenant A the phone number 12025550100 (its campaigns' caller id).
@@ -1009,28 +1010,6 @@ async fn a_campaign_is_deleted_after_its_confirm_step(app: TestApp) {
         .expect(200);
     assert_eq!(audit["records"][0]["action"], "delete", "{audit}");
     assert_eq!(audit["records"][0]["userEmail"], w.admin_a, "{audit}");
-}
-
-/// Waits (bounded) until the service's scheduler has queued `n` records of `campaign`.
-async fn wait_dialing(app: &TestApp, admin: &str, campaign: i64, n: i64) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    loop {
-        let dialing = app
-            .get(
-                &format!("/v2/admin/call-campaigns/{campaign}/records?status=dialing"),
-                admin,
-            )
-            .await
-            .expect(200);
-        if dialing["totalRecords"] == n {
-            return;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the scheduler queued nothing in 60 s: {dialing}"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
 }
 
 /// A number of a campaign opens from the campaign's list with its fields and every call

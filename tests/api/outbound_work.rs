@@ -68,7 +68,7 @@ async fn run_and_wait(app: &TestApp, admin: &str, campaign: i64, n: i64) {
 
 /// Waits (bounded) until `n` records of `campaign` are being dialled (queued as calls by
 /// the service's own scheduler).
-async fn wait_dialing(app: &TestApp, admin: &str, campaign: i64, n: i64) {
+pub(crate) async fn wait_dialing(app: &TestApp, admin: &str, campaign: i64, n: i64) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     loop {
         let dialing = app
