@@ -713,15 +713,7 @@ impl TestApp {
     /// Uploads the tone fixture as a media file of the caller's tenant named `name`,
     /// answering its id.
     pub async fn media_file(&self, token: &str, name: &str) -> i64 {
-        self.upload(
-            token,
-            &[("name", name)],
-            Some(("tone.wav", fixture("tone.wav"))),
-        )
-        .await
-        .expect(200)["id"]
-            .as_i64()
-            .unwrap()
+        self.upload_fixture_named(token, "tone.wav", name).await
     }
 
     /// Pushes, as the engine does (`engine`: a platform admin's token), an answered inbound
@@ -753,7 +745,12 @@ impl TestApp {
 
     /// Uploads the audio fixture `file` as a media file named after it, answering its id.
     pub async fn upload_fixture(&self, token: &str, file: &str) -> i64 {
-        self.upload(token, &[("name", file)], Some((file, fixture(file))))
+        self.upload_fixture_named(token, file, file).await
+    }
+
+    /// Uploads the audio fixture `file` as a media file named `name`, answering its id.
+    pub async fn upload_fixture_named(&self, token: &str, file: &str, name: &str) -> i64 {
+        self.upload(token, &[("name", name)], Some((file, fixture(file))))
             .await
             .expect(200)["id"]
             .as_i64()
