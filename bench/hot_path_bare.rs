@@ -354,6 +354,9 @@ async fn main() {
         Pool::Sqlite(
             SqlitePoolOptions::new()
                 .max_connections(max_connections)
+                // As the service's pool: no ping before a connection to a local file is
+                // handed out (it cannot go stale), so the two differ in their layers only.
+                .test_before_acquire(false)
                 .connect_with(
                     options
                         .journal_mode(SqliteJournalMode::Wal)

@@ -187,8 +187,13 @@ static READ: crud::ScopedRead = crud::ScopedRead::new(select, "h.id");
 
 /// One business-hours record with its lists and holidays.
 pub async fn get(db: &Db, scope: &Scope, id: BusinessHourId) -> Result<BusinessHour> {
-    let row: Row = READ.get(db, scope, id.get()).await?;
-    complete(db.clone(), vec![row])
+    // The row and its lists on one connection: one acquire and release, not two.
+    let mut held = db.held().await?;
+    let row: Row = READ
+        .find_on(&mut held, scope, id.get())
+        .await?
+        .ok_or(Error::NotFound)?;
+    complete_on(&mut held, vec![row])
         .await?
         .pop()
         .ok_or(Error::NotFound)

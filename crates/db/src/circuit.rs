@@ -138,6 +138,22 @@ impl Circuit {
     ) -> Result<T> {
         // Every round trip of a request passes here: its one place to be counted.
         crate::statements::one_more();
+        self.watched(bounded, work).await
+    }
+
+    /// As [`Circuit::guard`], uncounted, for the wait for a connection lent for several
+    /// statements ([`crate::backend::Held`]), which counts its statements itself: as a
+    /// statement on the pool counts once however it got its connection.
+    pub(crate) async fn guard_lending<T>(
+        &self,
+        work: impl Future<Output = Result<T>>,
+    ) -> Result<T> {
+        self.watched(false, work).await
+    }
+
+    /// `work` raced against the circuit's opening and, when `bounded`, the statement
+    /// timeout ([`Circuit::guard`]).
+    async fn watched<T>(&self, bounded: bool, work: impl Future<Output = Result<T>>) -> Result<T> {
         if !self.enabled {
             return work.await;
         }

@@ -113,8 +113,13 @@ pub async fn list(
 
 /// One paging group with its members.
 pub async fn get(db: &Db, scope: &Scope, id: PagingGroupId) -> Result<PagingGroup> {
-    let row: Row = READ.get(db, scope, id.get()).await?;
-    complete(db.clone(), vec![row])
+    // The row and its lists on one connection: one acquire and release, not two.
+    let mut held = db.held().await?;
+    let row: Row = READ
+        .find_on(&mut held, scope, id.get())
+        .await?
+        .ok_or(Error::NotFound)?;
+    complete_on(&mut held, vec![row])
         .await?
         .pop()
         .ok_or(Error::NotFound)

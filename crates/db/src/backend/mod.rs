@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use sea_query::{PostgresQueryBuilder, SqliteQueryBuilder};
 use sea_query_sqlx::SqlxBinder;
+use sqlx::pool::PoolConnection;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions, PgRow};
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow,
@@ -160,6 +161,22 @@ enum TxInner {
     Postgres(Transaction<'static, Postgres>),
 }
 
+/// One connection of the pool held for several statements ([`Db::held`]): a record and
+/// its lists read on it pay one acquire and one release, where each statement on the pool
+/// pays both — and sqlx pings every connection going back to the pool (a round trip to
+/// the server, or to a SQLite connection's thread). Statements on it commit as they
+/// answer, as on the pool; it goes back to the pool when dropped.
+pub struct Held {
+    inner: HeldInner,
+    circuit: Arc<Circuit>,
+    sessions: Arc<SessionCache>,
+}
+
+enum HeldInner {
+    Sqlite(PoolConnection<Sqlite>),
+    Postgres(PoolConnection<Postgres>),
+}
+
 /// Runs `$body` with `$q` bound to the statement rendered for the pool's backend and
 /// `$conn` to the executor.
 macro_rules! on_pool {
@@ -177,24 +194,38 @@ macro_rules! on_pool {
     };
 }
 
-macro_rules! on_tx {
-    ($tx:expr, $stmt:expr, |$sql:ident, $values:ident, $conn:ident| $body:expr) => {
-        match $tx {
-            TxInner::Sqlite(tx) => {
+/// As [`on_pool`], on one connection of `$kind` (a transaction's, a held one's), which
+/// dereferences to the backend's connection.
+macro_rules! on_connection {
+    ($kind:ident, $of:expr, $stmt:expr, |$sql:ident, $values:ident, $conn:ident| $body:expr) => {
+        match $of {
+            $kind::Sqlite(connection) => {
                 let ($sql, $values) = $stmt.build_sqlx(SqliteQueryBuilder);
-                let $conn = &mut **tx;
+                let $conn = &mut **connection;
                 $body
             }
-            TxInner::Postgres(tx) => {
+            $kind::Postgres(connection) => {
                 let ($sql, $values) = $stmt.build_sqlx(PostgresQueryBuilder);
-                let $conn = &mut **tx;
+                let $conn = &mut **connection;
                 $body
             }
         }
     };
 }
 
-/// The statement-running methods, shared by the pool and a transaction.
+macro_rules! on_tx {
+    ($($statement:tt)*) => {
+        on_connection!(TxInner, $($statement)*)
+    };
+}
+
+macro_rules! on_held {
+    ($($statement:tt)*) => {
+        on_connection!(HeldInner, $($statement)*)
+    };
+}
+
+/// The statement-running methods, shared by the pool, a held connection and a transaction.
 macro_rules! statement_methods {
     ($on:ident, $target:ident) => {
         /// Runs a statement, answering the rows it affected.
@@ -282,9 +313,9 @@ macro_rules! statement_methods {
     };
 }
 
-/// What read statements run on: the pool, or a transaction, which sees its own writes —
-/// so a record is read the one way the API answers it both for the API and, inside the
-/// write, for the audit trail's snapshots.
+/// What read statements run on: the pool, a held connection, or a transaction, which
+/// sees its own writes — so a record is read the one way the API answers it both for the
+/// API and, inside the write, for the audit trail's snapshots.
 pub trait Reader: Send {
     /// Runs a query answering every row.
     fn read_all<T: Record>(
@@ -294,6 +325,15 @@ pub trait Reader: Send {
 }
 
 impl Reader for PoolConn<'_> {
+    fn read_all<T: Record>(
+        &mut self,
+        stmt: &(impl SqlxBinder + Sync),
+    ) -> impl std::future::Future<Output = Result<Vec<T>>> + Send {
+        self.fetch_all(stmt)
+    }
+}
+
+impl Reader for Held {
     fn read_all<T: Record>(
         &mut self,
         stmt: &(impl SqlxBinder + Sync),
@@ -356,13 +396,23 @@ impl Db {
                 circuit = Arc::new(Circuit::never());
                 // One process's file (docs/decisions.md): no other writer to hear from.
                 sessions = Arc::new(SessionCache::new(true));
-                Pool::Sqlite(
-                    SqlitePoolOptions::new()
-                        .max_connections(options.max_connections)
-                        .acquire_timeout(Duration::from_secs(10))
-                        .connect_with(connect)
-                        .await?,
-                )
+                let pool = SqlitePoolOptions::new()
+                    .max_connections(options.max_connections)
+                    .acquire_timeout(Duration::from_secs(10))
+                    // A connection to a file in this process does not go stale: the ping
+                    // sqlx sends before handing one out would cost every statement a round
+                    // trip to the connection's thread and tell nothing.
+                    .test_before_acquire(false)
+                    .connect_with(connect)
+                    .await?;
+                if !schema::plans_are_stable(&pool).await? {
+                    tracing::warn!(
+                        "this build's SQLite lacks its query planner stability guarantee \
+                         (built without the repository's .cargo/config.toml?): statements \
+                         are prepared again on every run of a list or a destination read"
+                    );
+                }
+                Pool::Sqlite(pool)
             }
         };
         Ok(Db {
@@ -571,6 +621,25 @@ impl Db {
     pub fn conn(&self) -> PoolConn<'_> {
         PoolConn { db: self }
     }
+
+    /// One connection of the pool for a read of several statements (see [`Held`]).
+    pub async fn held(&self) -> Result<Held> {
+        // Released when the circuit opens, like a transaction's wait for a connection.
+        let inner: Result<HeldInner> = self
+            .circuit
+            .guard_lending(async {
+                Ok(match &self.pool {
+                    Pool::Sqlite(pool) => HeldInner::Sqlite(pool.acquire().await?),
+                    Pool::Postgres(pool) => HeldInner::Postgres(pool.acquire().await?),
+                })
+            })
+            .await;
+        Ok(Held {
+            inner: self.circuit.observe(inner)?,
+            circuit: self.circuit.clone(),
+            sessions: self.sessions.clone(),
+        })
+    }
 }
 
 /// Statements run straight on the pool (see [`Db::conn`]).
@@ -592,6 +661,22 @@ impl PoolConn<'_> {
         }
     }
     statement_methods!(on_pool, target);
+}
+
+impl Held {
+    fn target(&mut self) -> &mut HeldInner {
+        &mut self.inner
+    }
+    fn circuit(&self) -> Arc<Circuit> {
+        self.circuit.clone()
+    }
+    /// A statement on a held connection is committed when it answers, as on the pool.
+    fn accounts_written(&self, touched: bool) {
+        if touched {
+            self.sessions.changed();
+        }
+    }
+    statement_methods!(on_held, target);
 }
 
 impl Tx {
