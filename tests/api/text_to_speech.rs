@@ -392,7 +392,12 @@ async fn without_the_engine_the_service_runs_and_says_why(app: TestApp) {
     app.get("/v2/admin/extensions/", &token).await.expect(200);
 }
 
-on_both_backends!(needs switchboard_testing::ESPEAK_NG;
+on_both_backends!(needs switchboard_testing::ESPEAK_NG; with |c: &mut switchboard::Config| {
+        // Rendering 5,000 characters takes seconds of a debug build alone, and several
+        // times that with eight tests on two cores: the request's own bound is not what
+        // these tests hold.
+        c.request_timeout_seconds = 120;
+    };
     the_catalogue_is_the_engines,
     a_prompt_is_real_speech_at_8_khz,
     segments_are_spoken_in_their_languages_in_order,
