@@ -156,9 +156,11 @@ mod tests {
 
     #[tokio::test]
     async fn the_bundled_sqlite_keeps_one_plan_per_statement() {
-        let pool = sqlx::SqlitePool::connect("sqlite::memory:").await.unwrap();
+        let pool = sqlx::SqlitePool::connect("sqlite::memory:")
+            .await
+            .expect("an in-memory database");
         assert!(
-            plans_are_stable(&pool).await.unwrap(),
+            plans_are_stable(&pool).await.expect("its compile options"),
             "SQLite built without SQLITE_ENABLE_QPSG: is .cargo/config.toml's [env] gone?"
         );
     }
