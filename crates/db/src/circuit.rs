@@ -124,7 +124,8 @@ impl Circuit {
     /// statement timeout has passed (within [`TICK`] of it for a timeout of whole ticks, as
     /// every configured one in whole seconds is, else within two; a wait for a connection
     /// has the pool's acquire timeout instead).
-    /// Dropping `work` drops its connection, which the pool tests before it serves again.
+    /// Dropping `work` drops its connection, which the pool tests as it takes it back
+    /// (sqlx pings every connection returned to it).
     ///
     /// One wait on the circuit's bell watches both: rung when the circuit opens and on every
     /// [`TICK`] ([`Circuit::watch`]), after which the statement checks the circuit and its
