@@ -108,8 +108,9 @@ pub enum Command {
     },
     /// Build a large synthetic tenant for benchmarks (--scale N).
     ///
-    /// Voicemail messages and phone numbers, with a tenant admin; prints the tenant
-    /// and its login as one line of JSON.
+    /// Voicemail messages, phone numbers, desk phones and calls, with a tenant admin;
+    /// copies of the demo's routing records; prints the tenant and its login as one line
+    /// of JSON.
     Demo {
         /// How many voicemail messages (a tenth as many phone numbers).
         #[arg(long)]
@@ -120,6 +121,11 @@ pub enum Command {
         /// How many calls, a thousand a day up to 2026-11-01 (none by default).
         #[arg(long, default_value_t = 0)]
         calls: usize,
+        /// How many copies of each of the demo tenant's records that carry destination
+        /// lists, in the demo tenant (seeded first when the database is empty; none by
+        /// default).
+        #[arg(long, default_value_t = 0)]
+        routing: usize,
     },
 }
 

@@ -372,17 +372,46 @@ async fn seed_call_handling(
     })
 }
 
-/// `demo --scale N [--devices D] [--calls C]`: a new tenant holding `messages` voicemail
-/// messages (over a thousand mailboxes), a tenth as many phone numbers, `devices` desk
-/// phones and `calls` calls, with a tenant admin to list them; answers the tenant, the login, the MAC of one
-/// phone (to search for) and the queue a quarter of the calls passed through, as one line of JSON.
-pub async fn scale(
-    state: &AppState,
-    messages: usize,
-    devices: usize,
-    calls: usize,
-) -> anyhow::Result<String> {
+/// What `demo --scale` builds: the sizes of its synthetic data.
+pub struct Scale {
+    /// Voicemail messages over a thousand mailboxes (and a tenth as many phone numbers)
+    /// in a new tenant.
+    pub messages: usize,
+    /// Desk phones in the new tenant.
+    pub devices: usize,
+    /// Calls in the new tenant.
+    pub calls: usize,
+    /// Copies of each of the demo tenant's records that carry destination lists, in the
+    /// demo tenant (seeded first into an empty database).
+    pub routing: usize,
+}
+
+/// `demo --scale N [--devices D] [--calls C] [--routing R]`: a new tenant holding
+/// `messages` voicemail messages (over a thousand mailboxes), a tenth as many phone
+/// numbers, `devices` desk phones and `calls` calls, with a tenant admin to list them;
+/// and `routing` copies of each of the demo tenant's routing records. Answers the tenant,
+/// the login, the MAC of one phone (to search for), the queue a quarter of the calls
+/// passed through and the copies made (`routing`), as one line of JSON — or, when only
+/// copies were asked for, what [`routing_copies`] answers, and no new tenant is made.
+pub async fn scale(state: &AppState, sizes: Scale) -> anyhow::Result<String> {
+    let Scale {
+        messages,
+        devices,
+        calls,
+        routing,
+    } = sizes;
     let started = std::time::Instant::now();
+    // Before the new tenant's admin exists: the demo is seeded into an empty database only.
+    let copies = if routing > 0 {
+        Some(routing_copies(state, routing).await?)
+    } else {
+        None
+    };
+    if let Some(mut copies) = copies.clone().filter(|_| messages + devices + calls == 0) {
+        // Routing copies alone: the demo tenant is the one to list, no new tenant.
+        copies["seconds"] = json!((started.elapsed().as_secs_f64() * 10.0).round() / 10.0);
+        return Ok(copies.to_string());
+    }
     let created =
         crate::cli::create_tenant(state, format!("Scale tenant ({messages} messages)"), None)
             .await?;
@@ -419,9 +448,49 @@ pub async fn scale(
         "calls": calls,
         "callsQueueId": queue,
         "sampleDeviceMac": switchboard_domain::records::device::display_mac(&sample),
+        "routing": copies,
         "seconds": (started.elapsed().as_secs_f64() * 10.0).round() / 10.0,
     })
     .to_string())
+}
+
+/// `routing` copies of each of the demo tenant's records that carry destination lists
+/// ([`switchboard_db::synthetic::routing_copies`]), the demo seeded first into an empty
+/// database: the demo tenant, its admin's login, the copies written per table and — when
+/// this run seeded the demo — the platform admin's password, said once as `serve --demo`
+/// says it.
+async fn routing_copies(state: &AppState, routing: usize) -> anyhow::Result<serde_json::Value> {
+    let platform_password = match prepare(state).await? {
+        Outcome::NotDemo { .. } => {
+            anyhow::bail!("--routing copies the demo tenant's records: this database holds no demo")
+        }
+        Outcome::Seeded(seeded) => Some(seeded.platform_password),
+        Outcome::AlreadySeeded => None,
+    };
+    let admin = switchboard_db::users::credentials_by_email(&state.db, ADMIN_EMAIL)
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("the demo tenant admin is missing"))?;
+    let user = switchboard_db::users::find(&state.db, admin.id)
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("the demo tenant admin is missing"))?;
+    let written = switchboard_db::synthetic::routing_copies(
+        &state.db,
+        TenantId(user.tenant_id),
+        routing,
+        switchboard_db::synthetic::COPIES_PER_STATEMENT,
+    )
+    .await?;
+    let copies: serde_json::Map<String, serde_json::Value> = written
+        .into_iter()
+        .map(|(table, count)| (table.to_owned(), json!(count)))
+        .collect();
+    Ok(json!({
+        "tenantId": user.tenant_id,
+        "email": ADMIN_EMAIL,
+        "password": PASSWORD,
+        "copies": copies,
+        "platformPassword": platform_password,
+    }))
 }
 
 /// Seeds what the engine would have reported: voicemail for the front desk (mailbox 101)

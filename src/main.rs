@@ -167,8 +167,15 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             scale,
             devices,
             calls,
+            routing,
         } => {
-            println!("{}", demo::scale(&state, scale, devices, calls).await?);
+            let sizes = demo::Scale {
+                messages: scale,
+                devices,
+                calls,
+                routing,
+            };
+            println!("{}", demo::scale(&state, sizes).await?);
         }
         Command::Import { command } => {
             let report = acting_as(cli::actor(), async {

@@ -276,7 +276,17 @@ on_both_backends!(migrate_data_goes_from_sqlite_to_postgres_only);
 async fn migrate_data_to_postgres() {
     let app = TestApp::start(Backend::Sqlite).await.unwrap();
     let platform = seeded_demo(&app).await;
-    let large = demo::scale(&app.state, 100_000, 0, 0).await.unwrap();
+    let large = demo::scale(
+        &app.state,
+        demo::Scale {
+            messages: 100_000,
+            devices: 0,
+            calls: 0,
+            routing: 0,
+        },
+    )
+    .await
+    .unwrap();
     let large: Value = serde_json::from_str(&large).unwrap();
     let (admin, name) = create_postgres_database().await;
     let target = with_database(&admin, &name);

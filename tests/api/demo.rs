@@ -293,10 +293,127 @@ async fn a_database_in_use_gets_no_demo(app: TestApp) {
         .error(401, "Unauthorized");
 }
 
+/// The records that carry destination lists, by collection path: what `demo --scale 0
+/// --routing N` copies (the routing suite of `bench/list_latency.py`, issue 32).
+const ROUTING: &[&str] = &[
+    "/v2/admin/paging-groups/",
+    "/v2/admin/business-hours/",
+    "/v2/admin/ivrs/",
+    "/v2/admin/queues/",
+    "/v2/admin/phone-numbers/",
+    "/v2/admin/music-on-hold/",
+    "/v2/admin/call-campaigns/",
+    "/v2/admin/pharmacy/agents/",
+];
+
+/// A record as the API answers it without what tells a copy from its original (its
+/// holidays' ids included: they are rows of their own).
+fn without_identity(record: &Value) -> Value {
+    let mut record = record.clone();
+    if let Some(fields) = record.as_object_mut() {
+        for field in ["id", "name", "number", "isDefault", "status", "createdAt"] {
+            fields.remove(field);
+        }
+        for holiday in fields
+            .get_mut("holidays")
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(holiday) = holiday.as_object_mut() {
+                holiday.remove("id");
+            }
+        }
+    }
+    record
+}
+
+/// `demo --scale 0 --routing 3` seeds the demo into the empty database, then copies
+/// three times each of its records that carry destination lists (and once more, five
+/// times, two copies a statement): each copy answers the lists (and a queue's members,
+/// business hours' holidays) of one of the demo's records (the same targets, resolved to
+/// the same names and numbers), under a name and number of its own, and the dial plan
+/// takes every copy's number, the second run's too.
+async fn routing_copies_answer_their_originals_lists(app: TestApp) {
+    let answered = demo::scale(
+        &app.state,
+        demo::Scale {
+            messages: 0,
+            devices: 0,
+            calls: 0,
+            routing: 3,
+        },
+    )
+    .await
+    .unwrap();
+    let answered: Value = serde_json::from_str(&answered).unwrap();
+    let copies = answered["copies"].as_object().unwrap();
+    assert_eq!(copies.len(), ROUTING.len(), "{answered}");
+    assert!(copies.values().all(|count| count == 3), "{answered}");
+    assert!(
+        answered["platformPassword"].is_string(),
+        "the run that seeded the demo says its platform admin's password: {answered}"
+    );
+    let tenant = answered["tenantId"].as_i64().unwrap();
+    let again = switchboard_db::synthetic::routing_copies(
+        &app.state.db,
+        switchboard_domain::ids::TenantId(tenant),
+        5,
+        2,
+    )
+    .await
+    .unwrap();
+    assert_eq!(again.len(), ROUTING.len(), "{again:?}");
+    assert!(again.iter().all(|(_, count)| *count == 5), "{again:?}");
+    let token = app
+        .login_answer(
+            answered["email"].as_str().unwrap(),
+            answered["password"].as_str().unwrap(),
+        )
+        .await
+        .expect(200)["accessToken"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for path in ROUTING {
+        let answer = app
+            .get(&format!("{path}?paginated=0"), &token)
+            .await
+            .expect(200);
+        let mut records = answer["records"].as_array().unwrap().clone();
+        records.sort_by_key(|record| record["id"].as_i64());
+        assert!(records.len() > 8, "{path}: {answer}");
+        let (originals, copied) = records.split_at(records.len() - 8);
+        for copy in copied {
+            let shape = without_identity(copy);
+            assert!(
+                originals
+                    .iter()
+                    .any(|original| without_identity(original) == shape),
+                "{path}: the copy {copy} answers the lists of no original:\n{originals:?}"
+            );
+            assert_eq!(
+                app.get(&format!("{path}{}", copy["id"]), &token)
+                    .await
+                    .expect(200),
+                *copy,
+                "{path}: the copy read alone"
+            );
+        }
+        let numbers: std::collections::BTreeSet<_> = records
+            .iter()
+            .filter_map(|r| r["number"].as_str())
+            .collect();
+        let dialled = records.iter().filter(|r| r["number"].is_string()).count();
+        assert_eq!(numbers.len(), dialled, "{path}: a number taken twice");
+    }
+}
+
 crate::on_both_backends!(
     the_demo_tenant,
     a_second_seeding_changes_nothing,
-    a_database_in_use_gets_no_demo
+    a_database_in_use_gets_no_demo,
+    routing_copies_answer_their_originals_lists
 );
 crate::on_both_backends!(needs switchboard_testing::ESPEAK_NG; every_list_answers_a_record);
 

@@ -1,13 +1,15 @@
-//! Synthetic data at scale, for benchmarks and capacity tests: a tenant's voicemail and
-//! phone numbers written in large multi-row inserts (no events: nothing happened). The
+//! Synthetic data at scale, for benchmarks and capacity tests: a tenant's voicemail,
+//! phone numbers, desk phones and calls written in large multi-row inserts, and copies of
+//! its routing records (no events: nothing happened). The
 //! values are spread like a real tenant's (a thousand mailboxes, mostly filed messages,
 //! callers from a large pool) and derived from the row number, so runs repeat exactly.
 
 use sea_query::{Expr, Query};
 use switchboard_domain::ids::TenantId;
 
-use crate::backend::Db;
+use crate::backend::{Backend, Db, Tx};
 use crate::error::Result;
+use crate::owner::Owner;
 
 /// Rows per INSERT statement: under SQLite's and PostgreSQL's bind-parameter limits.
 const ROWS_PER_STATEMENT: usize = 500;
@@ -318,4 +320,217 @@ pub async fn calls(db: &Db, tenant: TenantId, count: usize) -> Result<Option<i64
         tx.commit().await?;
     }
     Ok(Some(queue))
+}
+
+/// The records that carry destination lists, with their tables and the first digits of
+/// their copies' numbers (`None`: not dialled), for [`routing_copies`].
+const ROUTING: &[(Owner, &str, Option<&str>)] = &[
+    (Owner::PagingGroup, "paging_groups", Some("21")),
+    (Owner::BusinessHour, "business_hours", None),
+    (Owner::Ivr, "ivrs", Some("22")),
+    (Owner::Queue, "queues", Some("23")),
+    (Owner::PhoneNumber, "phone_numbers", Some("4420")),
+    (Owner::MusicOnHold, "music_on_hold", None),
+    (Owner::CallCampaign, "call_campaigns", None),
+    (Owner::PharmacyAgent, "pharmacy_agents", Some("24")),
+];
+
+/// Copies written per statement by `demo --scale --routing`: each statement well inside
+/// the statement timeout on PostgreSQL (an IVR's copies write five destinations each, and
+/// the dial plan's triggers a row per number).
+pub const COPIES_PER_STATEMENT: usize = 5_000;
+
+/// Rows a record's read answers beside its destination lists, copied with it by
+/// [`routing_copies`]: (the record's table, the rows' table, their column naming it).
+const PARTS: &[(&str, &str, &str)] = &[
+    ("queues", "queue_members", "queue_id"),
+    ("business_hours", "holidays", "business_hour_id"),
+];
+
+/// A statement written out whole, with no bound value: what [`routing_copies`] sends.
+/// Its text holds the code's own table names, integers, and column names the schema
+/// lists (checked to be plain names by [`columns_of`], and quoted).
+struct Written(String);
+
+impl sea_query_sqlx::SqlxBinder for Written {
+    fn build_sqlx<T: sea_query::QueryBuilder>(&self, _: T) -> (String, sea_query_sqlx::SqlxValues) {
+        (
+            self.0.clone(),
+            sea_query_sqlx::SqlxValues(sea_query::Values(Vec::new())),
+        )
+    }
+}
+
+/// The columns of `table` a copy writes (its `id` and any generated column left out), as
+/// the database lists them; a name that is not plain (`[a-z_][a-z0-9_]*`) is refused, since
+/// it is written into the copying statement.
+async fn columns_of(tx: &mut Tx, backend: Backend, table: &str) -> Result<Vec<String>> {
+    let columns: Vec<(String,)> = tx
+        .fetch_all(&Written(match backend {
+            // `table_info` lists no generated column (`table_xinfo` would).
+            Backend::Sqlite => format!("SELECT name FROM pragma_table_info('{table}')"),
+            Backend::Postgres => format!(
+                "SELECT column_name::text FROM information_schema.columns \
+                 WHERE table_name = '{table}' AND table_schema = current_schema() \
+                 AND is_generated = 'NEVER' ORDER BY ordinal_position"
+            ),
+        }))
+        .await?;
+    let plain = |name: &str| {
+        name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+            && name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+    };
+    let mut names = Vec::new();
+    for (name,) in columns {
+        if !plain(&name) {
+            return Err(crate::Error::Database(sqlx::Error::Protocol(format!(
+                "{table}.{name} is not a plain column name: not copied"
+            ))));
+        }
+        if name != "id" {
+            names.push(name);
+        }
+    }
+    Ok(names)
+}
+
+/// Copies, `count` times, each of `tenant`'s records that carry destination lists (paging
+/// groups, business hours, IVRs, queues, phone numbers, music on hold, campaigns,
+/// pharmacy agents) — for each kind the record with the longest lists — with those
+/// lists, a queue's members and business hours' holidays, in the same tenant: a tenant
+/// whose routing has grown a hundredfold, to measure the reads and lists of those records
+/// at scale (issue 32). A copy is its record with ` #n` after its name and, where it is
+/// dialled, a number of its own (the kind's digits then eight more, counted on from the
+/// table's highest id; a phone number `4420…`); music on hold copies are never the
+/// default and campaign copies are drafts (not dialled). Every other column is copied as
+/// it is, so a column a later migration adds is copied too; a campaign's records are
+/// not. Written `per_statement` copies at a time ([`COPIES_PER_STATEMENT`]), each
+/// round in a transaction of its own. Answers how many records were written per kind, by table (a kind
+/// the tenant has no list of is left out).
+pub async fn routing_copies(
+    db: &Db,
+    tenant: TenantId,
+    count: usize,
+    per_statement: usize,
+) -> Result<Vec<(&'static str, u64)>> {
+    let tenant = tenant.get();
+    let per_statement = per_statement.max(1);
+    let mut written = Vec::new();
+    for &(owner, table, digits) in ROUTING {
+        let mut tx = begin_copying(db, table).await?;
+        let owner = owner.name();
+        let template: Option<(i64,)> = tx
+            .fetch_optional(&Written(format!(
+                "SELECT owner_id FROM destinations WHERE tenant_id = {tenant} \
+                 AND owner_type = '{owner}' GROUP BY owner_id \
+                 ORDER BY COUNT(*) DESC, owner_id LIMIT 1"
+            )))
+            .await?;
+        let Some((template,)) = template else {
+            continue;
+        };
+        let columns = columns_of(&mut tx, db.backend(), table).await?;
+        // Numbers follow the table's highest id, so a second run's copies dial numbers
+        // of their own too.
+        let (base,): (i64,) = tx
+            .fetch_one(&Written(format!(
+                "SELECT COALESCE(MAX(id), 0) FROM {table}"
+            )))
+            .await?;
+        let values: Vec<String> = columns
+            .iter()
+            .map(|column| match (table, column.as_str(), digits) {
+                (_, "name", _) => "t.\"name\" || ' #' || CAST(n.i AS TEXT)".to_owned(),
+                (_, "number", Some(digits)) => {
+                    format!("'{digits}' || SUBSTR(CAST(100000000 + {base} + n.i AS TEXT), 2)")
+                }
+                (_, "is_default", _) => "0".to_owned(),
+                // A hundred thousand running campaigns would keep the dialler busy.
+                ("call_campaigns", "status", _) => "'draft'".to_owned(),
+                (_, other, _) => format!("t.\"{other}\""),
+            })
+            .collect();
+        let mut copied = 0;
+        for (round, first) in (1..=count).step_by(per_statement).enumerate() {
+            if round > 0 {
+                // A round per transaction: PostgreSQL keeps every version of a row a
+                // transaction updated until it ends (the phone numbers' counters, updated
+                // by a trigger per row), which made each round slower than the one before.
+                tx.commit().await?;
+                tx = begin_copying(db, table).await?;
+            }
+            let end = (first + per_statement - 1).min(count);
+            let (last,): (i64,) = tx
+                .fetch_one(&Written(format!(
+                    "SELECT COALESCE(MAX(id), 0) FROM {table}"
+                )))
+                .await?;
+            copied += tx
+                .execute(&Written(format!(
+                    "INSERT INTO {table} ({columns}) \
+                     WITH RECURSIVE n(i) AS \
+                     (SELECT {first} UNION ALL SELECT i + 1 FROM n WHERE i < {end}) \
+                     SELECT {values} FROM {table} t, n WHERE t.id = {template} ORDER BY n.i",
+                    columns = quoted(&columns),
+                    values = values.join(", "),
+                )))
+                .await?;
+            tx.execute(&Written(format!(
+                "INSERT INTO destinations (tenant_id, owner_type, owner_id, list, position, \
+                 sort_order, dest_type, target_id, number, type_src) \
+                 SELECT d.tenant_id, d.owner_type, c.id, d.list, d.position, d.sort_order, \
+                 d.dest_type, d.target_id, d.number, d.type_src \
+                 FROM destinations d, {table} c \
+                 WHERE d.owner_type = '{owner}' AND d.owner_id = {template} \
+                 AND c.id > {last} AND c.tenant_id = {tenant} ORDER BY c.id, d.id"
+            )))
+            .await?;
+            for &(_, parts, key) in PARTS.iter().filter(|(of, _, _)| *of == table) {
+                let columns = columns_of(&mut tx, db.backend(), parts).await?;
+                let values: Vec<String> = columns
+                    .iter()
+                    .map(|column| match column.as_str() {
+                        column if column == key => "c.id".to_owned(),
+                        other => format!("p.\"{other}\""),
+                    })
+                    .collect();
+                tx.execute(&Written(format!(
+                    "INSERT INTO {parts} ({columns}) SELECT {values} FROM {parts} p, {table} c \
+                     WHERE p.{key} = {template} AND c.id > {last} AND c.tenant_id = {tenant}",
+                    columns = quoted(&columns),
+                    values = values.join(", "),
+                )))
+                .await?;
+            }
+        }
+        tx.commit().await?;
+        written.push((table, copied));
+    }
+    Ok(written)
+}
+
+/// A transaction in which rows are added to `table` as copies: the copies are the rows
+/// past the highest id read in it, so on PostgreSQL no other session may add a row to the
+/// table until it commits (one that added a row before and has not committed yet is
+/// waited for). SQLite's writer is alone already.
+async fn begin_copying(db: &Db, table: &str) -> Result<Tx> {
+    let mut tx = db.begin().await?;
+    if db.backend() == Backend::Postgres {
+        tx.execute(&Written(format!(
+            "LOCK TABLE {table} IN SHARE ROW EXCLUSIVE MODE"
+        )))
+        .await?;
+    }
+    Ok(tx)
+}
+
+/// `columns` quoted, comma-separated.
+fn quoted(columns: &[String]) -> String {
+    columns
+        .iter()
+        .map(|column| format!("\"{column}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
