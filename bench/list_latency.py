@@ -68,6 +68,7 @@ import json
 import os
 import shutil
 import socket
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -174,8 +175,7 @@ TARGETS = [
     ("'MEDIA_FILE'", "media_files", "mf", False),
 ]
 
-LISTS_COLUMNS = ("d.owner_id, d.list, d.target_id AS id, d.dest_type, d.sort_order AS sort_order, "
-                 "d.type_src")
+LISTS_COLUMNS = "d.owner_id, d.list, d.target_id AS id, d.dest_type, d.sort_order, d.type_src"
 LISTS_TAIL = ("WHERE d.owner_type = '{owner}' AND d.owner_id IN ({ids}) "
               "ORDER BY d.owner_id, d.list, d.sort_order, d.position")
 
@@ -204,7 +204,7 @@ def lists_by_type() -> str:
 
 
 def p95(samples: list[float]) -> float:
-    """The 95th percentile of sorted `samples` (as `measure` takes it)."""
+    """The 95th percentile of sorted `samples`."""
     return samples[min(len(samples) - 1, int(len(samples) * 0.95))]
 
 
@@ -228,7 +228,6 @@ def statement_forms(backend: str, where: str, owner: str, ids: list[int], count:
                 samples.sort()
                 results[f"{form}, {label}"] = (statistics.median(samples), p95(samples), len(ids))
         else:
-            import sqlite3
             db = sqlite3.connect(f"file:{where}?mode=ro", uri=True)
             try:
                 rows = len(db.execute(text).fetchall())
@@ -244,11 +243,16 @@ def statement_forms(backend: str, where: str, owner: str, ids: list[int], count:
     return results
 
 
+def later_page(size: int) -> int:
+    """The routing suite's later page: 40, or 2 under 1,000 copies (`--short`)."""
+    return 40 if size >= 1000 else 2
+
+
 def routing_statements(conn, token: str, backend: str, where: str, size: int, count: int) -> dict[str, tuple[float, float, int]]:
     """The destination lists' statement in both forms (`statement_forms`) for each kind's
-    page 40 (page 2 under 1,000 copies), named `before/after: <kind>, <form>`: reported
-    beside the service's figures, not held to the suite's goal."""
-    later = 40 if size >= 1000 else 2
+    later page (`later_page`), named `lists statement: <kind>, a page's lists, <form>`:
+    reported beside the service's figures, not held to the suite's goal."""
+    later = later_page(size)
     results = {}
     for label, path in ROUTING:
         ids = [record["id"] for record in request(conn, "GET", f"{path}?page={later}", token)["records"]]
@@ -274,10 +278,9 @@ def print_statement_forms(results: dict[str, tuple[float, float, int]], size: in
 
 def routing_queries(conn, token: str, size: int) -> list[tuple[str, str]]:
     """The routing suite (issue 32): for each kind of record that carries destination
-    lists, one record (a copy, read by id), the first page and page 40 of its list (page 2
-    under 1,000 copies: `--short`), each answered with its destinations' names and
-    numbers resolved."""
-    later = 40 if size >= 1000 else 2
+    lists, one record (a copy, read by id), the first page and page 40 of its list
+    (`later_page`), each answered with its destinations' names and numbers resolved."""
+    later = later_page(size)
     queries = []
     for label, path in ROUTING:
         page = request(conn, "GET", f"{path}?page={later}", token)
@@ -376,8 +379,7 @@ def measure(port: int, token: str, path: str, warmup: int, count: int) -> tuple[
         samples.append((time.perf_counter() - started) * 1000)
         total = body["totalRecords"] if "records" in body else 1
     samples.sort()
-    p95 = samples[min(len(samples) - 1, int(len(samples) * 0.95))]
-    return statistics.median(samples), p95, total
+    return statistics.median(samples), p95(samples), total
 
 
 def rss_mb(pid: int) -> float:

@@ -402,12 +402,13 @@ pub async fn scale(state: &AppState, sizes: Scale) -> anyhow::Result<String> {
     } = sizes;
     let started = std::time::Instant::now();
     // Before the new tenant's admin exists: the demo is seeded into an empty database only.
-    let copies = if routing > 0 {
-        Some(routing_copies(state, routing).await?)
-    } else {
-        None
+    let copies = match routing {
+        0 => None,
+        routing => Some(routing_copies(state, routing).await?),
     };
-    if let Some(mut copies) = copies.clone().filter(|_| messages + devices + calls == 0) {
+    if messages + devices + calls == 0
+        && let Some(mut copies) = copies
+    {
         // Routing copies alone: the demo tenant is the one to list, no new tenant.
         copies["seconds"] = json!((started.elapsed().as_secs_f64() * 10.0).round() / 10.0);
         return Ok(copies.to_string());

@@ -349,7 +349,7 @@ const PARTS: &[(&str, &str, &str)] = &[
 
 /// A statement written out whole, with no bound value: what [`routing_copies`] sends.
 /// Its text holds the code's own table names, integers, and column names the schema
-/// lists (checked to be plain names by [`columns_of`], and quoted).
+/// lists (plain names only: [`Tx::columns`], and quoted).
 struct Written(String);
 
 impl sea_query_sqlx::SqlxBinder for Written {
@@ -359,41 +359,6 @@ impl sea_query_sqlx::SqlxBinder for Written {
             sea_query_sqlx::SqlxValues(sea_query::Values(Vec::new())),
         )
     }
-}
-
-/// The columns of `table` a copy writes (its `id` and any generated column left out), as
-/// the database lists them; a name that is not plain (`[a-z_][a-z0-9_]*`) is refused, since
-/// it is written into the copying statement.
-async fn columns_of(tx: &mut Tx, backend: Backend, table: &str) -> Result<Vec<String>> {
-    let columns: Vec<(String,)> = tx
-        .fetch_all(&Written(match backend {
-            // `table_info` lists no generated column (`table_xinfo` would).
-            Backend::Sqlite => format!("SELECT name FROM pragma_table_info('{table}')"),
-            Backend::Postgres => format!(
-                "SELECT column_name::text FROM information_schema.columns \
-                 WHERE table_name = '{table}' AND table_schema = current_schema() \
-                 AND is_generated = 'NEVER' ORDER BY ordinal_position"
-            ),
-        }))
-        .await?;
-    let plain = |name: &str| {
-        name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
-            && name
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-    };
-    let mut names = Vec::new();
-    for (name,) in columns {
-        if !plain(&name) {
-            return Err(crate::Error::Database(sqlx::Error::Protocol(format!(
-                "{table}.{name} is not a plain column name: not copied"
-            ))));
-        }
-        if name != "id" {
-            names.push(name);
-        }
-    }
-    Ok(names)
 }
 
 /// Copies, `count` times, each of `tenant`'s records that carry destination lists (paging
@@ -431,7 +396,7 @@ pub async fn routing_copies(
         let Some((template,)) = template else {
             continue;
         };
-        let columns = columns_of(&mut tx, db.backend(), table).await?;
+        let columns = copied_columns(&mut tx, table).await?;
         // Numbers follow the table's highest id, so a second run's copies dial numbers
         // of their own too.
         let (base,): (i64,) = tx
@@ -488,7 +453,7 @@ pub async fn routing_copies(
             )))
             .await?;
             for &(_, parts, key) in PARTS.iter().filter(|(of, _, _)| *of == table) {
-                let columns = columns_of(&mut tx, db.backend(), parts).await?;
+                let columns = copied_columns(&mut tx, parts).await?;
                 let values: Vec<String> = columns
                     .iter()
                     .map(|column| match column.as_str() {
@@ -509,6 +474,13 @@ pub async fn routing_copies(
         written.push((table, copied));
     }
     Ok(written)
+}
+
+/// The columns a copy of a row of `table` writes: all but its `id`.
+async fn copied_columns(tx: &mut Tx, table: &'static str) -> Result<Vec<String>> {
+    let mut columns = tx.columns(table).await?;
+    columns.retain(|column| column != "id");
+    Ok(columns)
 }
 
 /// A transaction in which rows are added to `table` as copies: the copies are the rows

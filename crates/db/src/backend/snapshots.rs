@@ -1,5 +1,5 @@
-//! Rows read as JSON objects of their columns, for the audit trail's snapshots of the
-//! tables the API answers no record of (see `crate::audit`).
+//! A table's columns, and rows read as JSON objects of them, for the audit trail's
+//! snapshots of the tables the API answers no record of (see `crate::audit`).
 
 use sqlx::AssertSqlSafe;
 
@@ -7,6 +7,42 @@ use super::{Tx, TxInner};
 use crate::error::Result;
 
 impl Tx {
+    /// The columns of `table` in the table's order, as the database lists them, those
+    /// whose names are not plain (letters, digits, `_`) left out: the names are written
+    /// into statements (the audit trail's snapshots, synthetic copies). `table` is one of
+    /// the code's own table names, never input.
+    pub async fn columns(&mut self, table: &'static str) -> Result<Vec<String>> {
+        let circuit = self.circuit();
+        let result = circuit.guard(true, self.columns_unguarded(table)).await;
+        circuit.observe(result)
+    }
+
+    /// [`Tx::columns`] for a statement already inside the circuit's guard.
+    async fn columns_unguarded(&mut self, table: &'static str) -> Result<Vec<String>> {
+        let columns: Vec<String> = match &mut self.inner {
+            TxInner::Sqlite(tx) => {
+                sqlx::query_scalar("SELECT name FROM pragma_table_info(?1) ORDER BY cid")
+                    .bind(table)
+                    .fetch_all(&mut **tx)
+                    .await?
+            }
+            TxInner::Postgres(tx) => {
+                sqlx::query_scalar(
+                    "SELECT column_name::text FROM information_schema.columns \
+                     WHERE table_schema = current_schema() AND table_name = $1 \
+                     ORDER BY ordinal_position",
+                )
+                .bind(table)
+                .fetch_all(&mut **tx)
+                .await?
+            }
+        };
+        Ok(columns
+            .into_iter()
+            .filter(|c| c.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_'))
+            .collect())
+    }
+
     /// Row `id` of `table` as a JSON object of its columns, leaving out the columns
     /// `keep` refuses (secrets are never read for the audit trail); `None` when there is
     /// no such row. `table` is one of the code's own table names, never input.
@@ -33,27 +69,10 @@ impl Tx {
                 if ids.is_empty() {
                     return Ok(Vec::new());
                 }
-                let columns: Vec<String> = match &mut self.inner {
-                    TxInner::Sqlite(tx) => {
-                        sqlx::query_scalar("SELECT name FROM pragma_table_info(?1) ORDER BY cid")
-                            .bind(table)
-                            .fetch_all(&mut **tx)
-                            .await?
-                    }
-                    TxInner::Postgres(tx) => {
-                        sqlx::query_scalar(
-                            "SELECT column_name::text FROM information_schema.columns \
-                             WHERE table_schema = current_schema() AND table_name = $1 \
-                             ORDER BY ordinal_position",
-                        )
-                        .bind(table)
-                        .fetch_all(&mut **tx)
-                        .await?
-                    }
-                };
+                let columns = self.columns_unguarded(table).await?;
                 let pairs: Vec<String> = columns
                     .iter()
-                    .filter(|c| keep(c) && c.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_'))
+                    .filter(|c| keep(c))
                     .map(|c| format!("'{c}', \"{c}\""))
                     .collect();
                 if pairs.is_empty() {
