@@ -41,7 +41,7 @@ SECURITY_FILES=(
     crates/api/src/auth/token.rs
     crates/api/src/auth/totp.rs
     crates/api/src/auth/verified.rs
-    crates/api/src/tenancy.rs
+    crates/app/src/tenancy.rs
     crates/db/src/scope.rs
     crates/jobs/src/delivery/client.rs
 )
@@ -59,7 +59,7 @@ tests_for() {
             # report is no administrative change), which only the trail's tests read.
             echo "(package(switchboard-api) & kind(lib) & test(/auth::/)) | ($api & test(/^(authentication|security|lockout|engine_token|scope|audit_trail)::/) & $not_pg)"
             ;;
-        crates/api/src/tenancy.rs)
+        crates/app/src/tenancy.rs)
             # Every module whose routes call one of tenancy's checks (a tenant, a branch,
             # a destination, a media file, a conduit, a queue, music on hold): a check
             # whose refusal is tested only there would otherwise be reported missed.

@@ -295,14 +295,24 @@ impl From<switchboard_storage::StorageError> for ApiError {
 /// Results of handlers.
 pub type ApiResult<T> = Result<T, ApiError>;
 
-impl From<crate::auth::password::HashError> for ApiError {
+impl From<crate::auth::password::HashError> for switchboard_app::Error {
+    /// A busy hasher is worth a retry after a second; a failed one is the service's fault.
     fn from(error: crate::auth::password::HashError) -> Self {
         match error {
-            crate::auth::password::HashError::Busy => {
-                ApiError::unavailable("too many password checks at once; retry in a moment", 1)
+            crate::auth::password::HashError::Busy => switchboard_app::Error::Unavailable {
+                message: "too many password checks at once; retry in a moment".into(),
+                retry_after: 1,
+            },
+            failed @ crate::auth::password::HashError::Failed(_) => {
+                switchboard_app::Error::internal(failed)
             }
-            failed @ crate::auth::password::HashError::Failed(_) => ApiError::internal(failed),
         }
+    }
+}
+
+impl From<crate::auth::password::HashError> for ApiError {
+    fn from(error: crate::auth::password::HashError) -> Self {
+        switchboard_app::Error::from(error).into()
     }
 }
 
@@ -322,29 +332,7 @@ impl From<switchboard_app::Error> for ApiError {
             Error::Db(error) => error.into(),
             Error::Storage(error) => error.into(),
             Error::Internal(cause) => Self::internal(cause),
-            Error::Answered(answer) => Self {
-                status: StatusCode::from_u16(answer.status)
-                    .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
-                name: answer.name,
-                message: answer.message,
-                validation_errors: answer.validation_errors,
-                retry_after: answer.retry_after,
-            },
         }
-    }
-}
-
-impl From<ApiError> for switchboard_app::Error {
-    /// A refusal of a rule the API lends the use cases (`crate::services`), carried
-    /// through them as it is.
-    fn from(error: ApiError) -> Self {
-        switchboard_app::Error::Answered(switchboard_app::Answer {
-            status: error.status.as_u16(),
-            name: error.name,
-            message: error.message,
-            validation_errors: error.validation_errors,
-            retry_after: error.retry_after,
-        })
     }
 }
 
@@ -353,22 +341,6 @@ mod tests {
     use switchboard_domain::{Location, Problems};
 
     use super::ApiError;
-
-    #[test]
-    fn a_lent_rule_refusal_comes_back_from_a_use_case_as_it_was_made() {
-        let made = ApiError::unavailable("too many password checks at once; retry in a moment", 1);
-        let carried: switchboard_app::Error = made.into();
-        let answered = ApiError::from(carried);
-        assert_eq!(answered.status().as_u16(), 503);
-        assert_eq!(answered.name, "ServiceUnavailable");
-        assert_eq!(answered.retry_after, Some(1));
-        let made = ApiError::invalid(Location::Body, "tenantId", "is required");
-        let answered = ApiError::from(switchboard_app::Error::from(made));
-        assert_eq!(
-            answered.validation_errors(),
-            ["'body/tenantId' is required"]
-        );
-    }
 
     #[test]
     fn a_use_case_error_answers_what_the_route_answered() {

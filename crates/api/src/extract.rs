@@ -111,6 +111,25 @@ impl<T> Checked<T> {
     }
 }
 
+impl<T> Checked<T> {
+    /// As [`Checked::check`], for `rules` that find something the write needs (the tenant
+    /// a new record lands in): the body and that, once no rule is broken.
+    pub async fn check_with<P, E: Into<ApiError>>(
+        self,
+        rules: impl AsyncFnOnce(&T, &mut Problems) -> Result<P, E>,
+    ) -> Result<(T, P), ApiError> {
+        let mut found = None;
+        let value = self
+            .check(async |value, problems| {
+                found = Some(rules(value, problems).await.map_err(Into::into)?);
+                Ok(())
+            })
+            .await?;
+        let found = found.ok_or_else(|| ApiError::internal("checked rules found nothing"))?;
+        Ok((value, found))
+    }
+}
+
 impl<T: FromBody> Checked<T> {
     /// A body already parsed as JSON (the fields part of a multipart push, one row of an
     /// import) read as the extractor reads a request's: every rule its values break, and

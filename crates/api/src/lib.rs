@@ -22,7 +22,6 @@ pub mod routes;
 pub mod scrape;
 pub mod services;
 pub mod state;
-pub mod tenancy;
 
 // The middleware at the paths it had before it moved into `middleware/`, so callers keep them.
 pub use crate::middleware::{admission, drain, guard, linger, rate_limit, stall};

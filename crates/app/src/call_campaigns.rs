@@ -1,18 +1,22 @@
-//! A call campaign's records: added one by one or imported, each number read in the
-//! tenant's default country first (the one rule of a record's number beyond its
-//! characters), checked against the opt-out lists and the campaign's own numbers, and the
-//! campaign scheduler woken when a running campaign gains records.
+//! Call campaigns: placed in their tenant, dialling from a number of the tenant, their
+//! answered calls connected to one record of the tenant; and their records, added one by
+//! one or imported, each number read in the tenant's default country first (the one rule
+//! of a record's number beyond its characters), checked against the opt-out lists and the
+//! campaign's own numbers. The campaign scheduler is woken when a running campaign gains
+//! records or starts running.
 
 use switchboard_db::call_campaigns::{self, Added, NewRecord};
-use switchboard_domain::ids::{CallCampaignId, CampaignRecordId};
+use switchboard_domain::ids::{BranchId, CallCampaignId, CampaignRecordId, TenantId};
 use switchboard_domain::phone;
 use switchboard_domain::records::call_campaign::{
-    CallCampaign, CampaignRecord, CampaignStatus, ImportResult, ImportSummary,
+    CallCampaign, CampaignRecord, CampaignStatus, CreateCallCampaign, ImportResult, ImportSummary,
+    UpdateCallCampaign,
 };
+use switchboard_domain::records::destination::DestinationInput;
 use switchboard_domain::records::opt_out::list_name;
 use switchboard_domain::{Location, Principal, Problems};
 
-use crate::{Error, Result, Services};
+use crate::{Error, Result, Services, tenancy};
 
 /// The campaign `id` in `caller`'s scope, whose records are read or changed; when
 /// `adding`, refused (a conflict) once it is completed or cancelled.
@@ -120,6 +124,145 @@ pub async fn add_record(
         Some(Added::OptedOut(level)) => Err(opted_out(&number, &level)),
         None => Err(Error::internal("an added record answered nothing")),
     }
+}
+
+/// What a new campaign's check found: where it lands and the caller id it dials from
+/// (none only when a problem says why).
+#[derive(Debug)]
+pub struct NewCampaign {
+    tenant: TenantId,
+    branch: Option<BranchId>,
+    caller_id: Option<String>,
+}
+
+/// Checks a new campaign of `caller`: where it lands (answered), its answered-call
+/// destination, and its caller id, a number of the tenant.
+pub async fn check_new(
+    services: &impl Services,
+    caller: &Principal,
+    body: &CreateCallCampaign,
+    problems: &mut Problems,
+) -> Result<NewCampaign> {
+    let tenant = tenancy::tenant_for_write(services, caller, body.tenant_id).await?;
+    let branch =
+        tenancy::branch_for_write(services, caller, tenant, body.branch_id, problems).await?;
+    check_destination(services, tenant, &body.destination, problems).await?;
+    let caller_id = caller_id(services, tenant, &body.caller_id_number, problems).await?;
+    Ok(NewCampaign {
+        tenant,
+        branch,
+        caller_id,
+    })
+}
+
+/// Writes a new campaign checked by [`check_new`].
+pub async fn create(
+    services: &impl Services,
+    checked: NewCampaign,
+    mut body: CreateCallCampaign,
+) -> Result<CallCampaign> {
+    body.branch_id = checked.branch;
+    let caller_id = checked
+        .caller_id
+        .ok_or_else(|| Error::internal("a checked campaign has a caller id"))?;
+    Ok(call_campaigns::create(services.db(), checked.tenant, caller_id, body).await?)
+}
+
+/// What a change's check found: the branch it moves to (when sent) and its new caller id
+/// (when sent).
+#[derive(Debug, Default)]
+pub struct CampaignChange {
+    branch: Option<Option<BranchId>>,
+    caller_id: Option<String>,
+}
+
+/// Checks a change of `caller` to `current`: a branch it moves to, a new destination and a
+/// new caller id, as for a new campaign.
+pub async fn check_change(
+    services: &impl Services,
+    caller: &Principal,
+    current: &CallCampaign,
+    body: &UpdateCallCampaign,
+    problems: &mut Problems,
+) -> Result<CampaignChange> {
+    let tenant = current.tenant_id;
+    let mut change = CampaignChange::default();
+    if let Some(requested) = body.branch_id {
+        let branch =
+            tenancy::branch_for_write(services, caller, tenant, requested, problems).await?;
+        change.branch = Some(branch);
+    }
+    if let Some(destination) = &body.destination {
+        check_destination(services, tenant, destination, problems).await?;
+    }
+    if let Some(text) = &body.caller_id_number {
+        change.caller_id = caller_id(services, tenant, text, problems).await?;
+    }
+    Ok(change)
+}
+
+/// Writes a change checked by [`check_change`]; a campaign now running has its due
+/// records queued at once rather than at the scheduler's next tick.
+pub async fn update(
+    services: &impl Services,
+    caller: &Principal,
+    id: CallCampaignId,
+    mut body: UpdateCallCampaign,
+    change: CampaignChange,
+) -> Result<CallCampaign> {
+    if body.branch_id.is_some() {
+        body.branch_id = change.branch;
+    }
+    let updated =
+        call_campaigns::update(services.db(), &caller.scope, id, change.caller_id, body).await?;
+    if updated.status == CampaignStatus::Running {
+        services.wake_campaigns();
+    }
+    Ok(updated)
+}
+
+/// The tenant's phone number `text` names, as E.164: read in the tenant's country, and
+/// held by the tenant (stored as E.164, without its `+`, or as written); `None`, with the
+/// problem added, otherwise.
+async fn caller_id(
+    services: &impl Services,
+    tenant: TenantId,
+    text: &str,
+    problems: &mut Problems,
+) -> Result<Option<String>> {
+    let country = call_campaigns::tenant_country(services.db(), tenant).await?;
+    let Some(e164) = record_number(text, &country, "callerIdNumber", problems) else {
+        return Ok(None);
+    };
+    let spellings = phone::spellings(text, Some(&country));
+    if call_campaigns::tenant_has_number(services.db(), tenant, &spellings).await? {
+        Ok(Some(e164))
+    } else {
+        problems.add(
+            Location::Body,
+            "callerIdNumber",
+            "must be a phone number of the tenant",
+        );
+        Ok(None)
+    }
+}
+
+/// Checks the answered-call destination: exactly one, a record of the tenant.
+async fn check_destination(
+    services: &impl Services,
+    tenant: TenantId,
+    items: &[DestinationInput],
+    problems: &mut Problems,
+) -> Result<()> {
+    if items.len() != 1 {
+        problems.add(
+            Location::Body,
+            "destination",
+            "must hold exactly one destination",
+        );
+        return Ok(());
+    }
+    tenancy::check_destinations(services, tenant, "destination", items, problems).await
 }
 
 /// One row of an import as its caller read it.

@@ -31,26 +31,6 @@ pub enum Error {
     Storage(switchboard_storage::StorageError),
     /// A fault of the service, never of the request; the cause is for the log only.
     Internal(String),
-    /// A refusal already in the contract's shape, from a rule a use case borrows from its
-    /// caller (the API's tenancy and password hashing, see [`crate::Services`]), carried
-    /// through unchanged.
-    Answered(Answer),
-}
-
-/// A refusal as the API answers it: status, error name, message, broken rules and the
-/// seconds to wait. Made and read by the API crate only.
-#[derive(Debug)]
-pub struct Answer {
-    /// The HTTP status.
-    pub status: u16,
-    /// The error class (`Forbidden`, `ValidationError`, …).
-    pub name: &'static str,
-    /// The sentence answered.
-    pub message: String,
-    /// Every broken rule, as the API spells them.
-    pub validation_errors: Vec<String>,
-    /// Seconds to wait before retrying, when answered.
-    pub retry_after: Option<u64>,
 }
 
 impl Error {

@@ -10,13 +10,25 @@
 //! the write needs; the write takes that. The one-call form (`create_*`) runs both, for
 //! callers holding a typed body already. See docs/decisions.md, "The application layer".
 
+pub mod announcements;
+pub mod business_hours;
+pub mod button_layouts;
 pub mod call_campaigns;
+pub mod devices;
 pub mod error;
+pub mod extensions;
+pub mod ivrs;
 pub mod media_files;
+pub mod music_on_hold;
+pub mod paging_groups;
+pub mod pharmacy_agents;
+pub mod phone_numbers;
+pub mod queues;
 pub mod services;
+pub mod tenancy;
 pub mod tenants;
 pub mod uploads;
 pub mod users;
 
-pub use error::{Answer, Error, Result};
+pub use error::{Error, Result};
 pub use services::Services;

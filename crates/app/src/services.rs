@@ -6,18 +6,12 @@ use std::future::Future;
 use std::time::Duration;
 
 use switchboard_db::Db;
-use switchboard_domain::ids::{BranchId, TenantId};
-use switchboard_domain::{Principal, Problems};
 use switchboard_storage::Storage;
 
 use crate::Result;
 
-/// The stores, settings and borrowed rules a use case needs.
-///
-/// Two rules stay in the HTTP crate for now and are borrowed through here: where a written
-/// record lands (`switchboard_api::tenancy`, a security file with a mutation record, to
-/// move here with that record refreshed) and password hashing (`switchboard_api::auth`,
-/// which owns the hashing threads). Their refusals come back as [`crate::Error::Answered`].
+/// The stores, settings and the one borrowed rule a use case needs: password hashing
+/// stays with `switchboard_api::auth`, which owns the hashing threads.
 pub trait Services: Send + Sync {
     /// The database.
     fn db(&self) -> &Db;
@@ -35,23 +29,4 @@ pub trait Services: Send + Sync {
 
     /// The stored hash of `password`.
     fn hash_password(&self, password: String) -> impl Future<Output = Result<String>> + Send;
-
-    /// The tenant a new record of `caller` belongs to, from the `tenantId` it names (if
-    /// any): its own, one in its scope, or a refusal.
-    fn tenant_for_write(
-        &self,
-        caller: &Principal,
-        requested: Option<TenantId>,
-    ) -> impl Future<Output = Result<TenantId>> + Send;
-
-    /// The branch of a new or changed branch-bearing record of `caller` in `tenant`: a
-    /// branch admin's own, otherwise the one named, which must be of the tenant (a
-    /// problem of `body/branchId` added to `problems` otherwise).
-    fn branch_for_write(
-        &self,
-        caller: &Principal,
-        tenant: TenantId,
-        requested: Option<BranchId>,
-        problems: &mut Problems,
-    ) -> impl Future<Output = Result<Option<BranchId>>> + Send;
 }

@@ -9,7 +9,7 @@ use switchboard_domain::records::user::{CreateUser, UpdateUser, User, UserAccoun
 use switchboard_domain::validation::FromBody;
 use switchboard_domain::{Location, Permission, Principal, Problems, Role, Scope};
 
-use crate::{Error, Result, Services};
+use crate::{Error, Result, Services, tenancy};
 
 /// Refuses roles above the caller's own.
 fn check_role(caller: &Principal, role: Role) -> Result<()> {
@@ -107,14 +107,13 @@ async fn place(
             })
         }
         Role::TenantAdmin | Role::BranchAdmin | Role::User => {
-            let tenant = services.tenant_for_write(caller, account.tenant_id).await?;
+            let tenant = tenancy::tenant_for_write(services, caller, account.tenant_id).await?;
             let partner = tenants::get(services.db(), &Scope::Platform, tenant)
                 .await?
                 .partner_id;
             let requested = account.branch_id.flatten();
-            let branch = services
-                .branch_for_write(caller, tenant, requested, problems)
-                .await?;
+            let branch =
+                tenancy::branch_for_write(services, caller, tenant, requested, problems).await?;
             if role == Role::BranchAdmin && branch.is_none() {
                 problems.add(Location::Body, "branchId", "is required for branch admins");
             }
@@ -314,11 +313,9 @@ pub async fn check_change(
     check_grants(caller, account.permissions.as_ref())?;
     let branch = match account.branch_id {
         Some(Some(b)) => match tenant {
-            Some(t) => Some(
-                services
-                    .branch_for_write(caller, t, Some(b), problems)
-                    .await?,
-            ),
+            Some(t) => {
+                Some(tenancy::branch_for_write(services, caller, t, Some(b), problems).await?)
+            }
             None => {
                 problems.add(
                     Location::Body,

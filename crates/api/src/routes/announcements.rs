@@ -3,20 +3,21 @@
 use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
+use switchboard_app::announcements as app;
+use switchboard_app::tenancy;
 use switchboard_db::announcements;
 use switchboard_domain::declare::DeclaredFilter;
-use switchboard_domain::ids::{AnnouncementId, TenantId};
+use switchboard_domain::ids::AnnouncementId;
 use switchboard_domain::list::Page;
 use switchboard_domain::records::announcement::{
-    Announcement, CreateAnnouncement, IsoDate, UpdateAnnouncement,
+    Announcement, CreateAnnouncement, UpdateAnnouncement,
 };
-use switchboard_domain::{Location, Problems};
 
 use crate::auth::caller::{AnnouncementsRead, AnnouncementsWrite, Caller};
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
 use crate::extract::{Checked, ListParams, Patch, PathId};
+use crate::listing;
 use crate::state::AppState;
-use crate::{listing, tenancy};
 
 /// Lists the announcements in the caller's scope.
 #[utoipa::path(get, operation_id = "listAnnouncements", path = "/v2/admin/announcements/", tag = "announcements",
@@ -32,34 +33,6 @@ pub async fn list(
     Ok(listing::respond(listing, std::convert::identity))
 }
 
-/// Checks that the media file and IVRs named by `fields` belong to `tenant`.
-async fn check_references(
-    state: &AppState,
-    tenant: TenantId,
-    fields: &UpdateAnnouncement,
-    problems: &mut Problems,
-) -> ApiResult<()> {
-    tenancy::check_media_file(
-        state,
-        tenant,
-        "mediaFileId",
-        fields.media_file_id.map(|m| m.get()),
-        problems,
-    )
-    .await?;
-    for (index, link) in fields.ivrs.iter().flatten().enumerate() {
-        let condition = switchboard_db::scope::of_tenant(tenant);
-        if !switchboard_db::crud::exists(&state.db, "ivrs", link.id, condition).await? {
-            problems.add(
-                Location::Body,
-                &format!("ivrs/{index}/id"),
-                "must name an IVR of the tenant",
-            );
-        }
-    }
-    Ok(())
-}
-
 /// Creates an announcement attached to IVRs.
 #[utoipa::path(post, operation_id = "createAnnouncement", path = "/v2/admin/announcements/", tag = "announcements",
     request_body = CreateAnnouncement,
@@ -69,21 +42,10 @@ pub async fn create(
     State(state): State<AppState>,
     body: Checked<CreateAnnouncement>,
 ) -> ApiResult<Json<Announcement>> {
-    let (mut tenant, mut branch) = (TenantId(0), None);
-    let body = body
-        .check(async |body, problems| {
-            tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
-            branch =
-                tenancy::required_branch(&state, &caller, tenant, body.branch_id, problems).await?;
-            let fields = UpdateAnnouncement::from(body.clone());
-            check_references(&state, tenant, &fields, problems).await
-        })
+    let (body, placement) = body
+        .check_with(async |body, problems| app::check_new(&state, &caller, body, problems).await)
         .await?;
-    let branch = branch.ok_or_else(|| ApiError::internal("a checked announcement has a branch"))?;
-    let fields = UpdateAnnouncement::from(body);
-    Ok(Json(
-        announcements::create(&state.db, tenant, branch, fields).await?,
-    ))
+    Ok(Json(app::create(&state, placement, body).await?))
 }
 
 /// One announcement.
@@ -112,31 +74,14 @@ pub async fn update(
     patch: Patch<UpdateAnnouncement>,
 ) -> ApiResult<Json<Announcement>> {
     let current = announcements::get(&state.db, &caller.scope, id).await?;
-    let tenant = current.tenant_id;
-    let mut branch = None;
-    let mut fields = patch
+    let (fields, branch) = patch
         .checked_against(&current)?
-        .check(async |fields, problems| {
-            if fields.branch_id.is_some() {
-                branch =
-                    tenancy::branch_for_write(&state, &caller, tenant, fields.branch_id, problems)
-                        .await?;
-            }
-            check_references(&state, tenant, fields, problems).await?;
-            // A new start or end must still leave the end after the start.
-            let start = fields.start_date.as_ref().unwrap_or(&current.start_date);
-            let end = fields.end_date.as_ref().unwrap_or(&current.end_date);
-            if IsoDate::instant(end) <= IsoDate::instant(start) {
-                problems.add(Location::Body, "endDate", "must be after startDate");
-            }
-            Ok(())
+        .check_with(async |fields, problems| {
+            app::check_change(&state, &caller, &current, fields, problems).await
         })
         .await?;
-    if fields.branch_id.is_some() {
-        fields.branch_id = branch;
-    }
     Ok(Json(
-        announcements::update(&state.db, &caller.scope, id, fields).await?,
+        app::update(&state, &caller, id, fields, branch).await?,
     ))
 }
 

@@ -3,6 +3,7 @@
 
 use axum::extract::State;
 use axum::response::Response;
+use switchboard_app::tenancy;
 use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::list::Page;
@@ -11,8 +12,8 @@ use switchboard_domain::records::audit::AuditEntry;
 use crate::auth::caller::{AuditLogRead, Caller};
 use crate::error::ApiResult;
 use crate::extract::ListParams;
+use crate::listing;
 use crate::state::AppState;
-use crate::{listing, tenancy};
 
 async fn list_entries(
     caller: Caller<AuditLogRead>,

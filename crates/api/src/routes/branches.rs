@@ -3,6 +3,7 @@
 use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
+use switchboard_app::tenancy;
 use switchboard_db::branches;
 use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::BranchId;
@@ -12,8 +13,8 @@ use switchboard_domain::records::branch::{Branch, CreateBranch, UpdateBranch};
 use crate::auth::caller::{BranchesRead, BranchesWrite, Caller};
 use crate::error::ApiResult;
 use crate::extract::{JsonBody, ListParams, PathId};
+use crate::listing;
 use crate::state::AppState;
-use crate::{listing, tenancy};
 
 /// Lists the branches in the caller's scope.
 #[utoipa::path(get, operation_id = "listBranches", path = "/v2/admin/branches/", tag = "branches",

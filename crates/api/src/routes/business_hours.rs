@@ -5,24 +5,24 @@
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::response::Response;
-use chrono::{SecondsFormat, Utc};
+use chrono::Utc;
+use switchboard_app::business_hours as app;
+use switchboard_app::tenancy;
 use switchboard_db::business_hours;
+use switchboard_domain::Location;
 use switchboard_domain::declare::DeclaredFilter;
-use switchboard_domain::ids::{BusinessHourId, HolidayId, TenantId};
+use switchboard_domain::ids::{BusinessHourId, HolidayId};
 use switchboard_domain::list::Page;
 use switchboard_domain::records::business_hour::{
-    BusinessHour, BusinessHourStatus, CreateBusinessHour, CreateHoliday, Holiday, HolidayRef,
-    MAX_HOLIDAYS, StatusQuery, UpdateBusinessHour, UpdateHoliday,
+    BusinessHour, BusinessHourStatus, CreateBusinessHour, CreateHoliday, Holiday, StatusQuery,
+    UpdateBusinessHour, UpdateHoliday,
 };
-use switchboard_domain::records::destination::DestinationInput;
-use switchboard_domain::schedule::{self, Reason};
-use switchboard_domain::{Location, Problems};
 
 use crate::auth::caller::{BusinessHoursRead, BusinessHoursWrite, Caller};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Checked, ListParams, Patch, PathId, QueryParams, parse_id};
+use crate::listing;
 use crate::state::AppState;
-use crate::{listing, tenancy};
 
 /// Lists the business hours in the caller's scope.
 #[utoipa::path(get, operation_id = "listBusinessHours", path = "/v2/admin/business-hours/", tag = "business-hours",
@@ -38,48 +38,6 @@ pub async fn list(
     Ok(listing::respond(listing, std::convert::identity))
 }
 
-/// Checks the media files named by `holidays` (at `field/<index>/mediaFileId`).
-async fn check_holiday_media(
-    state: &AppState,
-    tenant: TenantId,
-    field: &str,
-    holidays: &[CreateHoliday],
-    problems: &mut Problems,
-) -> ApiResult<()> {
-    for (index, holiday) in holidays.iter().enumerate() {
-        let path = if field.is_empty() {
-            "mediaFileId".to_owned()
-        } else {
-            format!("{field}/{index}/mediaFileId")
-        };
-        let media = holiday.media_file_id.get().map(i64::from);
-        tenancy::check_media_file(state, tenant, &path, media, problems).await?;
-    }
-    Ok(())
-}
-
-/// Checks every reference a business-hours body makes belongs to `tenant`: both
-/// destination lists and the holidays' media files.
-async fn check_references(
-    state: &AppState,
-    tenant: TenantId,
-    matching: Option<&[DestinationInput]>,
-    not_matching: Option<&[DestinationInput]>,
-    holidays: Option<&[CreateHoliday]>,
-    problems: &mut Problems,
-) -> ApiResult<()> {
-    if let Some(list) = matching {
-        tenancy::check_destinations(state, tenant, "matchDestinations", list, problems).await?;
-    }
-    if let Some(list) = not_matching {
-        tenancy::check_destinations(state, tenant, "notMatchDestinations", list, problems).await?;
-    }
-    if let Some(holidays) = holidays {
-        check_holiday_media(state, tenant, "holidays", holidays, problems).await?;
-    }
-    Ok(())
-}
-
 /// Creates business hours with their destination lists and holidays.
 #[utoipa::path(post, operation_id = "createBusinessHours", path = "/v2/admin/business-hours/", tag = "business-hours",
     request_body = CreateBusinessHour,
@@ -89,28 +47,10 @@ pub async fn create(
     State(state): State<AppState>,
     body: Checked<CreateBusinessHour>,
 ) -> ApiResult<Json<BusinessHour>> {
-    let (mut tenant, mut branch) = (TenantId(0), None);
-    let body = body
-        .check(async |body, problems| {
-            tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
-            branch =
-                tenancy::required_branch(&state, &caller, tenant, body.branch_id, problems).await?;
-            check_references(
-                &state,
-                tenant,
-                Some(&body.match_destinations),
-                Some(&body.not_match_destinations),
-                Some(&body.holidays),
-                problems,
-            )
-            .await
-        })
+    let (body, placement) = body
+        .check_with(async |body, problems| app::check_new(&state, &caller, body, problems).await)
         .await?;
-    let branch =
-        branch.ok_or_else(|| ApiError::internal("checked business hours have a branch"))?;
-    Ok(Json(
-        business_hours::create(&state.db, tenant, branch, body).await?,
-    ))
+    Ok(Json(app::create(&state, placement, body).await?))
 }
 
 /// One business-hours record.
@@ -139,33 +79,13 @@ pub async fn update(
     patch: Patch<UpdateBusinessHour>,
 ) -> ApiResult<Json<BusinessHour>> {
     let current = business_hours::get(&state.db, &caller.scope, id).await?;
-    let tenant = current.tenant_id;
-    let mut branch = None;
-    let mut body = patch
+    let (body, branch) = patch
         .checked_against(&current)?
-        .check(async |body, problems| {
-            if body.branch_id.is_some() {
-                branch =
-                    tenancy::branch_for_write(&state, &caller, tenant, body.branch_id, problems)
-                        .await?;
-            }
-            check_references(
-                &state,
-                tenant,
-                body.match_destinations.as_deref(),
-                body.not_match_destinations.as_deref(),
-                body.holidays.as_deref(),
-                problems,
-            )
-            .await
+        .check_with(async |body, problems| {
+            app::check_change(&state, &caller, &current, body, problems).await
         })
         .await?;
-    if body.branch_id.is_some() {
-        body.branch_id = branch;
-    }
-    Ok(Json(
-        business_hours::update(&state.db, &caller.scope, id, body).await?,
-    ))
+    Ok(Json(app::update(&state, &caller, id, body, branch).await?))
 }
 
 /// Deletes business hours with their destinations and holidays in one transaction,
@@ -198,55 +118,8 @@ pub async fn status(
     PathId(id): PathId<BusinessHourId>,
     QueryParams(query): QueryParams<StatusQuery>,
 ) -> ApiResult<Json<BusinessHourStatus>> {
-    let record = business_hours::get(&state.db, &caller.scope, id).await?;
     let at = query.at.unwrap_or_else(Utc::now);
-    let tz: chrono_tz::Tz = record
-        .timezone
-        .parse()
-        .map_err(|_| ApiError::internal("stored time zone does not parse"))?;
-    // The schedule names a closing holiday by its index among the closures, so keep the
-    // holidays that made them in the same order.
-    let (holidays, closures): (Vec<&Holiday>, Vec<_>) = record
-        .holidays
-        .iter()
-        .filter_map(|h| Some((h, h.closure()?)))
-        .unzip();
-    // Bounded (MAX_INTERVALS_PER_DAY, MAX_HOLIDAYS, a 400-day horizon) but not free: off
-    // the request threads, so a burst of evaluations cannot stall other requests.
-    let weekly = record.weekly();
-    let answer = tokio::task::spawn_blocking(move || schedule::status(&weekly, &closures, tz, at))
-        .await
-        .map_err(ApiError::internal)?;
-    let (reason, holiday) = match &answer.reason {
-        Reason::InsideHours => ("inside-hours", None),
-        Reason::OutsideHours => ("outside-hours", None),
-        Reason::Holiday { index, .. } => (
-            "holiday",
-            holidays.get(*index).map(|h| HolidayRef {
-                id: h.id,
-                name: h.name.clone(),
-            }),
-        ),
-    };
-    let (destinations, list) = if answer.open {
-        (record.match_destinations, "match")
-    } else {
-        (record.not_match_destinations, "notMatch")
-    };
-    Ok(Json(BusinessHourStatus {
-        open: answer.open,
-        reason: reason.into(),
-        holiday,
-        destinations,
-        destination_list: list.into(),
-        at: at.to_rfc3339_opts(SecondsFormat::Secs, true),
-        local_time: at
-            .with_timezone(&tz)
-            .to_rfc3339_opts(SecondsFormat::Secs, false),
-        next_change_at: answer
-            .next_change_at
-            .map(|t| t.to_rfc3339_opts(SecondsFormat::Secs, true)),
-    }))
+    Ok(Json(app::status(&state, &caller, id, at).await?))
 }
 
 /// The holidays of a business-hours record, by id.
@@ -279,15 +152,7 @@ pub async fn add_holiday(
     let record = business_hours::get(&state.db, &caller.scope, id).await?;
     let holiday = holiday
         .check(async |holiday, problems| {
-            if record.holidays.len() >= MAX_HOLIDAYS {
-                problems.add(
-                    Location::Path,
-                    "id",
-                    format!("already holds {MAX_HOLIDAYS} holidays, the most a record may hold"),
-                );
-            }
-            let holidays = std::slice::from_ref(holiday);
-            check_holiday_media(&state, record.tenant_id, "", holidays, problems).await
+            Ok(app::check_new_holiday(&state, &record, holiday, problems).await?)
         })
         .await?;
     Ok(Json(
@@ -350,11 +215,9 @@ pub async fn update_holiday(
 ) -> ApiResult<Json<Holiday>> {
     let (owner, id) = holiday_path(path)?;
     let record = business_hours::get(&state.db, &caller.scope, owner).await?;
-    let tenant = record.tenant_id;
     let patch = update
         .check(async |update, problems| {
-            let media = update.media_file_id.and_then(|m| m.get()).map(i64::from);
-            tenancy::check_media_file(&state, tenant, "mediaFileId", media, problems).await
+            Ok(app::check_holiday_change(&state, &record, update, problems).await?)
         })
         .await?
         .into_patch();

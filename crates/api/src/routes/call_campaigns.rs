@@ -10,15 +10,15 @@ use axum::http::HeaderMap;
 use axum::response::Response;
 use serde_json::Value;
 use switchboard_app::call_campaigns as app;
+use switchboard_app::tenancy;
 use switchboard_db::call_campaigns::{self, NewRecord};
 use switchboard_domain::declare::DeclaredFilter;
-use switchboard_domain::ids::{CallCampaignId, CampaignRecordId, TenantId};
+use switchboard_domain::ids::{CallCampaignId, CampaignRecordId};
 use switchboard_domain::list::Page;
-use switchboard_domain::phone;
 use switchboard_domain::records::call_campaign::{
-    CallCampaign, CampaignRecord, CampaignRecordDetail, CampaignStatus, CreateCallCampaign,
-    CreateCampaignRecord, ImportRow, ImportRows, ImportSummary, MAX_EXPORT, MAX_IMPORT,
-    UpdateCallCampaign, UpdateCampaignRecord,
+    CallCampaign, CampaignRecord, CampaignRecordDetail, CreateCallCampaign, CreateCampaignRecord,
+    ImportRow, ImportRows, ImportSummary, MAX_EXPORT, MAX_IMPORT, UpdateCallCampaign,
+    UpdateCampaignRecord,
 };
 use switchboard_domain::validation::FromBody;
 use switchboard_domain::{Location, Problems};
@@ -28,55 +28,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::extract::{Checked, ListParams, Patch, PathId, body_rejection, parse_id};
 use crate::routes::media_files::multipart_rejection;
 use crate::state::AppState;
-use crate::{csv_io, listing, tenancy};
-
-/// The tenant's phone number `text` names, as E.164: read in the tenant's country, and
-/// held by the tenant (stored as E.164, without its `+`, or as written); `None`, with the
-/// problem added, otherwise.
-async fn caller_id(
-    state: &AppState,
-    tenant: TenantId,
-    text: &str,
-    problems: &mut Problems,
-) -> ApiResult<Option<String>> {
-    let country = call_campaigns::tenant_country(&state.db, tenant).await?;
-    let e164 = match phone::normalise(text, Some(&country)) {
-        Ok(e164) => e164,
-        Err(reason) => {
-            problems.add(Location::Body, "callerIdNumber", reason);
-            return Ok(None);
-        }
-    };
-    let spellings = phone::spellings(text, Some(&country));
-    if call_campaigns::tenant_has_number(&state.db, tenant, &spellings).await? {
-        Ok(Some(e164))
-    } else {
-        problems.add(
-            Location::Body,
-            "callerIdNumber",
-            "must be a phone number of the tenant",
-        );
-        Ok(None)
-    }
-}
-
-/// Checks the answered-call destination: exactly one, a record of the tenant.
-async fn check_destination(
-    state: &AppState,
-    tenant: TenantId,
-    items: &[switchboard_domain::records::destination::DestinationInput],
-    problems: &mut Problems,
-) -> ApiResult<()> {
-    if items.len() != 1 {
-        problems.add(
-            Location::Body,
-            "destination",
-            "must hold exactly one destination",
-        );
-        return Ok(());
-    }
-    tenancy::check_destinations(state, tenant, "destination", items, problems).await
-}
+use crate::{csv_io, listing};
 
 async fn list_campaigns(
     caller: Caller<CampaignsRead>,
@@ -117,23 +69,10 @@ async fn create_campaign(
     state: AppState,
     body: Checked<CreateCallCampaign>,
 ) -> ApiResult<Json<CallCampaign>> {
-    let (mut tenant, mut branch, mut number) = (TenantId(0), None, None);
-    let mut body = body
-        .check(async |body, problems| {
-            tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
-            branch = tenancy::branch_for_write(&state, &caller, tenant, body.branch_id, problems)
-                .await?;
-            check_destination(&state, tenant, &body.destination, problems).await?;
-            number = caller_id(&state, tenant, &body.caller_id_number, problems).await?;
-            Ok(())
-        })
+    let (body, checked) = body
+        .check_with(async |body, problems| app::check_new(&state, &caller, body, problems).await)
         .await?;
-    body.branch_id = branch;
-    let caller_id =
-        number.ok_or_else(|| ApiError::internal("a checked campaign has a caller id"))?;
-    Ok(Json(
-        call_campaigns::create(&state.db, tenant, caller_id, body).await?,
-    ))
+    Ok(Json(app::create(&state, checked, body).await?))
 }
 
 /// Creates a call campaign (`draft` or `scheduled`): its caller id a phone number of the
@@ -190,35 +129,13 @@ pub async fn update(
     patch: Patch<UpdateCallCampaign>,
 ) -> ApiResult<Json<CallCampaign>> {
     let current = call_campaigns::get(&state.db, &caller.scope, id).await?;
-    let tenant = current.tenant_id;
-    let (mut branch, mut number) = (None, None);
-    let mut body = patch
+    let (body, change) = patch
         .checked_against(&current)?
-        .check(async |body, problems| {
-            if let Some(requested) = body.branch_id {
-                branch = Some(
-                    tenancy::branch_for_write(&state, &caller, tenant, requested, problems).await?,
-                );
-            }
-            if let Some(destination) = &body.destination {
-                check_destination(&state, tenant, destination, problems).await?;
-            }
-            if let Some(text) = &body.caller_id_number {
-                number = caller_id(&state, tenant, text, problems).await?;
-            }
-            Ok(())
+        .check_with(async |body, problems| {
+            app::check_change(&state, &caller, &current, body, problems).await
         })
         .await?;
-    if body.branch_id.is_some() {
-        body.branch_id = branch;
-    }
-    let caller_id = number;
-    let updated = call_campaigns::update(&state.db, &caller.scope, id, caller_id, body).await?;
-    if updated.status == CampaignStatus::Running {
-        // Its due records are queued now, not at the scheduler's next tick.
-        state.jobs.wake_campaigns();
-    }
-    Ok(Json(updated))
+    Ok(Json(app::update(&state, &caller, id, body, change).await?))
 }
 
 /// Deletes a call campaign that is not running, with its records and its own opt-out list.

@@ -4,6 +4,7 @@
 use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
+use switchboard_app::tenancy;
 use switchboard_db::call_outcomes;
 use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::CallOutcomeId;
@@ -15,8 +16,8 @@ use switchboard_domain::records::call_outcome::{
 use crate::auth::caller::{Caller, CampaignsRead, CampaignsWrite};
 use crate::error::ApiResult;
 use crate::extract::{JsonBody, ListParams, Patch, PathId};
+use crate::listing;
 use crate::state::AppState;
-use crate::{listing, tenancy};
 
 /// Lists the call outcomes in the caller's scope.
 #[utoipa::path(get, operation_id = "listCallOutcomes", path = "/v2/admin/call-outcomes/", tag = "call-campaigns",

@@ -6,6 +6,7 @@ use axum::Json;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
 use axum::response::Response;
+use switchboard_app::tenancy;
 use switchboard_db::calls::{self, CallRow};
 use switchboard_domain::Location;
 use switchboard_domain::declare::DeclaredFilter;
@@ -16,9 +17,9 @@ use switchboard_domain::validation::{Raw, Rule};
 use crate::auth::caller::{CallRecordingsRead, CallRecordingsWrite, Caller};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::ListParams;
+use crate::listing;
 use crate::routes::objects::media_url;
 use crate::state::AppState;
-use crate::{listing, tenancy};
 
 /// A recorded call as answered: with a fresh presigned URL of its MP3.
 pub async fn present(state: &AppState, row: CallRow) -> ApiResult<CallRecording> {

@@ -6,6 +6,7 @@ use axum::Json;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
 use axum::response::Response;
+use switchboard_app::tenancy;
 use switchboard_db::calls::{self, CallRow, iso_at};
 use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::list::Page;
@@ -14,10 +15,10 @@ use switchboard_domain::records::call::Call;
 use crate::auth::caller::{CallRecordingsRead, Caller};
 use crate::error::ApiResult;
 use crate::extract::ListParams;
+use crate::listing;
 use crate::routes::call_recordings::call_id;
 use crate::routes::objects::media_url;
 use crate::state::AppState;
-use crate::{listing, tenancy};
 
 /// A call as answered: with a fresh presigned URL of its recording, if any.
 pub async fn present(state: &AppState, row: CallRow) -> ApiResult<Call> {

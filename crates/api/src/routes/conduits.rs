@@ -6,6 +6,7 @@
 use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
+use switchboard_app::tenancy;
 use switchboard_db::conduits::{self, ConduitRow};
 use switchboard_domain::Location;
 use switchboard_domain::declare::DeclaredFilter;
@@ -20,8 +21,8 @@ use crate::auth::caller::{Caller, ConduitsRead, ConduitsWrite, IngestWrite};
 use crate::client::ClientAddress;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{JsonBody, ListParams, Patch, PathId};
+use crate::listing;
 use crate::state::AppState;
-use crate::{listing, tenancy};
 
 async fn list_conduits(
     caller: Caller<ConduitsRead>,

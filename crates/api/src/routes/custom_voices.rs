@@ -4,6 +4,7 @@
 use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
+use switchboard_app::tenancy;
 use switchboard_db::custom_voices;
 use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::{CustomVoiceId, TenantId};
@@ -16,9 +17,9 @@ use switchboard_domain::{Location, Problems};
 use crate::auth::caller::{Caller, MediaFilesRead, MediaFilesWrite};
 use crate::error::ApiResult;
 use crate::extract::{Checked, ListParams, Patch, PathId};
+use crate::listing;
 use crate::routes::text_to_speech;
 use crate::state::AppState;
-use crate::{listing, tenancy};
 
 /// Refuses a base voice the engine does not have, or a language it does not speak.
 fn check_voice(

@@ -6,6 +6,7 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
+use switchboard_app::tenancy;
 use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::routing::{self, DEFAULT_DEPTH, Graph, GraphFormat, GraphQuery, Request};
 use switchboard_domain::{Location, Scope};
@@ -16,7 +17,6 @@ use crate::auth::caller::{Caller, IvrsRead};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::QueryParams;
 use crate::state::AppState;
-use crate::tenancy;
 
 /// The graph's query parameters, documented from the rules that read them.
 pub struct GraphParams;

@@ -7,21 +7,22 @@ use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
 use rand::RngCore;
+use switchboard_app::devices as app;
+use switchboard_app::tenancy;
 use switchboard_db::devices::{self, Credentials, DeviceChanges};
 use switchboard_domain::declare::DeclaredFilter;
-use switchboard_domain::ids::{BranchId, ButtonLayoutId, DeviceId, ExtensionId, TenantId};
+use switchboard_domain::ids::DeviceId;
 use switchboard_domain::list::Page;
 use switchboard_domain::records::device::{
     CreateDevice, CreatedDevice, Device, IngestRegistration, ProvisioningCredentials, UpdateDevice,
 };
 use switchboard_domain::records::device_model::{self, DeviceModel};
-use switchboard_domain::{Location, Principal, Problems};
 
 use crate::auth::caller::{Caller, DevicesRead, DevicesWrite, IngestWrite};
 use crate::error::ApiResult;
 use crate::extract::{Checked, JsonBody, ListParams, Patch, PathId};
+use crate::listing;
 use crate::state::AppState;
-use crate::{listing, tenancy};
 
 /// The device-model catalogue shipped with the service.
 #[utoipa::path(get, operation_id = "listDeviceModels", path = "/v2/admin/device-models/", tag = "devices",
@@ -111,61 +112,6 @@ fn provisioning_url(state: &AppState, mac: &str, model: &str) -> String {
     )
 }
 
-/// Checks what a device's body names beyond its own fields: its lines are extensions of
-/// `tenant` the caller reaches (no more than the model's accounts), and its layout is the
-/// tenant's, for the same model.
-async fn check_references(
-    state: &AppState,
-    caller: &Principal,
-    tenant: TenantId,
-    model: &str,
-    lines: Option<&[i64]>,
-    layout: Option<ButtonLayoutId>,
-    problems: &mut Problems,
-) -> ApiResult<()> {
-    if let (Some(lines), Some(entry)) = (lines, device_model::find(model)) {
-        if i64::try_from(lines.len()).unwrap_or(i64::MAX) > entry.accounts {
-            problems.add(
-                Location::Body,
-                "lines",
-                format!(
-                    "must hold at most {} lines (the accounts of {})",
-                    entry.accounts, entry.id
-                ),
-            );
-        }
-        for (n, id) in lines.iter().enumerate() {
-            let reached =
-                switchboard_db::extensions::get(&state.db, &caller.scope, ExtensionId(*id)).await;
-            match reached {
-                Ok(extension) if extension.tenant_id == tenant => {}
-                Ok(_) | Err(switchboard_db::Error::NotFound) => problems.add(
-                    Location::Body,
-                    &format!("lines/{n}"),
-                    "must name an extension of the tenant",
-                ),
-                Err(other) => return Err(other.into()),
-            }
-        }
-    }
-    if let Some(layout) = layout {
-        match devices::layout_model(&state.db, tenant, layout).await? {
-            None => problems.add(
-                Location::Body,
-                "buttonLayoutId",
-                "must name a button layout of the tenant",
-            ),
-            Some(other) if other != model => problems.add(
-                Location::Body,
-                "buttonLayoutId",
-                format!("is a layout for {other}, not for the device's model {model}"),
-            ),
-            Some(_) => {}
-        }
-    }
-    Ok(())
-}
-
 /// Creates a desk phone; the answer carries its provisioning password, shown this once.
 /// A MAC address another device has (in any tenant) is a 409 that does not say whose.
 #[utoipa::path(post, operation_id = "createDevice", path = "/v2/admin/devices/", tag = "devices",
@@ -176,23 +122,8 @@ pub async fn create(
     State(state): State<AppState>,
     body: Checked<CreateDevice>,
 ) -> ApiResult<Json<CreatedDevice>> {
-    let (mut tenant, mut branch) = (TenantId(0), None);
-    let body = body
-        .check(async |body, problems| {
-            tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
-            branch = tenancy::branch_for_write(&state, &caller, tenant, body.branch_id, problems)
-                .await?;
-            check_references(
-                &state,
-                &caller,
-                tenant,
-                &body.model,
-                Some(&body.lines),
-                body.button_layout_id,
-                problems,
-            )
-            .await
-        })
+    let (body, (tenant, branch)) = body
+        .check_with(async |body, problems| app::check_new(&state, &caller, body, problems).await)
         .await?;
     let (password, secret_hash) = new_password();
     let credentials = Credentials {
@@ -233,42 +164,14 @@ pub async fn update(
     patch: Patch<UpdateDevice>,
 ) -> ApiResult<Json<Device>> {
     let current = devices::get(&state.db, &caller.scope, id).await?;
-    let mut branch_id = None;
-    let body = patch
+    let (body, branch_id) = patch
         .checked_against(&current)?
-        .check(async |body, problems| {
-            if let Some(requested) = body.branch_id {
-                let tenant = current.tenant_id;
-                branch_id = Some(
-                    tenancy::branch_for_write(&state, &caller, tenant, requested, problems).await?,
-                );
-            }
-            let model = body.model.clone().unwrap_or_else(|| current.model.clone());
-            let layout = match body.button_layout_id {
-                Some(layout) => layout,
-                None => current.button_layout_id,
-            };
-            let current_lines: Vec<i64> = current.lines.iter().map(|l| l.id.get()).collect();
-            // A new model is checked against the lines and layout the device keeps, too.
-            let lines = body
-                .lines
-                .as_deref()
-                .or_else(|| (model != current.model).then_some(current_lines.as_slice()));
-            let layout_changed = body.button_layout_id.is_some() || model != current.model;
-            check_references(
-                &state,
-                &caller,
-                current.tenant_id,
-                &model,
-                lines,
-                layout.filter(|_| layout_changed),
-                problems,
-            )
-            .await
+        .check_with(async |body, problems| {
+            app::check_change(&state, &caller, &current, body, problems).await
         })
         .await?;
     let changes = DeviceChanges {
-        branch_id: branch_id.map(|b: Option<BranchId>| b),
+        branch_id,
         name: body.name,
         mac: body.mac,
         model: body.model,

@@ -3,17 +3,19 @@
 use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
+use switchboard_app::extensions as app;
+use switchboard_app::tenancy;
 use switchboard_db::extensions;
 use switchboard_domain::declare::DeclaredFilter;
-use switchboard_domain::ids::{ExtensionId, TenantId};
+use switchboard_domain::ids::ExtensionId;
 use switchboard_domain::list::Page;
 use switchboard_domain::records::extension::{CreateExtension, Extension, UpdateExtension};
 
 use crate::auth::caller::{Caller, ExtensionsRead, ExtensionsWrite};
 use crate::error::ApiResult;
 use crate::extract::{Checked, ListParams, PathId};
+use crate::listing;
 use crate::state::AppState;
-use crate::{listing, tenancy};
 
 /// Lists the extensions in the caller's scope.
 #[utoipa::path(get, operation_id = "listExtensions", path = "/v2/admin/extensions/", tag = "extensions",
@@ -38,17 +40,10 @@ pub async fn create(
     State(state): State<AppState>,
     body: Checked<CreateExtension>,
 ) -> ApiResult<Json<Extension>> {
-    let (mut tenant, mut branch) = (TenantId(0), None);
-    let mut body = body
-        .check(async |body, problems| {
-            tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
-            branch = tenancy::branch_for_write(&state, &caller, tenant, body.branch_id, problems)
-                .await?;
-            Ok(())
-        })
+    let (body, placement) = body
+        .check_with(async |body, problems| app::check_new(&state, &caller, body, problems).await)
         .await?;
-    body.branch_id = branch;
-    Ok(Json(extensions::create(&state.db, tenant, body).await?))
+    Ok(Json(app::create(&state, placement, body).await?))
 }
 
 /// One extension.
@@ -76,16 +71,8 @@ pub async fn update(
 ) -> ApiResult<Json<Extension>> {
     let current = extensions::get(&state.db, &caller.scope, id).await?;
     let body = body
-        .check(async |body, problems| match body.branch_id {
-            Some(Some(b)) => {
-                tenancy::branch_for_write(&state, &caller, current.tenant_id, Some(b), problems)
-                    .await?;
-                Ok(())
-            }
-            Some(None) if caller.scope.own_branch().is_some() => Err(
-                crate::error::ApiError::forbidden("branchId is outside your scope"),
-            ),
-            _ => Ok(()),
+        .check(async |body, problems| {
+            Ok(app::check_change(&state, &caller, &current, body, problems).await?)
         })
         .await?;
     Ok(Json(

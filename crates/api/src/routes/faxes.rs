@@ -11,6 +11,7 @@ use axum::extract::multipart::{Multipart, MultipartRejection};
 use axum::extract::{Query, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
+use switchboard_app::tenancy;
 use switchboard_db::faxes::{self, FaxRow, NewFax};
 use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::TenantId;
@@ -31,7 +32,7 @@ use crate::routes::media_files::{
     field_text, multipart_error, multipart_rejection, read_limited, require_multipart,
 };
 use crate::state::AppState;
-use crate::{guard, listing, tenancy};
+use crate::{guard, listing};
 
 /// A fax as answered: with a fresh signed link to its document and its attempts.
 async fn present(state: &AppState, row: FaxRow) -> ApiResult<Fax> {

@@ -6,12 +6,12 @@
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Multipart, Request, State};
-use axum::http::StatusCode;
 use serde::Serialize;
 use serde_json::Value;
+use switchboard_app::tenancy;
 use switchboard_db::crud::Recorded;
-use switchboard_db::{calls, extensions, texts, voicemail};
-use switchboard_domain::ids::{ExtensionId, TenantId};
+use switchboard_db::{calls, texts, voicemail};
+use switchboard_domain::ids::TenantId;
 use switchboard_domain::records::call::{IngestCall, MAX_RECORDING_BYTES};
 use switchboard_domain::records::fax::MAX_DOCUMENT_BYTES;
 use switchboard_domain::records::traffic::{IngestFax, IngestSms};
@@ -25,10 +25,10 @@ use crate::auth::caller::{Caller, IngestWrite};
 use crate::engine::{self, MessageAudio};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Checked;
+use crate::guard;
 use crate::routes::faxes;
 use crate::routes::media_files::{multipart_error, multipart_rejection};
 use crate::state::AppState;
-use crate::{guard, tenancy};
 
 /// Largest voicemail audio accepted, in bytes (an hour of 8 kHz 16-bit WAV).
 pub const MAX_VOICEMAIL_AUDIO_BYTES: usize = 64 * 1024 * 1024;
@@ -155,34 +155,12 @@ async fn pushed_tenant(
 ) -> ApiResult<Option<TenantId>> {
     match tenancy::tenant_for_write(state, caller, Some(named)).await {
         Ok(tenant) => Ok(Some(tenant)),
-        Err(refused) if refused.status() == StatusCode::BAD_REQUEST => {
-            problems.extend_messages(refused.validation_errors());
+        Err(switchboard_app::Error::Invalid(found)) => {
+            problems.extend(found);
             Ok(None)
         }
-        Err(refused) => Err(refused),
+        Err(refused) => Err(refused.into()),
     }
-}
-
-/// An extension id the engine named must be one of the tenant's: the record will belong
-/// to it, so a stray id would hand it to nobody (or, worse, to whoever holds that id).
-/// A stray one is added to `problems`.
-async fn check_extension_id(
-    state: &AppState,
-    tenant: TenantId,
-    extension: Option<ExtensionId>,
-    field: &str,
-    problems: &mut Problems,
-) -> ApiResult<()> {
-    if let Some(id) = extension
-        && !extensions::of_tenant(&state.db, tenant, id).await?
-    {
-        problems.add(
-            Location::Body,
-            field,
-            "must name an extension of the tenant",
-        );
-    }
-    Ok(())
 }
 
 /// The tenant a checked report was found to name (its rules ran without a problem).
@@ -267,14 +245,11 @@ pub async fn voicemail(
         .check(async |message, problems| {
             tenant = pushed_tenant(&state, &caller, message.tenant_id, problems).await?;
             if let Some(tenant) = tenant {
-                check_extension_id(
-                    &state,
-                    tenant,
-                    message.extension_id,
-                    "extensionId",
-                    problems,
-                )
-                .await?;
+                // The record will belong to the tenant: a stray extension id would hand
+                // it to nobody (or, worse, to whoever holds that id).
+                let extension = message.extension_id.map(|e| e.get());
+                tenancy::check_extension(&state, tenant, "extensionId", extension, problems)
+                    .await?;
             }
             Ok(())
         })
@@ -364,10 +339,11 @@ pub async fn call(
                 ]
             });
             for (field, extension) in named.into_iter().chain(transferred) {
-                check_extension_id(&state, tenant, extension, &field, problems).await?;
+                let extension = extension.map(|e| e.get());
+                tenancy::check_extension(&state, tenant, &field, extension, problems).await?;
             }
             let queue = call.queue_id.map(|q| q.get());
-            tenancy::check_queue(&state, tenant, "queueId", queue, problems).await
+            Ok(tenancy::check_queue(&state, tenant, "queueId", queue, problems).await?)
         })
         .await?
         .into_report();

@@ -3,54 +3,19 @@
 use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
+use switchboard_app::ivrs as app;
+use switchboard_app::tenancy;
 use switchboard_db::ivrs;
-use switchboard_domain::Problems;
 use switchboard_domain::declare::DeclaredFilter;
-use switchboard_domain::ids::{IvrId, TenantId};
+use switchboard_domain::ids::IvrId;
 use switchboard_domain::list::Page;
-use switchboard_domain::records::destination::DestinationInput;
-use switchboard_domain::records::ivr::IvrOptionInput;
 use switchboard_domain::records::ivr::{CreateIvr, Ivr, UpdateIvr};
 
 use crate::auth::caller::{Caller, IvrsRead, IvrsWrite};
 use crate::error::ApiResult;
 use crate::extract::{Checked, ListParams, PathId};
+use crate::listing;
 use crate::state::AppState;
-use crate::{listing, tenancy};
-
-/// Checks every reference of an IVR body belongs to `tenant`: the greeting (media file
-/// or announcement), each option's destination and the timeout and invalid paths.
-async fn check_references(
-    state: &AppState,
-    tenant: TenantId,
-    greeting: (Option<i64>, Option<i64>),
-    options: Option<&[IvrOptionInput]>,
-    timeout: Option<&DestinationInput>,
-    invalid: Option<&DestinationInput>,
-    problems: &mut Problems,
-) -> ApiResult<()> {
-    tenancy::check_media_file(state, tenant, "greetingMediaFileId", greeting.0, problems).await?;
-    tenancy::check_announcement(
-        state,
-        tenant,
-        "greetingAnnouncementId",
-        greeting.1,
-        problems,
-    )
-    .await?;
-    for (index, option) in options.unwrap_or_default().iter().enumerate() {
-        tenancy::check_destination(
-            state,
-            tenant,
-            &format!("options/{index}/destination"),
-            Some(&option.destination),
-            problems,
-        )
-        .await?;
-    }
-    tenancy::check_destination(state, tenant, "timeoutDestination", timeout, problems).await?;
-    tenancy::check_destination(state, tenant, "invalidDestination", invalid, problems).await
-}
 
 /// Lists the IVRs in the caller's scope.
 #[utoipa::path(get, operation_id = "listIvrs", path = "/v2/admin/ivrs/", tag = "ivrs",
@@ -76,24 +41,8 @@ pub async fn create(
     State(state): State<AppState>,
     body: Checked<CreateIvr>,
 ) -> ApiResult<Json<Ivr>> {
-    let mut tenant = TenantId(0);
-    let body = body
-        .check(async |body, problems| {
-            tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
-            check_references(
-                &state,
-                tenant,
-                (
-                    body.greeting_media_file_id.get().map(i64::from),
-                    body.greeting_announcement_id.get().map(i64::from),
-                ),
-                Some(&body.options),
-                body.timeout_destination.as_ref(),
-                body.invalid_destination.as_ref(),
-                problems,
-            )
-            .await
-        })
+    let (body, tenant) = body
+        .check_with(async |body, problems| app::check_new(&state, &caller, body, problems).await)
         .await?;
     Ok(Json(ivrs::create(&state.db, tenant, body).await?))
 }
@@ -123,25 +72,9 @@ pub async fn update(
 ) -> ApiResult<Json<Ivr>> {
     let current = ivrs::get(&state.db, &caller.scope, id).await?;
     let body = body
-        .check(async |body, problems| {
-            check_references(
-                &state,
-                current.tenant_id,
-                (
-                    body.greeting_media_file_id
-                        .and_then(|g| g.get())
-                        .map(i64::from),
-                    body.greeting_announcement_id
-                        .and_then(|g| g.get())
-                        .map(i64::from),
-                ),
-                body.options.as_deref(),
-                body.timeout_destination.as_ref().and_then(Option::as_ref),
-                body.invalid_destination.as_ref().and_then(Option::as_ref),
-                problems,
-            )
-            .await
-        })
+        .check(
+            async |body, problems| Ok(app::check_change(&state, &current, body, problems).await?),
+        )
         .await?;
     Ok(Json(
         ivrs::update(&state.db, &caller.scope, id, body).await?,

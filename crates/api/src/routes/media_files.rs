@@ -9,6 +9,7 @@ use axum::http::HeaderMap;
 use axum::response::Response;
 use chrono::{SecondsFormat, Utc};
 use switchboard_app::media_files::{Described, create_media_file};
+use switchboard_app::tenancy;
 use switchboard_db::media_files::{self, MediaFileRow};
 use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::{MediaFileId, TenantId};
@@ -29,8 +30,8 @@ use switchboard_domain::records::custom_voice::VOICE_PREFIX;
 use crate::auth::caller::{Caller, MediaFilesRead, MediaFilesWrite};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{JsonBody, ListParams, PathId};
+use crate::listing;
 use crate::state::AppState;
-use crate::{listing, tenancy};
 
 /// Largest media file accepted, in bytes (20 MiB: several minutes of telephone audio).
 pub const MAX_MEDIA_BYTES: usize = 20 * 1024 * 1024;
@@ -218,7 +219,7 @@ pub async fn create(
     if let (Ok(tenant), Some(voice)) = (&tenant, &voice_id) {
         check_voice(&state, &caller, *tenant, voice, &mut problems).await?;
     }
-    tenancy::answer(problems)?;
+    switchboard_app::Error::answer(problems)?;
     let tenant = tenant?;
     let described = Described {
         name: fields.name.clone().unwrap_or_default(),

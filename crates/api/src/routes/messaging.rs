@@ -12,6 +12,7 @@ use axum::extract::State;
 use axum::extract::multipart::{Field, Multipart, MultipartRejection};
 use axum::http::HeaderMap;
 use axum::response::Response;
+use switchboard_app::tenancy;
 use switchboard_db::mms_media::{self, MmsMediaRow, StoredFile, Uploader};
 use switchboard_domain::Location;
 use switchboard_domain::declare::DeclaredFilter;
@@ -27,7 +28,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::extract::{ListParams, PathId};
 use crate::routes::media_files::{multipart_rejection, require_multipart};
 use crate::state::AppState;
-use crate::{guard, listing, tenancy};
+use crate::{guard, listing};
 
 /// The largest file, in bytes: 3 MB as carriers count it (3 × 1024 × 1024 = 3,145,728).
 pub const MAX_FILE_BYTES: usize = 3 * 1024 * 1024;

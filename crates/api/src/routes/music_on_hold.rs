@@ -6,40 +6,21 @@ use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
 use chrono::{SecondsFormat, Utc};
+use switchboard_app::music_on_hold as app;
+use switchboard_app::tenancy;
 use switchboard_db::music_on_hold;
 use switchboard_domain::declare::DeclaredFilter;
-use switchboard_domain::ids::{BranchId, MusicOnHoldId, TenantId};
+use switchboard_domain::ids::MusicOnHoldId;
 use switchboard_domain::list::Page;
-use switchboard_domain::records::destination::DestinationInput;
 use switchboard_domain::records::music_on_hold::{
     CreateMusicOnHold, MusicOnHold, Playlist, PlaylistEntry, UpdateMusicOnHold,
 };
-use switchboard_domain::{Principal, Problems};
 
 use crate::auth::caller::{Caller, MusicOnHoldRead, MusicOnHoldWrite};
 use crate::error::ApiResult;
 use crate::extract::{Checked, ListParams, Patch, PathId};
+use crate::listing;
 use crate::state::AppState;
-use crate::{listing, tenancy};
-
-/// Checks the branch and the media files a music on hold body names belong to `tenant`
-/// (branch admins cannot write music on hold, so a named branch only has to be the
-/// tenant's).
-async fn check_references(
-    state: &AppState,
-    caller: &Principal,
-    (tenant, branch): (TenantId, Option<BranchId>),
-    files: Option<&[DestinationInput]>,
-    problems: &mut Problems,
-) -> ApiResult<()> {
-    if branch.is_some() {
-        tenancy::branch_for_write(state, caller, tenant, branch, problems).await?;
-    }
-    if let Some(files) = files {
-        tenancy::check_destinations(state, tenant, "routingDestinations", files, problems).await?;
-    }
-    Ok(())
-}
 
 /// Lists the music on hold in the caller's scope, with their playlists.
 #[utoipa::path(get, operation_id = "listMusicOnHold", path = "/v2/admin/music-on-hold/", tag = "music-on-hold",
@@ -77,13 +58,8 @@ pub async fn create(
     State(state): State<AppState>,
     body: Checked<CreateMusicOnHold>,
 ) -> ApiResult<Json<MusicOnHold>> {
-    let mut tenant = TenantId(0);
-    let body = body
-        .check(async |body, problems| {
-            tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
-            let files = Some(body.routing_destinations.as_slice());
-            check_references(&state, &caller, (tenant, body.branch_id), files, problems).await
-        })
+    let (body, tenant) = body
+        .check_with(async |body, problems| app::check_new(&state, &caller, body, problems).await)
         .await?;
     let branch = body.branch_id;
     Ok(Json(
@@ -145,9 +121,7 @@ pub async fn update(
     let body = patch
         .checked_against(&current)?
         .check(async |body, problems| {
-            let placed = (current.tenant_id, body.branch_id.flatten());
-            let files = body.routing_destinations.as_deref();
-            check_references(&state, &caller, placed, files, problems).await
+            Ok(app::check_change(&state, &caller, &current, body, problems).await?)
         })
         .await?;
     Ok(Json(

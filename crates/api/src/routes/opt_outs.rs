@@ -9,6 +9,7 @@ use axum::http::HeaderMap;
 use axum::response::Response;
 use serde_json::Value;
 use std::collections::HashMap;
+use switchboard_app::tenancy;
 use switchboard_db::call_campaigns;
 use switchboard_db::opt_outs::{self, NewOptOut};
 use switchboard_domain::declare::DeclaredFilter;
@@ -27,10 +28,10 @@ use crate::auth::caller::{Caller, CampaignsRead, CampaignsWrite};
 use crate::csv_io::{csv_field, csv_part, csv_response, csv_rows};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Checked, ListParams, Patch, PathId, body_rejection};
+use crate::listing;
 use crate::media_type;
 use crate::routes::media_files::multipart_rejection;
 use crate::state::AppState;
-use crate::{listing, tenancy};
 
 /// What reading an import's rows has looked up already: the countries of tenants, the
 /// campaigns and the tenants found in the caller's scope, so an import of 10,000 rows

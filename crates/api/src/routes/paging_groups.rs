@@ -3,12 +3,12 @@
 use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
+use switchboard_app::paging_groups as app;
+use switchboard_app::tenancy;
 use switchboard_db::paging_groups;
-use switchboard_domain::Problems;
 use switchboard_domain::declare::DeclaredFilter;
-use switchboard_domain::ids::{PagingGroupId, TenantId};
+use switchboard_domain::ids::PagingGroupId;
 use switchboard_domain::list::Page;
-use switchboard_domain::records::destination::DestinationInput;
 use switchboard_domain::records::paging_group::{
     CreatePagingGroup, PagingGroup, UpdatePagingGroup,
 };
@@ -16,24 +16,8 @@ use switchboard_domain::records::paging_group::{
 use crate::auth::caller::{Caller, PagingGroupsRead, PagingGroupsWrite};
 use crate::error::ApiResult;
 use crate::extract::{Checked, ListParams, PathId};
+use crate::listing;
 use crate::state::AppState;
-use crate::{listing, tenancy};
-
-/// Checks every reference a paging group body makes belongs to `tenant`: the members
-/// and the intro message.
-async fn check_references(
-    state: &AppState,
-    tenant: TenantId,
-    members: Option<&[DestinationInput]>,
-    intro: Option<i64>,
-    problems: &mut Problems,
-) -> ApiResult<()> {
-    if let Some(members) = members {
-        tenancy::check_destinations(state, tenant, "routingDestinations", members, problems)
-            .await?;
-    }
-    tenancy::check_media_file(state, tenant, "introMessageMediaFileId", intro, problems).await
-}
 
 /// Lists the paging groups in the caller's scope, with their members.
 #[utoipa::path(get, operation_id = "listPagingGroups", path = "/v2/admin/paging-groups/", tag = "paging-groups",
@@ -58,19 +42,8 @@ pub async fn create(
     State(state): State<AppState>,
     body: Checked<CreatePagingGroup>,
 ) -> ApiResult<Json<PagingGroup>> {
-    let mut tenant = TenantId(0);
-    let body = body
-        .check(async |body, problems| {
-            tenant = tenancy::tenant_for_write(&state, &caller, Some(body.tenant_id)).await?;
-            check_references(
-                &state,
-                tenant,
-                Some(&body.routing_destinations),
-                body.intro_message_media_file_id.get().map(i64::from),
-                problems,
-            )
-            .await
-        })
+    let (body, tenant) = body
+        .check_with(async |body, problems| app::check_new(&state, &caller, body, problems).await)
         .await?;
     Ok(Json(paging_groups::create(&state.db, tenant, body).await?))
 }
@@ -102,18 +75,9 @@ pub async fn update(
 ) -> ApiResult<Json<PagingGroup>> {
     let current = paging_groups::get(&state.db, &caller.scope, id).await?;
     let body = body
-        .check(async |body, problems| {
-            check_references(
-                &state,
-                current.tenant_id,
-                body.routing_destinations.as_deref(),
-                body.intro_message_media_file_id
-                    .and_then(|m| m.get())
-                    .map(i64::from),
-                problems,
-            )
-            .await
-        })
+        .check(
+            async |body, problems| Ok(app::check_change(&state, &current, body, problems).await?),
+        )
         .await?;
     Ok(Json(
         paging_groups::update(&state.db, &caller.scope, id, body).await?,

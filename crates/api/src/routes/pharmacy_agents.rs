@@ -5,14 +5,14 @@
 use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
-use switchboard_db::{conduits, pharmacy_agents};
+use switchboard_app::pharmacy_agents as app;
+use switchboard_app::tenancy;
+use switchboard_db::pharmacy_agents;
 use switchboard_domain::declare::DeclaredFilter;
-use switchboard_domain::ids::{ConduitId, PharmacyAgentId, TenantId};
+use switchboard_domain::ids::PharmacyAgentId;
 use switchboard_domain::list::Page;
-use switchboard_domain::records::destination::DestinationInput;
 use switchboard_domain::records::pharmacy_agent::{
-    AfterHoursInput, CreatePharmacyAgent, IngestRefillRequest, PHARMACY_SYSTEM, PharmacyAgent,
-    RefillRequest, UpdatePharmacyAgent,
+    CreatePharmacyAgent, IngestRefillRequest, PharmacyAgent, RefillRequest, UpdatePharmacyAgent,
 };
 use switchboard_domain::{Location, Problems, Scope};
 
@@ -20,91 +20,9 @@ use crate::audit::now;
 use crate::auth::caller::{Caller, IngestWrite, PharmacyRead, PharmacyWrite, RefillRequestsRead};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Checked, JsonBody, ListParams, Patch, PathId};
+use crate::listing;
 use crate::routes::ingest::IngestResult;
 use crate::state::AppState;
-use crate::{listing, tenancy};
-
-/// The references of an agent body, each `None` when the body leaves it unchanged or
-/// clears it.
-#[derive(Default)]
-struct References<'a> {
-    greeting: Option<i64>,
-    prompt: Option<i64>,
-    fallback: Option<&'a DestinationInput>,
-    after_hours: Option<&'a AfterHoursInput>,
-    conduit: Option<i64>,
-}
-
-/// Checks every reference an agent body makes belongs to `tenant`: the media files, the
-/// fallback, the after-hours business hours and destination, and the conduit, which must
-/// be the tenant's pharmacy system.
-async fn check_references(
-    state: &AppState,
-    tenant: TenantId,
-    refs: References<'_>,
-    problems: &mut Problems,
-) -> ApiResult<()> {
-    tenancy::check_media_file(
-        state,
-        tenant,
-        "greetingMediaFileId",
-        refs.greeting,
-        problems,
-    )
-    .await?;
-    tenancy::check_media_file(state, tenant, "promptMediaFileId", refs.prompt, problems).await?;
-    tenancy::check_destination(
-        state,
-        tenant,
-        "fallbackDestination",
-        refs.fallback,
-        problems,
-    )
-    .await?;
-    if let Some(rule) = refs.after_hours {
-        let condition = switchboard_db::scope::of_tenant(tenant);
-        if !switchboard_db::crud::exists(
-            &state.db,
-            "business_hours",
-            rule.business_hour_id,
-            condition,
-        )
-        .await?
-        {
-            problems.add(
-                Location::Body,
-                "afterHours/businessHourId",
-                "must name a business hour of the tenant",
-            );
-        }
-        tenancy::check_destination(
-            state,
-            tenant,
-            "afterHours/destination",
-            rule.destination.as_ref(),
-            problems,
-        )
-        .await?;
-    }
-    if let Some(id) = refs.conduit {
-        // NOTE: only a pharmacy system: a SIP trunk or a CRM cannot take a refill.
-        match conduits::get(&state.db, &Scope::Tenant(tenant), ConduitId(id)).await {
-            Ok(conduit) if conduit.kind == PHARMACY_SYSTEM => {}
-            Ok(_) => problems.add(
-                Location::Body,
-                "conduitId",
-                "must name a conduit of kind pharmacy-system",
-            ),
-            Err(switchboard_db::Error::NotFound) => problems.add(
-                Location::Body,
-                "conduitId",
-                "must name a conduit of the tenant",
-            ),
-            Err(error) => return Err(error.into()),
-        }
-    }
-    Ok(())
-}
 
 /// Lists the pharmacy agents in the caller's scope.
 #[utoipa::path(get, operation_id = "listPharmacyAgents", path = "/v2/admin/pharmacy/agents/", tag = "pharmacy",
@@ -141,19 +59,8 @@ pub async fn create(
     State(state): State<AppState>,
     body: Checked<CreatePharmacyAgent>,
 ) -> ApiResult<Json<PharmacyAgent>> {
-    let mut tenant = TenantId(0);
-    let body = body
-        .check(async |body, problems| {
-            tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
-            let refs = References {
-                greeting: body.greeting_media_file_id,
-                prompt: body.prompt_media_file_id,
-                fallback: body.fallback_destination.as_ref(),
-                after_hours: body.after_hours.as_ref(),
-                conduit: body.conduit_id,
-            };
-            check_references(&state, tenant, refs, problems).await
-        })
+    let (body, tenant) = body
+        .check_with(async |body, problems| app::check_new(&state, &caller, body, problems).await)
         .await?;
     Ok(Json(
         pharmacy_agents::create(&state.db, tenant, body).await?,
@@ -213,16 +120,9 @@ pub async fn update(
     let current = pharmacy_agents::get(&state.db, &caller.scope, id).await?;
     let body = patch
         .checked_against(&current)?
-        .check(async |body, problems| {
-            let refs = References {
-                greeting: body.greeting_media_file_id.flatten(),
-                prompt: body.prompt_media_file_id.flatten(),
-                fallback: body.fallback_destination.as_ref().and_then(Option::as_ref),
-                after_hours: body.after_hours.as_ref().and_then(Option::as_ref),
-                conduit: body.conduit_id.flatten(),
-            };
-            check_references(&state, current.tenant_id, refs, problems).await
-        })
+        .check(
+            async |body, problems| Ok(app::check_change(&state, &current, body, problems).await?),
+        )
         .await?;
     Ok(Json(
         pharmacy_agents::update(&state.db, &caller.scope, id, body).await?,

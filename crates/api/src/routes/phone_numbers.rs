@@ -4,21 +4,21 @@
 use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
+use switchboard_app::phone_numbers as app;
+use switchboard_app::tenancy;
 use switchboard_db::phone_numbers;
 use switchboard_domain::declare::DeclaredFilter;
-use switchboard_domain::ids::TenantId;
 use switchboard_domain::list::Page;
 use switchboard_domain::records::phone_number::{
-    CreatePhoneNumber, PhoneNumber, PhoneNumberSettings, UpdatePhoneNumber,
+    CreatePhoneNumber, PhoneNumber, UpdatePhoneNumber,
 };
-use switchboard_domain::{Location, Problems};
 
 use crate::audit::now;
 use crate::auth::caller::{Caller, PhoneNumbersProvision, PhoneNumbersRead, PhoneNumbersWrite};
 use crate::error::ApiResult;
 use crate::extract::{Checked, ListParams, Patch, PathId};
+use crate::listing;
 use crate::state::AppState;
-use crate::{listing, tenancy};
 
 /// A phone number's id in a path.
 pub struct PhoneNumberId(pub i64);
@@ -27,35 +27,6 @@ impl From<i64> for PhoneNumberId {
     fn from(id: i64) -> Self {
         PhoneNumberId(id)
     }
-}
-
-/// Checks the branch, SMS extension, destination and conduit named by `settings` belong
-/// to `tenant` (a branch admin naming another branch is a 403).
-async fn check_references(
-    state: &AppState,
-    caller: &switchboard_domain::Principal,
-    tenant: TenantId,
-    settings: &PhoneNumberSettings,
-    problems: &mut Problems,
-) -> ApiResult<()> {
-    if let Some(Some(branch)) = settings.branch_id {
-        tenancy::branch_for_write(state, caller, tenant, Some(branch), problems).await?;
-    }
-    if let Some(Some(ext)) = settings.sms_ext_id
-        && !switchboard_db::extensions::of_tenant(&state.db, tenant, ext).await?
-    {
-        problems.add(
-            Location::Body,
-            "smsExtId",
-            "must name an extension of the tenant",
-        );
-    }
-    if let Some(Some(destination)) = &settings.destination {
-        tenancy::check_destination(state, tenant, "destination", Some(destination), problems)
-            .await?;
-    }
-    let conduit = settings.conduit_id.flatten().map(|c| c.get());
-    tenancy::check_conduit(state, tenant, "conduitId", conduit, problems).await
 }
 
 /// Lists phone numbers filtered by tenant, branch, number, fax, use and conduit
@@ -82,12 +53,8 @@ pub async fn create(
     State(state): State<AppState>,
     body: Checked<CreatePhoneNumber>,
 ) -> ApiResult<Json<PhoneNumber>> {
-    let mut tenant = TenantId(0);
-    let body = body
-        .check(async |body, problems| {
-            tenant = tenancy::tenant_for_write(&state, &caller, Some(body.tenant_id)).await?;
-            check_references(&state, &caller, tenant, &body.settings, problems).await
-        })
+    let (body, tenant) = body
+        .check_with(async |body, problems| app::check_new(&state, &caller, body, problems).await)
         .await?;
     Ok(Json(
         phone_numbers::create(&state.db, tenant, body.number, body.settings, now()).await?,
@@ -120,11 +87,10 @@ pub async fn update(
     patch: Patch<UpdatePhoneNumber>,
 ) -> ApiResult<Json<PhoneNumber>> {
     let current = phone_numbers::get(&state.db, &caller.scope, id).await?;
-    let tenant = TenantId(current.tenant_id);
     let UpdatePhoneNumber { settings } = patch
         .checked_against(&current)?
         .check(async |body, problems| {
-            check_references(&state, &caller, tenant, &body.settings, problems).await
+            Ok(app::check_change(&state, &caller, &current, body, problems).await?)
         })
         .await?;
     Ok(Json(

@@ -4,55 +4,19 @@
 use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
+use switchboard_app::queues as app;
+use switchboard_app::tenancy;
 use switchboard_db::queues;
-use switchboard_domain::Problems;
 use switchboard_domain::declare::DeclaredFilter;
-use switchboard_domain::ids::{QueueId, TenantId};
+use switchboard_domain::ids::QueueId;
 use switchboard_domain::list::Page;
-use switchboard_domain::records::destination::{DestType, DestinationInput};
-use switchboard_domain::records::queue::{CreateQueue, Queue, QueueMemberInput, UpdateQueue};
+use switchboard_domain::records::queue::{CreateQueue, Queue, UpdateQueue};
 
 use crate::auth::caller::{Caller, QueuesRead, QueuesWrite};
 use crate::error::ApiResult;
 use crate::extract::{Checked, ListParams, PathId};
+use crate::listing;
 use crate::state::AppState;
-use crate::{listing, tenancy};
-
-/// Checks every reference a queue body makes belongs to `tenant`: the member
-/// extensions, the hold music (a media file, a music on hold) and the timeout destination.
-async fn check_references(
-    state: &AppState,
-    tenant: TenantId,
-    members: Option<&[QueueMemberInput]>,
-    (hold_media_file_id, music_on_hold_id): (Option<i64>, Option<i64>),
-    timeout: Option<&DestinationInput>,
-    problems: &mut Problems,
-) -> ApiResult<()> {
-    if let Some(members) = members {
-        let items: Vec<DestinationInput> = members
-            .iter()
-            .map(|m| DestinationInput {
-                id: m.id,
-                dest_type: DestType::Ext,
-                order: 0,
-                type_src: None,
-                number: None,
-            })
-            .collect();
-        tenancy::check_destinations(state, tenant, "members", &items, problems).await?;
-    }
-    tenancy::check_media_file(
-        state,
-        tenant,
-        "holdMediaFileId",
-        hold_media_file_id,
-        problems,
-    )
-    .await?;
-    tenancy::check_music_on_hold(state, tenant, "musicOnHoldId", music_on_hold_id, problems)
-        .await?;
-    tenancy::check_destination(state, tenant, "timeoutDestination", timeout, problems).await
-}
 
 /// Lists the call queues in the caller's scope, with their members.
 #[utoipa::path(get, operation_id = "listQueues", path = "/v2/admin/queues/", tag = "queues",
@@ -77,23 +41,8 @@ pub async fn create(
     State(state): State<AppState>,
     body: Checked<CreateQueue>,
 ) -> ApiResult<Json<Queue>> {
-    let mut tenant = TenantId(0);
-    let body = body
-        .check(async |body, problems| {
-            tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
-            check_references(
-                &state,
-                tenant,
-                Some(&body.members),
-                (
-                    body.hold_media_file_id.get().map(i64::from),
-                    body.music_on_hold_id,
-                ),
-                body.timeout_destination.as_ref(),
-                problems,
-            )
-            .await
-        })
+    let (body, tenant) = body
+        .check_with(async |body, problems| app::check_new(&state, &caller, body, problems).await)
         .await?;
     Ok(Json(queues::create(&state.db, tenant, body).await?))
 }
@@ -123,20 +72,9 @@ pub async fn update(
 ) -> ApiResult<Json<Queue>> {
     let current = queues::get(&state.db, &caller.scope, id).await?;
     let body = body
-        .check(async |body, problems| {
-            check_references(
-                &state,
-                current.tenant_id,
-                body.members.as_deref(),
-                (
-                    body.hold_media_file_id.and_then(|r| r.get()).map(i64::from),
-                    body.music_on_hold_id.flatten(),
-                ),
-                body.timeout_destination.as_ref().and_then(Option::as_ref),
-                problems,
-            )
-            .await
-        })
+        .check(
+            async |body, problems| Ok(app::check_change(&state, &current, body, problems).await?),
+        )
         .await?;
     Ok(Json(
         queues::update(&state.db, &caller.scope, id, body).await?,

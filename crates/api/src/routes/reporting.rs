@@ -9,6 +9,7 @@ use axum::extract::{Path, State};
 use axum::response::Response;
 use chrono::{Duration, Utc};
 use serde_json::Map;
+use switchboard_app::tenancy;
 use switchboard_db::{calls, reports};
 use switchboard_domain::Location;
 use switchboard_domain::declare::DeclaredFilter;
@@ -23,11 +24,11 @@ use crate::audit::now;
 use crate::auth::caller::{CallRecordingsRead, Caller, IngestWrite};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{JsonBody, ListParams};
+use crate::listing;
 use crate::routes::call_recordings::call_id;
 use crate::routes::calls::present;
 use crate::routes::ingest::IngestResult;
 use crate::state::AppState;
-use crate::{listing, tenancy};
 
 /// Where a step sits among steps at the same second: a call starts, is answered, is
 /// transferred, then ends.

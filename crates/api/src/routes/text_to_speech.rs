@@ -129,7 +129,7 @@ async fn custom_entries(
             None => Ok(Vec::new()),
         };
     }
-    crate::tenancy::check_tenant_filter(state, caller, tenant).await?;
+    switchboard_app::tenancy::check_tenant_filter(state, caller, tenant).await?;
     let Some(tenant) = tenant.or_else(|| caller.scope.own_tenant()) else {
         return Ok(Vec::new());
     };

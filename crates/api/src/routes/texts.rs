@@ -5,6 +5,7 @@
 use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
+use switchboard_app::tenancy;
 use switchboard_db::mms_media;
 use switchboard_db::texts::{self, OutgoingSms, TextRow};
 use switchboard_domain::declare::DeclaredFilter;
@@ -16,8 +17,8 @@ use crate::audit::now;
 use crate::auth::caller::{Caller, MessagingRead, MessagingSend};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{JsonBody, ListParams, PathId};
+use crate::listing;
 use crate::state::AppState;
-use crate::{listing, tenancy};
 
 /// A stored text as answered: the media of a text sent here as links signed now (they
 /// expire), those ingest reported as they came.

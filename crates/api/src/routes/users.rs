@@ -5,6 +5,7 @@
 use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
+use switchboard_app::tenancy;
 use switchboard_app::users as app;
 use switchboard_db::users;
 use switchboard_domain::declare::DeclaredFilter;
@@ -15,8 +16,8 @@ use switchboard_domain::records::user::{CreateUser, UpdateUser, User};
 use crate::auth::caller::{Caller, UsersRead, UsersWrite};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Checked, ListParams, PathId};
+use crate::listing;
 use crate::state::AppState;
-use crate::{listing, tenancy};
 
 /// Lists the users in the caller's scope.
 #[utoipa::path(get, operation_id = "listUsers", path = "/v2/admin/users/", tag = "users",

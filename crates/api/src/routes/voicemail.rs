@@ -6,6 +6,7 @@ use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
 use serde_json::Map;
+use switchboard_app::tenancy;
 use switchboard_db::voicemail::{self, VoicemailRow};
 use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::records::voicemail::{UpdateVoicemail, VoicemailMessage, VoicemailStats};
@@ -13,9 +14,9 @@ use switchboard_domain::records::voicemail::{UpdateVoicemail, VoicemailMessage, 
 use crate::auth::caller::{Caller, VoicemailRead, VoicemailWrite};
 use crate::error::ApiResult;
 use crate::extract::{JsonBody, ListParams, PathId};
+use crate::listing;
 use crate::routes::objects::media_url;
 use crate::state::AppState;
-use crate::{listing, tenancy};
 
 /// A voicemail message's id in a path.
 pub struct VoicemailId(pub i64);

@@ -10,6 +10,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use chrono::SecondsFormat;
 use rand::RngCore;
+use switchboard_app::tenancy;
 use switchboard_db::audit::NewEntry;
 use switchboard_db::webhooks::{self, WebhookRow, WebhookWrite};
 use switchboard_domain::declare::DeclaredFilter;
@@ -25,8 +26,8 @@ use crate::auth::caller::{Caller, WebhooksRead, WebhooksWrite};
 use crate::client::ClientAddress;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{JsonBody, ListParams, Patch, PathId};
+use crate::listing;
 use crate::state::AppState;
-use crate::{listing, tenancy};
 
 /// How long the secret before a rotation keeps signing.
 pub const ROTATION_OVERLAP_SECONDS: i64 = 24 * 3600;

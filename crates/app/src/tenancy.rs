@@ -2,50 +2,57 @@
 //! caller's own tenant when it is bound to one, a `tenantId` it names when it spans
 //! several, and 403 for a tenant or branch outside its scope.
 //!
-//! Return types are spelled `Result<_, ApiError>`, not the `ApiResult` alias: cargo-mutants
-//! recognises only the former, and its `Ok(())` mutant (a check that checks nothing) is the
-//! one `scripts/mutants.sh` must see caught.
+//! Every check takes the use case's [`Services`] and answers the use cases' [`Error`]; the
+//! API answers it as the contract says (a 400 naming the field, a 403). Return types are
+//! spelled `Result<_, Error>`: cargo-mutants generates a check's `Ok(())` mutant (a check
+//! that checks nothing) for that spelling, and `scripts/mutants.sh` must see it caught.
 
 use switchboard_db::{branches, tenants};
 use switchboard_domain::ids::{BranchId, TenantId};
 use switchboard_domain::records::destination::DestinationInput;
 use switchboard_domain::{Location, Principal, Problems, Scope};
 
-use crate::error::ApiError;
-use crate::state::AppState;
+use crate::{Error, Services};
 
-fn outside_scope() -> ApiError {
-    ApiError::forbidden("tenantId is outside your scope")
+fn outside_scope() -> Error {
+    Error::Forbidden("tenantId is outside your scope".into())
+}
+
+/// A refusal of one rule, at `location/path`.
+fn invalid(location: Location, path: &str, message: &str) -> Error {
+    let mut problems = Problems::new();
+    problems.add(location, path, message);
+    Error::Invalid(problems)
 }
 
 /// The tenant a new record belongs to, from the body's `tenantId` (if any).
 pub async fn tenant_for_write(
-    state: &AppState,
+    services: &impl Services,
     caller: &Principal,
     requested: Option<TenantId>,
-) -> Result<TenantId, ApiError> {
-    tenant_named_at(state, caller, requested, Location::Body).await
+) -> Result<TenantId, Error> {
+    tenant_named_at(services, caller, requested, Location::Body).await
 }
 
 /// The tenant a request concerns, from a `tenantId` given at `location` (the query of
 /// a read such as `GET /v2/admin/faxes/retry-policy`, the body of a write): a missing or
 /// unknown one is reported where the caller put it, or should have.
 pub async fn tenant_named_at(
-    state: &AppState,
+    services: &impl Services,
     caller: &Principal,
     requested: Option<TenantId>,
     location: Location,
-) -> Result<TenantId, ApiError> {
+) -> Result<TenantId, Error> {
     match (caller.scope.own_tenant(), requested) {
         (Some(own), None) => Ok(own),
         (Some(own), Some(t)) if t == own => Ok(own),
         (Some(_), Some(_)) => Err(outside_scope()),
-        (None, None) => Err(ApiError::invalid(location, "tenantId", "is required")),
+        (None, None) => Err(invalid(location, "tenantId", "is required")),
         (None, Some(t)) => {
-            if tenants::in_scope(&state.db, &caller.scope, t).await? {
+            if tenants::in_scope(services.db(), &caller.scope, t).await? {
                 Ok(t)
             } else if caller.scope == Scope::Platform {
-                Err(ApiError::invalid(
+                Err(invalid(
                     location,
                     "tenantId",
                     "must name an existing tenant",
@@ -59,10 +66,10 @@ pub async fn tenant_named_at(
 
 /// Checks a list's `tenantId` filter: naming a tenant outside the scope is a 403.
 pub async fn check_tenant_filter(
-    state: &AppState,
+    services: &impl Services,
     caller: &Principal,
     requested: Option<TenantId>,
-) -> Result<(), ApiError> {
+) -> Result<(), Error> {
     let Some(tenant) = requested else {
         return Ok(());
     };
@@ -70,7 +77,7 @@ pub async fn check_tenant_filter(
         Some(own) => own == tenant,
         None => {
             caller.scope == Scope::Platform
-                || tenants::in_scope(&state.db, &caller.scope, tenant).await?
+                || tenants::in_scope(services.db(), &caller.scope, tenant).await?
         }
     };
     if allowed {
@@ -84,21 +91,21 @@ pub async fn check_tenant_filter(
 /// (naming another is a 403), otherwise the one named, which must be of the tenant (a
 /// problem of `body/branchId` otherwise, added to `problems`).
 pub async fn branch_for_write(
-    state: &AppState,
+    services: &impl Services,
     caller: &Principal,
     tenant: TenantId,
     requested: Option<BranchId>,
     problems: &mut Problems,
-) -> Result<Option<BranchId>, ApiError> {
+) -> Result<Option<BranchId>, Error> {
     if let Some(own) = caller.scope.own_branch() {
         return match requested {
             None => Ok(Some(own)),
             Some(b) if b == own => Ok(Some(own)),
-            Some(_) => Err(ApiError::forbidden("branchId is outside your scope")),
+            Some(_) => Err(Error::Forbidden("branchId is outside your scope".into())),
         };
     }
     if let Some(branch) = requested
-        && !branches::of_tenant(&state.db, tenant, branch).await?
+        && !branches::of_tenant(services.db(), tenant, branch).await?
     {
         problems.add(
             Location::Body,
@@ -113,39 +120,30 @@ pub async fn branch_for_write(
 /// of `body/branchId` when there is none (once: a caller that had to send one has it
 /// reported already by the reader).
 pub async fn required_branch(
-    state: &AppState,
+    services: &impl Services,
     caller: &Principal,
     tenant: TenantId,
     requested: Option<BranchId>,
     problems: &mut Problems,
-) -> Result<Option<BranchId>, ApiError> {
-    let branch = branch_for_write(state, caller, tenant, requested, problems).await?;
+) -> Result<Option<BranchId>, Error> {
+    let branch = branch_for_write(services, caller, tenant, requested, problems).await?;
     if branch.is_none() && !problems.names(Location::Body, "branchId") {
         problems.add(Location::Body, "branchId", "is required");
     }
     Ok(branch)
 }
 
-/// The answer to rules checked into `problems`: none broken, or every one in a 400 —
-/// for a caller with nothing else to report beside them.
-pub fn answer(problems: Problems) -> Result<(), ApiError> {
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(ApiError::validation(problems))
-    }
-}
-
 /// Checks that every destination of a list at body `field` names a record of `tenant`,
 /// adding one problem per foreign or missing target.
 pub async fn check_destinations(
-    state: &AppState,
+    services: &impl Services,
     tenant: TenantId,
     field: &str,
     items: &[DestinationInput],
     problems: &mut Problems,
-) -> Result<(), ApiError> {
-    let foreign = switchboard_db::destinations::foreign_targets(&state.db, tenant, items).await?;
+) -> Result<(), Error> {
+    let foreign =
+        switchboard_db::destinations::foreign_targets(services.db(), tenant, items).await?;
     for (index, message) in foreign {
         problems.add(Location::Body, &format!("{field}/{index}/id"), message);
     }
@@ -155,17 +153,17 @@ pub async fn check_destinations(
 /// Checks that the single destination at body `field` (when one is sent) names a record
 /// of `tenant`.
 pub async fn check_destination(
-    state: &AppState,
+    services: &impl Services,
     tenant: TenantId,
     field: &str,
     item: Option<&DestinationInput>,
     problems: &mut Problems,
-) -> Result<(), ApiError> {
+) -> Result<(), Error> {
     let Some(item) = item else {
         return Ok(());
     };
     let foreign = switchboard_db::destinations::foreign_targets(
-        &state.db,
+        services.db(),
         tenant,
         std::slice::from_ref(item),
     )
@@ -178,15 +176,15 @@ pub async fn check_destination(
 
 /// Checks that announcement `id` (when not 0/absent) belongs to `tenant`.
 pub async fn check_announcement(
-    state: &AppState,
+    services: &impl Services,
     tenant: TenantId,
     field: &str,
     id: Option<i64>,
     problems: &mut Problems,
-) -> Result<(), ApiError> {
+) -> Result<(), Error> {
     let id = id.filter(|id| *id > 0);
     check_of_tenant(
-        state,
+        services,
         tenant,
         ("announcements", "an announcement"),
         (field, id),
@@ -198,14 +196,14 @@ pub async fn check_announcement(
 /// Checks that music on hold `id` (when present) belongs to `tenant`. A music on hold
 /// deleted after this check and before the write is refused by the write's foreign key.
 pub async fn check_music_on_hold(
-    state: &AppState,
+    services: &impl Services,
     tenant: TenantId,
     field: &str,
     id: Option<i64>,
     problems: &mut Problems,
-) -> Result<(), ApiError> {
+) -> Result<(), Error> {
     check_of_tenant(
-        state,
+        services,
         tenant,
         ("music_on_hold", "a music on hold"),
         (field, id),
@@ -216,15 +214,15 @@ pub async fn check_music_on_hold(
 
 /// Checks that media file `id` (when not 0/absent) belongs to `tenant`.
 pub async fn check_media_file(
-    state: &AppState,
+    services: &impl Services,
     tenant: TenantId,
     field: &str,
     id: Option<i64>,
     problems: &mut Problems,
-) -> Result<(), ApiError> {
+) -> Result<(), Error> {
     let id = id.filter(|id| *id > 0);
     check_of_tenant(
-        state,
+        services,
         tenant,
         ("media_files", "a media file"),
         (field, id),
@@ -236,17 +234,17 @@ pub async fn check_media_file(
 /// Checks that record `id` of `table` (when given) belongs to `tenant`, else adds a
 /// problem on `field` saying it `must name {what} of the tenant`.
 async fn check_of_tenant(
-    state: &AppState,
+    services: &impl Services,
     tenant: TenantId,
     (table, what): (&'static str, &str),
     (field, id): (&str, Option<i64>),
     problems: &mut Problems,
-) -> Result<(), ApiError> {
+) -> Result<(), Error> {
     let Some(id) = id else {
         return Ok(());
     };
     let condition = switchboard_db::scope::of_tenant(tenant);
-    if !switchboard_db::crud::exists(&state.db, table, id, condition).await? {
+    if !switchboard_db::crud::exists(services.db(), table, id, condition).await? {
         problems.add(
             Location::Body,
             field,
@@ -258,14 +256,14 @@ async fn check_of_tenant(
 
 /// Checks that conduit `id` (when given) belongs to `tenant`.
 pub async fn check_conduit(
-    state: &AppState,
+    services: &impl Services,
     tenant: TenantId,
     field: &str,
     id: Option<i64>,
     problems: &mut Problems,
-) -> Result<(), ApiError> {
+) -> Result<(), Error> {
     check_of_tenant(
-        state,
+        services,
         tenant,
         ("conduits", "a conduit"),
         (field, id),
@@ -274,25 +272,79 @@ pub async fn check_conduit(
     .await
 }
 
-/// Checks that queue `id` (when given) belongs to `tenant`.
-pub async fn check_queue(
-    state: &AppState,
+/// Checks that extension `id` (when given) belongs to `tenant`.
+pub async fn check_extension(
+    services: &impl Services,
     tenant: TenantId,
     field: &str,
     id: Option<i64>,
     problems: &mut Problems,
-) -> Result<(), ApiError> {
-    check_of_tenant(state, tenant, ("queues", "a queue"), (field, id), problems).await
+) -> Result<(), Error> {
+    let what = ("extensions", "an extension");
+    check_of_tenant(services, tenant, what, (field, id), problems).await
+}
+
+/// Checks that paging group `id` (when given) belongs to `tenant`.
+pub async fn check_paging_group(
+    services: &impl Services,
+    tenant: TenantId,
+    field: &str,
+    id: Option<i64>,
+    problems: &mut Problems,
+) -> Result<(), Error> {
+    let what = ("paging_groups", "a paging group");
+    check_of_tenant(services, tenant, what, (field, id), problems).await
+}
+
+/// Checks that IVR `id` (when given) belongs to `tenant`.
+pub async fn check_ivr(
+    services: &impl Services,
+    tenant: TenantId,
+    field: &str,
+    id: Option<i64>,
+    problems: &mut Problems,
+) -> Result<(), Error> {
+    check_of_tenant(services, tenant, ("ivrs", "an IVR"), (field, id), problems).await
+}
+
+/// Checks that business hours `id` (when given) belong to `tenant`.
+pub async fn check_business_hours(
+    services: &impl Services,
+    tenant: TenantId,
+    field: &str,
+    id: Option<i64>,
+    problems: &mut Problems,
+) -> Result<(), Error> {
+    let what = ("business_hours", "a business hour");
+    check_of_tenant(services, tenant, what, (field, id), problems).await
+}
+
+/// Checks that queue `id` (when given) belongs to `tenant`.
+pub async fn check_queue(
+    services: &impl Services,
+    tenant: TenantId,
+    field: &str,
+    id: Option<i64>,
+    problems: &mut Problems,
+) -> Result<(), Error> {
+    check_of_tenant(
+        services,
+        tenant,
+        ("queues", "a queue"),
+        (field, id),
+        problems,
+    )
+    .await
 }
 
 /// Every stored spelling of the phone number `text` as `tenant` writes it: read in the
 /// tenant's default country (`phone::spellings`, the one rule of which stored values are
 /// the same number), for comparing it with the tenant's lines.
 pub async fn number_spellings(
-    state: &AppState,
+    services: &impl Services,
     tenant: TenantId,
     text: &str,
-) -> Result<Vec<String>, ApiError> {
-    let country = switchboard_db::call_campaigns::tenant_country(&state.db, tenant).await?;
+) -> Result<Vec<String>, Error> {
+    let country = switchboard_db::call_campaigns::tenant_country(services.db(), tenant).await?;
     Ok(switchboard_domain::phone::spellings(text, Some(&country)))
 }

@@ -1,0 +1,98 @@
+//! Pharmacy agents: their media files, fallback, after-hours rule and conduit are records
+//! of the agent's tenant, and the conduit is the tenant's pharmacy system.
+
+use switchboard_db::conduits;
+use switchboard_domain::ids::{ConduitId, TenantId};
+use switchboard_domain::records::destination::DestinationInput;
+use switchboard_domain::records::pharmacy_agent::{
+    AfterHoursInput, CreatePharmacyAgent, PHARMACY_SYSTEM, PharmacyAgent, UpdatePharmacyAgent,
+};
+use switchboard_domain::{Location, Principal, Problems, Scope};
+
+use crate::{Result, Services, tenancy};
+
+/// The references of an agent body, each `None` when the body leaves it unchanged or
+/// clears it.
+struct References<'a> {
+    greeting: Option<i64>,
+    prompt: Option<i64>,
+    fallback: Option<&'a DestinationInput>,
+    after_hours: Option<&'a AfterHoursInput>,
+    conduit: Option<i64>,
+}
+
+/// Checks a new agent of `caller`: the tenant it lands in (answered) and its references.
+pub async fn check_new(
+    services: &impl Services,
+    caller: &Principal,
+    body: &CreatePharmacyAgent,
+    problems: &mut Problems,
+) -> Result<TenantId> {
+    let tenant = tenancy::tenant_for_write(services, caller, body.tenant_id).await?;
+    let references = References {
+        greeting: body.greeting_media_file_id,
+        prompt: body.prompt_media_file_id,
+        fallback: body.fallback_destination.as_ref(),
+        after_hours: body.after_hours.as_ref(),
+        conduit: body.conduit_id,
+    };
+    check_references(services, tenant, references, problems).await?;
+    Ok(tenant)
+}
+
+/// Checks a change to `current`: what it names is of the agent's tenant.
+pub async fn check_change(
+    services: &impl Services,
+    current: &PharmacyAgent,
+    body: &UpdatePharmacyAgent,
+    problems: &mut Problems,
+) -> Result<()> {
+    let references = References {
+        greeting: body.greeting_media_file_id.flatten(),
+        prompt: body.prompt_media_file_id.flatten(),
+        fallback: body.fallback_destination.as_ref().and_then(Option::as_ref),
+        after_hours: body.after_hours.as_ref().and_then(Option::as_ref),
+        conduit: body.conduit_id.flatten(),
+    };
+    check_references(services, current.tenant_id, references, problems).await
+}
+
+/// Checks every reference an agent body makes belongs to `tenant`: the media files, the
+/// fallback, the after-hours business hours and destination, and the conduit.
+async fn check_references(
+    services: &impl Services,
+    tenant: TenantId,
+    refs: References<'_>,
+    problems: &mut Problems,
+) -> Result<()> {
+    let field = "greetingMediaFileId";
+    tenancy::check_media_file(services, tenant, field, refs.greeting, problems).await?;
+    let field = "promptMediaFileId";
+    tenancy::check_media_file(services, tenant, field, refs.prompt, problems).await?;
+    let field = "fallbackDestination";
+    tenancy::check_destination(services, tenant, field, refs.fallback, problems).await?;
+    if let Some(rule) = refs.after_hours {
+        let (field, hours) = ("afterHours/businessHourId", Some(rule.business_hour_id));
+        tenancy::check_business_hours(services, tenant, field, hours, problems).await?;
+        let (field, destination) = ("afterHours/destination", rule.destination.as_ref());
+        tenancy::check_destination(services, tenant, field, destination, problems).await?;
+    }
+    if let Some(id) = refs.conduit {
+        // Only a pharmacy system: a SIP trunk or a CRM cannot take a refill.
+        match conduits::get(services.db(), &Scope::Tenant(tenant), ConduitId(id)).await {
+            Ok(conduit) if conduit.kind == PHARMACY_SYSTEM => {}
+            Ok(_) => problems.add(
+                Location::Body,
+                "conduitId",
+                "must name a conduit of kind pharmacy-system",
+            ),
+            Err(switchboard_db::Error::NotFound) => problems.add(
+                Location::Body,
+                "conduitId",
+                "must name a conduit of the tenant",
+            ),
+            Err(error) => return Err(error.into()),
+        }
+    }
+    Ok(())
+}
