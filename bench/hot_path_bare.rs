@@ -27,6 +27,24 @@ use sqlx::postgres::PgPoolOptions;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
 use sqlx::{FromRow, PgPool, SqlitePool};
 
+/// sqlx's `FromRow` for a struct whose fields are its columns, on both backends, written
+/// out here: the reference shares no derive with the service, and the build compiles no
+/// derive macros of sqlx's.
+macro_rules! from_row {
+    ($name:ident { $($field:ident),* $(,)? }) => {
+        from_row!(@ $name, sqlx::sqlite::SqliteRow, $($field),*);
+        from_row!(@ $name, sqlx::postgres::PgRow, $($field),*);
+    };
+    (@ $name:ident, $row:ty, $($field:ident),*) => {
+        impl FromRow<'_, $row> for $name {
+            fn from_row(row: &$row) -> Result<Self, sqlx::Error> {
+                use sqlx::Row;
+                Ok(Self { $($field: row.try_get(stringify!($field))?),* })
+            }
+        }
+    };
+}
+
 /// The two databases, each with its own pool type (no `Any` driver: it would add a layer).
 #[derive(Clone)]
 enum Pool {
@@ -84,7 +102,7 @@ fn answer<T: Serialize>(found: Result<Option<T>, sqlx::Error>) -> Response {
 }
 
 /// A destination with its target's name and number.
-#[derive(Serialize, FromRow)]
+#[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Destination {
     #[serde(skip)]
@@ -97,6 +115,16 @@ struct Destination {
     name: Option<String>,
     number: Option<String>,
 }
+
+from_row!(Destination {
+    list,
+    id,
+    dest_type,
+    order,
+    type_src,
+    name,
+    number
+});
 
 /// The destinations of one owner, every list, in order: each target's name and number
 /// from the one table its type names (a `CASE` picks the subquery, so a row costs one
@@ -159,7 +187,6 @@ struct PagingGroup {
     routing_destinations: Vec<Destination>,
 }
 
-#[derive(FromRow)]
 struct PagingGroupRow {
     id: i64,
     tenant_id: i64,
@@ -170,6 +197,17 @@ struct PagingGroupRow {
     intro_id: Option<i64>,
     intro_name: Option<String>,
 }
+
+from_row!(PagingGroupRow {
+    id,
+    tenant_id,
+    number,
+    name,
+    check_in_use,
+    two_way_audio,
+    intro_id,
+    intro_name
+});
 
 const PAGING_GROUP: &str = "
 SELECT g.id, g.tenant_id, g.number, g.name, g.check_in_use, g.two_way_audio,
@@ -212,7 +250,7 @@ async fn paging_group(
     answer(read.await)
 }
 
-#[derive(Serialize, FromRow)]
+#[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Extension {
     id: i64,
@@ -221,6 +259,14 @@ struct Extension {
     number: String,
     name: String,
 }
+
+from_row!(Extension {
+    id,
+    tenant_id,
+    branch_id,
+    number,
+    name
+});
 
 const EXTENSION: &str = "
 SELECT id, tenant_id, COALESCE(branch_id, 0) AS branch_id, number, name
@@ -239,7 +285,6 @@ async fn extension(State(state): State<Bare>, headers: HeaderMap, Path(id): Path
     answer(found)
 }
 
-#[derive(FromRow)]
 struct BusinessHourRow {
     id: i64,
     name: String,
@@ -250,7 +295,17 @@ struct BusinessHourRow {
     branch_name: String,
 }
 
-#[derive(Serialize, FromRow)]
+from_row!(BusinessHourRow {
+    id,
+    name,
+    tenant_id,
+    timezone,
+    hours,
+    branch_id,
+    branch_name
+});
+
+#[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Holiday {
     id: i64,
@@ -260,6 +315,15 @@ struct Holiday {
     to: Option<String>,
     media_file_id: i64,
 }
+
+from_row!(Holiday {
+    id,
+    name,
+    date,
+    from,
+    to,
+    media_file_id
+});
 
 #[derive(Serialize)]
 struct BranchRef {

@@ -20,7 +20,7 @@ use crate::list::{self, Listing};
 use crate::scope;
 
 /// An announcement row before its IVRs are attached.
-#[derive(sqlx::FromRow)]
+#[derive(switchboard_domain::declare::FromRow)]
 pub struct Row {
     id: i64,
     tenant_id: i64,
@@ -64,7 +64,7 @@ fn select(scope: &Scope) -> SelectStatement {
         .take()
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(switchboard_domain::declare::FromRow)]
 struct IvrRow {
     announcement_id: i64,
     #[sqlx(flatten)]

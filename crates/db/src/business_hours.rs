@@ -25,7 +25,7 @@ const MATCH: &str = "match";
 const NOT_MATCH: &str = "notMatch";
 
 /// A business-hours row before its lists and holidays are attached.
-#[derive(sqlx::FromRow)]
+#[derive(switchboard_domain::declare::FromRow)]
 pub struct Row {
     id: i64,
     tenant_id: i64,
@@ -36,7 +36,7 @@ pub struct Row {
     hours: String,
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(switchboard_domain::declare::FromRow)]
 struct HolidayRow {
     id: i64,
     business_hour_id: i64,

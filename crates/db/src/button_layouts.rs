@@ -18,7 +18,7 @@ use crate::locks::layout_key;
 use crate::scope;
 
 /// A layout row before its keys are attached.
-#[derive(sqlx::FromRow)]
+#[derive(switchboard_domain::declare::FromRow)]
 pub struct Row {
     id: i64,
     tenant_id: i64,
@@ -39,7 +39,7 @@ fn select(scope: &Scope) -> SelectStatement {
         .take()
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(switchboard_domain::declare::FromRow)]
 struct KeyRow {
     layout_id: i64,
     key_index: i64,

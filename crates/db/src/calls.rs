@@ -20,7 +20,7 @@ use crate::list::{self, Listing};
 use crate::scope;
 
 /// A call as stored.
-#[derive(Clone, Debug, sqlx::FromRow)]
+#[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct CallRow {
     /// Id.
     pub id: i64,

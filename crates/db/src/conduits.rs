@@ -18,7 +18,7 @@ use crate::scope;
 use crate::seal::{Sealer, Seat};
 
 /// A conduit as read: every column but the sealed credentials, which stay in the table.
-#[derive(Clone, Debug, sqlx::FromRow)]
+#[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct ConduitRow {
     /// Id.
     pub id: i64,

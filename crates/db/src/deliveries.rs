@@ -34,7 +34,7 @@ use crate::scope;
 use crate::wakeups::Worker;
 
 /// A delivery claimed by a worker, with everything needed to send it.
-#[derive(Clone, Debug, sqlx::FromRow)]
+#[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct Claimed {
     /// The delivery's id.
     pub id: i64,
@@ -407,7 +407,7 @@ async fn insert_delivery(
 }
 
 /// A delivery as listed.
-#[derive(Clone, Debug, sqlx::FromRow)]
+#[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct DeliveryRow {
     /// Id.
     pub id: i64,
@@ -432,7 +432,7 @@ pub struct DeliveryRow {
 }
 
 /// An attempt as listed.
-#[derive(Clone, Debug, sqlx::FromRow)]
+#[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct AttemptRow {
     /// The delivery it belongs to.
     pub delivery_id: i64,

@@ -202,7 +202,7 @@ pub async fn delete_all(tx: &mut Tx, owner: Owner, owner_id: i64) -> Result<()> 
     Ok(())
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(switchboard_domain::declare::FromRow)]
 struct Row {
     owner_id: i64,
     list: String,

@@ -113,7 +113,7 @@ fn named<'k>(kinds: &'k [Kind], name: &str) -> Option<&'k Kind> {
 }
 
 /// An engine job.
-#[derive(Clone, Debug, sqlx::FromRow)]
+#[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct Job {
     /// The job's id.
     pub id: i64,
@@ -323,7 +323,7 @@ pub async fn claim(
 }
 
 /// A claimed job with its count of leases that ran out.
-#[derive(sqlx::FromRow)]
+#[derive(switchboard_domain::declare::FromRow)]
 struct JobWithLapses {
     #[sqlx(flatten)]
     job: Job,
@@ -633,7 +633,7 @@ pub async fn cancel(tx: &mut Tx, kind: &Kind, subject: i64, now: i64) -> Result<
 }
 
 /// One recorded attempt of a job.
-#[derive(Clone, Debug, sqlx::FromRow)]
+#[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct Attempt {
     /// The attempt's number.
     pub attempt: i64,
@@ -675,7 +675,7 @@ pub async fn attempts(db: &Db, kind: &Kind, subject: i64) -> Result<Vec<Attempt>
 }
 
 /// How many pending engine jobs of one kind are in one state of waiting.
-#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
+#[derive(Clone, Debug, PartialEq, Eq, switchboard_domain::declare::FromRow)]
 pub struct Depth {
     /// The kind.
     pub kind: String,

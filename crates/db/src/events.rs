@@ -12,7 +12,7 @@ use crate::crud;
 use crate::error::Result;
 use crate::wakeups::Worker;
 
-#[derive(sqlx::FromRow)]
+#[derive(switchboard_domain::declare::FromRow)]
 struct Subscriber {
     id: i64,
     #[sqlx(rename = "type")]

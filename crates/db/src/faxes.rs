@@ -108,7 +108,7 @@ impl OutboundMessage for FaxSending {
 }
 
 /// A fax as stored.
-#[derive(Clone, Debug, sqlx::FromRow)]
+#[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct FaxRow {
     /// Id.
     pub id: i64,
@@ -457,7 +457,7 @@ pub async fn attempts(db: &Db, id: i64) -> Result<Vec<FaxAttempt>> {
         .collect())
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(switchboard_domain::declare::FromRow)]
 struct PolicyRow {
     max_attempts: i64,
     delay_seconds: i64,

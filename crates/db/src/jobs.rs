@@ -56,7 +56,7 @@ impl JobKind for DeleteObject {
 }
 
 /// A job leased to a worker.
-#[derive(Clone, Debug, sqlx::FromRow)]
+#[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct Job {
     /// The job's id.
     pub id: i64,

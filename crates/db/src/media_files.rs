@@ -17,7 +17,7 @@ use crate::scope;
 use crate::wakeups::Worker;
 
 /// A media file as stored.
-#[derive(Clone, Debug, sqlx::FromRow)]
+#[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct MediaFileRow {
     /// Id.
     pub id: i64,
@@ -306,7 +306,7 @@ pub async fn queue_missing_renditions(db: &Db, now: i64, at_most: u64) -> Result
 }
 
 /// What the backfill needs of a media file still owed a rendition: its audio's key.
-#[derive(Clone, Debug, sqlx::FromRow)]
+#[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct Owed {
     /// Where its audio is in object storage.
     pub object_key: String,

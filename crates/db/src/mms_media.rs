@@ -16,7 +16,7 @@ use crate::list::{self, Listing};
 use crate::scope;
 
 /// An upload as stored.
-#[derive(Clone, Debug, sqlx::FromRow)]
+#[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct MmsMediaRow {
     /// Id.
     pub id: i64,

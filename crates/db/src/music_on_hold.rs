@@ -21,7 +21,7 @@ use crate::scope;
 const FILES: &str = "files";
 
 /// A music-on-hold row before its playlist is attached.
-#[derive(sqlx::FromRow)]
+#[derive(switchboard_domain::declare::FromRow)]
 pub struct Row {
     id: i64,
     tenant_id: i64,
@@ -238,7 +238,7 @@ pub async fn delete(db: &Db, scope: &Scope, id: MusicOnHoldId) -> Result<MusicOn
 }
 
 /// One file of a playlist, as stored.
-#[derive(Clone, Debug, sqlx::FromRow)]
+#[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct PlaylistRow {
     /// Position in the playlist.
     pub order: i64,

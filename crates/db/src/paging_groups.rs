@@ -21,7 +21,7 @@ use crate::scope;
 const MEMBERS: &str = "members";
 
 /// A paging group row before its members are attached.
-#[derive(sqlx::FromRow)]
+#[derive(switchboard_domain::declare::FromRow)]
 pub struct Row {
     id: i64,
     tenant_id: i64,

@@ -28,7 +28,7 @@ const FALLBACK: &str = "fallback";
 const AFTER_HOURS: &str = "afterHours";
 
 /// An agent row before its destinations are attached.
-#[derive(sqlx::FromRow)]
+#[derive(switchboard_domain::declare::FromRow)]
 pub struct Row {
     id: i64,
     tenant_id: i64,
@@ -366,7 +366,7 @@ pub async fn record_refill(
 }
 
 /// A refill request as stored.
-#[derive(Clone, Debug, sqlx::FromRow)]
+#[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct RefillRow {
     id: i64,
     agent_id: i64,

@@ -28,7 +28,7 @@ fn select(scope: &Scope) -> SelectStatement {
         .take()
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(switchboard_domain::declare::FromRow)]
 struct MemberRow {
     queue_id: i64,
     id: i64,

@@ -26,7 +26,7 @@ use crate::list::{self, Listing};
 use crate::scope;
 
 /// A transcript as stored.
-#[derive(Clone, Debug, sqlx::FromRow)]
+#[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct TranscriptRow {
     /// The legend, JSON.
     pub channels: String,
@@ -100,7 +100,7 @@ pub async fn transcript(db: &Db, call: i64) -> Result<Option<TranscriptRow>> {
 }
 
 /// A party of a call the engine identified, with its extension as it is now.
-#[derive(Clone, Debug, sqlx::FromRow)]
+#[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct PartyRow {
     /// `caller` or `callee`.
     pub role: String,
@@ -134,7 +134,7 @@ pub async fn parties(db: &Db, call: i64) -> Result<Vec<PartyRow>> {
 }
 
 /// A transfer of a call, its parties' extensions as they are now.
-#[derive(Clone, Debug, sqlx::FromRow)]
+#[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct TransferRow {
     /// When, Unix seconds.
     pub at_unix: i64,
@@ -268,7 +268,7 @@ pub async fn time_zone(db: &Db, tenant: TenantId) -> Result<String> {
 }
 
 /// A bucket's figures as the database sums them.
-#[derive(Clone, Debug, sqlx::FromRow)]
+#[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 struct BucketRow {
     k: i64,
     total: i64,

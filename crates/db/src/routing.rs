@@ -15,14 +15,14 @@ use crate::backend::Db;
 use crate::error::Result;
 use crate::scope;
 
-#[derive(sqlx::FromRow)]
+#[derive(switchboard_domain::declare::FromRow)]
 struct Named {
     id: i64,
     name: String,
     number: String,
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(switchboard_domain::declare::FromRow)]
 struct HoursRow {
     id: i64,
     name: String,
@@ -30,7 +30,7 @@ struct HoursRow {
     hours: String,
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(switchboard_domain::declare::FromRow)]
 struct HolidayRow {
     id: i64,
     business_hour_id: i64,
@@ -41,7 +41,7 @@ struct HolidayRow {
     media_file_id: i64,
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(switchboard_domain::declare::FromRow)]
 struct ListRow {
     owner_type: String,
     owner_id: i64,
@@ -53,7 +53,7 @@ struct ListRow {
     type_src: Option<String>,
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(switchboard_domain::declare::FromRow)]
 struct MemberRow {
     queue_id: i64,
     extension_id: i64,

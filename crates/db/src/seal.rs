@@ -239,7 +239,7 @@ pub async fn first_unopened(db: &crate::Db, sealer: &Sealer) -> crate::Result<Op
 /// unopenable.
 pub async fn reseal_unbound(db: &crate::Db, sealer: &Sealer) -> crate::Result<u64> {
     use sea_query::{Expr, ExprTrait, Query};
-    #[derive(sqlx::FromRow)]
+    #[derive(switchboard_domain::declare::FromRow)]
     struct Row {
         id: i64,
         sealed: String,

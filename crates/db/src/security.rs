@@ -72,7 +72,7 @@ pub async fn withdraw_attempt(db: &Db, id: i64) -> Result<()> {
 
 /// Failures since `since`: how many, and the latest, for `column` = `value`.
 async fn failures(tx: &mut Tx, column: &'static str, value: &str, since: i64) -> Result<Failures> {
-    #[derive(sqlx::FromRow)]
+    #[derive(switchboard_domain::declare::FromRow)]
     struct Row {
         count: i64,
         latest: Option<i64>,
@@ -115,7 +115,7 @@ pub async fn prune_failures(db: &Db, before: i64) -> Result<u64> {
 }
 
 /// The multi-factor state of a user.
-#[derive(Clone, Debug, sqlx::FromRow)]
+#[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct MfaState {
     /// Whether TOTP is on.
     pub mfa_enabled: i64,

@@ -80,7 +80,7 @@ async fn insert_token(
     Ok(())
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(switchboard_domain::declare::FromRow)]
 struct TokenRow {
     session_id: String,
     user_id: i64,
@@ -146,7 +146,7 @@ pub async fn rotate(db: &Db, token_hash: &str, next_hash: &str, now: i64) -> Res
 
 /// The session a refresh token belongs to, and its user, if the token is known.
 pub async fn of_token(db: &Db, token_hash: &str) -> Result<Option<Issued>> {
-    #[derive(sqlx::FromRow)]
+    #[derive(switchboard_domain::declare::FromRow)]
     struct Row {
         session_id: String,
         user_id: i64,

@@ -87,7 +87,7 @@ pub struct TextSending {
     pub media_keys: Vec<String>,
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(switchboard_domain::declare::FromRow)]
 struct SentText {
     message_id: String,
     direction: String,
@@ -230,7 +230,7 @@ pub async fn queue_sms(tx: &mut Tx, sms: &OutgoingSms, now: i64) -> Result<i64> 
 }
 
 /// A text message as stored.
-#[derive(Clone, Debug, sqlx::FromRow)]
+#[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct TextRow {
     /// Id.
     pub id: i64,

@@ -337,7 +337,7 @@ pub async fn of_open_session(
     user: UserId,
     now: i64,
 ) -> Result<Option<(User, i64)>> {
-    #[derive(sqlx::FromRow)]
+    #[derive(switchboard_domain::declare::FromRow)]
     struct Row {
         #[sqlx(flatten)]
         user: User,

@@ -19,7 +19,7 @@ use crate::list::{self, Listing};
 use crate::scope;
 
 /// A voicemail message as stored.
-#[derive(Clone, Debug, sqlx::FromRow)]
+#[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct VoicemailRow {
     /// Id.
     pub id: i64,
@@ -143,7 +143,7 @@ fn scoped(scope: &Scope) -> SelectStatement {
     select(conditions(scope, &VoicemailFilter::default()))
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(switchboard_domain::declare::FromRow)]
 struct Counts {
     total: i64,
     read: i64,

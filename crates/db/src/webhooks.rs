@@ -15,7 +15,7 @@ use crate::scope;
 use crate::seal::{self, Sealer, Seat};
 
 /// A webhook as stored.
-#[derive(Clone, Debug, sqlx::FromRow)]
+#[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct WebhookRow {
     /// Id.
     pub id: i64,

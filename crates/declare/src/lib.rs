@@ -9,6 +9,9 @@
 //!   parameters of the document.
 //! - `#[derive(Listed)]` on a listed record: its sort whitelist, search columns and filter.
 //! - `#[derive(Stored)]` on a record read from its table's row: the columns of its select.
+//! - `#[derive(FromRow)]` and `#[derive(SqlNewtype)]`: sqlx's row and value traits, in
+//!   place of sqlx's own derives (whose macros compile every database driver a second
+//!   time, for the compiler).
 //!
 //! The generated code names `::switchboard_domain`, whose `declare` module holds the
 //! runtime half (the `Field` trait every rule implements, schema helpers).
@@ -72,13 +75,37 @@ pub fn derive_body(input: TokenStream) -> TokenStream {
 /// `FromRow`): the columns of its select, each a field.
 ///
 /// Struct attribute: `#[stored(table = "queues", alias = "q")]` (the alias defaults to
-/// the table). Field attributes: `#[stored(skip)]` (filled from elsewhere; also
-/// `sqlx(skip)`), `#[stored(coalesce = 0)]` (read as this value where the column is
-/// `NULL`).
+/// the table). Field attributes: `#[stored(skip)]` (filled from elsewhere; `FromRow`
+/// leaves it at its `Default` too), `#[stored(coalesce = 0)]` (read as this value where
+/// the column is `NULL`).
 #[proc_macro_derive(Stored, attributes(stored))]
 pub fn derive_stored(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     stored::derive(&input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Derives sqlx's `FromRow` for a struct of named fields, over every sqlx database: each
+/// field read from the column of its name.
+///
+/// Field attributes: `#[sqlx(rename = "column")]`, `#[sqlx(flatten)]` (a nested `FromRow`
+/// struct read from the same row), `#[sqlx(skip)]` or `#[stored(skip)]` (not read: its
+/// `Default`).
+#[proc_macro_derive(FromRow, attributes(sqlx))]
+pub fn derive_from_row(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    row::derive_from_row(&input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Derives sqlx's `Type`, `Encode`, `Decode` and PostgreSQL's array type for a newtype
+/// (`struct TenantId(i64)`), as its inner type: stored and bound as the number it wraps.
+#[proc_macro_derive(SqlNewtype)]
+pub fn derive_sql_newtype(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    row::derive_sql_newtype(&input)
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }
@@ -224,4 +251,5 @@ fn option_tokens(value: &Option<String>) -> Tokens {
 mod body;
 mod filter;
 mod listed;
+mod row;
 mod stored;

@@ -16,7 +16,7 @@ use crate::validation::{ObjectReader, Problems, QueryReader};
 pub use crate::stored::{
     ColumnValue, Columns, ID_OR_NONE, OptionalRef, Stored, StoredColumn, ToColumn,
 };
-pub use switchboard_declare::{Body, Filter, Listed, Stored};
+pub use switchboard_declare::{Body, Filter, FromRow, Listed, SqlNewtype, Stored};
 
 /// A JSON object declared field by field (`#[derive(Body)]`): read with every problem
 /// recorded, and documented, from the same declaration.

@@ -80,8 +80,8 @@ pub struct StoredColumn {
 }
 
 /// A record read straight from its table's row (`#[derive(Stored)]`): its fields are
-/// the columns, except those filled from elsewhere (`#[stored(skip)]`, also
-/// `sqlx(skip)`).
+/// the columns, except those filled from elsewhere (`#[stored(skip)]`, which the row's
+/// `FromRow` derive leaves at their `Default` too).
 pub trait Stored {
     /// The table.
     const TABLE: &'static str;

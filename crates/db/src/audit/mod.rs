@@ -477,7 +477,7 @@ pub async fn record(db: &Db, entry: NewEntry) -> Result<()> {
 /// (`refusals`, `lastAt`), so a flood at a locked account adds one row per lock, not
 /// one per attempt.
 pub async fn record_refusal(db: &Db, mut entry: NewEntry, locked_until: i64) -> Result<()> {
-    #[derive(sqlx::FromRow)]
+    #[derive(switchboard_domain::declare::FromRow)]
     struct Latest {
         id: i64,
         details: String,

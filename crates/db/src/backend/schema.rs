@@ -4,20 +4,53 @@
 use std::str::FromStr;
 use std::sync::Arc;
 
+use sqlx::migrate::{Migration, MigrationType, Migrator};
 use sqlx::postgres::PgConnectOptions;
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
+use sqlx::{AssertSqlSafe, SqlSafeStr};
 
 use super::{AuditHooks, Db, Pool};
 use crate::circuit::Circuit;
 use crate::error::Result;
 use crate::session_cache::SessionCache;
 
+/// The migrations embedded by `build.rs` from `migrations/<backend>/`.
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/migrations.rs"));
+}
+
+/// sqlx's migrator over `files` (version, description, SQL): each migration's checksum
+/// is the SHA-384 of its SQL, as `sqlx::migrate!` computed it, so databases migrated by
+/// earlier builds are recognised; a file starting `-- no-transaction` runs outside one.
+fn migrator(files: &'static [(i64, &'static str, &'static str)]) -> Migrator {
+    let migrations = files
+        .iter()
+        .map(|&(version, description, sql)| {
+            let no_tx = sql.starts_with("-- no-transaction");
+            let sql = AssertSqlSafe(sql).into_sql_str();
+            Migration::new(
+                version,
+                description.into(),
+                MigrationType::Simple,
+                sql,
+                no_tx,
+            )
+        })
+        .collect();
+    Migrator::with_migrations(migrations)
+}
+
+/// The newest version of `files`.
+fn latest(files: &[(i64, &str, &str)]) -> i64 {
+    files.iter().map(|m| m.0).max().unwrap_or(0)
+}
+
 impl Db {
     /// Applies the migrations of the backend in use (plain SQL, one folder per backend).
     pub async fn migrate(&self) -> Result<()> {
         match &self.pool {
-            Pool::Sqlite(pool) => sqlx::migrate!("migrations/sqlite").run(pool).await?,
-            Pool::Postgres(pool) => sqlx::migrate!("migrations/postgres").run(pool).await?,
+            Pool::Sqlite(pool) => migrator(embedded::SQLITE).run(pool).await?,
+            Pool::Postgres(pool) => migrator(embedded::POSTGRES).run(pool).await?,
         }
         Ok(())
     }
@@ -25,11 +58,7 @@ impl Db {
     /// The newest SQLite migration this build knows: a database migrated past it was
     /// written by a newer release (a restore refuses it).
     pub fn latest_sqlite_migration() -> i64 {
-        sqlx::migrate!("migrations/sqlite")
-            .iter()
-            .map(|m| m.version)
-            .max()
-            .unwrap_or(0)
+        latest(embedded::SQLITE)
     }
 
     /// The newest migration applied to the SQLite file at `path`, opened immutable (read
@@ -52,11 +81,7 @@ impl Db {
     /// The newest PostgreSQL migration this build knows: a backup of a database migrated
     /// past it was written by a newer release (a restore refuses it).
     pub fn latest_postgres_migration() -> i64 {
-        sqlx::migrate!("migrations/postgres")
-            .iter()
-            .map(|m| m.version)
-            .max()
-            .unwrap_or(0)
+        latest(embedded::POSTGRES)
     }
 
     /// The newest migration applied to this database, 0 for none.

@@ -181,7 +181,7 @@ pub async fn record_result(
     outcome: &str,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<Resulted> {
-    #[derive(sqlx::FromRow)]
+    #[derive(switchboard_domain::declare::FromRow)]
     struct Context {
         campaign_id: i64,
         tenant_id: i64,

@@ -132,7 +132,7 @@ pub async fn schedule(db: &Db, now: chrono::DateTime<chrono::Utc>, limit: usize)
     Ok(due.dials.len())
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(switchboard_domain::declare::FromRow)]
 struct Claimed {
     status: String,
     number: String,

@@ -39,7 +39,7 @@ use crate::scope;
 pub(super) const DESTINATION: &str = "destination";
 
 /// A campaign row before its destination is attached.
-#[derive(sqlx::FromRow)]
+#[derive(switchboard_domain::declare::FromRow)]
 pub struct Row {
     id: i64,
     tenant_id: i64,

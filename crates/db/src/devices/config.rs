@@ -16,7 +16,7 @@ use crate::error::Result;
 use crate::events;
 use crate::jobs::JobKind;
 
-#[derive(sqlx::FromRow)]
+#[derive(switchboard_domain::declare::FromRow)]
 struct Changed {
     id: i64,
     tenant_id: i64,

@@ -38,7 +38,7 @@ use search::name_search;
 pub const CONFIG_CHANGED: &str = switchboard_domain::records::webhook::DEVICE_CONFIG_CHANGED;
 
 /// A device row before its lines are attached.
-#[derive(sqlx::FromRow)]
+#[derive(switchboard_domain::declare::FromRow)]
 pub struct Row {
     id: i64,
     tenant_id: i64,
@@ -104,7 +104,7 @@ fn select(scope: &Scope) -> SelectStatement {
         .take()
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(switchboard_domain::declare::FromRow)]
 struct LineRow {
     device_id: i64,
     id: i64,

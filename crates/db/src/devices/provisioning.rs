@@ -73,7 +73,7 @@ pub struct Provisioned {
     pub config: switchboard_domain::provisioning::PhoneConfig,
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(switchboard_domain::declare::FromRow)]
 struct ProvisionedRow {
     id: i64,
     name: String,
@@ -88,7 +88,7 @@ struct ProvisionedRow {
     timezone: String,
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(switchboard_domain::declare::FromRow)]
 struct SipRow {
     number: String,
     name: String,
@@ -96,7 +96,7 @@ struct SipRow {
     peer_secret: Option<String>,
 }
 
-#[derive(sqlx::FromRow)]
+#[derive(switchboard_domain::declare::FromRow)]
 struct RenderedKeyRow {
     key_index: i64,
     kind: String,

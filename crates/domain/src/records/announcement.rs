@@ -31,7 +31,7 @@ pub struct AnnouncementMediaFile {
 
 /// An IVR the announcement is attached to, resolved.
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
-#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+#[cfg_attr(feature = "sqlx", derive(crate::declare::FromRow))]
 #[serde(rename_all = "camelCase")]
 pub struct AnnouncementIvr {
     /// The IVR's id.

@@ -86,7 +86,7 @@ crate::closed_set! {
 
 /// One audit entry.
 #[derive(Clone, Debug, Serialize, ToSchema, Listed)]
-#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+#[cfg_attr(feature = "sqlx", derive(crate::declare::FromRow))]
 #[serde(rename_all = "camelCase")]
 #[list(sort(id, at, action, user_email), filter = AuditFilter, table = "l", search("user_email", "action", "client_address"))]
 pub struct AuditEntry {

@@ -11,7 +11,7 @@ use crate::validation::ID;
 
 /// A branch.
 #[derive(Clone, Debug, Serialize, ToSchema, Listed, Stored)]
-#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+#[cfg_attr(feature = "sqlx", derive(crate::declare::FromRow))]
 #[serde(rename_all = "camelCase")]
 #[stored(table = "branches")]
 #[list(sort(id, name, tenant_id), filter = TenantFilter, search("name"))]

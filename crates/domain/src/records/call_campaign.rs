@@ -355,7 +355,7 @@ pub struct UpdateCallCampaign {
 
 /// A number of a campaign, with what calling it has done so far.
 #[derive(Clone, Debug, Serialize, ToSchema, Listed)]
-#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+#[cfg_attr(feature = "sqlx", derive(crate::declare::FromRow))]
 #[serde(rename_all = "camelCase")]
 #[list(sort(id, number, name, status, outcome, attempts, last_attempt_at), filter = RecordFilter, search("number", "name"))]
 pub struct CampaignRecord {

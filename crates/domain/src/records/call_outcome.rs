@@ -40,7 +40,7 @@ pub fn built_in(name: &str) -> Option<(bool, bool)> {
 
 /// A call outcome.
 #[derive(Clone, Debug, Serialize, ToSchema, Listed, Stored)]
-#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+#[cfg_attr(feature = "sqlx", derive(crate::declare::FromRow))]
 #[serde(rename_all = "camelCase")]
 #[stored(table = "call_outcomes")]
 #[list(sort(id, name, tenant_id), filter = TenantFilter, search("name"))]

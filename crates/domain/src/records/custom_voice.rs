@@ -23,7 +23,7 @@ pub const VOLUME: Int = int(0, 200);
 
 /// A custom voice.
 #[derive(Clone, Debug, Serialize, ToSchema, Listed)]
-#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+#[cfg_attr(feature = "sqlx", derive(crate::declare::FromRow))]
 #[serde(rename_all = "camelCase")]
 #[list(sort(id, name, tenant_id), filter = TenantFilter, search("name"))]
 pub struct CustomVoice {

@@ -88,7 +88,7 @@ pub struct DestinationInput {
 
 /// A destination as answered, with its target's name and number resolved.
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
-#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+#[cfg_attr(feature = "sqlx", derive(crate::declare::FromRow))]
 #[serde(rename_all = "camelCase")]
 pub struct Destination {
     /// The target's id (0 for EXTERNAL and HANGUP).

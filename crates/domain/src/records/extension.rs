@@ -14,7 +14,7 @@ pub const NUMBER: PlanNumber = plan_number(1, 32);
 
 /// An extension.
 #[derive(Clone, Debug, Serialize, ToSchema, Listed)]
-#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+#[cfg_attr(feature = "sqlx", derive(crate::declare::FromRow))]
 #[serde(rename_all = "camelCase")]
 #[list(sort(id, number, name, tenant_id, branch_id), filter = BranchedFilter, search("number", "name"))]
 pub struct Extension {

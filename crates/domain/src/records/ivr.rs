@@ -68,7 +68,7 @@ pub struct IvrOption {
 
 /// An IVR with its menu.
 #[derive(Clone, Debug, Serialize, ToSchema, Listed, Stored)]
-#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+#[cfg_attr(feature = "sqlx", derive(crate::declare::FromRow))]
 #[serde(rename_all = "camelCase")]
 #[stored(table = "ivrs", alias = "i")]
 #[list(sort(id, name, number, tenant_id), filter = TenantFilter, table = "i", search("name", "number"))]
@@ -89,19 +89,16 @@ pub struct Ivr {
     pub greeting_announcement_id: i64,
     /// The menu: one destination per key, by key order (`0`–`9`, `*`, `#`).
     #[stored(skip)]
-    #[cfg_attr(feature = "sqlx", sqlx(skip))]
     pub options: Vec<IvrOption>,
     /// Seconds to wait for a key before the timeout path.
     pub timeout_seconds: i64,
     /// Where a caller who presses nothing goes; null: the call ends.
     #[stored(skip)]
-    #[cfg_attr(feature = "sqlx", sqlx(skip))]
     pub timeout_destination: Option<Destination>,
     /// Unknown keys tolerated before the invalid path.
     pub invalid_retries: i64,
     /// Where a caller who keeps pressing unknown keys goes; null: the call ends.
     #[stored(skip)]
-    #[cfg_attr(feature = "sqlx", sqlx(skip))]
     pub invalid_destination: Option<Destination>,
     /// 1: callers may dial an extension's number directly from the menu.
     pub direct_dial: i64,

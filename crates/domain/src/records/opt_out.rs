@@ -52,7 +52,7 @@ pub fn list_name(level: &str) -> &'static str {
 
 /// An entry of an opt-out list.
 #[derive(Clone, Debug, Serialize, ToSchema, Listed)]
-#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+#[cfg_attr(feature = "sqlx", derive(crate::declare::FromRow))]
 #[serde(rename_all = "camelCase")]
 #[list(sort(id, number, level, created_at, expires_at), filter = OptOutFilter, search("number", "reason"))]
 pub struct OptOut {

@@ -10,7 +10,7 @@ use crate::list::NoFilter;
 
 /// A partner.
 #[derive(Clone, Debug, Serialize, ToSchema, Listed)]
-#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+#[cfg_attr(feature = "sqlx", derive(crate::declare::FromRow))]
 #[serde(rename_all = "camelCase")]
 #[list(sort(id, name), filter = NoFilter, search("name"))]
 pub struct Partner {

@@ -16,7 +16,7 @@ pub const NUMBER: Chars = dial(2, 20);
 
 /// A phone number, as the spec: every integer id is 0 when it does not apply.
 #[derive(Clone, Debug, Serialize, ToSchema, Listed)]
-#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+#[cfg_attr(feature = "sqlx", derive(crate::declare::FromRow))]
 #[serde(rename_all = "camelCase")]
 #[list(sort(id, number, di_comment_name, registered_cnam, in_use, tenant_id, branch_id), filter = PhoneNumberFilter, table = "p", per_page_alias = "resultsPerPage",
        search("number", "di_comment_name", "registered_cnam"),

@@ -53,7 +53,7 @@ pub struct QueueMember {
 
 /// A call queue.
 #[derive(Clone, Debug, Serialize, ToSchema, Listed, Stored)]
-#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+#[cfg_attr(feature = "sqlx", derive(crate::declare::FromRow))]
 #[serde(rename_all = "camelCase")]
 #[stored(table = "queues", alias = "q")]
 #[list(sort(id, name, number, tenant_id), filter = TenantFilter, table = "q", search("name", "number"))]
@@ -71,7 +71,6 @@ pub struct Queue {
     pub strategy: QueueStrategy,
     /// The member extensions, by `order`.
     #[stored(skip)]
-    #[cfg_attr(feature = "sqlx", sqlx(skip))]
     pub members: Vec<QueueMember>,
     /// Longest a caller waits before the timeout destination (seconds; 0: no limit).
     pub max_wait_seconds: i64,
@@ -90,7 +89,6 @@ pub struct Queue {
     pub wrap_up_seconds: i64,
     /// Where a caller goes after `maxWaitSeconds` or beyond `maxCallers`; null: the call ends.
     #[stored(skip)]
-    #[cfg_attr(feature = "sqlx", sqlx(skip))]
     pub timeout_destination: Option<Destination>,
 }
 

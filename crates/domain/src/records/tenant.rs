@@ -10,7 +10,7 @@ use crate::validation::{ID, TimeZone};
 
 /// A tenant.
 #[derive(Clone, Debug, Serialize, ToSchema, Listed)]
-#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+#[cfg_attr(feature = "sqlx", derive(crate::declare::FromRow))]
 #[serde(rename_all = "camelCase")]
 #[list(sort(id, name, partner_id), filter = PartnerFilter, search("name"))]
 pub struct Tenant {

@@ -116,7 +116,7 @@ impl Rule for Password {
 /// A user, as the spec's User record. Ids that do not apply (a platform admin's tenant,
 /// a user without extension) are 0; strings that do not apply are empty.
 #[derive(Clone, Debug, Serialize, ToSchema, Listed)]
-#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+#[cfg_attr(feature = "sqlx", derive(crate::declare::FromRow))]
 #[serde(rename_all = "camelCase")]
 #[list(sort(id, email, user_role, tenant_id, title), filter = UserFilter, table = "u", search("email", "title"))]
 pub struct User {
@@ -386,7 +386,7 @@ pub struct UserFilter {
 
 /// Which user a login or token names, and what the store knows of its credentials.
 #[derive(Clone, Debug)]
-#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+#[cfg_attr(feature = "sqlx", derive(crate::declare::FromRow))]
 pub struct Credentials {
     /// The user.
     pub id: UserId,
