@@ -174,7 +174,8 @@ pub async fn check_destination(
     Ok(())
 }
 
-/// Checks that announcement `id` (when not 0/absent) belongs to `tenant`.
+/// Checks that announcement `id` (when given) belongs to `tenant`. "None" reaches here as
+/// `None`: a body's 0 is read as none by its rule (`OptionalRef`).
 pub async fn check_announcement(
     services: &impl Services,
     tenant: TenantId,
@@ -182,7 +183,6 @@ pub async fn check_announcement(
     id: Option<i64>,
     problems: &mut Problems,
 ) -> Result<(), Error> {
-    let id = id.filter(|id| *id > 0);
     check_of_tenant(
         services,
         tenant,
@@ -212,7 +212,8 @@ pub async fn check_music_on_hold(
     .await
 }
 
-/// Checks that media file `id` (when not 0/absent) belongs to `tenant`.
+/// Checks that media file `id` (when given) belongs to `tenant`. "None" reaches here as
+/// `None`: a body's 0 is read as none by its rule (`OptionalRef`).
 pub async fn check_media_file(
     services: &impl Services,
     tenant: TenantId,
@@ -220,7 +221,6 @@ pub async fn check_media_file(
     id: Option<i64>,
     problems: &mut Problems,
 ) -> Result<(), Error> {
-    let id = id.filter(|id| *id > 0);
     check_of_tenant(
         services,
         tenant,
