@@ -13,7 +13,8 @@
 # temporary folder (under $TMPDIR) and builds it there into an empty target folder,
 # with the machine's load before and after (the figure means a quiet machine only when the
 # load says so); the registry's downloads are the ones already on this machine. The
-# folder is deleted at the end. --check (CI) prints the counts and fails unless ring is the
+# folder is deleted at the end (BUILD_FIGURES_REPORT=FILE keeps cargo's timings report
+# there first). --check (CI) prints the counts and fails unless ring is the
 # one crypto provider: a default feature bringing aws-lc-rs back (reqwest's `rustls`,
 # object_store's `aws`, jsonwebtoken's `aws_lc_rs`) would cost every build its C compile.
 set -euo pipefail
@@ -90,8 +91,15 @@ html = open(sys.argv[1], encoding="utf-8").read()
 units = json.loads(re.search(r"const UNIT_DATA = (\[.*?\]);\n", html, re.S).group(1))
 busy = sum(unit["duration"] for unit in units)
 print(f"units compiled: {len(units)}, their times summed: {busy:.0f} s")
-print("the 15 slowest units (s):")
+print("the 15 slowest units (s; in brackets, the time until its metadata was ready, which")
+print("its dependents wait for: the front end; code generation follows, beside them):")
 for unit in sorted(units, key=lambda unit: unit["duration"], reverse=True)[:15]:
     target = unit["target"].strip()
-    print(f"  {unit['duration']:7.1f}  {unit['name']} v{unit['version']}" + (f" ({target})" if target else ""))
+    front = unit.get("rmeta_time")
+    front = f" [{front:.1f}]" if front is not None else ""
+    print(f"  {unit['duration']:7.1f}{front}  {unit['name']} v{unit['version']}" + (f" ({target})" if target else ""))
 EOF
+if [[ -n "${BUILD_FIGURES_REPORT:-}" ]]; then
+    cp "$CARGO_TARGET_DIR/cargo-timings/cargo-timing.html" "$BUILD_FIGURES_REPORT"
+    echo "cargo's timings report: $BUILD_FIGURES_REPORT"
+fi
