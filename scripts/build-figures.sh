@@ -91,12 +91,12 @@ html = open(sys.argv[1], encoding="utf-8").read()
 units = json.loads(re.search(r"const UNIT_DATA = (\[.*?\]);\n", html, re.S).group(1))
 busy = sum(unit["duration"] for unit in units)
 print(f"units compiled: {len(units)}, their times summed: {busy:.0f} s")
-print("the 15 slowest units (s; in brackets, the time until its metadata was ready, which")
-print("its dependents wait for: the front end; code generation follows, beside them):")
+print("the 15 slowest units (s; in brackets, its front end, after which its dependents may")
+print("start while its code generation goes on):")
 for unit in sorted(units, key=lambda unit: unit["duration"], reverse=True)[:15]:
     target = unit["target"].strip()
-    front = unit.get("rmeta_time")
-    front = f" [{front:.1f}]" if front is not None else ""
+    sections = dict(unit.get("sections") or [])
+    front = f" [{sections['frontend']['end']:.1f}]" if "frontend" in sections else ""
     print(f"  {unit['duration']:7.1f}{front}  {unit['name']} v{unit['version']}" + (f" ({target})" if target else ""))
 EOF
 if [[ -n "${BUILD_FIGURES_REPORT:-}" ]]; then
