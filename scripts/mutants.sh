@@ -61,7 +61,8 @@ tests_for() {
             ;;
         crates/app/src/tenancy.rs)
             # Every module whose routes call one of tenancy's checks (a tenant, a branch,
-            # a destination, a media file, a conduit, a queue, music on hold): a check
+            # a destination, a media file, a conduit, a queue, music on hold, an IVR,
+            # business hours, an extension, a paging group): a check
             # whose refusal is tested only there would otherwise be reported missed.
             echo "$api & test(/^(scope|security|records|atomic_writes|business_hours|paging_groups|announcements|phone_numbers|webhooks|call_flows|routing|pharmacy_agents|voicemail|outbound|outbound_work|call_campaigns|conduits|music_on_hold|media_files|text_to_speech|devices|button_layouts|reporting|refusals)::/) & $not_pg"
             ;;

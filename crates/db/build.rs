@@ -16,7 +16,7 @@ fn main() {
         let mut files: Vec<_> = std::fs::read_dir(&folder)
             .unwrap_or_else(|e| panic!("reading {}: {e}", folder.display()))
             .map(|entry| entry.expect("a migration folder entry").path())
-            .filter(|path| path.extension().is_some_and(|e| e == "sql"))
+            .filter(|path| path.is_file() && path.extension().is_some_and(|e| e == "sql"))
             .collect();
         files.sort();
         writeln!(out, "/// The {folder:?} migrations, by version.").unwrap();
@@ -30,6 +30,12 @@ fn main() {
                 .file_stem()
                 .and_then(|s| s.to_str())
                 .expect("a UTF-8 file name");
+            // sqlx reads `.up.sql`/`.down.sql` as a reversible pair; these migrations are
+            // forward only, and a down script read as one would run forward.
+            assert!(
+                !name.ends_with(".up") && !name.ends_with(".down"),
+                "{name}.sql: migrations here are forward only (no .up/.down pairs)"
+            );
             let (version, description) = name
                 .split_once('_')
                 .unwrap_or_else(|| panic!("{name}: a migration is <version>_<description>.sql"));

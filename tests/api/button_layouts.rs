@@ -425,10 +425,62 @@ async fn a_layout_delete_races_no_assignment(app: TestApp) {
     }
 }
 
+/// A new model is checked against the keys the layout keeps, with the body's other rules:
+/// one 400 names them all, and nothing is changed.
+async fn a_new_model_is_checked_against_the_kept_keys(app: TestApp) {
+    let w = World::seed(&app).await;
+    let token = app.login(w.admin_a).await;
+    let created = layout(
+        &app,
+        &token,
+        json!({"name": "Wide", "deviceModel": "yealink-t54w", "keys": [
+            {"index": 1, "type": "line"},
+            {"index": 20, "type": "line", "value": "16"},
+        ]}),
+    )
+    .await;
+    let path = format!("/v2/admin/button-layouts/{}", created["id"]);
+    let errors = app
+        .patch(
+            &path,
+            &token,
+            json!({"deviceModel": "yealink-t31p", "name": ""}),
+        )
+        .await
+        .error(400, "ValidationError");
+    let kept_keys = [
+        "'body/keys/1/index' must be at most 2 (the keys of yealink-t31p with its expansion modules)",
+        "'body/keys/1/type' cannot be line at index 20: yealink-t31p takes lines on keys 1 to 2 only",
+    ];
+    assert_eq!(
+        errors,
+        [
+            &["'body/name' must be at least 1 character"][..],
+            &kept_keys[..]
+        ]
+        .concat(),
+        "the body's own rule and the kept keys against the new model, in one answer"
+    );
+    let errors = app
+        .patch(&path, &token, json!({"deviceModel": "yealink-t31p"}))
+        .await
+        .error(400, "ValidationError");
+    assert_eq!(errors, kept_keys, "the kept keys alone");
+    let kept = app.get(&path, &token).await.expect(200);
+    assert_eq!(
+        (kept["name"].as_str(), kept["deviceModel"].as_str()),
+        (Some("Wide"), Some("yealink-t54w"))
+    );
+    app.patch(&path, &token, json!({"deviceModel": "yealink-t57w"}))
+        .await
+        .expect(200);
+}
+
 on_both_backends!(
     a_layout_delete_races_no_assignment,
     every_rule_is_answered_at_its_key,
     a_sound_layout_is_kept_key_by_key,
     a_layout_serves_its_model_and_cannot_go_while_used,
     layouts_are_tenant_wide,
+    a_new_model_is_checked_against_the_kept_keys,
 );

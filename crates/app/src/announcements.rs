@@ -8,11 +8,7 @@ use switchboard_domain::records::announcement::{
 };
 use switchboard_domain::{Location, Principal, Problems};
 
-use crate::{Error, Result, Services, tenancy};
-
-/// Where a new announcement lands: its tenant, and its branch (none only when a problem
-/// says so).
-pub type Placement = (TenantId, Option<BranchId>);
+use crate::{Error, Placement, Result, Services, tenancy};
 
 /// Checks a new announcement of `caller`: where it lands (answered) and its references.
 pub async fn check_new(
@@ -26,18 +22,20 @@ pub async fn check_new(
         tenancy::required_branch(services, caller, tenant, body.branch_id, problems).await?;
     let fields = UpdateAnnouncement::from(body.clone());
     check_references(services, tenant, &fields, problems).await?;
-    Ok((tenant, branch))
+    Ok(Placement::checked(tenant, branch))
 }
 
-/// Writes a new announcement checked by [`check_new`].
-pub async fn create(
+/// Writes a new announcement where [`check_new`] placed it.
+pub async fn write_new(
     services: &impl Services,
-    (tenant, branch): Placement,
+    placement: Placement,
     body: CreateAnnouncement,
 ) -> Result<Announcement> {
-    let branch = branch.ok_or_else(|| Error::internal("a checked announcement has a branch"))?;
+    let branch = placement
+        .branch()
+        .ok_or_else(|| Error::internal("a checked announcement has a branch"))?;
     let fields = UpdateAnnouncement::from(body);
-    Ok(announcements::create(services.db(), tenant, branch, fields).await?)
+    Ok(announcements::create(services.db(), placement.tenant(), branch, fields).await?)
 }
 
 /// Checks a change of `caller` to `current`: a branch it moves to (answered, when sent),
@@ -66,7 +64,7 @@ pub async fn check_change(
 }
 
 /// Writes a change checked by [`check_change`], in the branch it answered.
-pub async fn update(
+pub async fn write_change(
     services: &impl Services,
     caller: &Principal,
     id: AnnouncementId,

@@ -13,11 +13,7 @@ use switchboard_domain::records::destination::DestinationInput;
 use switchboard_domain::schedule::{self, Reason};
 use switchboard_domain::{Location, Principal, Problems};
 
-use crate::{Error, Result, Services, tenancy};
-
-/// Where new business hours land: their tenant, and their branch (none only when a
-/// problem says so).
-pub type Placement = (TenantId, Option<BranchId>);
+use crate::{Error, Placement, Result, Services, tenancy};
 
 /// Checks new business hours of `caller`: where they land (answered) and their references.
 pub async fn check_new(
@@ -34,17 +30,19 @@ pub async fn check_new(
         Some(body.not_match_destinations.as_slice()),
     );
     check_references(services, tenant, lists, Some(&body.holidays), problems).await?;
-    Ok((tenant, branch))
+    Ok(Placement::checked(tenant, branch))
 }
 
-/// Writes new business hours checked by [`check_new`].
-pub async fn create(
+/// Writes new business hours where [`check_new`] placed them.
+pub async fn write_new(
     services: &impl Services,
-    (tenant, branch): Placement,
+    placement: Placement,
     body: CreateBusinessHour,
 ) -> Result<BusinessHour> {
-    let branch = branch.ok_or_else(|| Error::internal("checked business hours have a branch"))?;
-    Ok(business_hours::create(services.db(), tenant, branch, body).await?)
+    let branch = placement
+        .branch()
+        .ok_or_else(|| Error::internal("checked business hours have a branch"))?;
+    Ok(business_hours::create(services.db(), placement.tenant(), branch, body).await?)
 }
 
 /// Checks a change of `caller` to `current`: a branch it moves to (answered, when sent)
@@ -72,7 +70,7 @@ pub async fn check_change(
 }
 
 /// Writes a change checked by [`check_change`], in the branch it answered.
-pub async fn update(
+pub async fn write_change(
     services: &impl Services,
     caller: &Principal,
     id: BusinessHourId,

@@ -67,8 +67,8 @@ pub async fn check_change(
     check(services, current.tenant_id, model, keys, problems).await
 }
 
-/// Writes a layout checked by [`check_new`].
-pub async fn create(
+/// Writes a layout for the tenant [`check_new`] answered.
+pub async fn write_new(
     services: &impl Services,
     tenant: TenantId,
     body: CreateButtonLayout,

@@ -156,7 +156,7 @@ pub async fn check_new(
 }
 
 /// Writes a new campaign checked by [`check_new`].
-pub async fn create(
+pub async fn write_new(
     services: &impl Services,
     checked: NewCampaign,
     mut body: CreateCallCampaign,
@@ -203,7 +203,7 @@ pub async fn check_change(
 
 /// Writes a change checked by [`check_change`]; a campaign now running has its due
 /// records queued at once rather than at the scheduler's next tick.
-pub async fn update(
+pub async fn write_change(
     services: &impl Services,
     caller: &Principal,
     id: CallCampaignId,

@@ -8,10 +8,7 @@ use switchboard_domain::records::device::{CreateDevice, Device, UpdateDevice};
 use switchboard_domain::records::device_model;
 use switchboard_domain::{Location, Principal, Problems};
 
-use crate::{Result, Services, tenancy};
-
-/// Where a new device lands: its tenant and branch (if any).
-pub type Placement = (TenantId, Option<BranchId>);
+use crate::{Placement, Result, Services, tenancy};
 
 /// Checks a new device of `caller`: where it lands (answered), its lines and its layout.
 pub async fn check_new(
@@ -33,7 +30,7 @@ pub async fn check_new(
         problems,
     )
     .await?;
-    Ok((tenant, branch))
+    Ok(Placement::checked(tenant, branch))
 }
 
 /// Checks a change of `caller` to `current`: a branch it moves to, answered when the body

@@ -2,14 +2,10 @@
 //! its own branch.
 
 use switchboard_db::extensions;
-use switchboard_domain::ids::{BranchId, TenantId};
 use switchboard_domain::records::extension::{CreateExtension, Extension, UpdateExtension};
 use switchboard_domain::{Principal, Problems};
 
-use crate::{Error, Result, Services, tenancy};
-
-/// Where a new extension lands: its tenant and branch (if any).
-pub type Placement = (TenantId, Option<BranchId>);
+use crate::{Error, Placement, Result, Services, tenancy};
 
 /// Checks a new extension of `caller`: where it lands (answered).
 pub async fn check_new(
@@ -21,17 +17,17 @@ pub async fn check_new(
     let tenant = tenancy::tenant_for_write(services, caller, body.tenant_id).await?;
     let branch =
         tenancy::branch_for_write(services, caller, tenant, body.branch_id, problems).await?;
-    Ok((tenant, branch))
+    Ok(Placement::checked(tenant, branch))
 }
 
-/// Writes a new extension checked by [`check_new`], where it answered.
-pub async fn create(
+/// Writes a new extension where [`check_new`] placed it.
+pub async fn write_new(
     services: &impl Services,
-    (tenant, branch): Placement,
+    placement: Placement,
     mut body: CreateExtension,
 ) -> Result<Extension> {
-    body.branch_id = branch;
-    Ok(extensions::create(services.db(), tenant, body).await?)
+    body.branch_id = placement.branch();
+    Ok(extensions::create(services.db(), placement.tenant(), body).await?)
 }
 
 /// Checks a change of `caller` to `current`: a branch it moves to is of the tenant and in

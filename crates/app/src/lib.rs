@@ -23,6 +23,7 @@ pub mod music_on_hold;
 pub mod paging_groups;
 pub mod pharmacy_agents;
 pub mod phone_numbers;
+pub mod placement;
 pub mod queues;
 pub mod services;
 pub mod tenancy;
@@ -31,4 +32,5 @@ pub mod uploads;
 pub mod users;
 
 pub use error::{Error, Result};
+pub use placement::Placement;
 pub use services::Services;

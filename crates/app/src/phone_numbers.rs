@@ -6,7 +6,7 @@ use switchboard_domain::ids::TenantId;
 use switchboard_domain::records::phone_number::{
     CreatePhoneNumber, PhoneNumber, PhoneNumberSettings, UpdatePhoneNumber,
 };
-use switchboard_domain::{Location, Principal, Problems};
+use switchboard_domain::{Principal, Problems};
 
 use crate::{Result, Services, tenancy};
 
@@ -47,15 +47,8 @@ async fn check_settings(
     if let Some(Some(branch)) = settings.branch_id {
         tenancy::branch_for_write(services, caller, tenant, Some(branch), problems).await?;
     }
-    if let Some(Some(ext)) = settings.sms_ext_id
-        && !switchboard_db::extensions::of_tenant(services.db(), tenant, ext).await?
-    {
-        problems.add(
-            Location::Body,
-            "smsExtId",
-            "must name an extension of the tenant",
-        );
-    }
+    let sms_extension = settings.sms_ext_id.flatten().map(|e| e.get());
+    tenancy::check_extension(services, tenant, "smsExtId", sms_extension, problems).await?;
     if let Some(Some(destination)) = &settings.destination {
         let destination = Some(destination);
         tenancy::check_destination(services, tenant, "destination", destination, problems).await?;

@@ -6,9 +6,9 @@
 
 use super::*;
 
-/// How one field is read: `#[sqlx(rename = "col")]` (or `#[field(column = "col")]`
-/// semantics are not read here), `#[sqlx(flatten)]` (a nested `FromRow` struct),
-/// `#[sqlx(skip)]` or `#[stored(skip)]` (filled from elsewhere: its `Default`).
+/// How one field is read: from the column of its name, or of `#[sqlx(rename = "col")]`;
+/// `#[sqlx(flatten)]`, a nested `FromRow` struct from the same row; `#[sqlx(skip)]` or
+/// `#[stored(skip)]`, not read (filled from elsewhere: its `Default`).
 enum Read {
     Column(String),
     Flatten,
@@ -50,6 +50,14 @@ fn read_of(field: &syn::Field) -> syn::Result<Read> {
 
 pub fn derive_from_row(input: &DeriveInput) -> syn::Result<Tokens> {
     let name = &input.ident;
+    // sqlx's struct attributes (`rename_all`, `default`) are not implemented: refused
+    // here rather than read as a column that is not there when the row arrives.
+    if let Some(attr) = input.attrs.iter().find(|a| a.path().is_ident("sqlx")) {
+        return Err(syn::Error::new_spanned(
+            attr,
+            "FromRow takes no struct-level sqlx attribute; name each column on its field",
+        ));
+    }
     let mut generics = input.generics.clone();
     let (_, ty_generics, _) = input.generics.split_for_impl();
     generics.params.insert(0, syn::parse_quote!(R: ::sqlx::Row));

@@ -45,7 +45,7 @@ pub async fn create(
     let (body, placement) = body
         .check_with(async |body, problems| app::check_new(&state, &caller, body, problems).await)
         .await?;
-    Ok(Json(app::create(&state, placement, body).await?))
+    Ok(Json(app::write_new(&state, placement, body).await?))
 }
 
 /// One announcement.
@@ -81,7 +81,7 @@ pub async fn update(
         })
         .await?;
     Ok(Json(
-        app::update(&state, &caller, id, fields, branch).await?,
+        app::write_change(&state, &caller, id, fields, branch).await?,
     ))
 }
 

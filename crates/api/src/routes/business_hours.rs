@@ -50,7 +50,7 @@ pub async fn create(
     let (body, placement) = body
         .check_with(async |body, problems| app::check_new(&state, &caller, body, problems).await)
         .await?;
-    Ok(Json(app::create(&state, placement, body).await?))
+    Ok(Json(app::write_new(&state, placement, body).await?))
 }
 
 /// One business-hours record.
@@ -85,7 +85,9 @@ pub async fn update(
             app::check_change(&state, &caller, &current, body, problems).await
         })
         .await?;
-    Ok(Json(app::update(&state, &caller, id, body, branch).await?))
+    Ok(Json(
+        app::write_change(&state, &caller, id, body, branch).await?,
+    ))
 }
 
 /// Deletes business hours with their destinations and holidays in one transaction,

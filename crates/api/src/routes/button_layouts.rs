@@ -47,7 +47,7 @@ pub async fn create(
     let (body, tenant) = body
         .check_with(async |body, problems| app::check_new(&state, &caller, body, problems).await)
         .await?;
-    Ok(Json(app::create(&state, tenant, body).await?))
+    Ok(Json(app::write_new(&state, tenant, body).await?))
 }
 
 /// One button layout with its keys.

@@ -72,7 +72,7 @@ async fn create_campaign(
     let (body, checked) = body
         .check_with(async |body, problems| app::check_new(&state, &caller, body, problems).await)
         .await?;
-    Ok(Json(app::create(&state, checked, body).await?))
+    Ok(Json(app::write_new(&state, checked, body).await?))
 }
 
 /// Creates a call campaign (`draft` or `scheduled`): its caller id a phone number of the
@@ -135,7 +135,9 @@ pub async fn update(
             app::check_change(&state, &caller, &current, body, problems).await
         })
         .await?;
-    Ok(Json(app::update(&state, &caller, id, body, change).await?))
+    Ok(Json(
+        app::write_change(&state, &caller, id, body, change).await?,
+    ))
 }
 
 /// Deletes a call campaign that is not running, with its records and its own opt-out list.

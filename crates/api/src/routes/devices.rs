@@ -122,7 +122,7 @@ pub async fn create(
     State(state): State<AppState>,
     body: Checked<CreateDevice>,
 ) -> ApiResult<Json<CreatedDevice>> {
-    let (body, (tenant, branch)) = body
+    let (body, placement) = body
         .check_with(async |body, problems| app::check_new(&state, &caller, body, problems).await)
         .await?;
     let (password, secret_hash) = new_password();
@@ -131,6 +131,7 @@ pub async fn create(
         username: body.mac.clone(),
         secret_hash,
     };
+    let (tenant, branch) = (placement.tenant(), placement.branch());
     let device =
         devices::create(&state.db, tenant, branch, body, credentials, &state.sealer).await?;
     Ok(Json(CreatedDevice {

@@ -43,7 +43,7 @@ pub async fn create(
     let (body, placement) = body
         .check_with(async |body, problems| app::check_new(&state, &caller, body, problems).await)
         .await?;
-    Ok(Json(app::create(&state, placement, body).await?))
+    Ok(Json(app::write_new(&state, placement, body).await?))
 }
 
 /// One extension.

@@ -156,7 +156,7 @@ async fn pushed_tenant(
     match tenancy::tenant_for_write(state, caller, Some(named)).await {
         Ok(tenant) => Ok(Some(tenant)),
         Err(switchboard_app::Error::Invalid(found)) => {
-            problems.extend(found);
+            problems.extend_messages(&found.into_messages());
             Ok(None)
         }
         Err(refused) => Err(refused.into()),
