@@ -19,12 +19,12 @@ fn main() {
             .filter(|path| path.is_file() && path.extension().is_some_and(|e| e == "sql"))
             .collect();
         files.sort();
-        writeln!(out, "/// The {folder:?} migrations, by version.").unwrap();
+        writeln!(out, "/// The {folder:?} migrations, by version.").expect("writing to a String");
         writeln!(
             out,
             "pub(crate) const {constant}: &[(i64, &str, &str)] = &["
         )
-        .unwrap();
+        .expect("writing to a String");
         for path in files {
             let name = path
                 .file_stem()
@@ -48,9 +48,9 @@ fn main() {
                 out,
                 "    ({version}, {description:?}, include_str!({path:?})),"
             )
-            .unwrap();
+            .expect("writing to a String");
         }
-        writeln!(out, "];").unwrap();
+        writeln!(out, "];").expect("writing to a String");
     }
     let target =
         Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("migrations.rs");
