@@ -2,13 +2,13 @@
 //! on IVRs of the tenant, and ending after they start.
 
 use switchboard_db::announcements;
-use switchboard_domain::ids::{AnnouncementId, BranchId, TenantId};
+use switchboard_domain::ids::{AnnouncementId, TenantId};
 use switchboard_domain::records::announcement::{
     Announcement, CreateAnnouncement, IsoDate, UpdateAnnouncement,
 };
 use switchboard_domain::{Location, Principal, Problems};
 
-use crate::{Error, Placement, Result, Services, tenancy};
+use crate::{BranchMove, Error, Placement, Result, Services, tenancy};
 
 /// Checks a new announcement of `caller`: where it lands (answered) and its references.
 pub async fn check_new(
@@ -46,7 +46,7 @@ pub async fn check_change(
     current: &Announcement,
     fields: &UpdateAnnouncement,
     problems: &mut Problems,
-) -> Result<Option<BranchId>> {
+) -> Result<BranchMove> {
     let tenant = current.tenant_id;
     let branch = match fields.branch_id {
         Some(_) => {
@@ -60,7 +60,7 @@ pub async fn check_change(
     if IsoDate::instant(end) <= IsoDate::instant(start) {
         problems.add(Location::Body, "endDate", "must be after startDate");
     }
-    Ok(branch)
+    Ok(BranchMove::checked(branch))
 }
 
 /// Writes a change checked by [`check_change`], in the branch it answered.
@@ -69,10 +69,10 @@ pub async fn write_change(
     caller: &Principal,
     id: AnnouncementId,
     mut fields: UpdateAnnouncement,
-    branch: Option<BranchId>,
+    branch: BranchMove,
 ) -> Result<Announcement> {
     if fields.branch_id.is_some() {
-        fields.branch_id = branch;
+        fields.branch_id = branch.branch();
     }
     Ok(announcements::update(services.db(), &caller.scope, id, fields).await?)
 }

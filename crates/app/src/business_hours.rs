@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use switchboard_db::business_hours;
-use switchboard_domain::ids::{BranchId, BusinessHourId, TenantId};
+use switchboard_domain::ids::{BusinessHourId, TenantId};
 use switchboard_domain::records::business_hour::{
     BusinessHour, BusinessHourStatus, CreateBusinessHour, CreateHoliday, Holiday, HolidayRef,
     MAX_HOLIDAYS, UpdateBusinessHour, UpdateHoliday,
@@ -13,7 +13,7 @@ use switchboard_domain::records::destination::DestinationInput;
 use switchboard_domain::schedule::{self, Reason};
 use switchboard_domain::{Location, Principal, Problems};
 
-use crate::{Error, Placement, Result, Services, tenancy};
+use crate::{BranchMove, Error, Placement, Result, Services, tenancy};
 
 /// Checks new business hours of `caller`: where they land (answered) and their references.
 pub async fn check_new(
@@ -53,7 +53,7 @@ pub async fn check_change(
     current: &BusinessHour,
     body: &UpdateBusinessHour,
     problems: &mut Problems,
-) -> Result<Option<BranchId>> {
+) -> Result<BranchMove> {
     let tenant = current.tenant_id;
     let branch = match body.branch_id {
         Some(_) => {
@@ -66,7 +66,7 @@ pub async fn check_change(
         body.not_match_destinations.as_deref(),
     );
     check_references(services, tenant, lists, body.holidays.as_deref(), problems).await?;
-    Ok(branch)
+    Ok(BranchMove::checked(branch))
 }
 
 /// Writes a change checked by [`check_change`], in the branch it answered.
@@ -75,10 +75,10 @@ pub async fn write_change(
     caller: &Principal,
     id: BusinessHourId,
     mut body: UpdateBusinessHour,
-    branch: Option<BranchId>,
+    branch: BranchMove,
 ) -> Result<BusinessHour> {
     if body.branch_id.is_some() {
-        body.branch_id = branch;
+        body.branch_id = branch.branch();
     }
     Ok(business_hours::update(services.db(), &caller.scope, id, body).await?)
 }

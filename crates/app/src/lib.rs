@@ -32,5 +32,5 @@ pub mod uploads;
 pub mod users;
 
 pub use error::{Error, Result};
-pub use placement::Placement;
+pub use placement::{BranchMove, Placement};
 pub use services::Services;

@@ -1,4 +1,4 @@
-//! Where a checked record lands.
+//! Where a checked record lands, and the branch a checked change moves it to.
 
 use switchboard_domain::ids::{BranchId, TenantId};
 
@@ -25,5 +25,23 @@ impl Placement {
     /// of the same check says it is missing.
     pub fn branch(&self) -> Option<BranchId> {
         self.branch
+    }
+}
+
+/// The branch a change moves a record to, as its `check_change` found it (none when the
+/// change names no branch). Made only by this crate's checks, and read only by its
+/// writes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BranchMove(Option<BranchId>);
+
+impl BranchMove {
+    /// A move the caller's checks found.
+    pub(crate) fn checked(branch: Option<BranchId>) -> Self {
+        BranchMove(branch)
+    }
+
+    /// The branch to write, where the change names one.
+    pub(crate) fn branch(self) -> Option<BranchId> {
+        self.0
     }
 }
