@@ -20,6 +20,8 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use jsonwebtoken::crypto::{CryptoProvider, JwtVerifier, KeyUtils};
+use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -44,6 +46,34 @@ macro_rules! from_row {
         }
     };
 }
+
+/// HS256 on ring's HMAC: jsonwebtoken's cryptography for the reference (the service has
+/// its own, on RustCrypto's `hmac`), which verifies tokens and never signs one.
+struct RingHs256(ring::hmac::Key);
+
+impl signature::Verifier<Vec<u8>> for RingHs256 {
+    fn verify(&self, message: &[u8], tag: &Vec<u8>) -> Result<(), signature::Error> {
+        ring::hmac::verify(&self.0, message, tag).map_err(|_| signature::Error::new())
+    }
+}
+
+impl JwtVerifier for RingHs256 {
+    fn algorithm(&self) -> Algorithm {
+        Algorithm::HS256
+    }
+}
+
+static RING_HS256: CryptoProvider = CryptoProvider {
+    signer_factory: |_, _| Err(ErrorKind::InvalidAlgorithm.into()),
+    verifier_factory: |algorithm, key| match algorithm {
+        Algorithm::HS256 => Ok(Box::new(RingHs256(ring::hmac::Key::new(
+            ring::hmac::HMAC_SHA256,
+            key.try_get_as_bytes()?,
+        )))),
+        _ => Err(ErrorKind::InvalidAlgorithm.into()),
+    },
+    key_utils: KeyUtils::new_unimplemented(),
+};
 
 /// The two databases, each with its own pool type (no `Any` driver: it would add a layer).
 #[derive(Clone)]
@@ -430,6 +460,9 @@ async fn main() {
                 .expect("the database"),
         )
     };
+    RING_HS256
+        .install_default()
+        .expect("the first provider of the process");
     // The service's check: HS256 only, its issuer and audience, 5 s of leeway, and the
     // claims it requires.
     let mut validation = Validation::new(Algorithm::HS256);

@@ -5,7 +5,6 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -170,12 +169,7 @@ fn claims_of(token: &str) -> Value {
 }
 
 fn sign(claims: &Value, key: &str) -> String {
-    jsonwebtoken::encode(
-        &Header::new(Algorithm::HS256),
-        claims,
-        &EncodingKey::from_secret(key.as_bytes()),
-    )
-    .unwrap()
+    switchboard_testing::jwt::sign(claims, "HS256", key.as_bytes())
 }
 
 async fn refused(app: &TestApp, token: &str) {
@@ -229,12 +223,7 @@ async fn tampered_tokens_are_refused(app: TestApp) {
     let payload = URL_SAFE_NO_PAD.encode(genuine.to_string());
     refused(&app, &format!("{header}.{payload}.")).await;
     // Another algorithm with the same secret.
-    let hs512 = jsonwebtoken::encode(
-        &Header::new(Algorithm::HS512),
-        &genuine,
-        &EncodingKey::from_secret(JWT_SECRET.as_bytes()),
-    )
-    .unwrap();
+    let hs512 = switchboard_testing::jwt::sign(&genuine, "HS512", JWT_SECRET.as_bytes());
     refused(&app, &hs512).await;
     // Wrong audience, wrong issuer, no expiry.
     refused(

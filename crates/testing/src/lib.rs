@@ -9,6 +9,8 @@
 //! (through `libtest-mimic`), so `cargo test` filters and `cargo nextest run` work as with
 //! the built-in harness. Each test runs on its own tokio runtime of two worker threads;
 //! four tests per core run at once unless `--test-threads` or `RUST_TEST_THREADS` says.
+//!
+//! [`jwt`] forges access tokens by hand, for the tests of what the service refuses.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -19,6 +21,8 @@ use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 pub use inventory;
+
+pub mod jwt;
 use libtest_mimic::{Arguments, Failed, Trial};
 
 /// An outside service some tests need.

@@ -1,9 +1,16 @@
 //! Access tokens: JWT, HS256 with a 256-bit key; `exp`, `iat`, `sub`, `iss` and `aud`
 //! required and validated with a small leeway; every other algorithm (`none` included)
 //! refused.
+//!
+//! jsonwebtoken's cryptography is HS256 on the workspace's `hmac` and `sha2`, installed by
+//! [`Tokens::new`] (jsonwebtoken's own backends bring RSA, ECDSA and EdDSA crates the
+//! service never uses: docs/decisions.md, "One crypto provider: ring").
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use hmac::{KeyInit, Mac};
+use jsonwebtoken::crypto::{CryptoProvider, JwtSigner, JwtVerifier, KeyUtils};
+use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
 use switchboard_domain::ids::UserId;
@@ -88,9 +95,68 @@ pub fn derived_key(signing_key: &[u8], purpose: &str) -> [u8; 32] {
         .into()
 }
 
+/// HMAC-SHA-256 under one key: the only signature jsonwebtoken makes or checks here.
+struct Hs256(hmac::Hmac<sha2::Sha256>);
+
+impl Hs256 {
+    /// The MAC of `message`.
+    fn tag(&self, message: &[u8]) -> hmac::Hmac<sha2::Sha256> {
+        let mut mac = self.0.clone();
+        mac.update(message);
+        mac
+    }
+}
+
+impl signature::Signer<Vec<u8>> for Hs256 {
+    fn try_sign(&self, message: &[u8]) -> Result<Vec<u8>, signature::Error> {
+        Ok(self.tag(message).finalize().into_bytes().to_vec())
+    }
+}
+
+impl signature::Verifier<Vec<u8>> for Hs256 {
+    /// Compares in constant time (`verify_slice`).
+    fn verify(&self, message: &[u8], tag: &Vec<u8>) -> Result<(), signature::Error> {
+        self.tag(message)
+            .verify_slice(tag)
+            .map_err(|_| signature::Error::new())
+    }
+}
+
+impl JwtSigner for Hs256 {
+    fn algorithm(&self) -> Algorithm {
+        Algorithm::HS256
+    }
+}
+
+impl JwtVerifier for Hs256 {
+    fn algorithm(&self) -> Algorithm {
+        Algorithm::HS256
+    }
+}
+
+/// An HS256 MAC under `secret`; any other algorithm is refused.
+fn hs256(algorithm: &Algorithm, secret: &[u8]) -> jsonwebtoken::errors::Result<Hs256> {
+    if *algorithm != Algorithm::HS256 {
+        return Err(ErrorKind::InvalidAlgorithm.into());
+    }
+    <hmac::Hmac<sha2::Sha256> as KeyInit>::new_from_slice(secret)
+        .map(Hs256)
+        .map_err(|_| ErrorKind::InvalidKeyFormat.into())
+}
+
+/// jsonwebtoken's cryptography in this process: HS256 only, no JWK support.
+static HS256_ONLY: CryptoProvider = CryptoProvider {
+    signer_factory: |algorithm, key| Ok(Box::new(hs256(algorithm, key.as_bytes())?)),
+    verifier_factory: |algorithm, key| Ok(Box::new(hs256(algorithm, key.try_get_as_bytes()?)?)),
+    key_utils: KeyUtils::new_unimplemented(),
+};
+
 impl Tokens {
-    /// Tokens signed with `key` (at least [`MIN_KEY_BYTES`]), valid for `ttl`.
+    /// Tokens signed with `key` (at least [`MIN_KEY_BYTES`]), valid for `ttl`; the first
+    /// call installs jsonwebtoken's cryptography for the process.
     pub fn new(key: &[u8], ttl: Duration) -> Self {
+        // Once per process; a later call finds it installed, which is what it wants.
+        let _ = HS256_ONLY.install_default();
         let mut validation = Validation::new(Algorithm::HS256);
         validation.algorithms = vec![Algorithm::HS256];
         validation.leeway = LEEWAY_SECONDS;
@@ -109,7 +175,6 @@ impl Tokens {
 
     /// HMAC-SHA-256 of `data` under the nonce key (a provisioning Digest nonce's tag).
     pub fn nonce_tag(&self, data: &[u8]) -> [u8; 32] {
-        use hmac::{KeyInit, Mac};
         let mut mac = <hmac::Hmac<sha2::Sha256> as KeyInit>::new_from_slice(&self.nonce_key)
             .expect("HMAC takes a key of any length");
         mac.update(data);
@@ -169,8 +234,8 @@ impl Tokens {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use jsonwebtoken::{Algorithm, EncodingKey, Header};
     use serde_json::{Value, json};
+    use switchboard_testing::jwt;
 
     const KEY: &[u8] = b"a-signing-key-of-32-bytes-at-least";
 
@@ -191,17 +256,8 @@ mod tests {
                "tid": 3, "role": 3, "sid": "session-1"})
     }
 
-    fn sign_with(claims: &Value, algorithm: Algorithm, key: &[u8]) -> String {
-        jsonwebtoken::encode(
-            &Header::new(algorithm),
-            claims,
-            &EncodingKey::from_secret(key),
-        )
-        .unwrap_or_default()
-    }
-
     fn sign(claims: &Value) -> String {
-        sign_with(claims, Algorithm::HS256, KEY)
+        jwt::sign(claims, "HS256", KEY)
     }
 
     fn changed(change: impl FnOnce(&mut Value)) -> Value {
@@ -265,14 +321,10 @@ mod tests {
         let forged = [
             (
                 "another key",
-                sign_with(
-                    &genuine(),
-                    Algorithm::HS256,
-                    b"another-key-of-32-bytes-at-least!!",
-                ),
+                jwt::sign(&genuine(), "HS256", b"another-key-of-32-bytes-at-least!!"),
             ),
-            ("HS512", sign_with(&genuine(), Algorithm::HS512, KEY)),
-            ("HS384", sign_with(&genuine(), Algorithm::HS384, KEY)),
+            ("HS512", jwt::sign(&genuine(), "HS512", KEY)),
+            ("HS384", jwt::sign(&genuine(), "HS384", KEY)),
             ("expired", sign(&changed(|c| c["exp"] = json!(now() - 60)))),
             (
                 "wrong audience",

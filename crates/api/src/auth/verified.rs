@@ -93,7 +93,6 @@ fn now() -> u64 {
 mod tests {
     use std::time::Duration;
 
-    use jsonwebtoken::{EncodingKey, Header};
     use serde_json::json;
     use switchboard_domain::ids::UserId;
 
@@ -110,8 +109,7 @@ mod tests {
     fn expiring_at(exp: u64, session: &str) -> String {
         let claims = json!({"sub": "7", "iss": ISSUER, "aud": AUDIENCE, "exp": exp,
                             "iat": now(), "tid": 3, "role": 3, "sid": session});
-        jsonwebtoken::encode(&Header::default(), &claims, &EncodingKey::from_secret(KEY))
-            .expect("a token")
+        switchboard_testing::jwt::sign(&claims, "HS256", KEY)
     }
 
     #[test]
