@@ -498,7 +498,7 @@ async fn routing_copies(state: &AppState, routing: usize) -> anyhow::Result<serd
 /// and the pharmacist (102), and a few calls of today, one recorded, through the same
 /// code as the ingest API (so their webhook events are queued too).
 async fn seed_voicemail_and_calls(state: &AppState, tenant: TenantId) -> anyhow::Result<()> {
-    use switchboard_api::engine::{self, MessageAudio};
+    use switchboard_app::engine::{self, MessageAudio};
     use switchboard_domain::records::call::{CallPhase, CallReport};
     use switchboard_domain::records::voicemail::NewVoicemail;
 

@@ -1,6 +1,6 @@
 //! `switchboard import …`: Asterisk's own files — the `app_voicemail` spool and
 //! `cdr_csv`'s Master.csv with MixMonitor recordings — recorded through the same code as
-//! the ingest API ([`switchboard_api::engine`]). Every file is read and checked, and
+//! the ingest API ([`switchboard_app::engine`]). Every file is read and checked, and
 //! every recording transcoded, before the first row is written; the rows then go in one
 //! transaction, so a malformed file imports nothing. Records already present are left
 //! alone, so importing twice changes nothing.
@@ -11,7 +11,7 @@ use anyhow::{Context, bail};
 use bytes::Bytes;
 use serde::Serialize;
 use switchboard_api::AppState;
-use switchboard_api::engine::{self, MessageAudio};
+use switchboard_app::engine::{self, MessageAudio};
 use switchboard_asterisk::cdr::{self, CdrRow, Direction};
 use switchboard_asterisk::recordings::RecordingIndex;
 use switchboard_asterisk::voicemail::{self, AudioFormat, SpoolMessage};

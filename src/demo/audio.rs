@@ -23,7 +23,7 @@ pub fn tune(notes: &[(f64, f64)]) -> Vec<u8> {
             pcm.extend_from_slice(&(value as i16).to_le_bytes());
         }
     }
-    switchboard_api::engine::pcm_wav(&pcm)
+    switchboard_app::engine::pcm_wav(&pcm)
 }
 
 /// A hold tune of about `seconds` seconds: a slow arpeggio, repeated.

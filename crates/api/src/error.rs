@@ -324,6 +324,7 @@ impl From<switchboard_app::Error> for ApiError {
             Error::Invalid(problems) => Self::validation(problems),
             Error::Forbidden(message) => Self::forbidden(message),
             Error::Conflict(message) => Self::conflict(message),
+            Error::Gone(message) => Self::gone(message),
             Error::Unsupported(message) => Self::unsupported_media_type(message),
             Error::Unavailable {
                 message,

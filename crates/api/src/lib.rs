@@ -6,7 +6,6 @@ pub mod auth;
 pub mod client;
 pub mod csv_io;
 pub mod docs;
-pub mod engine;
 pub mod error;
 pub mod extract;
 pub mod limits;

@@ -19,8 +19,16 @@ impl switchboard_app::Services for AppState {
         &self.storage
     }
 
+    fn speech(&self) -> &switchboard_speech::Speech {
+        &self.speech
+    }
+
     fn upload_timeout(&self) -> Duration {
         self.settings.upload_timeout
+    }
+
+    fn mms_url_ttl(&self) -> Duration {
+        self.settings.mms_url_ttl
     }
 
     fn wake_campaigns(&self) {

@@ -2,7 +2,7 @@
 //! API turns it into the contract's Error body in one place (`switchboard_api::error`),
 //! the command line into a message.
 
-use switchboard_domain::Problems;
+use switchboard_domain::{Location, Problems};
 
 /// Results of use cases.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -16,6 +16,8 @@ pub enum Error {
     Forbidden(String),
     /// The request contradicts the state of things (deleting one's own account).
     Conflict(String),
+    /// What the request needs is gone for good (a failed fax's document).
+    Gone(String),
     /// The content is of a kind the use case does not take (audio that is not audio).
     Unsupported(String),
     /// The service cannot do it now; worth retrying after `retry_after` seconds.
@@ -37,6 +39,13 @@ impl Error {
     /// A fault of the service with `cause` for the log.
     pub fn internal(cause: impl std::fmt::Display) -> Self {
         Error::Internal(cause.to_string())
+    }
+
+    /// One broken rule: `path` at `location` and why.
+    pub fn invalid(location: Location, path: &str, message: impl std::fmt::Display) -> Self {
+        let mut problems = Problems::new();
+        problems.add(location, path, message);
+        Error::Invalid(problems)
     }
 
     /// Every broken rule in `problems`, or `Ok` when there is none: for a use case with

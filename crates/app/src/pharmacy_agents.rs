@@ -1,15 +1,17 @@
 //! Pharmacy agents: their media files, fallback, after-hours rule and conduit are records
 //! of the agent's tenant, and the conduit is the tenant's pharmacy system.
 
-use switchboard_db::conduits;
-use switchboard_domain::ids::{ConduitId, TenantId};
+use switchboard_db::crud::Recorded;
+use switchboard_db::{conduits, pharmacy_agents};
+use switchboard_domain::ids::{ConduitId, PharmacyAgentId, TenantId};
 use switchboard_domain::records::destination::DestinationInput;
 use switchboard_domain::records::pharmacy_agent::{
-    AfterHoursInput, CreatePharmacyAgent, PHARMACY_SYSTEM, PharmacyAgent, UpdatePharmacyAgent,
+    AfterHoursInput, CreatePharmacyAgent, IngestRefillRequest, PHARMACY_SYSTEM, PharmacyAgent,
+    UpdatePharmacyAgent,
 };
 use switchboard_domain::{Location, Principal, Problems, Scope};
 
-use crate::{Result, Services, tenancy};
+use crate::{Error, Result, Services, tenancy};
 
 /// The references of an agent body, each `None` when the body leaves it unchanged or
 /// clears it.
@@ -95,4 +97,78 @@ async fn check_references(
         }
     }
     Ok(())
+}
+
+/// Records a refill request a pharmacy agent took, reported by `caller` (the engine's
+/// token, or a platform admin): the agent named by `agentId` or `agentNumber` in the
+/// request's tenant, each prescription number of the agent's length, several only where
+/// the agent takes them in bulk; REFILL_REQUESTED is emitted once per agent and request
+/// (a repeat changes nothing).
+pub async fn record_refill_request(
+    services: &impl Services,
+    caller: &Principal,
+    mut body: IngestRefillRequest,
+) -> Result<Recorded> {
+    body.tenant = tenancy::tenant_for_write(services, caller, Some(body.tenant)).await?;
+    let agent = match (body.agent_id, body.agent_number.as_deref()) {
+        (Some(id), number) => {
+            let scope = Scope::Tenant(body.tenant);
+            match pharmacy_agents::get(services.db(), &scope, PharmacyAgentId(id)).await {
+                Ok(agent) if number.is_none_or(|n| n == agent.number) => agent,
+                Ok(_) => {
+                    return Err(Error::invalid(
+                        Location::Body,
+                        "agentNumber",
+                        "must be the number of the agent agentId names",
+                    ));
+                }
+                Err(switchboard_db::Error::NotFound) => {
+                    return Err(Error::invalid(
+                        Location::Body,
+                        "agentId",
+                        "must name a pharmacy agent of the tenant",
+                    ));
+                }
+                Err(error) => return Err(error.into()),
+            }
+        }
+        (None, Some(number)) => pharmacy_agents::find_by_number(services.db(), body.tenant, number)
+            .await?
+            .ok_or_else(|| {
+                Error::invalid(
+                    Location::Body,
+                    "agentNumber",
+                    "must be the number of a pharmacy agent of the tenant",
+                )
+            })?,
+        // The body's own check requires one of the two.
+        (None, None) => return Err(Error::internal("a refill request without an agent")),
+    };
+    let mut problems = Problems::new();
+    let length = usize::try_from(agent.rx_number_length).unwrap_or(usize::MAX);
+    for (index, rx) in body.rx_numbers.iter().enumerate() {
+        if rx.len() != length {
+            problems.add(
+                Location::Body,
+                &format!("rxNumbers/{index}"),
+                format!("must be {length} digits (the agent's rxNumberLength)"),
+            );
+        }
+    }
+    if agent.ivr_bulk == 0 && body.rx_numbers.len() > 1 {
+        problems.add(
+            Location::Body,
+            "rxNumbers",
+            "must hold at most 1 number: the agent takes one prescription per call (ivrBulk 0)",
+        );
+    }
+    if !problems.is_empty() {
+        return Err(problems.into());
+    }
+    let mut tx = services.db().begin().await?;
+    let recorded =
+        pharmacy_agents::record_refill(&mut tx, &agent, &body, chrono::Utc::now().timestamp())
+            .await?;
+    tx.commit().await?;
+    Ok(recorded)
 }

@@ -19,9 +19,16 @@ pub trait Services: Send + Sync {
     /// Object storage for audio and media.
     fn storage(&self) -> &Storage;
 
+    /// Text-to-speech: the engine and its voice catalogue.
+    fn speech(&self) -> &switchboard_speech::Speech;
+
     /// Longest an upload may take: an upload's objects are pledged for deletion this long
     /// (and a little more) after they are stored, unless their record keeps them.
     fn upload_timeout(&self) -> Duration;
+
+    /// How long links to MMS media last: carriers fetch the media when the text goes out,
+    /// which may be long after it was sent here.
+    fn mms_url_ttl(&self) -> Duration;
 
     /// Wakes this process's campaign scheduler at once, so the due records of a campaign
     /// that starts running or gains records are queued without waiting a tick.

@@ -8,7 +8,6 @@ use axum::extract::State;
 use axum::response::Response;
 use switchboard_app::tenancy;
 use switchboard_db::conduits::{self, ConduitRow};
-use switchboard_domain::Location;
 use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::ConduitId;
 use switchboard_domain::list::Page;
@@ -19,7 +18,7 @@ use switchboard_domain::records::conduit::{
 use crate::audit::now;
 use crate::auth::caller::{Caller, ConduitsRead, ConduitsWrite, IngestWrite};
 use crate::client::ClientAddress;
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
 use crate::extract::{JsonBody, ListParams, Patch, PathId};
 use crate::listing;
 use crate::state::AppState;
@@ -128,10 +127,6 @@ pub async fn delete(
     Ok(Json(row.into_conduit()))
 }
 
-/// How far ahead of the server's clock a check's `checkedAt` may be (clock skew): a
-/// check dated later would keep every real check after it from being recorded.
-const CHECK_SKEW_SECONDS: i64 = 60;
-
 /// Records a health check of a conduit the engine made (the engine's token, or a platform
 /// admin): sets `lastCheckedAt`, `lastCheckOk` and `lastCheckDetail`, and moves the
 /// status — a failed check makes an `active` conduit `failing`, a passed one a `failing`
@@ -147,52 +142,6 @@ pub async fn ingest_check(
     ClientAddress(address): ClientAddress,
     JsonBody(body): JsonBody<IngestConduitCheck>,
 ) -> ApiResult<Json<ConduitCheckResult>> {
-    let tenant = tenancy::tenant_for_write(&state, &caller, Some(body.tenant_id)).await?;
-    let now = now();
-    let at = body.checked_at.map_or(now, |at| at.timestamp());
-    if at > now + CHECK_SKEW_SECONDS {
-        return Err(ApiError::invalid(
-            Location::Body,
-            "checkedAt",
-            "must not be in the future",
-        ));
-    }
-    // The status a check moves is a change to an administered record: audited, as the
-    // system that observed it (the engine's token acts as no user).
-    let system = switchboard_db::audit::Actor {
-        user_id: None,
-        user_email: "system:conduit-check".into(),
-        client_address: address,
-    };
-    let checked = switchboard_db::audit::acting_as(
-        system,
-        conduits::record_check(
-            &state.db,
-            tenant,
-            body.conduit_id,
-            (body.ok, at, &body.detail),
-            now,
-        ),
-    )
-    .await
-    .map_err(|error| match error {
-        switchboard_db::Error::NotFound => ApiError::invalid(
-            Location::Body,
-            "conduitId",
-            "must name a conduit of the tenant",
-        ),
-        other => other.into(),
-    })?;
-    let conduit = conduits::get(
-        &state.db,
-        &switchboard_domain::Scope::Platform,
-        body.conduit_id,
-    )
-    .await?
-    .into_conduit();
-    Ok(Json(ConduitCheckResult {
-        recorded: checked.recorded,
-        previous_status: checked.previous_status,
-        conduit,
-    }))
+    let checked = switchboard_app::conduits::record_check(&state, &caller, &body, address).await?;
+    Ok(Json(checked))
 }

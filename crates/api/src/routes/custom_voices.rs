@@ -4,7 +4,7 @@
 use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
-use switchboard_app::tenancy;
+use switchboard_app::{tenancy, voices};
 use switchboard_db::custom_voices;
 use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::{CustomVoiceId, TenantId};
@@ -12,43 +12,12 @@ use switchboard_domain::list::Page;
 use switchboard_domain::records::custom_voice::{
     CreateCustomVoice, CustomVoice, UpdateCustomVoice,
 };
-use switchboard_domain::{Location, Problems};
 
 use crate::auth::caller::{Caller, MediaFilesRead, MediaFilesWrite};
 use crate::error::ApiResult;
 use crate::extract::{Checked, ListParams, Patch, PathId};
 use crate::listing;
-use crate::routes::text_to_speech;
 use crate::state::AppState;
-
-/// Refuses a base voice the engine does not have, or a language it does not speak.
-fn check_voice(
-    state: &AppState,
-    base: &str,
-    language: Option<&str>,
-    problems: &mut Problems,
-) -> ApiResult<()> {
-    let catalogue = text_to_speech::catalogue(state)?;
-    match catalogue.voice(base) {
-        None => problems.add(
-            Location::Body,
-            "baseVoiceId",
-            "is not a voice of the speech engine (see /text-to-speech/voices)",
-        ),
-        Some(voice) => {
-            if let Some(language) = language
-                && !voice.speaks(language)
-            {
-                problems.add(
-                    Location::Body,
-                    "language",
-                    format!("is not spoken by the voice {}", voice.id),
-                );
-            }
-        }
-    }
-    Ok(())
-}
 
 /// Lists the custom voices in the caller's scope.
 #[utoipa::path(get, operation_id = "listCustomVoices", path = "/v2/admin/custom-voices/", tag = "text-to-speech",
@@ -77,12 +46,13 @@ pub async fn create(
     let body = body
         .check(async |body, problems| {
             tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
-            check_voice(
+            voices::check_base_voice(
                 &state,
                 &body.base_voice_id,
                 body.language.as_deref(),
                 problems,
-            )
+            )?;
+            Ok(())
         })
         .await?;
     Ok(Json(custom_voices::create(&state.db, tenant, body).await?))
@@ -131,7 +101,7 @@ pub async fn update(
             if base != current.base_voice_id
                 || (language.is_some() && language != current.language.as_deref())
             {
-                check_voice(&state, base, language, problems)?;
+                voices::check_base_voice(&state, base, language, problems)?;
             }
             Ok(())
         })

@@ -72,7 +72,9 @@ pub async fn claim(
             payload["documentURL"] = url.into();
         }
         if let Some(keys) = &objects.media {
-            payload["mediaUrls"] = crate::routes::texts::sign_media(&state, keys).await?.into();
+            payload["mediaUrls"] = switchboard_app::texts::sign_media(&state, keys)
+                .await?
+                .into();
         }
         claimed.push(ClaimedJob {
             payload,

@@ -6,13 +6,13 @@
 use std::collections::HashMap;
 
 use axum::Json;
-use axum::body::Bytes;
 use axum::extract::multipart::{Multipart, MultipartRejection};
 use axum::extract::{Query, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
+use switchboard_app::faxes::{self as app, FaxToSend};
 use switchboard_app::tenancy;
-use switchboard_db::faxes::{self, FaxRow, NewFax};
+use switchboard_db::faxes::{self, FaxRow};
 use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::list::Page;
@@ -21,18 +21,17 @@ use switchboard_domain::records::fax::{
 };
 use switchboard_domain::validation::{ID, Raw, Rule};
 use switchboard_domain::{Location, Problems};
-use switchboard_storage::StorageError;
 use utoipa::ToSchema;
 
 use crate::audit::now;
 use crate::auth::caller::{Caller, FaxesRead, FaxesWrite};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{JsonBody, ListParams, PathId};
+use crate::listing;
 use crate::routes::media_files::{
     field_text, multipart_error, multipart_rejection, read_limited, require_multipart,
 };
 use crate::state::AppState;
-use crate::{guard, listing};
 
 /// A fax as answered: with a fresh signed link to its document and its attempts.
 async fn present(state: &AppState, row: FaxRow) -> ApiResult<Fax> {
@@ -176,117 +175,20 @@ pub async fn send(
     let (Some(document), Some(to), Some(from)) = (document, to, from) else {
         return Err(ApiError::internal("a checked field went missing"));
     };
-    let tenant = tenancy::tenant_for_write(&state, &caller, tenant_id).await?;
-    let spellings = tenancy::number_spellings(&state, tenant, &from).await?;
-    // The line as the tenant stores it, however the sender wrote it.
-    let Some(from) = faxes::fax_line(&state.db, tenant, &spellings).await? else {
-        return Err(ApiError::invalid(
-            Location::Body,
-            "from",
-            "must be a fax-enabled phone number of the tenant",
-        ));
-    };
-    let stored = store_document(&state, tenant, Bytes::from(document)).await?;
-    let pledge = stored.pledge;
-    let fax = NewFax {
-        tenant,
-        from,
+    let fax = FaxToSend {
+        document,
         to,
-        pages: stored.pages.unwrap_or(0),
-        document_key: stored.key,
-        document_type: stored.content_type,
-        document_bytes: stored.bytes,
+        from,
+        tenant_id,
     };
-    let id = match faxes::create(&state.db, &fax, pledge, now()).await {
-        Ok(id) => id,
-        Err(error) => {
-            guard::abandon_upload_objects(&state, &[pledge]).await;
-            return Err(error.into());
-        }
-    };
+    let id = app::send_fax(&state, &caller, fax).await?;
     let row = faxes::get(&state.db, &caller.scope, id).await?;
     Ok(Json(present(&state, row).await?))
 }
 
-/// A fax document checked and stored, its deletion pledged until a fax records it.
-pub(crate) struct StoredDocument {
-    /// Where it is stored.
-    pub key: String,
-    /// Its content type.
-    pub content_type: &'static str,
-    /// Its size in bytes.
-    pub bytes: i64,
-    /// The pledged deletion of the object, cancelled by the transaction that records it.
-    pub pledge: i64,
-    /// A PDF's pages; `None` for a TIFF (not counted).
-    pub pages: Option<i64>,
-}
-
-/// Checks what a fax document is — a PDF must parse within the parsing bounds and hold a
-/// page, a TIFF is known by its magic; anything else is a 415 and nothing is stored — and
-/// stores it under a new key of `tenant`, its deletion pledged first (so a record never
-/// written leaves nothing behind).
-pub(crate) async fn store_document(
-    state: &AppState,
-    tenant: TenantId,
-    bytes: Bytes,
-) -> ApiResult<StoredDocument> {
-    let parsed = {
-        let bytes = bytes.clone();
-        tokio::task::spawn_blocking(move || switchboard_storage::documents::fax_document(&bytes))
-            .await
-            .map_err(ApiError::internal)?
-    };
-    let kind = parsed.map_err(ApiError::unsupported_media_type)?;
-    let key = format!(
-        "tenants/{}/faxes/{}.{}",
-        tenant.get(),
-        uuid::Uuid::now_v7().simple(),
-        kind.extension()
-    );
-    let size = i64::try_from(bytes.len()).unwrap_or(i64::MAX);
-    let pledge = guard::pledge_upload_object(state, &key).await?;
-    if let Err(error) = state.storage.put(&key, bytes, kind.content_type()).await {
-        guard::abandon_upload_objects(state, &[pledge]).await;
-        return Err(error.into());
-    }
-    Ok(StoredDocument {
-        key,
-        content_type: kind.content_type(),
-        bytes: size,
-        pledge,
-        pages: match kind {
-            switchboard_storage::documents::FaxDocument::Pdf { pages } => Some(pages),
-            switchboard_storage::documents::FaxDocument::Tiff => None,
-        },
-    })
-}
-
 async fn retry_fax(caller: Caller<FaxesWrite>, state: AppState, id: i64) -> ApiResult<Json<Fax>> {
     let row = faxes::get(&state.db, &caller.scope, id).await?;
-    if row.status != "failed" {
-        return Err(ApiError::conflict(format!(
-            "fax {id} is {}: only a failed fax is retried",
-            if row.status.is_empty() {
-                "not one sent here"
-            } else {
-                row.status.as_str()
-            }
-        )));
-    }
-    let gone = match &row.document_key {
-        None => true,
-        Some(key) => matches!(
-            state.storage.get(key, None).await,
-            Err(StorageError::NotFound)
-        ),
-    };
-    if gone {
-        return Err(ApiError::gone(format!(
-            "the document of fax {id} is gone: send the fax again"
-        )));
-    }
-    faxes::retry(&state.db, &row, now()).await?;
+    app::retry_fax(&state, &row).await?;
     let row = faxes::get(&state.db, &caller.scope, id).await?;
     Ok(Json(present(&state, row).await?))
 }

@@ -1,14 +1,15 @@
 //! `/v2/ingest/…`: the telephony engine pushes what it produces — voicemail messages,
 //! call progress with recordings, text messages and faxes — as it happens. Platform
 //! admins, or the engine with the configured service token (`SWITCHBOARD_INGEST_TOKEN`),
-//! may push; the importers record through the same code ([`crate::engine`]).
+//! may push; the importers record through the same code ([`switchboard_app::engine`]).
 
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Multipart, Request, State};
 use serde::Serialize;
 use serde_json::Value;
-use switchboard_app::tenancy;
+use switchboard_app::engine::{self, MessageAudio};
+use switchboard_app::{faxes, tenancy};
 use switchboard_db::crud::Recorded;
 use switchboard_db::{calls, texts, voicemail};
 use switchboard_domain::ids::TenantId;
@@ -22,11 +23,9 @@ use utoipa::ToSchema;
 
 use crate::audit::now;
 use crate::auth::caller::{Caller, IngestWrite};
-use crate::engine::{self, MessageAudio};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Checked;
 use crate::guard;
-use crate::routes::faxes;
 use crate::routes::media_files::{multipart_error, multipart_rejection};
 use crate::state::AppState;
 
@@ -186,7 +185,7 @@ pub struct IngestResult {
 
 impl IngestResult {
     /// The answer for a record recorded once (a voicemail message, a text, a fax).
-    fn of(recorded: Recorded) -> IngestResult {
+    pub(crate) fn of(recorded: Recorded) -> IngestResult {
         IngestResult {
             recorded: recorded.new,
             id: recorded.id,

@@ -9,7 +9,7 @@ use axum::http::HeaderMap;
 use axum::response::Response;
 use chrono::{SecondsFormat, Utc};
 use switchboard_app::media_files::{Described, create_media_file};
-use switchboard_app::tenancy;
+use switchboard_app::{tenancy, voices};
 use switchboard_db::media_files::{self, MediaFileRow};
 use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::{MediaFileId, TenantId};
@@ -22,10 +22,6 @@ use switchboard_domain::records::media_file::{
 use switchboard_domain::records::speech::{LANGUAGE, TEXT};
 use switchboard_domain::validation::{ID, Raw, Rule};
 use switchboard_domain::{Location, Problems};
-
-use switchboard_db::custom_voices;
-use switchboard_domain::ids::CustomVoiceId;
-use switchboard_domain::records::custom_voice::VOICE_PREFIX;
 
 use crate::auth::caller::{Caller, MediaFilesRead, MediaFilesWrite};
 use crate::error::{ApiError, ApiResult};
@@ -217,7 +213,7 @@ pub async fn create(
     // broken one is answered at once; a tenant refused is answered after them.
     let tenant = tenancy::tenant_for_write(&state, &caller, tenant_id).await;
     if let (Ok(tenant), Some(voice)) = (&tenant, &voice_id) {
-        check_voice(&state, &caller, *tenant, voice, &mut problems).await?;
+        voices::check_media_voice(&state, &caller, *tenant, voice, &mut problems).await?;
     }
     switchboard_app::Error::answer(problems)?;
     let tenant = tenant?;
@@ -247,37 +243,6 @@ pub async fn create_unversioned(
     multipart: Result<Multipart, MultipartRejection>,
 ) -> ApiResult<Json<MediaFile>> {
     create(caller, state, headers, multipart).await
-}
-
-/// Refuses a `voiceId` that names no voice: an engine voice of the catalogue, or a custom
-/// voice of the media file's own tenant.
-async fn check_voice(
-    state: &AppState,
-    caller: &Caller<MediaFilesWrite>,
-    tenant: TenantId,
-    voice: &str,
-    problems: &mut Problems,
-) -> ApiResult<()> {
-    let known = match voice
-        .strip_prefix(VOICE_PREFIX)
-        .and_then(|n| n.parse::<i64>().ok().filter(|_| !n.starts_with('0')))
-    {
-        Some(id) => custom_voices::get(&state.db, &caller.scope, CustomVoiceId(id))
-            .await
-            .ok()
-            .is_some_and(|custom| custom.tenant_id == tenant),
-        None => crate::routes::text_to_speech::catalogue(state)?
-            .voice(voice)
-            .is_some(),
-    };
-    if !known {
-        problems.add(
-            Location::Body,
-            "voiceId",
-            "is not a voice of the speech engine nor a custom voice of the tenant",
-        );
-    }
-    Ok(())
 }
 
 /// One media file, with a fresh signed URL.

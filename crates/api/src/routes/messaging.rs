@@ -241,7 +241,9 @@ pub async fn upload_media(
         return Err(error);
     }
     let keys: Vec<String> = files.iter().map(|file| file.key.clone()).collect();
-    Ok(Json(crate::routes::texts::sign_media(&state, &keys).await?))
+    Ok(Json(
+        switchboard_app::texts::sign_media(&state, &keys).await?,
+    ))
 }
 
 /// Deletes what an upload stored when it is not kept (refused, or failed half-way),

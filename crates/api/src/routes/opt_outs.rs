@@ -8,21 +8,16 @@ use axum::extract::{FromRequest, Request, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use serde_json::Value;
-use std::collections::HashMap;
+use switchboard_app::opt_outs::{self as app, Known};
 use switchboard_app::tenancy;
-use switchboard_db::call_campaigns;
 use switchboard_db::opt_outs::{self, NewOptOut};
 use switchboard_domain::declare::DeclaredFilter;
 
-use switchboard_domain::ids::{CallCampaignId, OptOutId, TenantId};
+use switchboard_domain::ids::OptOutId;
 use switchboard_domain::list::Page;
-use switchboard_domain::phone;
-use switchboard_domain::records::call_campaign::{
-    CallCampaign, ImportResult, ImportSummary, MAX_IMPORT,
-};
+use switchboard_domain::records::call_campaign::{ImportResult, ImportSummary, MAX_IMPORT};
 use switchboard_domain::records::opt_out::{CreateOptOut, OptOut, UpdateOptOut};
-use switchboard_domain::validation::iso;
-use switchboard_domain::{Location, Principal, Problems, Scope};
+use switchboard_domain::{Location, Principal};
 
 use crate::auth::caller::{Caller, CampaignsRead, CampaignsWrite};
 use crate::csv_io::{csv_field, csv_part, csv_response, csv_rows};
@@ -33,121 +28,8 @@ use crate::media_type;
 use crate::routes::media_files::multipart_rejection;
 use crate::state::AppState;
 
-/// What reading an import's rows has looked up already: the countries of tenants, the
-/// campaigns and the tenants found in the caller's scope, so an import of 10,000 rows
-/// of one list reads each once, not once per row.
-#[derive(Default)]
-struct Known {
-    countries: HashMap<TenantId, String>,
-    campaigns: HashMap<CallCampaignId, CallCampaign>,
-    tenants: HashMap<Option<TenantId>, TenantId>,
-}
-
-/// The rules of an entry beyond its own fields, each broken one added to `problems` so
-/// that a body answers every reason at once (issue 29): the level's owner — the campaign
-/// in the caller's scope, the tenant the caller may write to — and the number normalised
-/// in that tenant's country (the platform's list: E.164). Answers the entry when its
-/// owner is known (its problems, if any, refuse it all the same); a scope refused is a
-/// 403 on its own, as everywhere.
-async fn entry(
-    state: &AppState,
-    caller: &Principal,
-    body: &CreateOptOut,
-    known: &mut Known,
-    problems: &mut Problems,
-) -> ApiResult<Option<NewOptOut>> {
-    let (tenant, campaign): (Option<TenantId>, _) = match body.level.as_str() {
-        "platform" => {
-            if caller.scope != Scope::Platform {
-                return Err(ApiError::forbidden(
-                    "only platform admins may change the platform's opt-out list",
-                ));
-            }
-            if body.tenant_id.is_some() || body.campaign_id.is_some() {
-                problems.add(
-                    Location::Body,
-                    "level",
-                    "platform entries name no tenantId or campaignId",
-                );
-            }
-            (None, None)
-        }
-        "campaign" => {
-            let Some(id) = body.campaign_id else {
-                problems.add(
-                    Location::Body,
-                    "campaignId",
-                    "is required for campaign entries",
-                );
-                return Ok(None);
-            };
-            let found = match known.campaigns.get(&id) {
-                Some(campaign) => Ok(campaign.clone()),
-                None => call_campaigns::get(&state.db, &caller.scope, id).await,
-            };
-            let campaign = match found {
-                Ok(campaign) => {
-                    known.campaigns.insert(id, campaign.clone());
-                    campaign
-                }
-                Err(switchboard_db::Error::NotFound) => {
-                    problems.add(
-                        Location::Body,
-                        "campaignId",
-                        "must name a call campaign in your scope",
-                    );
-                    return Ok(None);
-                }
-                Err(e) => return Err(e.into()),
-            };
-            if body.tenant_id.is_some_and(|t| t != campaign.tenant_id) {
-                problems.add(Location::Body, "tenantId", "must be the campaign's tenant");
-            }
-            (Some(campaign.tenant_id), Some(campaign.id))
-        }
-        _ => {
-            if body.campaign_id.is_some() {
-                problems.add(Location::Body, "campaignId", "is only for campaign entries");
-            }
-            let tenant = match known.tenants.get(&body.tenant_id) {
-                Some(tenant) => *tenant,
-                None => tenancy::tenant_for_write(state, caller, body.tenant_id).await?,
-            };
-            known.tenants.insert(body.tenant_id, tenant);
-            (Some(tenant), None)
-        }
-    };
-    let country = match tenant {
-        Some(tenant) => Some(match known.countries.get(&tenant) {
-            Some(country) => country.clone(),
-            None => {
-                let country = call_campaigns::tenant_country(&state.db, tenant).await?;
-                known.countries.insert(tenant, country.clone());
-                country
-            }
-        }),
-        None => None,
-    };
-    let number = match phone::normalise(&body.number, country.as_deref()) {
-        Ok(number) => number,
-        Err(reason) => {
-            problems.add(Location::Body, "number", reason);
-            return Ok(None);
-        }
-    };
-    Ok(Some(NewOptOut {
-        level: body.level.as_str().to_owned(),
-        tenant,
-        campaign,
-        number,
-        source: body.source.as_str().to_owned(),
-        reason: body.reason.clone(),
-        expires_at: body.expires_at.map(iso),
-    }))
-}
-
 /// The entry of a create body (or an import's row), every broken rule of its fields and
-/// of [`entry`] answered together.
+/// of [`app::check_entry`] answered together.
 async fn checked_entry(
     state: &AppState,
     caller: &Principal,
@@ -156,7 +38,7 @@ async fn checked_entry(
 ) -> ApiResult<NewOptOut> {
     let mut built = None;
     body.check(async |body, problems| {
-        built = entry(state, caller, body, known, problems).await?;
+        built = app::check_entry(state, caller, body, known, problems).await?;
         Ok(())
     })
     .await?;

@@ -14,11 +14,9 @@ use switchboard_domain::list::Page;
 use switchboard_domain::records::pharmacy_agent::{
     CreatePharmacyAgent, IngestRefillRequest, PharmacyAgent, RefillRequest, UpdatePharmacyAgent,
 };
-use switchboard_domain::{Location, Problems, Scope};
 
-use crate::audit::now;
 use crate::auth::caller::{Caller, IngestWrite, PharmacyRead, PharmacyWrite, RefillRequestsRead};
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
 use crate::extract::{Checked, JsonBody, ListParams, Patch, PathId};
 use crate::listing;
 use crate::routes::ingest::IngestResult;
@@ -211,71 +209,8 @@ pub async fn refill_requests_unversioned(
 pub async fn ingest_refill_request(
     caller: Caller<IngestWrite>,
     State(state): State<AppState>,
-    JsonBody(mut body): JsonBody<IngestRefillRequest>,
+    JsonBody(body): JsonBody<IngestRefillRequest>,
 ) -> ApiResult<Json<IngestResult>> {
-    body.tenant = tenancy::tenant_for_write(&state, &caller, Some(body.tenant)).await?;
-    let agent = match (body.agent_id, body.agent_number.as_deref()) {
-        (Some(id), number) => {
-            let scope = Scope::Tenant(body.tenant);
-            match pharmacy_agents::get(&state.db, &scope, PharmacyAgentId(id)).await {
-                Ok(agent) if number.is_none_or(|n| n == agent.number) => agent,
-                Ok(_) => {
-                    return Err(ApiError::invalid(
-                        Location::Body,
-                        "agentNumber",
-                        "must be the number of the agent agentId names",
-                    ));
-                }
-                Err(switchboard_db::Error::NotFound) => {
-                    return Err(ApiError::invalid(
-                        Location::Body,
-                        "agentId",
-                        "must name a pharmacy agent of the tenant",
-                    ));
-                }
-                Err(error) => return Err(error.into()),
-            }
-        }
-        (None, Some(number)) => pharmacy_agents::find_by_number(&state.db, body.tenant, number)
-            .await?
-            .ok_or_else(|| {
-                ApiError::invalid(
-                    Location::Body,
-                    "agentNumber",
-                    "must be the number of a pharmacy agent of the tenant",
-                )
-            })?,
-        // The body's own check requires one of the two.
-        (None, None) => return Err(ApiError::internal("a refill request without an agent")),
-    };
-    let mut problems = Problems::new();
-    let length = usize::try_from(agent.rx_number_length).unwrap_or(usize::MAX);
-    for (index, rx) in body.rx_numbers.iter().enumerate() {
-        if rx.len() != length {
-            problems.add(
-                Location::Body,
-                &format!("rxNumbers/{index}"),
-                format!("must be {length} digits (the agent's rxNumberLength)"),
-            );
-        }
-    }
-    if agent.ivr_bulk == 0 && body.rx_numbers.len() > 1 {
-        problems.add(
-            Location::Body,
-            "rxNumbers",
-            "must hold at most 1 number: the agent takes one prescription per call (ivrBulk 0)",
-        );
-    }
-    if !problems.is_empty() {
-        return Err(problems.into());
-    }
-    let mut tx = state.db.begin().await?;
-    let recorded = pharmacy_agents::record_refill(&mut tx, &agent, &body, now()).await?;
-    tx.commit().await?;
-    Ok(Json(IngestResult {
-        recorded: recorded.new,
-        id: recorded.id,
-        status: None,
-        recording_attached: None,
-    }))
+    let recorded = app::record_refill_request(&state, &caller, body).await?;
+    Ok(Json(IngestResult::of(recorded)))
 }

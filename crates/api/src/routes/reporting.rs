@@ -20,7 +20,6 @@ use switchboard_domain::records::report::{
     TimelineEvent, Transcript, TransferParty, bucket_label, offset_spans,
 };
 
-use crate::audit::now;
 use crate::auth::caller::{CallRecordingsRead, Caller, IngestWrite};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{JsonBody, ListParams};
@@ -365,27 +364,6 @@ pub async fn ingest_transcript(
     State(state): State<AppState>,
     JsonBody(body): JsonBody<IngestTranscript>,
 ) -> ApiResult<Json<IngestResult>> {
-    let tenant = tenancy::tenant_for_write(&state, &caller, Some(body.tenant_id)).await?;
-    let call = calls::find(&state.db, tenant, &body.unique_id)
-        .await?
-        .ok_or_else(|| {
-            ApiError::invalid(Location::Body, "uniqueId", "must name a call of the tenant")
-        })?;
-    let mut tx = state.db.begin().await?;
-    let recorded = reports::record_transcript(
-        &mut tx,
-        tenant,
-        call.id,
-        &body.channels,
-        &body.segments,
-        now(),
-    )
-    .await?;
-    tx.commit().await?;
-    Ok(Json(IngestResult {
-        recorded: recorded.new,
-        id: recorded.id,
-        status: None,
-        recording_attached: None,
-    }))
+    let recorded = switchboard_app::calls::record_transcript(&state, &caller, &body).await?;
+    Ok(Json(IngestResult::of(recorded)))
 }

@@ -7,6 +7,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
+use switchboard_app::voices;
 use switchboard_db::custom_voices;
 use switchboard_domain::ids::{CustomVoiceId, TenantId};
 use switchboard_domain::records::custom_voice::VOICE_PREFIX;
@@ -47,7 +48,9 @@ pub const CUSTOM_VOICES_LISTED: u64 = 1_000;
 /// whose details go to the log.
 fn spoken_error(error: SpeechError, field: &str) -> ApiError {
     match error {
-        SpeechError::Unavailable(_) => ApiError::unavailable(error.to_string(), 60),
+        SpeechError::Unavailable(_) => {
+            ApiError::unavailable(error.to_string(), voices::UNAVAILABLE_RETRY_AFTER)
+        }
         SpeechError::Busy(_) => ApiError::unavailable(error.to_string(), BUSY_RETRY_AFTER),
         SpeechError::TooLong(_) => ApiError::invalid(Location::Body, field, &error.to_string()),
         SpeechError::Audio(RenditionError::TooLong) => {
@@ -57,14 +60,9 @@ fn spoken_error(error: SpeechError, field: &str) -> ApiError {
     }
 }
 
-/// [`spoken_error`] where no request field is in question.
-fn speech_error(error: SpeechError) -> ApiError {
-    spoken_error(error, "text")
-}
-
 /// The engine's catalogue, or 503 saying why there is none.
 pub fn catalogue(state: &AppState) -> ApiResult<&Catalogue> {
-    state.speech.catalogue().map_err(speech_error)
+    Ok(voices::catalogue(state)?)
 }
 
 /// A voice as answered.
