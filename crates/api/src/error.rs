@@ -359,6 +359,11 @@ mod tests {
         );
         let conflict = ApiError::from(switchboard_app::Error::Conflict("held".into()));
         assert_eq!(conflict.status().as_u16(), 409);
+        let gone = ApiError::from(switchboard_app::Error::Gone("the document".into()));
+        assert_eq!(
+            (gone.status().as_u16(), gone.message()),
+            (410, "the document")
+        );
         let unsupported = ApiError::from(switchboard_app::Error::Unsupported("audio".into()));
         assert_eq!(unsupported.status().as_u16(), 415);
         let busy = ApiError::from(switchboard_app::Error::Unavailable {

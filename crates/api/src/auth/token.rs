@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use hmac::{KeyInit, Mac};
 use jsonwebtoken::crypto::{CryptoProvider, JwtSigner, JwtVerifier, KeyUtils};
 use jsonwebtoken::errors::ErrorKind;
-use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use jsonwebtoken::{Algorithm, AlgorithmFamily, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
 use switchboard_domain::ids::UserId;
 
@@ -134,10 +134,19 @@ impl JwtVerifier for Hs256 {
     }
 }
 
-/// An HS256 MAC under `secret`; any other algorithm is refused.
-fn hs256(algorithm: &Algorithm, secret: &[u8]) -> jsonwebtoken::errors::Result<Hs256> {
+/// An HS256 MAC under `secret`, a key of the HMAC family; any other algorithm is refused,
+/// and so is a public or private key's bytes (never an HMAC secret: the algorithm
+/// confusion of RFC 8725 §2.1).
+fn hs256(
+    algorithm: &Algorithm,
+    family: AlgorithmFamily,
+    secret: &[u8],
+) -> jsonwebtoken::errors::Result<Hs256> {
     if *algorithm != Algorithm::HS256 {
         return Err(ErrorKind::InvalidAlgorithm.into());
+    }
+    if family != AlgorithmFamily::Hmac {
+        return Err(ErrorKind::InvalidKeyFormat.into());
     }
     <hmac::Hmac<sha2::Sha256> as KeyInit>::new_from_slice(secret)
         .map(Hs256)
@@ -146,8 +155,11 @@ fn hs256(algorithm: &Algorithm, secret: &[u8]) -> jsonwebtoken::errors::Result<H
 
 /// jsonwebtoken's cryptography in this process: HS256 only, no JWK support.
 static HS256_ONLY: CryptoProvider = CryptoProvider {
-    signer_factory: |algorithm, key| Ok(Box::new(hs256(algorithm, key.as_bytes())?)),
-    verifier_factory: |algorithm, key| Ok(Box::new(hs256(algorithm, key.try_get_as_bytes()?)?)),
+    signer_factory: |algorithm, key| Ok(Box::new(hs256(algorithm, key.family(), key.as_bytes())?)),
+    verifier_factory: |algorithm, key| {
+        let secret = key.try_get_as_bytes()?;
+        Ok(Box::new(hs256(algorithm, key.family(), secret)?))
+    },
     key_utils: KeyUtils::new_unimplemented(),
 };
 
@@ -386,6 +398,50 @@ mod tests {
         );
         assert_eq!(tokens.verify("not.a.token"), None);
         assert_eq!(tokens.verify(""), None);
+    }
+
+    #[test]
+    fn a_signature_cut_short_or_left_out_is_refused() {
+        use base64::Engine;
+        use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        let tokens = tokens();
+        let token = sign(&genuine());
+        assert!(tokens.verify(&token).is_some());
+        let (message, signature) = token.rsplit_once('.').unwrap_or_default();
+        let tag = URL_SAFE_NO_PAD.decode(signature).unwrap_or_default();
+        assert_eq!(tag.len(), 32);
+        for length in [0, 1, 16, 31] {
+            let cut = format!("{message}.{}", URL_SAFE_NO_PAD.encode(&tag[..length]));
+            assert_eq!(tokens.verify(&cut), None, "{length} bytes of the tag");
+        }
+    }
+
+    /// The provider on its own, past the validation that refuses other algorithms first.
+    #[test]
+    fn the_provider_makes_and_checks_hs256_under_a_secret_only() {
+        let (signing, checking) = (EncodingKey::from_secret(KEY), DecodingKey::from_secret(KEY));
+        assert!((HS256_ONLY.signer_factory)(&Algorithm::HS256, &signing).is_ok());
+        assert!((HS256_ONLY.verifier_factory)(&Algorithm::HS256, &checking).is_ok());
+        for other in [
+            Algorithm::HS384,
+            Algorithm::HS512,
+            Algorithm::RS256,
+            Algorithm::ES256,
+        ] {
+            assert!(
+                (HS256_ONLY.signer_factory)(&other, &signing).is_err(),
+                "{other:?}"
+            );
+            assert!(
+                (HS256_ONLY.verifier_factory)(&other, &checking).is_err(),
+                "{other:?}"
+            );
+        }
+        // A public or private key's bytes are never taken for an HMAC secret.
+        let public = DecodingKey::from_ec_der(KEY);
+        assert!((HS256_ONLY.verifier_factory)(&Algorithm::HS256, &public).is_err());
+        let private = EncodingKey::from_ec_der(KEY);
+        assert!((HS256_ONLY.signer_factory)(&Algorithm::HS256, &private).is_err());
     }
 
     #[test]
