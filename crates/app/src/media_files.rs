@@ -2,9 +2,9 @@
 //! telephony rendition under a generated key.
 
 use switchboard_db::media_files::{self, MediaFileRow, NewMediaFile};
+use switchboard_domain::Location;
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::records::media_file::MediaFileFields;
-use switchboard_domain::{Location, Problems};
 use switchboard_storage::audio;
 use switchboard_storage::audio::telephony::{self, TelephonyError};
 
@@ -62,13 +62,8 @@ pub async fn store_audio(
         Error::Unsupported("the file is not WAV, MP3 or OGG (Vorbis or Opus) audio".into())
     })?;
     let duration = audio::duration_seconds(format, &bytes).ok_or_else(|| {
-        let mut problems = Problems::new();
-        problems.add(
-            Location::Body,
-            "file",
-            format!("is not a readable {} file", format.extension()),
-        );
-        Error::Invalid(problems)
+        let message = format!("is not a readable {} file", format.extension());
+        Error::invalid(Location::Body, "file", message)
     })?;
     // Made once, here, so the telephony engine never meets a file it cannot play; audio
     // that cannot be decoded is refused and nothing is stored. The slot is waited for a

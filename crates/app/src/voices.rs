@@ -2,8 +2,8 @@
 //! custom voices over it (`custom-{id}`).
 
 use switchboard_db::custom_voices;
-use switchboard_domain::ids::{CustomVoiceId, TenantId};
-use switchboard_domain::records::custom_voice::VOICE_PREFIX;
+use switchboard_domain::ids::TenantId;
+use switchboard_domain::records::custom_voice::custom_voice_id;
 use switchboard_domain::{Location, Principal, Problems};
 use switchboard_speech::Catalogue;
 
@@ -61,11 +61,8 @@ pub async fn check_media_voice(
     voice: &str,
     problems: &mut Problems,
 ) -> Result<()> {
-    let known = match voice
-        .strip_prefix(VOICE_PREFIX)
-        .and_then(|n| n.parse::<i64>().ok().filter(|_| !n.starts_with('0')))
-    {
-        Some(id) => custom_voices::get(services.db(), &caller.scope, CustomVoiceId(id))
+    let known = match custom_voice_id(voice) {
+        Some(id) => custom_voices::get(services.db(), &caller.scope, id)
             .await
             .ok()
             .is_some_and(|custom| custom.tenant_id == tenant),

@@ -9,8 +9,8 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use switchboard_app::voices;
 use switchboard_db::custom_voices;
-use switchboard_domain::ids::{CustomVoiceId, TenantId};
-use switchboard_domain::records::custom_voice::VOICE_PREFIX;
+use switchboard_domain::ids::TenantId;
+use switchboard_domain::records::custom_voice::{VOICE_PREFIX, custom_voice_id};
 use switchboard_domain::records::speech::{DEFAULT_PAUSE_MS, SpeakRequest, TtsLanguage, TtsVoice};
 use switchboard_domain::{Location, Permission};
 use switchboard_speech::{Catalogue, Piece, Prosody, SpeechError, Voice};
@@ -339,13 +339,9 @@ async fn speaker(
     id: &str,
 ) -> ApiResult<Speaker> {
     let catalogue = catalogue(state)?;
-    if let Some(number) = id.strip_prefix(VOICE_PREFIX) {
-        let custom_id = number
-            .parse::<i64>()
-            .ok()
-            .filter(|n| *n > 0 && !number.starts_with('0'))
-            .ok_or_else(ApiError::not_found)?;
-        let custom = custom_voices::get(&state.db, &caller.scope, CustomVoiceId(custom_id)).await?;
+    if id.starts_with(VOICE_PREFIX) {
+        let custom_id = custom_voice_id(id).ok_or_else(ApiError::not_found)?;
+        let custom = custom_voices::get(&state.db, &caller.scope, custom_id).await?;
         // A base voice the engine no longer has (an upgrade dropped it) cannot speak.
         let voice = catalogue.voice(&custom.base_voice_id).ok_or_else(|| {
             ApiError::unavailable(
@@ -353,7 +349,7 @@ async fn speaker(
                     "the custom voice's base voice {} is not in the speech engine's catalogue",
                     custom.base_voice_id
                 ),
-                60,
+                voices::UNAVAILABLE_RETRY_AFTER,
             )
         })?;
         let setting = |v: Option<i64>| v.and_then(|v| u32::try_from(v).ok());

@@ -14,6 +14,16 @@ use crate::validation::{ID, Int, int};
 /// The prefix of a custom voice's id in `/text-to-speech/voices/{id}/tts`.
 pub const VOICE_PREFIX: &str = "custom-";
 
+/// The custom voice a voice id names: `custom-{id}`, the id written as a positive number
+/// in digits without leading zeros (so each custom voice has one spelling); `None` for anything else.
+pub fn custom_voice_id(voice: &str) -> Option<CustomVoiceId> {
+    let number = voice.strip_prefix(VOICE_PREFIX)?;
+    if number.starts_with('0') || !number.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    number.parse().ok().filter(|id| *id > 0).map(CustomVoiceId)
+}
+
 /// Words per minute.
 pub const RATE: Int = int(80, 450);
 /// Pitch, 50 being the voice's own.
@@ -99,4 +109,27 @@ pub struct UpdateCustomVoice {
     /// A language the base voice speaks.
     #[field(rule = LANGUAGE)]
     pub language: Option<Option<String>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_custom_voice_has_one_spelling() {
+        assert_eq!(custom_voice_id("custom-7"), Some(CustomVoiceId(7)));
+        assert_eq!(custom_voice_id("custom-120"), Some(CustomVoiceId(120)));
+        for other in [
+            "custom-07",
+            "custom-0",
+            "custom--7",
+            "custom-+7",
+            "custom-",
+            "custom-x",
+            "en-us",
+            "7",
+        ] {
+            assert_eq!(custom_voice_id(other), None, "{other}");
+        }
+    }
 }
