@@ -174,6 +174,8 @@ on_both_backends!(
 
 /// With a short stall limit (its own module: one configuration per macro use).
 mod cut_off {
+    use std::net::SocketAddr;
+
     use super::*;
 
     fn stall_quickly(config: &mut switchboard::Config) {
@@ -188,17 +190,37 @@ mod cut_off {
         let a = app.login(w.admin_a).await;
         let mut reader =
             stalled_reader(&app, "/v2/admin/voicemail-messages/?paginated=0", &a).await;
-        tokio::time::sleep(Duration::from_secs(5)).await;
+        // Wait for the server to cut the connection off before reading anything: a read
+        // begun earlier lets the stream run to its end (on a loaded machine the server
+        // may take longer than any fixed pause to fill its send buffer and give up). The
+        // server's end of the connection leaves ESTABLISHED when it closes it, while its
+        // unsent bytes are still queued.
+        let (server, client) = (reader.peer_addr().unwrap(), reader.local_addr().unwrap());
+        assert_eq!(
+            tcp_state(server, client),
+            Some(TCP_ESTABLISHED),
+            "the server's end of {client} is in /proc/net/tcp"
+        );
+        let waited = Instant::now();
+        while tcp_state(server, client) == Some(TCP_ESTABLISHED) {
+            assert!(
+                waited.elapsed() < Duration::from_secs(120),
+                "the server never cut off a client that read nothing"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
         // The server gave up: what it had written is there, then the connection ends
         // without the chunked body's last chunk.
         let mut received = Vec::new();
-        // A bound far past the 2 s stall limit: on a loaded machine the stream is slow to
-        // fill the socket's buffers before its writes stall.
         let read = tokio::time::timeout(Duration::from_secs(60), reader.read_to_end(&mut received))
-            .await
-            .expect("the server closed the connection");
+            .await;
         // A reset after the buffered bytes is as good as an end.
-        let _ = read;
+        assert!(
+            read.is_ok(),
+            "the connection was not closed: {} bytes read, the last chunk {}",
+            received.len(),
+            if received.ends_with(b"\r\n0\r\n\r\n") { "read" } else { "not read" }
+        );
         assert!(
             received.starts_with(b"HTTP/1.1 200"),
             "{:?}",
@@ -214,6 +236,29 @@ mod cut_off {
     }
 
     on_both_backends!(with stall_quickly; a_reader_that_reads_nothing_is_cut_off);
+
+    /// The kernel's state number of an established TCP connection (`include/net/tcp_states.h`).
+    const TCP_ESTABLISHED: u8 = 1;
+
+    /// The state of the IPv4 connection whose local end is `local` and remote end
+    /// `remote`, as the kernel lists it in `/proc/net/tcp`; `None` when it is not there.
+    fn tcp_state(local: SocketAddr, remote: SocketAddr) -> Option<u8> {
+        // Addresses are written as the kernel holds them: the IPv4 address as a
+        // native-endian u32 in hex, the port in hex.
+        fn written(address: SocketAddr) -> String {
+            let SocketAddr::V4(address) = address else {
+                panic!("{address} is not IPv4")
+            };
+            format!("{:08X}:{:04X}", u32::from_ne_bytes(address.ip().octets()), address.port())
+        }
+        let (local, remote) = (written(local), written(remote));
+        let table = std::fs::read_to_string("/proc/net/tcp").expect("/proc/net/tcp");
+        table.lines().skip(1).find_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            (fields.get(1) == Some(&local.as_str()) && fields.get(2) == Some(&remote.as_str()))
+                .then(|| u8::from_str_radix(fields[3], 16).expect("a state"))
+        })
+    }
 }
 
 /// A PostgreSQL outage, made by a TCP relay between the service and the server that the

@@ -154,11 +154,24 @@ impl Circuit {
 
     /// `work` raced against the circuit's opening and, when `bounded`, the statement
     /// timeout ([`Circuit::guard`]).
+    // Generic in `work` (a copy per statement type of every crate that runs one): the
+    // watching and the judging of a failure are non-generic functions below, so each
+    // copy is only the race and the match.
     async fn watched<T>(&self, bounded: bool, work: impl Future<Output = Result<T>>) -> Result<T> {
         if !self.enabled {
             return work.await;
         }
         self.check()?;
+        tokio::select! {
+            biased;
+            result = work => result,
+            error = self.trouble(bounded) => Err(error),
+        }
+    }
+
+    /// Waits until the circuit opens ([`Error::Unavailable`]) or, when `bounded`, the
+    /// statement timeout has passed ([`Error::TimedOut`]), counting from now.
+    async fn trouble(&self, bounded: bool) -> Error {
         // Ticks that must pass before the statement has surely waited its timeout: one
         // more than it spans, as the first may be nearly over when it starts.
         let limit = self
@@ -166,46 +179,45 @@ impl Circuit {
             .filter(|_| bounded)
             .map(|limit| limit.as_nanos().div_ceil(TICK.as_nanos()) as u64 + 1);
         let started = self.ticks.load(Ordering::Acquire);
-        let watch = async {
-            loop {
-                let rung = self.rung.notified();
-                tokio::pin!(rung);
-                // Before the checks: whatever rings after them wakes this wait.
-                rung.as_mut().enable();
-                if self.is_open() {
-                    return Error::Unavailable;
-                }
-                let waited = self.ticks.load(Ordering::Acquire).wrapping_sub(started);
-                if limit.is_some_and(|limit| waited >= limit) {
-                    tracing::warn!(
-                        seconds = limit_seconds(self.statement_timeout),
-                        "a statement got no answer within the statement timeout"
-                    );
-                    return Error::TimedOut;
-                }
-                rung.await;
+        loop {
+            let rung = self.rung.notified();
+            tokio::pin!(rung);
+            // Before the checks: whatever rings after them wakes this wait.
+            rung.as_mut().enable();
+            if self.is_open() {
+                return Error::Unavailable;
             }
-        };
-        tokio::select! {
-            biased;
-            result = work => result,
-            error = watch => Err(error),
+            let waited = self.ticks.load(Ordering::Acquire).wrapping_sub(started);
+            if limit.is_some_and(|limit| waited >= limit) {
+                tracing::warn!(
+                    seconds = limit_seconds(self.statement_timeout),
+                    "a statement got no answer within the statement timeout"
+                );
+                return Error::TimedOut;
+            }
+            rung.await;
         }
     }
 
     /// Passes `result` through, opening the circuit when it failed for want of a
     /// connection (which then answers as [`Error::Unavailable`]).
     pub fn observe<T>(&self, result: Result<T>) -> Result<T> {
-        match result {
-            Err(Error::Database(error)) if self.enabled && is_connection_failure(&error) => {
+        result.map_err(|error| self.observe_failure(error))
+    }
+
+    /// What a failed statement answers: [`Error::Unavailable`] (opening the circuit) when
+    /// it failed for want of a connection, [`Error::Busy`] when every connection was busy.
+    fn observe_failure(&self, error: Error) -> Error {
+        match error {
+            Error::Database(error) if self.enabled && is_connection_failure(&error) => {
                 tracing::warn!(%error, "a statement could not reach the database");
                 self.set(true);
-                Err(Error::Unavailable)
+                Error::Unavailable
             }
             // Every connection busy is saturation, not an outage: this statement is
             // answered 503, the others go on (the probe alone judges whether a pool
             // that cannot connect is down).
-            Err(Error::Database(sqlx::Error::PoolTimedOut)) => Err(Error::Busy),
+            Error::Database(sqlx::Error::PoolTimedOut) => Error::Busy,
             other => other,
         }
     }
