@@ -2,6 +2,7 @@
 //! passwords into the HTTP layer, the command line and the demo data.
 
 pub mod cli;
+pub mod commands;
 pub mod config;
 pub mod demo;
 pub mod hold;

@@ -212,14 +212,18 @@ mod cut_off {
         // The server gave up: what it had written is there, then the connection ends
         // without the chunked body's last chunk.
         let mut received = Vec::new();
-        let read = tokio::time::timeout(Duration::from_secs(60), reader.read_to_end(&mut received))
-            .await;
+        let read =
+            tokio::time::timeout(Duration::from_secs(60), reader.read_to_end(&mut received)).await;
         // A reset after the buffered bytes is as good as an end.
         assert!(
             read.is_ok(),
             "the connection was not closed: {} bytes read, the last chunk {}",
             received.len(),
-            if received.ends_with(b"\r\n0\r\n\r\n") { "read" } else { "not read" }
+            if received.ends_with(b"\r\n0\r\n\r\n") {
+                "read"
+            } else {
+                "not read"
+            }
         );
         assert!(
             received.starts_with(b"HTTP/1.1 200"),
@@ -249,7 +253,11 @@ mod cut_off {
             let SocketAddr::V4(address) = address else {
                 panic!("{address} is not IPv4")
             };
-            format!("{:08X}:{:04X}", u32::from_ne_bytes(address.ip().octets()), address.port())
+            format!(
+                "{:08X}:{:04X}",
+                u32::from_ne_bytes(address.ip().octets()),
+                address.port()
+            )
         }
         let (local, remote) = (written(local), written(remote));
         let table = std::fs::read_to_string("/proc/net/tcp").expect("/proc/net/tcp");

@@ -19,6 +19,10 @@ impl switchboard_app::Services for AppState {
         &self.storage
     }
 
+    fn sealer(&self) -> &switchboard_db::seal::Sealer {
+        &self.sealer
+    }
+
     fn speech(&self) -> &switchboard_speech::Speech {
         &self.speech
     }

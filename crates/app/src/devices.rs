@@ -2,13 +2,128 @@
 //! tenant that the caller reaches (no more than the model's accounts), and their button
 //! layout the tenant's, for the same model.
 
-use switchboard_db::devices;
-use switchboard_domain::ids::{BranchId, ButtonLayoutId, ExtensionId, TenantId};
-use switchboard_domain::records::device::{CreateDevice, Device, UpdateDevice};
+use rand::RngCore;
+use sha2::{Digest, Sha256};
+use switchboard_db::devices::{self, Credentials, DeviceChanges};
+use switchboard_domain::ids::{BranchId, ButtonLayoutId, DeviceId, ExtensionId, TenantId};
+use switchboard_domain::records::device::{CreateDevice, CreatedDevice, Device, UpdateDevice};
 use switchboard_domain::records::device_model;
 use switchboard_domain::{Location, Principal, Problems};
 
-use crate::{Placement, Result, Services, tenancy};
+use crate::{Error, Placement, Result, Services, tenancy};
+
+/// The realm of the provisioning files' two HTTP schemes (Digest and Basic); part of
+/// every Digest secret, so it never changes.
+pub const REALM: &str = "Switchboard provisioning";
+
+/// The stored form of a device's provisioning password (the Basic check compares it).
+pub fn password_hash(password: &str) -> String {
+    hex::encode(Sha256::digest(password.as_bytes()))
+}
+
+/// A device's Digest secrets, H(username:realm:password) for MD5 and SHA-256, made with
+/// its password (which is then forgotten).
+pub fn digest_secrets(username: &str, password: &str) -> (String, String) {
+    let a1 = format!("{username}:{REALM}:{password}");
+    (
+        hex::encode(md5::Md5::digest(a1.as_bytes())),
+        hex::encode(Sha256::digest(a1.as_bytes())),
+    )
+}
+
+/// A new provisioning password for `username` (144 random bits, base64url), to be shown
+/// once, with what is stored of it.
+fn new_credentials(username: &str) -> (String, Credentials) {
+    use base64::Engine;
+    let mut bytes = [0u8; 18];
+    rand::rng().fill_bytes(&mut bytes);
+    let password = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes);
+    let credentials = Credentials {
+        username: username.to_owned(),
+        secret_hash: password_hash(&password),
+        digest_secrets: digest_secrets(username, &password),
+    };
+    (password, credentials)
+}
+
+/// Creates a device checked by [`check_new`] where it was placed, answering it with its
+/// provisioning password (user name: its MAC), shown this once.
+pub async fn write_new(
+    services: &impl Services,
+    placement: Placement,
+    body: CreateDevice,
+) -> Result<CreatedDevice> {
+    let (password, credentials) = new_credentials(&body.mac);
+    let (tenant, branch) = (placement.tenant(), placement.branch());
+    let device = devices::create(
+        services.db(),
+        tenant,
+        branch,
+        body,
+        credentials,
+        services.sealer(),
+    )
+    .await?;
+    Ok(CreatedDevice {
+        device,
+        provisioning_password: password,
+    })
+}
+
+/// Writes a change to device `id` checked by [`check_change`] (`branch_id` its answer).
+pub async fn write_change(
+    services: &impl Services,
+    caller: &Principal,
+    id: DeviceId,
+    body: UpdateDevice,
+    branch_id: Option<Option<BranchId>>,
+) -> Result<Device> {
+    let changes = DeviceChanges {
+        branch_id,
+        name: body.name,
+        mac: body.mac,
+        model: body.model,
+        lines: body.lines,
+        button_layout_id: body.button_layout_id,
+        description: body.description,
+    };
+    Ok(devices::update(services.db(), &caller.scope, id, changes).await?)
+}
+
+/// Replaces device `id`'s provisioning password, answering the device and the new
+/// password (shown once); the old one stops working at once.
+pub async fn rotate_credentials(
+    services: &impl Services,
+    caller: &Principal,
+    id: DeviceId,
+) -> Result<(Device, String)> {
+    // The file the new password opens carries every line's SIP password: only a caller
+    // that reaches every line's extension may have it (a branch admin may not, for another
+    // branch's line a tenant admin put on a phone of its branch).
+    let current = devices::get(services.db(), &caller.scope, id).await?;
+    for line in &current.lines {
+        match switchboard_db::extensions::get(services.db(), &caller.scope, line.id).await {
+            Ok(_) => {}
+            Err(switchboard_db::Error::NotFound) => {
+                return Err(Error::Forbidden(
+                    "the device has lines outside your scope, whose SIP passwords its file carries"
+                        .into(),
+                ));
+            }
+            Err(other) => return Err(other.into()),
+        }
+    }
+    let (password, credentials) = new_credentials(&current.provisioning_username);
+    let device = devices::rotate_credentials(
+        services.db(),
+        &caller.scope,
+        id,
+        credentials,
+        services.sealer(),
+    )
+    .await?;
+    Ok((device, password))
+}
 
 /// Checks a new device of `caller`: where it lands (answered), its lines and its layout.
 pub async fn check_new(

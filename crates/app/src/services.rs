@@ -19,6 +19,10 @@ pub trait Services: Send + Sync {
     /// Object storage for audio and media.
     fn storage(&self) -> &Storage;
 
+    /// Seals the secrets stored in the database (a device's Digest secrets, say), each
+    /// bound to its row.
+    fn sealer(&self) -> &switchboard_db::seal::Sealer;
+
     /// Text-to-speech: the engine and its voice catalogue.
     fn speech(&self) -> &switchboard_speech::Speech;
 

@@ -132,24 +132,27 @@ impl Circuit {
     /// age in ticks. A timer of its own per statement (and a second wait for the opening)
     /// cost a wheel entry set and cleared on every round trip of the healthy path (issue
     /// 32).
-    pub(crate) async fn guard<T>(
+    // Not `async`: the count is taken when the statement is made ready to run (every
+    // caller awaits it at once), and each statement type's copy is one state machine
+    // fewer.
+    pub(crate) fn guard<T>(
         &self,
         bounded: bool,
         work: impl Future<Output = Result<T>>,
-    ) -> Result<T> {
+    ) -> impl Future<Output = Result<T>> {
         // Every round trip of a request passes here: its one place to be counted.
         crate::statements::one_more();
-        self.watched(bounded, work).await
+        self.watched(bounded, work)
     }
 
     /// As [`Circuit::guard`], uncounted, for the wait for a connection lent for several
     /// statements ([`crate::backend::Held`]), which counts its statements itself: as a
     /// statement on the pool counts once however it got its connection.
-    pub(crate) async fn guard_lending<T>(
+    pub(crate) fn guard_lending<T>(
         &self,
         work: impl Future<Output = Result<T>>,
-    ) -> Result<T> {
-        self.watched(false, work).await
+    ) -> impl Future<Output = Result<T>> {
+        self.watched(false, work)
     }
 
     /// `work` raced against the circuit's opening and, when `bounded`, the statement

@@ -6,10 +6,9 @@
 use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
-use rand::RngCore;
 use switchboard_app::devices as app;
 use switchboard_app::tenancy;
-use switchboard_db::devices::{self, Credentials, DeviceChanges};
+use switchboard_db::devices;
 use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::ids::DeviceId;
 use switchboard_domain::list::Page;
@@ -91,16 +90,6 @@ pub async fn search_v2(
     list_devices(caller, state, params).await
 }
 
-/// A new provisioning password (144 random bits, base64url) with its stored hash.
-fn new_password() -> (String, String) {
-    use base64::Engine;
-    let mut bytes = [0u8; 18];
-    rand::rng().fill_bytes(&mut bytes);
-    let password = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes);
-    let hash = crate::routes::provisioning::password_hash(&password);
-    (password, hash)
-}
-
 /// Where a device fetches its configuration.
 fn provisioning_url(state: &AppState, mac: &str, model: &str) -> String {
     let file = device_model::find(model)
@@ -125,19 +114,7 @@ pub async fn create(
     let (body, placement) = body
         .check_with(async |body, problems| app::check_new(&state, &caller, body, problems).await)
         .await?;
-    let (password, secret_hash) = new_password();
-    let credentials = Credentials {
-        digest_secrets: crate::routes::provisioning::digest_secrets(&body.mac, &password),
-        username: body.mac.clone(),
-        secret_hash,
-    };
-    let (tenant, branch) = (placement.tenant(), placement.branch());
-    let device =
-        devices::create(&state.db, tenant, branch, body, credentials, &state.sealer).await?;
-    Ok(Json(CreatedDevice {
-        device,
-        provisioning_password: password,
-    }))
+    Ok(Json(app::write_new(&state, placement, body).await?))
 }
 
 /// One desk phone with its lines and registration state.
@@ -171,17 +148,9 @@ pub async fn update(
             app::check_change(&state, &caller, &current, body, problems).await
         })
         .await?;
-    let changes = DeviceChanges {
-        branch_id,
-        name: body.name,
-        mac: body.mac,
-        model: body.model,
-        lines: body.lines,
-        button_layout_id: body.button_layout_id,
-        description: body.description,
-    };
-    let device = devices::update(&state.db, &caller.scope, id, changes).await?;
-    Ok(Json(device))
+    Ok(Json(
+        app::write_change(&state, &caller, id, body, branch_id).await?,
+    ))
 }
 
 /// Deletes a desk phone with its lines, answering it as it was; its file is gone at once.
@@ -206,33 +175,7 @@ pub async fn rotate_credentials(
     State(state): State<AppState>,
     PathId(id): PathId<DeviceId>,
 ) -> ApiResult<Json<ProvisioningCredentials>> {
-    // The file the new password opens carries every line's SIP password: only a caller
-    // that reaches every line's extension may have it (a branch admin may not, for another
-    // branch's line a tenant admin put on a phone of its branch).
-    let current = devices::get(&state.db, &caller.scope, id).await?;
-    for line in &current.lines {
-        match switchboard_db::extensions::get(&state.db, &caller.scope, line.id).await {
-            Ok(_) => {}
-            Err(switchboard_db::Error::NotFound) => {
-                return Err(crate::error::ApiError::forbidden(
-                    "the device has lines outside your scope, whose SIP passwords its file carries",
-                ));
-            }
-            Err(other) => return Err(other.into()),
-        }
-    }
-    let (password, secret_hash) = new_password();
-    let credentials = Credentials {
-        digest_secrets: crate::routes::provisioning::digest_secrets(
-            &current.provisioning_username,
-            &password,
-        ),
-        username: current.provisioning_username.clone(),
-        secret_hash,
-    };
-    let device =
-        devices::rotate_credentials(&state.db, &caller.scope, id, credentials, &state.sealer)
-            .await?;
+    let (device, password) = app::rotate_credentials(&state, &caller, id).await?;
     Ok(Json(ProvisioningCredentials {
         url: provisioning_url(&state, &device.mac, &device.model),
         username: device.provisioning_username,

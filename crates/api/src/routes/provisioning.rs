@@ -8,6 +8,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
+use switchboard_app::devices::{REALM, password_hash};
 use switchboard_db::devices;
 use switchboard_domain::provisioning;
 use switchboard_domain::records::device::parse_mac;
@@ -49,9 +50,6 @@ fn parse_file(name: &str) -> Option<(File, String)> {
     Some((file, parse_mac(mac)?))
 }
 
-/// The realm of both schemes; part of every Digest secret, so it never changes.
-pub const REALM: &str = "Switchboard provisioning";
-
 /// How long a Digest nonce is accepted (a phone answers its challenge at once).
 const NONCE_SECONDS: i64 = 300;
 
@@ -76,18 +74,6 @@ impl Algorithm {
             Algorithm::Md5 => hex::encode(md5::Md5::digest(text.as_bytes())),
         }
     }
-}
-
-/// The stored form of a device's provisioning password (the Basic check compares it).
-pub fn password_hash(password: &str) -> String {
-    hex::encode(Sha256::digest(password.as_bytes()))
-}
-
-/// A device's Digest secrets, H(username:realm:password) for MD5 and SHA-256, made with
-/// its password (which is then forgotten).
-pub fn digest_secrets(username: &str, password: &str) -> (String, String) {
-    let a1 = format!("{username}:{REALM}:{password}");
-    (Algorithm::Md5.hash(&a1), Algorithm::Sha256.hash(&a1))
 }
 
 /// The input of a nonce's tag: the phone's MAC (12 hex digits), the expiry and the
