@@ -1,10 +1,15 @@
 //! What each command of the binary does (`switchboard --help`), run from `main`.
 //!
-//! Here rather than in the binary's own crate: what a command calls is compiled with the
-//! library, beside the API's crate, where in the binary it was compiled after everything
-//! else, alone at the end of a release build (issue 33).
+//! Here rather than in the binary's own crate, runtime and all: an async function's body is
+//! compiled by the crate that polls it, so with `block_on` in the binary, every command's
+//! code (the server's connections, the demo's seeding, the importers) was compiled in the
+//! binary's crate, after everything else and alone at the end of a release build (45 s
+//! of it, issue 33). Polled here, it is compiled with the library, beside the API's crate.
+
+use std::process::ExitCode;
 
 use anyhow::Context;
+use clap::Parser;
 use switchboard_db::Db;
 use switchboard_db::audit::acting_as;
 use switchboard_db::backend::Backend;
@@ -13,8 +18,22 @@ use switchboard_domain::ids::TenantId;
 use crate::cli::{self, Cli, Command, ImportCommand, NewUser, TenantCommand, UserCommand};
 use crate::{Config, build_state, demo, hold, import, key, ops, shutdown_signal, telemetry};
 
+/// The binary's `main`: reads the command line and runs its command on a multi-threaded
+/// runtime, answering the process's exit code (a failure printed on stderr).
+#[tokio::main]
+pub async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("switchboard: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 /// Runs `cli`'s command to its end (for `serve`, until a shutdown signal).
-pub async fn run(cli: Cli) -> anyhow::Result<()> {
+async fn run(cli: Cli) -> anyhow::Result<()> {
     let config = Config::load()?;
     if let Command::Openapi = cli.command {
         println!("{}", switchboard_api::openapi().to_pretty_json()?);

@@ -1,18 +1,6 @@
-//! The `switchboard` binary: see `switchboard --help`.
+//! The `switchboard` binary: see `switchboard --help` (the commands are the library's,
+//! `switchboard::commands`).
 
-use std::process::ExitCode;
-
-use clap::Parser;
-use switchboard::cli::Cli;
-
-#[tokio::main]
-async fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match switchboard::commands::run(cli).await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("switchboard: {error:#}");
-            ExitCode::FAILURE
-        }
-    }
+fn main() -> std::process::ExitCode {
+    switchboard::commands::main()
 }

@@ -173,7 +173,8 @@ impl Circuit {
     }
 
     /// Waits until the circuit opens ([`Error::Unavailable`]) or, when `bounded`, the
-    /// statement timeout has passed ([`Error::TimedOut`]), counting from now.
+    /// statement timeout has passed ([`Error::TimedOut`]), counted from its first poll
+    /// (right after the statement's own first poll: never earlier than the timeout).
     async fn trouble(&self, bounded: bool) -> Error {
         // Ticks that must pass before the statement has surely waited its timeout: one
         // more than it spans, as the first may be nearly over when it starts.
