@@ -21,13 +21,41 @@ pub fn password_hash(password: &str) -> String {
     hex::encode(Sha256::digest(password.as_bytes()))
 }
 
+/// The HTTP Digest algorithms a device's file is offered with (RFC 7616), strongest first:
+/// one hash for the secrets stored here and the answers the provisioning route checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DigestAlgorithm {
+    /// `SHA-256`.
+    Sha256,
+    /// `MD5`, for phones that know no other.
+    Md5,
+}
+
+impl DigestAlgorithm {
+    /// Its name in a challenge and an answer.
+    pub fn name(self) -> &'static str {
+        match self {
+            DigestAlgorithm::Sha256 => "SHA-256",
+            DigestAlgorithm::Md5 => "MD5",
+        }
+    }
+
+    /// `H(text)`: the hash in lower-case hex.
+    pub fn hash(self, text: &str) -> String {
+        match self {
+            DigestAlgorithm::Sha256 => hex::encode(Sha256::digest(text.as_bytes())),
+            DigestAlgorithm::Md5 => hex::encode(md5::Md5::digest(text.as_bytes())),
+        }
+    }
+}
+
 /// A device's Digest secrets, H(username:realm:password) for MD5 and SHA-256, made with
 /// its password (which is then forgotten).
 pub fn digest_secrets(username: &str, password: &str) -> (String, String) {
     let a1 = format!("{username}:{REALM}:{password}");
     (
-        hex::encode(md5::Md5::digest(a1.as_bytes())),
-        hex::encode(Sha256::digest(a1.as_bytes())),
+        DigestAlgorithm::Md5.hash(&a1),
+        DigestAlgorithm::Sha256.hash(&a1),
     )
 }
 

@@ -172,8 +172,12 @@ struct Speaker {
 
 /// The voice `id` names for `caller`: an engine voice, or `custom-{n}`, a custom voice in
 /// the caller's scope (not found otherwise, as for any record).
-async fn speaker(services: &impl Services, caller: &Principal, id: &str) -> Result<Speaker> {
-    let catalogue = catalogue(services)?;
+async fn speaker(
+    services: &impl Services,
+    catalogue: &Catalogue,
+    caller: &Principal,
+    id: &str,
+) -> Result<Speaker> {
     let not_found = || Error::Db(switchboard_db::Error::NotFound);
     if id.starts_with(VOICE_PREFIX) {
         let custom_id = custom_voice_id(id).ok_or_else(not_found)?;
@@ -271,13 +275,14 @@ pub async fn speak(
     voice: &str,
     prompt: SpeakRequest,
 ) -> Result<Vec<u8>> {
-    let speaker = speaker(services, caller, voice).await?;
+    let catalogue = catalogue(services)?;
+    let speaker = speaker(services, catalogue, caller, voice).await?;
     let field = if prompt.segments.is_some() {
         "segments"
     } else {
         "text"
     };
-    let pieces = pieces(catalogue(services)?, &speaker, prompt)?;
+    let pieces = pieces(catalogue, &speaker, prompt)?;
     services
         .speech()
         .speak(&pieces, speaker.prosody)

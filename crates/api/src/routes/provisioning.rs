@@ -8,7 +8,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
-use switchboard_app::devices::{REALM, password_hash};
+use switchboard_app::devices::{DigestAlgorithm as Algorithm, REALM, password_hash};
 use switchboard_db::devices;
 use switchboard_domain::provisioning;
 use switchboard_domain::records::device::parse_mac;
@@ -52,29 +52,6 @@ fn parse_file(name: &str) -> Option<(File, String)> {
 
 /// How long a Digest nonce is accepted (a phone answers its challenge at once).
 const NONCE_SECONDS: i64 = 300;
-
-/// The Digest algorithms offered, strongest first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Algorithm {
-    Sha256,
-    Md5,
-}
-
-impl Algorithm {
-    fn name(self) -> &'static str {
-        match self {
-            Algorithm::Sha256 => "SHA-256",
-            Algorithm::Md5 => "MD5",
-        }
-    }
-
-    fn hash(self, text: &str) -> String {
-        match self {
-            Algorithm::Sha256 => hex::encode(Sha256::digest(text.as_bytes())),
-            Algorithm::Md5 => hex::encode(md5::Md5::digest(text.as_bytes())),
-        }
-    }
-}
 
 /// The input of a nonce's tag: the phone's MAC (12 hex digits), the expiry and the
 /// nonce's own random part, so a nonce issued for one phone's files proves nothing for
