@@ -21,7 +21,7 @@ CPU time each server spent per request (from /proc, over the same runs).
 
     cargo build --release --bin switchboard --example hot_path_reference --example hot_path_bare
     python3 bench/hot_path.py                        # 3 rounds of 5 s per GET and server
-    python3 bench/hot_path.py --profile 10           # and a perf profile of the service
+    python3 bench/hot_path.py --profile 10           # and perf profiles of service and bare
     python3 bench/hot_path.py --short --binary target/debug/switchboard \
         --reference target/debug/examples/hot_path_reference \
         --bare target/debug/examples/hot_path_bare     # CI: does it run
@@ -194,18 +194,18 @@ def wrk(binary: str, server: "Process", path: str, token: str, threads: int, con
             cpu * 1e6 / int(count.group(1)))
 
 
-def profile(service: Process, path: str, token: str, args: argparse.Namespace,
+def profile(server: Process, path: str, token: str, args: argparse.Namespace,
             wrk_binary: str, folder: str) -> str:
-    """The service's hottest functions (self time, `perf record -g` at 999 Hz) while wrk
+    """A server's hottest functions (self time, `perf record -g` at 999 Hz) while wrk
     loads `path` for `--profile` seconds: the top of `perf report`'s flat profile."""
     if not shutil.which("perf"):
         raise BenchError("--profile needs perf (apt-get install linux-perf)")
-    data = os.path.join(folder, "perf.data")
+    data = os.path.join(folder, f"{server.name}.perf.data")
     recorder = subprocess.Popen(
-        ["perf", "record", "-F", "999", "-g", "-o", data, "-p", str(service.process.pid),
+        ["perf", "record", "-F", "999", "-g", "-o", data, "-p", str(server.process.pid),
          "--", "sleep", str(max(1, round(args.profile)))],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wrk(wrk_binary, service, path, token, args.threads, args.connections, args.profile)
+    wrk(wrk_binary, server, path, token, args.threads, args.connections, args.profile)
     recorder.wait()
     report = subprocess.run(
         ["perf", "report", "-i", data, "--stdio", "--no-children", "--sort", "symbol",
@@ -217,6 +217,9 @@ def profile(service: Process, path: str, token: str, args: argparse.Namespace,
 
 
 profiles: list[tuple[str, str, str]] = []
+
+# The GETs `--profile-get` names, in the order of `run_backend`'s paths.
+PROFILED = ("paging-group", "extension", "business-hours")
 
 
 def run_backend(backend: str, args: argparse.Namespace, wrk_binary: str) -> list[dict]:
@@ -282,8 +285,10 @@ def run_backend(backend: str, args: argparse.Namespace, wrk_binary: str) -> list
                 f"{name}_{figure}": best[name][i]
                 for name in best for i, figure in enumerate(("rps", "p99", "cpu"))}})
         if args.profile:
-            profiles.append((backend, paths[0][0],
-                             profile(service, paths[0][1], token, args, wrk_binary, folder)))
+            label, path = paths[PROFILED.index(args.profile_get)]
+            for server in (service, bare):
+                profiles.append((backend, f"{server.name}, {label}",
+                                 profile(server, path, token, args, wrk_binary, folder)))
         return rows
     finally:
         for process in processes:
@@ -315,8 +320,10 @@ def main() -> int:
     parser.add_argument("--short", action="store_true", help="1 round of 1 s, 4 connections: does it run (CI)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folders (logs)")
     parser.add_argument("--profile", type=float, default=0,
-                        help="then profile the service with perf for this many seconds under wrk "
-                             "on the paging-group GET, and print its hottest functions")
+                        help="then profile the service and bare with perf for this many seconds "
+                             "each under wrk on --profile-get, and print their hottest functions")
+    parser.add_argument("--profile-get", choices=PROFILED, default="paging-group",
+                        help="the GET --profile loads (the service, then bare)")
     parser.add_argument("--profile-top", type=int, default=30, help="functions printed by --profile")
     args = parser.parse_args()
     if args.short:
@@ -348,7 +355,7 @@ def main() -> int:
               f"{p99_ratio:.2f} | {row['service_cpu']:.0f} / {row['bare_cpu']:.0f} / "
               f"{row['reference_cpu']:.0f} |")
     for backend, label, top in profiles:
-        print(f"\nperf profile of the service, {backend}, {label}, {args.profile:g} s under wrk "
+        print(f"\nperf profile, {backend}, {label}, {args.profile:g} s under wrk "
               f"(self time, functions above 1%):\n\n```\n{top}\n```")
     if args.short:
         print("\nshort mode: the figures above only show that the benchmark runs; no verdict applied")
