@@ -13,7 +13,7 @@ use switchboard_domain::declare::DeclaredFilter;
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::validation::Placement;
 use switchboard_domain::validation::{FromBody, FromQuery, QueryReader};
-use switchboard_domain::{Location, Principal, Problems};
+use switchboard_domain::{Location, Principal, Problems, Scope};
 
 use crate::error::ApiError;
 
@@ -32,14 +32,14 @@ pub fn body_rejection(rejection: BytesRejection) -> ApiError {
 impl<S: Send + Sync, T: FromBody> FromRequest<S> for JsonBody<T> {
     type Rejection = ApiError;
 
-    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+    async fn from_request(req: Request, _state: &S) -> Result<Self, ApiError> {
         const {
             assert!(
                 T::FIXED.is_empty(),
                 "a body with fixed fields is read with Patch, which compares them"
             )
         };
-        let read = read_json::<S, T>(req, state, false).await?;
+        let read = read_json::<T>(req, false).await?;
         match read.body {
             Some(value) if read.problems.is_empty() => Ok(JsonBody(value)),
             _ => Err(ApiError::validation(read.problems)),
@@ -152,14 +152,14 @@ impl<T: FromBody> Checked<T> {
 impl<S: Send + Sync, T: FromBody> FromRequest<S> for Checked<T> {
     type Rejection = ApiError;
 
-    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+    async fn from_request(req: Request, _state: &S) -> Result<Self, ApiError> {
         const {
             assert!(
                 T::FIXED.is_empty(),
                 "a body with fixed fields is read with Patch, which compares them"
             )
         };
-        let read = read_json::<S, T>(req, state, true).await?;
+        let read = read_json::<T>(req, true).await?;
         Ok(Checked {
             value: read.body,
             problems: read.problems,
@@ -219,8 +219,8 @@ impl<T> Patch<T> {
 impl<S: Send + Sync, T: FromBody> FromRequest<S> for Patch<T> {
     type Rejection = ApiError;
 
-    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
-        let read = read_json::<S, T>(req, state, true).await?;
+    async fn from_request(req: Request, _state: &S) -> Result<Self, ApiError> {
+        let read = read_json::<T>(req, true).await?;
         let sent = T::FIXED
             .iter()
             .filter_map(|field| Some((*field, read.json.get(field.key)?.clone())))
@@ -251,44 +251,49 @@ struct Read<T> {
 /// rule it breaks — with the JSON it was read from; a body that is not JSON is refused
 /// at once. With `stand_in`, a body whose broken fields keep it from being built is
 /// built without them ([`stand_in_for`]), for the record's rules to run on the rest.
-async fn read_json<S: Send + Sync, T: FromBody>(
-    req: Request,
-    state: &S,
-    stand_in: bool,
-) -> Result<Read<T>, ApiError> {
-    {
-        if !crate::media_type::sent_json(req.headers()) {
-            return Err(ApiError::unsupported_media_type(
-                "the body must be sent as Content-Type: application/json",
-            ));
-        }
-        // The caller, when one was authenticated before the body is read: which of
-        // `tenantId`/`branchId` it must send depends on its scope, and a missing one is
-        // reported with every other broken rule rather than after them.
-        let scope = req
-            .extensions()
-            .get::<Principal>()
-            .map(|principal| principal.scope);
-        let bytes = Bytes::from_request(req, state)
-            .await
-            .map_err(body_rejection)?;
-        let value: Value = serde_json::from_slice(&bytes)
-            .map_err(|e| ApiError::bad_request(format!("malformed JSON: {e}")))?;
-        let (body, mut problems) = T::read_partial(&value);
-        if let Some(scope) = scope.filter(|_| T::PLACEMENT != Placement::NONE) {
-            T::PLACEMENT.check(&scope, &value, &mut problems);
-        }
-        let (body, stand_ins) = match body {
-            None if stand_in => stand_in_for::<T>(&value, &problems),
-            body => (body, Vec::new()),
-        };
-        Ok(Read {
-            body,
-            problems,
-            json: value,
-            stand_ins,
-        })
+///
+/// Only the typed half is generic: the body's bytes and JSON are read by one function for
+/// every body type (`read_value`), so its future is compiled once, not once per `T`
+/// (issue 33: the API crate's build is mostly such copies).
+async fn read_json<T: FromBody>(req: Request, stand_in: bool) -> Result<Read<T>, ApiError> {
+    let (value, scope) = read_value(req).await?;
+    let (body, mut problems) = T::read_partial(&value);
+    if let Some(scope) = scope.filter(|_| T::PLACEMENT != Placement::NONE) {
+        T::PLACEMENT.check(&scope, &value, &mut problems);
     }
+    let (body, stand_ins) = match body {
+        None if stand_in => stand_in_for::<T>(&value, &problems),
+        body => (body, Vec::new()),
+    };
+    Ok(Read {
+        body,
+        problems,
+        json: value,
+        stand_ins,
+    })
+}
+
+/// A request's body as JSON, with the scope of its caller when one was authenticated
+/// before the body is read: which of `tenantId`/`branchId` it must send depends on that
+/// scope, and a missing one is reported with every other broken rule rather than after
+/// them.
+async fn read_value(req: Request) -> Result<(Value, Option<Scope>), ApiError> {
+    if !crate::media_type::sent_json(req.headers()) {
+        return Err(ApiError::unsupported_media_type(
+            "the body must be sent as Content-Type: application/json",
+        ));
+    }
+    let scope = req
+        .extensions()
+        .get::<Principal>()
+        .map(|principal| principal.scope);
+    // `Bytes` reads the body whatever the router's state: none is lent it.
+    let bytes = Bytes::from_request(req, &())
+        .await
+        .map_err(body_rejection)?;
+    let value = serde_json::from_slice(&bytes)
+        .map_err(|e| ApiError::bad_request(format!("malformed JSON: {e}")))?;
+    Ok((value, scope))
 }
 
 /// Builds `T` from `value` without the top-level fields `problems` names: first with
