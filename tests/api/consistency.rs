@@ -91,6 +91,16 @@ async fn no_branch_is_zero_on_every_record(app: TestApp) {
         .await
         .expect(200);
     assert_eq!(detached["branchId"], json!(0));
+    // The answer's 0 is taken back as none on a create too, as on a change.
+    let copied = app
+        .post(
+            "/v2/admin/extensions/",
+            &admin,
+            json!({"branchId": 0, "number": "778", "name": "Lobby 2"}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(copied["branchId"], json!(0), "{copied}");
     let platform = app.login(world.platform).await;
     let number = app
         .post(

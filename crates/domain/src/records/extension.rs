@@ -39,8 +39,9 @@ pub struct CreateExtension {
     /// The owning tenant; tenant-scoped callers may omit it.
     #[field(rule = ID)]
     pub tenant_id: Option<TenantId>,
-    /// The branch, of the same tenant, or `null`; branch admins get their own.
-    #[field(rule = ID, nullable)]
+    /// The branch, of the same tenant, or `null` (or 0, as an answer gives it); branch
+    /// admins get their own.
+    #[field(rule = ID, nullable, zero_none)]
     pub branch_id: Option<BranchId>,
     /// The number, unique in the tenant.
     #[field(rule = NUMBER)]
