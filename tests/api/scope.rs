@@ -184,13 +184,20 @@ async fn branch_admins_and_users_are_confined(app: TestApp) {
     )
     .await
     .error(403, "Forbidden");
-    app.patch(
-        &format!("/v2/admin/extensions/{}", created["id"]),
-        &branch_admin,
-        json!({"branchId": null}),
-    )
-    .await
-    .error(403, "Forbidden");
+    for none in [json!(null), json!(0)] {
+        let refused = app
+            .patch(
+                &format!("/v2/admin/extensions/{}", created["id"]),
+                &branch_admin,
+                json!({"branchId": none}),
+            )
+            .await
+            .expect(403);
+        assert_eq!(
+            refused["message"], "branchId is outside your scope",
+            "{refused}"
+        );
+    }
     app.post("/v2/admin/branches/", &branch_admin, json!({"name": "x"}))
         .await
         .error(403, "Forbidden");
@@ -244,6 +251,31 @@ async fn nobody_grants_more_than_it_holds(app: TestApp) {
     )
     .await
     .error(403, "Forbidden");
+    // Nor can it take an account of its branch out of it (null, or the 0 an answer gives
+    // for none).
+    let clerk = app
+        .post(
+            "/v2/admin/users/",
+            &a,
+            json!({"email": "clerk@x.io", "password": "long enough pw", "userRole": 5,
+                   "branchId": w.branch_a}),
+        )
+        .await
+        .expect(200);
+    for none in [json!(null), json!(0)] {
+        let refused = app
+            .patch(
+                &format!("/v2/admin/users/{}", clerk["id"]),
+                &branch_admin,
+                json!({"branchId": none}),
+            )
+            .await
+            .expect(403);
+        assert_eq!(
+            refused["message"], "branchId is outside your scope",
+            "{refused}"
+        );
+    }
     let admin_a_id =
         app.get("/v2/admin/users/?userRole=3", &a).await.expect(200)["records"][0]["id"].clone();
     app.patch(

@@ -48,6 +48,12 @@ impl Error {
         Error::Invalid(problems)
     }
 
+    /// The 403 of a `field` (`tenantId`, `branchId`, `partnerId`) naming something outside
+    /// the caller's scope: the one wording of that refusal.
+    pub fn outside_scope(field: &str) -> Self {
+        Error::Forbidden(format!("{field} is outside your scope"))
+    }
+
     /// Every broken rule in `problems`, or `Ok` when there is none: for a use case with
     /// nothing else to report beside them.
     pub fn answer(problems: Problems) -> Result<()> {

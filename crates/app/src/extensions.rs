@@ -5,7 +5,7 @@ use switchboard_db::extensions;
 use switchboard_domain::records::extension::{CreateExtension, Extension, UpdateExtension};
 use switchboard_domain::{Principal, Problems};
 
-use crate::{Error, Placement, Result, Services, tenancy};
+use crate::{Placement, Result, Services, tenancy};
 
 /// Checks a new extension of `caller`: where it lands (answered).
 pub async fn check_new(
@@ -45,9 +45,7 @@ pub async fn check_change(
             tenancy::branch_for_write(services, caller, tenant, Some(branch), problems).await?;
             Ok(())
         }
-        Some(None) if caller.scope.own_branch().is_some() => {
-            Err(Error::Forbidden("branchId is outside your scope".into()))
-        }
-        _ => Ok(()),
+        Some(None) => tenancy::check_leaving_branch(caller),
+        None => Ok(()),
     }
 }

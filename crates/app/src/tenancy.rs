@@ -14,17 +14,6 @@ use switchboard_domain::{Location, Principal, Problems, Scope};
 
 use crate::{Error, Services};
 
-fn outside_scope() -> Error {
-    Error::Forbidden("tenantId is outside your scope".into())
-}
-
-/// A refusal of one rule, at `location/path`.
-fn invalid(location: Location, path: &str, message: &str) -> Error {
-    let mut problems = Problems::new();
-    problems.add(location, path, message);
-    Error::Invalid(problems)
-}
-
 /// The tenant a new record belongs to, from the body's `tenantId` (if any).
 pub async fn tenant_for_write(
     services: &impl Services,
@@ -46,19 +35,19 @@ pub async fn tenant_named_at(
     match (caller.scope.own_tenant(), requested) {
         (Some(own), None) => Ok(own),
         (Some(own), Some(t)) if t == own => Ok(own),
-        (Some(_), Some(_)) => Err(outside_scope()),
-        (None, None) => Err(invalid(location, "tenantId", "is required")),
+        (Some(_), Some(_)) => Err(Error::outside_scope("tenantId")),
+        (None, None) => Err(Error::invalid(location, "tenantId", "is required")),
         (None, Some(t)) => {
             if tenants::in_scope(services.db(), &caller.scope, t).await? {
                 Ok(t)
             } else if caller.scope == Scope::Platform {
-                Err(invalid(
+                Err(Error::invalid(
                     location,
                     "tenantId",
                     "must name an existing tenant",
                 ))
             } else {
-                Err(outside_scope())
+                Err(Error::outside_scope("tenantId"))
             }
         }
     }
@@ -83,7 +72,7 @@ pub async fn check_tenant_filter(
     if allowed {
         Ok(())
     } else {
-        Err(outside_scope())
+        Err(Error::outside_scope("tenantId"))
     }
 }
 
@@ -101,7 +90,7 @@ pub async fn branch_for_write(
         return match requested {
             None => Ok(Some(own)),
             Some(b) if b == own => Ok(Some(own)),
-            Some(_) => Err(Error::Forbidden("branchId is outside your scope".into())),
+            Some(_) => Err(Error::outside_scope("branchId")),
         };
     }
     if let Some(branch) = requested
@@ -114,6 +103,15 @@ pub async fn branch_for_write(
         );
     }
     Ok(requested)
+}
+
+/// Checks that `caller` may take a record out of every branch (a change's `branchId:
+/// null`): a branch admin keeps what it writes in its own branch.
+pub fn check_leaving_branch(caller: &Principal) -> Result<(), Error> {
+    match caller.scope.own_branch() {
+        Some(_) => Err(Error::outside_scope("branchId")),
+        None => Ok(()),
+    }
 }
 
 /// The branch of a new record that must have one: [`branch_for_write`]'s, and a problem

@@ -55,6 +55,6 @@ pub async fn partner_of(
             problems.add(Location::Body, "partnerId", "is required");
             Ok(PartnerId(0))
         }
-        _ => Err(Error::Forbidden("partnerId is outside your scope".into())),
+        _ => Err(Error::outside_scope("partnerId")),
     }
 }

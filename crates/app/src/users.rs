@@ -96,9 +96,7 @@ async fn place(
                     problems.add(Location::Body, "partnerId", "is required");
                     PartnerId(0)
                 }
-                _ => {
-                    return Err(Error::Forbidden("partnerId is outside your scope".into()));
-                }
+                _ => return Err(Error::outside_scope("partnerId")),
             };
             Ok(Placement {
                 partner: Some(partner),
@@ -325,10 +323,11 @@ pub async fn check_change(
                 None
             }
         },
-        Some(None) if caller.scope.own_branch().is_some() => {
-            return Err(Error::Forbidden("branchId is outside your scope".into()));
+        Some(None) => {
+            tenancy::check_leaving_branch(caller)?;
+            Some(None)
         }
-        other => other,
+        None => None,
     };
     let final_branch =
         branch.unwrap_or((target.branch_id > 0).then_some(BranchId(target.branch_id)));

@@ -11,7 +11,7 @@ use switchboard_domain::list::Page;
 use switchboard_domain::records::tenant::{CreateTenant, Tenant, UpdateTenant};
 
 use crate::auth::caller::{Caller, TenantsRead, TenantsWrite};
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
 use crate::extract::{Checked, JsonBody, ListParams, PathId};
 use crate::listing;
 use crate::state::AppState;
@@ -28,7 +28,7 @@ pub async fn list(
     if let (Scope::Partner(own), Some(p)) = (caller.scope, filter.partner_id)
         && own != p
     {
-        return Err(ApiError::forbidden("partnerId is outside your scope"));
+        return Err(switchboard_app::Error::outside_scope("partnerId").into());
     }
     let listing = tenants::list(&state.db, &caller.scope, &filter, &query).await?;
     Ok(listing::respond(listing, std::convert::identity))
