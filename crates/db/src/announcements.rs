@@ -1,6 +1,7 @@
 //! Announcements with their media file, branch and ordered IVRs.
 
 use std::collections::HashMap;
+use switchboard_declare::boxed;
 
 use sea_query::{Expr, ExprTrait, Query, SelectStatement, TableRef};
 use switchboard_domain::Scope;
@@ -133,6 +134,7 @@ pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<Announcement>
 }
 
 /// Lists the announcements the caller reaches.
+#[boxed]
 pub async fn list(
     db: &Db,
     scope: &Scope,
@@ -153,6 +155,7 @@ pub async fn list(
 }
 
 /// One announcement.
+#[boxed]
 pub async fn get(db: &Db, scope: &Scope, id: AnnouncementId) -> Result<Announcement> {
     let row: Row = crud::get(db, select(scope), "a.id", id.get()).await?;
     complete(db.clone(), vec![row])
@@ -179,6 +182,7 @@ async fn replace_ivrs(tx: &mut Tx, id: i64, links: &[IvrLink]) -> Result<()> {
 }
 
 /// Creates an announcement of `tenant` in `branch` (media file and IVRs checked by the caller).
+#[boxed]
 pub async fn create(
     db: &Db,
     tenant: TenantId,
@@ -195,6 +199,7 @@ pub async fn create(
 }
 
 /// Changes an announcement; a sent `ivrs` list replaces the current one.
+#[boxed]
 pub async fn update(
     db: &Db,
     scope: &Scope,
@@ -212,6 +217,7 @@ pub async fn update(
 }
 
 /// Deletes an announcement and its IVR links, answering it as it was.
+#[boxed]
 pub async fn delete(db: &Db, scope: &Scope, id: AnnouncementId) -> Result<Announcement> {
     let current = get(db, scope, id).await?;
     let mut tx = db.begin().await?;

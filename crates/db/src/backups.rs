@@ -3,12 +3,14 @@
 //! alert sees backups stop whichever host runs them.
 
 use sea_query::{Expr, ExprTrait, Query};
+use switchboard_declare::boxed;
 
 use crate::backend::Db;
 use crate::error::Result;
 
 /// Records a backup finished at `finished_at` (Unix seconds) with a database copy of
 /// `database_bytes`.
+#[boxed]
 pub async fn record(db: &Db, finished_at: i64, database_bytes: i64) -> Result<()> {
     let insert = Query::insert()
         .into_table("backups")
@@ -20,6 +22,7 @@ pub async fn record(db: &Db, finished_at: i64, database_bytes: i64) -> Result<()
 }
 
 /// When the last recorded backup finished (Unix seconds), `None` before the first.
+#[boxed]
 pub async fn last_finished(db: &Db) -> Result<Option<i64>> {
     let select = Query::select()
         .expr(Expr::col("finished_at").max())

@@ -1,6 +1,7 @@
 //! Branches of a tenant; a branch admin reaches only its own.
 
 use sea_query::{Expr, ExprTrait, SelectStatement};
+use switchboard_declare::boxed;
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{BranchId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
@@ -21,6 +22,7 @@ fn select(scope: &Scope) -> SelectStatement {
 }
 
 /// Lists the branches the caller reaches.
+#[boxed]
 pub async fn list(
     db: &Db,
     scope: &Scope,
@@ -35,6 +37,7 @@ pub async fn list(
 }
 
 /// One branch.
+#[boxed]
 pub async fn get(db: &Db, scope: &Scope, id: BranchId) -> Result<Branch> {
     crud::get(db, select(scope), "id", id.get()).await
 }
@@ -46,6 +49,7 @@ pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<Branch>> {
 }
 
 /// Whether branch `id` belongs to `tenant`.
+#[boxed]
 pub async fn of_tenant(db: &Db, tenant: TenantId, id: BranchId) -> Result<bool> {
     crud::exists(
         db,
@@ -57,18 +61,21 @@ pub async fn of_tenant(db: &Db, tenant: TenantId, id: BranchId) -> Result<bool> 
 }
 
 /// Creates a branch of `tenant`.
+#[boxed]
 pub async fn create(db: &Db, tenant: TenantId, body: CreateBranch) -> Result<Branch> {
     let id = crud::insert(db, "branches", changes::with_tenant(tenant, &body)).await?;
     get(db, &Scope::Platform, BranchId(id)).await
 }
 
 /// Changes a branch.
+#[boxed]
 pub async fn update(db: &Db, scope: &Scope, id: BranchId, body: UpdateBranch) -> Result<Branch> {
     let changes = changes::of(&body);
     crud::update(db, select(scope), "id", "branches", id.get(), changes).await
 }
 
 /// Deletes a branch that no extension or user belongs to.
+#[boxed]
 pub async fn delete(db: &Db, scope: &Scope, id: BranchId) -> Result<Branch> {
     crud::delete(db, select(scope), "id", "branches", id.get()).await
 }

@@ -2,6 +2,7 @@
 //! owns is written and deleted in one transaction.
 
 use std::collections::HashMap;
+use switchboard_declare::boxed;
 
 use sea_query::{Expr, ExprTrait, Func, Query, SelectStatement, TableRef};
 use switchboard_domain::Scope;
@@ -166,6 +167,7 @@ pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<BusinessHour>
 }
 
 /// Lists the business hours the caller reaches.
+#[boxed]
 pub async fn list(
     db: &Db,
     scope: &Scope,
@@ -186,6 +188,7 @@ pub async fn list(
 static READ: crud::ScopedRead = crud::ScopedRead::new(select, "h.id");
 
 /// One business-hours record with its lists and holidays.
+#[boxed]
 pub async fn get(db: &Db, scope: &Scope, id: BusinessHourId) -> Result<BusinessHour> {
     // The row and its lists on one connection: one acquire and release, not two.
     let mut held = db.held().await?;
@@ -243,6 +246,7 @@ async fn replace_holidays(
 
 /// Creates a business-hours record of `tenant` in `branch`, with its lists and holidays
 /// (targets and media checked by the caller).
+#[boxed]
 pub async fn create(
     db: &Db,
     tenant: TenantId,
@@ -286,6 +290,7 @@ pub async fn create(
 }
 
 /// Changes a business-hours record; sent lists and holidays replace the current ones.
+#[boxed]
 pub async fn update(
     db: &Db,
     scope: &Scope,
@@ -348,6 +353,7 @@ fn as_sent(holiday: &Holiday) -> CreateHoliday {
 
 /// Deletes a business-hours record with its destinations and holidays in one transaction,
 /// answering it as it was.
+#[boxed]
 pub async fn delete(db: &Db, scope: &Scope, id: BusinessHourId) -> Result<BusinessHour> {
     let current = get(db, scope, id).await?;
     destinations::delete_owner(db, "business_hours", Owner::BusinessHour, id.get()).await?;
@@ -355,6 +361,7 @@ pub async fn delete(db: &Db, scope: &Scope, id: BusinessHourId) -> Result<Busine
 }
 
 /// One holiday of a business-hours record the caller reaches.
+#[boxed]
 pub async fn holiday(
     db: &Db,
     scope: &Scope,
@@ -378,6 +385,7 @@ pub(crate) async fn present_holiday(tx: &mut Tx, id: i64) -> Result<Option<Holid
 }
 
 /// Adds a holiday.
+#[boxed]
 pub async fn add_holiday(
     db: &Db,
     scope: &Scope,
@@ -392,6 +400,7 @@ pub async fn add_holiday(
 }
 
 /// Changes a holiday.
+#[boxed]
 pub async fn update_holiday(
     db: &Db,
     scope: &Scope,
@@ -427,6 +436,7 @@ pub async fn update_holiday(
 }
 
 /// Deletes a holiday, answering it as it was.
+#[boxed]
 pub async fn delete_holiday(
     db: &Db,
     scope: &Scope,

@@ -1,6 +1,7 @@
 //! Button layouts with their keys; a change re-provisions every phone using the layout.
 
 use std::collections::HashMap;
+use switchboard_declare::boxed;
 
 use sea_query::{Expr, ExprTrait, Query, SelectStatement};
 use switchboard_domain::Scope;
@@ -88,6 +89,7 @@ async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<But
 }
 
 /// Lists the layouts the caller reaches.
+#[boxed]
 pub async fn list(
     db: &Db,
     scope: &Scope,
@@ -102,6 +104,7 @@ pub async fn list(
 }
 
 /// One layout with its keys.
+#[boxed]
 pub async fn get(db: &Db, scope: &Scope, id: ButtonLayoutId) -> Result<ButtonLayout> {
     let row: Row = crud::get(db, select(scope), "l.id", id.get()).await?;
     complete(db.clone(), vec![row])
@@ -151,6 +154,7 @@ async fn replace_keys(tx: &mut Tx, id: i64, keys: &[KeyInput]) -> Result<()> {
 }
 
 /// Creates a layout of `tenant` with its keys.
+#[boxed]
 pub async fn create(
     db: &Db,
     tenant: TenantId,
@@ -177,6 +181,7 @@ pub async fn create(
 /// Changes a layout; a sent key list replaces the keys, and every phone using the layout
 /// is re-provisioned (its configuration version grows, with an event) in the same
 /// transaction.
+#[boxed]
 pub async fn update(
     db: &Db,
     scope: &Scope,
@@ -253,6 +258,7 @@ async fn used_by_in(tx: &mut Tx, id: ButtonLayoutId) -> Result<(i64, Vec<String>
 
 /// The devices using layout `id` (up to five, named as refusals name holders), and how
 /// many there are.
+#[boxed]
 pub async fn used_by(db: &Db, id: ButtonLayoutId) -> Result<(i64, Vec<String>)> {
     let mut tx = db.begin().await?;
     used_by_in(&mut tx, id).await
@@ -260,6 +266,7 @@ pub async fn used_by(db: &Db, id: ButtonLayoutId) -> Result<(i64, Vec<String>)> 
 
 /// Deletes a layout no device uses (409 naming them otherwise: `in_use::IN_USE`, checked
 /// with the layout locked in the delete's transaction), answering it as it was.
+#[boxed]
 pub async fn delete(db: &Db, scope: &Scope, id: ButtonLayoutId) -> Result<ButtonLayout> {
     let layout = get(db, scope, id).await?;
     // The keys go with the layout (ON DELETE CASCADE).

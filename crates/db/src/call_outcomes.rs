@@ -1,6 +1,7 @@
 //! A tenant's call outcomes (dispositions), named by engine results.
 
 use sea_query::{Expr, ExprTrait, SelectStatement};
+use switchboard_declare::boxed;
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{CallOutcomeId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
@@ -22,6 +23,7 @@ fn select(scope: &Scope) -> SelectStatement {
 }
 
 /// Lists the call outcomes the caller reaches.
+#[boxed]
 pub async fn list(
     db: &Db,
     scope: &Scope,
@@ -36,6 +38,7 @@ pub async fn list(
 }
 
 /// One call outcome.
+#[boxed]
 pub async fn get(db: &Db, scope: &Scope, id: CallOutcomeId) -> Result<CallOutcome> {
     crud::get(db, select(scope), "id", id.get()).await
 }
@@ -47,6 +50,7 @@ pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<CallOutcome>>
 }
 
 /// The outcome of `tenant` named `name`, if the tenant defined one.
+#[boxed]
 pub async fn by_name(db: &Db, tenant: TenantId, name: &str) -> Result<Option<CallOutcome>> {
     let select = select(&Scope::Tenant(tenant))
         .and_where(Expr::col("name").eq(name))
@@ -55,12 +59,14 @@ pub async fn by_name(db: &Db, tenant: TenantId, name: &str) -> Result<Option<Cal
 }
 
 /// Creates a call outcome of `tenant`; a name taken in the tenant is a conflict.
+#[boxed]
 pub async fn create(db: &Db, tenant: TenantId, body: CreateCallOutcome) -> Result<CallOutcome> {
     let id = crud::insert(db, "call_outcomes", changes::with_tenant(tenant, &body)).await?;
     get(db, &Scope::Platform, CallOutcomeId(id)).await
 }
 
 /// Changes a call outcome.
+#[boxed]
 pub async fn update(
     db: &Db,
     scope: &Scope,
@@ -72,6 +78,7 @@ pub async fn update(
 }
 
 /// Deletes a call outcome (records keep the name they were given).
+#[boxed]
 pub async fn delete(db: &Db, scope: &Scope, id: CallOutcomeId) -> Result<CallOutcome> {
     crud::delete(db, select(scope), "id", "call_outcomes", id.get()).await
 }

@@ -5,6 +5,7 @@
 use chrono::DateTime;
 use sea_query::{Condition, Expr, ExprTrait, Query, SelectStatement};
 use serde_json::{Value, json};
+use switchboard_declare::boxed;
 use switchboard_domain::Scope;
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::list::{ListQuery, Listed};
@@ -166,6 +167,7 @@ async fn counted(
 }
 
 /// Lists the recorded calls the caller reaches.
+#[boxed]
 pub async fn list_recordings(
     db: &Db,
     scope: &Scope,
@@ -178,6 +180,7 @@ pub async fn list_recordings(
 }
 
 /// Lists every call the caller reaches, recorded or not.
+#[boxed]
 pub async fn list(
     db: &Db,
     scope: &Scope,
@@ -191,6 +194,7 @@ pub async fn list(
 
 /// The call `unique_id` in the caller's reach, recorded or not (the oldest, should two
 /// tenants of a platform admin's reach share one).
+#[boxed]
 pub async fn get(db: &Db, scope: &Scope, unique_id: &str) -> Result<CallRow> {
     let select = select(scope)
         .and_where(Expr::col(("c", "unique_id")).eq(unique_id))
@@ -214,6 +218,7 @@ pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<CallRecording
 
 /// The recorded call `unique_id` in the caller's reach (the oldest, should two tenants
 /// of a platform admin's reach share one).
+#[boxed]
 pub async fn recording(db: &Db, scope: &Scope, unique_id: &str) -> Result<CallRow> {
     let select = recordings(scope)
         .and_where(Expr::col(("c", "unique_id")).eq(unique_id))
@@ -225,6 +230,7 @@ pub async fn recording(db: &Db, scope: &Scope, unique_id: &str) -> Result<CallRo
 
 /// Detaches the recording of call `unique_id`, answering the call as it was (its object
 /// is the caller's to remove).
+#[boxed]
 pub async fn delete_recording(db: &Db, scope: &Scope, unique_id: &str) -> Result<CallRow> {
     let mut tx = db.begin().await?;
     let select = recordings(scope)
@@ -265,6 +271,7 @@ fn identity(tenant: TenantId, unique_id: &str) -> SelectStatement {
 }
 
 /// The call `unique_id` of `tenant`, if recorded.
+#[boxed]
 pub async fn find(db: &Db, tenant: TenantId, unique_id: &str) -> Result<Option<CallRow>> {
     db.conn().fetch_optional(&identity(tenant, unique_id)).await
 }
@@ -340,6 +347,7 @@ fn report_changes(report: &CallReport, status: &str) -> Changes {
 /// Records `report` in `tx` when it moves the call forward (a new call, or a later step
 /// than recorded), emitting that step's event; answers the call as it now is, or `None`
 /// when the report changed nothing (a repeat, or news older than what is known).
+#[boxed]
 pub async fn record(tx: &mut Tx, report: &CallReport, now: i64) -> Result<Option<CallRow>> {
     let identity = || identity(report.tenant, &report.unique_id);
     let status = status_of(report);
@@ -438,6 +446,7 @@ async fn note_transfers(
 /// Attaches the recording stored under `key` to call `unique_id` of `tenant` in `tx`,
 /// emitting RECORDING_READY; answers `false` (and changes nothing) when the call already
 /// has one. The call must exist.
+#[boxed]
 pub async fn attach_recording(
     tx: &mut Tx,
     tenant: TenantId,

@@ -2,6 +2,7 @@
 //! (`crate::seal`) and never selected into an answer.
 
 use sea_query::{Condition, Expr, ExprTrait, Query, SelectStatement};
+use switchboard_declare::boxed;
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{ConduitId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed};
@@ -115,6 +116,7 @@ fn select(scope: &Scope) -> SelectStatement {
 }
 
 /// Lists the conduits the caller reaches.
+#[boxed]
 pub async fn list(
     db: &Db,
     scope: &Scope,
@@ -132,6 +134,7 @@ pub async fn list(
 }
 
 /// One conduit.
+#[boxed]
 pub async fn get(db: &Db, scope: &Scope, id: ConduitId) -> Result<ConduitRow> {
     crud::get(db, select(scope), "id", id.get()).await
 }
@@ -164,6 +167,7 @@ fn credentials(
 }
 
 /// Creates a conduit of `tenant`, sealing its credentials bound to the new row.
+#[boxed]
 pub async fn create(
     db: &Db,
     tenant: TenantId,
@@ -200,6 +204,7 @@ pub async fn create(
 }
 
 /// Changes a conduit, sealing new credentials.
+#[boxed]
 pub async fn update(
     db: &Db,
     scope: &Scope,
@@ -224,6 +229,7 @@ pub async fn update(
 }
 
 /// Deletes a conduit (the numbers routed through it keep their settings, without it).
+#[boxed]
 pub async fn delete(db: &Db, scope: &Scope, id: ConduitId) -> Result<ConduitRow> {
     crud::delete(db, select(scope), "id", "conduits", id.get()).await
 }
@@ -256,6 +262,7 @@ pub struct Checked {
 /// recorded changes nothing (checks may arrive out of order). The row is locked for the
 /// transaction, so concurrent checks apply one after the other. The status change is
 /// audited when the caller runs this as an actor (the ingest endpoint: the system).
+#[boxed]
 pub async fn record_check(
     db: &Db,
     tenant: TenantId,

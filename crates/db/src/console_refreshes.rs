@@ -4,6 +4,7 @@
 //! the API's reuse detection would take for theft. See the console's `refresh` module.
 
 use sea_query::{Expr, ExprTrait, Query};
+use switchboard_declare::boxed;
 
 use crate::backend::Db;
 use crate::error::Result;
@@ -32,6 +33,7 @@ pub enum Claimed {
 /// milliseconds), answering whether this caller won it and must refresh. Claims older
 /// than [`KEPT_MS`] are removed first, every token's: past that window a token presented
 /// again is spent at the API again (and caught there as reused).
+#[boxed]
 pub async fn claim(db: &Db, token_hash: &str, now_ms: i64) -> Result<bool> {
     prune(db, now_ms).await?;
     let insert = Query::insert()
@@ -48,6 +50,7 @@ pub async fn claim(db: &Db, token_hash: &str, now_ms: i64) -> Result<bool> {
 }
 
 /// Leaves the sealed `answer` of the claimed refresh of `token_hash` for the others.
+#[boxed]
 pub async fn answer(db: &Db, token_hash: &str, answer: &str) -> Result<()> {
     let update = Query::update()
         .table(TABLE)
@@ -60,6 +63,7 @@ pub async fn answer(db: &Db, token_hash: &str, answer: &str) -> Result<()> {
 
 /// Lets the claim of `token_hash` go (its refresh failed; the token may still be good,
 /// and the next request tries again).
+#[boxed]
 pub async fn release(db: &Db, token_hash: &str) -> Result<()> {
     let delete = Query::delete()
         .from_table(TABLE)
@@ -70,6 +74,7 @@ pub async fn release(db: &Db, token_hash: &str) -> Result<()> {
 }
 
 /// Where the refresh of `token_hash` stands.
+#[boxed]
 pub async fn get(db: &Db, token_hash: &str) -> Result<Claimed> {
     let select = Query::select()
         .column("answer")
@@ -87,6 +92,7 @@ pub async fn get(db: &Db, token_hash: &str) -> Result<Claimed> {
 /// Deletes the claims older than [`KEPT_MS`] at `now_ms`, answering how many: the sealed
 /// tokens of a refresh are not kept past the window (the retention sweep calls it too,
 /// for a deployment where no claim follows).
+#[boxed]
 pub async fn prune(db: &Db, now_ms: i64) -> Result<u64> {
     let expired = Query::delete()
         .from_table(TABLE)

@@ -1,6 +1,7 @@
 //! Custom voices of a tenant.
 
 use sea_query::{Expr, ExprTrait, Query, SelectStatement};
+use switchboard_declare::boxed;
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{CustomVoiceId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
@@ -34,6 +35,7 @@ fn select(scope: &Scope) -> SelectStatement {
 }
 
 /// Lists the custom voices the caller reaches.
+#[boxed]
 pub async fn list(
     db: &Db,
     scope: &Scope,
@@ -48,6 +50,7 @@ pub async fn list(
 }
 
 /// The custom voices of `tenant` the caller reaches, by id, at most `limit`.
+#[boxed]
 pub async fn of_tenant(
     db: &Db,
     scope: &Scope,
@@ -63,6 +66,7 @@ pub async fn of_tenant(
 }
 
 /// One custom voice.
+#[boxed]
 pub async fn get(db: &Db, scope: &Scope, id: CustomVoiceId) -> Result<CustomVoice> {
     crud::get(db, select(scope), "id", id.get()).await
 }
@@ -75,6 +79,7 @@ pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<CustomVoice>>
 
 /// Creates a custom voice of `tenant` (its base voice and language already checked
 /// against the engine's catalogue).
+#[boxed]
 pub async fn create(db: &Db, tenant: TenantId, body: CreateCustomVoice) -> Result<CustomVoice> {
     let id = crud::insert(
         db,
@@ -94,6 +99,7 @@ pub async fn create(db: &Db, tenant: TenantId, body: CreateCustomVoice) -> Resul
 }
 
 /// Changes a custom voice.
+#[boxed]
 pub async fn update(
     db: &Db,
     scope: &Scope,
@@ -123,6 +129,7 @@ pub async fn update(
 }
 
 /// Deletes a custom voice.
+#[boxed]
 pub async fn delete(db: &Db, scope: &Scope, id: CustomVoiceId) -> Result<CustomVoice> {
     crud::delete(db, select(scope), "id", "custom_voices", id.get()).await
 }

@@ -15,6 +15,7 @@
 //! deliveries alone, in one statement that waits for nothing else.
 
 use std::collections::HashMap;
+use switchboard_declare::boxed;
 
 use sea_query::{Expr, ExprTrait, Func, LockType, Order, Query, SelectStatement, TableRef};
 use switchboard_domain::Scope;
@@ -78,6 +79,7 @@ pub const OUTBOX: LeasedQueue = LeasedQueue {
 
 /// Leases about `limit` due deliveries to `owner` until `lease_until`, answering them
 /// (see [`LeasedQueue::claim`]: callers must send every delivery answered).
+#[boxed]
 pub async fn claim(
     db: &Db,
     owner: &str,
@@ -93,6 +95,7 @@ pub async fn claim(
 }
 
 /// The deliveries `ids` that `owner` holds, with their event and webhook.
+#[boxed]
 pub async fn leased(db: &Db, owner: &str, ids: Vec<i64>) -> Result<Vec<Claimed>> {
     let select = Query::select()
         .columns([
@@ -177,6 +180,7 @@ pub const NO_OUTCOME: &str = "no outcome recorded: the process sending it stoppe
 /// gone.
 ///
 /// The webhook's row is locked first (the module's lock order).
+#[boxed]
 pub async fn start(
     db: &Db,
     delivery: &Claimed,
@@ -226,6 +230,7 @@ pub async fn start(
 /// deleted meanwhile took its deliveries and attempts with it: nothing is recorded then.
 ///
 /// The webhook's row is written first (the module's lock order).
+#[boxed]
 pub async fn finish(
     db: &Db,
     delivery: &Claimed,
@@ -296,6 +301,7 @@ pub async fn finish(
 /// Disables `webhook` for `reason` and fails its pending deliveries; answers its tenant
 /// when this call disabled it (`None` when it already was, or is gone), so the caller
 /// audits each disabling once.
+#[boxed]
 pub async fn disable(db: &Db, webhook: i64, reason: &str, now: i64) -> Result<Option<TenantId>> {
     let mut tx = db.begin().await?;
     let update = Query::update()
@@ -329,6 +335,7 @@ pub async fn disable(db: &Db, webhook: i64, reason: &str, now: i64) -> Result<Op
 /// Records a sample event of `kind` for `tenant` and queues it to `webhook` alone,
 /// already leased (`(owner, until)`: the caller sends it at once; should it die first, the
 /// lease runs out and a worker sends it). Answers the delivery's id.
+#[boxed]
 pub async fn queue_test(
     db: &Db,
     tenant: TenantId,
@@ -347,6 +354,7 @@ pub async fn queue_test(
 
 /// Queues a new delivery (with a new message id) of the event of `delivery` to the same
 /// webhook, due now; answers its id.
+#[boxed]
 pub async fn replay(db: &Db, delivery: &DeliveryRow, now: i64) -> Result<i64> {
     let mut tx = db.begin().await?;
     let id = insert_delivery(&mut tx, delivery.webhook_id, delivery.event_id, None, now).await?;
@@ -478,6 +486,7 @@ fn select(scope: &Scope) -> SelectStatement {
 
 /// The deliveries of `webhook` (already checked to be in the caller's scope), each with
 /// its attempts.
+#[boxed]
 pub async fn list(
     db: &Db,
     scope: &Scope,
@@ -494,6 +503,7 @@ pub async fn list(
 }
 
 /// One delivery in the caller's scope, with its attempts.
+#[boxed]
 pub async fn get(db: &Db, scope: &Scope, id: i64) -> Result<(DeliveryRow, Vec<AttemptRow>)> {
     let row: DeliveryRow = crud::get(db, select(scope), "d.id", id).await?;
     let mut completed = with_attempts(db.clone(), vec![row]).await?;
@@ -540,6 +550,7 @@ async fn with_attempts(
 
 /// Deliveries waiting to be sent (the outbox's depth, for the metrics): pending ones,
 /// due now or later.
+#[boxed]
 pub async fn pending_count(db: &Db) -> Result<i64> {
     let select = Query::select()
         .expr(Expr::col("id").count())

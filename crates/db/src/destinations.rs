@@ -3,6 +3,7 @@
 //! their targets' names and numbers resolved.
 
 use std::collections::HashMap;
+use switchboard_declare::boxed;
 
 use sea_query::{Expr, ExprTrait, Func, Query};
 use switchboard_domain::ids::TenantId;
@@ -91,6 +92,7 @@ pub fn target(dest_type: DestType) -> Option<&'static Target> {
 
 /// The positions (in `items`) of destinations whose target is not a record of `tenant`,
 /// with what was expected.
+#[boxed]
 pub async fn foreign_targets(
     db: &Db,
     tenant: TenantId,
@@ -110,6 +112,7 @@ pub async fn foreign_targets(
 }
 
 /// Replaces the `list` of `owner_id` with `items`.
+#[boxed]
 pub async fn replace(
     tx: &mut Tx,
     tenant: TenantId,
@@ -181,6 +184,7 @@ pub async fn replace(
 /// Deletes row `id` of `table`, which owns destination lists as `owner`, and then those
 /// lists, in one transaction: the row first (through `crud::delete_in`: refused while
 /// something uses it, audited), so its audit entry still shows the lists it had.
+#[boxed]
 pub async fn delete_owner(db: &Db, table: &'static str, owner: Owner, id: i64) -> Result<()> {
     let mut tx = db.begin().await?;
     if crate::crud::delete_in(&mut tx, table, id).await? == 0 {
@@ -192,6 +196,7 @@ pub async fn delete_owner(db: &Db, table: &'static str, owner: Owner, id: i64) -
 }
 
 /// Deletes every list of `owner_id`.
+#[boxed]
 pub async fn delete_all(tx: &mut Tx, owner: Owner, owner_id: i64) -> Result<()> {
     let delete = Query::delete()
         .from_table("destinations")
@@ -293,6 +298,7 @@ impl sea_query_sqlx::SqlxBinder for ListsOf<'_> {
 }
 
 /// The lists of the owners `ids`, keyed by (owner id, list name), each in order.
+#[boxed]
 pub async fn load(
     db: &Db,
     owner: Owner,
@@ -302,6 +308,7 @@ pub async fn load(
 }
 
 /// [`load`] on `reader` (a transaction, for the audit trail).
+#[boxed]
 pub async fn load_on(
     reader: &mut impl Reader,
     owner: Owner,

@@ -13,6 +13,7 @@
 use futures::future::BoxFuture;
 use sea_query::{Condition, Expr, ExprTrait, LockType, Order, Query};
 use serde_json::{Value, json};
+use switchboard_declare::boxed;
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::records::engine_job::JobResult;
 use switchboard_domain::serde::Serialize;
@@ -217,6 +218,7 @@ pub async fn enqueue(
 /// [`ABANDONED`] with the reason, its record failed by its kind ([`OnAbandon`]), the job
 /// `failed` — so an engine that keeps dying on one job does not get it forever.
 #[allow(clippy::too_many_arguments)] // a lease's terms, each named
+#[boxed]
 pub async fn claim(
     db: &Db,
     kinds: &[Kind],
@@ -445,6 +447,7 @@ fn details(result: &JobResult) -> Value {
 /// (`recorded: false`); a report of an attempt that is no longer the job's current one
 /// is refused ([`ResultError::Stale`]), so an engine whose lease ran out cannot undo the
 /// work of the engine that took the job over.
+#[boxed]
 pub async fn report(
     db: &Db,
     kinds: &[Kind],
@@ -598,6 +601,7 @@ async fn recorded_before(tx: &mut Tx, id: i64, attempt: i64) -> Result<Option<St
 /// Makes the ended job of `kind` working for `subject` pending again, due now: a new
 /// attempt of the same work (a failed fax retried), its count of lapsed leases started
 /// over (someone decided to try again). Answers whether there was one.
+#[boxed]
 pub async fn requeue(tx: &mut Tx, kind: &Kind, subject: i64, now: i64) -> Result<bool> {
     let update = Query::update()
         .table("engine_jobs")
@@ -615,6 +619,7 @@ pub async fn requeue(tx: &mut Tx, kind: &Kind, subject: i64, now: i64) -> Result
 }
 
 /// Cancels the pending jobs of `kind` working for `subject` (its record is going).
+#[boxed]
 pub async fn cancel(tx: &mut Tx, kind: &Kind, subject: i64, now: i64) -> Result<()> {
     let update = Query::update()
         .table("engine_jobs")
@@ -650,6 +655,7 @@ pub struct Attempt {
 }
 
 /// The recorded attempts of the jobs of `kind` working for `subject`, in order.
+#[boxed]
 pub async fn attempts(db: &Db, kind: &Kind, subject: i64) -> Result<Vec<Attempt>> {
     let jobs = Query::select()
         .column("id")
@@ -689,6 +695,7 @@ pub struct Depth {
 /// The engine job queue's depth at `now` by kind and state of waiting. Only pending jobs
 /// are counted (read through the partial index of pending rows): ended jobs are kept
 /// without bound, so counting them at every scrape would grow with history.
+#[boxed]
 pub async fn depth(db: &Db, now: i64) -> Result<Vec<Depth>> {
     let state = format!(
         "CASE WHEN lease_until IS NOT NULL AND lease_until > {now} THEN 'leased' \

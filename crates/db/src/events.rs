@@ -4,6 +4,7 @@
 
 use sea_query::{Expr, ExprTrait, LockType, Query};
 use serde_json::{Value, json};
+use switchboard_declare::boxed;
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::records::webhook::subscribes;
 
@@ -34,6 +35,7 @@ pub fn message_id() -> String {
 
 /// Records event `kind` of `tenant` with `data` inside `tx`, and queues a delivery to
 /// every enabled webhook of the tenant subscribed to it; answers the event's id.
+#[boxed]
 pub async fn emit(tx: &mut Tx, tenant: TenantId, kind: &str, data: Value, now: i64) -> Result<i64> {
     let body = payload(kind, tenant, data, now).to_string();
     let event = crud::insert_in(
@@ -66,6 +68,7 @@ pub async fn emit(tx: &mut Tx, tenant: TenantId, kind: &str, data: Value, now: i
 
 /// Queues a delivery of `event` to `webhook`, due now (the delivery worker woken once
 /// `tx` commits); answers the delivery's id.
+#[boxed]
 pub async fn queue(tx: &mut Tx, webhook: i64, event: i64, now: i64) -> Result<i64> {
     tx.wake_after_commit(Worker::Deliveries);
     crud::insert_in(

@@ -5,6 +5,7 @@
 
 use sea_query::{Expr, ExprTrait, OnConflict, Query, SelectStatement};
 use serde_json::{Value, json};
+use switchboard_declare::boxed;
 use switchboard_domain::Scope;
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::list::{ListQuery, Listed};
@@ -184,6 +185,7 @@ fn select(scope: &Scope) -> SelectStatement {
 }
 
 /// Lists the faxes the caller reaches.
+#[boxed]
 pub async fn list(
     db: &Db,
     scope: &Scope,
@@ -221,6 +223,7 @@ pub async fn list(
 }
 
 /// The fax `id` in the caller's reach.
+#[boxed]
 pub async fn get(db: &Db, scope: &Scope, id: i64) -> Result<FaxRow> {
     let select = select(scope)
         .and_where(Expr::col(("f", "id")).eq(id))
@@ -238,6 +241,7 @@ pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<Fax>> {
 
 /// The fax-enabled number of `tenant` stored under one of `spellings`
 /// (`phone::spellings`: the same number however it was written), as stored.
+#[boxed]
 pub async fn fax_line(db: &Db, tenant: TenantId, spellings: &[String]) -> Result<Option<String>> {
     let select = Query::select()
         .column("number")
@@ -269,6 +273,7 @@ pub struct FaxDocument {
 }
 
 /// Whether `tenant` has a fax the engine reported as `fax_id`.
+#[boxed]
 pub async fn fax_exists(db: &Db, tenant: TenantId, fax_id: &str) -> Result<bool> {
     let select = Query::select()
         .column("id")
@@ -282,6 +287,7 @@ pub async fn fax_exists(db: &Db, tenant: TenantId, fax_id: &str) -> Result<bool>
 /// Records a fax unless its id was recorded before, emitting FAX_RECEIVED (inbound) or
 /// FAX_SENT (outbound) for a new one. A new fax keeps `document` (its pledged deletion
 /// cancelled in `tx`); a repeat leaves it to its pledge, which the caller hastens.
+#[boxed]
 pub async fn record_fax(
     tx: &mut Tx,
     fax: IngestFax,
@@ -355,6 +361,7 @@ pub struct NewFax {
 
 /// Records a fax to send as `queued` and queues its engine job, keeping its document
 /// (pledged for deletion until now: `pledge`), in one transaction; answers its id.
+#[boxed]
 pub async fn create(db: &Db, fax: &NewFax, pledge: i64, now: i64) -> Result<i64> {
     let fax_id = format!("sb-{}", uuid::Uuid::now_v7().simple());
     let time = iso(chrono::DateTime::from_timestamp(now, 0).unwrap_or_default());
@@ -395,6 +402,7 @@ pub async fn create(db: &Db, fax: &NewFax, pledge: i64, now: i64) -> Result<i64>
 
 /// Deletes the fax `id` in the caller's reach, with its document and any sending still
 /// queued; answers what it was.
+#[boxed]
 pub async fn delete(db: &Db, scope: &Scope, id: i64, now: i64) -> Result<FaxRow> {
     let row = get(db, scope, id).await?;
     let mut tx = db.begin().await?;
@@ -411,6 +419,7 @@ pub async fn delete(db: &Db, scope: &Scope, id: i64, now: i64) -> Result<FaxRow>
 
 /// Requeues the failed fax `id` as a new attempt of its engine job; a fax that is not
 /// failed is a conflict.
+#[boxed]
 pub async fn retry(db: &Db, fax: &FaxRow, now: i64) -> Result<()> {
     let mut tx = db.begin().await?;
     let update = Query::update()
@@ -437,6 +446,7 @@ pub async fn retry(db: &Db, fax: &FaxRow, now: i64) -> Result<()> {
 }
 
 /// The attempts made to send fax `id`, oldest first.
+#[boxed]
 pub async fn attempts(db: &Db, id: i64) -> Result<Vec<FaxAttempt>> {
     let rows = engine_jobs::attempts(db, &FAX_JOBS, id).await?;
     Ok(rows
@@ -482,6 +492,7 @@ async fn policy_in(tx: &mut Tx, tenant: TenantId) -> Result<FaxRetryPolicy> {
 }
 
 /// The retry policy of `tenant` (the default when it set none).
+#[boxed]
 pub async fn policy(db: &Db, tenant: TenantId) -> Result<FaxRetryPolicy> {
     let mut tx = db.begin().await?;
     let policy = policy_in(&mut tx, tenant).await?;
@@ -490,6 +501,7 @@ pub async fn policy(db: &Db, tenant: TenantId) -> Result<FaxRetryPolicy> {
 }
 
 /// Sets the retry policy of its tenant.
+#[boxed]
 pub async fn set_policy(db: &Db, policy: &FaxRetryPolicy, now: i64) -> Result<()> {
     let insert = Query::insert()
         .into_table("fax_retry_policies")

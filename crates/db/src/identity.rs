@@ -5,6 +5,7 @@
 //! ([`crate::scope::own_extension`], [`crate::scope::own_calls`]).
 
 use sea_query::{Expr, ExprTrait, Query};
+use switchboard_declare::boxed;
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::records::call::CallReport;
 
@@ -73,6 +74,7 @@ async fn numbered(
 }
 
 /// The id of `tenant`'s extension numbered `number` now, if there is one.
+#[boxed]
 pub async fn extension_numbered(
     tx: &mut Tx,
     tenant: TenantId,
@@ -104,6 +106,7 @@ async fn is_phone_number_of(tx: &mut Tx, tenant: TenantId, number: &str) -> Resu
 /// extension id named, the called channel's endpoint, or (for a call that did not leave
 /// the PBX) the number dialled. An outbound call's dialled number and any caller id are
 /// the outside world's, never an extension's identity.
+#[boxed]
 pub async fn call_parties(tx: &mut Tx, report: &CallReport) -> Result<Vec<(i64, Role)>> {
     let mut parties = Vec::new();
     let tenant = report.tenant;
@@ -139,6 +142,7 @@ pub async fn call_parties(tx: &mut Tx, report: &CallReport) -> Result<Vec<(i64, 
 
 /// Notes the parties `report` identifies on call `call_id` in `tx`; parties noted by an
 /// earlier report stay (a later step may know a party the first did not).
+#[boxed]
 pub async fn note_call_parties(tx: &mut Tx, call_id: i64, report: &CallReport) -> Result<()> {
     for (extension, role) in call_parties(tx, report).await? {
         crud::insert_once(

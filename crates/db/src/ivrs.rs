@@ -2,6 +2,7 @@
 //! shared destination lists (owner `ivr`; an option's digit in `type_src`).
 
 use sea_query::{Expr, ExprTrait, SelectStatement};
+use switchboard_declare::boxed;
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{IvrId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
@@ -69,6 +70,7 @@ pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<Ivr>> {
 }
 
 /// Lists the IVRs the caller reaches.
+#[boxed]
 pub async fn list(
     db: &Db,
     scope: &Scope,
@@ -83,6 +85,7 @@ pub async fn list(
 }
 
 /// One IVR with its menu.
+#[boxed]
 pub async fn get(db: &Db, scope: &Scope, id: IvrId) -> Result<Ivr> {
     let row: Ivr = crud::get(db, select(scope), "i.id", id.get()).await?;
     complete(db.clone(), vec![row])
@@ -126,6 +129,7 @@ async fn write_menu(
 }
 
 /// Creates an IVR of `tenant` with its menu (references checked by the caller).
+#[boxed]
 pub async fn create(db: &Db, tenant: TenantId, body: CreateIvr) -> Result<Ivr> {
     let mut tx = db.begin().await?;
     let id = crud::insert_in(&mut tx, "ivrs", changes::with_tenant(tenant, &body)).await?;
@@ -144,6 +148,7 @@ pub async fn create(db: &Db, tenant: TenantId, body: CreateIvr) -> Result<Ivr> {
 
 /// Changes an IVR; a sent `options` replaces the menu. Setting one kind of greeting
 /// clears the other, so an IVR greets with one thing.
+#[boxed]
 pub async fn update(db: &Db, scope: &Scope, id: IvrId, body: UpdateIvr) -> Result<Ivr> {
     let current = get(db, scope, id).await?;
     let mut changes = changes::of(&body);
@@ -172,6 +177,7 @@ pub async fn update(db: &Db, scope: &Scope, id: IvrId, body: UpdateIvr) -> Resul
 
 /// Deletes an IVR and its menu, unless another record routes to it or an announcement
 /// is attached to it.
+#[boxed]
 pub async fn delete(db: &Db, scope: &Scope, id: IvrId) -> Result<Ivr> {
     let current = get(db, scope, id).await?;
     destinations::delete_owner(db, "ivrs", Owner::Ivr, id.get()).await?;

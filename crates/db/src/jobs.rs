@@ -9,6 +9,7 @@
 //! kind it runs; nothing here lists them.
 
 use sea_query::{Expr, ExprTrait, Order, Query};
+use switchboard_declare::boxed;
 use switchboard_domain::serde::de::DeserializeOwned;
 use switchboard_domain::serde::{Deserialize, Serialize};
 
@@ -87,6 +88,7 @@ pub async fn enqueue<J: JobKind>(tx: &mut Tx, job: &J, run_at: i64) -> Result<()
 }
 
 /// Queues the deletion of the object at `key`, due now, in `tx`.
+#[boxed]
 pub async fn delete_object(tx: &mut Tx, key: &str) -> Result<()> {
     let now = chrono::Utc::now().timestamp();
     let job = DeleteObject {
@@ -102,6 +104,7 @@ pub async fn delete_object(tx: &mut Tx, key: &str) -> Result<()> {
 /// dropped connection, a crash, a refusal) leaves nothing behind. `run_at` must lie past
 /// the longest the upload may still take, so the object is not deleted before it could
 /// be recorded.
+#[boxed]
 pub async fn pledge_object_deletion(db: &Db, key: &str, run_at: i64) -> Result<i64> {
     let now = chrono::Utc::now().timestamp();
     let insert = Query::insert()
@@ -130,6 +133,7 @@ pub async fn pledge_object_deletion(db: &Db, key: &str, run_at: i64) -> Result<i
 /// has already taken (the object may be gone) cannot be cancelled: a conflict, and the
 /// record is not written. So is one a worker took and failed (`attempts` above zero): its
 /// attempt may have deleted the object before failing.
+#[boxed]
 pub async fn keep_object(tx: &mut Tx, pledge: i64) -> Result<()> {
     let delete = Query::delete()
         .from_table("jobs")
@@ -148,6 +152,7 @@ pub async fn keep_object(tx: &mut Tx, pledge: i64) -> Result<()> {
 
 /// Makes the pledged deletions `pledges` due now: what they pledged is not kept (an
 /// upload refused or failed half-way), so the objects go at once.
+#[boxed]
 pub async fn hasten(db: &Db, pledges: &[i64]) -> Result<()> {
     if pledges.is_empty() {
         return Ok(());
@@ -164,6 +169,7 @@ pub async fn hasten(db: &Db, pledges: &[i64]) -> Result<()> {
 }
 
 /// Leases about `limit` due jobs to `owner` until `lease_until`, answering them.
+#[boxed]
 pub async fn claim(
     db: &Db,
     owner: &str,
@@ -186,6 +192,7 @@ pub async fn claim(
 }
 
 /// Ends job `id`, done: its row goes. Nothing happens if `owner` no longer holds it.
+#[boxed]
 pub async fn complete(db: &Db, id: i64, owner: &str) -> Result<()> {
     let delete = Query::delete()
         .from_table("jobs")
@@ -196,12 +203,14 @@ pub async fn complete(db: &Db, id: i64, owner: &str) -> Result<()> {
 }
 
 /// Records a failed attempt of job `id` and makes it due again at `run_at`.
+#[boxed]
 pub async fn retry(db: &Db, id: i64, owner: &str, run_at: i64, error: &str) -> Result<()> {
     after_failure(db, id, owner, error, ("run_at", run_at.into())).await
 }
 
 /// Gives job `id` up after its last failed attempt: it stays, `failed`, with the error,
 /// for an operator to see.
+#[boxed]
 pub async fn give_up(db: &Db, id: i64, owner: &str, error: &str) -> Result<()> {
     after_failure(db, id, owner, error, ("state", "failed".into())).await
 }
@@ -231,6 +240,7 @@ async fn after_failure(
 }
 
 /// How many jobs are in `state` (`pending` or `failed`), for operators and tests.
+#[boxed]
 pub async fn count(db: &Db, state: &str) -> Result<i64> {
     let select = Query::select()
         .expr(Expr::col("id").count())

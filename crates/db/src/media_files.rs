@@ -2,6 +2,7 @@
 //! and what uses them.
 
 use sea_query::{Expr, ExprTrait, OnConflict, Order, Query, SelectStatement};
+use switchboard_declare::boxed;
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{MediaFileId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
@@ -128,6 +129,7 @@ fn select(scope: &Scope) -> SelectStatement {
 }
 
 /// Lists the media files the caller reaches.
+#[boxed]
 pub async fn list(
     db: &Db,
     scope: &Scope,
@@ -142,6 +144,7 @@ pub async fn list(
 }
 
 /// One media file.
+#[boxed]
 pub async fn get(db: &Db, scope: &Scope, id: MediaFileId) -> Result<MediaFileRow> {
     crud::get(db, select(scope), "id", id.get()).await
 }
@@ -170,6 +173,7 @@ fn text_changes(fields: MediaFileFields, changes: &mut Changes) {
 }
 
 /// Records a media file of `tenant` whose audio is already stored.
+#[boxed]
 pub async fn create(
     db: &Db,
     tenant: TenantId,
@@ -196,6 +200,7 @@ pub async fn create(
 }
 
 /// Changes a media file's name and texts.
+#[boxed]
 pub async fn update(
     db: &Db,
     scope: &Scope,
@@ -209,6 +214,7 @@ pub async fn update(
 
 /// Deletes a media file's row unless something uses it (409 naming the users); the
 /// caller removes the stored audio after.
+#[boxed]
 pub async fn delete(db: &Db, scope: &Scope, id: MediaFileId) -> Result<MediaFileRow> {
     crud::delete_owning(
         db,
@@ -248,6 +254,7 @@ impl JobKind for Rendition {
 /// each finished job tops it up again. Reads first, so a sweep with nothing owed takes
 /// one read of the partial index of files without a rendition and no write lock; the
 /// inserts of processes sweeping at once meet the unique index and do nothing.
+#[boxed]
 pub async fn queue_missing_renditions(db: &Db, now: i64, at_most: u64) -> Result<u64> {
     // `{"mediaFileId":N}`, as serde writes a `Rendition` (a test holds the two alike).
     let payload = Expr::cust(r#"'{"mediaFileId":' || media_files.id || '}'"#);
@@ -314,6 +321,7 @@ pub struct Owed {
 
 /// Media file `id` if it still has no rendition nor a recorded reason for lacking one
 /// (`None`: deleted, or done meanwhile).
+#[boxed]
 pub async fn owed_rendition(db: &Db, id: i64) -> Result<Option<Owed>> {
     let select = Query::select()
         .column("object_key")
@@ -328,6 +336,7 @@ pub async fn owed_rendition(db: &Db, id: i64) -> Result<Option<Owed>> {
 /// Records `key` as media file `id`'s rendition and keeps its object (cancels `pledge`,
 /// its pledged deletion), in one transaction; `false` (nothing recorded, the pledge left
 /// to delete the object) when the file is gone or got a rendition meanwhile.
+#[boxed]
 pub async fn record_rendition(db: &Db, id: i64, key: &str, pledge: i64) -> Result<bool> {
     let update = Query::update()
         .table("media_files")
@@ -345,6 +354,7 @@ pub async fn record_rendition(db: &Db, id: i64, key: &str, pledge: i64) -> Resul
 }
 
 /// Records why media file `id`'s audio cannot have a rendition, so it is not tried again.
+#[boxed]
 pub async fn record_rendition_error(db: &Db, id: i64, reason: &str) -> Result<()> {
     let update = Query::update()
         .table("media_files")

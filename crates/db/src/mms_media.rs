@@ -4,6 +4,7 @@
 //! retention, each release of bytes in the transaction that removes the record.
 
 use sea_query::{Condition, Expr, ExprTrait, Func, OnConflict, Query, SelectStatement};
+use switchboard_declare::boxed;
 use switchboard_domain::Scope;
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::list::{ListQuery, Listed};
@@ -136,6 +137,7 @@ fn select(scope: &Scope) -> SelectStatement {
 /// Records the files of one upload for `tenant`, reserving their bytes against its
 /// quota (`default_quota` unless the tenant has its own) in the same transaction; answers
 /// their ids in order, or [`OverQuota`] with nothing written.
+#[boxed]
 pub async fn record(
     db: &Db,
     tenant: TenantId,
@@ -208,6 +210,7 @@ pub async fn record(
 }
 
 /// Lists the uploads the caller reaches.
+#[boxed]
 pub async fn list(
     db: &Db,
     scope: &Scope,
@@ -222,6 +225,7 @@ pub async fn list(
 }
 
 /// One upload.
+#[boxed]
 pub async fn get(db: &Db, scope: &Scope, id: i64) -> Result<MmsMediaRow> {
     crud::get(db, select(scope), "m.id", id).await
 }
@@ -252,6 +256,7 @@ async fn remove(tx: &mut Tx, row: &MmsMediaRow) -> Result<bool> {
 
 /// Deletes an upload the caller reaches, answering it as it was (its object goes through
 /// the job table).
+#[boxed]
 pub async fn delete(db: &Db, scope: &Scope, id: i64) -> Result<MmsMediaRow> {
     let mut tx = db.begin().await?;
     let mut visible = select(scope);
@@ -266,6 +271,7 @@ pub async fn delete(db: &Db, scope: &Scope, id: i64) -> Result<MmsMediaRow> {
 
 /// Removes up to `limit` uploads expired at `now` (records, usage and objects), answering
 /// how many went. Several processes may sweep at once: each upload goes once.
+#[boxed]
 pub async fn expire(db: &Db, now: i64, limit: u64) -> Result<usize> {
     let due = select(&Scope::Platform)
         .and_where(Expr::col(("m", "expires_at")).lte(now))
@@ -285,6 +291,7 @@ pub async fn expire(db: &Db, now: i64, limit: u64) -> Result<usize> {
 }
 
 /// The bytes `tenant` holds in MMS media.
+#[boxed]
 pub async fn usage(db: &Db, tenant: TenantId) -> Result<i64> {
     let select = Query::select()
         .column("bytes")

@@ -2,6 +2,7 @@
 //! entries), at most one the tenant's default (a partial unique index keeps it so).
 
 use sea_query::{Expr, ExprTrait, LockType, Query, SelectStatement, TableRef};
+use switchboard_declare::boxed;
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{BranchId, MusicOnHoldId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed};
@@ -91,6 +92,7 @@ pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<MusicOnHold>>
 }
 
 /// Lists the music on hold the caller reaches.
+#[boxed]
 pub async fn list(
     db: &Db,
     scope: &Scope,
@@ -111,6 +113,7 @@ pub async fn list(
 }
 
 /// One music on hold with its playlist.
+#[boxed]
 pub async fn get(db: &Db, scope: &Scope, id: MusicOnHoldId) -> Result<MusicOnHold> {
     let row: Row = crud::get(db, select(scope), "h.id", id.get()).await?;
     complete(db.clone(), vec![row])
@@ -154,6 +157,7 @@ async fn take_default(tx: &mut Tx, tenant: TenantId, id: Option<i64>) -> Result<
 
 /// Creates a music on hold of `tenant` (its branch and files checked by the caller to be
 /// the tenant's) with its playlist.
+#[boxed]
 pub async fn create(
     db: &Db,
     tenant: TenantId,
@@ -190,6 +194,7 @@ pub async fn create(
 }
 
 /// Changes a music on hold; a sent playlist replaces the current one.
+#[boxed]
 pub async fn update(
     db: &Db,
     scope: &Scope,
@@ -231,6 +236,7 @@ pub async fn update(
 }
 
 /// Deletes a music on hold and its playlist (the media files stay).
+#[boxed]
 pub async fn delete(db: &Db, scope: &Scope, id: MusicOnHoldId) -> Result<MusicOnHold> {
     let current = get(db, scope, id).await?;
     destinations::delete_owner(db, "music_on_hold", Owner::MusicOnHold, id.get()).await?;
@@ -257,6 +263,7 @@ pub struct PlaylistRow {
 }
 
 /// The files of music on hold `id` (already read in the caller's scope), in order.
+#[boxed]
 pub async fn playlist(db: &Db, id: MusicOnHoldId) -> Result<Vec<PlaylistRow>> {
     let select = Query::select()
         .expr_as(Expr::col(("d", "sort_order")), "order")

@@ -2,6 +2,7 @@
 //! every dialling path asks: is this number on a list that applies to this campaign?
 
 use sea_query::{Condition, Expr, ExprTrait, Query, SelectStatement};
+use switchboard_declare::boxed;
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{CallCampaignId, OptOutId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed};
@@ -39,6 +40,7 @@ fn select(scope: &Scope) -> SelectStatement {
 }
 
 /// Lists the entries the caller reaches.
+#[boxed]
 pub async fn list(
     db: &Db,
     scope: &Scope,
@@ -59,6 +61,7 @@ pub async fn list(
 }
 
 /// One entry.
+#[boxed]
 pub async fn get(db: &Db, scope: &Scope, id: OptOutId) -> Result<OptOut> {
     crud::get(db, select(scope), "id", id.get()).await
 }
@@ -107,6 +110,7 @@ fn list_key(entry: &NewOptOut) -> String {
 
 /// Adds `entry` in `tx` unless its list already holds the number, answering the entry's
 /// id and whether it is new. A repeat changes nothing (the first reason stands).
+#[boxed]
 pub async fn add_in(tx: &mut Tx, entry: NewOptOut) -> Result<crud::Recorded> {
     let key = list_key(&entry);
     crud::insert_once(
@@ -129,6 +133,7 @@ pub async fn add_in(tx: &mut Tx, entry: NewOptOut) -> Result<crud::Recorded> {
 }
 
 /// Adds one entry; a number its list already holds is a conflict naming the entry.
+#[boxed]
 pub async fn create(db: &Db, entry: NewOptOut) -> Result<OptOut> {
     let mut tx = db.begin().await?;
     let recorded = add_in(&mut tx, entry).await?;
@@ -149,6 +154,7 @@ pub async fn create(db: &Db, entry: NewOptOut) -> Result<OptOut> {
 /// handful of statements per 250 rows, not two per row. A number its list holds, or an
 /// earlier row of the import added, is `new: false` with that entry's id (the first
 /// reason stands).
+#[boxed]
 pub async fn import(db: &Db, entries: Vec<NewOptOut>) -> Result<Vec<crud::Recorded>> {
     use std::collections::{HashMap, HashSet};
     let keys: Vec<(String, String)> = entries
@@ -240,6 +246,7 @@ pub async fn import(db: &Db, entries: Vec<NewOptOut>) -> Result<Vec<crud::Record
 }
 
 /// Changes an entry's reason or expiry.
+#[boxed]
 pub async fn update(db: &Db, scope: &Scope, id: OptOutId, body: UpdateOptOut) -> Result<OptOut> {
     let mut changes: Changes = Vec::new();
     if let Some(reason) = body.reason {
@@ -252,6 +259,7 @@ pub async fn update(db: &Db, scope: &Scope, id: OptOutId, body: UpdateOptOut) ->
 }
 
 /// Removes an entry.
+#[boxed]
 pub async fn delete(db: &Db, scope: &Scope, id: OptOutId) -> Result<OptOut> {
     crud::delete(db, select(scope), "id", "opt_outs", id.get()).await
 }
@@ -295,6 +303,7 @@ pub fn rank(level: &str) -> u8 {
 }
 
 /// The level of the widest list holding `number` for a campaign of `tenant`, if any.
+#[boxed]
 pub async fn level_of(
     tx: &mut Tx,
     tenant: TenantId,

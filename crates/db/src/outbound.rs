@@ -6,6 +6,7 @@
 //! messages that went out); given up because its engine kept dying, it is `failed`.
 
 use std::future::Future;
+use switchboard_declare::boxed;
 
 use futures::future::BoxFuture;
 use sea_query::{Expr, ExprTrait, Query};
@@ -76,6 +77,7 @@ pub const fn kind<M: OutboundMessage>() -> Kind {
 
 /// Queues the engine job sending message `id` of `tenant` with payload `message`, due
 /// now, in `tx` (the transaction recording the message).
+#[boxed]
 pub async fn enqueue<M: OutboundMessage>(
     tx: &mut Tx,
     tenant: TenantId,

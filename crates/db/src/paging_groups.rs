@@ -1,6 +1,7 @@
 //! Paging groups with their ordered extension members and intro media file.
 
 use sea_query::{Expr, ExprTrait, Func, Query, SelectStatement, TableRef};
+use switchboard_declare::boxed;
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{PagingGroupId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
@@ -98,6 +99,7 @@ pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<PagingGroup>>
 }
 
 /// Lists the paging groups the caller reaches.
+#[boxed]
 pub async fn list(
     db: &Db,
     scope: &Scope,
@@ -112,6 +114,7 @@ pub async fn list(
 }
 
 /// One paging group with its members.
+#[boxed]
 pub async fn get(db: &Db, scope: &Scope, id: PagingGroupId) -> Result<PagingGroup> {
     // The row and its lists on one connection: one acquire and release, not two.
     let mut held = db.held().await?;
@@ -127,6 +130,7 @@ pub async fn get(db: &Db, scope: &Scope, id: PagingGroupId) -> Result<PagingGrou
 
 /// Creates a paging group of `tenant` with its members (checked by the caller to be the
 /// tenant's extensions).
+#[boxed]
 pub async fn create(db: &Db, tenant: TenantId, body: CreatePagingGroup) -> Result<PagingGroup> {
     let mut tx = db.begin().await?;
     let id = crud::insert_in(
@@ -149,6 +153,7 @@ pub async fn create(db: &Db, tenant: TenantId, body: CreatePagingGroup) -> Resul
 }
 
 /// Changes a paging group; a sent member list replaces the current one.
+#[boxed]
 pub async fn update(
     db: &Db,
     scope: &Scope,
@@ -175,6 +180,7 @@ pub async fn update(
 }
 
 /// Deletes a paging group and its member list, unless another destination list routes to it.
+#[boxed]
 pub async fn delete(db: &Db, scope: &Scope, id: PagingGroupId) -> Result<PagingGroup> {
     let current = get(db, scope, id).await?;
     destinations::delete_owner(db, "paging_groups", Owner::PagingGroup, id.get()).await?;

@@ -1,6 +1,7 @@
 //! Partners: visible to platform admins, and to a partner admin its own.
 
 use sea_query::{Condition, Expr, ExprTrait, Query, SelectStatement};
+use switchboard_declare::boxed;
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::partner::{CreatePartner, Partner, UpdatePartner};
 use switchboard_domain::{Scope, ids::PartnerId};
@@ -24,11 +25,13 @@ fn select(scope: &Scope) -> SelectStatement {
 }
 
 /// Lists the partners the caller reaches.
+#[boxed]
 pub async fn list(db: &Db, scope: &Scope, query: &ListQuery) -> Result<Listing<Partner>> {
     list::run(db, select(scope), Partner::SPEC, query).await
 }
 
 /// One partner.
+#[boxed]
 pub async fn get(db: &Db, scope: &Scope, id: PartnerId) -> Result<Partner> {
     crud::get(db, select(scope), "id", id.get()).await
 }
@@ -40,12 +43,14 @@ pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<Partner>> {
 }
 
 /// Creates a partner.
+#[boxed]
 pub async fn create(db: &Db, body: CreatePartner) -> Result<Partner> {
     let id = crud::insert(db, "partners", vec![("name", body.name.into())]).await?;
     get(db, &Scope::Platform, PartnerId(id)).await
 }
 
 /// Changes a partner.
+#[boxed]
 pub async fn update(db: &Db, scope: &Scope, id: PartnerId, body: UpdatePartner) -> Result<Partner> {
     let mut changes: Changes = Vec::new();
     if let Some(name) = body.name {
@@ -55,6 +60,7 @@ pub async fn update(db: &Db, scope: &Scope, id: PartnerId, body: UpdatePartner) 
 }
 
 /// Deletes a partner that owns no tenants.
+#[boxed]
 pub async fn delete(db: &Db, scope: &Scope, id: PartnerId) -> Result<Partner> {
     crud::delete(db, select(scope), "id", "partners", id.get()).await
 }

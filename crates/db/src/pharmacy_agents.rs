@@ -4,6 +4,7 @@
 
 use sea_query::{Expr, ExprTrait, Query, SelectStatement, TableRef};
 use serde_json::json;
+use switchboard_declare::boxed;
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{PharmacyAgentId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
@@ -121,6 +122,7 @@ pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<PharmacyAgent
 }
 
 /// Lists the pharmacy agents the caller reaches.
+#[boxed]
 pub async fn list(
     db: &Db,
     scope: &Scope,
@@ -135,6 +137,7 @@ pub async fn list(
 }
 
 /// One pharmacy agent.
+#[boxed]
 pub async fn get(db: &Db, scope: &Scope, id: PharmacyAgentId) -> Result<PharmacyAgent> {
     let row: Row = crud::get(db, select(scope), "a.id", id.get()).await?;
     complete(db.clone(), vec![row])
@@ -144,6 +147,7 @@ pub async fn get(db: &Db, scope: &Scope, id: PharmacyAgentId) -> Result<Pharmacy
 }
 
 /// The agent of `tenant` dialled at `number`, if any.
+#[boxed]
 pub async fn find_by_number(
     db: &Db,
     tenant: TenantId,
@@ -200,6 +204,7 @@ async fn hold_conduit(tx: &mut Tx, tenant: TenantId, id: i64) -> Result<()> {
 }
 
 /// Creates a pharmacy agent of `tenant` (references checked by the caller).
+#[boxed]
 pub async fn create(db: &Db, tenant: TenantId, body: CreatePharmacyAgent) -> Result<PharmacyAgent> {
     let mut changes: Changes = vec![
         ("tenant_id", tenant.get().into()),
@@ -244,6 +249,7 @@ pub async fn create(db: &Db, tenant: TenantId, body: CreatePharmacyAgent) -> Res
 }
 
 /// Changes a pharmacy agent: fields not sent stay unchanged, `null` clears.
+#[boxed]
 pub async fn update(
     db: &Db,
     scope: &Scope,
@@ -311,6 +317,7 @@ pub async fn update(
 
 /// Deletes a pharmacy agent with its destinations and refill requests, unless something
 /// routes to it.
+#[boxed]
 pub async fn delete(db: &Db, scope: &Scope, id: PharmacyAgentId) -> Result<PharmacyAgent> {
     let current = get(db, scope, id).await?;
     destinations::delete_owner(db, "pharmacy_agents", Owner::PharmacyAgent, id.get()).await?;
@@ -321,6 +328,7 @@ pub async fn delete(db: &Db, scope: &Scope, id: PharmacyAgentId) -> Result<Pharm
 /// call's `uniqueId`) was recorded for the agent before, emitting REFILL_REQUESTED for a
 /// new one in the same transaction. The request was checked against the agent by the
 /// caller.
+#[boxed]
 pub async fn record_refill(
     tx: &mut Tx,
     agent: &PharmacyAgent,
@@ -394,6 +402,7 @@ impl From<RefillRow> for RefillRequest {
 }
 
 /// Lists the refill requests of `agent` (already read in the caller's scope).
+#[boxed]
 pub async fn list_refills(
     db: &Db,
     agent: PharmacyAgentId,

@@ -1,6 +1,7 @@
 //! Phone numbers with their tenant's name resolved.
 
 use sea_query::{Condition, Expr, ExprTrait, Func, Query, SelectStatement, TableRef};
+use switchboard_declare::boxed;
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{BranchId, ConduitId, ExtensionId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed};
@@ -90,6 +91,7 @@ fn scoped(scope: &Scope) -> SelectStatement {
 /// filter, a search), the total comes from the counters the database keeps per tenant,
 /// branch and state, so a page of a hundred thousand numbers costs what a page of a
 /// hundred does.
+#[boxed]
 pub async fn list(
     db: &Db,
     scope: &Scope,
@@ -135,6 +137,7 @@ fn digits_contain(digits: &str) -> Expr {
 /// formatting — its digits against the number's (its dial characters but `+`, `*` and
 /// `#`), so `+1 (555) 010-2030` finds `15550102030`. Without a search it is the list,
 /// counted from the maintained counters.
+#[boxed]
 pub async fn search(
     db: &Db,
     scope: &Scope,
@@ -229,6 +232,7 @@ pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<PhoneNumber>>
 }
 
 /// One phone number with its destination.
+#[boxed]
 pub async fn get(db: &Db, scope: &Scope, id: i64) -> Result<PhoneNumber> {
     let row: PhoneNumber = crud::get(db, scoped(scope), "p.id", id).await?;
     complete(db.clone(), vec![row])
@@ -324,6 +328,7 @@ fn changes(settings: PhoneNumberSettings) -> Changes {
 }
 
 /// Provisions `number` to `tenant` (references checked by the caller).
+#[boxed]
 pub async fn create(
     db: &Db,
     tenant: TenantId,
@@ -362,6 +367,7 @@ pub async fn create(
 }
 
 /// Changes a number's settings.
+#[boxed]
 pub async fn update(
     db: &Db,
     scope: &Scope,
@@ -382,6 +388,7 @@ pub async fn update(
 }
 
 /// Releases a number, with its destination.
+#[boxed]
 pub async fn delete(db: &Db, scope: &Scope, id: i64) -> Result<PhoneNumber> {
     let current = get(db, scope, id).await?;
     destinations::delete_owner(db, "phone_numbers", Owner::PhoneNumber, id).await?;

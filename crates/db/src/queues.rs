@@ -2,6 +2,7 @@
 //! their timeout destination (the shared destination lists, owner `queue`).
 
 use std::collections::HashMap;
+use switchboard_declare::boxed;
 
 use sea_query::{Expr, ExprTrait, Query, SelectStatement, TableRef};
 use switchboard_domain::Scope;
@@ -105,6 +106,7 @@ pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<Queue>> {
 }
 
 /// Lists the queues the caller reaches.
+#[boxed]
 pub async fn list(
     db: &Db,
     scope: &Scope,
@@ -119,6 +121,7 @@ pub async fn list(
 }
 
 /// One queue with its members.
+#[boxed]
 pub async fn get(db: &Db, scope: &Scope, id: QueueId) -> Result<Queue> {
     let row: Queue = crud::get(db, select(scope), "q.id", id.get()).await?;
     complete(db.clone(), vec![row])
@@ -179,6 +182,7 @@ async fn replace_members(
 }
 
 /// Creates a queue of `tenant` (references checked by the caller).
+#[boxed]
 pub async fn create(db: &Db, tenant: TenantId, body: CreateQueue) -> Result<Queue> {
     let mut tx = db.begin().await?;
     let id = crud::insert_in(&mut tx, "queues", changes::with_tenant(tenant, &body)).await?;
@@ -190,6 +194,7 @@ pub async fn create(db: &Db, tenant: TenantId, body: CreateQueue) -> Result<Queu
 }
 
 /// Changes a queue; a sent `members` replaces the members.
+#[boxed]
 pub async fn update(db: &Db, scope: &Scope, id: QueueId, body: UpdateQueue) -> Result<Queue> {
     let current = get(db, scope, id).await?;
     let mut tx = db.begin().await?;
@@ -214,6 +219,7 @@ pub async fn update(db: &Db, scope: &Scope, id: QueueId, body: UpdateQueue) -> R
 }
 
 /// Deletes a queue with its members and timeout destination, unless something routes to it.
+#[boxed]
 pub async fn delete(db: &Db, scope: &Scope, id: QueueId) -> Result<Queue> {
     let current = get(db, scope, id).await?;
     destinations::delete_owner(db, "queues", Owner::Queue, id.get()).await?;

@@ -10,6 +10,7 @@
 //! force then, the offsets and the exact seconds they change given by the caller.
 
 use sea_query::{Condition, Expr, ExprTrait, Query};
+use switchboard_declare::boxed;
 use switchboard_domain::Scope;
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::list::{ListQuery, Listed};
@@ -38,6 +39,7 @@ pub struct TranscriptRow {
 
 /// Records the transcript of call `call` of `tenant` in `tx` unless it has one (the
 /// first transcript stays: its legend is fixed), and copies its text onto the call.
+#[boxed]
 pub async fn record_transcript(
     tx: &mut Tx,
     tenant: TenantId,
@@ -90,6 +92,7 @@ pub async fn record_transcript(
 }
 
 /// The transcript of call `call`, if one was recorded.
+#[boxed]
 pub async fn transcript(db: &Db, call: i64) -> Result<Option<TranscriptRow>> {
     let select = Query::select()
         .columns(["channels", "segments", "created_at"])
@@ -113,6 +116,7 @@ pub struct PartyRow {
 }
 
 /// The parties noted on call `call`, the caller first.
+#[boxed]
 pub async fn parties(db: &Db, call: i64) -> Result<Vec<PartyRow>> {
     let select = Query::select()
         .column(("p", "role"))
@@ -155,6 +159,7 @@ pub struct TransferRow {
 }
 
 /// The transfers of call `call`, in order of time (then as recorded).
+#[boxed]
 pub async fn transfers(db: &Db, call: i64) -> Result<Vec<TransferRow>> {
     let select = Query::select()
         .columns([
@@ -194,6 +199,7 @@ pub async fn transfers(db: &Db, call: i64) -> Result<Vec<TransferRow>> {
 }
 
 /// The name and number of queue `queue` of `tenant`, if it still exists.
+#[boxed]
 pub async fn queue(db: &Db, tenant: i64, queue: i64) -> Result<Option<(String, String)>> {
     let select = Query::select()
         .columns(["name", "number"])
@@ -240,6 +246,7 @@ fn conditions(filter: &CallReportFilter, from: i64, to: i64) -> Condition {
 }
 
 /// Lists the calls of the report (the page; the aggregates come from [`aggregates`]).
+#[boxed]
 pub async fn list(
     db: &Db,
     scope: &Scope,
@@ -254,6 +261,7 @@ pub async fn list(
 }
 
 /// The time zone of `tenant` (`UTC` when it has none).
+#[boxed]
 pub async fn time_zone(db: &Db, tenant: TenantId) -> Result<String> {
     let select = Query::select()
         .column("timezone")
@@ -327,6 +335,7 @@ fn bucket_expr(spans: &[OffsetSpan], width: Option<i64>) -> String {
 /// The figures of the report's calls in `[from, to)`, per local bucket of `width`
 /// seconds (3600 or 86400) under the zone's `spans`, or over the whole range (`None`,
 /// answered as bucket 0): every figure summed and ranked in the database.
+#[boxed]
 pub async fn aggregates(
     db: &Db,
     scope: &Scope,

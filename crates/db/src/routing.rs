@@ -4,6 +4,7 @@
 //! query per node.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use switchboard_declare::boxed;
 
 use sea_query::{Condition, Expr, ExprTrait, Func, Query, SelectStatement, TableRef};
 use switchboard_domain::Scope;
@@ -143,6 +144,7 @@ async fn outside_branch(
 /// The routing records of `tenant`, confined to what `scope` reaches: a branch admin's
 /// roots are its branch's numbers, and another branch's extensions and business hours
 /// are opaque nodes (where calls go, without label, link, schedule or onward paths).
+#[boxed]
 pub async fn load(db: &Db, scope: &Scope, tenant: TenantId) -> Result<Routing> {
     let mut routing = Routing::default();
     let hidden_extensions = outside_branch(db, scope, tenant, "extensions").await?;

@@ -12,6 +12,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chacha20poly1305::aead::{Aead, AeadCore, KeyInit, OsRng, Payload};
 use chacha20poly1305::{Key, XChaCha20Poly1305, XNonce};
+use switchboard_declare::boxed;
 
 /// Seals and opens secrets.
 #[derive(Clone)]
@@ -194,6 +195,7 @@ const SEALED_SINCE: &[(&str, &str, SeatOf)] = &[
 /// restore, on the backup), so such a key is refused there rather than answered with a
 /// 500 wherever a secret is needed. A database holding no sealed value has nothing to
 /// check: `None`.
+#[boxed]
 pub async fn first_unopened(db: &crate::Db, sealer: &Sealer) -> crate::Result<Option<Seat>> {
     use sea_query::{Expr, ExprTrait, Order, Query};
     let columns = SEALED
@@ -237,6 +239,7 @@ pub async fn first_unopened(db: &crate::Db, sealer: &Sealer) -> crate::Result<Op
 /// ([`SEALED_SINCE`]), answering how many; run at start-up, before anything opens a
 /// secret. A value that does not open (another key) is left as it is, and stays
 /// unopenable.
+#[boxed]
 pub async fn reseal_unbound(db: &crate::Db, sealer: &Sealer) -> crate::Result<u64> {
     use sea_query::{Expr, ExprTrait, Query};
     #[derive(switchboard_domain::declare::FromRow)]

@@ -2,6 +2,7 @@
 //! failed logins, multi-factor secrets and recovery codes, disabled accounts.
 
 use sea_query::{Expr, ExprTrait, Query};
+use switchboard_declare::boxed;
 use switchboard_domain::ids::UserId;
 
 use crate::backend::{Db, Tx};
@@ -61,6 +62,7 @@ pub async fn reserve_attempt(
 }
 
 /// Withdraws the reserved attempt `id`: it proved nothing either way.
+#[boxed]
 pub async fn withdraw_attempt(db: &Db, id: i64) -> Result<()> {
     let delete = Query::delete()
         .from_table("login_failures")
@@ -90,6 +92,7 @@ async fn failures(tx: &mut Tx, column: &'static str, value: &str, since: i64) ->
 
 /// Forgets the failures of `account` (after a successful login) and those older than
 /// `before` of everyone (so the table does not grow).
+#[boxed]
 pub async fn clear_failures(db: &Db, account: &str, before: i64) -> Result<()> {
     let delete = Query::delete()
         .from_table("login_failures")
@@ -106,6 +109,7 @@ pub async fn clear_failures(db: &Db, account: &str, before: i64) -> Result<()> {
 /// Deletes the failures older than `before` (outside every window), answering how many:
 /// run on a schedule by the background worker, so a guessing campaign that never
 /// succeeds (no success clears it) cannot grow the table without bound.
+#[boxed]
 pub async fn prune_failures(db: &Db, before: i64) -> Result<u64> {
     let delete = Query::delete()
         .from_table("login_failures")
@@ -130,6 +134,7 @@ pub struct MfaState {
 }
 
 /// The multi-factor state of `user`.
+#[boxed]
 pub async fn mfa_state(db: &Db, user: UserId) -> Result<MfaState> {
     let select = Query::select()
         .columns([
@@ -146,6 +151,7 @@ pub async fn mfa_state(db: &Db, user: UserId) -> Result<MfaState> {
 }
 
 /// Stores a sealed secret awaiting confirmation.
+#[boxed]
 pub async fn set_pending_secret(db: &Db, user: UserId, sealed: &str) -> Result<()> {
     let update = Query::update()
         .table("users")
@@ -157,6 +163,7 @@ pub async fn set_pending_secret(db: &Db, user: UserId, sealed: &str) -> Result<(
 }
 
 /// Turns TOTP on with the pending secret, replacing the recovery codes with `code_hashes`.
+#[boxed]
 pub async fn enable_mfa(
     db: &Db,
     user: UserId,
@@ -195,6 +202,7 @@ pub async fn enable_mfa(
 }
 
 /// Turns TOTP off and drops the recovery codes.
+#[boxed]
 pub async fn disable_mfa(db: &Db, user: UserId) -> Result<()> {
     let mut tx = db.begin().await?;
     let update = Query::update()
@@ -219,6 +227,7 @@ pub async fn disable_mfa(db: &Db, user: UserId) -> Result<()> {
 
 /// Accepts TOTP `step` for `user` once: true when it is later than every step accepted
 /// before (one conditional UPDATE, so a code cannot be replayed, even concurrently).
+#[boxed]
 pub async fn accept_step(db: &Db, user: UserId, step: i64) -> Result<bool> {
     let update = Query::update()
         .table("users")
@@ -230,6 +239,7 @@ pub async fn accept_step(db: &Db, user: UserId, step: i64) -> Result<bool> {
 }
 
 /// Uses the recovery code with `code_hash` of `user`, once: true when it was unused.
+#[boxed]
 pub async fn use_recovery_code(db: &Db, user: UserId, code_hash: &str, now: i64) -> Result<bool> {
     let update = Query::update()
         .table("recovery_codes")
@@ -243,6 +253,7 @@ pub async fn use_recovery_code(db: &Db, user: UserId, code_hash: &str, now: i64)
 
 /// Sets a new password hash and ends every session of the account, in one transaction;
 /// answers how many sessions ended.
+#[boxed]
 pub async fn set_password(db: &Db, user: UserId, hash: &str, now: i64) -> Result<u64> {
     let update = Query::update()
         .table("users")

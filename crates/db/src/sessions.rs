@@ -3,6 +3,7 @@
 //! was stolen), on logout, on a password change and when the account is disabled.
 
 use sea_query::{Expr, ExprTrait, Query};
+use switchboard_declare::boxed;
 use switchboard_domain::ids::UserId;
 
 use crate::backend::Db;
@@ -31,6 +32,7 @@ pub enum Rotation {
 
 /// Opens a session for `user` with its first refresh token (`token_hash`), valid until
 /// `expires_at` (Unix seconds).
+#[boxed]
 pub async fn open(
     db: &Db,
     user: UserId,
@@ -92,6 +94,7 @@ struct TokenRow {
 /// Rotates the refresh token `token_hash`: marks it used and stores `next_hash` in its
 /// session. Marking is one conditional UPDATE, so of two processes presenting the same
 /// token at once exactly one rotates and the other sees a reuse.
+#[boxed]
 pub async fn rotate(db: &Db, token_hash: &str, next_hash: &str, now: i64) -> Result<Rotation> {
     let select = Query::select()
         .column(("s", "id"))
@@ -145,6 +148,7 @@ pub async fn rotate(db: &Db, token_hash: &str, next_hash: &str, now: i64) -> Res
 }
 
 /// The session a refresh token belongs to, and its user, if the token is known.
+#[boxed]
 pub async fn of_token(db: &Db, token_hash: &str) -> Result<Option<Issued>> {
     #[derive(switchboard_domain::declare::FromRow)]
     struct Row {
@@ -169,6 +173,7 @@ pub async fn of_token(db: &Db, token_hash: &str) -> Result<Option<Issued>> {
 }
 
 /// Whether session `id` of `user` is open (not revoked, not expired).
+#[boxed]
 pub async fn is_active(db: &Db, id: &str, user: UserId, now: i64) -> Result<bool> {
     let select = Query::select()
         .expr(Expr::cust("COUNT(*)"))
@@ -182,6 +187,7 @@ pub async fn is_active(db: &Db, id: &str, user: UserId, now: i64) -> Result<bool
 }
 
 /// Revokes session `id`.
+#[boxed]
 pub async fn revoke(db: &Db, id: &str, reason: &str, now: i64) -> Result<u64> {
     let update = Query::update()
         .table("sessions")
@@ -196,6 +202,7 @@ pub async fn revoke(db: &Db, id: &str, reason: &str, now: i64) -> Result<u64> {
 }
 
 /// Revokes every open session of `user`, answering how many.
+#[boxed]
 pub async fn revoke_all(db: &Db, user: UserId, reason: &str, now: i64) -> Result<u64> {
     let mut tx = db.begin().await?;
     let revoked = revoke_all_in(&mut tx, user, reason, now).await?;
@@ -207,6 +214,7 @@ pub async fn revoke_all(db: &Db, user: UserId, reason: &str, now: i64) -> Result
 /// session cache when a request of the session was checked since the last change to any
 /// account or session, else from one query (then cached). `None` when the session is
 /// revoked, expired or not the user's, or the account is disabled or has no scope.
+#[boxed]
 pub async fn account(
     db: &Db,
     session: &str,

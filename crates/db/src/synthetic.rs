@@ -5,6 +5,7 @@
 //! callers from a large pool) and derived from the row number, so runs repeat exactly.
 
 use sea_query::{Expr, Query};
+use switchboard_declare::boxed;
 use switchboard_domain::ids::TenantId;
 
 use crate::backend::{Backend, Db, Tx};
@@ -41,6 +42,7 @@ const NAMES: &[&str] = &[
 
 /// Inserts `count` voicemail messages into `tenant`, over `mailboxes` mailboxes numbered
 /// from 1000; answers when every row is written.
+#[boxed]
 pub async fn voicemail(db: &Db, tenant: TenantId, count: usize, mailboxes: usize) -> Result<()> {
     let columns = [
         "tenant_id",
@@ -112,6 +114,7 @@ pub async fn voicemail(db: &Db, tenant: TenantId, count: usize, mailboxes: usize
 
 /// Inserts `count` phone numbers into `tenant`, numbered `1` + the tenant id (3 digits)
 /// + a 7-digit sequence, so several tenants' numbers never collide.
+#[boxed]
 pub async fn phone_numbers(db: &Db, tenant: TenantId, count: usize) -> Result<()> {
     let columns = [
         "tenant_id",
@@ -177,6 +180,7 @@ pub fn device_mac(tenant: TenantId, i: usize) -> String {
 /// Inserts `count` desk phones into `tenant` (a quarter of each vendor, a third
 /// registered), named `Phone NNNNN <name>`; their provisioning password is unusable (its
 /// hash is of nothing a password can be).
+#[boxed]
 pub async fn devices(db: &Db, tenant: TenantId, count: usize) -> Result<()> {
     let columns = [
         "tenant_id",
@@ -235,6 +239,7 @@ const QUEUED_EVERY: usize = 4;
 /// in five are answered (waiting 1–60 s, talking 10–600 s), the rest missed. With any
 /// calls, one queue is created and every fourth call passed through it (the report's
 /// queue filter has calls to find); answers that queue's id.
+#[boxed]
 pub async fn calls(db: &Db, tenant: TenantId, count: usize) -> Result<Option<i64>> {
     if count == 0 {
         return Ok(None);
@@ -374,6 +379,7 @@ impl sea_query_sqlx::SqlxBinder for Written {
 /// not. Written `per_statement` copies at a time ([`COPIES_PER_STATEMENT`]), each
 /// round in a transaction of its own. Answers how many records were written per kind, by table (a kind
 /// the tenant has no list of is left out).
+#[boxed]
 pub async fn routing_copies(
     db: &Db,
     tenant: TenantId,

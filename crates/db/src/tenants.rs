@@ -1,6 +1,7 @@
 //! Tenants: a partner admin reaches its partner's, everyone below a tenant only its own.
 
 use sea_query::{Expr, ExprTrait, Query, SelectStatement};
+use switchboard_declare::boxed;
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{PartnerId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed};
@@ -21,6 +22,7 @@ fn select(scope: &Scope) -> SelectStatement {
 }
 
 /// Lists the tenants the caller reaches.
+#[boxed]
 pub async fn list(
     db: &Db,
     scope: &Scope,
@@ -35,6 +37,7 @@ pub async fn list(
 }
 
 /// One tenant.
+#[boxed]
 pub async fn get(db: &Db, scope: &Scope, id: TenantId) -> Result<Tenant> {
     crud::get(db, select(scope), "id", id.get()).await
 }
@@ -46,6 +49,7 @@ pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<Tenant>> {
 }
 
 /// Whether the caller's scope reaches tenant `id` (which must exist).
+#[boxed]
 pub async fn in_scope(db: &Db, scope: &Scope, id: TenantId) -> Result<bool> {
     crud::exists(
         db,
@@ -57,6 +61,7 @@ pub async fn in_scope(db: &Db, scope: &Scope, id: TenantId) -> Result<bool> {
 }
 
 /// Creates a tenant of `partner`.
+#[boxed]
 pub async fn create(db: &Db, partner: PartnerId, body: CreateTenant) -> Result<Tenant> {
     let id = crud::insert(
         db,
@@ -71,6 +76,7 @@ pub async fn create(db: &Db, partner: PartnerId, body: CreateTenant) -> Result<T
 }
 
 /// Changes a tenant.
+#[boxed]
 pub async fn update(db: &Db, scope: &Scope, id: TenantId, body: UpdateTenant) -> Result<Tenant> {
     let mut changes: Changes = Vec::new();
     if let Some(name) = body.name {
@@ -97,6 +103,7 @@ pub async fn update(db: &Db, scope: &Scope, id: TenantId, body: UpdateTenant) ->
 }
 
 /// Deletes a tenant that has no branches, extensions or users left.
+#[boxed]
 pub async fn delete(db: &Db, scope: &Scope, id: TenantId) -> Result<Tenant> {
     crud::delete(db, select(scope), "id", "tenants", id.get()).await
 }

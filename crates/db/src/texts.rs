@@ -4,6 +4,7 @@
 
 use sea_query::{Expr, ExprTrait, Query, SelectStatement};
 use serde_json::{Value, json};
+use switchboard_declare::boxed;
 use switchboard_domain::Scope;
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::list::{ListQuery, Listed};
@@ -25,6 +26,7 @@ use crate::scope;
 
 /// Records a text message unless its id was recorded before, emitting SMS_RECEIVED
 /// (inbound) or SMS_SENT (outbound) for a new one.
+#[boxed]
 pub async fn record_sms(tx: &mut Tx, sms: IngestSms, now: i64) -> Result<Recorded> {
     let media = serde_json::Value::from(sms.media_urls.clone()).to_string();
     let time = time_or_now(sms.time);
@@ -182,6 +184,7 @@ pub struct OutgoingSms {
 /// Records an outbound text as `queued` and queues its engine job in `tx`, due now;
 /// answers the text's id. The job's payload names the media by key (`mediaKeys`), so
 /// the claim hands the engine links signed then, however long the text waited.
+#[boxed]
 pub async fn queue_sms(tx: &mut Tx, sms: &OutgoingSms, now: i64) -> Result<i64> {
     let message_id = format!("sb-{}", uuid::Uuid::now_v7().simple());
     let media = serde_json::Value::from(sms.media_urls.clone());
@@ -282,6 +285,7 @@ fn texts(scope: &Scope) -> SelectStatement {
 }
 
 /// Lists the texts the caller reaches.
+#[boxed]
 pub async fn list_texts(
     db: &Db,
     scope: &Scope,
@@ -313,6 +317,7 @@ pub async fn list_texts(
 }
 
 /// The text `id` in the caller's reach.
+#[boxed]
 pub async fn get_text(db: &Db, scope: &Scope, id: i64) -> Result<TextRow> {
     let select = texts(scope).and_where(Expr::col(("s", "id")).eq(id)).take();
     db.conn().fetch_one(&select).await
@@ -322,6 +327,7 @@ pub async fn get_text(db: &Db, scope: &Scope, id: i64) -> Result<TextRow> {
 /// number however it was written) that takes texts (its texts reach an extension) and
 /// that the caller may send from — one whose texts reach an extension in the caller's
 /// reach (a branch admin's branch, a user's own; any, tenant-wide) — as stored.
+#[boxed]
 pub async fn sms_line(
     db: &Db,
     scope: &Scope,

@@ -12,6 +12,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::str::FromStr;
+use switchboard_declare::boxed;
 
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteConnection};
@@ -58,6 +59,7 @@ fn refuse(message: String) -> TransferError {
 
 /// The tables of a SQLite database that hold data: not SQLite's own, not sqlx's migration
 /// log, not full-text search tables (virtual ones and their shadow tables).
+#[boxed]
 pub async fn sqlite_tables(source: &mut SqliteConnection) -> Result<Vec<String>> {
     let rows = sqlx::query(
         "SELECT name, COALESCE(sql, '') AS sql FROM sqlite_master WHERE type = 'table' ORDER BY name",
@@ -87,6 +89,7 @@ pub async fn sqlite_tables(source: &mut SqliteConnection) -> Result<Vec<String>>
 }
 
 /// PostgreSQL's tables in the public schema (without sqlx's migration log).
+#[boxed]
 pub async fn postgres_tables(target: &mut PgConnection) -> Result<BTreeSet<String>> {
     let rows = sqlx::query(
         "SELECT table_name::text AS name FROM information_schema.tables \
@@ -101,6 +104,7 @@ pub async fn postgres_tables(target: &mut PgConnection) -> Result<BTreeSet<Strin
 /// Refuses a target that holds rows in any table the copy would fill (checked again
 /// inside the copy's transaction; this early check lets the caller refuse before copying
 /// objects).
+#[boxed]
 pub async fn check_target_empty(source_url: &str, target_url: &str) -> Result<()> {
     let mut source = SqliteConnection::connect_with(
         &SqliteConnectOptions::from_str(source_url)?.read_only(true),
@@ -150,6 +154,7 @@ async fn replica_role(tx: &mut PgConnection) -> Result<()> {
 
 /// Copies every table of the SQLite database at `source_url` into the PostgreSQL database
 /// at `target_url` (already migrated to the same version, and empty), in one transaction.
+#[boxed]
 pub async fn sqlite_to_postgres(source_url: &str, target_url: &str) -> Result<Vec<Copied>> {
     let mut source = SqliteConnection::connect_with(
         &SqliteConnectOptions::from_str(source_url)?.read_only(true),

@@ -2,6 +2,7 @@
 //! extension and branch names, and account management within the caller's scope.
 
 use sea_query::{Expr, ExprTrait, Func, Query, SelectStatement, TableRef};
+use switchboard_declare::boxed;
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{BranchId, ExtensionId, PartnerId, TenantId, UserId};
 use switchboard_domain::list::{ListQuery, Listed};
@@ -116,6 +117,7 @@ fn select(scope: &Scope) -> SelectStatement {
 }
 
 /// The credentials of the account with this e-mail address (compared case-insensitively).
+#[boxed]
 pub async fn credentials_by_email(db: &Db, email: &str) -> Result<Option<Credentials>> {
     let select = Query::select()
         .columns(["id", "password_hash"])
@@ -126,6 +128,7 @@ pub async fn credentials_by_email(db: &Db, email: &str) -> Result<Option<Credent
 }
 
 /// The user `id`, whatever the scope: for turning a verified token into a principal.
+#[boxed]
 pub async fn find(db: &Db, id: UserId) -> Result<Option<User>> {
     let mut select = select_all();
     select.and_where(Expr::col(("u", "id")).eq(id.get()));
@@ -133,6 +136,7 @@ pub async fn find(db: &Db, id: UserId) -> Result<Option<User>> {
 }
 
 /// Lists the users the caller reaches.
+#[boxed]
 pub async fn list(
     db: &Db,
     scope: &Scope,
@@ -153,6 +157,7 @@ pub async fn list(
 }
 
 /// One user.
+#[boxed]
 pub async fn get(db: &Db, scope: &Scope, id: UserId) -> Result<User> {
     crud::get(db, select(scope), "u.id", id.get()).await
 }
@@ -243,6 +248,7 @@ impl UserWrite {
 }
 
 /// Creates a user; `write` carries e-mail, password hash and role.
+#[boxed]
 pub async fn create(db: &Db, write: UserWrite) -> Result<User> {
     let extension = write.ext_id.flatten().map(ExtensionId::get);
     let mut tx = db.begin().await?;
@@ -256,6 +262,7 @@ pub async fn create(db: &Db, write: UserWrite) -> Result<User> {
 
 /// Changes a user and, when `end_sessions` names a reason, ends every session of the
 /// account in the same transaction; answers the user and how many sessions ended.
+#[boxed]
 pub async fn update_ending_sessions(
     db: &Db,
     scope: &Scope,
@@ -284,6 +291,7 @@ pub async fn update_ending_sessions(
 }
 
 /// Deletes a user.
+#[boxed]
 pub async fn delete(db: &Db, scope: &Scope, id: UserId) -> Result<User> {
     let mut visible = select(scope);
     visible.and_where(Expr::col(("u", "id")).eq(id.get()));
@@ -300,6 +308,7 @@ pub async fn delete(db: &Db, scope: &Scope, id: UserId) -> Result<User> {
 }
 
 /// How many accounts exist.
+#[boxed]
 pub async fn count(db: &Db) -> Result<i64> {
     let select = Query::select()
         .expr(Expr::cust("COUNT(*)"))
@@ -310,6 +319,7 @@ pub async fn count(db: &Db) -> Result<i64> {
 
 /// Revokes every open session of `user` inside a transaction that also changes what made
 /// them invalid (a new password, a disabled account), so neither happens without the other.
+#[boxed]
 pub async fn revoke_all_in(
     tx: &mut crate::Tx,
     user: UserId,
@@ -331,6 +341,7 @@ pub async fn revoke_all_in(
 /// The account of session `session` of `user` while the session is open at `now` (not
 /// revoked, not expired) and the account enabled, with the session's end: one query
 /// for the account and the session (the request path's check of a verified token).
+#[boxed]
 pub async fn of_open_session(
     db: &Db,
     session: &str,

@@ -3,6 +3,7 @@
 
 use sea_query::{Condition, Expr, ExprTrait, Query, SelectStatement};
 use serde_json::json;
+use switchboard_declare::boxed;
 use switchboard_domain::Scope;
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::list::{ListQuery, Listed};
@@ -187,6 +188,7 @@ async fn counts(
 
 /// Lists the messages the caller reaches, with their stats when the filter asks for
 /// them (counted once for both the page's total and the stats).
+#[boxed]
 pub async fn list(
     db: &Db,
     scope: &Scope,
@@ -216,6 +218,7 @@ pub async fn list(
 }
 
 /// One message.
+#[boxed]
 pub async fn get(db: &Db, scope: &Scope, id: i64) -> Result<VoicemailRow> {
     crud::get(db, scoped(scope), "v.id", id).await
 }
@@ -229,6 +232,7 @@ pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<VoicemailMess
 }
 
 /// Files or marks a message as `update` says, answering it as it now is.
+#[boxed]
 pub async fn update(
     db: &Db,
     scope: &Scope,
@@ -254,6 +258,7 @@ pub async fn update(
 }
 
 /// Deletes a message, answering it as it was (its audio is the caller's to remove).
+#[boxed]
 pub async fn delete(db: &Db, scope: &Scope, id: i64) -> Result<VoicemailRow> {
     crud::delete_owning(
         db,
@@ -282,6 +287,7 @@ fn identity(tenant: TenantId, context: &str, mailbox: &str, msg_id: &str) -> Con
 }
 
 /// Whether the message with this identity is already recorded.
+#[boxed]
 pub async fn exists(
     db: &Db,
     tenant: TenantId,
@@ -302,6 +308,7 @@ pub async fn exists(
 /// extension numbered as the mailbox at this moment (none when no extension has that
 /// number). Resolved once, when the message is recorded: a later renumbering or a new
 /// extension with that number does not move it.
+#[boxed]
 pub async fn mailbox_owner(tx: &mut Tx, message: &NewVoicemail) -> Result<Option<i64>> {
     if let Some(extension) = message.extension {
         return Ok(Some(extension.get()));
@@ -312,6 +319,7 @@ pub async fn mailbox_owner(tx: &mut Tx, message: &NewVoicemail) -> Result<Option
 /// Records `message` in `tx` unless a message with its identity (tenant, context,
 /// mailbox, msg_id) exists, emitting VOICEMAIL_RECEIVED for a new one; recording twice
 /// changes nothing.
+#[boxed]
 pub async fn record(tx: &mut Tx, message: NewVoicemail, now: i64) -> Result<Recorded> {
     let owner = mailbox_owner(tx, &message).await?;
     let (audio_key, audio_type) = message.audio.clone().unzip();

@@ -2,6 +2,7 @@
 //! bound to its row (`crate::seal`); masking happens in the HTTP layer.
 
 use sea_query::{Expr, ExprTrait, Query, SelectStatement};
+use switchboard_declare::boxed;
 use switchboard_domain::Scope;
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::list::{ListQuery, Listed};
@@ -93,6 +94,7 @@ fn select(scope: &Scope) -> SelectStatement {
 }
 
 /// Lists the webhooks the caller reaches.
+#[boxed]
 pub async fn list(
     db: &Db,
     scope: &Scope,
@@ -110,6 +112,7 @@ pub async fn list(
 }
 
 /// One webhook.
+#[boxed]
 pub async fn get(db: &Db, scope: &Scope, id: i64) -> Result<WebhookRow> {
     crud::get(db, select(scope), "id", id).await
 }
@@ -169,6 +172,7 @@ impl WebhookWrite {
 }
 
 /// Creates a webhook of `tenant` with its signing secret, sealing the secrets.
+#[boxed]
 pub async fn create(
     db: &Db,
     tenant: TenantId,
@@ -208,6 +212,7 @@ pub async fn create(
 }
 
 /// Changes a webhook, sealing its new credentials.
+#[boxed]
 pub async fn update(
     db: &Db,
     scope: &Scope,
@@ -220,6 +225,7 @@ pub async fn update(
 }
 
 /// Replaces the signing secret, keeping the old one signing until `previous_expires_at`.
+#[boxed]
 pub async fn rotate(
     db: &Db,
     scope: &Scope,
@@ -245,6 +251,7 @@ pub async fn rotate(
 }
 
 /// Deletes a webhook.
+#[boxed]
 pub async fn delete(db: &Db, scope: &Scope, id: i64) -> Result<WebhookRow> {
     crud::delete(db, select(scope), "id", "webhooks", id).await
 }

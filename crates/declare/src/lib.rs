@@ -13,6 +13,9 @@
 //!   place of sqlx's own derives (whose macros compile every database driver a second
 //!   time, for the compiler).
 //!
+//! - `#[boxed]` on an `async fn`: its future boxed where it is defined, so its body is
+//!   compiled once rather than by every crate that awaits it.
+//!
 //! The generated code names `::switchboard_domain`, whose `declare` module holds the
 //! runtime half (the `Field` trait every rule implements, schema helpers).
 
@@ -24,6 +27,29 @@ use syn::{
     Attribute, Data, DeriveInput, Expr, Fields, GenericArgument, Ident, LitStr, Path,
     PathArguments, Type, parse_macro_input,
 };
+
+mod boxed;
+
+/// Makes an `async fn` answer `Pin<Box<dyn Future + Send>>`, boxed where it is defined:
+/// its body is then compiled once, in its own crate, instead of in every crate that
+/// awaits it (rustc compiles a coroutine's body where it is polled). Every elided
+/// lifetime of the arguments becomes the future's. docs/benchmarks.md, "Why an async body
+/// is compiled where it is polled".
+#[proc_macro_attribute]
+pub fn boxed(attr: TokenStream, item: TokenStream) -> TokenStream {
+    if !attr.is_empty() {
+        return syn::Error::new(
+            proc_macro2::Span::call_site(),
+            "#[boxed] takes no arguments",
+        )
+        .into_compile_error()
+        .into();
+    }
+    let item = parse_macro_input!(item as syn::ItemFn);
+    boxed::expand(item)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
 
 /// Derives `FromBody`, `Declared` and `ToSchema` for a JSON request body.
 ///

@@ -9,6 +9,7 @@
 //! or repository passes it along and none can forget it.
 
 use sea_query::{Expr, ExprTrait, Query, SelectStatement, TableRef};
+use switchboard_declare::boxed;
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{TenantId, UserId};
 use switchboard_domain::list::{ListQuery, Listed};
@@ -410,6 +411,7 @@ pub(crate) async fn created_many(
 /// policy, keyed by its tenant) in `tx`, when an actor is known: `before` and `after`
 /// are its fields (`snake_case`; `None`: it did not exist / no longer does). An update
 /// shows the changed fields only, and one that changed nothing writes nothing.
+#[boxed]
 pub async fn change_in(
     tx: &mut Tx,
     entity: &'static str,
@@ -466,6 +468,7 @@ async fn write(
 }
 
 /// Records an entry on its own (login events: nothing else is written with them).
+#[boxed]
 pub async fn record(db: &Db, entry: NewEntry) -> Result<()> {
     db.conn().execute(&insert(entry)).await?;
     Ok(())
@@ -476,6 +479,7 @@ pub async fn record(db: &Db, entry: NewEntry) -> Result<()> {
 /// (its details gain `lockedUntil`, `refusals: 1`), each later one counts in it
 /// (`refusals`, `lastAt`), so a flood at a locked account adds one row per lock, not
 /// one per attempt.
+#[boxed]
 pub async fn record_refusal(db: &Db, mut entry: NewEntry, locked_until: i64) -> Result<()> {
     #[derive(switchboard_domain::declare::FromRow)]
     struct Latest {
@@ -602,6 +606,7 @@ fn select(scope: &Scope, viewer: UserId) -> SelectStatement {
 }
 
 /// The entries `viewer`, reaching `scope`, may read.
+#[boxed]
 pub async fn list(
     db: &Db,
     scope: &Scope,

@@ -3,6 +3,7 @@
 //! its record (the next attempt, the outcome, the opt-out a result asks for).
 
 use sea_query::{Expr, ExprTrait, Query};
+use switchboard_declare::boxed;
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{CallCampaignId, CampaignRecordId, TenantId};
 use switchboard_domain::records::call_campaign::{CallingWindow, CampaignRecord};
@@ -46,6 +47,7 @@ pub struct Due {
 /// number opted out after import is marked `opted-out` and never dialled — and the rest
 /// move to `dialing` with their attempt counted. A record is taken by a conditional
 /// update, so two engines claiming at once never take the same one.
+#[boxed]
 pub async fn take_due(
     tx: &mut Tx,
     now: chrono::DateTime<chrono::Utc>,
@@ -175,6 +177,7 @@ pub struct Resulted {
 /// the number to the tenant's list and ends the record; one that ends the record
 /// completes it; otherwise the record waits `retryDelayMinutes` for its next attempt, or
 /// fails once its attempts reach `maxAttempts`.
+#[boxed]
 pub async fn record_result(
     tx: &mut Tx,
     id: CampaignRecordId,

@@ -4,6 +4,7 @@
 //! from its jobs.
 
 use sea_query::{Expr, ExprTrait, Query};
+use switchboard_declare::boxed;
 use switchboard_domain::ids::{CallCampaignId, CampaignRecordId, TenantId};
 use switchboard_domain::records::call_campaign::{CallAttempt, CallingWindow};
 use switchboard_domain::records::call_outcome;
@@ -99,6 +100,7 @@ fn call_outcome_known<'a>(
 
 /// Runs the dial-time step at `now` for at most `limit` records and queues an engine job
 /// for each record to call, in one transaction; answers how many were queued.
+#[boxed]
 pub async fn schedule(db: &Db, now: chrono::DateTime<chrono::Utc>, limit: usize) -> Result<usize> {
     let mut tx = db.begin().await?;
     let due = take_due(&mut tx, now, limit).await?;
@@ -311,6 +313,7 @@ fn call_abandoned<'a>(
 
 /// The calls placed for record `id` whose results came, oldest first: the results of
 /// its `campaign-call` jobs (one job per call; a job whose lease ran out is one call).
+#[boxed]
 pub async fn call_attempts(db: &Db, id: CampaignRecordId) -> Result<Vec<CallAttempt>> {
     let rows = crate::engine_jobs::attempts(db, &CALL_JOBS, id.get()).await?;
     Ok(rows

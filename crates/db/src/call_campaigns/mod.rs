@@ -19,6 +19,7 @@ pub use records::{
 pub(crate) use records::{present_record, present_records};
 
 use sea_query::{Condition, Expr, ExprTrait, Query, SelectStatement};
+use switchboard_declare::boxed;
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{BranchId, CallCampaignId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed};
@@ -137,6 +138,7 @@ pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<CallCampaign>
 }
 
 /// Lists the campaigns the caller reaches.
+#[boxed]
 pub async fn list(
     db: &Db,
     scope: &Scope,
@@ -154,6 +156,7 @@ pub async fn list(
 }
 
 /// One campaign.
+#[boxed]
 pub async fn get(db: &Db, scope: &Scope, id: CallCampaignId) -> Result<CallCampaign> {
     let row: Row = crud::get(db, select(scope), "c.id", id.get()).await?;
     complete(db.clone(), vec![row])
@@ -163,6 +166,7 @@ pub async fn get(db: &Db, scope: &Scope, id: CallCampaignId) -> Result<CallCampa
 }
 
 /// The country `tenant` reads national numbers in.
+#[boxed]
 pub async fn tenant_country(db: &Db, tenant: TenantId) -> Result<String> {
     let select = Query::select()
         .column("default_country")
@@ -174,6 +178,7 @@ pub async fn tenant_country(db: &Db, tenant: TenantId) -> Result<String> {
 
 /// Whether `tenant` holds a phone number written as any of `spellings`
 /// (`phone::spellings`: the same number however it was written).
+#[boxed]
 pub async fn tenant_has_number(db: &Db, tenant: TenantId, spellings: &[String]) -> Result<bool> {
     let select = Query::select()
         .expr(Expr::cust("COUNT(*)"))
@@ -186,6 +191,7 @@ pub async fn tenant_has_number(db: &Db, tenant: TenantId, spellings: &[String]) 
 
 /// Creates a campaign of `tenant` (its caller id normalised and checked, its destination
 /// checked against the tenant by the caller).
+#[boxed]
 pub async fn create(
     db: &Db,
     tenant: TenantId,
@@ -229,6 +235,7 @@ pub async fn create(
 
 /// Changes a campaign. A new status must be a step the campaign may take from the status
 /// it has when written (409 otherwise, and when another change moved it meanwhile).
+#[boxed]
 pub async fn update(
     db: &Db,
     scope: &Scope,
@@ -302,6 +309,7 @@ pub async fn update(
 
 /// Deletes a campaign that is not running, with its records, its own opt-out list and
 /// its destination.
+#[boxed]
 pub async fn delete(db: &Db, scope: &Scope, id: CallCampaignId) -> Result<CallCampaign> {
     let current = get(db, scope, id).await?;
     let mut tx = db.begin().await?;

@@ -3,6 +3,7 @@
 //! create a number, checked against the opt-out lists), changed and deleted.
 
 use std::collections::HashMap;
+use switchboard_declare::boxed;
 
 use futures::stream::BoxStream;
 use sea_query::{Expr, ExprTrait, Query, SelectStatement};
@@ -51,6 +52,7 @@ fn filtered(campaign: CallCampaignId, filter: &RecordFilter) -> SelectStatement 
 }
 
 /// Lists the records of `campaign` (already found in the caller's scope).
+#[boxed]
 pub async fn list_records(
     db: &Db,
     campaign: CallCampaignId,
@@ -61,6 +63,7 @@ pub async fn list_records(
 }
 
 /// How many records of `campaign` the filter and search of `query` match.
+#[boxed]
 pub async fn count_records(
     db: &Db,
     campaign: CallCampaignId,
@@ -89,6 +92,7 @@ pub fn stream_records(
 }
 
 /// One record of `campaign`.
+#[boxed]
 pub async fn get_record(
     db: &Db,
     campaign: CallCampaignId,
@@ -144,6 +148,7 @@ pub struct NewRecord {
 /// added), then every other number is inserted unless the campaign holds it — decided by
 /// the unique constraint (`ON CONFLICT DO NOTHING`), so two concurrent imports of one
 /// number create it once and the other reports the duplicate with its id.
+#[boxed]
 pub async fn add_records(
     db: &Db,
     tenant: TenantId,
@@ -249,6 +254,7 @@ pub async fn add_records(
 
 /// Changes a record: a new number (E.164, checked against the opt-out lists here, in
 /// the writing transaction), a name, or `pending` (its attempts start over) / `skipped`.
+#[boxed]
 pub async fn update_record(
     db: &Db,
     tenant: TenantId,
@@ -294,6 +300,7 @@ pub async fn update_record(
 }
 
 /// Deletes a record of `campaign`, answering it as it was.
+#[boxed]
 pub async fn delete_record(
     db: &Db,
     campaign: CallCampaignId,

@@ -5,6 +5,7 @@
 
 use sea_query::{Condition, Expr, ExprTrait, Query};
 use serde_json::json;
+use switchboard_declare::boxed;
 use switchboard_domain::ids::{ButtonLayoutId, ExtensionId, TenantId};
 use switchboard_domain::records::device::display_mac;
 use switchboard_domain::serde::{Deserialize, Serialize};
@@ -30,6 +31,7 @@ pub(super) fn now() -> i64 {
 
 /// Grows the configuration version of `devices` and emits `DEVICE_CONFIG_CHANGED` for
 /// each, inside `tx` (the transaction of the change that caused it).
+#[boxed]
 pub async fn config_changed(tx: &mut Tx, devices: &[i64], reason: &str) -> Result<()> {
     for id in devices {
         crud::update_in(
@@ -89,6 +91,7 @@ impl JobKind for Reprovision {
 pub const REPROVISION_BATCH: u64 = 500;
 
 /// Queues, in `tx`, the announcement of a change to every phone of `tenant`.
+#[boxed]
 pub async fn reprovision_later(tx: &mut Tx, tenant: TenantId, reason: &str) -> Result<()> {
     let job = Reprovision {
         tenant_id: tenant,
@@ -103,6 +106,7 @@ pub async fn reprovision_later(tx: &mut Tx, tenant: TenantId, reason: &str) -> R
 /// event each, and the job for the rest is queued in the same transaction (a crash
 /// between batches loses nothing; a batch run twice announces its phones twice,
 /// harmlessly).
+#[boxed]
 pub async fn reprovision_batch(db: &Db, job: &Reprovision) -> Result<()> {
     let mut tx = db.begin().await?;
     let select = Query::select()
@@ -130,6 +134,7 @@ pub async fn reprovision_batch(db: &Db, job: &Reprovision) -> Result<()> {
 
 /// The devices whose provisioning file shows extension `id`: those it is a line of, and
 /// those whose layout has a key watching it.
+#[boxed]
 pub async fn showing_extension(tx: &mut Tx, id: ExtensionId) -> Result<Vec<i64>> {
     let select = Query::select()
         .column("id")
@@ -163,6 +168,7 @@ pub async fn showing_extension(tx: &mut Tx, id: ExtensionId) -> Result<Vec<i64>>
 
 /// The devices registering as one of `extensions` (a line of theirs): the ones whose
 /// file carries the SIP account of the extension's user.
+#[boxed]
 pub async fn with_lines(tx: &mut Tx, extensions: &[i64]) -> Result<Vec<i64>> {
     if extensions.is_empty() {
         return Ok(Vec::new());
@@ -180,12 +186,14 @@ pub async fn with_lines(tx: &mut Tx, extensions: &[i64]) -> Result<Vec<i64>> {
 
 /// After a user's SIP account (peer name or secret) or extension changed inside `tx`:
 /// every phone registering as its old or new extension renders another account.
+#[boxed]
 pub async fn sip_account_changed(tx: &mut Tx, extensions: &[i64]) -> Result<()> {
     let phones = with_lines(tx, extensions).await?;
     config_changed(tx, &phones, "sip-account").await
 }
 
 /// The devices using layout `id`.
+#[boxed]
 pub async fn using_layout(tx: &mut Tx, id: ButtonLayoutId) -> Result<Vec<i64>> {
     let select = Query::select()
         .column("id")

@@ -15,6 +15,7 @@ pub use provisioning::{
 };
 
 use std::collections::HashMap;
+use switchboard_declare::boxed;
 
 use sea_query::{Condition, Expr, ExprTrait, Query, SelectStatement, TableRef};
 use switchboard_domain::Scope;
@@ -191,6 +192,7 @@ pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<Device>> {
 }
 
 /// Lists the devices the caller reaches.
+#[boxed]
 pub async fn list(
     db: &Db,
     scope: &Scope,
@@ -301,6 +303,7 @@ async fn sum_counters(
 }
 
 /// One device with its lines.
+#[boxed]
 pub async fn get(db: &Db, scope: &Scope, id: DeviceId) -> Result<Device> {
     let row: Row = crud::get(db, select(scope), "d.id", id.get()).await?;
     complete(db.clone(), vec![row])
@@ -385,6 +388,7 @@ async fn layout_fits(tx: &mut Tx, layout: Option<i64>, model: &str) -> Result<()
 
 /// Creates a device of `tenant` (branch, lines and layout already checked by the caller)
 /// with its provisioning credentials, announcing its first configuration.
+#[boxed]
 pub async fn create(
     db: &Db,
     tenant: TenantId,
@@ -458,6 +462,7 @@ pub struct DeviceChanges {
 }
 
 /// Changes a device; anything its file renders grows its configuration version.
+#[boxed]
 pub async fn update(db: &Db, scope: &Scope, id: DeviceId, body: DeviceChanges) -> Result<Device> {
     let current = get(db, scope, id).await?;
     let layout_or_model = body.button_layout_id.is_some() || body.model.is_some();
@@ -513,6 +518,7 @@ pub async fn update(db: &Db, scope: &Scope, id: DeviceId, body: DeviceChanges) -
 }
 
 /// Replaces the provisioning password's hash of a device the caller reaches.
+#[boxed]
 pub async fn rotate_credentials(
     db: &Db,
     scope: &Scope,
@@ -534,6 +540,7 @@ pub async fn rotate_credentials(
 }
 
 /// Deletes a device with its lines, answering it as it was.
+#[boxed]
 pub async fn delete(db: &Db, scope: &Scope, id: DeviceId) -> Result<Device> {
     let device = get(db, scope, id).await?;
     let _: Row = crud::delete(db, select(scope), "d.id", "devices", id.get()).await?;
@@ -542,6 +549,7 @@ pub async fn delete(db: &Db, scope: &Scope, id: DeviceId) -> Result<Device> {
 
 /// Whether device layout `layout` belongs to `tenant` and is for `model`: `None` when it
 /// is not the tenant's, else whether the model matches.
+#[boxed]
 pub async fn layout_model(
     db: &Db,
     tenant: TenantId,
@@ -561,6 +569,7 @@ pub async fn layout_model(
 }
 
 /// The ids among `extensions` that are not extensions of `tenant`, with their positions.
+#[boxed]
 pub async fn foreign_extensions(
     db: &Db,
     tenant: TenantId,

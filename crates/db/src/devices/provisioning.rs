@@ -3,6 +3,7 @@
 //! (what the engine saw of them). Observations, never administrative changes.
 
 use sea_query::{Expr, ExprTrait, Query, TableRef};
+use switchboard_declare::boxed;
 use switchboard_domain::Scope;
 use switchboard_domain::ids::DeviceId;
 use switchboard_domain::records::device::{Device, IngestRegistration};
@@ -16,6 +17,7 @@ use crate::seal::{self, Sealer};
 /// Notes that device `id` fetched its configuration file at `at`: an observation of
 /// the phone, like its registration, not an administrative change (never audited, no
 /// new configuration version).
+#[boxed]
 pub async fn fetched(db: &Db, id: i64, at: chrono::DateTime<chrono::Utc>) -> Result<()> {
     let update = Query::update()
         .table("devices")
@@ -28,6 +30,7 @@ pub async fn fetched(db: &Db, id: i64, at: chrono::DateTime<chrono::Utc>) -> Res
 
 /// Records what the engine saw of the phone with MAC `body.mac` (12 hex digits);
 /// `NotFound` for a MAC no tenant has.
+#[boxed]
 pub async fn register(db: &Db, body: IngestRegistration) -> Result<Device> {
     let find = Query::select()
         .column("id")
@@ -132,6 +135,7 @@ fn open_digest_secrets(
 /// Notes that a provisioning Digest answer with `nonce` and `nc` was accepted, answering
 /// whether it is the first (a replay of a captured answer is not): one row per pair,
 /// kept until `expires_at` (unix seconds, the nonce's expiry), shared by every process.
+#[boxed]
 pub async fn first_digest_use(db: &Db, nonce: &str, nc: &str, expires_at: i64) -> Result<bool> {
     let insert = Query::insert()
         .into_table("provisioning_digest_uses")
@@ -148,6 +152,7 @@ pub async fn first_digest_use(db: &Db, nonce: &str, nc: &str, expires_at: i64) -
 
 /// Deletes the Digest uses of nonces expired before `now` (unix seconds), answering how
 /// many: their answers are refused as stale anyway.
+#[boxed]
 pub async fn prune_digest_uses(db: &Db, now: i64) -> Result<u64> {
     let delete = Query::delete()
         .from_table("provisioning_digest_uses")
@@ -160,6 +165,7 @@ pub async fn prune_digest_uses(db: &Db, now: i64) -> Result<u64> {
 /// opened; `None` for a MAC no tenant has. The SIP account of each line is the
 /// extension's number with the peer name and secret of the first user (by id) the
 /// extension belongs to.
+#[boxed]
 pub async fn provisioned(db: &Db, mac: &str, sealer: &Sealer) -> Result<Option<Provisioned>> {
     use switchboard_domain::provisioning::{PhoneConfig, RenderedKey, SipLine};
     let select = Query::select()
