@@ -184,20 +184,12 @@ async fn branch_admins_and_users_are_confined(app: TestApp) {
     )
     .await
     .error(403, "Forbidden");
-    for none in [json!(null), json!(0)] {
-        let refused = app
-            .patch(
-                &format!("/v2/admin/extensions/{}", created["id"]),
-                &branch_admin,
-                json!({"branchId": none}),
-            )
-            .await
-            .expect(403);
-        assert_eq!(
-            refused["message"], "branchId is outside your scope",
-            "{refused}"
-        );
-    }
+    cannot_leave_branch(
+        &app,
+        &branch_admin,
+        &format!("/v2/admin/extensions/{}", created["id"]),
+    )
+    .await;
     app.post("/v2/admin/branches/", &branch_admin, json!({"name": "x"}))
         .await
         .error(403, "Forbidden");
@@ -262,20 +254,12 @@ async fn nobody_grants_more_than_it_holds(app: TestApp) {
         )
         .await
         .expect(200);
-    for none in [json!(null), json!(0)] {
-        let refused = app
-            .patch(
-                &format!("/v2/admin/users/{}", clerk["id"]),
-                &branch_admin,
-                json!({"branchId": none}),
-            )
-            .await
-            .expect(403);
-        assert_eq!(
-            refused["message"], "branchId is outside your scope",
-            "{refused}"
-        );
-    }
+    cannot_leave_branch(
+        &app,
+        &branch_admin,
+        &format!("/v2/admin/users/{}", clerk["id"]),
+    )
+    .await;
     let admin_a_id =
         app.get("/v2/admin/users/?userRole=3", &a).await.expect(200)["records"][0]["id"].clone();
     app.patch(
@@ -336,3 +320,18 @@ on_both_backends!(
     branch_admins_and_users_are_confined,
     nobody_grants_more_than_it_holds,
 );
+
+/// Asserts that `token` (a branch admin's) cannot take the record at `path` out of its
+/// branch, whether it sends `null` or the `0` an answer gives for none.
+async fn cannot_leave_branch(app: &TestApp, token: &str, path: &str) {
+    for none in [json!(null), json!(0)] {
+        let refused = app
+            .patch(path, token, json!({"branchId": none}))
+            .await
+            .expect(403);
+        assert_eq!(
+            refused["message"], "branchId is outside your scope",
+            "{path}: {refused}"
+        );
+    }
+}

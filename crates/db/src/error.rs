@@ -43,11 +43,6 @@ pub(crate) const PROVISIONED: &str = "this phone number is already provisioned";
 /// Results of store operations.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// A statement's answer still to come, boxed so that its body is compiled once, here,
-/// rather than by every crate that awaits it (an `async fn`'s body is compiled by each
-/// crate that polls it: docs/benchmarks.md, issue 33).
-pub type Boxed<'a, T> = std::pin::Pin<Box<dyn Future<Output = Result<T>> + Send + 'a>>;
-
 impl From<sqlx::Error> for Error {
     fn from(error: sqlx::Error) -> Self {
         match &error {

@@ -1,6 +1,7 @@
 //! Extensions of a tenant; a branch admin reaches its branch's, a user only its own.
 
 use sea_query::{Condition, Expr, ExprTrait, Query, SelectStatement};
+use switchboard_declare::boxed;
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{BranchId, ExtensionId, TenantId};
 use switchboard_domain::list::{BranchedFilter, ListQuery, Listed};
@@ -8,7 +9,7 @@ use switchboard_domain::records::extension::{CreateExtension, Extension, UpdateE
 
 use crate::backend::{Db, Tx};
 use crate::crud::{self, Changes};
-use crate::error::{Boxed, Result};
+use crate::error::Result;
 use crate::list::{self, Listing};
 use crate::scope;
 
@@ -28,30 +29,30 @@ fn select(scope: &Scope) -> SelectStatement {
 }
 
 /// Lists the extensions the caller reaches.
-pub fn list<'a>(
-    db: &'a Db,
-    scope: &'a Scope,
-    filter: &'a BranchedFilter,
-    query: &'a ListQuery,
-) -> Boxed<'a, Listing<Extension>> {
-    Box::pin(async move {
-        let mut select = select(scope);
-        if let Some(tenant) = filter.tenant.tenant_id {
-            select.and_where(Expr::col("tenant_id").eq(tenant.get()));
-        }
-        if let Some(branch) = filter.branch_id {
-            select.and_where(Expr::col("branch_id").eq(branch.get()));
-        }
-        list::run(db, select, Extension::SPEC, query).await
-    })
+#[boxed]
+pub async fn list(
+    db: &Db,
+    scope: &Scope,
+    filter: &BranchedFilter,
+    query: &ListQuery,
+) -> Result<Listing<Extension>> {
+    let mut select = select(scope);
+    if let Some(tenant) = filter.tenant.tenant_id {
+        select.and_where(Expr::col("tenant_id").eq(tenant.get()));
+    }
+    if let Some(branch) = filter.branch_id {
+        select.and_where(Expr::col("branch_id").eq(branch.get()));
+    }
+    list::run(db, select, Extension::SPEC, query).await
 }
 
 /// An extension's read, rendered once per kind of scope.
 static READ: crud::ScopedRead = crud::ScopedRead::new(select, "id");
 
 /// One extension.
-pub fn get<'a>(db: &'a Db, scope: &'a Scope, id: ExtensionId) -> Boxed<'a, Extension> {
-    Box::pin(READ.get(db, scope, id.get()))
+#[boxed]
+pub async fn get(db: &Db, scope: &Scope, id: ExtensionId) -> Result<Extension> {
+    READ.get(db, scope, id.get()).await
 }
 
 /// Row `id` as the API answers it, read in `tx` whatever its tenant (the audit trail's
@@ -61,76 +62,71 @@ pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<Extension>> {
 }
 
 /// Whether extension `id` belongs to `tenant`.
-pub fn of_tenant(db: &Db, tenant: TenantId, id: ExtensionId) -> Boxed<'_, bool> {
-    Box::pin(crud::exists(
+#[boxed]
+pub async fn of_tenant(db: &Db, tenant: TenantId, id: ExtensionId) -> Result<bool> {
+    crud::exists(
         db,
         "extensions",
         id.get(),
         Expr::col("tenant_id").eq(tenant.get()).into(),
-    ))
+    )
+    .await
 }
 
 /// Creates an extension of `tenant` (its branch already checked to be of that tenant).
-pub fn create(db: &Db, tenant: TenantId, body: CreateExtension) -> Boxed<'_, Extension> {
-    Box::pin(async move {
-        let id = crud::insert(
-            db,
-            "extensions",
-            vec![
-                ("tenant_id", tenant.get().into()),
-                ("branch_id", body.branch_id.map(BranchId::get).into()),
-                ("number", body.number.into()),
-                ("name", body.name.into()),
-            ],
-        )
-        .await?;
-        get(db, &Scope::Platform, ExtensionId(id)).await
-    })
+#[boxed]
+pub async fn create(db: &Db, tenant: TenantId, body: CreateExtension) -> Result<Extension> {
+    let id = crud::insert(
+        db,
+        "extensions",
+        vec![
+            ("tenant_id", tenant.get().into()),
+            ("branch_id", body.branch_id.map(BranchId::get).into()),
+            ("number", body.number.into()),
+            ("name", body.name.into()),
+        ],
+    )
+    .await?;
+    get(db, &Scope::Platform, ExtensionId(id)).await
 }
 
 /// Changes an extension.
-pub fn update<'a>(
-    db: &'a Db,
-    scope: &'a Scope,
+#[boxed]
+pub async fn update(
+    db: &Db,
+    scope: &Scope,
     id: ExtensionId,
     body: UpdateExtension,
-) -> Boxed<'a, Extension> {
-    Box::pin(async move {
-        let mut changes: Changes = Vec::new();
-        if let Some(branch) = body.branch_id {
-            changes.push(("branch_id", branch.map(BranchId::get).into()));
-        }
-        if let Some(number) = body.number {
-            changes.push(("number", number.into()));
-        }
-        if let Some(name) = body.name {
-            changes.push(("name", name.into()));
-        }
-        let mut tx = db.begin().await?;
-        let mut visible = select(scope);
-        visible.and_where(Expr::col("id").eq(id.get()));
-        tx.fetch_one::<Extension>(&visible).await?;
-        let rendered = !changes.is_empty();
-        crud::update_in(&mut tx, "extensions", id.get(), changes).await?;
-        if rendered {
-            // Phones show the extension (a line, a BLF key): their files change with it.
-            let devices = crate::devices::showing_extension(&mut tx, id).await?;
-            crate::devices::config_changed(&mut tx, &devices, "extension").await?;
-        }
-        let extension = tx.fetch_one(&visible).await?;
-        tx.commit().await?;
-        Ok(extension)
-    })
+) -> Result<Extension> {
+    let mut changes: Changes = Vec::new();
+    if let Some(branch) = body.branch_id {
+        changes.push(("branch_id", branch.map(BranchId::get).into()));
+    }
+    if let Some(number) = body.number {
+        changes.push(("number", number.into()));
+    }
+    if let Some(name) = body.name {
+        changes.push(("name", name.into()));
+    }
+    let mut tx = db.begin().await?;
+    let mut visible = select(scope);
+    visible.and_where(Expr::col("id").eq(id.get()));
+    tx.fetch_one::<Extension>(&visible).await?;
+    let rendered = !changes.is_empty();
+    crud::update_in(&mut tx, "extensions", id.get(), changes).await?;
+    if rendered {
+        // Phones show the extension (a line, a BLF key): their files change with it.
+        let devices = crate::devices::showing_extension(&mut tx, id).await?;
+        crate::devices::config_changed(&mut tx, &devices, "extension").await?;
+    }
+    let extension = tx.fetch_one(&visible).await?;
+    tx.commit().await?;
+    Ok(extension)
 }
 
 /// Deletes an extension that no destination list routes to (409 naming the users
 /// otherwise); users that had it as their own keep no extension.
-pub fn delete<'a>(db: &'a Db, scope: &'a Scope, id: ExtensionId) -> Boxed<'a, Extension> {
-    Box::pin(crud::delete(
-        db,
-        select(scope),
-        "id",
-        "extensions",
-        id.get(),
-    ))
+#[boxed]
+pub async fn delete(db: &Db, scope: &Scope, id: ExtensionId) -> Result<Extension> {
+    crud::delete(db, select(scope), "id", "extensions", id.get()).await
 }

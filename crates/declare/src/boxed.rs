@@ -118,3 +118,51 @@ fn bind(ty: &mut Type, life: &Lifetime) {
         _ => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The expansion of `item`, with the spacing `quote` gives tokens.
+    fn expanded(item: TokenStream) -> String {
+        let item: ItemFn = syn::parse2(item).expect("a function");
+        expand(item).expect("expanded").to_string()
+    }
+
+    #[test]
+    fn every_elided_lifetime_becomes_the_futures() {
+        let out = expanded(quote! {
+            pub async fn f<'a, T: Record>(
+                db: &Db, tx: &mut impl Reader, page: Page<'_>, name: &'a str, id: T,
+            ) -> Result<T> { go(db, tx, page, name, id).await }
+        });
+        for part in [
+            "pub fn f < 'boxed , 'a : 'boxed , T : Record + 'boxed >",
+            "db : & 'boxed Db",
+            "tx : & 'boxed mut (impl Reader + 'boxed)",
+            "page : Page < 'boxed >",
+            "name : & 'a str",
+            "dyn :: std :: future :: Future < Output = Result < T > > + :: std :: marker :: Send + 'boxed",
+            ":: std :: boxed :: Box :: pin (async move { go (db , tx , page , name , id) . await })",
+        ] {
+            assert!(out.contains(part), "{part}\nnot in\n{out}");
+        }
+        assert!(!out.contains("async fn"), "{out}");
+    }
+
+    #[test]
+    fn a_method_borrows_its_receiver_for_the_future() {
+        let out = expanded(quote! { pub async fn get(&self, id: i64) -> Result<Row> { todo!() } });
+        assert!(
+            out.contains("pub fn get < 'boxed > (& 'boxed self , id : i64)"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn only_an_async_fn_is_boxed() {
+        let item: ItemFn = syn::parse2(quote! { fn f() {} }).expect("a function");
+        let error = expand(item).expect_err("refused").to_string();
+        assert_eq!(error, "#[boxed] goes on an `async fn`");
+    }
+}
