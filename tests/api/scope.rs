@@ -177,6 +177,16 @@ async fn branch_admins_and_users_are_confined(app: TestApp) {
         .await
         .expect(200);
     assert_eq!(named["branchId"], w.branch_a);
+    // Nor does the 0 an answer gives for none take a new one out of its branch.
+    let zero = app
+        .post(
+            "/v2/admin/extensions/",
+            &branch_admin,
+            json!({"number": "153", "name": "Zero", "branchId": 0}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(zero["branchId"], w.branch_a, "{zero}");
     app.post(
         "/v2/admin/extensions/",
         &branch_admin,
