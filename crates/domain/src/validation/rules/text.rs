@@ -215,7 +215,8 @@ impl Rule for OptionalEmail {
 }
 
 /// An `http://` or `https://` URL with a host and without credentials, spaces or control
-/// characters, of `3..=2048` characters (the spec's minimum is 3).
+/// characters, of `3..=2048` characters (the spec's minimum is 3), that a URL parser (the
+/// WHATWG rules of the `url` crate, which the delivery client uses) reads.
 #[derive(Clone, Copy, Debug)]
 pub struct HttpUrl;
 
@@ -239,7 +240,11 @@ impl Rule for HttpUrl {
             // Credentials in the URL would be answered in clear; they go in username/password.
             return Err("must not carry credentials: use username and password".into());
         }
-        if host.is_empty() || url.chars().any(space_or_control) {
+        // A URL no parser reads (`http://[`, a port of 99999, a host of forbidden
+        // characters) could never be delivered to; it is refused here, not at the first event.
+        let readable = !url.chars().any(space_or_control)
+            && url::Url::parse(&url).is_ok_and(|parsed| parsed.host().is_some());
+        if host.is_empty() || !readable {
             return Err("must be an http:// or https:// URL with a host".into());
         }
         Ok(url)
@@ -298,6 +303,33 @@ mod tests {
             "a\u{1}@b.co",
         ] {
             assert!(Email.check(Raw::Text(bad)).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn http_url_rule() {
+        for ok in [
+            "https://crm.example.com/hooks/switchboard",
+            "http://[2001:db8::1]:8080/x",
+            "https://bücher.example/a?b#c",
+            "http://a.b:65535",
+        ] {
+            assert_eq!(HttpUrl.check(Raw::Text(ok)), Ok(ok.to_owned()), "{ok}");
+        }
+        for bad in [
+            "ftp://example.com",
+            "https://",
+            "http://[",
+            "http://[::1",
+            "http://a]b",
+            "http://[not-an-address]/",
+            "http://a.b:99999/",
+            "http://a b.c/",
+            "http://a<b.c/",
+            "http://a\u{ff0f}b.c/",
+            "https://user:pass@example.com/",
+        ] {
+            assert!(HttpUrl.check(Raw::Text(bad)).is_err(), "{bad}");
         }
     }
 }
