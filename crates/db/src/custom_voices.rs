@@ -10,7 +10,8 @@ use switchboard_domain::records::custom_voice::{
 };
 
 use crate::backend::{Db, Tx};
-use crate::crud::{self, Changes};
+use crate::changes;
+use crate::crud;
 use crate::error::Result;
 use crate::list::{self, Listing};
 use crate::scope;
@@ -81,20 +82,7 @@ pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<CustomVoice>>
 /// against the engine's catalogue).
 #[boxed]
 pub async fn create(db: &Db, tenant: TenantId, body: CreateCustomVoice) -> Result<CustomVoice> {
-    let id = crud::insert(
-        db,
-        "custom_voices",
-        vec![
-            ("tenant_id", tenant.get().into()),
-            ("name", body.name.into()),
-            ("base_voice_id", body.base_voice_id.into()),
-            ("rate", body.rate.into()),
-            ("pitch", body.pitch.into()),
-            ("volume", body.volume.into()),
-            ("language", body.language.into()),
-        ],
-    )
-    .await?;
+    let id = crud::insert(db, "custom_voices", changes::with_tenant(tenant, &body)).await?;
     get(db, &Scope::Platform, CustomVoiceId(id)).await
 }
 
@@ -106,25 +94,7 @@ pub async fn update(
     id: CustomVoiceId,
     body: UpdateCustomVoice,
 ) -> Result<CustomVoice> {
-    let mut changes: Changes = Vec::new();
-    if let Some(name) = body.name {
-        changes.push(("name", name.into()));
-    }
-    if let Some(base) = body.base_voice_id {
-        changes.push(("base_voice_id", base.into()));
-    }
-    for (column, value) in [
-        ("rate", body.rate),
-        ("pitch", body.pitch),
-        ("volume", body.volume),
-    ] {
-        if let Some(value) = value {
-            changes.push((column, value.into()));
-        }
-    }
-    if let Some(language) = body.language {
-        changes.push(("language", language.into()));
-    }
+    let changes = changes::of(&body);
     crud::update(db, select(scope), "id", "custom_voices", id.get(), changes).await
 }
 

@@ -3,12 +3,13 @@
 use sea_query::{Condition, Expr, ExprTrait, Query, SelectStatement};
 use switchboard_declare::boxed;
 use switchboard_domain::Scope;
-use switchboard_domain::ids::{BranchId, ExtensionId, TenantId};
+use switchboard_domain::ids::{ExtensionId, TenantId};
 use switchboard_domain::list::{BranchedFilter, ListQuery, Listed};
 use switchboard_domain::records::extension::{CreateExtension, Extension, UpdateExtension};
 
 use crate::backend::{Db, Tx};
-use crate::crud::{self, Changes};
+use crate::changes;
+use crate::crud;
 use crate::error::Result;
 use crate::list::{self, Listing};
 use crate::scope;
@@ -76,17 +77,7 @@ pub async fn of_tenant(db: &Db, tenant: TenantId, id: ExtensionId) -> Result<boo
 /// Creates an extension of `tenant` (its branch already checked to be of that tenant).
 #[boxed]
 pub async fn create(db: &Db, tenant: TenantId, body: CreateExtension) -> Result<Extension> {
-    let id = crud::insert(
-        db,
-        "extensions",
-        vec![
-            ("tenant_id", tenant.get().into()),
-            ("branch_id", body.branch_id.map(BranchId::get).into()),
-            ("number", body.number.into()),
-            ("name", body.name.into()),
-        ],
-    )
-    .await?;
+    let id = crud::insert(db, "extensions", changes::with_tenant(tenant, &body)).await?;
     get(db, &Scope::Platform, ExtensionId(id)).await
 }
 
@@ -98,16 +89,7 @@ pub async fn update(
     id: ExtensionId,
     body: UpdateExtension,
 ) -> Result<Extension> {
-    let mut changes: Changes = Vec::new();
-    if let Some(branch) = body.branch_id {
-        changes.push(("branch_id", branch.map(BranchId::get).into()));
-    }
-    if let Some(number) = body.number {
-        changes.push(("number", number.into()));
-    }
-    if let Some(name) = body.name {
-        changes.push(("name", name.into()));
-    }
+    let changes = changes::of(&body);
     let mut tx = db.begin().await?;
     let mut visible = select(scope);
     visible.and_where(Expr::col("id").eq(id.get()));

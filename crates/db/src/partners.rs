@@ -7,7 +7,8 @@ use switchboard_domain::records::partner::{CreatePartner, Partner, UpdatePartner
 use switchboard_domain::{Scope, ids::PartnerId};
 
 use crate::backend::{Db, Tx};
-use crate::crud::{self, Changes};
+use crate::changes;
+use crate::crud;
 use crate::error::Result;
 use crate::list::{self, Listing};
 
@@ -45,17 +46,14 @@ pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<Partner>> {
 /// Creates a partner.
 #[boxed]
 pub async fn create(db: &Db, body: CreatePartner) -> Result<Partner> {
-    let id = crud::insert(db, "partners", vec![("name", body.name.into())]).await?;
+    let id = crud::insert(db, "partners", changes::of(&body)).await?;
     get(db, &Scope::Platform, PartnerId(id)).await
 }
 
 /// Changes a partner.
 #[boxed]
 pub async fn update(db: &Db, scope: &Scope, id: PartnerId, body: UpdatePartner) -> Result<Partner> {
-    let mut changes: Changes = Vec::new();
-    if let Some(name) = body.name {
-        changes.push(("name", name.into()));
-    }
+    let changes = changes::of(&body);
     crud::update(db, select(scope), "id", "partners", id.get(), changes).await
 }
 

@@ -38,6 +38,9 @@ struct FieldDecl {
     column: Option<String>,
     /// Left out of the generated update body (`#[field(create_only)]`).
     create_only: bool,
+    /// An optional field the create reads without `null` whose generated update takes
+    /// `null` to clear it (`#[field(null_clears)]`).
+    null_clears: bool,
 }
 
 /// The update body a create body generates (`#[body(update(...))]`).
@@ -163,6 +166,7 @@ fn field_decl(field: &syn::Field) -> syn::Result<FieldDecl> {
     let mut named = false;
     let mut column = None;
     let mut create_only = false;
+    let mut null_clears = false;
     let mut rule = None;
     let mut nullable = false;
     let mut zero_none = false;
@@ -185,6 +189,8 @@ fn field_decl(field: &syn::Field) -> syn::Result<FieldDecl> {
                 });
             } else if meta.path.is_ident("create_only") {
                 create_only = true;
+            } else if meta.path.is_ident("null_clears") {
+                null_clears = true;
             } else if meta.path.is_ident("nullable") {
                 nullable = true;
             } else if meta.path.is_ident("zero_none") {
@@ -224,6 +230,12 @@ fn field_decl(field: &syn::Field) -> syn::Result<FieldDecl> {
             "a declared field needs #[field(rule = …)]",
         ));
     }
+    if null_clears && !matches!(mode, Mode::Optional) {
+        return Err(syn::Error::new_spanned(
+            &ident,
+            "null_clears is for an Option<T> the create reads without null",
+        ));
+    }
     if column.is_some() && matches!(mode, Mode::Skip | Mode::Flatten) {
         return Err(syn::Error::new_spanned(
             &ident,
@@ -248,6 +260,7 @@ fn field_decl(field: &syn::Field) -> syn::Result<FieldDecl> {
         zero_none,
         column,
         create_only,
+        null_clears,
     })
 }
 
@@ -540,7 +553,8 @@ fn columns(fields: &[FieldDecl], changes: bool) -> Option<Vec<Tokens>> {
 }
 
 /// The update body of a create body: every field optional, with the same key, rule, doc
-/// and column; a nullable field becomes a patch (`null` clears it); defaults are dropped;
+/// and column; a nullable field, or one marked `null_clears`, becomes a patch (`null`
+/// clears it); defaults are dropped;
 /// `create_only` fields and the placement's `tenantId` (a record stays in its tenant; a
 /// branch may change) are left out. The struct is emitted with `Clone`, `Debug` and
 /// `Default`, derived as a `changes` body, with `From` the create (every field sent).
@@ -561,6 +575,7 @@ fn update_body(
         let ty = &f.ty;
         let ty = match &f.mode {
             Mode::Required | Mode::Defaulted(_) => quote!(::core::option::Option<#ty>),
+            Mode::Optional if f.null_clears => quote!(::core::option::Option<#ty>),
             Mode::Optional | Mode::Patch => quote!(#ty),
             Mode::NullableOnce => quote!(::core::option::Option<#ty>),
             Mode::Skip => continue,
@@ -589,6 +604,9 @@ fn update_body(
         let vis = &f.vis;
         let ident = &f.ident;
         sent.push(match &f.mode {
+            Mode::Optional if f.null_clears => {
+                quote!(#ident: body.#ident.map(::core::option::Option::Some))
+            }
             Mode::Optional | Mode::Patch => quote!(#ident: body.#ident),
             _ => quote!(#ident: ::core::option::Option::Some(body.#ident)),
         });

@@ -74,7 +74,7 @@ pub fn boxed(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///   also generates the update body `UpdateX` (`Clone`, `Debug`, `Default`,
 ///   `From<CreateX>`): every field but the `create_only` ones and the placement's
 ///   `tenant_id` (a record may change branch, not tenant), optional,
-///   with the same key, rule, doc and column; a `nullable` field becomes a patch
+///   with the same key, rule, doc and column; a `nullable` or `null_clears` field becomes a patch
 ///   (`Option<Option<T>>`, `null` clears it); defaults are dropped. `fixed`, `check`,
 ///   `example` and `schema` are the update's own.
 /// - `changes`: the body is a change; its `Columns` are only the fields sent (generated
@@ -86,7 +86,9 @@ pub fn boxed(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// left out), `flatten` (a nested `Declared` struct whose fields sit in this object),
 /// `skip` (not read; `Default`), `zero_none` (`0` read as none), `column` or
 /// `column = "name"` (stored in that column: the body implements `Columns`, the values
-/// a create inserts or an update changes), `create_only` (not in the generated update).
+/// a create inserts or an update changes), `create_only` (not in the generated update),
+/// `null_clears` (an `Option<T>` the create reads without `null`, whose generated update
+/// takes `null` to clear it).
 /// A field of type `T` is required, `Option<T>` optional, `Option<Option<T>>` optional
 /// and nullable (a PATCH that may clear it).
 #[proc_macro_derive(Body, attributes(body, field))]

@@ -482,14 +482,23 @@ pub const MAX_INTERVALS_PER_DAY: usize = 48;
 const HOLIDAYS: ListOf<Nested<CreateHoliday>> = list_of(nested::<CreateHoliday>(), 0, MAX_HOLIDAYS);
 
 /// The body of `POST /v2/admin/business-hours/`.
+// `UpdateBusinessHour`, the body of `PATCH`, is generated from it (docs/decisions.md,
+// "Declared once").
 #[derive(Clone, Debug, Body)]
-#[body(placement(tenant, branch))]
+#[body(
+    placement(tenant, branch),
+    update(
+        name = UpdateBusinessHour,
+        doc = "The body of `PATCH /v2/admin/business-hours/{id}`: a sent list replaces the current one.",
+        fixed(tenantId = "cannot be changed"),
+    )
+)]
 pub struct CreateBusinessHour {
     /// The owning tenant; tenant-scoped callers may omit it.
     #[field(rule = ID)]
     pub tenant_id: Option<TenantId>,
-    /// The branch, of the same tenant; required unless the caller is a branch admin, whose
-    /// own branch it then is.
+    /// The branch, of the same tenant; on a create, required unless the caller is a branch
+    /// admin, whose own branch it then is.
     #[field(rule = ID)]
     pub branch_id: Option<BranchId>,
     /// Its name.
@@ -498,7 +507,8 @@ pub struct CreateBusinessHour {
     /// IANA time zone such as `America/New_York`.
     #[field(rule = TimeZone)]
     pub timezone: String,
-    /// Weekly hours keyed `"0"` (Sunday) to `"6"` (Saturday); days left out are closed.
+    /// Weekly hours keyed `"0"` (Sunday) to `"6"` (Saturday); days left out are closed (a
+    /// change replaces every day).
     #[field(rule = Hours)]
     pub hours: BTreeMap<String, Vec<HoursInterval>>,
     /// Inside-hours destinations.
@@ -507,36 +517,9 @@ pub struct CreateBusinessHour {
     /// Outside-hours destinations.
     #[field(rule = ANY_DESTINATION, default = Vec::new())]
     pub not_match_destinations: Vec<DestinationInput>,
-    /// Holidays.
+    /// Holidays (a change replaces every holiday).
     #[field(rule = HOLIDAYS, default = Vec::new())]
     pub holidays: Vec<CreateHoliday>,
-}
-
-/// The body of `PATCH /v2/admin/business-hours/{id}`: a sent list replaces the current one.
-#[derive(Clone, Debug, Default, Body)]
-#[body(fixed(tenantId = "cannot be changed"))]
-pub struct UpdateBusinessHour {
-    /// The branch, of the same tenant.
-    #[field(rule = ID)]
-    pub branch_id: Option<BranchId>,
-    /// Its name.
-    #[field(rule = NAME)]
-    pub name: Option<String>,
-    /// IANA time zone.
-    #[field(rule = TimeZone)]
-    pub timezone: Option<String>,
-    /// Weekly hours (replaces every day).
-    #[field(rule = Hours)]
-    pub hours: Option<BTreeMap<String, Vec<HoursInterval>>>,
-    /// Inside-hours destinations.
-    #[field(rule = ANY_DESTINATION)]
-    pub match_destinations: Option<Vec<DestinationInput>>,
-    /// Outside-hours destinations.
-    #[field(rule = ANY_DESTINATION)]
-    pub not_match_destinations: Option<Vec<DestinationInput>>,
-    /// Holidays (replaces every holiday).
-    #[field(rule = HOLIDAYS)]
-    pub holidays: Option<Vec<CreateHoliday>>,
 }
 
 /// The open-now answer of `GET /v2/admin/business-hours/{id}/status`.

@@ -91,19 +91,29 @@ pub const KEYS: ListOf<Nested<KeyInput>> =
     list_of(nested::<KeyInput>(), 0, 1000).unique_by("index");
 
 /// The body of `POST /v2/admin/button-layouts/`.
+// `UpdateButtonLayout`, the body of `PATCH`, is generated from it (docs/decisions.md,
+// "Declared once").
 #[derive(Clone, Debug, Body)]
-#[body(example = CreateButtonLayout::example_body)]
+#[body(
+    example = CreateButtonLayout::example_body,
+    update(
+        name = UpdateButtonLayout,
+        doc = "The body of `PATCH /v2/admin/button-layouts/{id}`: fields not sent stay unchanged; a\nsent `keys` replaces every key.",
+        fixed(tenantId = "cannot be changed"),
+        example = UpdateButtonLayout::example_body,
+    )
+)]
 pub struct CreateButtonLayout {
     /// The owning tenant; tenant-scoped callers may omit it.
-    #[field(rule = ID)]
+    #[field(rule = ID, create_only)]
     pub tenant_id: Option<TenantId>,
     /// Its name.
     #[field(rule = NAME)]
     pub name: String,
-    /// The model it is for.
+    /// The model it is for (a change is refused while devices of another model use it).
     #[field(rule = KnownModel)]
     pub device_model: String,
-    /// Its keys (index 1 is the primary line).
+    /// Its keys (index 1 is the primary line; a change replaces the current ones).
     #[field(rule = KEYS, default = Vec::new())]
     pub keys: Vec<KeyInput>,
 }
@@ -115,22 +125,6 @@ impl CreateButtonLayout {
                         {"index": 2, "type": "speedDial", "value": "5551234", "label": "Supplier"},
                         {"index": 3, "type": "dnd"}]})
     }
-}
-
-/// The body of `PATCH /v2/admin/button-layouts/{id}`: fields not sent stay unchanged; a
-/// sent `keys` replaces every key.
-#[derive(Clone, Debug, Default, Body)]
-#[body(fixed(tenantId = "cannot be changed"), example = UpdateButtonLayout::example_body)]
-pub struct UpdateButtonLayout {
-    /// Its name.
-    #[field(rule = NAME)]
-    pub name: Option<String>,
-    /// The model it is for (refused while devices of another model use it).
-    #[field(rule = KnownModel)]
-    pub device_model: Option<String>,
-    /// Its keys (replace the current ones).
-    #[field(rule = KEYS)]
-    pub keys: Option<Vec<KeyInput>>,
 }
 
 impl UpdateButtonLayout {

@@ -104,8 +104,17 @@ pub struct ConduitFilter {
 }
 
 /// The body of `POST /v2/admin/conduits/`.
+// `UpdateConduit`, the body of `PATCH`, is generated from it (docs/decisions.md,
+// "Declared once").
 #[derive(Clone, Debug, Body)]
-#[body(placement(tenant))]
+#[body(
+    placement(tenant),
+    update(
+        name = UpdateConduit,
+        doc = "The body of `PATCH /v2/admin/conduits/{id}`: fields not sent stay unchanged; `null`\nremoves a credential.",
+        fixed(tenantId = "cannot be changed"),
+    )
+)]
 pub struct CreateConduit {
     /// The owning tenant; tenant-scoped callers may omit it.
     #[field(rule = ID)]
@@ -125,40 +134,14 @@ pub struct CreateConduit {
     /// Where it connects (a SIP host or a URL).
     #[field(rule = ADDRESS, default = String::new())]
     pub address: String,
-    /// The user name it authenticates with (stored sealed, never answered).
-    #[field(rule = CREDENTIAL)]
+    /// The user name it authenticates with (stored sealed, never answered); in a change,
+    /// `null` removes it.
+    #[field(rule = CREDENTIAL, null_clears)]
     pub username: Option<String>,
-    /// The password or API key it authenticates with (stored sealed, never answered).
-    #[field(rule = CREDENTIAL)]
+    /// The password or API key it authenticates with (stored sealed, never answered); in
+    /// a change, `null` removes it.
+    #[field(rule = CREDENTIAL, null_clears)]
     pub secret: Option<String>,
-}
-
-/// The body of `PATCH /v2/admin/conduits/{id}`: fields not sent stay unchanged; `null`
-/// removes a credential.
-#[derive(Clone, Debug, Default, Body)]
-#[body(fixed(tenantId = "cannot be changed"))]
-pub struct UpdateConduit {
-    /// `sip-trunk`, `carrier`, `pharmacy-system` or `crm`.
-    #[field(rule = KIND)]
-    pub kind: Option<ConduitKind>,
-    /// Its name.
-    #[field(rule = NAME)]
-    pub name: Option<String>,
-    /// `inbound`, `outbound` or `both`.
-    #[field(rule = DIRECTION)]
-    pub direction: Option<ConduitDirection>,
-    /// `active`, `disabled` or `failing`.
-    #[field(rule = STATUS)]
-    pub status: Option<ConduitStatus>,
-    /// Where it connects.
-    #[field(rule = ADDRESS)]
-    pub address: Option<String>,
-    /// The user name (sealed); `null` removes it.
-    #[field(rule = CREDENTIAL)]
-    pub username: Option<Option<String>>,
-    /// The password or API key (sealed); `null` removes it.
-    #[field(rule = CREDENTIAL)]
-    pub secret: Option<Option<String>>,
 }
 
 /// What a health check may say of a conduit (a SIP response, an HTTP status line).

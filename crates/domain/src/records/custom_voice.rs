@@ -60,55 +60,39 @@ pub struct CustomVoice {
 }
 
 /// The body of `POST /v2/admin/custom-voices/`.
+// `UpdateCustomVoice`, the body of `PATCH`, is generated from it; a field with `column` is
+// stored in the voice's row (docs/decisions.md, "Declared once").
 #[derive(Clone, Debug, Body)]
-#[body(placement(tenant))]
+#[body(
+    placement(tenant),
+    update(
+        name = UpdateCustomVoice,
+        doc = "The body of `PATCH /v2/admin/custom-voices/{id}`: fields not sent stay unchanged;\n`null` returns a setting to the engine's default.",
+        fixed(tenantId = "cannot be changed"),
+    )
+)]
 pub struct CreateCustomVoice {
     /// The owning tenant; tenant-scoped callers may omit it.
     #[field(rule = ID)]
     pub tenant_id: Option<TenantId>,
     /// Its name.
-    #[field(rule = NAME)]
+    #[field(rule = NAME, column)]
     pub name: String,
     /// An engine voice of `GET /text-to-speech/voices`.
-    #[field(rule = VOICE_ID)]
+    #[field(rule = VOICE_ID, column)]
     pub base_voice_id: String,
     /// Words per minute (80–450).
-    #[field(rule = RATE)]
+    #[field(rule = RATE, column, null_clears)]
     pub rate: Option<i64>,
     /// Pitch (0–99).
-    #[field(rule = PITCH)]
+    #[field(rule = PITCH, column, null_clears)]
     pub pitch: Option<i64>,
     /// Volume (0–200).
-    #[field(rule = VOLUME)]
+    #[field(rule = VOLUME, column, null_clears)]
     pub volume: Option<i64>,
     /// A language the base voice speaks.
-    #[field(rule = LANGUAGE)]
+    #[field(rule = LANGUAGE, column, null_clears)]
     pub language: Option<String>,
-}
-
-/// The body of `PATCH /v2/admin/custom-voices/{id}`: fields not sent stay unchanged;
-/// `null` returns a setting to the engine's default.
-#[derive(Clone, Debug, Default, Body)]
-#[body(fixed(tenantId = "cannot be changed"))]
-pub struct UpdateCustomVoice {
-    /// Its name.
-    #[field(rule = NAME)]
-    pub name: Option<String>,
-    /// An engine voice of `GET /text-to-speech/voices`.
-    #[field(rule = VOICE_ID)]
-    pub base_voice_id: Option<String>,
-    /// Words per minute (80–450).
-    #[field(rule = RATE)]
-    pub rate: Option<Option<i64>>,
-    /// Pitch (0–99).
-    #[field(rule = PITCH)]
-    pub pitch: Option<Option<i64>>,
-    /// Volume (0–200).
-    #[field(rule = VOLUME)]
-    pub volume: Option<Option<i64>>,
-    /// A language the base voice speaks.
-    #[field(rule = LANGUAGE)]
-    pub language: Option<Option<String>>,
 }
 
 #[cfg(test)]

@@ -228,13 +228,24 @@ fn check_lines(lines: Option<&[i64]>, r: &mut ObjectReader<'_>) -> bool {
 }
 
 /// The body of `POST /v2/admin/devices/`.
+// `UpdateDevice`, the body of `PATCH`, is generated from it (docs/decisions.md,
+// "Declared once").
 #[derive(Clone, Debug, Body)]
-#[body(check = CreateDevice::check)]
+#[body(
+    check = CreateDevice::check,
+    update(
+        name = UpdateDevice,
+        doc = "The body of `PATCH /v2/admin/devices/{id}`: fields not sent stay unchanged; a sent\n`lines` replaces the current ones.",
+        fixed(tenantId = "cannot be changed"),
+        check = UpdateDevice::check,
+    )
+)]
 pub struct CreateDevice {
     /// The owning tenant; tenant-scoped callers may omit it.
-    #[field(rule = ID)]
+    #[field(rule = ID, create_only)]
     pub tenant_id: Option<TenantId>,
-    /// The branch, of the same tenant, or null; branch admins get their own.
+    /// The branch, of the same tenant, or null (in a change, null detaches it); branch
+    /// admins get their own.
     #[field(rule = ID, nullable)]
     pub branch_id: Option<BranchId>,
     /// Its name.
@@ -246,10 +257,11 @@ pub struct CreateDevice {
     /// The model, an id of `GET /v2/admin/device-models`.
     #[field(rule = KnownModel)]
     pub model: String,
-    /// Extensions of the tenant it registers as, in order (at most the model's accounts).
+    /// Extensions of the tenant it registers as, in order (at most the model's accounts;
+    /// a change replaces the current ones).
     #[field(rule = LINES, default = Vec::new())]
     pub lines: Vec<i64>,
-    /// A button layout of the tenant for the same model, or null.
+    /// A button layout of the tenant for the same model, or null for none.
     #[field(rule = ID, nullable)]
     pub button_layout_id: Option<ButtonLayoutId>,
     /// What it is (default empty).
@@ -261,34 +273,6 @@ impl CreateDevice {
     fn check(&self, r: &mut ObjectReader<'_>) -> bool {
         check_lines(Some(&self.lines), r)
     }
-}
-
-/// The body of `PATCH /v2/admin/devices/{id}`: fields not sent stay unchanged; a sent
-/// `lines` replaces the current ones.
-#[derive(Clone, Debug, Default, Body)]
-#[body(fixed(tenantId = "cannot be changed"), check = UpdateDevice::check)]
-pub struct UpdateDevice {
-    /// The branch, of the same tenant; null detaches it.
-    #[field(rule = ID)]
-    pub branch_id: Option<Option<BranchId>>,
-    /// Its name.
-    #[field(rule = NAME)]
-    pub name: Option<String>,
-    /// The MAC address in any common notation.
-    #[field(rule = Mac)]
-    pub mac: Option<String>,
-    /// The model.
-    #[field(rule = KnownModel)]
-    pub model: Option<String>,
-    /// The lines, in order (replace the current ones).
-    #[field(rule = LINES)]
-    pub lines: Option<Vec<i64>>,
-    /// A button layout of the same model, or null for none.
-    #[field(rule = ID)]
-    pub button_layout_id: Option<Option<ButtonLayoutId>>,
-    /// What it is.
-    #[field(rule = DESCRIPTION)]
-    pub description: Option<String>,
 }
 
 impl UpdateDevice {

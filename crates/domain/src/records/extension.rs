@@ -33,35 +33,26 @@ pub struct Extension {
 }
 
 /// The body of `POST /v2/admin/extensions/`.
+// `UpdateExtension`, the body of `PATCH`, is generated from it; a field with `column` is
+// stored in the extension's row (docs/decisions.md, "Declared once").
 #[derive(Clone, Debug, Body)]
-#[body(placement(tenant))]
+#[body(
+    placement(tenant),
+    update(name = UpdateExtension, doc = "The body of `PATCH /v2/admin/extensions/{id}`.")
+)]
 pub struct CreateExtension {
     /// The owning tenant; tenant-scoped callers may omit it.
     #[field(rule = ID)]
     pub tenant_id: Option<TenantId>,
-    /// The branch, of the same tenant, or `null` (or 0, as an answer gives it); branch
-    /// admins get their own.
-    #[field(rule = ID, nullable, zero_none)]
+    /// The branch, of the same tenant, or `null` (or 0, as an answer gives it) for none
+    /// (a change detaches the extension from any branch); branch admins' extensions stay
+    /// in their own.
+    #[field(rule = ID, nullable, zero_none, column)]
     pub branch_id: Option<BranchId>,
     /// The number, unique in the tenant.
-    #[field(rule = NUMBER)]
+    #[field(rule = NUMBER, column)]
     pub number: String,
     /// The display name.
-    #[field(rule = NAME)]
+    #[field(rule = NAME, column)]
     pub name: String,
-}
-
-/// The body of `PATCH /v2/admin/extensions/{id}`.
-#[derive(Clone, Debug, Default, Body)]
-pub struct UpdateExtension {
-    /// The branch; `null` (or 0, as an answer gives it) detaches the extension from any
-    /// branch.
-    #[field(rule = ID, zero_none)]
-    pub branch_id: Option<Option<BranchId>>,
-    /// The number, unique in the tenant.
-    #[field(rule = NUMBER)]
-    pub number: Option<String>,
-    /// The display name.
-    #[field(rule = NAME)]
-    pub name: Option<String>,
 }

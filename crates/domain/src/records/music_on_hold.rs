@@ -59,8 +59,17 @@ pub struct MusicOnHold {
 }
 
 /// The body of `POST /v2/admin/music-on-hold/`.
+// `UpdateMusicOnHold`, the body of `PATCH`, is generated from it (docs/decisions.md,
+// "Declared once").
 #[derive(Clone, Debug, Body)]
-#[body(placement(tenant))]
+#[body(
+    placement(tenant),
+    update(
+        name = UpdateMusicOnHold,
+        doc = "The body of `PATCH /v2/admin/music-on-hold/{id}`: fields not sent stay unchanged; a\nsent `routingDestinations` replaces the playlist and must still hold a media file.",
+        fixed(tenantId = "cannot be changed"),
+    )
+)]
 pub struct CreateMusicOnHold {
     /// The owning tenant; tenant-scoped callers may omit it.
     #[field(rule = ID)]
@@ -74,35 +83,14 @@ pub struct CreateMusicOnHold {
     /// `sequential` (the default), `random` or `randomStart`.
     #[field(rule = MODE, default = PlayMode::Sequential)]
     pub mode: PlayMode,
-    /// Whether it becomes the tenant's default (the previous default stops being one).
+    /// Whether it becomes the tenant's default (the previous default stops being one); in
+    /// a change, `false` leaves the tenant without one if it was.
     #[field(rule = Bool, default = false)]
     pub is_default: bool,
-    /// The media files it plays, in order: at least one, each of the tenant.
+    /// The media files it plays, in order: at least one, each of the tenant (a change
+    /// replaces the current ones).
     #[field(rule = FILES)]
     pub routing_destinations: Vec<DestinationInput>,
-}
-
-/// The body of `PATCH /v2/admin/music-on-hold/{id}`: fields not sent stay unchanged; a
-/// sent `routingDestinations` replaces the playlist and must still hold a media file.
-#[derive(Clone, Debug, Default, Body)]
-#[body(fixed(tenantId = "cannot be changed"))]
-pub struct UpdateMusicOnHold {
-    /// The branch, of the same tenant; null for the whole tenant.
-    #[field(rule = ID)]
-    pub branch_id: Option<Option<BranchId>>,
-    /// Its name.
-    #[field(rule = NAME)]
-    pub name: Option<String>,
-    /// `sequential`, `random` or `randomStart`.
-    #[field(rule = MODE)]
-    pub mode: Option<PlayMode>,
-    /// `true` makes it the tenant's default (the previous default stops being one);
-    /// `false` leaves the tenant without one if it was.
-    #[field(rule = Bool)]
-    pub is_default: Option<bool>,
-    /// The media files it plays, in order (replaces the current ones).
-    #[field(rule = FILES)]
-    pub routing_destinations: Option<Vec<DestinationInput>>,
 }
 
 /// Filters of the music-on-hold list.

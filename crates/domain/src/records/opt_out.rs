@@ -94,44 +94,39 @@ pub struct OptOutFilter {
 }
 
 /// The body of `POST /v2/admin/opt-outs/` (and one row of an import).
+// `UpdateOptOut`, the body of `PATCH`, is generated from it (docs/decisions.md, "Declared
+// once"): a change sets the reason and the expiry only.
 #[derive(Clone, Debug, Body)]
+#[body(update(
+    name = UpdateOptOut,
+    doc = "The body of `PATCH /v2/admin/opt-outs/{id}`.",
+    fixed(
+        tenantId = "cannot be changed",
+        number = "cannot be changed",
+        level = "cannot be changed"
+    ),
+))]
 pub struct CreateOptOut {
     /// `platform` (platform admins only), `tenant` (default) or `campaign`.
-    #[field(rule = LEVEL, default = OptOutLevel::Tenant)]
+    #[field(rule = LEVEL, default = OptOutLevel::Tenant, create_only)]
     pub level: OptOutLevel,
     /// The tenant of a tenant entry; tenant-scoped callers may omit it.
-    #[field(rule = ID)]
+    #[field(rule = ID, create_only)]
     pub tenant_id: Option<TenantId>,
     /// The campaign of a campaign entry.
-    #[field(rule = ID)]
+    #[field(rule = ID, create_only)]
     pub campaign_id: Option<CallCampaignId>,
     /// The number: E.164, or national in the tenant's default country (the platform's
     /// list takes E.164 only).
-    #[field(rule = super::call_campaign::NUMBER)]
+    #[field(rule = super::call_campaign::NUMBER, create_only)]
     pub number: String,
     /// Where it came from (default `manual`).
-    #[field(rule = SOURCE, default = OptOutSource::Manual)]
+    #[field(rule = SOURCE, default = OptOutSource::Manual, create_only)]
     pub source: OptOutSource,
-    /// Why.
-    #[field(rule = REASON)]
+    /// Why (in a change, null clears it).
+    #[field(rule = REASON, null_clears)]
     pub reason: Option<String>,
-    /// When it stops applying.
-    #[field(rule = Instant)]
+    /// When it stops applying (in a change, null for never).
+    #[field(rule = Instant, null_clears)]
     pub expires_at: Option<DateTime<Utc>>,
-}
-
-/// The body of `PATCH /v2/admin/opt-outs/{id}`.
-#[derive(Clone, Debug, Default, Body)]
-#[body(fixed(
-    tenantId = "cannot be changed",
-    number = "cannot be changed",
-    level = "cannot be changed"
-))]
-pub struct UpdateOptOut {
-    /// Why, or null.
-    #[field(rule = REASON)]
-    pub reason: Option<Option<String>>,
-    /// When it stops applying, or null for never.
-    #[field(rule = Instant)]
-    pub expires_at: Option<Option<DateTime<Utc>>>,
 }

@@ -74,10 +74,17 @@ crate::closed_set! {
 const TWO_WAY_AUDIO: Among<TwoWayAudio> = among();
 
 /// The body of `POST /v2/admin/paging-groups/`.
+// `UpdatePagingGroup`, the body of `PATCH`, is generated from it (docs/decisions.md,
+// "Declared once"): the create reads `checkInUse` and `twoWayAudio` without `null`, a
+// change takes `null` to clear them.
 #[derive(Clone, Debug, Body)]
+#[body(update(
+    name = UpdatePagingGroup,
+    doc = "The body of `PATCH /v2/admin/paging-groups/{id}`: fields not sent stay unchanged; a\nsent `routingDestinations` replaces the members.",
+))]
 pub struct CreatePagingGroup {
     /// The owning tenant (required by the spec).
-    #[field(rule = ID)]
+    #[field(rule = ID, create_only)]
     pub tenant_id: TenantId,
     /// The group's number: at least 2 dial characters, unique in the tenant.
     #[field(rule = NUMBER, column)]
@@ -85,43 +92,16 @@ pub struct CreatePagingGroup {
     /// Its name.
     #[field(rule = NAME, column)]
     pub name: String,
-    /// Only `on`.
-    #[field(rule = CHECK_IN_USE, column)]
+    /// Only `on`; in a change, `null` clears it.
+    #[field(rule = CHECK_IN_USE, column, null_clears)]
     pub check_in_use: Option<CheckInUse>,
-    /// Only `yes`.
-    #[field(rule = TWO_WAY_AUDIO, column)]
+    /// Only `yes`; in a change, `null` clears it.
+    #[field(rule = TWO_WAY_AUDIO, column, null_clears)]
     pub two_way_audio: Option<TwoWayAudio>,
     /// A media file of the same tenant; 0 (the default) for none.
     #[field(rule = ID_OR_NONE, default = OptionalRef(None), column = "intro_media_file_id")]
     pub intro_message_media_file_id: OptionalRef<MediaFileId>,
-    /// The member extensions, in order.
+    /// The member extensions, in order (in a change, they replace the current ones).
     #[field(rule = MEMBERS, default = Vec::new())]
     pub routing_destinations: Vec<DestinationInput>,
-}
-
-/// The body of `PATCH /v2/admin/paging-groups/{id}`: fields not sent stay unchanged; a
-/// sent `routingDestinations` replaces the members.
-// Written by hand (the create reads `tenantId`, `checkInUse` and `twoWayAudio` without
-// `null`), its columns declared all the same.
-#[derive(Clone, Debug, Default, Body)]
-#[body(changes)]
-pub struct UpdatePagingGroup {
-    /// The group's number.
-    #[field(rule = NUMBER, column)]
-    pub number: Option<String>,
-    /// Its name.
-    #[field(rule = NAME, column)]
-    pub name: Option<String>,
-    /// `on`, or `null` to clear.
-    #[field(rule = CHECK_IN_USE, column)]
-    pub check_in_use: Option<Option<CheckInUse>>,
-    /// `yes`, or `null` to clear.
-    #[field(rule = TWO_WAY_AUDIO, column)]
-    pub two_way_audio: Option<Option<TwoWayAudio>>,
-    /// A media file of the same tenant; 0 for none.
-    #[field(rule = ID_OR_NONE, column = "intro_media_file_id")]
-    pub intro_message_media_file_id: Option<OptionalRef<MediaFileId>>,
-    /// The member extensions, in order (replaces the current ones).
-    #[field(rule = MEMBERS)]
-    pub routing_destinations: Option<Vec<DestinationInput>>,
 }

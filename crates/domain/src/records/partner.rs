@@ -22,16 +22,12 @@ pub struct Partner {
 
 /// The body of `POST /v2/admin/partners/`.
 #[derive(Clone, Debug, Body)]
+#[body(update(
+    name = UpdatePartner,
+    doc = "The body of `PATCH /v2/admin/partners/{id}`: fields not sent stay unchanged.",
+))]
 pub struct CreatePartner {
     /// The partner's name.
-    #[field(rule = NAME)]
+    #[field(rule = NAME, column)]
     pub name: String,
-}
-
-/// The body of `PATCH /v2/admin/partners/{id}`: fields not sent stay unchanged.
-#[derive(Clone, Debug, Default, Body)]
-pub struct UpdatePartner {
-    /// The partner's name.
-    #[field(rule = NAME)]
-    pub name: Option<String>,
 }

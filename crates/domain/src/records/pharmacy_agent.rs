@@ -122,8 +122,18 @@ const AFTER_HOURS: Nested<AfterHoursInput> = nested::<AfterHoursInput>();
 const MEDIA_FILE: Int = int(1, i64::MAX);
 
 /// The body of `POST /v2/admin/pharmacy/agents/`.
+// `UpdatePharmacyAgent`, the body of `PATCH`, is generated from it (docs/decisions.md,
+// "Declared once").
 #[derive(Clone, Debug, Body)]
-#[body(placement(tenant), example = CreatePharmacyAgent::example_body)]
+#[body(
+    placement(tenant),
+    example = CreatePharmacyAgent::example_body,
+    update(
+        name = UpdatePharmacyAgent,
+        doc = "The body of `PATCH /v2/admin/pharmacy/agents/{id}`: fields not sent stay unchanged;\n`null` clears the media files, the fallback, the after-hours rule and the conduit.",
+        fixed(tenantId = "cannot be changed"),
+    )
+)]
 pub struct CreatePharmacyAgent {
     /// The owning tenant; tenant-scoped callers may omit it.
     #[field(rule = ID)]
@@ -144,19 +154,20 @@ pub struct CreatePharmacyAgent {
     /// Digits of an Rx number, 4 to 20 (default 7).
     #[field(rule = RX_NUMBER_LENGTH, default = 7)]
     pub rx_number_length: i64,
-    /// A media file of the tenant greeting callers.
+    /// A media file of the tenant greeting callers; null: the platform's greeting.
     #[field(rule = MEDIA_FILE, nullable)]
     pub greeting_media_file_id: Option<i64>,
-    /// A media file of the tenant asking for an Rx number.
+    /// A media file of the tenant asking for an Rx number; null: the platform's prompt.
     #[field(rule = MEDIA_FILE, nullable)]
     pub prompt_media_file_id: Option<i64>,
-    /// Where a caller goes for a pharmacist (default: the call ends).
+    /// Where a caller goes for a pharmacist; null (the default): the call ends.
     #[field(rule = PATH, nullable)]
     pub fallback_destination: Option<DestinationInput>,
-    /// When the agent is closed and where calls go then (default: always open).
+    /// When the agent is closed and where calls go then (replaced whole); null (the
+    /// default): always open.
     #[field(rule = AFTER_HOURS, nullable)]
     pub after_hours: Option<AfterHoursInput>,
-    /// A `pharmacy-system` conduit of the tenant.
+    /// A `pharmacy-system` conduit of the tenant; null: none.
     #[field(rule = ID, nullable)]
     pub conduit_id: Option<i64>,
 }
@@ -167,43 +178,6 @@ impl CreatePharmacyAgent {
                "refillLoopAttempts": 3, "rxNumberLength": 7,
                "fallbackDestination": {"id": 1, "destType": "EXT"}})
     }
-}
-
-/// The body of `PATCH /v2/admin/pharmacy/agents/{id}`: fields not sent stay unchanged;
-/// `null` clears the media files, the fallback, the after-hours rule and the conduit.
-#[derive(Clone, Debug, Default, Body)]
-#[body(fixed(tenantId = "cannot be changed"))]
-pub struct UpdatePharmacyAgent {
-    /// Its name.
-    #[field(rule = NAME)]
-    pub name: Option<String>,
-    /// Its number, free in the tenant's dial plan.
-    #[field(rule = NUMBER)]
-    pub number: Option<String>,
-    /// Strictly the integers 1 or 0.
-    #[field(rule = Bit)]
-    pub ivr_bulk: Option<i64>,
-    /// 1 to 10.
-    #[field(rule = REFILL_LOOP_ATTEMPTS)]
-    pub refill_loop_attempts: Option<i64>,
-    /// 4 to 20.
-    #[field(rule = RX_NUMBER_LENGTH)]
-    pub rx_number_length: Option<i64>,
-    /// A media file of the tenant; null: the platform's greeting.
-    #[field(rule = MEDIA_FILE)]
-    pub greeting_media_file_id: Option<Option<i64>>,
-    /// A media file of the tenant; null: the platform's prompt.
-    #[field(rule = MEDIA_FILE)]
-    pub prompt_media_file_id: Option<Option<i64>>,
-    /// Where a caller goes for a pharmacist; null: the call ends.
-    #[field(rule = PATH)]
-    pub fallback_destination: Option<Option<DestinationInput>>,
-    /// The after-hours rule (replaced whole); null: always open.
-    #[field(rule = AFTER_HOURS)]
-    pub after_hours: Option<Option<AfterHoursInput>>,
-    /// A `pharmacy-system` conduit of the tenant; null: none.
-    #[field(rule = ID)]
-    pub conduit_id: Option<Option<i64>>,
 }
 
 /// An id the engine gives a refill request.

@@ -209,10 +209,17 @@ const PASSWORD: Text = text(0, 1024);
 const AUTHTOKEN: Text = text(0, 4096);
 
 /// The body of `POST /v2/webhooks/`.
+// `UpdateWebhook`, the body of `PATCH`, is generated from it (docs/decisions.md,
+// "Declared once").
 #[derive(Clone, Debug, Body)]
+#[body(update(
+    name = UpdateWebhook,
+    doc = "The body of `PATCH /v2/webhooks/{id}`: fields not sent stay unchanged; an empty\n`password` or `authtoken` clears it; any PATCH enables a disabled webhook.",
+    fixed(tenantId = "cannot be changed"),
+))]
 pub struct CreateWebhook {
     /// The tenant whose events it receives (required by the spec).
-    #[field(rule = ID)]
+    #[field(rule = ID, create_only)]
     pub tenant_id: TenantId,
     /// One of the types of `GET /v2/webhooks/list-types`.
     #[field(rule = TYPE, name = "type")]
@@ -223,32 +230,12 @@ pub struct CreateWebhook {
     /// HTTP Basic user name.
     #[field(rule = USERNAME)]
     pub username: Option<String>,
-    /// HTTP Basic password (stored sealed, answered masked).
+    /// HTTP Basic password (stored sealed, answered masked; in a change "" clears it and
+    /// the mask `********` answers give keeps it).
     #[field(rule = PASSWORD)]
     pub password: Option<String>,
-    /// Bearer token for HubSpot (stored sealed, answered masked).
-    #[field(rule = AUTHTOKEN)]
-    pub authtoken: Option<String>,
-}
-
-/// The body of `PATCH /v2/webhooks/{id}`: fields not sent stay unchanged; an empty
-/// `password` or `authtoken` clears it; any PATCH enables a disabled webhook.
-#[derive(Clone, Debug, Default, Body)]
-#[body(fixed(tenantId = "cannot be changed"))]
-pub struct UpdateWebhook {
-    /// One of the types of `GET /v2/webhooks/list-types`.
-    #[field(rule = TYPE, name = "type")]
-    pub kind: Option<EventType>,
-    /// The callback URL, http(s).
-    #[field(rule = CALLBACK_URL)]
-    pub url: Option<String>,
-    /// HTTP Basic user name.
-    #[field(rule = USERNAME)]
-    pub username: Option<String>,
-    /// HTTP Basic password ("" clears it; the mask `********` answers give keeps it).
-    #[field(rule = PASSWORD)]
-    pub password: Option<String>,
-    /// Bearer token ("" clears it; the mask `********` keeps it).
+    /// Bearer token for HubSpot (stored sealed, answered masked; in a change "" clears it
+    /// and the mask `********` keeps it).
     #[field(rule = AUTHTOKEN)]
     pub authtoken: Option<String>,
 }
