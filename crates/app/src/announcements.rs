@@ -8,7 +8,8 @@ use switchboard_domain::records::announcement::{
 };
 use switchboard_domain::{Location, Principal, Problems};
 
-use crate::{BranchMove, Error, Placement, Result, Services, tenancy};
+use crate::tenancy::{self, Referenced};
+use crate::{BranchMove, Error, Placement, Result, Services};
 
 /// Checks a new announcement of `caller`: where it lands (answered) and its references.
 pub async fn check_new(
@@ -85,10 +86,26 @@ async fn check_references(
     problems: &mut Problems,
 ) -> Result<()> {
     let media_file = fields.media_file_id.map(|m| m.get());
-    tenancy::check_media_file(services, tenant, "mediaFileId", media_file, problems).await?;
+    tenancy::check_reference(
+        services,
+        tenant,
+        Referenced::MediaFile,
+        "mediaFileId",
+        media_file,
+        problems,
+    )
+    .await?;
     for (index, link) in fields.ivrs.iter().flatten().enumerate() {
         let field = format!("ivrs/{index}/id");
-        tenancy::check_ivr(services, tenant, &field, Some(link.id), problems).await?;
+        tenancy::check_reference(
+            services,
+            tenant,
+            Referenced::Ivr,
+            &field,
+            Some(link.id),
+            problems,
+        )
+        .await?;
     }
     Ok(())
 }

@@ -13,7 +13,8 @@ use switchboard_domain::records::destination::DestinationInput;
 use switchboard_domain::schedule::{self, Reason};
 use switchboard_domain::{Location, Principal, Problems};
 
-use crate::{BranchMove, Error, Placement, Result, Services, tenancy};
+use crate::tenancy::{self, Referenced};
+use crate::{BranchMove, Error, Placement, Result, Services};
 
 /// Checks new business hours of `caller`: where they land (answered) and their references.
 pub async fn check_new(
@@ -109,7 +110,15 @@ pub async fn check_holiday_change(
     problems: &mut Problems,
 ) -> Result<()> {
     let media = change.media_file_id.and_then(|m| m.get()).map(i64::from);
-    tenancy::check_media_file(services, record.tenant_id, "mediaFileId", media, problems).await
+    tenancy::check_reference(
+        services,
+        record.tenant_id,
+        Referenced::MediaFile,
+        "mediaFileId",
+        media,
+        problems,
+    )
+    .await
 }
 
 /// Whether business hours `id` of `caller`'s scope are open at `at`, which holiday closes
@@ -187,7 +196,15 @@ async fn check_holiday_media(
             format!("{field}/{index}/mediaFileId")
         };
         let media = holiday.media_file_id.get().map(i64::from);
-        tenancy::check_media_file(services, tenant, &path, media, problems).await?;
+        tenancy::check_reference(
+            services,
+            tenant,
+            Referenced::MediaFile,
+            &path,
+            media,
+            problems,
+        )
+        .await?;
     }
     Ok(())
 }

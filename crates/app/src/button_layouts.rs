@@ -10,7 +10,8 @@ use switchboard_domain::records::button_layout::{
 use switchboard_domain::records::device_model;
 use switchboard_domain::{Principal, Problems};
 
-use crate::{Error, Result, Services, tenancy};
+use crate::tenancy::{self, Referenced};
+use crate::{Error, Result, Services};
 
 /// Refuses a branch admin changing a layout: a layout serves the whole tenant.
 pub fn tenant_wide(caller: &Principal) -> Result<()> {
@@ -94,11 +95,27 @@ async fn check(
         match target {
             Target::Extension(id) => {
                 let id = Some(id);
-                tenancy::check_extension(services, tenant, &field, id, problems).await?;
+                tenancy::check_reference(
+                    services,
+                    tenant,
+                    Referenced::Extension,
+                    &field,
+                    id,
+                    problems,
+                )
+                .await?;
             }
             Target::PagingGroup(id) => {
                 let id = Some(id);
-                tenancy::check_paging_group(services, tenant, &field, id, problems).await?;
+                tenancy::check_reference(
+                    services,
+                    tenant,
+                    Referenced::PagingGroup,
+                    &field,
+                    id,
+                    problems,
+                )
+                .await?;
             }
         }
     }

@@ -6,7 +6,8 @@ use switchboard_domain::records::destination::DestinationInput;
 use switchboard_domain::records::ivr::{CreateIvr, Ivr, IvrOptionInput, UpdateIvr};
 use switchboard_domain::{Principal, Problems};
 
-use crate::{Result, Services, tenancy};
+use crate::tenancy::{self, Referenced};
+use crate::{Result, Services};
 
 /// What an IVR body names beyond its own fields, each `None` when not sent or cleared.
 struct References<'a> {
@@ -73,9 +74,25 @@ async fn check_references(
 ) -> Result<()> {
     let (media_file, announcement) = references.greeting;
     let field = "greetingMediaFileId";
-    tenancy::check_media_file(services, tenant, field, media_file, problems).await?;
+    tenancy::check_reference(
+        services,
+        tenant,
+        Referenced::MediaFile,
+        field,
+        media_file,
+        problems,
+    )
+    .await?;
     let field = "greetingAnnouncementId";
-    tenancy::check_announcement(services, tenant, field, announcement, problems).await?;
+    tenancy::check_reference(
+        services,
+        tenant,
+        Referenced::Announcement,
+        field,
+        announcement,
+        problems,
+    )
+    .await?;
     for (index, option) in references.options.unwrap_or_default().iter().enumerate() {
         let field = format!("options/{index}/destination");
         let destination = Some(&option.destination);

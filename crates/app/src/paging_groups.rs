@@ -7,7 +7,8 @@ use switchboard_domain::records::paging_group::{
 };
 use switchboard_domain::{Principal, Problems};
 
-use crate::{Result, Services, tenancy};
+use crate::tenancy::{self, Referenced};
+use crate::{Result, Services};
 
 /// Checks a new paging group of `caller`: the tenant it lands in (answered) and its
 /// references.
@@ -53,5 +54,13 @@ async fn check_references(
         tenancy::check_destinations(services, tenant, field, members, problems).await?;
     }
     let field = "introMessageMediaFileId";
-    tenancy::check_media_file(services, tenant, field, intro, problems).await
+    tenancy::check_reference(
+        services,
+        tenant,
+        Referenced::MediaFile,
+        field,
+        intro,
+        problems,
+    )
+    .await
 }

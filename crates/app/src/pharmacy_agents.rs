@@ -11,7 +11,8 @@ use switchboard_domain::records::pharmacy_agent::{
 };
 use switchboard_domain::{Location, Principal, Problems, Scope};
 
-use crate::{Error, Result, Services, tenancy};
+use crate::tenancy::{self, Referenced};
+use crate::{Error, Result, Services};
 
 /// The references of an agent body, each `None` when the body leaves it unchanged or
 /// clears it.
@@ -68,14 +69,38 @@ async fn check_references(
     problems: &mut Problems,
 ) -> Result<()> {
     let field = "greetingMediaFileId";
-    tenancy::check_media_file(services, tenant, field, refs.greeting, problems).await?;
+    tenancy::check_reference(
+        services,
+        tenant,
+        Referenced::MediaFile,
+        field,
+        refs.greeting,
+        problems,
+    )
+    .await?;
     let field = "promptMediaFileId";
-    tenancy::check_media_file(services, tenant, field, refs.prompt, problems).await?;
+    tenancy::check_reference(
+        services,
+        tenant,
+        Referenced::MediaFile,
+        field,
+        refs.prompt,
+        problems,
+    )
+    .await?;
     let field = "fallbackDestination";
     tenancy::check_destination(services, tenant, field, refs.fallback, problems).await?;
     if let Some(rule) = refs.after_hours {
         let (field, hours) = ("afterHours/businessHourId", Some(rule.business_hour_id));
-        tenancy::check_business_hours(services, tenant, field, hours, problems).await?;
+        tenancy::check_reference(
+            services,
+            tenant,
+            Referenced::BusinessHours,
+            field,
+            hours,
+            problems,
+        )
+        .await?;
         let (field, destination) = ("afterHours/destination", rule.destination.as_ref());
         tenancy::check_destination(services, tenant, field, destination, problems).await?;
     }

@@ -8,7 +8,8 @@ use switchboard_domain::records::phone_number::{
 };
 use switchboard_domain::{Principal, Problems};
 
-use crate::{Result, Services, tenancy};
+use crate::tenancy::{self, Referenced};
+use crate::{Result, Services};
 
 /// Checks a number provisioned by `caller`: the tenant it goes to (answered) and what its
 /// settings name.
@@ -48,11 +49,27 @@ async fn check_settings(
         tenancy::branch_for_write(services, caller, tenant, Some(branch), problems).await?;
     }
     let sms_extension = settings.sms_ext_id.flatten().map(|e| e.get());
-    tenancy::check_extension(services, tenant, "smsExtId", sms_extension, problems).await?;
+    tenancy::check_reference(
+        services,
+        tenant,
+        Referenced::Extension,
+        "smsExtId",
+        sms_extension,
+        problems,
+    )
+    .await?;
     if let Some(Some(destination)) = &settings.destination {
         let destination = Some(destination);
         tenancy::check_destination(services, tenant, "destination", destination, problems).await?;
     }
     let conduit = settings.conduit_id.flatten().map(|c| c.get());
-    tenancy::check_conduit(services, tenant, "conduitId", conduit, problems).await
+    tenancy::check_reference(
+        services,
+        tenant,
+        Referenced::Conduit,
+        "conduitId",
+        conduit,
+        problems,
+    )
+    .await
 }

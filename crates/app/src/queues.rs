@@ -6,7 +6,8 @@ use switchboard_domain::records::destination::{DestType, DestinationInput};
 use switchboard_domain::records::queue::{CreateQueue, Queue, QueueMemberInput, UpdateQueue};
 use switchboard_domain::{Principal, Problems};
 
-use crate::{Result, Services, tenancy};
+use crate::tenancy::{self, Referenced};
+use crate::{Result, Services};
 
 /// Checks a new queue of `caller`: the tenant it lands in (answered) and its references.
 pub async fn check_new(
@@ -81,10 +82,19 @@ async fn check_references(
         tenancy::check_destinations(services, tenant, "members", &items, problems).await?;
     }
     let hold_file = hold_media_file_id;
-    tenancy::check_media_file(services, tenant, "holdMediaFileId", hold_file, problems).await?;
-    tenancy::check_music_on_hold(
+    tenancy::check_reference(
         services,
         tenant,
+        Referenced::MediaFile,
+        "holdMediaFileId",
+        hold_file,
+        problems,
+    )
+    .await?;
+    tenancy::check_reference(
+        services,
+        tenant,
+        Referenced::MusicOnHold,
         "musicOnHoldId",
         music_on_hold_id,
         problems,

@@ -23,6 +23,26 @@ pub async fn tenant_for_write(
     tenant_named_at(services, caller, requested, Location::Body).await
 }
 
+/// The tenant an engine's report names, when the caller may push for it; otherwise
+/// `None`, with the problem (an unknown tenant) added to `problems` so that it is answered
+/// with every other broken rule of the report (issue 29). A scope refused is a 403 on its
+/// own.
+pub async fn reported_tenant(
+    services: &impl Services,
+    caller: &Principal,
+    named: TenantId,
+    problems: &mut Problems,
+) -> Result<Option<TenantId>, Error> {
+    match tenant_for_write(services, caller, Some(named)).await {
+        Ok(tenant) => Ok(Some(tenant)),
+        Err(Error::Invalid(found)) => {
+            problems.extend_messages(&found.into_messages());
+            Ok(None)
+        }
+        Err(refused) => Err(refused),
+    }
+}
+
 /// The tenant a request concerns, from a `tenantId` given at `location` (the query of
 /// a read such as `GET /v2/admin/faxes/retry-policy`, the body of a write): a missing or
 /// unknown one is reported where the caller put it, or should have.
@@ -172,167 +192,71 @@ pub async fn check_destination(
     Ok(())
 }
 
-/// Checks that announcement `id` (when given) belongs to `tenant`. "None" reaches here as
-/// `None`: a body's 0 is read as none by its rule (`OptionalRef`).
-pub async fn check_announcement(
-    services: &impl Services,
-    tenant: TenantId,
-    field: &str,
-    id: Option<i64>,
-    problems: &mut Problems,
-) -> Result<(), Error> {
-    check_of_tenant(
-        services,
-        tenant,
-        ("announcements", "an announcement"),
-        (field, id),
-        problems,
-    )
-    .await
+/// A kind of record a body names by id, which must be the writing tenant's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Referenced {
+    /// An announcement.
+    Announcement,
+    /// Business hours.
+    BusinessHours,
+    /// A conduit.
+    Conduit,
+    /// An extension.
+    Extension,
+    /// An IVR.
+    Ivr,
+    /// A media file.
+    MediaFile,
+    /// A music on hold.
+    MusicOnHold,
+    /// A paging group.
+    PagingGroup,
+    /// A queue.
+    Queue,
 }
 
-/// Checks that music on hold `id` (when present) belongs to `tenant`. A music on hold
+impl Referenced {
+    /// The table its records are in, and how a refusal names one.
+    const fn table_and_name(self) -> (&'static str, &'static str) {
+        match self {
+            Referenced::Announcement => ("announcements", "an announcement"),
+            Referenced::BusinessHours => ("business_hours", "a business hour"),
+            Referenced::Conduit => ("conduits", "a conduit"),
+            Referenced::Extension => ("extensions", "an extension"),
+            Referenced::Ivr => ("ivrs", "an IVR"),
+            Referenced::MediaFile => ("media_files", "a media file"),
+            Referenced::MusicOnHold => ("music_on_hold", "a music on hold"),
+            Referenced::PagingGroup => ("paging_groups", "a paging group"),
+            Referenced::Queue => ("queues", "a queue"),
+        }
+    }
+}
+
+/// Checks that record `id` of kind `kind` (when given) belongs to `tenant`, else adds a
+/// problem on body `field` saying it `must name {a kind} of the tenant`. "None" reaches
+/// here as `None`: a body's 0 is read as none by its rule (`OptionalRef`). A record
 /// deleted after this check and before the write is refused by the write's foreign key.
-pub async fn check_music_on_hold(
+pub async fn check_reference(
     services: &impl Services,
     tenant: TenantId,
+    kind: Referenced,
     field: &str,
     id: Option<i64>,
-    problems: &mut Problems,
-) -> Result<(), Error> {
-    check_of_tenant(
-        services,
-        tenant,
-        ("music_on_hold", "a music on hold"),
-        (field, id),
-        problems,
-    )
-    .await
-}
-
-/// Checks that media file `id` (when given) belongs to `tenant`. "None" reaches here as
-/// `None`: a body's 0 is read as none by its rule (`OptionalRef`).
-pub async fn check_media_file(
-    services: &impl Services,
-    tenant: TenantId,
-    field: &str,
-    id: Option<i64>,
-    problems: &mut Problems,
-) -> Result<(), Error> {
-    check_of_tenant(
-        services,
-        tenant,
-        ("media_files", "a media file"),
-        (field, id),
-        problems,
-    )
-    .await
-}
-
-/// Checks that record `id` of `table` (when given) belongs to `tenant`, else adds a
-/// problem on `field` saying it `must name {what} of the tenant`.
-async fn check_of_tenant(
-    services: &impl Services,
-    tenant: TenantId,
-    (table, what): (&'static str, &str),
-    (field, id): (&str, Option<i64>),
     problems: &mut Problems,
 ) -> Result<(), Error> {
     let Some(id) = id else {
         return Ok(());
     };
+    let (table, name) = kind.table_and_name();
     let condition = switchboard_db::scope::of_tenant(tenant);
     if !switchboard_db::crud::exists(services.db(), table, id, condition).await? {
         problems.add(
             Location::Body,
             field,
-            format!("must name {what} of the tenant"),
+            format!("must name {name} of the tenant"),
         );
     }
     Ok(())
-}
-
-/// Checks that conduit `id` (when given) belongs to `tenant`.
-pub async fn check_conduit(
-    services: &impl Services,
-    tenant: TenantId,
-    field: &str,
-    id: Option<i64>,
-    problems: &mut Problems,
-) -> Result<(), Error> {
-    check_of_tenant(
-        services,
-        tenant,
-        ("conduits", "a conduit"),
-        (field, id),
-        problems,
-    )
-    .await
-}
-
-/// Checks that extension `id` (when given) belongs to `tenant`.
-pub async fn check_extension(
-    services: &impl Services,
-    tenant: TenantId,
-    field: &str,
-    id: Option<i64>,
-    problems: &mut Problems,
-) -> Result<(), Error> {
-    let what = ("extensions", "an extension");
-    check_of_tenant(services, tenant, what, (field, id), problems).await
-}
-
-/// Checks that paging group `id` (when given) belongs to `tenant`.
-pub async fn check_paging_group(
-    services: &impl Services,
-    tenant: TenantId,
-    field: &str,
-    id: Option<i64>,
-    problems: &mut Problems,
-) -> Result<(), Error> {
-    let what = ("paging_groups", "a paging group");
-    check_of_tenant(services, tenant, what, (field, id), problems).await
-}
-
-/// Checks that IVR `id` (when given) belongs to `tenant`.
-pub async fn check_ivr(
-    services: &impl Services,
-    tenant: TenantId,
-    field: &str,
-    id: Option<i64>,
-    problems: &mut Problems,
-) -> Result<(), Error> {
-    check_of_tenant(services, tenant, ("ivrs", "an IVR"), (field, id), problems).await
-}
-
-/// Checks that business hours `id` (when given) belong to `tenant`.
-pub async fn check_business_hours(
-    services: &impl Services,
-    tenant: TenantId,
-    field: &str,
-    id: Option<i64>,
-    problems: &mut Problems,
-) -> Result<(), Error> {
-    let what = ("business_hours", "a business hour");
-    check_of_tenant(services, tenant, what, (field, id), problems).await
-}
-
-/// Checks that queue `id` (when given) belongs to `tenant`.
-pub async fn check_queue(
-    services: &impl Services,
-    tenant: TenantId,
-    field: &str,
-    id: Option<i64>,
-    problems: &mut Problems,
-) -> Result<(), Error> {
-    check_of_tenant(
-        services,
-        tenant,
-        ("queues", "a queue"),
-        (field, id),
-        problems,
-    )
-    .await
 }
 
 /// Every stored spelling of the phone number `text` as `tenant` writes it: read in the

@@ -9,15 +9,16 @@ use axum::extract::{FromRequest, Multipart, Request, State};
 use serde::Serialize;
 use serde_json::Value;
 use switchboard_app::engine::{self, MessageAudio};
-use switchboard_app::{faxes, tenancy};
+use switchboard_app::faxes;
+use switchboard_app::tenancy::{self, Referenced};
 use switchboard_db::crud::Recorded;
 use switchboard_db::{calls, texts, voicemail};
+use switchboard_domain::Location;
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::records::call::{IngestCall, MAX_RECORDING_BYTES};
 use switchboard_domain::records::fax::MAX_DOCUMENT_BYTES;
 use switchboard_domain::records::traffic::{IngestFax, IngestSms};
 use switchboard_domain::records::voicemail::IngestVoicemail;
-use switchboard_domain::{Location, Principal, Problems};
 use switchboard_storage::audio;
 use utoipa::ToSchema;
 
@@ -143,25 +144,6 @@ async fn forget_on_failure<T>(
     Ok(written?)
 }
 
-/// The tenant a report names, when the caller may push for it; otherwise `None`, with
-/// the problem (an unknown tenant) added to `problems` so that it is answered with every
-/// other broken rule of the report (issue 29). A scope refused is a 403 on its own.
-async fn pushed_tenant(
-    state: &AppState,
-    caller: &Principal,
-    named: TenantId,
-    problems: &mut Problems,
-) -> ApiResult<Option<TenantId>> {
-    match tenancy::tenant_for_write(state, caller, Some(named)).await {
-        Ok(tenant) => Ok(Some(tenant)),
-        Err(switchboard_app::Error::Invalid(found)) => {
-            problems.extend_messages(&found.into_messages());
-            Ok(None)
-        }
-        Err(refused) => Err(refused.into()),
-    }
-}
-
 /// The tenant a checked report was found to name (its rules ran without a problem).
 fn checked_tenant(tenant: Option<TenantId>) -> ApiResult<TenantId> {
     tenant.ok_or_else(|| ApiError::internal("a checked report names no tenant"))
@@ -242,13 +224,20 @@ pub async fn voicemail(
     let mut tenant = None;
     let mut message = Checked::<IngestVoicemail>::read(&pushed.fields)
         .check(async |message, problems| {
-            tenant = pushed_tenant(&state, &caller, message.tenant_id, problems).await?;
+            tenant = tenancy::reported_tenant(&state, &caller, message.tenant_id, problems).await?;
             if let Some(tenant) = tenant {
                 // The record will belong to the tenant: a stray extension id would hand
                 // it to nobody (or, worse, to whoever holds that id).
                 let extension = message.extension_id.map(|e| e.get());
-                tenancy::check_extension(&state, tenant, "extensionId", extension, problems)
-                    .await?;
+                tenancy::check_reference(
+                    &state,
+                    tenant,
+                    Referenced::Extension,
+                    "extensionId",
+                    extension,
+                    problems,
+                )
+                .await?;
             }
             Ok(())
         })
@@ -317,7 +306,7 @@ pub async fn call(
     let mut tenant = None;
     let mut report = Checked::<IngestCall>::read(&pushed.fields)
         .check(async |call, problems| {
-            tenant = pushed_tenant(&state, &caller, call.tenant_id, problems).await?;
+            tenant = tenancy::reported_tenant(&state, &caller, call.tenant_id, problems).await?;
             let Some(tenant) = tenant else {
                 return Ok(());
             };
@@ -339,10 +328,26 @@ pub async fn call(
             });
             for (field, extension) in named.into_iter().chain(transferred) {
                 let extension = extension.map(|e| e.get());
-                tenancy::check_extension(&state, tenant, &field, extension, problems).await?;
+                tenancy::check_reference(
+                    &state,
+                    tenant,
+                    Referenced::Extension,
+                    &field,
+                    extension,
+                    problems,
+                )
+                .await?;
             }
             let queue = call.queue_id.map(|q| q.get());
-            Ok(tenancy::check_queue(&state, tenant, "queueId", queue, problems).await?)
+            Ok(tenancy::check_reference(
+                &state,
+                tenant,
+                Referenced::Queue,
+                "queueId",
+                queue,
+                problems,
+            )
+            .await?)
         })
         .await?
         .into_report();
@@ -405,7 +410,7 @@ pub async fn sms(
     let mut tenant = None;
     let mut sms = body
         .check(async |sms, problems| {
-            tenant = pushed_tenant(&state, &caller, sms.tenant, problems).await?;
+            tenant = tenancy::reported_tenant(&state, &caller, sms.tenant, problems).await?;
             Ok(())
         })
         .await?;
@@ -448,7 +453,7 @@ pub async fn fax(
     let mut tenant = None;
     let mut fax = Checked::<IngestFax>::read(&pushed.fields)
         .check(async |fax, problems| {
-            tenant = pushed_tenant(&state, &caller, fax.tenant, problems).await?;
+            tenant = tenancy::reported_tenant(&state, &caller, fax.tenant, problems).await?;
             Ok(())
         })
         .await?;
