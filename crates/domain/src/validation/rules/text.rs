@@ -216,14 +216,22 @@ impl Rule for OptionalEmail {
 
 /// An `http://` or `https://` URL with a host and without credentials, spaces or control
 /// characters, of `3..=2048` characters (the spec's minimum is 3), that a URL parser (the
-/// WHATWG rules of the `url` crate, which the delivery client uses) reads.
+/// WHATWG rules of the `url` crate, which the delivery client uses) reads, its host part
+/// read alike by every reader.
 #[derive(Clone, Copy, Debug)]
 pub struct HttpUrl;
 
 impl HttpUrl {
+    /// Characters refused in the host part (up to the first `/`, `?` or `#`): a backslash
+    /// ends it for the WHATWG parser but not for RFC 3986 readers (Python's `urlsplit`,
+    /// an auditor), which would see another host; the WHATWG parser takes `"`, `` ` ``,
+    /// `{` and `}` in a host name, which no HTTP request can carry.
+    const UNREAD_IN_HOST: &'static str = "\\\"`{}";
+
     fn pattern() -> String {
         let sc = SPACE_OR_CONTROL;
-        format!("^https?://[^@/?#{sc}]+([/?#][^{sc}]*)?$")
+        let unread = HttpUrl::UNREAD_IN_HOST.replace('\\', "\\\\");
+        format!("^https?://[^@/?#{unread}{sc}]+([/?#][^{sc}]*)?$")
     }
 }
 
@@ -243,8 +251,10 @@ impl Rule for HttpUrl {
         // A URL no parser reads (`http://[`, a port of 99999, a host of forbidden
         // characters) could never be delivered to; it is refused here, not at the first event.
         let readable = !url.chars().any(space_or_control)
-            && url::Url::parse(&url).is_ok_and(|parsed| parsed.host().is_some());
-        if host.is_empty() || !readable {
+            && url::Url::parse(&url)
+                .is_ok_and(|parsed| parsed.host().is_some() && parsed.port() != Some(0));
+        let unread = host.contains(|c| HttpUrl::UNREAD_IN_HOST.contains(c));
+        if host.is_empty() || !readable || unread {
             return Err("must be an http:// or https:// URL with a host".into());
         }
         Ok(url)
@@ -328,6 +338,12 @@ mod tests {
             "http://a<b.c/",
             "http://a\u{ff0f}b.c/",
             "https://user:pass@example.com/",
+            "http://a.b\\[",
+            "http://a.b\\[x]",
+            "http://evil.example\\.good.example/",
+            "http://a{b}.example/",
+            "http://a\"b.example/",
+            "http://a.b:0/",
         ] {
             assert!(HttpUrl.check(Raw::Text(bad)).is_err(), "{bad}");
         }
