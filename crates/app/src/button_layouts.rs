@@ -74,8 +74,7 @@ pub async fn write_new(
     tenant: TenantId,
     body: CreateButtonLayout,
 ) -> Result<ButtonLayout> {
-    let (name, model) = (body.name, body.device_model);
-    Ok(button_layouts::create(services.db(), tenant, name, model, &body.keys).await?)
+    Ok(button_layouts::create(services.db(), tenant, &body).await?)
 }
 
 /// Checks `keys` against `model` and the tenant's records: every broken rule at its

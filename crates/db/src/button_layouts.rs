@@ -7,11 +7,14 @@ use sea_query::{Expr, ExprTrait, Query, SelectStatement};
 use switchboard_domain::Scope;
 use switchboard_domain::ids::{ButtonLayoutId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
-use switchboard_domain::records::button_layout::{ButtonLayout, KeyInput, LayoutKey};
+use switchboard_domain::records::button_layout::{
+    ButtonLayout, CreateButtonLayout, KeyInput, LayoutKey, UpdateButtonLayout,
+};
 use switchboard_domain::records::device_model::KeyType;
 
 use crate::backend::{Db, Reader, Tx};
-use crate::crud::{self, Changes};
+use crate::changes;
+use crate::crud;
 use crate::devices;
 use crate::error::{Error, Result};
 use crate::list::{self, Listing};
@@ -155,25 +158,15 @@ async fn replace_keys(tx: &mut Tx, id: i64, keys: &[KeyInput]) -> Result<()> {
 
 /// Creates a layout of `tenant` with its keys.
 #[boxed]
-pub async fn create(
-    db: &Db,
-    tenant: TenantId,
-    name: String,
-    model: String,
-    keys: &[KeyInput],
-) -> Result<ButtonLayout> {
+pub async fn create(db: &Db, tenant: TenantId, body: &CreateButtonLayout) -> Result<ButtonLayout> {
     let mut tx = db.begin().await?;
     let id = crud::insert_in(
         &mut tx,
         "button_layouts",
-        vec![
-            ("tenant_id", tenant.get().into()),
-            ("name", name.into()),
-            ("device_model", model.into()),
-        ],
+        changes::with_tenant(tenant, body),
     )
     .await?;
-    replace_keys(&mut tx, id, keys).await?;
+    replace_keys(&mut tx, id, &body.keys).await?;
     tx.commit().await?;
     get(db, &Scope::Platform, ButtonLayoutId(id)).await
 }
@@ -186,18 +179,12 @@ pub async fn update(
     db: &Db,
     scope: &Scope,
     id: ButtonLayoutId,
-    name: Option<String>,
-    model: Option<String>,
-    keys: Option<&[KeyInput]>,
+    body: &UpdateButtonLayout,
 ) -> Result<ButtonLayout> {
     get(db, scope, id).await?;
-    let mut changes: Changes = Vec::new();
-    if let Some(name) = name {
-        changes.push(("name", name.into()));
-    }
-    let rendered = model.is_some() || keys.is_some();
+    let rendered = body.device_model.is_some() || body.keys.is_some();
     let mut tx = db.begin().await?;
-    if let Some(model) = model {
+    if let Some(model) = &body.device_model {
         // Checked with the layout locked against device writes (see
         // `devices::layout_fits`), so no phone of the old model can be assigned meanwhile.
         tx.lock_keys(&[&layout_key(id.get())]).await?;
@@ -207,7 +194,7 @@ pub async fn update(
             .and_where(Expr::col("id").eq(id.get()))
             .take();
         let (before,): (String,) = tx.fetch_one(&current).await?;
-        if before != model {
+        if before != *model {
             let (total, names) = used_by_in(&mut tx, id).await?;
             if total > 0 {
                 return Err(Error::InUse(format!(
@@ -217,10 +204,9 @@ pub async fn update(
                 )));
             }
         }
-        changes.push(("device_model", model.into()));
     }
-    crud::update_in(&mut tx, "button_layouts", id.get(), changes).await?;
-    if let Some(keys) = keys {
+    crud::update_in(&mut tx, "button_layouts", id.get(), changes::of(body)).await?;
+    if let Some(keys) = &body.keys {
         replace_keys(&mut tx, id.get(), keys).await?;
     }
     if rendered {

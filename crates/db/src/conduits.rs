@@ -12,6 +12,7 @@ use switchboard_domain::records::conduit::{
 };
 
 use crate::backend::{Db, Tx};
+use crate::changes;
 use crate::crud::{self, Changes};
 use crate::error::Result;
 use crate::list::{self, Listing};
@@ -178,20 +179,9 @@ pub async fn create(
     // The seal binds the row's id, known once inserted: the row is written without its
     // credentials, then they are sealed and set, in the same transaction.
     let mut tx = db.begin().await?;
-    let id = crud::insert_in(
-        &mut tx,
-        "conduits",
-        vec![
-            ("tenant_id", tenant.get().into()),
-            ("kind", body.kind.as_str().into()),
-            ("name", body.name.into()),
-            ("direction", body.direction.as_str().into()),
-            ("status", body.status.as_str().into()),
-            ("address", body.address.into()),
-            ("created_at", now.into()),
-        ],
-    )
-    .await?;
+    let mut columns = changes::with_tenant(tenant, &body);
+    columns.push(("created_at", now.into()));
+    let id = crud::insert_in(&mut tx, "conduits", columns).await?;
     let sealed = credentials(id, sealer, Some(body.username), Some(body.secret));
     let update = Query::update()
         .table("conduits")
@@ -212,18 +202,7 @@ pub async fn update(
     body: UpdateConduit,
     sealer: &Sealer,
 ) -> Result<ConduitRow> {
-    let mut changes: Changes = Vec::new();
-    for (column, value) in [
-        ("kind", body.kind.map(|v| v.as_str().to_owned())),
-        ("name", body.name),
-        ("direction", body.direction.map(|v| v.as_str().to_owned())),
-        ("status", body.status.map(|v| v.as_str().to_owned())),
-        ("address", body.address),
-    ] {
-        if let Some(value) = value {
-            changes.push((column, value.into()));
-        }
-    }
+    let mut changes = changes::of(&body);
     changes.extend(credentials(id.get(), sealer, body.username, body.secret));
     crud::update(db, select(scope), "id", "conduits", id.get(), changes).await
 }

@@ -16,6 +16,7 @@ use switchboard_domain::records::traffic::time_or_now;
 use switchboard_domain::validation::iso;
 
 use crate::backend::{Db, Reader, Tx};
+use crate::changes;
 use crate::crud::{self, Changes, Recorded};
 use crate::destinations::{self, Owner};
 use crate::error::{Error, Result};
@@ -206,18 +207,8 @@ async fn hold_conduit(tx: &mut Tx, tenant: TenantId, id: i64) -> Result<()> {
 /// Creates a pharmacy agent of `tenant` (references checked by the caller).
 #[boxed]
 pub async fn create(db: &Db, tenant: TenantId, body: CreatePharmacyAgent) -> Result<PharmacyAgent> {
-    let mut changes: Changes = vec![
-        ("tenant_id", tenant.get().into()),
-        ("name", body.name.into()),
-        ("number", body.number.into()),
-        ("ivr_bulk", body.ivr_bulk.into()),
-        ("refill_loop_attempts", body.refill_loop_attempts.into()),
-        ("rx_number_length", body.rx_number_length.into()),
-        ("greeting_media_file_id", body.greeting_media_file_id.into()),
-        ("prompt_media_file_id", body.prompt_media_file_id.into()),
-        ("conduit_id", body.conduit_id.into()),
-        ("created_at", chrono::Utc::now().timestamp().into()),
-    ];
+    let mut changes = changes::with_tenant(tenant, &body);
+    changes.push(("created_at", chrono::Utc::now().timestamp().into()));
     let conduit = body.conduit_id;
     let closed = after_hours(body.after_hours, &mut changes);
     let mut tx = db.begin().await?;
@@ -257,31 +248,7 @@ pub async fn update(
     body: UpdatePharmacyAgent,
 ) -> Result<PharmacyAgent> {
     let current = get(db, scope, id).await?;
-    let mut changes: Changes = Vec::new();
-    if let Some(name) = body.name {
-        changes.push(("name", name.into()));
-    }
-    if let Some(number) = body.number {
-        changes.push(("number", number.into()));
-    }
-    if let Some(bulk) = body.ivr_bulk {
-        changes.push(("ivr_bulk", bulk.into()));
-    }
-    if let Some(attempts) = body.refill_loop_attempts {
-        changes.push(("refill_loop_attempts", attempts.into()));
-    }
-    if let Some(length) = body.rx_number_length {
-        changes.push(("rx_number_length", length.into()));
-    }
-    if let Some(file) = body.greeting_media_file_id {
-        changes.push(("greeting_media_file_id", file.into()));
-    }
-    if let Some(file) = body.prompt_media_file_id {
-        changes.push(("prompt_media_file_id", file.into()));
-    }
-    if let Some(conduit) = body.conduit_id {
-        changes.push(("conduit_id", conduit.into()));
-    }
+    let mut changes = changes::of(&body);
     let closed = body.after_hours.map(|rule| after_hours(rule, &mut changes));
     let mut tx = db.begin().await?;
     if let Some(Some(conduit)) = body.conduit_id {

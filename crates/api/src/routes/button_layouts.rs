@@ -84,15 +84,7 @@ pub async fn update(
             async |body, problems| Ok(app::check_change(&state, &current, body, problems).await?),
         )
         .await?;
-    let layout = button_layouts::update(
-        &state.db,
-        &caller.scope,
-        id,
-        body.name,
-        body.device_model,
-        body.keys.as_deref(),
-    )
-    .await?;
+    let layout = button_layouts::update(&state.db, &caller.scope, id, &body).await?;
     Ok(Json(layout))
 }
 

@@ -91,8 +91,9 @@ pub const KEYS: ListOf<Nested<KeyInput>> =
     list_of(nested::<KeyInput>(), 0, 1000).unique_by("index");
 
 /// The body of `POST /v2/admin/button-layouts/`.
-// `UpdateButtonLayout`, the body of `PATCH`, is generated from it (docs/decisions.md,
-// "Declared once").
+// `UpdateButtonLayout`, the body of `PATCH`, is generated from it; a field with `column`
+// is stored in the layout's row, the keys by the repository (docs/decisions.md, "Declared
+// once").
 #[derive(Clone, Debug, Body)]
 #[body(
     example = CreateButtonLayout::example_body,
@@ -108,10 +109,10 @@ pub struct CreateButtonLayout {
     #[field(rule = ID, create_only)]
     pub tenant_id: Option<TenantId>,
     /// Its name.
-    #[field(rule = NAME)]
+    #[field(rule = NAME, column)]
     pub name: String,
     /// The model it is for (a change is refused while devices of another model use it).
-    #[field(rule = KnownModel)]
+    #[field(rule = KnownModel, column)]
     pub device_model: String,
     /// Its keys (index 1 is the primary line; a change replaces the current ones).
     #[field(rule = KEYS, default = Vec::new())]

@@ -104,7 +104,8 @@ pub struct ConduitFilter {
 }
 
 /// The body of `POST /v2/admin/conduits/`.
-// `UpdateConduit`, the body of `PATCH`, is generated from it (docs/decisions.md,
+// `UpdateConduit`, the body of `PATCH`, is generated from it; a field with `column` is
+// stored in the conduit's row, the credentials sealed by the repository (docs/decisions.md,
 // "Declared once").
 #[derive(Clone, Debug, Body)]
 #[body(
@@ -120,19 +121,19 @@ pub struct CreateConduit {
     #[field(rule = ID)]
     pub tenant_id: Option<TenantId>,
     /// `sip-trunk`, `carrier`, `pharmacy-system` or `crm`.
-    #[field(rule = KIND)]
+    #[field(rule = KIND, column)]
     pub kind: ConduitKind,
     /// Its name.
-    #[field(rule = NAME)]
+    #[field(rule = NAME, column)]
     pub name: String,
     /// `inbound`, `outbound` or `both` (default).
-    #[field(rule = DIRECTION, default = ConduitDirection::Both)]
+    #[field(rule = DIRECTION, default = ConduitDirection::Both, column)]
     pub direction: ConduitDirection,
     /// `active` (default), `disabled` or `failing`.
-    #[field(rule = STATUS, default = ConduitStatus::Active)]
+    #[field(rule = STATUS, default = ConduitStatus::Active, column)]
     pub status: ConduitStatus,
     /// Where it connects (a SIP host or a URL).
-    #[field(rule = ADDRESS, default = String::new())]
+    #[field(rule = ADDRESS, default = String::new(), column)]
     pub address: String,
     /// The user name it authenticates with (stored sealed, never answered); in a change,
     /// `null` removes it.

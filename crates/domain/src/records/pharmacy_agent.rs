@@ -122,8 +122,8 @@ const AFTER_HOURS: Nested<AfterHoursInput> = nested::<AfterHoursInput>();
 const MEDIA_FILE: Int = int(1, i64::MAX);
 
 /// The body of `POST /v2/admin/pharmacy/agents/`.
-// `UpdatePharmacyAgent`, the body of `PATCH`, is generated from it (docs/decisions.md,
-// "Declared once").
+// `UpdatePharmacyAgent`, the body of `PATCH`, is generated from it; a field with `column`
+// is stored in the agent's row (docs/decisions.md, "Declared once").
 #[derive(Clone, Debug, Body)]
 #[body(
     placement(tenant),
@@ -139,26 +139,26 @@ pub struct CreatePharmacyAgent {
     #[field(rule = ID)]
     pub tenant_id: Option<TenantId>,
     /// Its name.
-    #[field(rule = NAME)]
+    #[field(rule = NAME, column)]
     pub name: String,
     /// Its number, free in the tenant's dial plan.
-    #[field(rule = NUMBER)]
+    #[field(rule = NUMBER, column)]
     pub number: String,
     /// 1: several prescriptions per call; 0 (the default): one. Strictly the integers 1
     /// or 0.
-    #[field(rule = Bit, default = 0)]
+    #[field(rule = Bit, default = 0, column)]
     pub ivr_bulk: i64,
     /// Tries to key a valid Rx number, 1 to 10 (default 3).
-    #[field(rule = REFILL_LOOP_ATTEMPTS, default = 3)]
+    #[field(rule = REFILL_LOOP_ATTEMPTS, default = 3, column)]
     pub refill_loop_attempts: i64,
     /// Digits of an Rx number, 4 to 20 (default 7).
-    #[field(rule = RX_NUMBER_LENGTH, default = 7)]
+    #[field(rule = RX_NUMBER_LENGTH, default = 7, column)]
     pub rx_number_length: i64,
     /// A media file of the tenant greeting callers; null: the platform's greeting.
-    #[field(rule = MEDIA_FILE, nullable)]
+    #[field(rule = MEDIA_FILE, nullable, column)]
     pub greeting_media_file_id: Option<i64>,
     /// A media file of the tenant asking for an Rx number; null: the platform's prompt.
-    #[field(rule = MEDIA_FILE, nullable)]
+    #[field(rule = MEDIA_FILE, nullable, column)]
     pub prompt_media_file_id: Option<i64>,
     /// Where a caller goes for a pharmacist; null (the default): the call ends.
     #[field(rule = PATH, nullable)]
@@ -168,7 +168,7 @@ pub struct CreatePharmacyAgent {
     #[field(rule = AFTER_HOURS, nullable)]
     pub after_hours: Option<AfterHoursInput>,
     /// A `pharmacy-system` conduit of the tenant; null: none.
-    #[field(rule = ID, nullable)]
+    #[field(rule = ID, nullable, column)]
     pub conduit_id: Option<i64>,
 }
 
