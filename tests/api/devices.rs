@@ -367,17 +367,13 @@ async fn an_extension_a_phone_registers_as_cannot_be_deleted(app: TestApp) {
     .await["id"]
         .as_i64()
         .unwrap();
-    let refused = app
-        .delete(&format!("/v2/admin/extensions/{}", w.ext_a), &token)
+    app.delete(&format!("/v2/admin/extensions/{}", w.ext_a), &token)
         .await
-        .expect(409);
-    assert!(
-        refused["message"]
-            .as_str()
-            .unwrap()
-            .contains(&format!("device 'Reception phone' (id {id})")),
-        "{refused}"
-    );
+        .refusal_saying(
+            409,
+            "Conflict",
+            &format!("device 'Reception phone' (id {id})"),
+        );
     assert_eq!(app.count_where("extensions", "id", w.ext_a).await, 1);
     app.patch(
         &format!("/v2/admin/devices/{id}"),

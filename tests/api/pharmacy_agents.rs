@@ -485,26 +485,19 @@ async fn what_an_agent_uses_cannot_go(app: TestApp) {
         format!("/v2/admin/business-hours/{}", r.hours),
     ];
     for p in &used {
-        let refused = app.delete(p, &token).await.expect(409);
-        assert!(
-            refused["message"]
-                .as_str()
-                .unwrap()
-                .contains(&format!("pharmacy agent 'Refill line' (id {id})")),
-            "{p}: {refused}"
+        app.delete(p, &token).await.refusal_saying(
+            409,
+            "Conflict",
+            &format!("pharmacy agent 'Refill line' (id {id})"),
         );
     }
-    let refused = app
-        .delete(&format!("/v2/admin/conduits/{}", r.conduit), &platform)
+    app.delete(&format!("/v2/admin/conduits/{}", r.conduit), &platform)
         .await
-        .expect(409);
-    assert!(
-        refused["message"]
-            .as_str()
-            .unwrap()
-            .contains(&format!("pharmacy agent 'Refill line' (id {id})")),
-        "{refused}"
-    );
+        .refusal_saying(
+            409,
+            "Conflict",
+            &format!("pharmacy agent 'Refill line' (id {id})"),
+        );
 
     // PHARMACY_AGENT is a destination: a phone number and an IVR route to the agent,
     // which then cannot be deleted.
@@ -569,36 +562,27 @@ async fn one_number_one_owner(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
     app.extension(&token, "150", "Counter").await;
-    let refused = app
-        .post(AGENTS, &token, json!({"name": "A", "number": "150"}))
+    app.post(AGENTS, &token, json!({"name": "A", "number": "150"}))
         .await
-        .expect(409);
-    assert_eq!(refused["name"], "Conflict");
-    assert!(
-        refused["message"]
-            .as_str()
-            .unwrap()
-            .contains("the number 150 is taken by extension 'Counter' (id "),
-        "{refused}"
-    );
+        .refusal_saying(
+            409,
+            "Conflict",
+            "the number 150 is taken by extension 'Counter' (id ",
+        );
     let agent = app
         .post(AGENTS, &token, json!({"name": "Refills", "number": "700"}))
         .await
         .expect(200);
-    let refused = app
-        .post(
-            "/v2/admin/extensions/",
-            &token,
-            json!({"number": "700", "name": "Late"}),
-        )
-        .await
-        .expect(409);
-    assert!(
-        refused["message"]
-            .as_str()
-            .unwrap()
-            .contains(&format!("pharmacy agent 'Refills' (id {})", agent["id"])),
-        "{refused}"
+    app.post(
+        "/v2/admin/extensions/",
+        &token,
+        json!({"number": "700", "name": "Late"}),
+    )
+    .await
+    .refusal_saying(
+        409,
+        "Conflict",
+        &format!("pharmacy agent 'Refills' (id {})", agent["id"]),
     );
     // Renumbering frees the old number; another tenant's plan is its own.
     app.patch(

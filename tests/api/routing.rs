@@ -193,17 +193,9 @@ async fn queues_hold_members_in_order_within_the_tenant(app: TestApp) {
     );
 
     // In use: the member extension and the hold music cannot go while the queue holds them.
-    let refused = app
-        .delete(&format!("/v2/admin/extensions/{second}"), &token)
+    app.delete(&format!("/v2/admin/extensions/{second}"), &token)
         .await
-        .expect(409);
-    assert!(
-        refused["message"]
-            .as_str()
-            .unwrap()
-            .contains(&format!("queue 'Support' (id {id})")),
-        "{refused}"
-    );
+        .refusal_saying(409, "Conflict", &format!("queue 'Support' (id {id})"));
     app.delete(&format!("/v2/admin/media-files/{music}"), &token)
         .await
         .error(409, "Conflict");
@@ -264,14 +256,9 @@ async fn queues_hold_members_in_order_within_the_tenant(app: TestApp) {
         .expect(200);
     assert_eq!(hours["matchDestinations"][0]["name"], "Support");
     assert_eq!(hours["matchDestinations"][0]["number"], "600");
-    let refused = app.delete(&path, &token).await.expect(409);
-    assert!(
-        refused["message"]
-            .as_str()
-            .unwrap()
-            .contains("business hour"),
-        "{refused}"
-    );
+    app.delete(&path, &token)
+        .await
+        .refusal_saying(409, "Conflict", "business hour");
     app.delete(&format!("/v2/admin/business-hours/{}", hours["id"]), &token)
         .await
         .expect(200);
@@ -457,17 +444,9 @@ async fn ivr_menus_route_each_key_once(app: TestApp) {
         .error(403, "Forbidden");
 
     // In use: the IVR an option routes to, the greeting, the extension.
-    let refused = app
-        .delete(&format!("/v2/admin/ivrs/{}", plain["id"]), &token)
+    app.delete(&format!("/v2/admin/ivrs/{}", plain["id"]), &token)
         .await
-        .expect(409);
-    assert!(
-        refused["message"]
-            .as_str()
-            .unwrap()
-            .contains(&format!("IVR 'Main' (id {id})")),
-        "{refused}"
-    );
+        .refusal_saying(409, "Conflict", &format!("IVR 'Main' (id {id})"));
     app.delete(&format!("/v2/admin/media-files/{greeting}"), &token)
         .await
         .error(409, "Conflict");
@@ -497,17 +476,9 @@ async fn ivr_menus_route_each_key_once(app: TestApp) {
         ),
         (Some(0), &notice["id"])
     );
-    let refused = app
-        .delete(&format!("/v2/admin/announcements/{}", notice["id"]), &token)
+    app.delete(&format!("/v2/admin/announcements/{}", notice["id"]), &token)
         .await
-        .expect(409);
-    assert!(
-        refused["message"]
-            .as_str()
-            .unwrap()
-            .contains(&format!("IVR 'Main' (id {id})")),
-        "{refused}"
-    );
+        .refusal_saying(409, "Conflict", &format!("IVR 'Main' (id {id})"));
     // 0 names no announcement: the greeting is cleared and the announcement is free.
     let cleared = app
         .patch(&path, &token, json!({"greetingAnnouncementId": 0}))
@@ -619,17 +590,9 @@ async fn phone_numbers_route_somewhere_of_their_tenant(app: TestApp) {
         ["'body/destination/id' must name an extension of the tenant"]
     );
     // In use: the queue a number routes to.
-    let refused = app
-        .delete(&format!("/v2/admin/queues/{}", queue["id"]), &token)
+    app.delete(&format!("/v2/admin/queues/{}", queue["id"]), &token)
         .await
-        .expect(409);
-    assert!(
-        refused["message"]
-            .as_str()
-            .unwrap()
-            .contains("phone number"),
-        "{refused}"
-    );
+        .refusal_saying(409, "Conflict", "phone number");
     // Cleared with null (audited), then the queue may go.
     let cleared = app
         .patch(&path, &token, json!({"destination": null}))
@@ -939,17 +902,13 @@ async fn the_graph_shows_every_path_once_with_its_issues(app: TestApp) {
     assert_eq!(from_ivr["roots"], json!([format!("ivr:{}", r.second)]));
 
     // The business hours a number routes to are in use.
-    let refused = app
-        .delete(&format!("/v2/admin/business-hours/{}", r.hours), &token)
+    app.delete(&format!("/v2/admin/business-hours/{}", r.hours), &token)
         .await
-        .expect(409);
-    assert!(
-        refused["message"]
-            .as_str()
-            .unwrap()
-            .contains(&format!("phone number '15550102030' (id {})", r.number)),
-        "{refused}"
-    );
+        .refusal_saying(
+            409,
+            "Conflict",
+            &format!("phone number '15550102030' (id {})", r.number),
+        );
 }
 
 async fn the_graph_answers_christmas_and_the_reverse_question(app: TestApp) {

@@ -64,6 +64,19 @@ impl Answer {
         self.body
     }
 
+    /// Asserts an Error body of `status` and `name` whose message says `says` (a refusal
+    /// naming what stands in the way: the record holding one in use, the number's owner).
+    #[track_caller]
+    pub fn refusal_saying(self, status: u16, name: &str, says: &str) {
+        let body = self.body.to_string();
+        let message = self.body["message"].as_str().unwrap_or_default().to_owned();
+        self.error(status, name);
+        assert!(
+            message.contains(says),
+            "the message does not say {says:?}: {body}"
+        );
+    }
+
     /// Asserts an Error body of `status` and `name`, answering its validation errors.
     #[track_caller]
     pub fn error(self, status: u16, name: &str) -> Vec<String> {
