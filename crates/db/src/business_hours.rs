@@ -11,7 +11,7 @@ use switchboard_domain::ids::{BranchId, BusinessHourId, HolidayId, TenantId};
 use switchboard_domain::list::{BranchedFilter, ListQuery, Listed};
 use switchboard_domain::records::business_hour::{
     BranchRef, BusinessHour, CreateBusinessHour, CreateHoliday, Holiday, HolidayPatch,
-    UpdateBusinessHour, When, hours_json, stored_hours,
+    UpdateBusinessHour, When, stored_hours,
 };
 
 use crate::backend::{Db, Reader, Tx};
@@ -251,19 +251,14 @@ pub async fn create(
     db: &Db,
     tenant: TenantId,
     branch: BranchId,
-    body: CreateBusinessHour,
+    mut body: CreateBusinessHour,
 ) -> Result<BusinessHour> {
+    body.branch_id = Some(branch);
     let mut tx = db.begin().await?;
     let id = crud::insert_in(
         &mut tx,
         "business_hours",
-        vec![
-            ("tenant_id", tenant.get().into()),
-            ("branch_id", branch.get().into()),
-            ("name", body.name.into()),
-            ("timezone", body.timezone.into()),
-            ("hours", hours_json(&body.hours).into()),
-        ],
+        changes::with_tenant(tenant, &body),
     )
     .await?;
     destinations::replace(
@@ -299,21 +294,8 @@ pub async fn update(
 ) -> Result<BusinessHour> {
     let current = get(db, scope, id).await?;
     let tenant = current.tenant_id;
-    let mut changes: Changes = Vec::new();
-    if let Some(branch) = body.branch_id {
-        changes.push(("branch_id", branch.get().into()));
-    }
-    if let Some(name) = body.name {
-        changes.push(("name", name.into()));
-    }
-    if let Some(timezone) = body.timezone {
-        changes.push(("timezone", timezone.into()));
-    }
-    if let Some(hours) = &body.hours {
-        changes.push(("hours", hours_json(hours).into()));
-    }
     let mut tx = db.begin().await?;
-    crud::update_in(&mut tx, "business_hours", id.get(), changes).await?;
+    crud::update_in(&mut tx, "business_hours", id.get(), changes::of(&body)).await?;
     if let Some(list) = &body.match_destinations {
         destinations::replace(&mut tx, tenant, Owner::BusinessHour, id.get(), MATCH, list).await?;
     }

@@ -12,7 +12,8 @@ use switchboard_domain::records::music_on_hold::{
 };
 
 use crate::backend::{Db, Reader, Tx};
-use crate::crud::{self, Changes};
+use crate::changes;
+use crate::crud;
 use crate::destinations::{self, Owner};
 use crate::error::{Error, Result};
 use crate::list::{self, Listing};
@@ -158,12 +159,7 @@ async fn take_default(tx: &mut Tx, tenant: TenantId, id: Option<i64>) -> Result<
 /// Creates a music on hold of `tenant` (its branch and files checked by the caller to be
 /// the tenant's) with its playlist.
 #[boxed]
-pub async fn create(
-    db: &Db,
-    tenant: TenantId,
-    branch: Option<BranchId>,
-    body: CreateMusicOnHold,
-) -> Result<MusicOnHold> {
+pub async fn create(db: &Db, tenant: TenantId, body: CreateMusicOnHold) -> Result<MusicOnHold> {
     let mut tx = db.begin().await?;
     if body.is_default {
         take_default(&mut tx, tenant, None).await?;
@@ -171,13 +167,7 @@ pub async fn create(
     let id = crud::insert_in(
         &mut tx,
         "music_on_hold",
-        vec![
-            ("tenant_id", tenant.get().into()),
-            ("branch_id", branch.map(BranchId::get).into()),
-            ("name", body.name.into()),
-            ("mode", body.mode.as_str().into()),
-            ("is_default", i64::from(body.is_default).into()),
-        ],
+        changes::with_tenant(tenant, &body),
     )
     .await?;
     destinations::replace(
@@ -202,19 +192,7 @@ pub async fn update(
     body: UpdateMusicOnHold,
 ) -> Result<MusicOnHold> {
     let current = get(db, scope, id).await?;
-    let mut changes: Changes = Vec::new();
-    if let Some(branch) = body.branch_id {
-        changes.push(("branch_id", branch.map(BranchId::get).into()));
-    }
-    if let Some(name) = body.name {
-        changes.push(("name", name.into()));
-    }
-    if let Some(mode) = body.mode {
-        changes.push(("mode", mode.as_str().into()));
-    }
-    if let Some(default) = body.is_default {
-        changes.push(("is_default", i64::from(default).into()));
-    }
+    let changes = changes::of(&body);
     let mut tx = db.begin().await?;
     if body.is_default == Some(true) {
         take_default(&mut tx, current.tenant_id, Some(id.get())).await?;

@@ -36,11 +36,36 @@ struct FieldDecl {
     zero_none: bool,
     /// The column the field is stored in (`#[field(column)]`), if it is one.
     column: Option<String>,
+    /// How the column holds the value (`#[field(column, integer)]`, `#[field(column, json)]`).
+    stored_as: StoredAs,
     /// Left out of the generated update body (`#[field(create_only)]`).
     create_only: bool,
     /// An optional field the create reads without `null` whose generated update takes
     /// `null` to clear it (`#[field(null_clears)]`).
     null_clears: bool,
+}
+
+/// How a column field's value is written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum StoredAs {
+    /// As the field's type writes itself (`ToColumn`).
+    Value,
+    /// A flag as 0 or 1 in an integer column (`integer`): the schema's flags but call
+    /// outcomes' are integers on both backends, and PostgreSQL refuses a boolean there.
+    Integer,
+    /// As its JSON text in a text column (`json`).
+    Json,
+}
+
+impl StoredAs {
+    /// The attribute that states it, as an update body repeats it.
+    fn attribute(self) -> Option<Tokens> {
+        match self {
+            StoredAs::Value => None,
+            StoredAs::Integer => Some(quote!(integer)),
+            StoredAs::Json => Some(quote!(json)),
+        }
+    }
 }
 
 /// The update body a create body generates (`#[body(update(...))]`).
@@ -165,6 +190,7 @@ fn field_decl(field: &syn::Field) -> syn::Result<FieldDecl> {
     let mut key = camel_case(&ident);
     let mut named = false;
     let mut column = None;
+    let mut stored_as = StoredAs::Value;
     let mut create_only = false;
     let mut null_clears = false;
     let mut rule = None;
@@ -187,6 +213,10 @@ fn field_decl(field: &syn::Field) -> syn::Result<FieldDecl> {
                     let name = ident.to_string();
                     name.strip_prefix("r#").unwrap_or(&name).to_owned()
                 });
+            } else if meta.path.is_ident("integer") {
+                stored_as = StoredAs::Integer;
+            } else if meta.path.is_ident("json") {
+                stored_as = StoredAs::Json;
             } else if meta.path.is_ident("create_only") {
                 create_only = true;
             } else if meta.path.is_ident("null_clears") {
@@ -236,6 +266,20 @@ fn field_decl(field: &syn::Field) -> syn::Result<FieldDecl> {
             "null_clears is for an Option<T> the create reads without null",
         ));
     }
+    if null_clears && zero_none {
+        // The create would read 0 as none and the update 0 as "clear it": one of them
+        // surprises a client; a reference that takes 0 is an `OptionalRef` instead.
+        return Err(syn::Error::new_spanned(
+            &ident,
+            "null_clears and zero_none together: use OptionalRef for a reference 0 clears",
+        ));
+    }
+    if stored_as != StoredAs::Value && column.is_none() {
+        return Err(syn::Error::new_spanned(
+            &ident,
+            "integer and json say how a column holds the field: add column",
+        ));
+    }
     if column.is_some() && matches!(mode, Mode::Skip | Mode::Flatten) {
         return Err(syn::Error::new_spanned(
             &ident,
@@ -259,6 +303,7 @@ fn field_decl(field: &syn::Field) -> syn::Result<FieldDecl> {
         mode,
         zero_none,
         column,
+        stored_as,
         create_only,
         null_clears,
     })
@@ -538,14 +583,19 @@ fn columns(fields: &[FieldDecl], changes: bool) -> Option<Vec<Tokens>> {
             let column = f.column.as_ref()?;
             let ident = &f.ident;
             let sent_only = changes && matches!(f.mode, Mode::Optional | Mode::Patch);
+            let write = match f.stored_as {
+                StoredAs::Value => quote!(#d::ToColumn::to_column),
+                StoredAs::Integer => quote!(#d::ToIntegerColumn::to_integer_column),
+                StoredAs::Json => quote!(#d::json_column),
+            };
             Some(if sent_only {
                 quote! {
                     if let ::core::option::Option::Some(value) = &self.#ident {
-                        out.push((#column, #d::ToColumn::to_column(value)));
+                        out.push((#column, #write(value)));
                     }
                 }
             } else {
-                quote!(out.push((#column, #d::ToColumn::to_column(&self.#ident)));)
+                quote!(out.push((#column, #write(&self.#ident)));)
             })
         })
         .collect();
@@ -600,6 +650,7 @@ fn update_body(
         if let Some(column) = &f.column {
             attrs.push(quote!(column = #column));
         }
+        attrs.extend(f.stored_as.attribute());
         let docs = &f.doc_attrs;
         let vis = &f.vis;
         let ident = &f.ident;

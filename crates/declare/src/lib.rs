@@ -86,7 +86,9 @@ pub fn boxed(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// left out), `flatten` (a nested `Declared` struct whose fields sit in this object),
 /// `skip` (not read; `Default`), `zero_none` (`0` read as none), `column` or
 /// `column = "name"` (stored in that column: the body implements `Columns`, the values
-/// a create inserts or an update changes), `create_only` (not in the generated update),
+/// a create inserts or an update changes) with, where the column holds the value
+/// otherwise than its type writes itself, `integer` (a flag as 0 or 1) or `json` (its
+/// JSON text), `create_only` (not in the generated update),
 /// `null_clears` (an `Option<T>` the create reads without `null`, whose generated update
 /// takes `null` to clear it).
 /// A field of type `T` is required, `Option<T>` optional, `Option<Option<T>>` optional

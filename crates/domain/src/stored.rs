@@ -62,6 +62,33 @@ impl<T: ToColumn> ToColumn for Option<T> {
     }
 }
 
+/// A flag stored as 0 or 1 in an integer column (`#[field(column, integer)]`): the
+/// schema's flags are integers on both backends (call outcomes' alone are PostgreSQL
+/// booleans, written by [`ToColumn`]), and PostgreSQL refuses a boolean bound there.
+pub trait ToIntegerColumn {
+    /// The value to write.
+    fn to_integer_column(&self) -> ColumnValue;
+}
+
+impl ToIntegerColumn for bool {
+    fn to_integer_column(&self) -> ColumnValue {
+        ColumnValue::Int(Some(i64::from(*self)))
+    }
+}
+
+impl ToIntegerColumn for Option<bool> {
+    fn to_integer_column(&self) -> ColumnValue {
+        ColumnValue::Int(self.map(i64::from))
+    }
+}
+
+/// A value stored as its JSON text in a text column (`#[field(column, json)]`, weekly
+/// hours): compact, as serde writes it; a value that cannot be written (no declared
+/// field's type) would store `NULL`, which the column's `NOT NULL` refuses.
+pub fn json_column<T: serde::Serialize + ?Sized>(value: &T) -> ColumnValue {
+    ColumnValue::Text(serde_json::to_string(value).ok())
+}
+
 /// A body whose fields marked `#[field(column)]` are written into columns of the same
 /// name (or the one the attribute names): a create body answers every one of them, an
 /// update body (generated from the create's) the ones it was sent.

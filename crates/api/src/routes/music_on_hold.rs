@@ -61,10 +61,7 @@ pub async fn create(
     let (body, tenant) = body
         .check_with(async |body, problems| app::check_new(&state, &caller, body, problems).await)
         .await?;
-    let branch = body.branch_id;
-    Ok(Json(
-        music_on_hold::create(&state.db, tenant, branch, body).await?,
-    ))
+    Ok(Json(music_on_hold::create(&state.db, tenant, body).await?))
 }
 
 /// The same creation at the release notes' path.

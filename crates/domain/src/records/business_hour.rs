@@ -92,8 +92,8 @@ pub struct BusinessHour {
     /// IANA time zone the hours are in.
     pub timezone: String,
     /// Weekly hours keyed by day, `"0"` (Sunday) to `"6"` (Saturday).
-    // Kept as the JSON text the store holds, which is the answer's form (written by
-    // `hours_json` from what `Hours` read): answered as it is, not parsed and written out
+    // Kept as the JSON text the store holds, which is the answer's form (the body's
+    // `#[field(column, json)]` writes what `Hours` read): answered as it is, not parsed and written out
     // again on every read (issue 32); `BusinessHour::hours` and `weekly` read it.
     #[schema(value_type = BTreeMap<String, Vec<HoursInterval>>)]
     pub hours: Box<RawValue>,
@@ -118,12 +118,6 @@ impl BusinessHour {
     pub fn weekly(&self) -> WeeklyHours {
         weekly_hours(&self.hours())
     }
-}
-
-/// Weekly hours as the store keeps them and a record answers them: compact JSON, days in
-/// order (what [`Hours`] reads has every day), intervals as written.
-pub fn hours_json(hours: &BTreeMap<String, Vec<HoursInterval>>) -> String {
-    serde_json::to_string(hours).unwrap_or_else(|_| "{}".into())
 }
 
 /// The stored weekly hours `text` as a record answers them: the text itself when it is
@@ -482,7 +476,8 @@ pub const MAX_INTERVALS_PER_DAY: usize = 48;
 const HOLIDAYS: ListOf<Nested<CreateHoliday>> = list_of(nested::<CreateHoliday>(), 0, MAX_HOLIDAYS);
 
 /// The body of `POST /v2/admin/business-hours/`.
-// `UpdateBusinessHour`, the body of `PATCH`, is generated from it (docs/decisions.md,
+// `UpdateBusinessHour`, the body of `PATCH`, is generated from it; a field with `column`
+// is stored in that column, the weekly hours as their JSON text (docs/decisions.md,
 // "Declared once").
 #[derive(Clone, Debug, Body)]
 #[body(
@@ -499,17 +494,17 @@ pub struct CreateBusinessHour {
     pub tenant_id: Option<TenantId>,
     /// The branch, of the same tenant; on a create, required unless the caller is a branch
     /// admin, whose own branch it then is.
-    #[field(rule = ID)]
+    #[field(rule = ID, column)]
     pub branch_id: Option<BranchId>,
     /// Its name.
-    #[field(rule = NAME)]
+    #[field(rule = NAME, column)]
     pub name: String,
     /// IANA time zone such as `America/New_York`.
-    #[field(rule = TimeZone)]
+    #[field(rule = TimeZone, column)]
     pub timezone: String,
     /// Weekly hours keyed `"0"` (Sunday) to `"6"` (Saturday); days left out are closed (a
     /// change replaces every day).
-    #[field(rule = Hours)]
+    #[field(rule = Hours, column, json)]
     pub hours: BTreeMap<String, Vec<HoursInterval>>,
     /// Inside-hours destinations.
     #[field(rule = ANY_DESTINATION, default = Vec::new())]
@@ -577,7 +572,13 @@ mod tests {
                 &mut At::new(crate::Location::Body, String::new(), &mut problems),
             )
             .expect("valid hours");
-        let stored = stored_hours(hours_json(&read));
+        // As the create's `#[field(column, json)]` stores them: compact JSON, days in
+        // order (what `Hours` reads has every day), intervals as written.
+        let crate::declare::ColumnValue::Text(Some(text)) = crate::declare::json_column(&read)
+        else {
+            panic!("weekly hours are written as JSON text");
+        };
+        let stored = stored_hours(text);
         assert_eq!(
             stored.get(),
             serde_json::to_string(&read).expect("hours write")

@@ -59,8 +59,8 @@ pub struct MusicOnHold {
 }
 
 /// The body of `POST /v2/admin/music-on-hold/`.
-// `UpdateMusicOnHold`, the body of `PATCH`, is generated from it (docs/decisions.md,
-// "Declared once").
+// `UpdateMusicOnHold`, the body of `PATCH`, is generated from it; a field with `column`
+// is stored in that column (docs/decisions.md, "Declared once").
 #[derive(Clone, Debug, Body)]
 #[body(
     placement(tenant),
@@ -75,17 +75,17 @@ pub struct CreateMusicOnHold {
     #[field(rule = ID)]
     pub tenant_id: Option<TenantId>,
     /// The branch, of the same tenant, or null for the whole tenant.
-    #[field(rule = ID, nullable)]
+    #[field(rule = ID, nullable, column)]
     pub branch_id: Option<BranchId>,
     /// Its name.
-    #[field(rule = NAME)]
+    #[field(rule = NAME, column)]
     pub name: String,
     /// `sequential` (the default), `random` or `randomStart`.
-    #[field(rule = MODE, default = PlayMode::Sequential)]
+    #[field(rule = MODE, default = PlayMode::Sequential, column)]
     pub mode: PlayMode,
     /// Whether it becomes the tenant's default (the previous default stops being one); in
     /// a change, `false` leaves the tenant without one if it was.
-    #[field(rule = Bool, default = false)]
+    #[field(rule = Bool, default = false, column, integer)]
     pub is_default: bool,
     /// The media files it plays, in order: at least one, each of the tenant (a change
     /// replaces the current ones).
