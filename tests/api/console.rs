@@ -239,8 +239,13 @@ pub(crate) async fn plays_with_ranges(browser: &mut Browser, path: &str, whole: 
         format!("bytes={n}-"),
         format!("bytes={}-{}", n + 10, n + 20),
     ] {
-        let (status, _, _) = browser.fetch(path, Some(&range)).await;
+        let (status, headers, _) = browser.fetch(path, Some(&range)).await;
         assert_eq!(status, StatusCode::RANGE_NOT_SATISFIABLE, "{path} {range}");
+        assert_eq!(
+            header(&headers, "content-range"),
+            format!("bytes */{n}"),
+            "the player is told the audio's length: {path} {range}"
+        );
     }
 }
 

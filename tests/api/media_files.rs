@@ -202,7 +202,29 @@ async fn signed_links_expire_refuse_tampering_and_serve_ranges(app: TestApp) {
         .send()
         .await
         .unwrap();
+    assert_eq!(
+        beyond
+            .headers()
+            .get("content-range")
+            .map(|v| v.to_str().unwrap()),
+        Some(format!("bytes */{}", bytes.len()).as_str()),
+        "a 416 tells the object's length"
+    );
     TestApp::answer(beyond)
+        .await
+        .error(416, "RangeNotSatisfiable");
+    let unreadable = app
+        .client
+        .get(&url)
+        .header("range", "bytes=9-1")
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        unreadable.headers().get("content-range").is_none(),
+        "a range that does not parse is refused without a length"
+    );
+    TestApp::answer(unreadable)
         .await
         .error(416, "RangeNotSatisfiable");
 

@@ -30,6 +30,8 @@ pub struct ApiError {
     message: String,
     validation_errors: Vec<String>,
     retry_after: Option<u64>,
+    /// The length of the object a 416 refused a range of (`Content-Range: bytes */n`).
+    unsatisfied_length: Option<u64>,
 }
 
 impl ApiError {
@@ -40,6 +42,7 @@ impl ApiError {
             message: message.into(),
             validation_errors: Vec::new(),
             retry_after: None,
+            unsatisfied_length: None,
         }
     }
 
@@ -130,13 +133,17 @@ impl ApiError {
         )
     }
 
-    /// 416: the byte range asked for is not in the object.
-    pub fn range_not_satisfiable() -> Self {
-        Self::new(
+    /// 416: the byte range asked for is not in the object, of `size` bytes when it was
+    /// read (the answer's `Content-Range: bytes */size`, RFC 9110 §15.5.17, so a client
+    /// can ask again within it); `None` for a `Range` that did not parse.
+    pub fn range_not_satisfiable(size: Option<u64>) -> Self {
+        let mut error = Self::new(
             StatusCode::RANGE_NOT_SATISFIABLE,
             "RangeNotSatisfiable",
             "the requested range is not satisfiable",
-        )
+        );
+        error.unsatisfied_length = size;
+        error
     }
 
     /// 503: the service cannot take this now (every password-hashing thread busy, the
@@ -230,6 +237,11 @@ impl IntoResponse for ApiError {
         if let Some(seconds) = self.retry_after {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }
+        if let Some(length) = self.unsatisfied_length
+            && let Ok(value) = HeaderValue::from_str(&format!("bytes */{length}"))
+        {
+            headers.insert(header::CONTENT_RANGE, value);
+        }
         response
     }
 }
@@ -286,7 +298,7 @@ impl From<switchboard_storage::StorageError> for ApiError {
                 format!("the object storage did not answer within {seconds} s; retry in a moment"),
                 STORAGE_RETRY_AFTER,
             ),
-            StorageError::RangeNotSatisfiable => Self::range_not_satisfiable(),
+            StorageError::RangeNotSatisfiable { size } => Self::range_not_satisfiable(Some(size)),
             other => Self::internal(other),
         }
     }

@@ -46,9 +46,13 @@ pub enum StorageError {
     /// No object is stored under the key.
     #[error("object not found")]
     NotFound,
-    /// The asked byte range lies outside the object (HTTP 416).
+    /// The asked byte range lies outside the object (HTTP 416), of `size` bytes (which
+    /// the answer's `Content-Range: bytes */size` tells the client).
     #[error("requested range not satisfiable")]
-    RangeNotSatisfiable,
+    RangeNotSatisfiable {
+        /// The object's length in bytes.
+        size: u64,
+    },
     /// The storage URL or the rest of the storage configuration (signing key, S3 options) is unusable.
     #[error("invalid storage configuration: {0}")]
     InvalidUrl(String),
@@ -523,7 +527,7 @@ impl Storage {
                     let size = store.head(&path).await?.size;
                     let served = range
                         .resolve(size)
-                        .ok_or(StorageError::RangeNotSatisfiable)?;
+                        .ok_or(StorageError::RangeNotSatisfiable { size })?;
                     options.range = Some(GetRange::Bounded(served));
                 }
                 let result = store.get_opts(&path, options).await?;

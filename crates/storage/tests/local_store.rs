@@ -88,7 +88,7 @@ async fn put_get_and_ranges() {
         assert!(
             matches!(
                 storage.get(key, Some(range)).await,
-                Err(StorageError::RangeNotSatisfiable)
+                Err(StorageError::RangeNotSatisfiable { size: 5 })
             ),
             "{range:?}"
         );
@@ -120,7 +120,7 @@ async fn empty_objects_have_no_satisfiable_range() {
     assert!(object.into_bytes().await.unwrap().is_empty());
     assert!(matches!(
         storage.get("empty", Some(ObjectRange::Suffix(5))).await,
-        Err(StorageError::RangeNotSatisfiable)
+        Err(StorageError::RangeNotSatisfiable { size: 0 })
     ));
 }
 

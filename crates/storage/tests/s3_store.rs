@@ -88,7 +88,7 @@ async fn put_get_ranges_and_delete() {
         assert!(
             matches!(
                 storage.get(key, Some(range)).await,
-                Err(StorageError::RangeNotSatisfiable)
+                Err(StorageError::RangeNotSatisfiable { size: 1000 })
             ),
             "{range:?}"
         );

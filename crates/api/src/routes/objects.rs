@@ -75,7 +75,7 @@ fn disposition(key: &str, content_type: &str) -> HeaderValue {
         (status = 206, description = "The requested byte range", content_type = "application/octet-stream", body = Vec<u8>),
         (status = 403, description = "The link is invalid or has expired", body = crate::error::ErrorBody),
         (status = 404, description = "No such object", body = crate::error::ErrorBody),
-        (status = 416, description = "The range is outside the object", body = crate::error::ErrorBody),
+        (status = 416, description = "The range is outside the object; `Content-Range: bytes */<length>` tells its length (a range that does not parse is refused without it)", body = crate::error::ErrorBody),
     ))]
 pub async fn download(
     State(state): State<AppState>,
@@ -99,15 +99,15 @@ pub async fn download(
         return Err(ApiError::forbidden("the link is invalid or has expired"));
     }
     let range = match headers.get(header::RANGE).and_then(|v| v.to_str().ok()) {
-        Some(value) => {
-            Some(ObjectRange::parse_header(value).ok_or_else(ApiError::range_not_satisfiable)?)
-        }
+        Some(value) => Some(
+            ObjectRange::parse_header(value)
+                .ok_or_else(|| ApiError::range_not_satisfiable(None))?,
+        ),
         None => None,
     };
     let object = match state.storage.get(&key, range).await {
         Ok(object) => object,
         Err(StorageError::NotFound) => return Err(ApiError::not_found()),
-        Err(StorageError::RangeNotSatisfiable) => return Err(ApiError::range_not_satisfiable()),
         Err(other) => return Err(other.into()),
     };
     let partial = range.is_some();
