@@ -112,7 +112,7 @@ async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<Ann
             media_file: AnnouncementMediaFile {
                 id: row.media_file_id,
                 name: row.media_file_name,
-                tenant_id: row.media_file_tenant_id,
+                tenant_id: TenantId(row.media_file_tenant_id),
             },
             active: row.active,
             start_date: row.start_date,

@@ -70,7 +70,7 @@ impl CallRow {
         CallRecording {
             media_url,
             time: self.time,
-            tenant_id: self.tenant_id,
+            tenant_id: TenantId(self.tenant_id),
             direction: self.direction,
             caller_id_num: self.caller_id_num,
             caller_id_name: self.caller_id_name,

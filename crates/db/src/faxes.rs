@@ -143,7 +143,7 @@ impl FaxRow {
     pub fn into_fax(self, document_url: Option<String>, attempts: Vec<FaxAttempt>) -> Fax {
         Fax {
             id: self.id,
-            tenant_id: self.tenant_id,
+            tenant_id: TenantId(self.tenant_id),
             fax_id: self.fax_id,
             direction: self.direction,
             from: self.from_number,
@@ -482,7 +482,7 @@ async fn policy_in(tx: &mut Tx, tenant: TenantId) -> Result<FaxRetryPolicy> {
         .take();
     Ok(match tx.fetch_optional::<PolicyRow>(&select).await? {
         Some(row) => FaxRetryPolicy {
-            tenant_id: tenant.get(),
+            tenant_id: tenant,
             max_attempts: row.max_attempts,
             delay_seconds: row.delay_seconds,
             retry_codes: serde_json::from_str(&row.retry_codes).unwrap_or_default(),
@@ -513,7 +513,7 @@ pub async fn set_policy(db: &Db, policy: &FaxRetryPolicy, now: i64) -> Result<()
             "updated_at",
         ])
         .values_panic([
-            policy.tenant_id.into(),
+            policy.tenant_id.get().into(),
             policy.max_attempts.into(),
             policy.delay_seconds.into(),
             serde_json::Value::from(policy.retry_codes.clone())
@@ -527,7 +527,7 @@ pub async fn set_policy(db: &Db, policy: &FaxRetryPolicy, now: i64) -> Result<()
                 .to_owned(),
         )
         .take();
-    let tenant = TenantId(policy.tenant_id);
+    let tenant = policy.tenant_id;
     let mut tx = db.begin().await?;
     // Concurrent writes of one tenant's policy are taken one after the other, so each
     // audit entry's before is the policy the write replaced.

@@ -46,7 +46,7 @@ impl MmsMediaRow {
         MmsMedia {
             url,
             id: self.id,
-            tenant_id: self.tenant_id,
+            tenant_id: TenantId(self.tenant_id),
             user_id: self.user_id,
             uploaded_by: self.uploaded_by,
             content_type: self.content_type,

@@ -57,7 +57,7 @@ impl WebhookRow {
         };
         Webhook {
             id: self.id,
-            tenant_id: self.tenant_id,
+            tenant_id: TenantId(self.tenant_id),
             password: mask(&self.password_sealed),
             authtoken: mask(&self.authtoken_sealed),
             kind: self.kind,

@@ -292,7 +292,7 @@ pub async fn set_policy(
 ) -> ApiResult<Json<FaxRetryPolicy>> {
     let tenant = tenancy::tenant_for_write(&state, &caller, body.tenant_id).await?;
     let policy = FaxRetryPolicy {
-        tenant_id: tenant.get(),
+        tenant_id: tenant,
         max_attempts: body.max_attempts,
         delay_seconds: body.delay_seconds,
         retry_codes: body.retry_codes,

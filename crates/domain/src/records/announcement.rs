@@ -26,7 +26,7 @@ pub struct AnnouncementMediaFile {
     /// Its name.
     pub name: String,
     /// Its tenant.
-    pub tenant_id: i64,
+    pub tenant_id: TenantId,
 }
 
 /// An IVR the announcement is attached to, resolved.
@@ -39,7 +39,7 @@ pub struct AnnouncementIvr {
     /// Its name.
     pub name: String,
     /// Its tenant.
-    pub tenant_id: i64,
+    pub tenant_id: TenantId,
     /// Position among the announcement's IVRs.
     pub order: i64,
 }

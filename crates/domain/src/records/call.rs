@@ -66,7 +66,7 @@ pub struct CallRecording {
     #[list(column = "start_unix")]
     pub time: String,
     /// The tenant.
-    pub tenant_id: i64,
+    pub tenant_id: TenantId,
     /// `inbound`, `outbound` or `internal`.
     pub direction: String,
     /// The caller's number.
@@ -98,7 +98,7 @@ pub struct Call {
     /// The call identifier (Asterisk's uniqueid).
     pub unique_id: String,
     /// The tenant.
-    pub tenant_id: i64,
+    pub tenant_id: TenantId,
     /// `inbound`, `outbound` or `internal`.
     pub direction: String,
     /// `started`, `answered`, `ended` (answered and hung up) or `missed`.

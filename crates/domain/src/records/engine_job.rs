@@ -7,6 +7,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::declare::Body;
+use crate::ids::TenantId;
 use crate::validation::{Among, Instant, Int, ListOf, Text, among, int, list_of, text};
 
 crate::closed_set! {
@@ -107,7 +108,7 @@ pub struct ClaimedJob {
     /// What to do.
     pub kind: String,
     /// The tenant it is done for.
-    pub tenant_id: i64,
+    pub tenant_id: TenantId,
     /// The record it works for (a fax's, a text's or a campaign record's id), when there
     /// is one.
     pub subject_id: Option<i64>,

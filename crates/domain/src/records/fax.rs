@@ -27,7 +27,7 @@ pub struct Fax {
     /// The fax's id.
     pub id: i64,
     /// The tenant.
-    pub tenant_id: i64,
+    pub tenant_id: TenantId,
     /// The engine's id (`sb-…` for faxes sent here).
     pub fax_id: String,
     /// `inbound` or `outbound`.
@@ -115,7 +115,7 @@ const RETRY_CODES: ListOf<Text> = list_of(text(1, 64), 0, 50);
 #[serde(rename_all = "camelCase")]
 pub struct FaxRetryPolicy {
     /// The tenant.
-    pub tenant_id: i64,
+    pub tenant_id: TenantId,
     /// Attempts in all (1: never retried automatically).
     pub max_attempts: i64,
     /// Seconds between a failed attempt and the next.
@@ -129,7 +129,7 @@ impl FaxRetryPolicy {
     /// failure.
     pub fn default_for(tenant: TenantId) -> FaxRetryPolicy {
         FaxRetryPolicy {
-            tenant_id: tenant.get(),
+            tenant_id: tenant,
             max_attempts: 3,
             delay_seconds: 300,
             retry_codes: Vec::new(),

@@ -17,7 +17,7 @@ pub struct MmsMedia {
     /// The upload's id.
     pub id: i64,
     /// The tenant whose quota it counts against.
-    pub tenant_id: i64,
+    pub tenant_id: TenantId,
     /// The user who uploaded it.
     pub user_id: i64,
     /// That user's e-mail address at the time of the upload.

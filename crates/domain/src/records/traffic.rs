@@ -108,7 +108,7 @@ pub struct TextMessage {
     /// The text's id.
     pub id: i64,
     /// The tenant.
-    pub tenant_id: i64,
+    pub tenant_id: TenantId,
     /// The carrier's or engine's id (`sb-…` for texts sent here).
     pub message_id: String,
     /// `inbound` or `outbound`.

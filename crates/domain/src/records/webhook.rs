@@ -134,7 +134,7 @@ pub struct Webhook {
     /// The webhook's id.
     pub id: i64,
     /// The tenant whose events it receives.
-    pub tenant_id: i64,
+    pub tenant_id: TenantId,
     /// The event type.
     #[serde(rename = "type")]
     #[list(column = "type", name = "type")]
