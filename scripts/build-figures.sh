@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # What a fresh clone's release build costs (issue 33 item 1): the crates it compiles, the
 # packages present in two or more versions, the crypto providers, and (--full) the time of
-# a clean `cargo build --release --timings` (wall-clock and CPU) with its 15 slowest units.
+# a clean `cargo build --release --bin switchboard --timings` (what `cargo run --release`
+# compiles; wall-clock and CPU) with its 15 slowest units.
 #
 #   scripts/build-figures.sh [--full | --check] [REVISION]
 #
-# The counts read `cargo tree` (no build: seconds) over the normal and build edges of every
-# workspace member for this machine's target, which is what `cargo build --release`
-# compiles; dev-dependencies are not in them. They are the working tree's, or REVISION's
+# The counts read `cargo tree` (no build: seconds) over the normal and build edges of the
+# binary's package for this machine's target, which is what `cargo run --release` (the
+# README's first command) compiles; dev-dependencies, and the test harness's crate (a
+# default member only tests use), are not in them. They are the working tree's, or REVISION's
 # when one is given (e.g. the commit before a change, for its "before" figures). --full
 # clones this checkout at REVISION (default: the committed HEAD, what a clone gets) into a
 # temporary folder (under $TMPDIR) and builds it there into an empty target folder,
@@ -40,7 +42,7 @@ fi
 
 # Every package of the graph once, as `name vX.Y.Z`, the workspace's own left out.
 packages() {
-    cargo tree --quiet --workspace --edges normal,build --prefix none --format '{p}' |
+    cargo tree --quiet --package switchboard --edges normal,build --prefix none --format '{p}' |
         sed -e 's/ (\*)$//' -e 's/ (proc-macro)$//' |
         grep -v ' (/' |
         sort -u
@@ -77,10 +79,10 @@ echo "load before: $(uptime)"
 # Wall-clock and CPU time (user + system, of cargo and every compiler and build script it
 # ran): on a shared machine the CPU time is the steadier of the two.
 TIMEFORMAT='%R %U %S'
-{ time cargo build --release --locked --timings --quiet 2>&3; } 3>&2 2>"$work/time"
+{ time cargo build --release --locked --timings --quiet --bin switchboard 2>&3; } 3>&2 2>"$work/time"
 echo "load after:  $(uptime)"
 read -r wall user system <"$work/time"
-echo "clean cargo build --release (fresh clone of $(git rev-parse --short HEAD)): ${wall} s wall-clock, $(awk -v u="$user" -v s="$system" 'BEGIN { printf "%.0f", u + s }') s CPU"
+echo "clean cargo build --release --bin switchboard (fresh clone of $(git rev-parse --short HEAD)): ${wall} s wall-clock, $(awk -v u="$user" -v s="$system" 'BEGIN { printf "%.0f", u + s }') s CPU"
 echo "release binary: $(du -h "$CARGO_TARGET_DIR/release/switchboard" | cut -f1)"
 
 # The timings report carries its units as JSON (`const UNIT_DATA = [...]`).

@@ -61,7 +61,9 @@ if ((short)); then
     label="cargo build (debug, this checkout's)"
 else
     export CARGO_TARGET_DIR="$work/target"
-    build=(cargo build --release --quiet)
+    # What `cargo run --release` compiles: the binary and what it uses — not every
+    # default member's library (the test harness's crate is one, which only tests use).
+    build=(cargo build --release --quiet --bin switchboard)
     binary="$CARGO_TARGET_DIR/release/switchboard"
     label="cargo build --release (fresh clone)"
 fi
