@@ -88,7 +88,7 @@ async fn put_get_and_ranges() {
         assert!(
             matches!(
                 storage.get(key, Some(range)).await,
-                Err(StorageError::RangeNotSatisfiable { size: 5 })
+                Err(StorageError::RangeNotSatisfiable { size: 100 })
             ),
             "{range:?}"
         );
