@@ -17,7 +17,7 @@
 # load says so); the registry's downloads are the ones already on this machine. The
 # folder is deleted at the end (BUILD_FIGURES_REPORT=FILE keeps cargo's timings report
 # there first). --check (CI) prints the counts and fails unless ring is the
-# one crypto provider: a default feature bringing aws-lc-rs back (reqwest's `rustls`,
+# one crypto provider of every member's graph (tests and benchmarks build them too): a default feature bringing aws-lc-rs back (reqwest's `rustls`,
 # object_store's `aws`, jsonwebtoken's `aws_lc_rs`) would cost every build its C compile.
 set -euo pipefail
 
@@ -40,14 +40,16 @@ if ((full)) || [[ -n "$revision" ]]; then
     cd "$work/switchboard"
 fi
 
-# Every package of the graph once, as `name vX.Y.Z`, the workspace's own left out.
+# Every package of the graph once, as `name vX.Y.Z`, the workspace's own left out: of the
+# binary's package (`packages --package switchboard`), or of every member (`packages
+# --workspace`: what a plain `cargo build --release` compiles, the crypto check's scope).
 packages() {
-    cargo tree --quiet --package switchboard --edges normal,build --prefix none --format '{p}' |
+    cargo tree --quiet "$@" --edges normal,build --prefix none --format '{p}' |
         sed -e 's/ (\*)$//' -e 's/ (proc-macro)$//' |
         grep -v ' (/' |
         sort -u
 }
-listed="$(packages)"
+listed="$(packages --package switchboard)"
 
 echo "build-figures: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Cargo.toml Cargo.lock 'crates/*/Cargo.toml' || echo ' (Cargo files changed since)'), $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(rustc --version)"
 echo "crates in the release graph (registry packages): $(wc -l <<<"$listed")"
@@ -58,8 +60,9 @@ if [[ -n "$duplicates" ]]; then
     sed 's/^/  /' <<<"$duplicates"
 fi
 providers=""
+every_member="$(packages --workspace)"
 for crate in aws-lc-sys aws-lc-rs ring openssl-sys native-tls; do
-    if grep -q "^$crate v" <<<"$listed"; then
+    if grep -q "^$crate v" <<<"$every_member"; then
         providers+=" $crate"
     fi
 done
