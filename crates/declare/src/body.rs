@@ -213,10 +213,15 @@ fn field_decl(field: &syn::Field) -> syn::Result<FieldDecl> {
                     let name = ident.to_string();
                     name.strip_prefix("r#").unwrap_or(&name).to_owned()
                 });
-            } else if meta.path.is_ident("integer") {
-                stored_as = StoredAs::Integer;
-            } else if meta.path.is_ident("json") {
-                stored_as = StoredAs::Json;
+            } else if meta.path.is_ident("integer") || meta.path.is_ident("json") {
+                if stored_as != StoredAs::Value {
+                    return Err(meta.error("a column holds its value one way: integer or json"));
+                }
+                stored_as = if meta.path.is_ident("integer") {
+                    StoredAs::Integer
+                } else {
+                    StoredAs::Json
+                };
             } else if meta.path.is_ident("create_only") {
                 create_only = true;
             } else if meta.path.is_ident("null_clears") {
@@ -317,6 +322,17 @@ pub fn derive(input: &DeriveInput) -> syn::Result<Tokens> {
         .into_iter()
         .map(field_decl)
         .collect::<syn::Result<Vec<_>>>()?;
+    for f in &fields {
+        // In a create, an absent value would be stored as the text `null`, not as SQL's
+        // NULL (a change writes only what was sent, so its optional fields are fine).
+        let always_there = matches!(f.mode, Mode::Required | Mode::Defaulted(_));
+        if f.stored_as == StoredAs::Json && !decl.changes && !always_there {
+            return Err(syn::Error::new_spanned(
+                &f.ident,
+                "json is for a field the create always has (required or defaulted)",
+            ));
+        }
+    }
     let d = quote!(::switchboard_domain::declare);
     let v = quote!(::switchboard_domain::validation);
 

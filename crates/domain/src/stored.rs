@@ -83,8 +83,9 @@ impl ToIntegerColumn for Option<bool> {
 }
 
 /// A value stored as its JSON text in a text column (`#[field(column, json)]`, weekly
-/// hours): compact, as serde writes it; a value that cannot be written (no declared
-/// field's type) would store `NULL`, which the column's `NOT NULL` refuses.
+/// hours; the derive takes it only on a field the create always has): compact, as serde
+/// writes it. A value serde cannot write (no declared field's type is one) would store
+/// `NULL`, an error where the column is `NOT NULL`, as weekly hours' is.
 pub fn json_column<T: serde::Serialize + ?Sized>(value: &T) -> ColumnValue {
     ColumnValue::Text(serde_json::to_string(value).ok())
 }
