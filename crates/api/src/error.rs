@@ -133,16 +133,16 @@ impl ApiError {
         )
     }
 
-    /// 416: the byte range asked for is not in the object, of `size` bytes when it was
-    /// read (the answer's `Content-Range: bytes */size`, RFC 9110 §15.5.17, so a client
-    /// can ask again within it); `None` for a `Range` that did not parse.
-    pub fn range_not_satisfiable(size: Option<u64>) -> Self {
+    /// 416: the byte range asked for is not in the object of `size` bytes (the answer's
+    /// `Content-Range: bytes */size`, RFC 9110 §15.5.17, so a client can ask again
+    /// within it).
+    pub fn range_not_satisfiable(size: u64) -> Self {
         let mut error = Self::new(
             StatusCode::RANGE_NOT_SATISFIABLE,
             "RangeNotSatisfiable",
             "the requested range is not satisfiable",
         );
-        error.unsatisfied_length = size;
+        error.unsatisfied_length = Some(size);
         error
     }
 
@@ -298,7 +298,7 @@ impl From<switchboard_storage::StorageError> for ApiError {
                 format!("the object storage did not answer within {seconds} s; retry in a moment"),
                 STORAGE_RETRY_AFTER,
             ),
-            StorageError::RangeNotSatisfiable { size } => Self::range_not_satisfiable(Some(size)),
+            StorageError::RangeNotSatisfiable { size } => Self::range_not_satisfiable(size),
             other => Self::internal(other),
         }
     }
