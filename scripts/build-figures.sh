@@ -16,9 +16,10 @@
 # with the machine's load before and after (the figure means a quiet machine only when the
 # load says so); the registry's downloads are the ones already on this machine. The
 # folder is deleted at the end (BUILD_FIGURES_REPORT=FILE keeps cargo's timings report
-# there first). --check (CI) prints the counts and fails unless ring is the
-# one crypto provider of every member's graph (tests and benchmarks build them too): a default feature bringing aws-lc-rs back (reqwest's `rustls`,
-# object_store's `aws`, jsonwebtoken's `aws_lc_rs`) would cost every build its C compile.
+# there first). --check (CI) prints the counts and fails unless ring is the one crypto
+# provider of every member's graph (tests and benchmarks build them too): a default
+# feature bringing aws-lc-rs back (reqwest's `rustls`, object_store's `aws`,
+# jsonwebtoken's `aws_lc_rs`) would cost every build its C compile.
 set -euo pipefail
 
 full=0

@@ -65,6 +65,31 @@ impl<T: ToColumn> ToColumn for Option<T> {
 /// A flag stored as 0 or 1 in an integer column (`#[field(column, integer)]`): the
 /// schema's flags are integers on both backends (call outcomes' alone are PostgreSQL
 /// booleans, written by [`ToColumn`]), and PostgreSQL refuses a boolean bound there.
+///
+/// ```
+/// use switchboard_domain::declare::{Body, ColumnValue, Columns};
+/// use switchboard_domain::validation::Bool;
+///
+/// #[derive(Clone, Debug, Body)]
+/// struct Flag {
+///     #[field(rule = Bool, default = false, column, integer)]
+///     on: bool,
+/// }
+/// assert_eq!(Flag { on: true }.columns(), [("on", ColumnValue::Int(Some(1)))]);
+/// ```
+///
+/// A column holds its value one way: `integer` with `json` does not compile.
+///
+/// ```compile_fail
+/// use switchboard_domain::declare::Body;
+/// use switchboard_domain::validation::Bool;
+///
+/// #[derive(Clone, Debug, Body)]
+/// struct Flag {
+///     #[field(rule = Bool, default = false, column, integer, json)]
+///     on: bool,
+/// }
+/// ```
 pub trait ToIntegerColumn {
     /// The value to write.
     fn to_integer_column(&self) -> ColumnValue;
@@ -86,6 +111,33 @@ impl ToIntegerColumn for Option<bool> {
 /// hours; the derive takes it only on a field the create always has): compact, as serde
 /// writes it. A value serde cannot write (no declared field's type is one) would store
 /// `NULL`, an error where the column is `NOT NULL`, as weekly hours' is.
+///
+/// ```
+/// use switchboard_domain::declare::{Body, ColumnValue, Columns};
+/// use switchboard_domain::validation::text;
+///
+/// #[derive(Clone, Debug, Body)]
+/// struct Tags {
+///     #[field(rule = text(0, 100), column, json)]
+///     tags: String,
+/// }
+/// let tags = Tags { tags: "a\"b".into() };
+/// assert_eq!(tags.columns(), [("tags", ColumnValue::Text(Some(r#""a\"b""#.into())))]);
+/// ```
+///
+/// On a create's field that may be absent it does not compile (an absent value would be
+/// stored as the text `null`, not as `NULL`):
+///
+/// ```compile_fail
+/// use switchboard_domain::declare::Body;
+/// use switchboard_domain::validation::text;
+///
+/// #[derive(Clone, Debug, Body)]
+/// struct Tags {
+///     #[field(rule = text(0, 100), column, json)]
+///     tags: Option<String>,
+/// }
+/// ```
 pub fn json_column<T: serde::Serialize + ?Sized>(value: &T) -> ColumnValue {
     ColumnValue::Text(serde_json::to_string(value).ok())
 }

@@ -93,8 +93,9 @@ pub struct BusinessHour {
     pub timezone: String,
     /// Weekly hours keyed by day, `"0"` (Sunday) to `"6"` (Saturday).
     // Kept as the JSON text the store holds, which is the answer's form (the body's
-    // `#[field(column, json)]` writes what `Hours` read): answered as it is, not parsed and written out
-    // again on every read (issue 32); `BusinessHour::hours` and `weekly` read it.
+    // `#[field(column, json)]` writes what `Hours` read): answered as it is, not parsed
+    // and written out again on every read (issue 32); `BusinessHour::hours` and `weekly`
+    // read it.
     #[schema(value_type = BTreeMap<String, Vec<HoursInterval>>)]
     pub hours: Box<RawValue>,
     /// Where calls go inside the hours.
