@@ -308,7 +308,7 @@ pub async fn create_user(state: &AppState, user: NewUser) -> anyhow::Result<Stri
     let created = users::create_account(state, &Principal::operator(), body)
         .await
         .map_err(|e| refused(e.into()))?;
-    let id = switchboard_domain::ids::UserId(created.id);
+    let id = created.id;
     Ok(serde_json::to_string(&created.shown_to(id))?)
 }
 

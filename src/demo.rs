@@ -474,9 +474,13 @@ async fn routing_copies(state: &AppState, routing: usize) -> anyhow::Result<serd
     let user = switchboard_db::users::find(&state.db, admin.id)
         .await?
         .ok_or_else(|| anyhow::anyhow!("the demo tenant admin is missing"))?;
+    let tenant = user
+        .tenant_id
+        .get()
+        .ok_or_else(|| anyhow::anyhow!("the demo tenant admin has no tenant"))?;
     let written = switchboard_db::synthetic::routing_copies(
         &state.db,
-        TenantId(user.tenant_id),
+        tenant,
         routing,
         switchboard_db::synthetic::COPIES_PER_STATEMENT,
     )

@@ -102,7 +102,7 @@ async fn check_references(
             tenant,
             Referenced::Ivr,
             &field,
-            Some(link.id),
+            Some(link.id.get()),
             problems,
         )
         .await?;

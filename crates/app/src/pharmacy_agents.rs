@@ -3,7 +3,7 @@
 
 use switchboard_db::crud::Recorded;
 use switchboard_db::{conduits, pharmacy_agents};
-use switchboard_domain::ids::{ConduitId, PharmacyAgentId, TenantId};
+use switchboard_domain::ids::{ConduitId, TenantId};
 use switchboard_domain::records::destination::DestinationInput;
 use switchboard_domain::records::pharmacy_agent::{
     AfterHoursInput, CreatePharmacyAgent, IngestRefillRequest, PHARMACY_SYSTEM, PharmacyAgent,
@@ -33,11 +33,11 @@ pub async fn check_new(
 ) -> Result<TenantId> {
     let tenant = tenancy::tenant_for_write(services, caller, body.tenant_id).await?;
     let references = References {
-        greeting: body.greeting_media_file_id,
-        prompt: body.prompt_media_file_id,
+        greeting: body.greeting_media_file_id.map(i64::from),
+        prompt: body.prompt_media_file_id.map(i64::from),
         fallback: body.fallback_destination.as_ref(),
         after_hours: body.after_hours.as_ref(),
-        conduit: body.conduit_id,
+        conduit: body.conduit_id.map(i64::from),
     };
     check_references(services, tenant, references, problems).await?;
     Ok(tenant)
@@ -51,11 +51,11 @@ pub async fn check_change(
     problems: &mut Problems,
 ) -> Result<()> {
     let references = References {
-        greeting: body.greeting_media_file_id.flatten(),
-        prompt: body.prompt_media_file_id.flatten(),
+        greeting: body.greeting_media_file_id.flatten().map(i64::from),
+        prompt: body.prompt_media_file_id.flatten().map(i64::from),
         fallback: body.fallback_destination.as_ref().and_then(Option::as_ref),
         after_hours: body.after_hours.as_ref().and_then(Option::as_ref),
-        conduit: body.conduit_id.flatten(),
+        conduit: body.conduit_id.flatten().map(i64::from),
     };
     check_references(services, current.tenant_id, references, problems).await
 }
@@ -91,7 +91,10 @@ async fn check_references(
     let field = "fallbackDestination";
     tenancy::check_destination(services, tenant, field, refs.fallback, problems).await?;
     if let Some(rule) = refs.after_hours {
-        let (field, hours) = ("afterHours/businessHourId", Some(rule.business_hour_id));
+        let (field, hours) = (
+            "afterHours/businessHourId",
+            Some(rule.business_hour_id.get()),
+        );
         tenancy::check_reference(
             services,
             tenant,
@@ -138,7 +141,7 @@ pub async fn record_refill_request(
     let agent = match (body.agent_id, body.agent_number.as_deref()) {
         (Some(id), number) => {
             let scope = Scope::Tenant(body.tenant);
-            match pharmacy_agents::get(services.db(), &scope, PharmacyAgentId(id)).await {
+            match pharmacy_agents::get(services.db(), &scope, id).await {
                 Ok(agent) if number.is_none_or(|n| n == agent.number) => agent,
                 Ok(_) => {
                     return Err(Error::invalid(

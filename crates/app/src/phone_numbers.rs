@@ -32,7 +32,7 @@ pub async fn check_change(
     body: &UpdatePhoneNumber,
     problems: &mut Problems,
 ) -> Result<()> {
-    let tenant = TenantId(current.tenant_id);
+    let tenant = current.tenant_id;
     check_settings(services, caller, tenant, &body.settings, problems).await
 }
 

@@ -19,7 +19,7 @@ pub async fn check_new(
     let tenant = tenancy::tenant_for_write(services, caller, body.tenant_id).await?;
     let hold = (
         body.hold_media_file_id.get().map(i64::from),
-        body.music_on_hold_id,
+        body.music_on_hold_id.map(i64::from),
     );
     let timeout = body.timeout_destination.as_ref();
     check_references(
@@ -43,7 +43,7 @@ pub async fn check_change(
 ) -> Result<()> {
     let hold = (
         body.hold_media_file_id.and_then(|r| r.get()).map(i64::from),
-        body.music_on_hold_id.flatten(),
+        body.music_on_hold_id.flatten().map(i64::from),
     );
     let timeout = body.timeout_destination.as_ref().and_then(Option::as_ref);
     let members = body.members.as_deref();
@@ -72,7 +72,7 @@ async fn check_references(
         let items: Vec<DestinationInput> = members
             .iter()
             .map(|m| DestinationInput {
-                id: m.id,
+                id: m.id.get(),
                 dest_type: DestType::Ext,
                 order: 0,
                 type_src: None,

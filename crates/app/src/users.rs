@@ -261,7 +261,7 @@ pub async fn check_change(
         role: current_role,
     } = target;
     let current_role = *current_role;
-    let id = UserId(target.id);
+    let id = target.id;
     let placement_changes = account.user_role.is_some()
         || account.permissions.is_some()
         || account.branch_id.is_some()
@@ -284,13 +284,13 @@ pub async fn check_change(
         check_role(caller, current_role)?;
         check_target(caller, target)?;
     }
-    let tenant = (target.tenant_id > 0).then_some(TenantId(target.tenant_id));
+    let tenant = target.tenant_id.get();
     if account.tenant_id.is_some_and(|t| Some(t) != tenant) {
         problems.add(Location::Body, "tenantId", "cannot be changed");
     }
     if account
         .partner_id
-        .is_some_and(|p| p.get() != target.partner_id)
+        .is_some_and(|p| Some(p) != target.partner_id.get())
     {
         problems.add(Location::Body, "partnerId", "cannot be changed");
     }
@@ -329,8 +329,7 @@ pub async fn check_change(
         }
         None => None,
     };
-    let final_branch =
-        branch.unwrap_or((target.branch_id > 0).then_some(BranchId(target.branch_id)));
+    let final_branch = branch.unwrap_or(target.branch_id.get());
     if role.unwrap_or(current_role) == Role::BranchAdmin && final_branch.is_none() {
         problems.add(Location::Body, "branchId", "is required for branch admins");
     }
@@ -409,7 +408,7 @@ async fn record_sessions_ended(
         },
         entity: if disabled { "user" } else { "password" },
         entity_id: Some(updated.id.to_string()),
-        tenant_id: (updated.tenant_id > 0).then_some(TenantId(updated.tenant_id)),
+        tenant_id: updated.tenant_id.get(),
         user_id: Some(by),
         user_email: updated.email.clone(),
         client_address: address,

@@ -5,7 +5,7 @@ use switchboard_declare::boxed;
 
 use sea_query::{Expr, ExprTrait, Query, SelectStatement, TableRef};
 use switchboard_domain::Scope;
-use switchboard_domain::ids::{AnnouncementId, BranchId, TenantId};
+use switchboard_domain::ids::{AnnouncementId, BranchId, MediaFileId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::announcement::{
     Announcement, AnnouncementFilter, AnnouncementIvr, AnnouncementMediaFile, IvrLink,
@@ -27,13 +27,13 @@ pub struct Row {
     tenant_id: i64,
     name: String,
     description: String,
-    media_file_id: i64,
+    media_file_id: MediaFileId,
     media_file_name: String,
     media_file_tenant_id: i64,
     active: i64,
     start_date: String,
     end_date: String,
-    branch_id: i64,
+    branch_id: BranchId,
     branch_name: String,
 }
 
@@ -174,7 +174,7 @@ async fn replace_ivrs(tx: &mut Tx, id: i64, links: &[IvrLink]) -> Result<()> {
         let insert = Query::insert()
             .into_table("announcement_ivrs")
             .columns(["announcement_id", "ivr_id", "position"])
-            .values_panic([id.into(), link.id.into(), link.position(index).into()])
+            .values_panic([id.into(), link.id.get().into(), link.position(index).into()])
             .take();
         tx.execute(&insert).await?;
     }

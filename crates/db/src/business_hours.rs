@@ -4,10 +4,10 @@
 use std::collections::HashMap;
 use switchboard_declare::boxed;
 
-use sea_query::{Expr, ExprTrait, Func, Query, SelectStatement, TableRef};
+use sea_query::{Expr, ExprTrait, Query, SelectStatement, TableRef};
 use switchboard_domain::Scope;
 use switchboard_domain::declare::{OptionalRef, ToColumn};
-use switchboard_domain::ids::{BranchId, BusinessHourId, HolidayId, TenantId};
+use switchboard_domain::ids::{BranchId, BusinessHourId, HolidayId, MediaFileId, TenantId};
 use switchboard_domain::list::{BranchedFilter, ListQuery, Listed};
 use switchboard_domain::records::business_hour::{
     BranchRef, BusinessHour, CreateBusinessHour, CreateHoliday, Holiday, HolidayPatch,
@@ -30,7 +30,7 @@ const NOT_MATCH: &str = "notMatch";
 pub struct Row {
     id: i64,
     tenant_id: i64,
-    branch_id: i64,
+    branch_id: BranchId,
     branch_name: String,
     name: String,
     timezone: String,
@@ -45,7 +45,7 @@ struct HolidayRow {
     date: Option<String>,
     starts: Option<String>,
     ends: Option<String>,
-    media_file_id: i64,
+    media_file_id: OptionalRef<MediaFileId>,
 }
 
 impl From<HolidayRow> for Holiday {
@@ -80,15 +80,19 @@ fn select(scope: &Scope) -> SelectStatement {
         .take()
 }
 
-/// The holidays as read, no bound value (the `0` of none is written into the text), so
-/// that the read of a page's holidays keeps its rendered head ([`HolidaysOf`]).
+/// The holidays as read, no bound value, so that the read of a page's holidays keeps its
+/// rendered head ([`HolidaysOf`]).
 fn holidays_select() -> SelectStatement {
     Query::select()
-        .columns(["id", "business_hour_id", "name", "date", "starts", "ends"])
-        .expr_as(
-            Func::coalesce([Expr::col("media_file_id"), Expr::Constant(0i64.into())]),
+        .columns([
+            "id",
+            "business_hour_id",
+            "name",
+            "date",
+            "starts",
+            "ends",
             "media_file_id",
-        )
+        ])
         .from("holidays")
         .take()
 }
@@ -329,7 +333,7 @@ fn as_sent(holiday: &Holiday) -> CreateHoliday {
         date: holiday.date.clone(),
         from: holiday.from.clone(),
         to: holiday.to.clone(),
-        media_file_id: OptionalRef::from(holiday.media_file_id),
+        media_file_id: holiday.media_file_id,
     }
 }
 

@@ -28,7 +28,7 @@ fn insert_statement(table: &'static str, changes: Changes) -> sea_query::InsertS
 }
 
 /// The select of a stored record (`#[derive(Stored)]`): its table (under its alias, when
-/// it has one) and every column it declares, a coalesced one under its own name.
+/// it has one) and every column it declares.
 pub fn select_stored<T: Stored>() -> SelectStatement {
     let mut select = Query::select();
     if T::ALIAS == T::TABLE {
@@ -36,14 +36,8 @@ pub fn select_stored<T: Stored>() -> SelectStatement {
     } else {
         select.from_as(T::TABLE, T::ALIAS);
     }
-    for stored in T::COLUMNS {
-        match stored.coalesce {
-            Some(none) => select.expr_as(
-                sea_query::Func::coalesce([Expr::col((T::ALIAS, stored.name)), Expr::val(none)]),
-                stored.name,
-            ),
-            None => select.column((T::ALIAS, stored.name)),
-        };
+    for column in T::COLUMNS {
+        select.column((T::ALIAS, *column));
     }
     select.take()
 }

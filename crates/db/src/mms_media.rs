@@ -6,7 +6,7 @@
 use sea_query::{Condition, Expr, ExprTrait, Func, OnConflict, Query, SelectStatement};
 use switchboard_declare::boxed;
 use switchboard_domain::Scope;
-use switchboard_domain::ids::TenantId;
+use switchboard_domain::ids::{TenantId, UserId};
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::mms_media::{MmsMedia, MmsMediaFilter};
 
@@ -24,7 +24,7 @@ pub struct MmsMediaRow {
     /// Tenant.
     pub tenant_id: i64,
     /// Uploader.
-    pub user_id: i64,
+    pub user_id: UserId,
     /// Uploader's e-mail address then.
     pub uploaded_by: String,
     /// Object key.

@@ -4,7 +4,7 @@
 use sea_query::{Expr, ExprTrait, LockType, Query, SelectStatement, TableRef};
 use switchboard_declare::boxed;
 use switchboard_domain::Scope;
-use switchboard_domain::ids::{BranchId, MusicOnHoldId, TenantId};
+use switchboard_domain::ids::{BranchId, MediaFileId, MusicOnHoldId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::business_hour::BranchRef;
 use switchboard_domain::records::music_on_hold::{
@@ -27,7 +27,7 @@ const FILES: &str = "files";
 pub struct Row {
     id: i64,
     tenant_id: i64,
-    branch_id: Option<i64>,
+    branch_id: Option<BranchId>,
     branch_name: Option<String>,
     name: String,
     mode: PlayMode,
@@ -70,7 +70,7 @@ async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<Mus
         .map(|row| MusicOnHold {
             id: MusicOnHoldId(row.id),
             tenant_id: TenantId(row.tenant_id),
-            branch_id: row.branch_id.map(BranchId),
+            branch_id: row.branch_id,
             branch: row
                 .branch_id
                 .zip(row.branch_name)
@@ -227,7 +227,7 @@ pub struct PlaylistRow {
     /// Position in the playlist.
     pub order: i64,
     /// The media file's id.
-    pub media_file_id: i64,
+    pub media_file_id: MediaFileId,
     /// Its name.
     pub name: String,
     /// Its stored type.

@@ -1,9 +1,10 @@
 //! Paging groups with their ordered extension members and intro media file.
 
-use sea_query::{Expr, ExprTrait, Func, Query, SelectStatement, TableRef};
+use sea_query::{Expr, ExprTrait, Query, SelectStatement, TableRef};
 use switchboard_declare::boxed;
 use switchboard_domain::Scope;
-use switchboard_domain::ids::{PagingGroupId, TenantId};
+use switchboard_domain::declare::OptionalRef;
+use switchboard_domain::ids::{MediaFileId, PagingGroupId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
 use switchboard_domain::records::paging_group::{
     CheckInUse, CreatePagingGroup, IntroMessageMediaFile, PagingGroup, TwoWayAudio,
@@ -30,7 +31,7 @@ pub struct Row {
     name: String,
     check_in_use: Option<CheckInUse>,
     two_way_audio: Option<TwoWayAudio>,
-    intro_message_media_file_id: i64,
+    intro_message_media_file_id: OptionalRef<MediaFileId>,
     intro_media_name: Option<String>,
 }
 
@@ -43,7 +44,7 @@ fn select(scope: &Scope) -> SelectStatement {
         .column(("g", "check_in_use"))
         .column(("g", "two_way_audio"))
         .expr_as(
-            Func::coalesce([Expr::col(("g", "intro_media_file_id")), Expr::val(0i64)]),
+            Expr::col(("g", "intro_media_file_id")),
             "intro_message_media_file_id",
         )
         .expr_as(Expr::col(("m", "name")), "intro_media_name")
@@ -78,9 +79,9 @@ async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<Pag
             check_in_use: row.check_in_use,
             two_way_audio: row.two_way_audio,
             intro_message_media_file_id: row.intro_message_media_file_id,
-            intro_message_media_file: (row.intro_message_media_file_id > 0).then_some({
+            intro_message_media_file: row.intro_message_media_file_id.get().map(|id| {
                 IntroMessageMediaFile {
-                    id: Some(row.intro_message_media_file_id),
+                    id: Some(id),
                     name: row.intro_media_name,
                 }
             }),

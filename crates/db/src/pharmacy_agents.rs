@@ -6,7 +6,7 @@ use sea_query::{Expr, ExprTrait, Query, SelectStatement, TableRef};
 use serde_json::json;
 use switchboard_declare::boxed;
 use switchboard_domain::Scope;
-use switchboard_domain::ids::{PharmacyAgentId, TenantId};
+use switchboard_domain::ids::{BusinessHourId, ConduitId, MediaFileId, PharmacyAgentId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
 use switchboard_domain::records::pharmacy_agent::{
     AfterHours, CreatePharmacyAgent, IngestRefillRequest, PHARMACY_SYSTEM, PharmacyAgent,
@@ -39,11 +39,11 @@ pub struct Row {
     ivr_bulk: i64,
     refill_loop_attempts: i64,
     rx_number_length: i64,
-    greeting_media_file_id: Option<i64>,
-    prompt_media_file_id: Option<i64>,
-    after_hours_business_hour_id: Option<i64>,
+    greeting_media_file_id: Option<MediaFileId>,
+    prompt_media_file_id: Option<MediaFileId>,
+    after_hours_business_hour_id: Option<BusinessHourId>,
     business_hour_name: Option<String>,
-    conduit_id: Option<i64>,
+    conduit_id: Option<ConduitId>,
 }
 
 fn select(scope: &Scope) -> SelectStatement {
@@ -170,7 +170,10 @@ fn after_hours(
 ) -> Vec<switchboard_domain::records::destination::DestinationInput> {
     match rule {
         Some(rule) => {
-            changes.push(("after_hours_business_hour_id", rule.business_hour_id.into()));
+            changes.push((
+                "after_hours_business_hour_id",
+                rule.business_hour_id.get().into(),
+            ));
             rule.destination.into_iter().collect()
         }
         None => {
@@ -185,11 +188,11 @@ fn after_hours(
 /// update, `in_use::RELIED_ON`) either committed before — and is seen here — or waits
 /// for this write and then sees the agent using it. The caller checked it before (400
 /// at the field); this refuses with 409 what changed since.
-async fn hold_conduit(tx: &mut Tx, tenant: TenantId, id: i64) -> Result<()> {
+async fn hold_conduit(tx: &mut Tx, tenant: TenantId, id: ConduitId) -> Result<()> {
     let select = Query::select()
         .column("kind")
         .from("conduits")
-        .and_where(Expr::col("id").eq(id))
+        .and_where(Expr::col("id").eq(id.get()))
         .and_where(Expr::col("tenant_id").eq(tenant.get()))
         .lock(sea_query::LockType::Share)
         .take();
@@ -344,7 +347,7 @@ pub async fn record_refill(
 #[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct RefillRow {
     id: i64,
-    agent_id: i64,
+    agent_id: PharmacyAgentId,
     request_id: String,
     unique_id: Option<String>,
     caller_number: String,

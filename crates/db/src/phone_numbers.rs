@@ -31,6 +31,9 @@ const PLAIN: &[&str] = &[
     "unconditional_status",
     "email_recording",
     "store_and_forward_number",
+    "branch_id",
+    "sms_ext_id",
+    "conduit_id",
 ];
 
 /// The numbers `scope` reaches that match `filter`'s exact filters, as conditions on
@@ -62,18 +65,6 @@ fn select(condition: Condition) -> SelectStatement {
         select.column(("p", *column));
     }
     select
-        .expr_as(
-            Func::coalesce([Expr::col(("p", "branch_id")), Expr::val(0i64)]),
-            "branch_id",
-        )
-        .expr_as(
-            Func::coalesce([Expr::col(("p", "sms_ext_id")), Expr::val(0i64)]),
-            "sms_ext_id",
-        )
-        .expr_as(
-            Func::coalesce([Expr::col(("p", "conduit_id")), Expr::val(0i64)]),
-            "conduit_id",
-        )
         .expr_as(Expr::col(("t", "name")), "tenant_name")
         .inner_join(
             TableRef::from("tenants").alias("t"),
@@ -380,9 +371,9 @@ pub async fn update(
         destination: settings.destination.clone(),
         ..PhoneNumberSettings::default()
     };
-    lock_conduit(&mut tx, TenantId(current.tenant_id), &settings).await?;
+    lock_conduit(&mut tx, current.tenant_id, &settings).await?;
     crud::update_in(&mut tx, "phone_numbers", id, changes(settings)).await?;
-    write_destination(&mut tx, TenantId(current.tenant_id), id, &destination).await?;
+    write_destination(&mut tx, current.tenant_id, id, &destination).await?;
     tx.commit().await?;
     get(db, scope, id).await
 }

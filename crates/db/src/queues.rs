@@ -6,7 +6,7 @@ use switchboard_declare::boxed;
 
 use sea_query::{Expr, ExprTrait, Query, SelectStatement, TableRef};
 use switchboard_domain::Scope;
-use switchboard_domain::ids::{QueueId, TenantId};
+use switchboard_domain::ids::{ExtensionId, QueueId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
 use switchboard_domain::records::queue::{
     CreateQueue, Queue, QueueMember, QueueMemberInput, UpdateQueue,
@@ -32,7 +32,7 @@ fn select(scope: &Scope) -> SelectStatement {
 #[derive(switchboard_domain::declare::FromRow)]
 struct MemberRow {
     queue_id: i64,
-    id: i64,
+    id: ExtensionId,
     name: String,
     number: String,
     order: i64,
@@ -149,7 +149,7 @@ async fn replace_members(
         let target = Query::select()
             .column("id")
             .from("extensions")
-            .and_where(Expr::col("id").eq(member.id))
+            .and_where(Expr::col("id").eq(member.id.get()))
             .and_where(Expr::col("tenant_id").eq(tenant.get()))
             .lock(sea_query::LockType::Share)
             .take();
@@ -171,7 +171,7 @@ async fn replace_members(
             .values_panic([
                 id.into(),
                 tenant.get().into(),
-                member.id.into(),
+                member.id.get().into(),
                 member.position(index).into(),
                 member.penalty.into(),
             ])

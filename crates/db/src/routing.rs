@@ -6,9 +6,10 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use switchboard_declare::boxed;
 
-use sea_query::{Condition, Expr, ExprTrait, Func, Query, SelectStatement, TableRef};
+use sea_query::{Condition, Expr, ExprTrait, Query, SelectStatement, TableRef};
 use switchboard_domain::Scope;
-use switchboard_domain::ids::{HolidayId, TenantId};
+use switchboard_domain::declare::OptionalRef;
+use switchboard_domain::ids::{HolidayId, MediaFileId, TenantId};
 use switchboard_domain::records::business_hour::{Holiday, HoursInterval, weekly_hours};
 use switchboard_domain::routing::{Link, Node, Routing, Schedule};
 
@@ -39,7 +40,7 @@ struct HolidayRow {
     date: Option<String>,
     starts: Option<String>,
     ends: Option<String>,
-    media_file_id: i64,
+    media_file_id: OptionalRef<MediaFileId>,
 }
 
 #[derive(switchboard_domain::declare::FromRow)]
@@ -228,11 +229,8 @@ pub async fn load(db: &Db, scope: &Scope, tenant: TenantId) -> Result<Routing> {
             ("d", "date"),
             ("d", "starts"),
             ("d", "ends"),
+            ("d", "media_file_id"),
         ])
-        .expr_as(
-            Func::coalesce([Expr::col(("d", "media_file_id")), Expr::val(0i64)]),
-            "media_file_id",
-        )
         .from_as("holidays", "d")
         .inner_join(
             TableRef::from("business_hours").alias("h"),
@@ -315,7 +313,7 @@ pub async fn load(db: &Db, scope: &Scope, tenant: TenantId) -> Result<Routing> {
                 closures.push(closure);
                 holiday_orders.push(order);
             }
-            if media_file_id > 0 {
+            if let Some(media_file_id) = media_file_id.get() {
                 routing.links.entry(id.clone()).or_default().push(Link {
                     kind: "holiday".into(),
                     to: format!("media-file:{media_file_id}"),

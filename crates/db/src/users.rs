@@ -4,6 +4,7 @@
 use sea_query::{Expr, ExprTrait, Func, Query, SelectStatement, TableRef};
 use switchboard_declare::boxed;
 use switchboard_domain::Scope;
+use switchboard_domain::declare::OptionalRef;
 use switchboard_domain::ids::{BranchId, ExtensionId, PartnerId, TenantId, UserId};
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::user::{
@@ -53,11 +54,11 @@ const PLAIN: &[&str] = &[
     "enable_transcription",
     "extra_permissions",
     "disabled",
+    "tenant_id",
+    "partner_id",
+    "ext_id",
+    "branch_id",
 ];
-
-fn zero_if_null(table: &'static str, column: &'static str) -> Expr {
-    Func::coalesce([Expr::col((table, column)), Expr::val(0i64)]).into()
-}
 
 fn empty_if_null(table: &'static str, column: &'static str) -> Expr {
     Func::coalesce([Expr::col((table, column)), Expr::val("")]).into()
@@ -72,10 +73,6 @@ fn select_all() -> SelectStatement {
     }
     select
         .expr_as(Expr::col(("u", "role")), "user_role")
-        .expr_as(zero_if_null("u", "tenant_id"), "tenant_id")
-        .expr_as(zero_if_null("u", "partner_id"), "partner_id")
-        .expr_as(zero_if_null("u", "ext_id"), "ext_id")
-        .expr_as(zero_if_null("u", "branch_id"), "branch_id")
         .expr_as(empty_if_null("e", "name"), "ext_name")
         .expr_as(empty_if_null("e", "number"), "ext_num")
         .expr_as(empty_if_null("b", "name"), "branch_name")
@@ -250,7 +247,7 @@ impl UserWrite {
 /// Creates a user; `write` carries e-mail, password hash and role.
 #[boxed]
 pub async fn create(db: &Db, write: UserWrite) -> Result<User> {
-    let extension = write.ext_id.flatten().map(ExtensionId::get);
+    let extension = write.ext_id.flatten();
     let mut tx = db.begin().await?;
     let id = crud::insert_in(&mut tx, "users", write.changes()).await?;
     if let Some(extension) = extension {
@@ -283,7 +280,10 @@ pub async fn update_ending_sessions(
     };
     let user: User = tx.fetch_one(&visible).await?;
     if sip {
-        let extensions = [before.ext_id, user.ext_id];
+        let extensions: Vec<ExtensionId> = [before.ext_id, user.ext_id]
+            .into_iter()
+            .filter_map(OptionalRef::get)
+            .collect();
         crate::devices::sip_account_changed(&mut tx, &extensions).await?;
     }
     tx.commit().await?;
@@ -302,7 +302,8 @@ pub async fn delete(db: &Db, scope: &Scope, id: UserId) -> Result<User> {
         return Err(crate::error::Error::NotFound);
     }
     // The phones of its extension fall back to the next user's SIP account.
-    crate::devices::sip_account_changed(&mut tx, &[user.ext_id]).await?;
+    let extension: Vec<ExtensionId> = user.ext_id.get().into_iter().collect();
+    crate::devices::sip_account_changed(&mut tx, &extension).await?;
     tx.commit().await?;
     Ok(user)
 }

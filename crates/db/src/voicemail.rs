@@ -5,7 +5,7 @@ use sea_query::{Condition, Expr, ExprTrait, Query, SelectStatement};
 use serde_json::json;
 use switchboard_declare::boxed;
 use switchboard_domain::Scope;
-use switchboard_domain::ids::TenantId;
+use switchboard_domain::ids::{ExtensionId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::voicemail::{
     NewVoicemail, UpdateVoicemail, VoicemailFilter, VoicemailMessage, VoicemailStats,
@@ -60,7 +60,7 @@ pub struct VoicemailRow {
     /// Its content type.
     pub original_type: Option<String>,
     /// The extension whose mailbox it was left in, resolved when it was recorded.
-    pub extension_id: Option<i64>,
+    pub extension_id: Option<ExtensionId>,
 }
 
 impl VoicemailRow {

@@ -106,8 +106,8 @@ pub fn derive_body(input: TokenStream) -> TokenStream {
 ///
 /// Struct attribute: `#[stored(table = "queues", alias = "q")]` (the alias defaults to
 /// the table). Field attributes: `#[stored(skip)]` (filled from elsewhere; `FromRow`
-/// leaves it at its `Default` too), `#[stored(coalesce = 0)]` (read as this value where
-/// the column is `NULL`).
+/// leaves it at its `Default` too). A column that may hold `NULL` is read into an
+/// `Option<T>`, or an `OptionalRef<T>` where the answer says 0 for none.
 #[proc_macro_derive(Stored, attributes(stored))]
 pub fn derive_stored(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

@@ -26,14 +26,10 @@ pub fn derive(input: &DeriveInput) -> syn::Result<Tokens> {
     for field in named_fields(input)? {
         let ident = field.ident.as_ref().expect("named field");
         let mut skip = false;
-        let mut coalesce = quote!(::core::option::Option::None);
         for attr in field.attrs.iter().filter(|a| a.path().is_ident("stored")) {
             attr.parse_nested_meta(|meta| {
                 if meta.path.is_ident("skip") {
                     skip = true;
-                } else if meta.path.is_ident("coalesce") {
-                    let value: syn::LitInt = meta.value()?.parse()?;
-                    coalesce = quote!(::core::option::Option::Some(#value));
                 } else {
                     return Err(meta.error("unknown stored field attribute"));
                 }
@@ -45,16 +41,14 @@ pub fn derive(input: &DeriveInput) -> syn::Result<Tokens> {
         }
         let column = ident.to_string();
         let column = column.strip_prefix("r#").unwrap_or(&column).to_owned();
-        columns.push(quote! {
-            ::switchboard_domain::declare::StoredColumn { name: #column, coalesce: #coalesce }
-        });
+        columns.push(column);
     }
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     Ok(quote! {
         impl #impl_generics ::switchboard_domain::declare::Stored for #name #ty_generics #where_clause {
             const TABLE: &'static str = #table;
             const ALIAS: &'static str = #alias;
-            const COLUMNS: &'static [::switchboard_domain::declare::StoredColumn] = &[#(#columns),*];
+            const COLUMNS: &'static [&'static str] = &[#(#columns),*];
         }
     })
 }

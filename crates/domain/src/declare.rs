@@ -14,8 +14,7 @@ use crate::ids::TenantId;
 use crate::validation::{ObjectReader, Problems, QueryReader};
 
 pub use crate::stored::{
-    ColumnValue, Columns, ID_OR_NONE, OptionalRef, Stored, StoredColumn, ToColumn, ToIntegerColumn,
-    json_column,
+    ColumnValue, Columns, ID_OR_NONE, OptionalRef, Stored, ToColumn, ToIntegerColumn, json_column,
 };
 pub use switchboard_declare::{Body, Filter, FromRow, Listed, SqlNewtype, Stored};
 

@@ -60,17 +60,6 @@ macro_rules! ids {
     )*};
 }
 
-/// Writes an optional reference as its id, or `0` when it names nothing: the one spelling
-/// of "none" for an id in every answer, as the spec fixes it for users' and phone numbers'
-/// `branchId` and paging groups' `introMessageMediaFileId`.
-pub fn zero_when_none<S, T>(id: &Option<T>, serializer: S) -> Result<S::Ok, S::Error>
-where
-    S: serde::Serializer,
-    T: Copy + Into<i64>,
-{
-    serializer.serialize_i64(id.map_or(0, Into::into))
-}
-
 ids! {
     /// Identifies a partner (a reseller owning tenants).
     PartnerId,

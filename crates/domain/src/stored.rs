@@ -150,15 +150,6 @@ pub trait Columns {
     fn columns(&self) -> Vec<(&'static str, ColumnValue)>;
 }
 
-/// One column of a record's select.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct StoredColumn {
-    /// The column, which is also the field the row is read into.
-    pub name: &'static str,
-    /// The value read in place of `NULL` (`COALESCE`), when the answer has no null.
-    pub coalesce: Option<i64>,
-}
-
 /// A record read straight from its table's row (`#[derive(Stored)]`): its fields are
 /// the columns, except those filled from elsewhere (`#[stored(skip)]`, which the row's
 /// `FromRow` derive leaves at their `Default` too).
@@ -167,17 +158,69 @@ pub trait Stored {
     const TABLE: &'static str;
     /// The table's alias in the select, which list sorts and searches name too.
     const ALIAS: &'static str;
-    /// The columns read, in field order.
-    const COLUMNS: &'static [StoredColumn];
+    /// The columns read, in field order (each also the field the row is read into).
+    const COLUMNS: &'static [&'static str];
 }
 
 /// The rule of an [`OptionalRef`] field: an id, or `0` for none.
 pub const ID_OR_NONE: crate::validation::Int = crate::validation::int(0, i64::MAX);
 
-/// A reference that may name nothing: sent as its id or `0` for none, stored as the id
-/// or `NULL`. The one spelling of "0 means none" for a body's reference.
+/// A reference that may name nothing: sent and answered as its id or `0` for none, stored
+/// as the id or `NULL` (a row holding `0`, as users' and phone numbers' do, reads as none
+/// too). The one spelling of "0 means none" for a body's reference and an answer's.
+///
+/// ```
+/// use switchboard_domain::declare::{Body, ColumnValue, Columns, ID_OR_NONE, OptionalRef};
+/// use switchboard_domain::ids::MediaFileId;
+///
+/// #[derive(Clone, Debug, Body)]
+/// struct Greeting {
+///     #[field(rule = ID_OR_NONE, default = OptionalRef(None), column)]
+///     media_file_id: OptionalRef<MediaFileId>,
+/// }
+/// let none = Greeting { media_file_id: OptionalRef::from(0) };
+/// assert_eq!(none.columns(), [("media_file_id", ColumnValue::Int(None))]);
+/// ```
+///
+/// A field whose create reads 0 as none (`zero_none`) cannot also take `null` to clear
+/// in its update (`null_clears`): 0 and `null` would mean two things. It does not compile
+/// (an `OptionalRef` is the field for that), where either alone does:
+///
+/// ```compile_fail
+/// use switchboard_domain::declare::Body;
+/// use switchboard_domain::ids::BranchId;
+/// use switchboard_domain::validation::ID;
+///
+/// #[derive(Clone, Debug, Body)]
+/// struct Placed {
+///     #[field(rule = ID, zero_none, null_clears)]
+///     branch_id: Option<BranchId>,
+/// }
+/// ```
+///
+/// ```
+/// use switchboard_domain::declare::Body;
+/// use switchboard_domain::ids::BranchId;
+/// use switchboard_domain::validation::ID;
+///
+/// #[derive(Clone, Debug, Body)]
+/// struct Placed {
+///     #[field(rule = ID, null_clears)]
+///     branch_id: Option<BranchId>,
+/// }
+/// #[derive(Clone, Debug, Body)]
+/// struct Zeroed {
+///     #[field(rule = ID, zero_none)]
+///     branch_id: Option<BranchId>,
+/// }
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct OptionalRef<T>(pub Option<T>);
+
+impl<T> OptionalRef<T> {
+    /// A reference naming nothing (answered as `0`).
+    pub const NONE: Self = Self(None);
+}
 
 impl<T: Copy> OptionalRef<T> {
     /// The record named, if any.
@@ -190,6 +233,74 @@ impl<T: From<i64>> From<i64> for OptionalRef<T> {
     /// `0` (and anything below it, which the rules refuse before) names nothing.
     fn from(id: i64) -> Self {
         Self((id > 0).then(|| T::from(id)))
+    }
+}
+
+impl<T> From<Option<T>> for OptionalRef<T> {
+    fn from(id: Option<T>) -> Self {
+        Self(id)
+    }
+}
+
+impl<T: Copy + Into<i64>> OptionalRef<T> {
+    /// The id as the spec answers it: the record's, or `0` for none.
+    pub fn or_zero(self) -> i64 {
+        self.0.map_or(0, Into::into)
+    }
+}
+
+impl<T: Copy + Into<i64>> serde::Serialize for OptionalRef<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_i64(self.or_zero())
+    }
+}
+
+// Its schema: an integer from 0, the record's id or 0 for none. utoipa reads a generic
+// type's schema through `ComposeSchema` (given its type arguments' schemas, which this
+// one does not depend on) and derives `PartialSchema` from it. An answer's field refers
+// to it by name, one component per id type (`OptionalRef_BranchId`: what it names);
+// inlined, utoipa would wrap it with the field's description in an `allOf` no integer
+// satisfies.
+impl<T> utoipa::__dev::ComposeSchema for OptionalRef<T> {
+    fn compose(
+        _: Vec<utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>>,
+    ) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::Integer)
+            .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
+                utoipa::openapi::KnownFormat::Int64,
+            )))
+            .minimum(Some(0.0))
+            .description(Some("A record's id, or 0 for none."))
+            .into()
+    }
+}
+
+impl<T> utoipa::ToSchema for OptionalRef<T> {}
+
+/// Read from an integer column: `NULL` and `0` both name nothing.
+#[cfg(feature = "sqlx")]
+impl<DB: sqlx::Database, T> sqlx::Type<DB> for OptionalRef<T>
+where
+    i64: sqlx::Type<DB>,
+{
+    fn type_info() -> DB::TypeInfo {
+        <i64 as sqlx::Type<DB>>::type_info()
+    }
+
+    fn compatible(ty: &DB::TypeInfo) -> bool {
+        <i64 as sqlx::Type<DB>>::compatible(ty)
+    }
+}
+
+#[cfg(feature = "sqlx")]
+impl<'r, DB: sqlx::Database, T: From<i64>> sqlx::Decode<'r, DB> for OptionalRef<T>
+where
+    Option<i64>: sqlx::Decode<'r, DB>,
+{
+    fn decode(value: DB::ValueRef<'r>) -> Result<Self, sqlx::error::BoxDynError> {
+        let id = <Option<i64> as sqlx::Decode<'r, DB>>::decode(value)?;
+        Ok(id.map_or(Self(None), Self::from))
     }
 }
 
@@ -215,6 +326,16 @@ mod tests {
         let some = OptionalRef::<MediaFileId>::from(7);
         assert_eq!(some.get(), Some(MediaFileId(7)));
         assert_eq!(some.to_column(), ColumnValue::Int(Some(7)));
+    }
+
+    #[test]
+    fn an_answer_names_nothing_as_zero() {
+        let none = OptionalRef::<MediaFileId>::NONE;
+        assert_eq!(serde_json::to_string(&none).expect("an id writes"), "0");
+        assert_eq!(none.or_zero(), 0);
+        let some = OptionalRef::from(Some(MediaFileId(7)));
+        assert_eq!(serde_json::to_string(&some).expect("an id writes"), "7");
+        assert_eq!(some.or_zero(), 7);
     }
 
     #[test]

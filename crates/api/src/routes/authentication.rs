@@ -15,7 +15,7 @@ use switchboard_db::audit::NewEntry;
 use switchboard_db::sessions::{self, Rotation};
 use switchboard_db::{security, users};
 use switchboard_domain::declare::Body;
-use switchboard_domain::ids::{TenantId, UserId};
+use switchboard_domain::ids::UserId;
 use switchboard_domain::records::user::User;
 use switchboard_domain::validation::text;
 use utoipa::ToSchema;
@@ -119,16 +119,12 @@ fn entry(action: &'static str, entity: &'static str, email: &str, address: &str)
     }
 }
 
-fn tenant_of(user: &User) -> Option<TenantId> {
-    (user.tenant_id > 0).then_some(TenantId(user.tenant_id))
-}
-
 /// Audits a failed login (the attempt itself is already counted).
 async fn fail(state: &AppState, account: &str, address: &str, user: Option<&User>, why: &str) {
     crate::metrics::refused("login_failure");
     let mut failure = entry("login.failure", "authentication", account, address);
-    failure.user_id = user.map(|u| UserId(u.id));
-    failure.tenant_id = user.and_then(tenant_of);
+    failure.user_id = user.map(|u| u.id);
+    failure.tenant_id = user.and_then(|u| u.tenant_id.get());
     failure.details = json!({"reason": why});
     audit::record(state, failure).await;
 }
@@ -139,7 +135,7 @@ async fn attribute(state: &AppState, entry: &mut NewEntry, user: UserId) {
     entry.user_id = Some(user);
     if let Ok(Some(found)) = users::find(&state.db, user).await {
         entry.user_email = found.email.clone();
-        entry.tenant_id = tenant_of(&found);
+        entry.tenant_id = found.tenant_id.get();
     }
 }
 
@@ -171,19 +167,10 @@ pub async fn open_session(
     let (refresh, hash) = new_refresh_token();
     let ttl = state.settings.refresh_ttl.as_secs();
     let expires = now.saturating_add(i64::try_from(ttl).unwrap_or(i64::MAX));
-    sessions::open(
-        &state.db,
-        UserId(user.id),
-        &session,
-        &hash,
-        address,
-        now,
-        expires,
-    )
-    .await?;
+    sessions::open(&state.db, user.id, &session, &hash, address, now, expires).await?;
     let access = state
         .tokens
-        .issue(UserId(user.id), &session, user.tenant_id, user.user_role)
+        .issue(user.id, &session, user.tenant_id.or_zero(), user.user_role)
         .map_err(ApiError::internal)?;
     Ok((access, refresh, ttl))
 }
@@ -237,7 +224,7 @@ pub async fn login(
                 "this account uses multi-factor login: send the authenticator code (or a recovery code) as otp",
             ));
         };
-        if !second_factor(&state, UserId(user.id), code, now).await? {
+        if !second_factor(&state, user.id, code, now).await? {
             fail(
                 &state,
                 &account,
@@ -255,11 +242,11 @@ pub async fn login(
     attempt.succeeded(&state, now).await?;
     let (access_token, refresh_token, refresh_ttl) = open_session(&state, &user, &address).await?;
     let mut success = entry("login.success", "authentication", &user.email, &address);
-    success.user_id = Some(UserId(user.id));
-    success.tenant_id = tenant_of(&user);
+    success.user_id = Some(user.id);
+    success.tenant_id = user.tenant_id.get();
     success.details = json!({"mfa": user.mfa_enabled == 1});
     audit::record(&state, success).await;
-    let id = UserId(user.id);
+    let id = user.id;
     Ok(Json(LoginResult {
         user: user.shown_to(id),
         access_token,
@@ -309,13 +296,13 @@ pub async fn refresh(
         .issue(
             issued.user_id,
             &issued.session_id,
-            user.tenant_id,
+            user.tenant_id.or_zero(),
             user.user_role,
         )
         .map_err(ApiError::internal)?;
     let mut refreshed = entry("token.refresh", "session", &user.email, &address);
     refreshed.user_id = Some(issued.user_id);
-    refreshed.tenant_id = tenant_of(&user);
+    refreshed.tenant_id = user.tenant_id.get();
     refreshed.entity_id = Some(issued.session_id);
     audit::record(&state, refreshed).await;
     Ok(Json(RefreshResult {

@@ -8,7 +8,6 @@ use serde_json::{Value, json};
 use switchboard_db::audit::NewEntry;
 use switchboard_db::{seal, security, users};
 use switchboard_domain::declare::Body;
-use switchboard_domain::ids::{TenantId, UserId};
 use switchboard_domain::records::user::{PASSWORD, User};
 use switchboard_domain::validation::{Chars, text};
 use switchboard_domain::{Location, Principal};
@@ -106,8 +105,8 @@ fn entry(action: &'static str, entity: &'static str, user: &User, address: &str)
     NewEntry {
         action,
         entity,
-        user_id: Some(UserId(user.id)),
-        tenant_id: (user.tenant_id > 0).then_some(TenantId(user.tenant_id)),
+        user_id: Some(user.id),
+        tenant_id: user.tenant_id.get(),
         user_email: user.email.clone(),
         client_address: address.to_owned(),
         details: Value::Null,

@@ -169,7 +169,7 @@ pub async fn showing_extension(tx: &mut Tx, id: ExtensionId) -> Result<Vec<i64>>
 /// The devices registering as one of `extensions` (a line of theirs): the ones whose
 /// file carries the SIP account of the extension's user.
 #[boxed]
-pub async fn with_lines(tx: &mut Tx, extensions: &[i64]) -> Result<Vec<i64>> {
+pub async fn with_lines(tx: &mut Tx, extensions: &[ExtensionId]) -> Result<Vec<i64>> {
     if extensions.is_empty() {
         return Ok(Vec::new());
     }
@@ -177,7 +177,7 @@ pub async fn with_lines(tx: &mut Tx, extensions: &[i64]) -> Result<Vec<i64>> {
         .distinct()
         .column("device_id")
         .from("device_lines")
-        .and_where(Expr::col("extension_id").is_in(extensions.iter().copied()))
+        .and_where(Expr::col("extension_id").is_in(extensions.iter().map(|e| e.get())))
         .order_by("device_id", sea_query::Order::Asc)
         .take();
     let rows: Vec<(i64,)> = tx.fetch_all(&select).await?;
@@ -187,7 +187,7 @@ pub async fn with_lines(tx: &mut Tx, extensions: &[i64]) -> Result<Vec<i64>> {
 /// After a user's SIP account (peer name or secret) or extension changed inside `tx`:
 /// every phone registering as its old or new extension renders another account.
 #[boxed]
-pub async fn sip_account_changed(tx: &mut Tx, extensions: &[i64]) -> Result<()> {
+pub async fn sip_account_changed(tx: &mut Tx, extensions: &[ExtensionId]) -> Result<()> {
     let phones = with_lines(tx, extensions).await?;
     config_changed(tx, &phones, "sip-account").await
 }

@@ -248,7 +248,7 @@ pub async fn provisioned(db: &Db, mac: &str, sealer: &Sealer) -> Result<Option<P
         }
     };
     let config = PhoneConfig {
-        device_id: row.id,
+        device_id: DeviceId(row.id),
         name: row.name,
         mac: row.mac,
         config_version: row.config_version,

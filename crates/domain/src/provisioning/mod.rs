@@ -15,6 +15,8 @@ pub use polycom::{polycom_master, polycom_phone, polycom_phone_file};
 pub use time_zone::{ClockChange, ZoneRule, posix_tz, zone_offsets, zone_rule};
 pub use yealink::yealink;
 
+use crate::ids::DeviceId;
+
 /// One SIP account a phone registers: an extension and its credentials.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SipLine {
@@ -47,7 +49,7 @@ pub struct RenderedKey {
 #[derive(Clone, Debug, PartialEq)]
 pub struct PhoneConfig {
     /// The device's id.
-    pub device_id: i64,
+    pub device_id: DeviceId,
     /// Its name.
     pub name: String,
     /// Its MAC's 12 hex digits.

@@ -10,7 +10,7 @@ use utoipa::openapi::schema::{OneOfBuilder, Schema};
 use super::NAME;
 use super::business_hour::BranchRef;
 use crate::declare::{Body, Filter, Listed};
-use crate::ids::{AnnouncementId, BranchId, MediaFileId, TenantId};
+use crate::ids::{AnnouncementId, BranchId, IvrId, MediaFileId, TenantId};
 use crate::list::BranchedFilter;
 use crate::validation::{
     Date, FLAG, ID, Instant, Int, ListOf, Nested, ObjectReader, Raw, Rule, Switch, Text, as_str,
@@ -22,7 +22,7 @@ use crate::validation::{
 #[serde(rename_all = "camelCase")]
 pub struct AnnouncementMediaFile {
     /// The media file's id.
-    pub id: i64,
+    pub id: MediaFileId,
     /// Its name.
     pub name: String,
     /// Its tenant.
@@ -35,7 +35,7 @@ pub struct AnnouncementMediaFile {
 #[serde(rename_all = "camelCase")]
 pub struct AnnouncementIvr {
     /// The IVR's id.
-    pub id: i64,
+    pub id: IvrId,
     /// Its name.
     pub name: String,
     /// Its tenant.
@@ -120,7 +120,7 @@ impl Rule for IsoDate {
 pub struct IvrLink {
     /// The IVR's id, of the same tenant.
     #[field(rule = ID)]
-    pub id: i64,
+    pub id: IvrId,
     /// Position among the announcement's IVRs (defaults to the array position, from 1).
     #[field(rule = POSITION)]
     pub order: Option<i64>,

@@ -7,7 +7,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::declare::{Filter, Listed};
-use crate::ids::TenantId;
+use crate::ids::{TenantId, UserId};
 use crate::validation::{Among, CommaList, ID, Id, Text, among, text};
 
 crate::closed_set! {
@@ -101,11 +101,11 @@ pub struct AuditEntry {
     #[schema(ignore)]
     pub at_ms: i64,
     /// The tenant concerned, if any.
-    pub tenant_id: Option<i64>,
+    pub tenant_id: Option<TenantId>,
     /// The tenant's name.
     pub tenant_name: Option<String>,
     /// The acting (or targeted) user, if known.
-    pub user_id: Option<i64>,
+    pub user_id: Option<UserId>,
     /// That user's e-mail address (as typed, for failed logins of unknown accounts).
     pub user_email: String,
     /// What happened: `create`, `update`, `delete` for a change of a record;

@@ -36,7 +36,7 @@ pub struct HoursInterval {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
 pub struct BranchRef {
     /// The branch's id.
-    pub id: i64,
+    pub id: BranchId,
     /// The branch's name.
     pub name: String,
 }
@@ -57,7 +57,7 @@ pub struct Holiday {
     /// End of the range.
     pub to: Option<String>,
     /// A media file played to callers during the holiday; 0 for none.
-    pub media_file_id: i64,
+    pub media_file_id: OptionalRef<MediaFileId>,
 }
 
 impl Holiday {
@@ -593,7 +593,7 @@ mod tests {
             match_destinations: Vec::new(),
             not_match_destinations: Vec::new(),
             branch: BranchRef {
-                id: 1,
+                id: BranchId(1),
                 name: "Main".into(),
             },
             holidays: Vec::new(),

@@ -4,7 +4,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::NAME;
-use crate::declare::{Body, Listed};
+use crate::declare::{Body, Listed, OptionalRef};
 use crate::ids::{BranchId, ExtensionId, TenantId};
 use crate::list::BranchedFilter;
 use crate::validation::{ID, PlanNumber, plan_number};
@@ -23,9 +23,7 @@ pub struct Extension {
     /// The tenant the extension belongs to.
     pub tenant_id: TenantId,
     /// The branch the extension belongs to; 0 when it has none.
-    #[serde(serialize_with = "crate::ids::zero_when_none")]
-    #[schema(value_type = i64, minimum = 0)]
-    pub branch_id: Option<BranchId>,
+    pub branch_id: OptionalRef<BranchId>,
     /// The number dialled to reach it, unique in its tenant.
     pub number: String,
     /// Its display name.

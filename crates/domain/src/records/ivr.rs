@@ -82,11 +82,9 @@ pub struct Ivr {
     /// The number dialled to reach it, unique in the tenant's dial plan.
     pub number: String,
     /// The media file greeting callers; 0 for none.
-    #[stored(coalesce = 0)]
-    pub greeting_media_file_id: i64,
+    pub greeting_media_file_id: OptionalRef<MediaFileId>,
     /// The announcement greeting callers instead; 0 for none.
-    #[stored(coalesce = 0)]
-    pub greeting_announcement_id: i64,
+    pub greeting_announcement_id: OptionalRef<AnnouncementId>,
     /// The menu: one destination per key, by key order (`0`–`9`, `*`, `#`).
     #[stored(skip)]
     pub options: Vec<IvrOption>,

@@ -5,7 +5,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::declare::{Filter, Listed};
-use crate::ids::TenantId;
+use crate::ids::{TenantId, UserId};
 use crate::validation::ID;
 
 /// An uploaded MMS media file.
@@ -19,7 +19,7 @@ pub struct MmsMedia {
     /// The tenant whose quota it counts against.
     pub tenant_id: TenantId,
     /// The user who uploaded it.
-    pub user_id: i64,
+    pub user_id: UserId,
     /// That user's e-mail address at the time of the upload.
     pub uploaded_by: String,
     /// The content type decided from its bytes.

@@ -8,7 +8,7 @@ use super::NAME;
 use super::business_hour::BranchRef;
 use super::destination::{DestType, Destination, DestinationInput, Destinations};
 use crate::declare::{Body, Filter, Listed};
-use crate::ids::{BranchId, MusicOnHoldId, TenantId};
+use crate::ids::{BranchId, MediaFileId, MusicOnHoldId, TenantId};
 use crate::list::BranchedFilter;
 use crate::validation::{Among, Bool, ID, Switch, among};
 
@@ -111,7 +111,7 @@ pub struct PlaylistEntry {
     /// Position in the playlist.
     pub order: i64,
     /// The media file's id.
-    pub media_file_id: i64,
+    pub media_file_id: MediaFileId,
     /// Its name.
     pub name: String,
     /// The audio's type at `url`: `audio/wav` for the telephony rendition; the stored

@@ -18,7 +18,7 @@ pub const NUMBER: PlanNumber = plan_number(2, 32);
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 pub struct IntroMessageMediaFile {
     /// The media file's id.
-    pub id: Option<i64>,
+    pub id: Option<MediaFileId>,
     /// The media file's name.
     pub name: Option<String>,
 }
@@ -43,7 +43,7 @@ pub struct PagingGroup {
     #[schema(value_type = Option<String>)]
     pub two_way_audio: Option<TwoWayAudio>,
     /// The media file played first; 0 for none.
-    pub intro_message_media_file_id: i64,
+    pub intro_message_media_file_id: OptionalRef<MediaFileId>,
     /// The intro media file, resolved; null for none.
     pub intro_message_media_file: Option<IntroMessageMediaFile>,
     /// The member extensions, by `order`.

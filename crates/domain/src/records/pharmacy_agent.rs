@@ -16,7 +16,7 @@ use super::conduit::ConduitKind;
 use super::destination::{Destination, DestinationInput};
 use super::ivr::PATH;
 use crate::declare::{Body, Filter, Listed};
-use crate::ids::{PharmacyAgentId, TenantId};
+use crate::ids::{BusinessHourId, ConduitId, MediaFileId, PharmacyAgentId, TenantId};
 use crate::list::TenantFilter;
 use crate::validation::{
     Among, Bit, ID, Instant, Int, ListOf, Nested, ObjectReader, PlanNumber, Text, among, int,
@@ -60,7 +60,7 @@ pub const PHARMACY_SYSTEM: ConduitKind = ConduitKind::PharmacySystem;
 pub struct AfterHours {
     /// The business hours of the tenant; outside them (and on their holidays) the agent
     /// is closed.
-    pub business_hour_id: i64,
+    pub business_hour_id: BusinessHourId,
     /// Their name.
     pub business_hour_name: String,
     /// Where calls go while the agent is closed, resolved; null: the call ends.
@@ -87,16 +87,16 @@ pub struct PharmacyAgent {
     /// Digits of an Rx number (4 to 20).
     pub rx_number_length: i64,
     /// The media file greeting callers; null: the platform's spoken greeting.
-    pub greeting_media_file_id: Option<i64>,
+    pub greeting_media_file_id: Option<MediaFileId>,
     /// The media file asking for an Rx number; null: the platform's spoken prompt.
-    pub prompt_media_file_id: Option<i64>,
+    pub prompt_media_file_id: Option<MediaFileId>,
     /// Where a caller goes for a pharmacist (on request, or after the last failed try),
     /// resolved; null: the call ends.
     pub fallback_destination: Option<Destination>,
     /// When the agent is closed and where calls go then; null: always open.
     pub after_hours: Option<AfterHours>,
     /// The tenant's `pharmacy-system` conduit refills are filed through; null: none yet.
-    pub conduit_id: Option<i64>,
+    pub conduit_id: Option<ConduitId>,
 }
 
 /// The after-hours rule as sent: `{businessHourId, destination?}`.
@@ -105,7 +105,7 @@ pub struct PharmacyAgent {
 pub struct AfterHoursInput {
     /// Business hours of the tenant; outside them the agent is closed.
     #[field(rule = ID)]
-    pub business_hour_id: i64,
+    pub business_hour_id: BusinessHourId,
     /// Where calls go while closed (default: the call ends).
     #[field(rule = PATH, nullable)]
     pub destination: Option<DestinationInput>,
@@ -156,10 +156,10 @@ pub struct CreatePharmacyAgent {
     pub rx_number_length: i64,
     /// A media file of the tenant greeting callers; null: the platform's greeting.
     #[field(rule = MEDIA_FILE, nullable, column)]
-    pub greeting_media_file_id: Option<i64>,
+    pub greeting_media_file_id: Option<MediaFileId>,
     /// A media file of the tenant asking for an Rx number; null: the platform's prompt.
     #[field(rule = MEDIA_FILE, nullable, column)]
-    pub prompt_media_file_id: Option<i64>,
+    pub prompt_media_file_id: Option<MediaFileId>,
     /// Where a caller goes for a pharmacist; null (the default): the call ends.
     #[field(rule = PATH, nullable)]
     pub fallback_destination: Option<DestinationInput>,
@@ -169,7 +169,7 @@ pub struct CreatePharmacyAgent {
     pub after_hours: Option<AfterHoursInput>,
     /// A `pharmacy-system` conduit of the tenant; null: none.
     #[field(rule = ID, nullable, column)]
-    pub conduit_id: Option<i64>,
+    pub conduit_id: Option<ConduitId>,
 }
 
 impl CreatePharmacyAgent {
@@ -196,7 +196,7 @@ pub struct IngestRefillRequest {
     pub tenant: TenantId,
     /// The agent that took the call; or name it by `agentNumber`.
     #[field(rule = ID)]
-    pub agent_id: Option<i64>,
+    pub agent_id: Option<PharmacyAgentId>,
     /// The number of the agent that took the call, when `agentId` is not sent.
     #[field(rule = NUMBER)]
     pub agent_number: Option<String>,
@@ -273,7 +273,7 @@ pub struct RefillRequest {
     /// The request's id.
     pub id: i64,
     /// The agent that took it.
-    pub agent_id: i64,
+    pub agent_id: PharmacyAgentId,
     /// The engine's id of the request (the call's uniqueId unless it sent another).
     pub request_id: String,
     /// The call's uniqueId; null when not reported.

@@ -6,7 +6,7 @@ use utoipa::ToSchema;
 
 use super::destination::{DestType, Destination, DestinationInput, Destinations, OneDestination};
 use super::{YES_NO, YesNo};
-use crate::declare::{Body, Filter, Listed};
+use crate::declare::{Body, Filter, Listed, OptionalRef};
 use crate::ids::{BranchId, ConduitId, ExtensionId, TenantId};
 use crate::list::BranchedFilter;
 use crate::validation::{Chars, FLAG, ID, OptionalEmail, Switch, Text, dial, text};
@@ -25,11 +25,11 @@ pub struct PhoneNumber {
     /// The number's id.
     pub id: i64,
     /// The tenant it is provisioned to.
-    pub tenant_id: i64,
+    pub tenant_id: TenantId,
     /// The branch it belongs to, 0 for none.
-    pub branch_id: i64,
+    pub branch_id: OptionalRef<BranchId>,
     /// The extension that receives its text messages, 0 for none.
-    pub sms_ext_id: i64,
+    pub sms_ext_id: OptionalRef<ExtensionId>,
     /// 1 while something routes to or from it (a destination for its calls, an extension
     /// its texts reach), 0 when idle: derived, never set by a body.
     pub in_use: i64,
@@ -61,7 +61,7 @@ pub struct PhoneNumber {
     /// The tenant's name.
     pub tenant_name: String,
     /// The conduit (a SIP trunk, a carrier connection) its calls go through, 0 for none.
-    pub conduit_id: i64,
+    pub conduit_id: OptionalRef<ConduitId>,
     /// Where its calls go, resolved; null while it routes nowhere.
     #[cfg_attr(feature = "sqlx", sqlx(skip))]
     pub destination: Option<Destination>,

@@ -9,7 +9,7 @@ use super::NAME;
 use super::destination::{Destination, DestinationInput};
 use super::ivr::PATH;
 use crate::declare::{Body, ID_OR_NONE, Listed, OptionalRef, Stored};
-use crate::ids::{MediaFileId, QueueId, TenantId};
+use crate::ids::{ExtensionId, MediaFileId, MusicOnHoldId, QueueId, TenantId};
 use crate::list::TenantFilter;
 use crate::validation::{
     Among, FLAG, ID, Int, ListOf, Nested, ObjectReader, PlanNumber, among, int, list_of, nested,
@@ -40,7 +40,7 @@ crate::closed_set! {
 #[serde(rename_all = "camelCase")]
 pub struct QueueMember {
     /// The extension's id.
-    pub id: i64,
+    pub id: ExtensionId,
     /// The extension's name.
     pub name: String,
     /// The extension's number.
@@ -78,11 +78,10 @@ pub struct Queue {
     pub max_callers: i64,
     /// The media file played while waiting; 0 for none. Kept for compatibility:
     /// `musicOnHoldId`, when set, is played instead.
-    #[stored(coalesce = 0)]
-    pub hold_media_file_id: i64,
+    pub hold_media_file_id: OptionalRef<MediaFileId>,
     /// The music on hold (a playlist of the tenant) played while waiting; it wins over
     /// `holdMediaFileId`. Null: `holdMediaFileId`, else the tenant's default music on hold.
-    pub music_on_hold_id: Option<i64>,
+    pub music_on_hold_id: Option<MusicOnHoldId>,
     /// 1: callers hear their position in the queue.
     pub announce_position: i64,
     /// Seconds a member rests after a call before the queue rings them again (0: none).
@@ -97,7 +96,7 @@ pub struct Queue {
 pub struct QueueMemberInput {
     /// The extension's id, of the same tenant, each once in a queue.
     #[field(rule = ID)]
-    pub id: i64,
+    pub id: ExtensionId,
     /// Position among the members (defaults to the array position, from 1).
     #[field(rule = ORDER)]
     pub order: Option<i64>,
@@ -177,7 +176,7 @@ pub struct CreateQueue {
     /// A music on hold of the tenant played while waiting (wins over
     /// `holdMediaFileId`); null (the default) for none.
     #[field(rule = ID, nullable, column)]
-    pub music_on_hold_id: Option<i64>,
+    pub music_on_hold_id: Option<MusicOnHoldId>,
     /// 1: announce callers' position; 0 (the default) not.
     #[field(rule = FLAG, default = 0, column)]
     pub announce_position: i64,

@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 
 use super::{YES_NO, YesNo};
 use crate::access::Role;
-use crate::declare::{Body, Filter, Listed};
+use crate::declare::{Body, Filter, Listed, OptionalRef};
 use crate::ids::{BranchId, ExtensionId, PartnerId, TenantId, UserId};
 use crate::list::BranchedFilter;
 use crate::validation::{
@@ -121,18 +121,18 @@ impl Rule for Password {
 #[list(sort(id, email, user_role, tenant_id, title), filter = UserFilter, table = "u", search("email", "title"))]
 pub struct User {
     /// The user's id.
-    pub id: i64,
+    pub id: UserId,
     /// The role number: 1 platform admin, 2 partner admin, 3 tenant admin, 4 branch admin, 5 user.
     #[list(column = "role")]
     pub user_role: i64,
     /// The tenant, 0 for platform and partner admins.
-    pub tenant_id: i64,
+    pub tenant_id: OptionalRef<TenantId>,
     /// The partner, 0 for platform admins.
-    pub partner_id: i64,
+    pub partner_id: OptionalRef<PartnerId>,
     /// The user's own extension, 0 when none.
-    pub ext_id: i64,
+    pub ext_id: OptionalRef<ExtensionId>,
     /// The user's branch, 0 when none.
-    pub branch_id: i64,
+    pub branch_id: OptionalRef<BranchId>,
     /// Login e-mail address.
     pub email: String,
     /// Job title.
@@ -401,21 +401,16 @@ impl User {
     pub fn principal(&self) -> Option<crate::access::Principal> {
         use crate::access::{Principal, Scope, effective_permissions};
         let role = self.role()?;
-        let positive = |n: i64| (n > 0).then_some(n);
-        let tenant = positive(self.tenant_id).map(TenantId);
+        let tenant = self.tenant_id.get();
         let scope = match role {
             Role::PlatformAdmin => Scope::Platform,
-            Role::PartnerAdmin => Scope::Partner(PartnerId(positive(self.partner_id)?)),
+            Role::PartnerAdmin => Scope::Partner(self.partner_id.get()?),
             Role::TenantAdmin => Scope::Tenant(tenant?),
-            Role::BranchAdmin => Scope::Branch(tenant?, BranchId(positive(self.branch_id)?)),
-            Role::User => Scope::User(
-                tenant?,
-                UserId(self.id),
-                positive(self.ext_id).map(ExtensionId),
-            ),
+            Role::BranchAdmin => Scope::Branch(tenant?, self.branch_id.get()?),
+            Role::User => Scope::User(tenant?, self.id, self.ext_id.get()),
         };
         Some(Principal {
-            user_id: UserId(self.id),
+            user_id: self.id,
             role,
             scope,
             permissions: effective_permissions(role, &self.extra_permission_list()),
@@ -432,7 +427,7 @@ impl User {
                     .map(|p| p.name().to_owned())
                     .collect();
         }
-        if viewer.get() != self.id {
+        if viewer != self.id {
             self.peer_secret.clear();
         }
         self

@@ -82,7 +82,7 @@ pub struct VoicemailMessage {
     pub ext_num: String,
     /// The id of the extension whose mailbox it was left in, as resolved when it was
     /// recorded (a later renumbering does not move it); null when no extension had it.
-    pub extension_id: Option<i64>,
+    pub extension_id: Option<ExtensionId>,
     /// A transcription, empty when there is none.
     pub transcript: String,
     /// A short-lived signed URL of the audio (with `Range` support); empty when the
