@@ -16,21 +16,19 @@ async fn setup(app: &TestApp, token: &str) -> (Value, Value, Value) {
         .await
         .expect(200);
     let main = app
-        .post(
+        .create(
             "/v2/admin/ivrs/",
             token,
             json!({"name": "Main menu", "number": "700"}),
         )
-        .await
-        .expect(200);
+        .await;
     let after = app
-        .post(
+        .create(
             "/v2/admin/ivrs/",
             token,
             json!({"name": "After hours", "number": "701"}),
         )
-        .await
-        .expect(200);
+        .await;
     (media, main, after)
 }
 
@@ -39,7 +37,7 @@ async fn create_and_read_exactly_as_the_spec(app: TestApp) {
     let token = app.login(w.admin_a).await;
     let (media, main, after) = setup(&app, &token).await;
     let created = app
-        .post(
+        .create(
             "/v2/admin/announcements/",
             &token,
             json!({
@@ -48,8 +46,7 @@ async fn create_and_read_exactly_as_the_spec(app: TestApp) {
                 "branchId": w.branch_a, "ivrs": [{"id": after["id"], "order": 2}, {"id": main["id"], "order": 1}],
             }),
         )
-        .await
-        .expect(200);
+        .await;
     let id = created["id"].clone();
     assert_eq!(
         created,

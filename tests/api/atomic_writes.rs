@@ -42,13 +42,12 @@ async fn deleting_an_extension_races_a_group_created_on_it(app: TestApp) {
     let a = app.login(w.admin_a).await;
     for round in 0..ROUNDS {
         let ext = app
-            .post(
+            .create(
                 "/v2/admin/extensions/",
                 &a,
                 json!({"number": format!("3{round:03}"), "name": "Racing"}),
             )
-            .await
-            .expect(200);
+            .await;
         let path = format!("/v2/admin/extensions/{}", ext["id"]);
         let group = json!({"tenantId": w.tenant_a, "number": format!("6{round:03}"), "name": "G",
                            "routingDestinations": [{"id": ext["id"], "destType": "EXT"}]});
@@ -65,24 +64,22 @@ async fn deleting_an_extension_races_a_group_routed_to_it(app: TestApp) {
     let w = World::seed(&app).await;
     let a = app.login(w.admin_a).await;
     let group = app
-        .post(
+        .create(
             "/v2/admin/paging-groups/",
             &a,
             json!({"tenantId": w.tenant_a, "number": "80", "name": "G",
-                   "routingDestinations": [{"id": w.ext_a, "destType": "EXT"}]}),
+            "routingDestinations": [{"id": w.ext_a, "destType": "EXT"}]}),
         )
-        .await
-        .expect(200);
+        .await;
     let group_path = format!("/v2/admin/paging-groups/{}", group["id"]);
     for round in 0..ROUNDS {
         let ext = app
-            .post(
+            .create(
                 "/v2/admin/extensions/",
                 &a,
                 json!({"number": format!("3{round:03}"), "name": "Racing"}),
             )
-            .await
-            .expect(200);
+            .await;
         let path = format!("/v2/admin/extensions/{}", ext["id"]);
         let members = json!({"routingDestinations": [{"id": w.ext_a, "destType": "EXT"},
                                                      {"id": ext["id"], "destType": "EXT"}]});

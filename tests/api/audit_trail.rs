@@ -41,13 +41,12 @@ async fn creates_updates_and_deletes_are_recorded(app: TestApp) {
     let w = World::seed(&app).await;
     let a = app.login(w.admin_a).await;
     let created = app
-        .post(
+        .create(
             "/v2/admin/extensions/",
             &a,
             json!({"number": "150", "name": "Lobby"}),
         )
-        .await
-        .expect(200);
+        .await;
     let id = created["id"].as_i64().unwrap();
     let path = format!("/v2/admin/extensions/{id}");
     app.patch(&path, &a, json!({"name": "Lobby phone"}))
@@ -59,14 +58,13 @@ async fn creates_updates_and_deletes_are_recorded(app: TestApp) {
         .expect(200);
     app.delete(&path, &a).await.expect(200);
     let group = app
-        .post(
+        .create(
             "/v2/admin/paging-groups/",
             &a,
             json!({"tenantId": w.tenant_a, "number": "80", "name": "Store",
-                   "routingDestinations": [{"id": w.ext_a, "destType": "EXT"}]}),
+            "routingDestinations": [{"id": w.ext_a, "destType": "EXT"}]}),
         )
-        .await
-        .expect(200);
+        .await;
 
     let log = entries(&app, &a, &format!("entities=extension&entityId={id}")).await;
     let actions: Vec<&str> = log.iter().map(|e| e["action"].as_str().unwrap()).collect();
@@ -111,14 +109,13 @@ async fn secrets_never_reach_the_trail(app: TestApp) {
     let w = World::seed(&app).await;
     let a = app.login(w.admin_a).await;
     let hook = app
-        .post(
+        .create(
             "/v2/webhooks/",
             &a,
             json!({"tenantId": w.tenant_a, "type": "CALL_ENDED", "url": "https://crm.example.com/hooks",
-                   "username": "crm", "password": "hook-pass-4711", "authtoken": "hook-token-4711"}),
+            "username": "crm", "password": "hook-pass-4711", "authtoken": "hook-token-4711"}),
         )
-        .await
-        .expect(200);
+        .await;
     let signing = hook["signingSecret"].as_str().unwrap().to_owned();
     let hook_path = format!("/v2/webhooks/{}", hook["id"]);
     app.patch(&hook_path, &a, json!({"password": "hook-pass-4712"}))
@@ -129,14 +126,13 @@ async fn secrets_never_reach_the_trail(app: TestApp) {
         .await
         .expect(200);
     let user = app
-        .post(
+        .create(
             "/v2/admin/users/",
             &a,
             json!({"email": "agent@example.com", "password": "user-pass-4711-long", "userRole": 5,
-                   "branchId": w.branch_a, "peerSecret": "sip-peer-4711"}),
+            "branchId": w.branch_a, "peerSecret": "sip-peer-4711"}),
         )
-        .await
-        .expect(200);
+        .await;
     app.patch(
         &format!("/v2/admin/users/{}", user["id"]),
         &a,
@@ -240,14 +236,13 @@ async fn the_trail_keeps_to_its_tenant(app: TestApp) {
     let branch = app.login(w.branch_admin_a).await;
     app.get(LOG, &branch).await.error(403, "Forbidden");
     // A branch admin granted the trail reads what it did itself, not the tenant's.
-    app.post(
+    app.create(
         "/v2/admin/users/",
         &a,
         json!({"email": "auditor@example.com", "password": "a long enough password", "userRole": 4,
-               "branchId": w.branch_a, "permissions": ["audit-log:read"]}),
+            "branchId": w.branch_a, "permissions": ["audit-log:read"]}),
     )
-    .await
-    .expect(200);
+    .await;
     let auditor = app
         .login_answer("auditor@example.com", "a long enough password")
         .await
@@ -255,13 +250,12 @@ async fn the_trail_keeps_to_its_tenant(app: TestApp) {
         .as_str()
         .unwrap()
         .to_owned();
-    app.post(
+    app.create(
         "/v2/admin/extensions/",
         &auditor,
         json!({"number": "151", "name": "Auditor's own"}),
     )
-    .await
-    .expect(200);
+    .await;
     let seen = entries(&app, &auditor, "entities=extension,user").await;
     assert_eq!(seen.len(), 1, "{seen:?}");
     assert_eq!(seen[0]["userEmail"], "auditor@example.com");
@@ -337,13 +331,12 @@ async fn changes_from_above_are_in_the_records_tenants_trail(app: TestApp) {
     );
     // A webhook of A cannot be moved to B by its tenantId.
     let hook = app
-        .post(
+        .create(
             "/v2/webhooks/",
             &platform,
             json!({"tenantId": w.tenant_a, "type": "CALL_ENDED", "url": "https://crm.example.com/a"}),
         )
-        .await
-        .expect(200);
+        .await;
     app.patch(
         &format!("/v2/webhooks/{}", hook["id"]),
         &platform,
@@ -371,14 +364,13 @@ async fn child_lists_show_in_their_owners_entries(app: TestApp) {
 
     // A paging group's members: a change of the list alone is an update of the group.
     let group = app
-        .post(
+        .create(
             "/v2/admin/paging-groups/",
             &a,
             json!({"tenantId": w.tenant_a, "number": "80", "name": "Store",
-                   "routingDestinations": [{"id": w.ext_a, "destType": "EXT"}]}),
+            "routingDestinations": [{"id": w.ext_a, "destType": "EXT"}]}),
         )
-        .await
-        .expect(200);
+        .await;
     let path = format!("/v2/admin/paging-groups/{}", group["id"]);
     app.patch(
         &path,
@@ -414,17 +406,16 @@ async fn child_lists_show_in_their_owners_entries(app: TestApp) {
 
     // A business hour's destination lists and holidays.
     let hours = app
-        .post(
+        .create(
             "/v2/admin/business-hours/",
             &a,
             json!({"name": "Store hours", "branchId": w.branch_a, "timezone": "Europe/Berlin",
-                   "hours": {"1": [{"from": "09:00", "to": "17:00"}]},
-                   "matchDestinations": [{"id": w.ext_a, "destType": "EXT"}],
-                   "notMatchDestinations": [{"id": w.ext_a, "destType": "VOICEMAIL"}],
-                   "holidays": [{"name": "New Year", "date": "2027-01-01"}]}),
+            "hours": {"1": [{"from": "09:00", "to": "17:00"}]},
+            "matchDestinations": [{"id": w.ext_a, "destType": "EXT"}],
+            "notMatchDestinations": [{"id": w.ext_a, "destType": "VOICEMAIL"}],
+            "holidays": [{"name": "New Year", "date": "2027-01-01"}]}),
         )
-        .await
-        .expect(200);
+        .await;
     let path = format!("/v2/admin/business-hours/{}", hours["id"]);
     app.patch(
         &path,
@@ -459,25 +450,23 @@ async fn child_lists_show_in_their_owners_entries(app: TestApp) {
     let mut ivrs = Vec::new();
     for number in ["700", "701"] {
         let ivr = app
-            .post(
+            .create(
                 "/v2/admin/ivrs/",
                 &a,
                 json!({"name": format!("Menu {number}"), "number": number}),
             )
-            .await
-            .expect(200);
+            .await;
         ivrs.push(ivr["id"].clone());
     }
     let announcement = app
-        .post(
+        .create(
             "/v2/admin/announcements/",
             &a,
             json!({"name": "Holidays", "description": "Closed", "mediaFileId": media["id"],
-                   "active": 1, "startDate": "2026-12-20", "endDate": "2027-01-02",
-                   "branchId": w.branch_a, "ivrs": [{"id": ivrs[0], "order": 1}]}),
+            "active": 1, "startDate": "2026-12-20", "endDate": "2027-01-02",
+            "branchId": w.branch_a, "ivrs": [{"id": ivrs[0], "order": 1}]}),
         )
-        .await
-        .expect(200);
+        .await;
     app.patch(
         &format!("/v2/admin/announcements/{}", announcement["id"]),
         &a,
@@ -491,14 +480,13 @@ async fn child_lists_show_in_their_owners_entries(app: TestApp) {
 
     // A device's lines.
     let device = app
-        .post(
+        .create(
             "/v2/admin/devices/",
             &a,
             json!({"name": "Front desk", "mac": "80:5E:C0:AB:CD:01", "model": "yealink-t54w",
-                   "lines": [w.ext_a]}),
+            "lines": [w.ext_a]}),
         )
-        .await
-        .expect(200);
+        .await;
     app.patch(
         &format!("/v2/admin/devices/{}", device["id"]),
         &a,
@@ -562,21 +550,19 @@ async fn entries_are_what_the_api_answers(app: TestApp) {
         .expect(200)["id"]
         .clone();
     let ivr = app
-        .post(
+        .create(
             "/v2/admin/ivrs/",
             &a,
             json!({"name": "Menu", "number": "709"}),
         )
-        .await
-        .expect(200)["id"]
+        .await["id"]
         .clone();
-    app.post(
+    app.create(
         "/v2/admin/phone-numbers/",
         &platform,
         json!({"tenantId": w.tenant_a, "number": "12025550100"}),
     )
-    .await
-    .expect(200);
+    .await;
     let ext = |id: i64| json!({"id": id, "destType": "EXT"});
     let resources: Vec<(&str, &str, &str, Value, Value)> = vec![
         (
@@ -706,13 +692,12 @@ async fn entries_are_what_the_api_answers(app: TestApp) {
     }
     // The example, spelled out: a queue's hold music none is 0, as answered.
     let queue = app
-        .post(
+        .create(
             "/v2/admin/queues/",
             &a,
             json!({"name": "Plain", "number": "612", "strategy": "ringAll"}),
         )
-        .await
-        .expect(200);
+        .await;
     let created = only(&app, &a, "queue", &queue["id"], "create").await;
     assert_eq!(created["after"]["holdMediaFileId"], 0);
     assert_eq!(created["after"]["members"], json!([]));

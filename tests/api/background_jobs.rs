@@ -45,13 +45,12 @@ async fn queued_work_runs_at_its_commit_not_at_the_next_poll(app: TestApp) {
     assert!(gone.is_some(), "the audio waited for the next poll");
 
     let receiver = Receiver::start().await;
-    app.post(
+    app.create(
         "/v2/webhooks/",
         &token,
         json!({"tenantId": w.tenant_a, "type": "CALL_ENDED", "url": receiver.url("/calls")}),
     )
-    .await
-    .expect(200);
+    .await;
     let mut tx = app.state.db.begin().await.unwrap();
     let now = chrono::Utc::now().timestamp();
     switchboard_db::events::emit(&mut tx, TenantId(w.tenant_a), "CALL_ENDED", json!({}), now)
@@ -72,14 +71,13 @@ async fn jobs_queued_before_payloads_were_typed_are_done(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
     let device = app
-        .post(
+        .create(
             "/v2/admin/devices/",
             &token,
             json!({"name": "Front desk", "mac": "80:5E:C0:AB:CD:07", "model": "yealink-t54w",
-                   "lines": [w.ext_a]}),
+            "lines": [w.ext_a]}),
         )
-        .await
-        .expect(200);
+        .await;
     let key = format!("tenants/{}/media/left-behind.wav", w.tenant_a);
     app.state
         .storage

@@ -15,7 +15,7 @@ async fn create(
     hours: Value,
     holidays: Value,
 ) -> Value {
-    app.post(
+    app.create(
         "/v2/admin/business-hours/",
         token,
         json!({
@@ -26,7 +26,6 @@ async fn create(
         }),
     )
     .await
-    .expect(200)
 }
 
 async fn status(app: &TestApp, token: &str, id: &Value, at: &str) -> Value {
@@ -52,23 +51,21 @@ async fn records_resolve_every_destination_type(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
     let ivr = app
-        .post(
+        .create(
             "/v2/admin/ivrs/",
             &token,
             json!({"name": "Menu", "number": "600"}),
         )
-        .await
-        .expect(200);
+        .await;
     let group = app
-        .post(
+        .create(
             "/v2/admin/paging-groups/",
             &token,
             json!({"tenantId": w.tenant_a, "number": "601", "name": "Page all"}),
         )
-        .await
-        .expect(200);
+        .await;
     let created = app
-        .post(
+        .create(
             "/v2/admin/business-hours/",
             &token,
             json!({
@@ -86,8 +83,7 @@ async fn records_resolve_every_destination_type(app: TestApp) {
                 ],
             }),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(
         created["branch"],
         json!({"id": w.branch_a, "name": "A main"})

@@ -8,13 +8,12 @@ use crate::on_both_backends;
 use crate::support::TestApp;
 
 async fn paging_group(app: &TestApp, token: &str, tenant: i64) -> i64 {
-    app.post(
+    app.create(
         "/v2/admin/paging-groups/",
         token,
         json!({"tenantId": tenant, "number": "460", "name": "Warehouse"}),
     )
-    .await
-    .expect(200)["id"]
+    .await["id"]
         .as_i64()
         .unwrap()
 }
@@ -260,21 +259,19 @@ async fn a_layout_serves_its_model_and_cannot_go_while_used(app: TestApp) {
     let version = device["configVersion"].as_i64().unwrap();
     // A second phone on the layout, and one without it, which the change leaves alone.
     let second = app
-        .post(
+        .create(
             "/v2/admin/devices/",
             &token,
             json!({"name": "Desk 2", "mac": "805ec0000061", "model": "yealink-t54w", "buttonLayoutId": yealink}),
         )
-        .await
-        .expect(200);
+        .await;
     let second_id = second["id"].as_i64().unwrap();
-    app.post(
+    app.create(
         "/v2/admin/devices/",
         &token,
         json!({"name": "Bare", "mac": "805ec0000062", "model": "yealink-t54w"}),
     )
-    .await
-    .expect(200);
+    .await;
     let before = app.event_data("DEVICE_CONFIG_CHANGED").await.len();
     app.patch(
         &format!("/v2/admin/button-layouts/{yealink}"),

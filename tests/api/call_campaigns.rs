@@ -15,13 +15,12 @@ use crate::support::TestApp;
 /// Gives tenant A the phone number 12025550100 and answers a campaign body calling from it.
 async fn campaign_body(app: &TestApp, w: &World) -> Value {
     let platform = app.login(w.platform).await;
-    app.post(
+    app.create(
         "/v2/admin/phone-numbers/",
         &platform,
         json!({"tenantId": w.tenant_a, "number": "12025550100"}),
     )
-    .await
-    .expect(200);
+    .await;
     json!({
         "name": "Flu shot reminders",
         "callerIdNumber": "(202) 555-0100",
@@ -176,14 +175,13 @@ async fn campaign_rules(app: TestApp) {
     }
     // A call queue of the tenant takes answered calls too.
     let queue = app
-        .post(
+        .create(
             "/v2/admin/queues/",
             &admin,
             json!({"name": "Callbacks", "number": "610", "strategy": "ringAll",
-                   "members": [{"id": w.ext_a, "order": 1}]}),
+            "members": [{"id": w.ext_a, "order": 1}]}),
         )
-        .await
-        .expect(200);
+        .await;
     let routed = app
         .post(
             "/v2/admin/call-campaigns/",
@@ -237,35 +235,31 @@ async fn records_are_e164_and_opted_out_numbers_are_refused(app: TestApp) {
     );
 
     // Each level's list refuses with 403 naming the level.
-    app.post(
+    app.create(
         "/v2/admin/opt-outs/",
         &admin,
         json!({"number": "202.555.0150", "reason": "asked on the phone"}),
     )
-    .await
-    .expect(200);
-    app.post(
+    .await;
+    app.create(
         "/v2/admin/opt-outs/",
         &platform,
         json!({"level": "platform", "number": "+12025550151", "source": "regulator"}),
     )
-    .await
-    .expect(200);
-    app.post(
+    .await;
+    app.create(
         "/v2/admin/opt-outs/",
         &admin,
         json!({"level": "campaign", "campaignId": id, "number": "2025550152"}),
     )
-    .await
-    .expect(200);
+    .await;
     // An entry that expired no longer applies.
-    app.post(
+    app.create(
         "/v2/admin/opt-outs/",
         &admin,
         json!({"number": "2025550153", "expiresAt": "2020-01-01T00:00:00Z"}),
     )
-    .await
-    .expect(200);
+    .await;
     for (number, list) in [
         ("2025550150", "the tenant's opt-out list"),
         ("+1 (202) 555-0151", "the platform's opt-out list"),
@@ -280,13 +274,12 @@ async fn records_are_e164_and_opted_out_numbers_are_refused(app: TestApp) {
         .expect(200);
     // Another tenant's list is not this tenant's: it blocks nothing here, and it is not
     // named.
-    app.post(
+    app.create(
         "/v2/admin/opt-outs/",
         &admin_b,
         json!({"number": "2025550154"}),
     )
-    .await
-    .expect(200);
+    .await;
     app.post(&records, &admin, json!({"number": "2025550154"}))
         .await
         .expect(200);
@@ -348,13 +341,12 @@ async fn imports_answer_every_row(app: TestApp) {
         .post(&records, &admin, json!({"number": "2025550143"}))
         .await
         .expect(200);
-    app.post(
+    app.create(
         "/v2/admin/opt-outs/",
         &admin,
         json!({"number": "2025550150"}),
     )
-    .await
-    .expect(200);
+    .await;
     let summary = app
         .post(
             &format!("{records}/import"),
@@ -465,21 +457,19 @@ async fn other_tenants_and_lower_roles_are_refused(app: TestApp) {
         .await
         .expect(200);
     let outcome = app
-        .post(
+        .create(
             "/v2/admin/call-outcomes/",
             &admin,
             json!({"name": "not-interested", "endsRecord": true}),
         )
-        .await
-        .expect(200);
+        .await;
     let entry = app
-        .post(
+        .create(
             "/v2/admin/opt-outs/",
             &admin,
             json!({"number": "2025550150"}),
         )
-        .await
-        .expect(200);
+        .await;
     let admin_b = app.login(w.admin_b).await;
     for path in [
         format!("/v2/admin/call-campaigns/{id}"),
@@ -661,13 +651,12 @@ async fn dial_time_rechecks_opt_outs_and_keeps_the_window(app: TestApp) {
         ids.push(record["id"].as_i64().unwrap());
     }
     // Opted out after import: never dialled.
-    app.post(
+    app.create(
         "/v2/admin/opt-outs/",
         &admin,
         json!({"number": "2025550144"}),
     )
-    .await
-    .expect(200);
+    .await;
     let db = &app.state.db;
     // One calling day, never today's (the service's own scheduler runs beside this test
     // at the real time): Monday 2030-01-07 (or Tuesday the 8th when today is a Monday),
@@ -783,7 +772,7 @@ async fn dial_time_rechecks_opt_outs_and_keeps_the_window(app: TestApp) {
     assert_eq!(failed["totalRecords"], 1);
     // The number the callee opted out of is refused from now on.
     let id2 = app
-        .post(
+        .create(
             "/v2/admin/call-campaigns/",
             &admin,
             json!({
@@ -792,8 +781,7 @@ async fn dial_time_rechecks_opt_outs_and_keeps_the_window(app: TestApp) {
                 "callingWindow": {"days": [1], "from": "09:00", "to": "17:00", "timeZone": "UTC"},
             }),
         )
-        .await
-        .expect(200)["id"]
+        .await["id"]
         .clone();
     app.post(
         &format!("/v2/admin/call-campaigns/{id2}/records"),
@@ -808,13 +796,12 @@ async fn call_outcomes_are_a_tenants_own(app: TestApp) {
     let w = World::seed(&app).await;
     let admin = app.login(w.admin_a).await;
     let created = app
-        .post(
+        .create(
             "/v2/admin/call-outcomes/",
             &admin,
             json!({"name": "not-interested", "endsRecord": true}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(
         created,
         json!({"id": created["id"], "tenantId": w.tenant_a, "name": "not-interested", "endsRecord": true, "optsOut": false})
@@ -848,24 +835,22 @@ async fn call_outcomes_are_listed_and_read(app: TestApp) {
     let mut created = Vec::new();
     for (name, ends) in [("voicemail", false), ("not-interested", true)] {
         created.push(
-            app.post(
+            app.create(
                 "/v2/admin/call-outcomes/",
                 &admin,
                 json!({"name": name, "endsRecord": ends}),
             )
-            .await
-            .expect(200),
+            .await,
         );
     }
     let admin_b = app.login(w.admin_b).await;
     let theirs = app
-        .post(
+        .create(
             "/v2/admin/call-outcomes/",
             &admin_b,
             json!({"name": "voicemail"}),
         )
-        .await
-        .expect(200);
+        .await;
     let listed = app
         .get("/v2/admin/call-outcomes/?sortBy=name", &admin)
         .await
@@ -906,13 +891,12 @@ async fn an_opt_out_is_read_and_changed(app: TestApp) {
     let w = World::seed(&app).await;
     let admin = app.login(w.admin_a).await;
     let created = app
-        .post(
+        .create(
             "/v2/admin/opt-outs/",
             &admin,
             json!({"number": "2025550170", "reason": "asked"}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(created["number"], "+12025550170");
     assert_eq!(created["level"], "tenant");
     assert_eq!(created["tenantId"], w.tenant_a);
@@ -1141,13 +1125,12 @@ async fn the_engine_places_the_calls(app: TestApp) {
         "every record was queued: {dialing}"
     );
     // Opted out after it was queued: the claim drops it, it is never dialled.
-    app.post(
+    app.create(
         "/v2/admin/opt-outs/",
         &admin,
         json!({"number": "2025550144"}),
     )
-    .await
-    .expect(200);
+    .await;
     let jobs = claim_calls(&app).await;
     let subjects: Vec<Value> = jobs.iter().map(|j| j["subjectId"].clone()).collect();
     assert_eq!(subjects, [ids[0].clone(), ids[2].clone()]);

@@ -151,13 +151,12 @@ fn queued(tenant: i64, id: &str, start: &str, queue: Option<i64>, wait: Option<i
 }
 
 async fn queue(app: &TestApp, token: &str, name: &str, number: &str) -> i64 {
-    app.post(
+    app.create(
         "/v2/admin/queues/",
         token,
         json!({"name": name, "number": number}),
     )
-    .await
-    .expect(200)["id"]
+    .await["id"]
         .as_i64()
         .unwrap()
 }
@@ -598,22 +597,20 @@ async fn numbers_name_their_conduit(app: TestApp) {
         }
     };
     let first = app
-        .post(
+        .create(
             "/v2/admin/phone-numbers/",
             &platform,
             json!({"tenantId": w.tenant_a, "number": "15550100001", "conduitId": trunk_a}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(first["conduitId"], trunk_a);
     let second = app
-        .post(
+        .create(
             "/v2/admin/phone-numbers/",
             &platform,
             json!({"tenantId": w.tenant_a, "number": "15550100002"}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(second["conduitId"], 0);
     assert_eq!(count(trunk_a).await, 1);
     // The tenant's admin routes its own number through its own conduit.
@@ -742,16 +739,15 @@ async fn a_branch_admins_graph_stays_in_its_branch(app: TestApp) {
         .as_i64()
         .unwrap();
     let hours = app
-        .post(
+        .create(
             "/v2/admin/business-hours/",
             &admin,
             json!({"name": "Annex hours", "branchId": w.branch_a2, "timezone": "UTC",
-                   "hours": {"1": [{"from": "09:00", "to": "17:00"}]},
-                   "matchDestinations": [{"id": w.ext_a2, "destType": "EXT"}],
-                   "notMatchDestinations": [{"id": w.ext_a2, "destType": "VOICEMAIL"}]}),
+            "hours": {"1": [{"from": "09:00", "to": "17:00"}]},
+            "matchDestinations": [{"id": w.ext_a2, "destType": "EXT"}],
+            "notMatchDestinations": [{"id": w.ext_a2, "destType": "VOICEMAIL"}]}),
         )
-        .await
-        .expect(200)["id"]
+        .await["id"]
         .as_i64()
         .unwrap();
     for (number, destination) in [
@@ -761,14 +757,13 @@ async fn a_branch_admins_graph_stays_in_its_branch(app: TestApp) {
             json!({"id": hours, "destType": "BUSINESS_HOUR"}),
         ),
     ] {
-        app.post(
+        app.create(
             "/v2/admin/phone-numbers/",
             &platform,
             json!({"tenantId": w.tenant_a, "number": number, "branchId": w.branch_a,
-                   "destination": destination}),
+                "destination": destination}),
         )
-        .await
-        .expect(200);
+        .await;
     }
     let annex = format!("extension:{}", w.ext_a2);
     let annex_hours = format!("business-hours:{hours}");

@@ -63,13 +63,12 @@ fn selected(page: &Page, id: &str) -> String {
 
 /// A third extension of tenant A, answering its id.
 async fn third_extension(app: &TestApp, admin: &str, w: &World) -> i64 {
-    app.post(
+    app.create(
         "/v2/admin/extensions/",
         admin,
         json!({"number": "1203", "name": "Third desk", "branchId": w.branch_a}),
     )
-    .await
-    .expect(200)["id"]
+    .await["id"]
         .as_i64()
         .unwrap()
 }
@@ -77,13 +76,12 @@ async fn third_extension(app: &TestApp, admin: &str, w: &World) -> i64 {
 /// A music-on-hold playlist of the tenant of `admin`, answering its id.
 async fn music_on_hold(app: &TestApp, admin: &str) -> i64 {
     let media = app.upload_fixture(admin, "tone.wav").await;
-    app.post(
+    app.create(
         "/v2/admin/music-on-hold/",
         admin,
         json!({"name": "Calm", "routingDestinations": [{"destType": "MEDIA_FILE", "id": media}]}),
     )
-    .await
-    .expect(200)["id"]
+    .await["id"]
         .as_i64()
         .unwrap()
 }
@@ -213,7 +211,7 @@ async fn an_ivr_menu_is_edited_and_deleted(app: TestApp) {
     let w = World::seed(&app).await;
     let admin = app.login(w.admin_a).await;
     let ivr = app
-        .post(
+        .create(
             "/v2/admin/ivrs/",
             &admin,
             json!({"name": "Old menu", "number": "7600", "options": [
@@ -221,8 +219,7 @@ async fn an_ivr_menu_is_edited_and_deleted(app: TestApp) {
                 {"digit": "*", "destination": {"destType": "EXT", "id": w.ext_a2}},
             ], "timeoutDestination": {"destType": "EXT", "id": w.ext_a}}),
         )
-        .await
-        .expect(200);
+        .await;
     let id = ivr["id"].as_i64().unwrap();
     let path = format!("/console/ivrs/{id}");
     let mut browser = Browser::new(&app.base);
@@ -327,13 +324,12 @@ async fn a_refused_ivr_menu_shows_every_broken_field(app: TestApp) {
     assert_eq!(listed["totalRecords"], 0, "nothing is created");
 
     let ivr = app
-        .post(
+        .create(
             "/v2/admin/ivrs/",
             &admin,
             json!({"name": "Kept", "number": "7700"}),
         )
-        .await
-        .expect(200);
+        .await;
     let foreign = format!("EXT:{}", w.ext_b);
     let page = browser
         .post(
@@ -504,13 +500,12 @@ async fn a_refused_queue_shows_every_broken_field(app: TestApp) {
     let w = World::seed(&app).await;
     let admin = app.login(w.admin_a).await;
     let queue = app
-        .post(
+        .create(
             "/v2/admin/queues/",
             &admin,
             json!({"name": "Kept", "number": "7900", "members": [{"id": w.ext_a}]}),
         )
-        .await
-        .expect(200);
+        .await;
     let path = format!("/console/queues/{}", queue["id"]);
     let mut browser = Browser::new(&app.base);
     browser.sign_in(w.admin_a).await;
@@ -591,21 +586,19 @@ async fn roles_scope_and_the_form_token_are_the_apis(app: TestApp) {
     let w = World::seed(&app).await;
     let admin = app.login(w.admin_a).await;
     let ivr = app
-        .post(
+        .create(
             "/v2/admin/ivrs/",
             &admin,
             json!({"name": "Front", "number": "7100"}),
         )
-        .await
-        .expect(200);
+        .await;
     let queue = app
-        .post(
+        .create(
             "/v2/admin/queues/",
             &admin,
             json!({"name": "Line", "number": "7200"}),
         )
-        .await
-        .expect(200);
+        .await;
     let ivr_path = format!("/console/ivrs/{}", ivr["id"]);
     let queue_path = format!("/console/queues/{}", queue["id"]);
     let change = |token: &str| {
@@ -707,21 +700,19 @@ async fn a_menu_in_use_is_not_deleted(app: TestApp) {
     let w = World::seed(&app).await;
     let admin = app.login(w.admin_a).await;
     let ivr = app
-        .post(
+        .create(
             "/v2/admin/ivrs/",
             &admin,
             json!({"name": "Busy menu", "number": "7400"}),
         )
-        .await
-        .expect(200);
-    app.post(
+        .await;
+    app.create(
         "/v2/admin/queues/",
         &admin,
         json!({"name": "Overflow", "number": "7401",
-               "timeoutDestination": {"destType": "IVR", "id": ivr["id"]}}),
+            "timeoutDestination": {"destType": "IVR", "id": ivr["id"]}}),
     )
-    .await
-    .expect(200);
+    .await;
     let mut browser = Browser::new(&app.base);
     browser.sign_in(w.admin_a).await;
     let path = format!("/console/ivrs/{}", ivr["id"]);

@@ -187,14 +187,13 @@ async fn a_refused_form_shows_every_broken_field(app: TestApp) {
 
 /// A conduit (a carrier trunk) of `tenant`, made by the platform administrator.
 async fn trunk(app: &TestApp, platform: &str, tenant: i64, name: &str) -> i64 {
-    app.post(
+    app.create(
         "/v2/admin/conduits/",
         platform,
         json!({"tenantId": tenant, "kind": "sip-trunk", "name": name,
-               "address": "sip.carrier.example:5061"}),
+            "address": "sip.carrier.example:5061"}),
     )
-    .await
-    .expect(200)["id"]
+    .await["id"]
         .as_i64()
         .unwrap()
 }
@@ -338,13 +337,12 @@ async fn who_may_not_change_a_number_is_refused(app: TestApp) {
     assert_eq!(number(&app, &admin, r.number).await, before);
 
     let other = app
-        .post(
+        .create(
             "/v2/admin/phone-numbers/",
             &platform,
             json!({"tenantId": w.tenant_b, "number": "15550208080"}),
         )
-        .await
-        .expect(200)["id"]
+        .await["id"]
         .as_i64()
         .unwrap();
     let mut browser = Browser::new(&app.base);

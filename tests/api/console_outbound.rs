@@ -21,30 +21,29 @@ use crate::support::TestApp;
 /// Gives tenant A the phone number 12025550100 (its campaigns' caller id).
 async fn caller_id_line(app: &TestApp, w: &World) {
     let platform = app.login(w.platform).await;
-    app.post(
+    app.create(
         "/v2/admin/phone-numbers/",
         &platform,
         json!({"tenantId": w.tenant_a, "number": "12025550100"}),
     )
-    .await
-    .expect(200);
+    .await;
 }
 
 /// A draft campaign of tenant A made through the API, answering its id.
 async fn campaign(app: &TestApp, w: &World, admin: &str) -> i64 {
     caller_id_line(app, w).await;
-    app.post(
-        "/v2/admin/call-campaigns/",
-        admin,
-        json!({
-            "name": "Reminders",
-            "callerIdNumber": "+12025550100",
-            "destination": [{"id": w.ext_a, "destType": "EXT"}],
-            "callingWindow": {"days": [0, 1, 2, 3, 4, 5, 6], "from": "00:00", "to": "24:00", "timeZone": "UTC"},
-        }),
-    )
-    .await
-    .expect(200)["id"]
+    app
+        .create(
+            "/v2/admin/call-campaigns/",
+            admin,
+            json!({
+                "name": "Reminders",
+                "callerIdNumber": "+12025550100",
+                "destination": [{"id": w.ext_a, "destType": "EXT"}],
+                "callingWindow": {"days": [0, 1, 2, 3, 4, 5, 6], "from": "00:00", "to": "24:00", "timeZone": "UTC"},
+            }),
+        )
+        .await["id"]
     .as_i64()
     .unwrap()
 }
@@ -689,13 +688,13 @@ fn tiff() -> Part {
 async fn a_fax_is_sent_and_a_failed_one_retried(app: TestApp) {
     let w = World::seed(&app).await;
     let platform = app.login(w.platform).await;
-    app.post(
-        "/v2/admin/phone-numbers/",
-        &platform,
-        json!({"tenantId": w.tenant_a, "number": "15550001000", "fax": "yes", "diCommentName": "Fax line"}),
-    )
-    .await
-    .expect(200);
+    app
+        .create(
+            "/v2/admin/phone-numbers/",
+            &platform,
+            json!({"tenantId": w.tenant_a, "number": "15550001000", "fax": "yes", "diCommentName": "Fax line"}),
+        )
+        .await;
     let admin = app.login(w.admin_a).await;
     app.call(
         reqwest::Method::PUT,
@@ -913,13 +912,12 @@ async fn a_campaign_is_deleted_after_its_confirm_step(app: TestApp) {
             .await
             .expect(200);
     }
-    app.post(
+    app.create(
         "/v2/admin/opt-outs/",
         &admin,
         json!({"number": "2025550150", "level": "campaign", "campaignId": id}),
     )
-    .await
-    .expect(200);
+    .await;
     let api = format!("/v2/admin/call-campaigns/{id}");
     app.patch(&api, &admin, json!({"status": "running"}))
         .await
@@ -1214,13 +1212,12 @@ async fn a_campaign_number_is_opened_edited_and_deleted(app: TestApp) {
     assert_eq!(record["name"], "Ann Lee");
 
     // A number on the tenant's opt-out list: the API's 403 next to the number.
-    app.post(
+    app.create(
         "/v2/admin/opt-outs/",
         &admin,
         json!({"number": "2025550150", "level": "tenant"}),
     )
-    .await
-    .expect(200);
+    .await;
     let opted = browser
         .post(
             &path,

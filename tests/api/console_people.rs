@@ -230,14 +230,13 @@ async fn a_branch_admin_sees_only_their_branch(app: TestApp) {
     let w = World::seed(&app).await;
     let admin = app.login(w.admin_a).await;
     let annex = app
-        .post(
+        .create(
             "/v2/admin/users/",
             &admin,
             json!({"email": "annex-clerk@example.com", "password": PASSWORD, "userRole": 5,
-                   "branchId": w.branch_a2}),
+            "branchId": w.branch_a2}),
         )
-        .await
-        .expect(200);
+        .await;
     let mut browser = Browser::new(&app.base);
     browser.sign_in(w.branch_admin_a).await;
     let list = browser.get("/console/people").await;

@@ -258,13 +258,12 @@ async fn a_refused_phone_shows_every_broken_field(app: TestApp) {
     let id = devices(&app, &admin).await[0]["id"].as_i64().unwrap();
     let path = format!("/console/phones/{id}");
     // Three lines on a two-line model: the API's refusal shown by the lines.
-    app.post(
+    app.create(
         "/v2/admin/extensions/",
         &admin,
         json!({"number": "301", "name": "Back office", "branchId": w.branch_a}),
     )
-    .await
-    .expect(200);
+    .await;
     let three = browser
         .post(
             &path,
@@ -460,41 +459,37 @@ async fn scope_and_form_tokens_are_the_apis(app: TestApp) {
     let w = World::seed(&app).await;
     let admin = app.login(w.admin_a).await;
     let own = app
-        .post(
+        .create(
             "/v2/admin/devices/",
             &admin,
             json!({"name": "Main desk", "mac": "00:11:22:33:44:01", "model": "yealink-t31p",
-                   "branchId": w.branch_a, "lines": [w.ext_a]}),
+            "branchId": w.branch_a, "lines": [w.ext_a]}),
         )
-        .await
-        .expect(200);
+        .await;
     let annex = app
-        .post(
+        .create(
             "/v2/admin/devices/",
             &admin,
             json!({"name": "Annex desk", "mac": "00:11:22:33:44:02", "model": "yealink-t31p",
-                   "branchId": w.branch_a2, "lines": [w.ext_a2]}),
+            "branchId": w.branch_a2, "lines": [w.ext_a2]}),
         )
-        .await
-        .expect(200);
+        .await;
     let layout = app
-        .post(
+        .create(
             "/v2/admin/button-layouts/",
             &admin,
             json!({"name": "Plain", "deviceModel": "yealink-t31p",
-                   "keys": [{"index": 1, "type": "line"}]}),
+            "keys": [{"index": 1, "type": "line"}]}),
         )
-        .await
-        .expect(200);
+        .await;
     let other_admin = app.login(w.admin_b).await;
     let foreign = app
-        .post(
+        .create(
             "/v2/admin/devices/",
             &other_admin,
             json!({"name": "B desk", "mac": "00:11:22:33:44:03", "model": "yealink-t31p"}),
         )
-        .await
-        .expect(200);
+        .await;
 
     let mut branch = Browser::new(&app.base);
     branch.sign_in(w.branch_admin_a).await;
@@ -639,14 +634,13 @@ async fn the_line_pickers_list_each_extension_once(app: TestApp) {
     let admin = app.login(w.admin_a).await;
     let many = many_extensions(&app, w.tenant_a, w.branch_a, 150).await;
     let device = app
-        .post(
+        .create(
             "/v2/admin/devices/",
             &admin,
             json!({"name": "Reception", "mac": "aabbccddee10", "model": "yealink-t54w",
-                   "lines": [many[0], many[75], many[149], w.ext_a]}),
+            "lines": [many[0], many[75], many[149], w.ext_a]}),
         )
-        .await
-        .expect(200);
+        .await;
     let id = device["id"].as_i64().unwrap();
     let path = format!("/console/phones/{id}");
     let mut browser = Browser::new(&app.base);

@@ -75,14 +75,13 @@ async fn deleting_a_webhook_while_its_deliveries_fail_never_deadlocks() {
     let mut refused = Vec::new();
     for _ in 0..TRIES {
         let created = app
-            .post(
+            .create(
                 "/v2/webhooks/",
                 &token,
                 json!({"tenantId": w.tenant_a, "type": "CALL_ENDED",
-                       "url": format!("http://127.0.0.1:{closed}/hook")}),
+                "url": format!("http://127.0.0.1:{closed}/hook")}),
             )
-            .await
-            .expect(200);
+            .await;
         let id = created["id"].as_i64().unwrap();
         // Its deliveries are failing now.
         let deadline = std::time::Instant::now() + Duration::from_secs(30);
@@ -266,13 +265,12 @@ async fn an_attempt_cut_off_by_a_crash_is_recorded(app: TestApp) {
     let token = app.login(w.admin_a).await;
     let receiver = HoldingReceiver::start().await;
     let created = app
-        .post(
+        .create(
             "/v2/webhooks/",
             &token,
             json!({"tenantId": w.tenant_a, "type": "CALL_ENDED", "url": receiver.url}),
         )
-        .await
-        .expect(200);
+        .await;
     let id = created["id"].as_i64().unwrap();
     let logs = tempfile::tempdir().unwrap();
     let mut first = serve(&app, logs.path());

@@ -943,13 +943,12 @@ async fn a_layout_model_change_races_no_device_assignment(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
     let layout = app
-        .post(
+        .create(
             "/v2/admin/button-layouts/",
             &token,
             json!({"name": "Race", "deviceModel": "poly-vvx450", "keys": [{"index": 1, "type": "line"}]}),
         )
-        .await
-        .expect(200)["id"]
+        .await["id"]
         .as_i64()
         .unwrap();
     let phone = device(

@@ -314,13 +314,12 @@ async fn delete_accepts_empty_and_empty_json_bodies(app: TestApp) {
     let mut ids = Vec::new();
     for number in ["801", "802", "803"] {
         ids.push(
-            app.post(
+            app.create(
                 "/v2/admin/extensions/",
                 &token,
                 json!({"number": number, "name": "Temp"}),
             )
-            .await
-            .expect(200)["id"]
+            .await["id"]
                 .clone(),
         );
     }

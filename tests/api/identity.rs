@@ -158,13 +158,12 @@ async fn an_extension_numbered_like_a_caller_reaches_nothing(app: TestApp) {
     assert!(recordings(&app, &branch_admin).await.is_empty());
 
     // The main branch's admin numbers an extension like the caller.
-    app.post(
+    app.create(
         "/v2/admin/extensions/",
         &branch_admin,
         json!({"number": "+15551230000", "name": "Looks like the caller"}),
     )
-    .await
-    .expect(200);
+    .await;
     assert!(
         recordings(&app, &branch_admin).await.is_empty(),
         "an extension numbered like a caller does not make its calls visible"
@@ -191,20 +190,18 @@ async fn an_extension_numbered_like_a_did_reaches_nothing(app: TestApp) {
     let world = World::seed(&app).await;
     let platform = app.login(world.platform).await;
     let branch_admin = app.login(world.branch_admin_a).await;
-    app.post(
+    app.create(
         "/v2/admin/phone-numbers/",
         &platform,
         json!({"tenantId": world.tenant_a, "number": "15557770001"}),
     )
-    .await
-    .expect(200);
-    app.post(
+    .await;
+    app.create(
         "/v2/admin/extensions/",
         &branch_admin,
         json!({"number": "15557770001", "name": "Looks like the main line"}),
     )
-    .await
-    .expect(200);
+    .await;
     // A call to the main line that went to a menu (no extension's channel), one the
     // annex took, and one through a Local channel named like the DID.
     for (id, extra) in [
@@ -253,13 +250,12 @@ async fn an_extension_numbered_like_a_mailbox_reaches_nothing(app: TestApp) {
         message(&world, "201", "annex.1", json!({})),
     )
     .await;
-    app.post(
+    app.create(
         "/v2/admin/extensions/",
         &branch_admin,
         json!({"number": "300", "name": "Looks like the mailbox"}),
     )
-    .await
-    .expect(200);
+    .await;
     assert!(
         messages(&app, &branch_admin).await.is_empty(),
         "an extension numbered like a mailbox does not make its old messages visible"
@@ -394,13 +390,12 @@ async fn renumbering_moves_nothing(app: TestApp) {
     )
     .await
     .expect(200);
-    app.post(
+    app.create(
         "/v2/admin/extensions/",
         &annex,
         json!({"number": "101", "name": "The old number, elsewhere"}),
     )
-    .await
-    .expect(200);
+    .await;
     assert_eq!(recordings(&app, &user).await, ["before.1"]);
     assert_eq!(messages(&app, &user).await, ["before.1"]);
     let mine = app

@@ -23,13 +23,12 @@ async fn seed_extensions(app: &TestApp, token: &str, count: usize) {
         } else {
             format!("Support {i}")
         };
-        app.post(
+        app.create(
             "/v2/admin/extensions/",
             token,
             json!({"number": format!("5{i:03}"), "name": name}),
         )
-        .await
-        .expect(200);
+        .await;
     }
 }
 
@@ -243,13 +242,12 @@ async fn paging_through_ties_keeps_every_record_once(app: TestApp) {
     let token = app.login(w.admin_a).await;
     for i in 0..30 {
         let name = ["Tie A", "Tie B", "Tie C"][i % 3];
-        app.post(
+        app.create(
             "/v2/admin/extensions/",
             &token,
             json!({"number": format!("6{i:03}"), "name": name}),
         )
-        .await
-        .expect(200);
+        .await;
     }
     for direction in ["asc", "desc"] {
         let mut seen: Vec<(String, i64)> = Vec::new();

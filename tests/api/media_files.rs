@@ -328,27 +328,25 @@ async fn media_in_use_cannot_be_deleted(app: TestApp) {
     let media = upload(&app, &token, "Intro", "tone.mp3").await;
     let id = media["id"].as_i64().unwrap();
     let group = app
-        .post(
+        .create(
             "/v2/admin/paging-groups/",
             &token,
             json!({"tenantId": w.tenant_a, "number": "34", "name": "Paged", "introMessageMediaFileId": id}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(group["introMessageMediaFileId"], id);
     assert_eq!(
         group["introMessageMediaFile"],
         json!({"id": id, "name": "Intro"})
     );
     let hours = app
-        .post(
+        .create(
             "/v2/admin/business-hours/",
             &token,
             json!({"name": "Hours", "branchId": w.branch_a, "timezone": "UTC", "hours": {},
-                   "holidays": [{"name": "Closed", "date": "2026-12-25", "mediaFileId": id}]}),
+            "holidays": [{"name": "Closed", "date": "2026-12-25", "mediaFileId": id}]}),
         )
-        .await
-        .expect(200);
+        .await;
     let holiday = hours["holidays"][0]["id"].as_i64().unwrap();
     let answer = app
         .delete(&format!("/v2/admin/media-files/{id}"), &token)

@@ -138,13 +138,12 @@ async fn webhook_outcomes_are_counted(app: TestApp) {
     let before = scrape(&app).await;
     let receiver = crate::receiver::Receiver::start().await;
     let hook = app
-        .post(
+        .create(
             "/v2/webhooks/",
             &token,
             json!({"tenantId": w.tenant_a, "type": "CALL_ENDED", "url": receiver.url("/hook")}),
         )
-        .await
-        .expect(200);
+        .await;
     app.post(
         &format!("/v2/webhooks/{}/test", hook["id"]),
         &token,

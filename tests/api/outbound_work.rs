@@ -28,27 +28,26 @@ async fn entries(app: &TestApp, token: &str, query: &str) -> Vec<Value> {
 /// A campaign of tenant A calling from its number 12025550100, open all week, in `status`.
 async fn campaign(app: &TestApp, w: &World, admin: &str) -> i64 {
     let platform = app.login(w.platform).await;
-    app.post(
+    app.create(
         "/v2/admin/phone-numbers/",
         &platform,
         json!({"tenantId": w.tenant_a, "number": "12025550100"}),
     )
-    .await
-    .expect(200);
-    app.post(
-        "/v2/admin/call-campaigns/",
-        admin,
-        json!({
-            "name": "Reminders",
-            "callerIdNumber": "+12025550100",
-            "destination": [{"id": w.ext_a, "destType": "EXT"}],
-            "callingWindow": {"days": [0, 1, 2, 3, 4, 5, 6], "from": "00:00", "to": "24:00", "timeZone": "UTC"},
-            "maxAttempts": 3,
-            "retryDelayMinutes": 1,
-        }),
-    )
-    .await
-    .expect(200)["id"]
+    .await;
+    app
+        .create(
+            "/v2/admin/call-campaigns/",
+            admin,
+            json!({
+                "name": "Reminders",
+                "callerIdNumber": "+12025550100",
+                "destination": [{"id": w.ext_a, "destType": "EXT"}],
+                "callingWindow": {"days": [0, 1, 2, 3, 4, 5, 6], "from": "00:00", "to": "24:00", "timeZone": "UTC"},
+                "maxAttempts": 3,
+                "retryDelayMinutes": 1,
+            }),
+        )
+        .await["id"]
     .as_i64()
     .unwrap()
 }
@@ -239,13 +238,12 @@ async fn campaign_records_are_audited(app: TestApp) {
     assert_eq!(log[1]["after"]["status"], "skipped");
 
     // An import: one entry per created record, none for the others.
-    app.post(
+    app.create(
         "/v2/admin/opt-outs/",
         &admin,
         json!({"number": "2025550149"}),
     )
-    .await
-    .expect(200);
+    .await;
     let summary = app
         .post(
             &format!("{records}/import"),
@@ -661,20 +659,18 @@ async fn a_result_names_a_call_outcome(app: TestApp) {
     let w = World::seed(&app).await;
     let admin = app.login(w.admin_a).await;
     let admin_b = app.login(w.admin_b).await;
-    app.post(
+    app.create(
         "/v2/admin/call-outcomes/",
         &admin,
         json!({"name": "callback-later"}),
     )
-    .await
-    .expect(200);
-    app.post(
+    .await;
+    app.create(
         "/v2/admin/call-outcomes/",
         &admin_b,
         json!({"name": "b-only", "endsRecord": true}),
     )
-    .await
-    .expect(200);
+    .await;
     let id = campaign(&app, &w, &admin).await;
     let records = format!("/v2/admin/call-campaigns/{id}/records");
     for number in ["2025550143", "2025550144", "2025550145", "2025550146"] {
@@ -822,7 +818,7 @@ async fn a_scheduled_campaign_starts_on_its_own(app: TestApp) {
         .expect(200);
     let start = chrono::Utc::now() + chrono::Duration::seconds(3);
     let created = app
-        .post(
+        .create(
             "/v2/admin/call-campaigns/",
             &admin,
             json!({
@@ -834,8 +830,7 @@ async fn a_scheduled_campaign_starts_on_its_own(app: TestApp) {
                 "startAt": start.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
             }),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(created["status"], "scheduled");
     let id = created["id"].as_i64().unwrap();
     let records = format!("/v2/admin/call-campaigns/{id}/records");
@@ -1011,13 +1006,12 @@ async fn jobs_whose_leases_keep_running_out_are_given_up(app: TestApp) {
 async fn opt_out_imports_are_batched(app: TestApp) {
     let w = World::seed(&app).await;
     let admin = app.login(w.admin_a).await;
-    app.post(
+    app.create(
         "/v2/admin/opt-outs/",
         &admin,
         json!({"number": "2025550143", "reason": "asked"}),
     )
-    .await
-    .expect(200);
+    .await;
     let mut rows = vec![
         json!({"number": "(202) 555-0143", "reason": "again"}),
         json!({"number": "2025550144"}),

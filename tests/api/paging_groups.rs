@@ -28,15 +28,14 @@ async fn create_and_read_exactly_as_the_spec(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
     let extra = app
-        .post(
+        .create(
             "/v2/admin/extensions/",
             &token,
             json!({"number": "102", "name": "Stock room"}),
         )
-        .await
-        .expect(200);
+        .await;
     let created = app
-        .post(
+        .create(
             "/v2/admin/paging-groups/",
             &token,
             json!({
@@ -48,8 +47,7 @@ async fn create_and_read_exactly_as_the_spec(app: TestApp) {
                 ],
             }),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(keys(&created), SPEC_FIELDS, "exactly the spec's fields");
     let id = created["id"].as_i64().unwrap();
     assert_eq!(created["tenantId"], w.tenant_a);
@@ -74,13 +72,12 @@ async fn create_and_read_exactly_as_the_spec(app: TestApp) {
     );
 
     let bare = app
-        .post(
+        .create(
             "/v2/admin/paging-groups/",
             &token,
             json!({"tenantId": w.tenant_a, "number": "51", "name": "Bare"}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(bare["routingDestinations"], json!([]));
     assert_eq!(bare["checkInUse"], Value::Null);
     assert_eq!(keys(&bare), SPEC_FIELDS);
@@ -163,27 +160,25 @@ async fn numbers_are_unique_per_tenant(app: TestApp) {
     );
     conflict.error(409, "Conflict");
     let b = app.login(w.admin_b).await;
-    app.post(
+    app.create(
         "/v2/admin/paging-groups/",
         &b,
         json!({"tenantId": w.tenant_b, "number": "70", "name": "B's"}),
     )
-    .await
-    .expect(200);
+    .await;
 }
 
 async fn patch_replaces_members_and_clears_flags(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
     let created = app
-        .post(
+        .create(
             "/v2/admin/paging-groups/",
             &token,
             json!({"tenantId": w.tenant_a, "number": "80", "name": "G", "checkInUse": "on",
-                   "routingDestinations": [{"id": w.ext_a, "destType": "EXT"}]}),
+            "routingDestinations": [{"id": w.ext_a, "destType": "EXT"}]}),
         )
-        .await
-        .expect(200);
+        .await;
     let path = format!("/v2/admin/paging-groups/{}", created["id"]);
     let patched = app
         .patch(&path, &token, json!({"checkInUse": null, "routingDestinations": [{"id": w.ext_a2, "destType": "EXT"}]}))
@@ -227,13 +222,12 @@ async fn other_tenants_groups_are_out_of_reach(app: TestApp) {
     let w = World::seed(&app).await;
     let b = app.login(w.admin_b).await;
     let theirs = app
-        .post(
+        .create(
             "/v2/admin/paging-groups/",
             &b,
             json!({"tenantId": w.tenant_b, "number": "90", "name": "B group"}),
         )
-        .await
-        .expect(200);
+        .await;
     let path = format!("/v2/admin/paging-groups/{}", theirs["id"]);
     let a = app.login(w.admin_a).await;
     app.get(&path, &a).await.error(404, "NotFound");
@@ -314,13 +308,12 @@ async fn ivrs_round_trip(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
     let ivr = app
-        .post(
+        .create(
             "/v2/admin/ivrs/",
             &token,
             json!({"name": "Main menu", "number": "500"}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(ivr["tenantId"], w.tenant_a);
     app.post(
         "/v2/admin/ivrs/",

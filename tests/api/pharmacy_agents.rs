@@ -14,15 +14,14 @@ const AGENTS: &str = "/v2/admin/pharmacy/agents/";
 const INGEST: &str = "/v2/ingest/refill-requests";
 
 async fn hours(app: &TestApp, token: &str, branch: i64, name: &str) -> i64 {
-    app.post(
+    app.create(
         "/v2/admin/business-hours/",
         token,
         json!({"name": name, "branchId": branch, "timezone": "UTC",
-               "hours": {"1": [{"from": "09:00", "to": "17:00"}],
-                         "2": [{"from": "09:00", "to": "17:00"}]}}),
+  "hours": {"1": [{"from": "09:00", "to": "17:00"}],
+            "2": [{"from": "09:00", "to": "17:00"}]}}),
     )
-    .await
-    .expect(200)["id"]
+    .await["id"]
         .as_i64()
         .unwrap()
 }
@@ -30,13 +29,12 @@ async fn hours(app: &TestApp, token: &str, branch: i64, name: &str) -> i64 {
 /// A conduit of `kind` for `tenant`, made by a platform admin (conduits are the
 /// provider's to set up).
 async fn conduit(app: &TestApp, platform: &str, tenant: i64, kind: &str) -> i64 {
-    app.post(
+    app.create(
         "/v2/admin/conduits/",
         platform,
         json!({"tenantId": tenant, "kind": kind, "name": format!("{kind} link")}),
     )
-    .await
-    .expect(200)["id"]
+    .await["id"]
         .as_i64()
         .unwrap()
 }
@@ -502,25 +500,23 @@ async fn what_an_agent_uses_cannot_go(app: TestApp) {
     // PHARMACY_AGENT is a destination: a phone number and an IVR route to the agent,
     // which then cannot be deleted.
     let number = app
-        .post(
+        .create(
             "/v2/admin/phone-numbers/",
             &platform,
             json!({"tenantId": w.tenant_a, "number": "15550107000",
-                   "destination": {"id": id, "destType": "PHARMACY_AGENT"}}),
+            "destination": {"id": id, "destType": "PHARMACY_AGENT"}}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(number["destination"]["name"], "Refill line");
     assert_eq!(number["destination"]["number"], "700");
     let ivr = app
-        .post(
+        .create(
             "/v2/admin/ivrs/",
             &token,
             json!({"name": "Main", "number": "800",
-                   "options": [{"digit": "2", "destination": {"id": id, "destType": "PHARMACY_AGENT"}}]}),
+            "options": [{"digit": "2", "destination": {"id": id, "destType": "PHARMACY_AGENT"}}]}),
         )
-        .await
-        .expect(200);
+        .await;
     let refused = app.delete(&path, &token).await.expect(409);
     let message = refused["message"].as_str().unwrap();
     assert!(
@@ -776,14 +772,13 @@ async fn the_graph_shows_agents(app: TestApp) {
         .expect(200);
     let id = agent["id"].as_i64().unwrap();
     let number = app
-        .post(
+        .create(
             "/v2/admin/phone-numbers/",
             &platform,
             json!({"tenantId": w.tenant_a, "number": "15550107000",
-                   "destination": {"id": id, "destType": "PHARMACY_AGENT"}}),
+            "destination": {"id": id, "destType": "PHARMACY_AGENT"}}),
         )
-        .await
-        .expect(200);
+        .await;
     let node = format!("pharmacy-agent:{id}");
     let edge = |graph: &Value, to: String, kind: &str| -> Value {
         graph["edges"]
@@ -1060,14 +1055,13 @@ async fn refill_requests_are_recorded_once_with_their_event(app: TestApp) {
     );
 
     // A webhook may subscribe to the event (and list-types lists it).
-    app.post(
+    app.create(
         "/v2/webhooks/",
         &token,
         json!({"tenantId": w.tenant_a, "type": "REFILL_REQUESTED",
-               "url": "https://crm.example.com/hooks/refills"}),
+            "url": "https://crm.example.com/hooks/refills"}),
     )
-    .await
-    .expect(200);
+    .await;
 
     // Deleting the agent takes its requests with it.
     app.delete(&format!("{AGENTS}{single}"), &token)

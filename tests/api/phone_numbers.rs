@@ -444,13 +444,12 @@ async fn in_use_follows_what_routes_to_the_number(app: TestApp) {
 
     // Texts reaching an extension make it in use; deleting that extension frees it.
     let extension = app
-        .post(
+        .create(
             "/v2/admin/extensions/",
             &admin,
             json!({"number": "177", "name": "Texts", "branchId": w.branch_a}),
         )
-        .await
-        .expect(200);
+        .await;
     let texted = app
         .patch(
             &path(&idle["id"]),

@@ -56,21 +56,19 @@ async fn only_the_phone_itself_reads_its_file(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
     let one = app
-        .post(
+        .create(
             "/v2/admin/devices/",
             &token,
             json!({"name": "One", "mac": "80:5e:c0:00:00:01", "model": "yealink-t54w", "lines": [w.ext_a]}),
         )
-        .await
-        .expect(200);
+        .await;
     let two = app
-        .post(
+        .create(
             "/v2/admin/devices/",
             &token,
             json!({"name": "Two", "mac": "80:5e:c0:00:00:02", "model": "yealink-t54w"}),
         )
-        .await
-        .expect(200);
+        .await;
     let (user, password) = credentials(&one);
     let (other_user, other_password) = credentials(&two);
     let file = "805ec0000001.cfg";
@@ -154,14 +152,13 @@ async fn only_the_phone_itself_reads_its_file(app: TestApp) {
     // A phone of the main branch carrying the annex's extension: the main branch's admin
     // reaches the phone but not that line, whose SIP password the file carries.
     let mixed = app
-        .post(
+        .create(
             "/v2/admin/devices/",
             &token,
             json!({"name": "Mixed", "mac": "80:5e:c0:00:00:03", "model": "yealink-t54w",
-                   "branchId": w.branch_a, "lines": [w.ext_a, w.ext_a2]}),
+            "branchId": w.branch_a, "lines": [w.ext_a, w.ext_a2]}),
         )
-        .await
-        .expect(200);
+        .await;
     let branch_admin = app.login(w.branch_admin_a).await;
     app.post(
         &format!("/v2/admin/devices/{}/provisioning-credentials", mixed["id"]),
@@ -187,13 +184,12 @@ async fn only_the_phone_itself_reads_its_file(app: TestApp) {
     assert_eq!(status, 404);
 
     let grandstream = app
-        .post(
+        .create(
             "/v2/admin/devices/",
             &token,
             json!({"name": "GS", "mac": "c0:74:ad:00:00:03", "model": "grandstream-grp2614"}),
         )
-        .await
-        .expect(200);
+        .await;
     let (user, password) = credentials(&grandstream);
     let (status, _, _) = fetch(&app, "c074ad000003.cfg", Some((&user, &password))).await;
     assert_eq!(status, 404, "another vendor's file name");
@@ -233,13 +229,12 @@ async fn world_for_files(app: &TestApp) -> (World, String, i64) {
     .await;
     let token = app.login(w.admin_a).await;
     let group = app
-        .post(
+        .create(
             "/v2/admin/paging-groups/",
             &token,
             json!({"tenantId": w.tenant_a, "number": "460", "name": "Warehouse"}),
         )
-        .await
-        .expect(200)["id"]
+        .await["id"]
         .as_i64()
         .unwrap();
     (w, token, group)
@@ -248,7 +243,7 @@ async fn world_for_files(app: &TestApp) -> (World, String, i64) {
 async fn the_yealink_file_matches_its_golden_file(app: TestApp) {
     let (w, token, group) = world_for_files(&app).await;
     let layout = app
-        .post(
+        .create(
             "/v2/admin/button-layouts/",
             &token,
             json!({"name": "Reception", "deviceModel": "yealink-t54w", "keys": [
@@ -264,19 +259,17 @@ async fn the_yealink_file_matches_its_golden_file(app: TestApp) {
                 {"index": 89, "type": "speedDial", "value": "*98", "label": "Sidecar 2"},
             ]}),
         )
-        .await
-        .expect(200)["id"]
+        .await["id"]
         .as_i64()
         .unwrap();
     let device = app
-        .post(
+        .create(
             "/v2/admin/devices/",
             &token,
             json!({"name": "Front desk", "mac": "80:5E:C0:00:00:01", "model": "yealink-t54w",
-                   "lines": [w.ext_a, w.ext_a2], "buttonLayoutId": layout}),
+            "lines": [w.ext_a, w.ext_a2], "buttonLayoutId": layout}),
         )
-        .await
-        .expect(200);
+        .await;
     let (user, password) = credentials(&device);
     let (status, _, body) = fetch(&app, "805ec0000001.cfg", Some((&user, &password))).await;
     assert_eq!(status, 200, "{body}");
@@ -303,7 +296,7 @@ async fn the_yealink_file_matches_its_golden_file(app: TestApp) {
 async fn the_polycom_files_match_their_golden_files(app: TestApp) {
     let (w, token, group) = world_for_files(&app).await;
     let layout = app
-        .post(
+        .create(
             "/v2/admin/button-layouts/",
             &token,
             json!({"name": "Poly", "deviceModel": "poly-vvx450", "keys": [
@@ -318,19 +311,17 @@ async fn the_polycom_files_match_their_golden_files(app: TestApp) {
                 {"index": 13, "type": "line", "value": "1"},
             ]}),
         )
-        .await
-        .expect(200)["id"]
+        .await["id"]
         .as_i64()
         .unwrap();
     let device = app
-        .post(
+        .create(
             "/v2/admin/devices/",
             &token,
             json!({"name": "Conference", "mac": "64-16-7F-00-00-02", "model": "poly-vvx450",
-                   "lines": [w.ext_a], "buttonLayoutId": layout}),
+            "lines": [w.ext_a], "buttonLayoutId": layout}),
         )
-        .await
-        .expect(200);
+        .await;
     let (user, password) = credentials(&device);
     let (status, _, master) = fetch(&app, "64167f000002.cfg", Some((&user, &password))).await;
     assert_eq!(status, 200, "{master}");
@@ -345,7 +336,7 @@ async fn the_polycom_files_match_their_golden_files(app: TestApp) {
 async fn the_grandstream_file_matches_its_golden_file(app: TestApp) {
     let (w, token, group) = world_for_files(&app).await;
     let layout = app
-        .post(
+        .create(
             "/v2/admin/button-layouts/",
             &token,
             json!({"name": "GRP", "deviceModel": "grandstream-grp2614", "keys": [
@@ -362,19 +353,17 @@ async fn the_grandstream_file_matches_its_golden_file(app: TestApp) {
                 {"index": 200, "type": "park", "label": "Last"},
             ]}),
         )
-        .await
-        .expect(200)["id"]
+        .await["id"]
         .as_i64()
         .unwrap();
     let device = app
-        .post(
+        .create(
             "/v2/admin/devices/",
             &token,
             json!({"name": "Stock <room>", "mac": "C0:74:AD:00:00:07", "model": "grandstream-grp2614",
-                   "lines": [w.ext_a, w.ext_a2], "buttonLayoutId": layout}),
+            "lines": [w.ext_a, w.ext_a2], "buttonLayoutId": layout}),
         )
-        .await
-        .expect(200);
+        .await;
     let (user, password) = credentials(&device);
     let (status, _, body) = fetch(&app, "cfgc074ad000007.xml", Some((&user, &password))).await;
     assert_eq!(status, 200, "{body}");
@@ -386,7 +375,7 @@ async fn the_grandstream_file_matches_its_golden_file(app: TestApp) {
 async fn the_cisco_spa_file_matches_its_golden_file(app: TestApp) {
     let (w, token, _) = world_for_files(&app).await;
     let layout = app
-        .post(
+        .create(
             "/v2/admin/button-layouts/",
             &token,
             json!({"name": "SPA", "deviceModel": "cisco-spa504g", "keys": [
@@ -396,19 +385,17 @@ async fn the_cisco_spa_file_matches_its_golden_file(app: TestApp) {
                 {"index": 6, "type": "speedDial", "value": "*97", "label": "Sidecar <1>"},
             ]}),
         )
-        .await
-        .expect(200)["id"]
+        .await["id"]
         .as_i64()
         .unwrap();
     let device = app
-        .post(
+        .create(
             "/v2/admin/devices/",
             &token,
             json!({"name": "Shop", "mac": "00-14-BF-00-00-08", "model": "cisco-spa504g",
-                   "lines": [w.ext_a], "buttonLayoutId": layout}),
+            "lines": [w.ext_a], "buttonLayoutId": layout}),
         )
-        .await
-        .expect(200);
+        .await;
     let (user, password) = credentials(&device);
     let (status, _, body) = fetch(&app, "spa0014bf000008.xml", Some((&user, &password))).await;
     assert_eq!(status, 200, "{body}");
@@ -497,7 +484,7 @@ async fn a_removed_key_is_cleared_on_every_vendors_phone(app: TestApp) {
     ];
     for (model, mac, file, expansion, with, without) in vendors {
         let layout = app
-            .post(
+            .create(
                 "/v2/admin/button-layouts/",
                 &token,
                 json!({"name": model, "deviceModel": model, "keys": [
@@ -506,19 +493,17 @@ async fn a_removed_key_is_cleared_on_every_vendors_phone(app: TestApp) {
                     {"index": expansion, "type": "speedDial", "value": "*98", "label": "Side"},
                 ]}),
             )
-            .await
-            .expect(200)["id"]
+            .await["id"]
             .as_i64()
             .unwrap();
         let device = app
-            .post(
+            .create(
                 "/v2/admin/devices/",
                 &token,
                 json!({"name": model, "mac": mac, "model": model, "lines": [w.ext_a],
-                       "buttonLayoutId": layout}),
+                "buttonLayoutId": layout}),
             )
-            .await
-            .expect(200);
+            .await;
         let (user, password) = credentials(&device);
         let (status, _, body) = fetch(&app, file, Some((&user, &password))).await;
         assert_eq!(status, 200, "{model}: {body}");
@@ -654,21 +639,19 @@ async fn phones_authenticate_with_digest(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
     let one = app
-        .post(
+        .create(
             "/v2/admin/devices/",
             &token,
             json!({"name": "One", "mac": "80:5e:c0:00:00:11", "model": "yealink-t54w", "lines": [w.ext_a]}),
         )
-        .await
-        .expect(200);
+        .await;
     let two = app
-        .post(
+        .create(
             "/v2/admin/devices/",
             &token,
             json!({"name": "Two", "mac": "80:5e:c0:00:00:12", "model": "yealink-t54w"}),
         )
-        .await
-        .expect(200);
+        .await;
     let (user, password) = credentials(&one);
     let (other_user, other_password) = credentials(&two);
     let file = "805ec0000011.cfg";
@@ -790,13 +773,12 @@ async fn a_digest_answer_counts_once_and_for_its_phone(app: TestApp) {
     let mut devices = Vec::new();
     for (name, mac) in [("One", "80:5e:c0:00:00:21"), ("Two", "80:5e:c0:00:00:22")] {
         let device = app
-            .post(
+            .create(
                 "/v2/admin/devices/",
                 &token,
                 json!({"name": name, "mac": mac, "model": "yealink-t54w"}),
             )
-            .await
-            .expect(200);
+            .await;
         devices.push(credentials(&device));
     }
     let (user, password) = (devices[0].0.as_str(), devices[0].1.as_str());
@@ -877,21 +859,19 @@ async fn digest_secrets_are_sealed_at_rest(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
     let one = app
-        .post(
+        .create(
             "/v2/admin/devices/",
             &token,
             json!({"name": "One", "mac": "80:5e:c0:00:00:31", "model": "yealink-t54w"}),
         )
-        .await
-        .expect(200);
+        .await;
     let two = app
-        .post(
+        .create(
             "/v2/admin/devices/",
             &token,
             json!({"name": "Two", "mac": "80:5e:c0:00:00:32", "model": "yealink-t54w"}),
         )
-        .await
-        .expect(200);
+        .await;
     let (user, password) = credentials(&one);
     let id = one["id"].as_i64().unwrap();
     let a1 = format!("{user}:Switchboard provisioning:{password}");
@@ -1021,13 +1001,12 @@ async fn vendor_boot_sequences_provision_with_their_digest_answers(app: TestApp)
         ),
     ] {
         let device = app
-            .post(
+            .create(
                 "/v2/admin/devices/",
                 &token,
                 json!({"name": model, "mac": mac, "model": model, "lines": [w.ext_a]}),
             )
-            .await
-            .expect(200);
+            .await;
         let (user, password) = credentials(&device);
         let mut answered = Vec::new();
         for boot in 1..=2 {

@@ -10,13 +10,12 @@ async fn extensions_round_trip(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
     let created = app
-        .post(
+        .create(
             "/v2/admin/extensions/",
             &token,
             json!({"number": "177#", "name": "Voicemail access", "branchId": w.branch_a2}),
         )
-        .await
-        .expect(200);
+        .await;
     let id = created["id"].as_i64().unwrap();
     assert_eq!(
         created,
@@ -100,22 +99,20 @@ async fn extension_numbers_are_unique_per_tenant(app: TestApp) {
     .error(409, "Conflict");
     // Tenant B's 101 is unaffected by tenant A's.
     let b = app.login(w.admin_b).await;
-    app.post(
+    app.create(
         "/v2/admin/extensions/",
         &b,
         json!({"number": "102", "name": "B's own"}),
     )
-    .await
-    .expect(200);
+    .await;
 }
 
 async fn branches_round_trip_and_in_use(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
     let branch = app
-        .post("/v2/admin/branches/", &token, json!({"name": "Warehouse"}))
-        .await
-        .expect(200);
+        .create("/v2/admin/branches/", &token, json!({"name": "Warehouse"}))
+        .await;
     assert_eq!(branch["tenantId"], w.tenant_a);
     let id = branch["id"].as_i64().unwrap();
     app.patch(
@@ -125,13 +122,12 @@ async fn branches_round_trip_and_in_use(app: TestApp) {
     )
     .await
     .expect(200);
-    app.post(
+    app.create(
         "/v2/admin/extensions/",
         &token,
         json!({"number": "900", "name": "Depot", "branchId": id}),
     )
-    .await
-    .expect(200);
+    .await;
     let in_use = app
         .delete(&format!("/v2/admin/branches/{id}"), &token)
         .await
@@ -170,13 +166,12 @@ async fn tenants_and_partners_round_trip(app: TestApp) {
         .await
         .expect(200);
     let tenant = app
-        .post(
+        .create(
             "/v2/admin/tenants/",
             &platform,
             json!({"name": "Tenant C", "partnerId": partner["id"]}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(tenant["partnerId"], partner["id"]);
     let problems = app
         .post("/v2/admin/tenants/", &platform, json!({"name": "Orphan"}))
@@ -204,13 +199,12 @@ async fn tenants_and_partners_round_trip(app: TestApp) {
     // A partner admin creates tenants under its own partner without naming it.
     let partner_admin = app.login(w.partner_admin_a).await;
     let own = app
-        .post(
+        .create(
             "/v2/admin/tenants/",
             &partner_admin,
             json!({"name": "Partner A's new tenant"}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(own["partnerId"], w.partner_a);
 }
 
@@ -218,7 +212,7 @@ async fn users_round_trip(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
     let created = app
-        .post(
+        .create(
             "/v2/admin/users/",
             &token,
             json!({
@@ -227,8 +221,7 @@ async fn users_round_trip(app: TestApp) {
                 "peerSecret": "sip-secret", "timezone": "Europe/London",
             }),
         )
-        .await
-        .expect(200);
+        .await;
     let id = created["id"].as_i64().unwrap();
     assert_eq!(created["tenantId"], w.tenant_a);
     assert_eq!(created["extNum"], "101");
@@ -304,13 +297,12 @@ async fn concurrent_writes_resolve_as_answered(app: TestApp) {
     let token = app.login(w.admin_a).await;
     let path = format!("/v2/admin/extensions/{}", w.ext_a);
     let doomed = app
-        .post(
+        .create(
             "/v2/admin/extensions/",
             &token,
             json!({"number": "7700", "name": "Doomed"}),
         )
-        .await
-        .expect(200)["id"]
+        .await["id"]
         .as_i64()
         .unwrap();
     let doomed_path = format!("/v2/admin/extensions/{doomed}");
@@ -436,27 +428,25 @@ async fn in_use_refusals_name_each_holder_alike(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
     let extension = app
-        .post(
+        .create(
             "/v2/admin/extensions/",
             &token,
             json!({"number": "150", "name": "Counter", "branchId": w.branch_a}),
         )
-        .await
-        .expect(200)["id"]
+        .await["id"]
         .as_i64()
         .unwrap();
     let group = app
-        .post(
+        .create(
             "/v2/admin/paging-groups/",
             &token,
             json!({"tenantId": w.tenant_a, "number": "460", "name": "Warehouse"}),
         )
-        .await
-        .expect(200)["id"]
+        .await["id"]
         .as_i64()
         .unwrap();
     let layout = app
-        .post(
+        .create(
             "/v2/admin/button-layouts/",
             &token,
             json!({"name": "Reception", "deviceModel": "yealink-t54w", "keys": [
@@ -465,8 +455,7 @@ async fn in_use_refusals_name_each_holder_alike(app: TestApp) {
                 {"index": 3, "type": "pagingGroup", "value": group.to_string()},
             ]}),
         )
-        .await
-        .expect(200)["id"]
+        .await["id"]
         .as_i64()
         .unwrap();
     let message = |answer: crate::support::Answer| {
@@ -489,24 +478,22 @@ async fn in_use_refusals_name_each_holder_alike(app: TestApp) {
         format!("the paging group is used by button layout 'Reception' (id {layout})")
     );
     let queue = app
-        .post(
+        .create(
             "/v2/admin/queues/",
             &token,
             json!({"name": "Pharmacists", "number": "600", "members": [{"id": extension}]}),
         )
-        .await
-        .expect(200)["id"]
+        .await["id"]
         .as_i64()
         .unwrap();
     let hours = app
-        .post(
+        .create(
             "/v2/admin/business-hours/",
             &token,
             json!({"name": "Open", "branchId": w.branch_a, "timezone": "UTC", "hours": {},
-                   "matchDestinations": [{"id": extension, "destType": "EXT"}]}),
+            "matchDestinations": [{"id": extension, "destType": "EXT"}]}),
         )
-        .await
-        .expect(200)["id"]
+        .await["id"]
         .as_i64()
         .unwrap();
     assert_eq!(

@@ -67,13 +67,12 @@ async fn a_fixed_field_is_reported_with_the_broken_values(app: TestApp) {
     let w = World::seed(&app).await;
     let admin = app.login(w.admin_a).await;
     let layout = app
-        .post(
+        .create(
             "/v2/admin/button-layouts/",
             &admin,
             json!({"name": "Desk", "deviceModel": "yealink-t54w"}),
         )
-        .await
-        .expect(200);
+        .await;
     let problems = app
         .patch(
             &format!("/v2/admin/button-layouts/{}", layout["id"]),
@@ -98,13 +97,12 @@ async fn a_reference_is_reported_with_the_rest(app: TestApp) {
     let w = World::seed(&app).await;
     let admin = app.login(w.admin_a).await;
     let layout = app
-        .post(
+        .create(
             "/v2/admin/button-layouts/",
             &admin,
             json!({"name": "Desk", "deviceModel": "yealink-t54w"}),
         )
-        .await
-        .expect(200);
+        .await;
     let problems = app
         .patch(
             &format!("/v2/admin/button-layouts/{}", layout["id"]),

@@ -230,13 +230,12 @@ async fn a_media_file_names_the_voice_that_rendered_it(app: TestApp) {
         .expect(200);
     assert_eq!(media["voiceId"], "en-us");
     let custom = app
-        .post(
+        .create(
             "/v2/admin/custom-voices/",
             &token,
             json!({"name": "Mine", "baseVoiceId": "en-us"}),
         )
-        .await
-        .expect(200);
+        .await;
     let custom_id = custom["voiceId"].as_str().unwrap().to_owned();
     let media = app
         .upload(
@@ -344,15 +343,14 @@ async fn old_files_are_backfilled(app: &TestApp, files: &[&str]) {
         ids.push(app.upload_fixture(&token, file).await);
     }
     let hold = app
-        .post(
+        .create(
             "/v2/admin/music-on-hold/",
             &token,
             json!({"name": "Old", "routingDestinations": ids.iter()
-                .map(|id| json!({"id": id, "destType": "MEDIA_FILE"}))
-                .collect::<Vec<_>>()}),
+            .map(|id| json!({"id": id, "destType": "MEDIA_FILE"}))
+            .collect::<Vec<_>>()}),
         )
-        .await
-        .expect(200)["id"]
+        .await["id"]
         .as_i64()
         .unwrap();
     for &id in &ids {
@@ -432,13 +430,12 @@ async fn an_undecodable_old_file_is_reported_and_not_retried(app: TestApp) {
     let token = app.login(w.admin_a).await;
     let id = app.upload_fixture(&token, "tone.wav").await;
     let hold = app
-        .post(
+        .create(
             "/v2/admin/music-on-hold/",
             &token,
             json!({"name": "Old", "routingDestinations": [{"id": id, "destType": "MEDIA_FILE"}]}),
         )
-        .await
-        .expect(200)["id"]
+        .await["id"]
         .as_i64()
         .unwrap();
     // Stored before renditions, as a WAV of a codec no decoder here has (GSM 6.10).

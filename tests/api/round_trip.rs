@@ -37,23 +37,21 @@ impl Ctx<'_> {
         let admin = app.login(w.admin_a).await;
         let media = app.upload_fixture(&admin, "tone.wav").await;
         let ivr = app
-            .post(
+            .create(
                 "/v2/admin/ivrs/",
                 &admin,
                 json!({"name": "Main menu", "number": "500"}),
             )
-            .await
-            .expect(200)["id"]
+            .await["id"]
             .as_i64()
             .unwrap();
         let number = "12025550100".to_owned();
-        app.post(
+        app.create(
             "/v2/admin/phone-numbers/",
             &platform,
             json!({"tenantId": w.tenant_a, "number": number}),
         )
-        .await
-        .expect(200);
+        .await;
         Ctx {
             app,
             w,
@@ -430,13 +428,12 @@ async fn a_zero_for_none_is_accepted_back(app: TestApp) {
     let w = World::seed(&app).await;
     let admin = app.login(w.admin_a).await;
     let extension = app
-        .post(
+        .create(
             "/v2/admin/extensions/",
             &admin,
             json!({"number": "777", "name": "No branch"}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(extension["branchId"], 0, "{extension}");
     let path = format!("/v2/admin/extensions/{}", extension["id"]);
     let sent = app
@@ -445,14 +442,13 @@ async fn a_zero_for_none_is_accepted_back(app: TestApp) {
         .expect(200);
     assert_eq!(unsigned(&sent), unsigned(&extension));
     let user = app
-        .post(
+        .create(
             "/v2/admin/users/",
             &admin,
             json!({"email": "no.branch@example.com", "password": "a long enough passphrase",
-                   "userRole": 5}),
+            "userRole": 5}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(
         (&user["branchId"], &user["extId"]),
         (&json!(0), &json!(0)),

@@ -14,22 +14,20 @@ async fn queue_members_rest_for_the_wrap_up_after_a_call(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
     let bare = app
-        .post(
+        .create(
             "/v2/admin/queues/",
             &token,
             json!({"name": "Bare", "number": "610"}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(bare["wrapUpSeconds"], 0);
     let queue = app
-        .post(
+        .create(
             "/v2/admin/queues/",
             &token,
             json!({"name": "Rested", "number": "611", "wrapUpSeconds": 30}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(queue["wrapUpSeconds"], 30);
     let path = format!("/v2/admin/queues/{}", queue["id"]);
     assert_eq!(app.get(&path, &token).await.expect(200), queue);
@@ -99,13 +97,12 @@ async fn queues_hold_members_in_order_within_the_tenant(app: TestApp) {
     let path = format!("/v2/admin/queues/{id}");
     assert_eq!(app.get(&path, &token).await.expect(200), queue);
     let bare = app
-        .post(
+        .create(
             "/v2/admin/queues/",
             &token,
             json!({"name": "Bare", "number": "601"}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(bare["strategy"], "ringAll");
     assert_eq!(bare["members"], json!([]));
     assert_eq!(bare["maxWaitSeconds"], 300);
@@ -292,13 +289,12 @@ async fn ivr_menus_route_each_key_once(app: TestApp) {
     let token = app.login(w.admin_a).await;
     // An existing client's IVR: name and number only, answered with the menu's defaults.
     let plain = app
-        .post(
+        .create(
             "/v2/admin/ivrs/",
             &token,
             json!({"name": "After hours", "number": "501"}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(plain["options"], json!([]));
     assert_eq!(plain["timeoutSeconds"], 10);
     assert_eq!(plain["invalidRetries"], 3);
@@ -306,7 +302,7 @@ async fn ivr_menus_route_each_key_once(app: TestApp) {
     assert_eq!(plain["timeoutDestination"], Value::Null);
     let greeting = app.media_file(&token, "Welcome").await;
     let menu = app
-        .post(
+        .create(
             "/v2/admin/ivrs/",
             &token,
             json!({
@@ -321,8 +317,7 @@ async fn ivr_menus_route_each_key_once(app: TestApp) {
                 "directDial": 1,
             }),
         )
-        .await
-        .expect(200);
+        .await;
     let id = menu["id"].as_i64().unwrap();
     let digits: Vec<&str> = menu["options"]
         .as_array()
@@ -415,14 +410,13 @@ async fn ivr_menus_route_each_key_once(app: TestApp) {
         .await
         .error(400, "ValidationError");
     let foreign_announcement = app
-        .post(
+        .create(
             "/v2/admin/announcements/",
             &b,
             json!({"name": "B notice", "mediaFileId": foreign_media, "branchId": w.branch_b,
-                   "startDate": "2026-12-20", "endDate": "2027-01-02"}),
+            "startDate": "2026-12-20", "endDate": "2027-01-02"}),
         )
-        .await
-        .expect(200);
+        .await;
     let problems = app
         .patch(
             &path,
@@ -453,14 +447,13 @@ async fn ivr_menus_route_each_key_once(app: TestApp) {
     // Greeting with an announcement instead: the media file greeting is cleared, and the
     // announcement is in use.
     let notice = app
-        .post(
+        .create(
             "/v2/admin/announcements/",
             &token,
             json!({"name": "Notice", "mediaFileId": greeting, "branchId": w.branch_a,
-                   "startDate": "2026-12-20", "endDate": "2027-01-02"}),
+            "startDate": "2026-12-20", "endDate": "2027-01-02"}),
         )
-        .await
-        .expect(200);
+        .await;
     let greeted = app
         .patch(
             &path,
@@ -527,32 +520,29 @@ async fn phone_numbers_route_somewhere_of_their_tenant(app: TestApp) {
     let platform = app.login(w.platform).await;
     let token = app.login(w.admin_a).await;
     let ivr = app
-        .post(
+        .create(
             "/v2/admin/ivrs/",
             &token,
             json!({"name": "Main", "number": "500"}),
         )
-        .await
-        .expect(200);
+        .await;
     let number = app
-        .post(
+        .create(
             "/v2/admin/phone-numbers/",
             &platform,
             json!({"tenantId": w.tenant_a, "number": "15550102030",
-                   "destination": {"id": ivr["id"], "destType": "IVR"}}),
+            "destination": {"id": ivr["id"], "destType": "IVR"}}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(number["destination"]["name"], "Main");
     let path = format!("/v2/admin/phone-numbers/{}", number["id"]);
     let queue = app
-        .post(
+        .create(
             "/v2/admin/queues/",
             &token,
             json!({"name": "Sales", "number": "610"}),
         )
-        .await
-        .expect(200);
+        .await;
     let changed = app
         .patch(
             &path,
@@ -642,36 +632,33 @@ pub(crate) async fn routed_tenant(app: &TestApp, w: &World) -> Routed {
     let platform = app.login(w.platform).await;
     let member = app.extension(&token, "102", "Stock room").await;
     let queue = app
-        .post(
+        .create(
             "/v2/admin/queues/",
             &token,
             json!({"name": "Support", "number": "600",
-              "members": [{"id": w.ext_a}, {"id": member}],
-              "timeoutDestination": {"id": w.ext_a, "destType": "VOICEMAIL"}}),
+            "members": [{"id": w.ext_a}, {"id": member}],
+            "timeoutDestination": {"id": w.ext_a, "destType": "VOICEMAIL"}}),
         )
-        .await
-        .expect(200)["id"]
+        .await["id"]
         .as_i64()
         .unwrap();
     let main = app
-        .post(
+        .create(
             "/v2/admin/ivrs/",
             &token,
             json!({"name": "Main", "number": "500"}),
         )
-        .await
-        .expect(200)["id"]
+        .await["id"]
         .as_i64()
         .unwrap();
     let second = app
-        .post(
+        .create(
             "/v2/admin/ivrs/",
             &token,
             json!({"name": "Billing", "number": "501",
-              "timeoutDestination": {"id": main, "destType": "IVR"}}),
+            "timeoutDestination": {"id": main, "destType": "IVR"}}),
         )
-        .await
-        .expect(200)["id"]
+        .await["id"]
         .as_i64()
         .unwrap();
     app.patch(
@@ -685,41 +672,38 @@ pub(crate) async fn routed_tenant(app: &TestApp, w: &World) -> Routed {
     .await
     .expect(200);
     let hours = app
-        .post(
+        .create(
             "/v2/admin/business-hours/",
             &token,
             json!({"name": "Store hours", "branchId": w.branch_a, "timezone": "Europe/Berlin",
-                   "hours": {"1": [{"from": "09:00", "to": "17:00"}], "2": [{"from": "09:00", "to": "17:00"}],
-                             "3": [{"from": "09:00", "to": "17:00"}], "4": [{"from": "09:00", "to": "17:00"}],
-                             "5": [{"from": "09:00", "to": "17:00"}]},
-                   "matchDestinations": [{"id": main, "destType": "IVR"}],
-                   "notMatchDestinations": [{"id": w.ext_a, "destType": "VOICEMAIL"}],
-                   "holidays": [{"name": "Christmas", "date": "2026-12-25"}]}),
+            "hours": {"1": [{"from": "09:00", "to": "17:00"}], "2": [{"from": "09:00", "to": "17:00"}],
+                      "3": [{"from": "09:00", "to": "17:00"}], "4": [{"from": "09:00", "to": "17:00"}],
+                      "5": [{"from": "09:00", "to": "17:00"}]},
+            "matchDestinations": [{"id": main, "destType": "IVR"}],
+            "notMatchDestinations": [{"id": w.ext_a, "destType": "VOICEMAIL"}],
+            "holidays": [{"name": "Christmas", "date": "2026-12-25"}]}),
         )
-        .await
-        .expect(200)["id"]
+        .await["id"]
         .as_i64()
         .unwrap();
     let number = app
-        .post(
+        .create(
             "/v2/admin/phone-numbers/",
             &platform,
             json!({"tenantId": w.tenant_a, "number": "15550102030",
-              "destination": {"id": hours, "destType": "BUSINESS_HOUR"}}),
+            "destination": {"id": hours, "destType": "BUSINESS_HOUR"}}),
         )
-        .await
-        .expect(200)["id"]
+        .await["id"]
         .as_i64()
         .unwrap();
     let other_number = app
-        .post(
+        .create(
             "/v2/admin/phone-numbers/",
             &platform,
             json!({"tenantId": w.tenant_a, "number": "15550109999",
-              "destination": {"id": second, "destType": "IVR"}}),
+            "destination": {"id": second, "destType": "IVR"}}),
         )
-        .await
-        .expect(200)["id"]
+        .await["id"]
         .as_i64()
         .unwrap();
     Routed {
@@ -817,13 +801,12 @@ async fn the_graph_shows_every_path_once_with_its_issues(app: TestApp) {
     // Issues: an IVR without a timeout path, business hours without a closed path, and
     // a dangling reference (written behind the API's back, as a damaged database would).
     let lonely = app
-        .post(
+        .create(
             "/v2/admin/ivrs/",
             &token,
             json!({"name": "Lonely", "number": "502"}),
         )
-        .await
-        .expect(200)["id"]
+        .await["id"]
         .as_i64()
         .unwrap();
     app.patch(
@@ -1077,13 +1060,13 @@ async fn the_number_search_reads_any_formatting(app: TestApp) {
         (w.tenant_a, "4930123456", "Berlin office", "Zweig"),
         (w.tenant_b, "15550102031", "Other tenant", "ACME"),
     ] {
-        app.post(
-            "/v2/admin/phone-numbers/",
-            &platform,
-            json!({"tenantId": tenant, "number": number, "diCommentName": comment, "registeredCNAM": cnam}),
-        )
-        .await
-        .expect(200);
+        app
+            .create(
+                "/v2/admin/phone-numbers/",
+                &platform,
+                json!({"tenantId": tenant, "number": number, "diCommentName": comment, "registeredCNAM": cnam}),
+            )
+            .await;
     }
     let token = app.login(w.admin_a).await;
     let search = |query: &str| {
@@ -1166,14 +1149,13 @@ fn url_escape(text: &str) -> String {
 
 /// A music on hold of `token`'s tenant playing `media`.
 async fn music_on_hold(app: &TestApp, token: &str, name: &str, media: i64) -> i64 {
-    app.post(
+    app.create(
         "/v2/admin/music-on-hold/",
         token,
         json!({"name": name, "mode": "sequential",
-               "routingDestinations": [{"id": media, "destType": "MEDIA_FILE"}]}),
+            "routingDestinations": [{"id": media, "destType": "MEDIA_FILE"}]}),
     )
-    .await
-    .expect(200)["id"]
+    .await["id"]
         .as_i64()
         .unwrap()
 }
@@ -1187,26 +1169,24 @@ async fn queues_play_music_on_hold_of_their_tenant(app: TestApp) {
     let file = app.media_file(&token, "Hold music").await;
     let jazz = music_on_hold(&app, &token, "Jazz", file).await;
     let queue = app
-        .post(
+        .create(
             "/v2/admin/queues/",
             &token,
             json!({"name": "Support", "number": "600", "musicOnHoldId": jazz, "holdMediaFileId": file}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(queue["musicOnHoldId"], jazz);
     assert_eq!(queue["holdMediaFileId"], file);
     let path = format!("/v2/admin/queues/{}", queue["id"]);
     assert_eq!(app.get(&path, &token).await.expect(200), queue);
     // Without one, null.
     let bare = app
-        .post(
+        .create(
             "/v2/admin/queues/",
             &token,
             json!({"name": "Sales", "number": "601"}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(bare["musicOnHoldId"], Value::Null);
 
     // Deleting the music on hold a queue plays is refused, naming the queue.
@@ -1274,13 +1254,12 @@ async fn queue_music_on_hold_races_its_delete(app: TestApp) {
     let token = app.login(w.admin_a).await;
     let file = app.media_file(&token, "Hold music").await;
     let queue = app
-        .post(
+        .create(
             "/v2/admin/queues/",
             &token,
             json!({"name": "Support", "number": "600"}),
         )
-        .await
-        .expect(200);
+        .await;
     let path = format!("/v2/admin/queues/{}", queue["id"]);
     for round in 0..6 {
         let music = music_on_hold(&app, &token, &format!("Round {round}"), file).await;
@@ -1311,29 +1290,27 @@ async fn at_a_holiday_only_its_own_file_plays(app: TestApp) {
     let christmas_file = app.media_file(&token, "Merry Christmas").await;
     let new_year_file = app.media_file(&token, "Happy New Year").await;
     let hours = app
-        .post(
+        .create(
             "/v2/admin/business-hours/",
             &token,
             json!({"name": "Store hours", "branchId": w.branch_a, "timezone": "Europe/Berlin",
-                   "hours": {"5": [{"from": "09:00", "to": "17:00"}]},
-                   "matchDestinations": [{"id": w.ext_a, "destType": "EXT"}],
-                   "notMatchDestinations": [{"id": w.ext_a, "destType": "VOICEMAIL"}],
-                   "holidays": [
-                       {"name": "Christmas", "date": "2026-12-25", "mediaFileId": christmas_file},
-                       {"name": "New Year", "date": "2027-01-01", "mediaFileId": new_year_file}]}),
+        "hours": {"5": [{"from": "09:00", "to": "17:00"}]},
+        "matchDestinations": [{"id": w.ext_a, "destType": "EXT"}],
+        "notMatchDestinations": [{"id": w.ext_a, "destType": "VOICEMAIL"}],
+        "holidays": [
+            {"name": "Christmas", "date": "2026-12-25", "mediaFileId": christmas_file},
+            {"name": "New Year", "date": "2027-01-01", "mediaFileId": new_year_file}]}),
         )
-        .await
-        .expect(200)["id"]
+        .await["id"]
         .as_i64()
         .unwrap();
-    app.post(
+    app.create(
         "/v2/admin/phone-numbers/",
         &platform,
         json!({"tenantId": w.tenant_a, "number": "15550102030",
-          "destination": {"id": hours, "destType": "BUSINESS_HOUR"}}),
+            "destination": {"id": hours, "destType": "BUSINESS_HOUR"}}),
     )
-    .await
-    .expect(200);
+    .await;
     let hours = format!("business-hours:{hours}");
     let christmas = format!("media-file:{christmas_file}");
     let new_year = format!("media-file:{new_year_file}");

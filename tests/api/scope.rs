@@ -169,23 +169,21 @@ async fn branch_admins_and_users_are_confined(app: TestApp) {
     assert_eq!(created["branchId"], w.branch_a, "lands in its own branch");
     // Naming its own branch is no trespass: the record lands there.
     let named = app
-        .post(
+        .create(
             "/v2/admin/extensions/",
             &branch_admin,
             json!({"number": "152", "name": "Named own", "branchId": w.branch_a}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(named["branchId"], w.branch_a);
     // Nor does the 0 an answer gives for none take a new one out of its branch.
     let zero = app
-        .post(
+        .create(
             "/v2/admin/extensions/",
             &branch_admin,
             json!({"number": "153", "name": "Zero", "branchId": 0}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(zero["branchId"], w.branch_a, "{zero}");
     app.post(
         "/v2/admin/extensions/",
@@ -256,14 +254,13 @@ async fn nobody_grants_more_than_it_holds(app: TestApp) {
     // Nor can it take an account of its branch out of it (null, or the 0 an answer gives
     // for none).
     let clerk = app
-        .post(
+        .create(
             "/v2/admin/users/",
             &a,
             json!({"email": "clerk@x.io", "password": "long enough pw", "userRole": 5,
-                   "branchId": w.branch_a}),
+            "branchId": w.branch_a}),
         )
-        .await
-        .expect(200);
+        .await;
     cannot_leave_branch(
         &app,
         &branch_admin,
@@ -285,13 +282,12 @@ async fn nobody_grants_more_than_it_holds(app: TestApp) {
         .await
         .expect(200);
     let token = granted["accessToken"].as_str().unwrap();
-    app.post(
+    app.create(
         "/v2/admin/extensions/",
         token,
         json!({"number": "170", "name": "Granted"}),
     )
-    .await
-    .expect(200);
+    .await;
 }
 
 /// An e-mail address is one account's on the whole platform (login is by address

@@ -16,14 +16,13 @@ use crate::support::{Backend, TestApp};
 /// holder; answers its id and signing secret.
 async fn webhook_with_a_password(app: &TestApp, token: &str, tenant: i64) -> (i64, Value) {
     let created = app
-        .post(
+        .create(
             "/v2/webhooks/",
             token,
             json!({"tenantId": tenant, "type": "CALL_ENDED", "url": "https://crm.example.com/hooks",
-                   "username": "crm", "password": "s3cret-pass"}),
+            "username": "crm", "password": "s3cret-pass"}),
         )
-        .await
-        .expect(200);
+        .await;
     (
         created["id"].as_i64().unwrap(),
         created["signingSecret"].clone(),

@@ -433,6 +433,12 @@ impl TestApp {
         self.call(Method::POST, path, Some(token), Some(body)).await
     }
 
+    /// POST JSON with a token that must succeed (200), answering the body: the record
+    /// created, for a test whose subject is not the create itself.
+    pub async fn create(&self, path: &str, token: &str, body: Value) -> Value {
+        self.post(path, token, body).await.expect(200)
+    }
+
     /// PATCH JSON with a token.
     pub async fn patch(&self, path: &str, token: &str, body: Value) -> Answer {
         self.call(Method::PATCH, path, Some(token), Some(body))

@@ -429,13 +429,12 @@ async fn a_prompt_too_long_when_spoken_is_refused(app: TestApp) {
     let w = World::seed(&app).await;
     let admin = app.login(w.admin_a).await;
     let slowest = app
-        .post(
+        .create(
             "/v2/admin/custom-voices/",
             &admin,
             json!({"name": "Slowest", "baseVoiceId": "en-us", "rate": 80}),
         )
-        .await
-        .expect(200);
+        .await;
     let path = format!(
         "/v2/text-to-speech/voices/{}/tts",
         slowest["voiceId"].as_str().unwrap()
@@ -473,13 +472,12 @@ async fn segments_share_one_audio_budget(app: TestApp) {
     let w = World::seed(&app).await;
     let admin = app.login(w.admin_a).await;
     let slowest = app
-        .post(
+        .create(
             "/v2/admin/custom-voices/",
             &admin,
             json!({"name": "Slowest", "baseVoiceId": "en-us", "rate": 80}),
         )
-        .await
-        .expect(200);
+        .await;
     let path = format!(
         "/v2/text-to-speech/voices/{}/tts",
         slowest["voiceId"].as_str().unwrap()

@@ -732,9 +732,21 @@ async fn events_are_queued_with_the_record(app: TestApp) {
     let admin_a = app.login(world.admin_a).await;
     let admin_b = app.login(world.admin_b).await;
     for (token, tenant) in [(&admin_a, world.tenant_a), (&admin_b, world.tenant_b)] {
-        app.post("/v2/webhooks/", token, json!({"tenantId": tenant, "type": "VOICEMAIL_RECEIVED", "url": "https://example.com/hook"})).await.expect(200);
+        app
+            .create(
+                "/v2/webhooks/",
+                token,
+                json!({"tenantId": tenant, "type": "VOICEMAIL_RECEIVED", "url": "https://example.com/hook"}),
+            )
+            .await;
     }
-    app.post("/v2/webhooks/", &admin_a, json!({"tenantId": world.tenant_a, "type": "CALL_ENDED", "url": "https://example.com/calls"})).await.expect(200);
+    app
+        .create(
+            "/v2/webhooks/",
+            &admin_a,
+            json!({"tenantId": world.tenant_a, "type": "CALL_ENDED", "url": "https://example.com/calls"}),
+        )
+        .await;
     let fields = message(
         world.tenant_a,
         "101",
