@@ -3,38 +3,19 @@
 use sea_query::{Condition, Expr, ExprTrait, Func, Query, SelectStatement, TableRef};
 use switchboard_declare::boxed;
 use switchboard_domain::Scope;
-use switchboard_domain::ids::{BranchId, ConduitId, ExtensionId, TenantId};
+use switchboard_domain::ids::TenantId;
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::phone_number::{
     PhoneNumber, PhoneNumberFilter, PhoneNumberSettings,
 };
 
 use crate::backend::{Db, Reader, Tx};
-use crate::crud::{self, Changes};
+use crate::changes;
+use crate::crud;
 use crate::destinations::{self, Owner};
 use crate::error::{Error, PROVISIONED, Result};
 use crate::list::{self, Listing};
 use crate::scope;
-
-const PLAIN: &[&str] = &[
-    "id",
-    "tenant_id",
-    "in_use",
-    "number",
-    "registered_cnam",
-    "di_comment_name",
-    "recording",
-    "fax",
-    "fax_email",
-    "fax_store",
-    "name_prefix",
-    "unconditional_status",
-    "email_recording",
-    "store_and_forward_number",
-    "branch_id",
-    "sms_ext_id",
-    "conduit_id",
-];
 
 /// The numbers `scope` reaches that match `filter`'s exact filters, as conditions on
 /// the columns of alias `p`: the numbers themselves, or their counters (which share the
@@ -59,12 +40,7 @@ fn conditions(scope: &Scope, filter: &PhoneNumberFilter) -> Condition {
 }
 
 fn select(condition: Condition) -> SelectStatement {
-    let mut select = Query::select();
-    select.from_as("phone_numbers", "p");
-    for column in PLAIN {
-        select.column(("p", *column));
-    }
-    select
+    crud::select_stored::<PhoneNumber>()
         .expr_as(Expr::col(("t", "name")), "tenant_name")
         .inner_join(
             TableRef::from("tenants").alias("t"),
@@ -274,50 +250,6 @@ async fn write_destination(
     Ok(())
 }
 
-fn changes(settings: PhoneNumberSettings) -> Changes {
-    let mut changes: Changes = Vec::new();
-    if let Some(branch) = settings.branch_id {
-        changes.push(("branch_id", branch.map(BranchId::get).into()));
-    }
-    if let Some(ext) = settings.sms_ext_id {
-        changes.push(("sms_ext_id", ext.map(ExtensionId::get).into()));
-    }
-    // `in_use` is derived by the database (migration 0038) from what routes to or from
-    // the number: a sent value is never stored.
-    if let Some(conduit) = settings.conduit_id {
-        changes.push(("conduit_id", conduit.map(ConduitId::get).into()));
-    }
-    for (column, value) in [
-        ("registered_cnam", settings.registered_cnam),
-        ("di_comment_name", settings.di_comment_name),
-        (
-            "recording",
-            settings.recording.map(|v| v.as_str().to_owned()),
-        ),
-        ("fax", settings.fax.map(|v| v.as_str().to_owned())),
-        ("fax_email", settings.fax_email),
-        (
-            "fax_store",
-            settings.fax_store.map(|v| v.as_str().to_owned()),
-        ),
-        ("name_prefix", settings.name_prefix),
-        ("unconditional_status", settings.unconditional_status),
-        (
-            "email_recording",
-            settings.email_recording.map(|v| v.as_str().to_owned()),
-        ),
-        (
-            "store_and_forward_number",
-            settings.store_and_forward_number,
-        ),
-    ] {
-        if let Some(value) = value {
-            changes.push((column, value.into()));
-        }
-    }
-    changes
-}
-
 /// Provisions `number` to `tenant` (references checked by the caller).
 #[boxed]
 pub async fn create(
@@ -347,7 +279,7 @@ pub async fn create(
     if tx.fetch_optional::<(i64,)>(&held).await?.is_some() {
         return Err(Error::Conflict(PROVISIONED.into()));
     }
-    let mut values = changes(settings);
+    let mut values = changes::of(&settings);
     values.push(("tenant_id", tenant.get().into()));
     values.push(("number", number.into()));
     values.push(("created_at", now.into()));
@@ -372,7 +304,7 @@ pub async fn update(
         ..PhoneNumberSettings::default()
     };
     lock_conduit(&mut tx, current.tenant_id, &settings).await?;
-    crud::update_in(&mut tx, "phone_numbers", id, changes(settings)).await?;
+    crud::update_in(&mut tx, "phone_numbers", id, changes::of(&settings)).await?;
     write_destination(&mut tx, current.tenant_id, id, &destination).await?;
     tx.commit().await?;
     get(db, scope, id).await

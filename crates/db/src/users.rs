@@ -7,9 +7,7 @@ use switchboard_domain::Scope;
 use switchboard_domain::declare::OptionalRef;
 use switchboard_domain::ids::{BranchId, ExtensionId, PartnerId, TenantId, UserId};
 use switchboard_domain::list::{ListQuery, Listed};
-use switchboard_domain::records::user::{
-    Credentials, SettingValue, User, UserFilter, UserSettings,
-};
+use switchboard_domain::records::user::{Credentials, User, UserFilter, UserSettings};
 
 use crate::backend::{Db, Tx};
 use crate::crud::{self, Changes};
@@ -231,15 +229,7 @@ impl UserWrite {
         if let Some(disabled) = self.disabled {
             changes.push(("disabled", disabled.into()));
         }
-        for (column, value) in self.settings.columns() {
-            changes.push((
-                column,
-                match value {
-                    SettingValue::Int(n) => n.into(),
-                    SettingValue::Text(s) => s.into(),
-                },
-            ));
-        }
+        changes.extend(crate::changes::of(&self.settings));
         changes
     }
 }

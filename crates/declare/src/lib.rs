@@ -106,8 +106,10 @@ pub fn derive_body(input: TokenStream) -> TokenStream {
 ///
 /// Struct attribute: `#[stored(table = "queues", alias = "q")]` (the alias defaults to
 /// the table). Field attributes: `#[stored(skip)]` (filled from elsewhere; `FromRow`
-/// leaves it at its `Default` too). A column that may hold `NULL` is read into an
-/// `Option<T>`, or an `OptionalRef<T>` where the answer says 0 for none.
+/// leaves it at its `Default` too), `#[stored(joined)]` (not a column of the table: read
+/// from the row under its name, which the repository's own join selects). A column that
+/// may hold `NULL` is read into an `Option<T>`, or an `OptionalRef<T>` where the answer
+/// says 0 for none.
 #[proc_macro_derive(Stored, attributes(stored))]
 pub fn derive_stored(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

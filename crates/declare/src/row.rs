@@ -34,12 +34,13 @@ fn read_of(field: &syn::Field) -> syn::Result<Read> {
                 Ok(())
             })?;
         } else if attr.path().is_ident("stored") {
-            // `Stored`'s own attributes: only `skip` concerns how the row is read.
+            // `Stored`'s own attributes: only `skip` concerns how the row is read (a
+            // `joined` field is read from the row like any other).
             attr.parse_nested_meta(|meta| {
                 if meta.path.is_ident("skip") {
                     read = Read::Skip;
-                } else if meta.input.peek(syn::Token![=]) {
-                    let _: Expr = meta.value()?.parse()?;
+                } else if !meta.path.is_ident("joined") {
+                    return Err(meta.error("unknown stored field attribute"));
                 }
                 Ok(())
             })?;

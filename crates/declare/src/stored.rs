@@ -28,7 +28,8 @@ pub fn derive(input: &DeriveInput) -> syn::Result<Tokens> {
         let mut skip = false;
         for attr in field.attrs.iter().filter(|a| a.path().is_ident("stored")) {
             attr.parse_nested_meta(|meta| {
-                if meta.path.is_ident("skip") {
+                // `joined`: read from the row, but selected by the repository's own join.
+                if meta.path.is_ident("skip") || meta.path.is_ident("joined") {
                     skip = true;
                 } else {
                     return Err(meta.error("unknown stored field attribute"));

@@ -152,7 +152,8 @@ pub trait Columns {
 
 /// A record read straight from its table's row (`#[derive(Stored)]`): its fields are
 /// the columns, except those filled from elsewhere (`#[stored(skip)]`, which the row's
-/// `FromRow` derive leaves at their `Default` too).
+/// `FromRow` derive leaves at their `Default` too) and those a join of the repository
+/// selects (`#[stored(joined)]`, read from the row by their name).
 pub trait Stored {
     /// The table.
     const TABLE: &'static str;
@@ -166,8 +167,9 @@ pub trait Stored {
 pub const ID_OR_NONE: crate::validation::Int = crate::validation::int(0, i64::MAX);
 
 /// A reference that may name nothing: sent and answered as its id or `0` for none, stored
-/// as the id or `NULL` (a row holding `0`, as users' and phone numbers' do, reads as none
-/// too). The one spelling of "0 means none" for a body's reference and an answer's.
+/// as the id or `NULL` (read back, a `NULL` names nothing, and so would a stray 0 or a
+/// negative number, which the columns' foreign keys keep out). The one spelling of "0
+/// means none" for a body's reference and an answer's.
 ///
 /// ```
 /// use switchboard_domain::declare::{Body, ColumnValue, Columns, ID_OR_NONE, OptionalRef};
@@ -217,11 +219,6 @@ pub const ID_OR_NONE: crate::validation::Int = crate::validation::int(0, i64::MA
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct OptionalRef<T>(pub Option<T>);
 
-impl<T> OptionalRef<T> {
-    /// A reference naming nothing (answered as `0`).
-    pub const NONE: Self = Self(None);
-}
-
 impl<T: Copy> OptionalRef<T> {
     /// The record named, if any.
     pub fn get(self) -> Option<T> {
@@ -233,12 +230,6 @@ impl<T: From<i64>> From<i64> for OptionalRef<T> {
     /// `0` (and anything below it, which the rules refuse before) names nothing.
     fn from(id: i64) -> Self {
         Self((id > 0).then(|| T::from(id)))
-    }
-}
-
-impl<T> From<Option<T>> for OptionalRef<T> {
-    fn from(id: Option<T>) -> Self {
-        Self(id)
     }
 }
 
@@ -257,7 +248,10 @@ impl<T: Copy + Into<i64>> serde::Serialize for OptionalRef<T> {
 
 // Its schema: an integer from 0, the record's id or 0 for none. utoipa reads a generic
 // type's schema through `ComposeSchema` (given its type arguments' schemas, which this
-// one does not depend on) and derives `PartialSchema` from it. An answer's field refers
+// one does not depend on) and derives `PartialSchema` from it. `ComposeSchema` is in
+// utoipa's hidden `__dev` module, outside its semver promise: a utoipa update is checked by
+// the OpenAPI snapshot test (`openapi::`), which fails on any change of the document. An
+// answer's field refers
 // to it by name, one component per id type (`OptionalRef_BranchId`: what it names);
 // inlined, utoipa would wrap it with the field's description in an `allOf` no integer
 // satisfies.
@@ -278,7 +272,7 @@ impl<T> utoipa::__dev::ComposeSchema for OptionalRef<T> {
 
 impl<T> utoipa::ToSchema for OptionalRef<T> {}
 
-/// Read from an integer column: `NULL` and `0` both name nothing.
+/// Read from an integer column, as `i64` is.
 #[cfg(feature = "sqlx")]
 impl<DB: sqlx::Database, T> sqlx::Type<DB> for OptionalRef<T>
 where
@@ -293,6 +287,7 @@ where
     }
 }
 
+/// `NULL`, and any id below 1, names nothing.
 #[cfg(feature = "sqlx")]
 impl<'r, DB: sqlx::Database, T: From<i64>> sqlx::Decode<'r, DB> for OptionalRef<T>
 where
@@ -330,10 +325,10 @@ mod tests {
 
     #[test]
     fn an_answer_names_nothing_as_zero() {
-        let none = OptionalRef::<MediaFileId>::NONE;
+        let none = OptionalRef::<MediaFileId>(None);
         assert_eq!(serde_json::to_string(&none).expect("an id writes"), "0");
         assert_eq!(none.or_zero(), 0);
-        let some = OptionalRef::from(Some(MediaFileId(7)));
+        let some = OptionalRef(Some(MediaFileId(7)));
         assert_eq!(serde_json::to_string(&some).expect("an id writes"), "7");
         assert_eq!(some.or_zero(), 7);
     }

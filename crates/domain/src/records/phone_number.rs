@@ -6,7 +6,7 @@ use utoipa::ToSchema;
 
 use super::destination::{DestType, Destination, DestinationInput, Destinations, OneDestination};
 use super::{YES_NO, YesNo};
-use crate::declare::{Body, Filter, Listed, OptionalRef};
+use crate::declare::{Body, Filter, Listed, OptionalRef, Stored};
 use crate::ids::{BranchId, ConduitId, ExtensionId, TenantId};
 use crate::list::BranchedFilter;
 use crate::validation::{Chars, FLAG, ID, OptionalEmail, Switch, Text, dial, text};
@@ -15,9 +15,10 @@ use crate::validation::{Chars, FLAG, ID, OptionalEmail, Switch, Text, dial, text
 pub const NUMBER: Chars = dial(2, 20);
 
 /// A phone number, as the spec: every integer id is 0 when it does not apply.
-#[derive(Clone, Debug, Serialize, ToSchema, Listed)]
+#[derive(Clone, Debug, Serialize, ToSchema, Listed, Stored)]
 #[cfg_attr(feature = "sqlx", derive(crate::declare::FromRow))]
 #[serde(rename_all = "camelCase")]
+#[stored(table = "phone_numbers", alias = "p")]
 #[list(sort(id, number, di_comment_name, registered_cnam, in_use, tenant_id, branch_id), filter = PhoneNumberFilter, table = "p", per_page_alias = "resultsPerPage",
        search("number", "di_comment_name", "registered_cnam"),
        search_index(table = "phone_numbers_search", id = "p.id"))]
@@ -59,11 +60,12 @@ pub struct PhoneNumber {
     /// Where calls go while the platform is unreachable.
     pub store_and_forward_number: String,
     /// The tenant's name.
+    #[stored(joined)]
     pub tenant_name: String,
     /// The conduit (a SIP trunk, a carrier connection) its calls go through, 0 for none.
     pub conduit_id: OptionalRef<ConduitId>,
     /// Where its calls go, resolved; null while it routes nowhere.
-    #[cfg_attr(feature = "sqlx", sqlx(skip))]
+    #[stored(skip)]
     pub destination: Option<Destination>,
 }
 
@@ -93,55 +95,59 @@ const SHORT: Text = text(0, 32);
 const FORWARD: Chars = dial(0, 20);
 
 /// The settings of a phone number, as sent (all optional; a create may send them too).
+// A field with `column` is written into the number's row when sent (docs/decisions.md,
+// "Declared once").
 #[derive(Clone, Debug, Default, Body)]
+#[body(changes)]
 pub struct PhoneNumberSettings {
     /// The branch, of the tenant, or null (or 0) for none.
-    #[field(rule = ID, zero_none)]
+    #[field(rule = ID, zero_none, column)]
     pub branch_id: Option<Option<BranchId>>,
     /// The extension receiving its texts, of the tenant, or null (or 0) for none.
-    #[field(rule = ID, zero_none)]
+    #[field(rule = ID, zero_none, column)]
     pub sms_ext_id: Option<Option<ExtensionId>>,
     /// Read-only, ignored when sent: `inUse` follows what routes to or from the number
     /// (a destination, an extension its texts reach), so a `GET` answer sent back is
     /// accepted whatever it says.
+    // No column: the database derives it (migration 0038).
     #[field(rule = FLAG)]
     pub in_use: Option<i64>,
     /// Caller name (CNAM), at most 15 characters.
-    #[field(rule = CNAM, name = "registeredCNAM")]
+    #[field(rule = CNAM, name = "registeredCNAM", column)]
     pub registered_cnam: Option<String>,
     /// A comment naming what it is for.
-    #[field(rule = COMMENT)]
+    #[field(rule = COMMENT, column)]
     pub di_comment_name: Option<String>,
     /// `yes` or `no`.
-    #[field(rule = YES_NO)]
+    #[field(rule = YES_NO, column)]
     pub recording: Option<YesNo>,
     /// `yes` or `no`.
-    #[field(rule = YES_NO)]
+    #[field(rule = YES_NO, column)]
     pub fax: Option<YesNo>,
     /// An e-mail address, or empty.
-    #[field(rule = OptionalEmail)]
+    #[field(rule = OptionalEmail, column)]
     pub fax_email: Option<String>,
     /// `yes` or `no`.
-    #[field(rule = YES_NO)]
+    #[field(rule = YES_NO, column)]
     pub fax_store: Option<YesNo>,
     /// A prefix shown before the caller's name.
-    #[field(rule = SHORT)]
+    #[field(rule = SHORT, column)]
     pub name_prefix: Option<String>,
     /// Unconditional forwarding state.
-    #[field(rule = SHORT)]
+    #[field(rule = SHORT, column)]
     pub unconditional_status: Option<String>,
     /// `yes` or `no`.
-    #[field(rule = YES_NO)]
+    #[field(rule = YES_NO, column)]
     pub email_recording: Option<YesNo>,
     /// Dial characters, or empty.
-    #[field(rule = FORWARD)]
+    #[field(rule = FORWARD, column)]
     pub store_and_forward_number: Option<String>,
     /// Where its calls go: a business hour, IVR, queue, paging group, extension or
     /// mailbox of the tenant; null to route nowhere.
     #[field(rule = ROUTE)]
     pub destination: Option<Option<DestinationInput>>,
     /// The conduit its calls go through, of the tenant; null (or 0) for none.
-    #[field(rule = ID, zero_none)]
+    #[field(rule = ID, zero_none, column)]
     pub conduit_id: Option<Option<ConduitId>>,
 }
 

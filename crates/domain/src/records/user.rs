@@ -231,84 +231,85 @@ impl User {
     }
 }
 
-/// A settings value to store: the column it goes to is named beside it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SettingValue {
-    /// An integer flag.
-    Int(i64),
-    /// A string.
-    Text(String),
-}
-
-macro_rules! user_settings {
-    ($( $(#[$attr:meta])* $field:ident : $ty:ty => $column:literal, $rule:expr, $into:expr; )*) => {
-        /// The personal settings of a user, writable on create and patch; fields not sent
-        /// stay unchanged.
-        #[derive(Clone, Debug, Default, Body)]
-        pub struct UserSettings {
-            $( $(#[$attr])* #[field(rule = $rule)] pub $field: Option<$ty>, )*
-        }
-
-        impl UserSettings {
-            /// The columns to store and their values, for the fields that were sent.
-            pub fn columns(&self) -> Vec<(&'static str, SettingValue)> {
-                let mut out = Vec::new();
-                $( if let Some(v) = &self.$field { out.push(($column, ($into)(v.clone()))); } )*
-                out
-            }
-        }
-    };
-}
-
-user_settings! {
+/// The personal settings of a user, writable on create and patch; fields not sent
+/// stay unchanged.
+// Each sent one is written into the column of its name (docs/decisions.md, "Declared
+// once").
+#[derive(Clone, Debug, Default, Body)]
+#[body(changes)]
+pub struct UserSettings {
     /// Job title.
-    title: String => "title", text(0, 255), SettingValue::Text;
+    #[field(rule = text(0, 255), column)]
+    pub title: Option<String>,
     /// IANA time zone.
-    timezone: String => "timezone", TimeZone, SettingValue::Text;
+    #[field(rule = TimeZone, column)]
+    pub timezone: Option<String>,
     /// Path of the avatar image.
-    avatar_path: String => "avatar_path", text(0, 1024), SettingValue::Text;
+    #[field(rule = text(0, 1024), column)]
+    pub avatar_path: Option<String>,
     /// Path of the avatar thumbnail.
-    avatar_thumbnail_path: String => "avatar_thumbnail_path", text(0, 1024), SettingValue::Text;
+    #[field(rule = text(0, 1024), column)]
+    pub avatar_thumbnail_path: Option<String>,
     /// Path of the cover photo.
-    cover_photo: String => "cover_photo", text(0, 1024), SettingValue::Text;
+    #[field(rule = text(0, 1024), column)]
+    pub cover_photo: Option<String>,
     /// Caller id number presented on outbound calls.
-    caller_id_number: String => "caller_id_number", dial(0, 32), SettingValue::Text;
+    #[field(rule = dial(0, 32), column)]
+    pub caller_id_number: Option<String>,
     /// SIP peer name of the softphone.
-    peer_name: String => "peer_name", text(0, 255), SettingValue::Text;
+    #[field(rule = text(0, 255), column)]
+    pub peer_name: Option<String>,
     /// SIP secret of the softphone.
-    peer_secret: String => "peer_secret", text(0, 255), SettingValue::Text;
+    #[field(rule = text(0, 255), column)]
+    pub peer_secret: Option<String>,
     /// Do-not-disturb.
-    dnd: YesNo => "dnd", YES_NO, |v: YesNo| SettingValue::Text(v.as_str().to_owned());
+    #[field(rule = YES_NO, column)]
+    pub dnd: Option<YesNo>,
     /// Whether outbound calls are recorded.
-    outbound_record: YesNo => "outbound_record", YES_NO, |v: YesNo| SettingValue::Text(v.as_str().to_owned());
+    #[field(rule = YES_NO, column)]
+    pub outbound_record: Option<YesNo>,
     /// Dark theme on the web client.
-    dark_mode: i64 => "dark_mode", FLAG, SettingValue::Int;
+    #[field(rule = FLAG, column)]
+    pub dark_mode: Option<i64>,
     /// Dark theme on mobile.
-    mobile_dark_mode: i64 => "mobile_dark_mode", FLAG, SettingValue::Int;
+    #[field(rule = FLAG, column)]
+    pub mobile_dark_mode: Option<i64>,
     /// Call notifications.
-    enable_call_notifications: i64 => "enable_call_notifications", FLAG, SettingValue::Int;
+    #[field(rule = FLAG, column)]
+    pub enable_call_notifications: Option<i64>,
     /// Chat notifications.
-    enable_chat_notifications: i64 => "enable_chat_notifications", FLAG, SettingValue::Int;
+    #[field(rule = FLAG, column)]
+    pub enable_chat_notifications: Option<i64>,
     /// Notifications of every new message.
-    enable_all_new_message_notifications: i64 => "enable_all_new_message_notifications", FLAG, SettingValue::Int;
+    #[field(rule = FLAG, column)]
+    pub enable_all_new_message_notifications: Option<i64>,
     /// Direct-message notifications.
-    enable_direct_message_notifications: i64 => "enable_direct_message_notifications", FLAG, SettingValue::Int;
+    #[field(rule = FLAG, column)]
+    pub enable_direct_message_notifications: Option<i64>,
     /// Text notifications.
-    enable_text_notifications: i64 => "enable_text_notifications", FLAG, SettingValue::Int;
+    #[field(rule = FLAG, column)]
+    pub enable_text_notifications: Option<i64>,
     /// Post-call notifications.
-    enable_post_call_notifications: i64 => "enable_post_call_notifications", FLAG, SettingValue::Int;
+    #[field(rule = FLAG, column)]
+    pub enable_post_call_notifications: Option<i64>,
     /// Text notifications on mobile.
-    enable_mobile_text_notifications: i64 => "enable_mobile_text_notifications", FLAG, SettingValue::Int;
+    #[field(rule = FLAG, column)]
+    pub enable_mobile_text_notifications: Option<i64>,
     /// Call notifications on mobile.
-    enable_mobile_call_notifications: i64 => "enable_mobile_call_notifications", FLAG, SettingValue::Int;
+    #[field(rule = FLAG, column)]
+    pub enable_mobile_call_notifications: Option<i64>,
     /// Chat notifications on mobile.
-    enable_mobile_chat_notifications: i64 => "enable_mobile_chat_notifications", FLAG, SettingValue::Int;
+    #[field(rule = FLAG, column)]
+    pub enable_mobile_chat_notifications: Option<i64>,
     /// Busy lights.
-    enable_busy_lights: i64 => "enable_busy_lights", FLAG, SettingValue::Int;
+    #[field(rule = FLAG, column)]
+    pub enable_busy_lights: Option<i64>,
     /// Meetings.
-    enable_meetings: i64 => "enable_meetings", FLAG, SettingValue::Int;
+    #[field(rule = FLAG, column)]
+    pub enable_meetings: Option<i64>,
     /// Call transcription.
-    enable_transcription: i64 => "enable_transcription", FLAG, SettingValue::Int;
+    #[field(rule = FLAG, column)]
+    pub enable_transcription: Option<i64>,
 }
 
 /// A role number, 1 (platform admin) to 5 (user).
