@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::fixture::World;
 use crate::on_both_backends;
-use crate::support::TestApp;
+use crate::support::{TestApp, record_ids};
 
 const T54W: &str = "yealink-t54w";
 
@@ -14,15 +14,6 @@ async fn device(app: &TestApp, token: &str, body: Value) -> Value {
     app.post("/v2/admin/devices/", token, body)
         .await
         .expect(200)
-}
-
-fn ids(page: &Value) -> Vec<i64> {
-    page["records"]
-        .as_array()
-        .expect("records")
-        .iter()
-        .map(|r| r["id"].as_i64().expect("an id"))
-        .collect()
 }
 
 async fn stored_mac(app: &TestApp, id: i64) -> String {
@@ -205,7 +196,7 @@ async fn search_by_name_and_partial_mac_on_every_path(app: TestApp) {
                 .get(&format!("{path}?query={query}&sortBy=id"), &token)
                 .await
                 .expect(200);
-            assert_eq!(ids(&page), expected, "{path}?query={query}");
+            assert_eq!(record_ids(&page), expected, "{path}?query={query}");
             assert_eq!(page["totalRecords"], expected.len(), "{path}?query={query}");
         }
     }
@@ -216,7 +207,7 @@ async fn search_by_name_and_partial_mac_on_every_path(app: TestApp) {
         )
         .await
         .expect(200);
-    assert_eq!(ids(&page), [office]);
+    assert_eq!(record_ids(&page), [office]);
     assert_eq!(
         (page["totalRecords"].as_i64(), page["maxPage"].as_i64()),
         (Some(2), Some(2))
@@ -226,10 +217,11 @@ async fn search_by_name_and_partial_mac_on_every_path(app: TestApp) {
         let app = &app;
         let token = token.clone();
         async move {
-            ids(&app
-                .get(&format!("/v2/admin/devices/?{q}"), &token)
-                .await
-                .expect(200))
+            record_ids(
+                &app.get(&format!("/v2/admin/devices/?{q}"), &token)
+                    .await
+                    .expect(200),
+            )
         }
     };
     assert_eq!(filtered("model=poly-vvx450".into()).await, [poly]);
@@ -457,7 +449,7 @@ async fn scope_cross_tenant_and_branch(app: TestApp) {
         .await
         .error(404, "NotFound");
     let listed = app.get("/devices/search", &branch_admin).await.expect(200);
-    assert_eq!(ids(&listed), [own["id"].as_i64().unwrap()]);
+    assert_eq!(record_ids(&listed), [own["id"].as_i64().unwrap()]);
     let user = app.login(w.user_a).await;
     app.get("/v2/admin/devices/", &user)
         .await
@@ -556,7 +548,7 @@ async fn the_engine_reports_registrations(app: TestApp) {
         .get("/v2/admin/devices/?registered=1", &token)
         .await
         .expect(200);
-    assert_eq!(ids(&page), [id]);
+    assert_eq!(record_ids(&page), [id]);
     assert_eq!(page["totalRecords"], 1);
     let gone = app
         .post(

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::fixture::World;
 use crate::on_both_backends;
-use crate::support::TestApp;
+use crate::support::{TestApp, record_ids};
 
 const PATH: &str = "/v2/admin/music-on-hold/";
 
@@ -409,14 +409,11 @@ async fn media_files_in_use_cannot_be_deleted(app: TestApp) {
 }
 
 async fn defaults(app: &TestApp, token: &str) -> Vec<i64> {
-    app.get(&format!("{PATH}?isDefault=true&recordsPerPage=100"), token)
+    let page = app
+        .get(&format!("{PATH}?isDefault=true&recordsPerPage=100"), token)
         .await
-        .expect(200)["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["id"].as_i64().unwrap())
-        .collect()
+        .expect(200);
+    record_ids(&page)
 }
 
 async fn one_default_per_tenant(app: TestApp) {

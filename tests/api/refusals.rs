@@ -143,7 +143,7 @@ fn check_problems(wrong: &mut Vec<String>, what: &str, answer: Answer, expected:
 
 /// The id of a record a create at `path` answers.
 async fn create(app: &TestApp, token: &str, path: &str, body: Value) -> Value {
-    app.post(path, token, body).await.expect(200)["id"].clone()
+    app.create(path, token, body).await["id"].clone()
 }
 
 /// Every create and change of the catalogue reports a value's own rule together with a

@@ -4,14 +4,13 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
 use switchboard_domain::ids::TenantId;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::fixture::World;
 use crate::on_both_backends;
-use crate::support::TestApp;
+use crate::support::{TestApp, record_ids};
 
 /// Messages in the stalled tenant: some 10 MB of JSON, more than the kernel's socket
 /// buffers (4 MiB to send, the client's shrunk to 4 KiB) take in, so a stream stalls.
@@ -85,16 +84,6 @@ async fn stalled_streams_do_not_starve_other_tenants(app: TestApp) {
     drop(readers);
 }
 
-/// The ids of `path`'s records.
-fn ids(list: &Value) -> Vec<i64> {
-    list["records"]
-        .as_array()
-        .expect("records")
-        .iter()
-        .map(|r| r["id"].as_i64().expect("an id"))
-        .collect()
-}
-
 async fn streams_read_in_rounds_answer_every_record_once_in_order(app: TestApp) {
     let w = World::seed(&app).await;
     // More than two rounds of the stream (500 rows each).
@@ -150,7 +139,7 @@ async fn streams_read_in_rounds_answer_every_record_once_in_order(app: TestApp) 
             .get(&format!("{path}?paginated=0&{order}"), token)
             .await
             .expect(200);
-        let streamed = ids(&streamed);
+        let streamed = record_ids(&streamed);
         let mut paged = Vec::new();
         for page in 1..=2 {
             let list = app
@@ -160,7 +149,7 @@ async fn streams_read_in_rounds_answer_every_record_once_in_order(app: TestApp) 
                 )
                 .await
                 .expect(200);
-            paged.extend(ids(&list));
+            paged.extend(record_ids(&list));
         }
         assert!(paged.len() > 1_000, "{path}?{order}: {}", paged.len());
         assert_eq!(streamed, paged, "{path}?{order}");

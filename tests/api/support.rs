@@ -706,6 +706,16 @@ impl TestApp {
     }
 }
 
+/// The ids of a list page's records, in order.
+pub fn record_ids(page: &Value) -> Vec<i64> {
+    page["records"]
+        .as_array()
+        .expect("records")
+        .iter()
+        .map(|r| r["id"].as_i64().expect("an id"))
+        .collect()
+}
+
 /// Reads an audio fixture of `tests/fixtures/audio/`.
 pub fn fixture(name: &str) -> Vec<u8> {
     std::fs::read(format!(
