@@ -28,7 +28,8 @@ fn insert_statement(table: &'static str, changes: Changes) -> sea_query::InsertS
 }
 
 /// The select of a stored record (`#[derive(Stored)]`): its table (under its alias, when
-/// it has one) and every column it declares.
+/// it has one) and every column it declares. A `#[stored(joined)]` field is the caller's
+/// to select, with its join (a read without it fails on the missing column).
 pub fn select_stored<T: Stored>() -> SelectStatement {
     let mut select = Query::select();
     if T::ALIAS == T::TABLE {

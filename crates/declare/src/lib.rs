@@ -123,7 +123,8 @@ pub fn derive_stored(input: TokenStream) -> TokenStream {
 ///
 /// Field attributes: `#[sqlx(rename = "column")]`, `#[sqlx(flatten)]` (a nested `FromRow`
 /// struct read from the same row), `#[sqlx(skip)]` or `#[stored(skip)]` (not read: its
-/// `Default`).
+/// `Default`); `#[stored(joined)]` is read as any column, and another `#[stored]` field
+/// attribute is refused.
 #[proc_macro_derive(FromRow, attributes(sqlx))]
 pub fn derive_from_row(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

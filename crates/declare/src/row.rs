@@ -8,7 +8,8 @@ use super::*;
 
 /// How one field is read: from the column of its name, or of `#[sqlx(rename = "col")]`;
 /// `#[sqlx(flatten)]`, a nested `FromRow` struct from the same row; `#[sqlx(skip)]` or
-/// `#[stored(skip)]`, not read (filled from elsewhere: its `Default`).
+/// `#[stored(skip)]`, not read (filled from elsewhere: its `Default`). A
+/// `#[stored(joined)]` field is read from the column of its name.
 enum Read {
     Column(String),
     Flatten,

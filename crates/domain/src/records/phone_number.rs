@@ -38,7 +38,6 @@ pub struct PhoneNumber {
     pub number: String,
     /// The caller name registered for it (CNAM), at most 15 characters.
     #[serde(rename = "registeredCNAM")]
-    #[cfg_attr(feature = "sqlx", sqlx(rename = "registered_cnam"))]
     #[list(name = "registeredCNAM")]
     pub registered_cnam: String,
     /// A comment naming what the number is for.
