@@ -85,7 +85,7 @@ async fn check_references(
     fields: &UpdateAnnouncement,
     problems: &mut Problems,
 ) -> Result<()> {
-    let media_file = fields.media_file_id.map(|m| m.get());
+    let media_file = fields.media_file_id;
     tenancy::check_reference(
         services,
         tenant,
@@ -102,7 +102,7 @@ async fn check_references(
             tenant,
             Referenced::Ivr,
             &field,
-            Some(link.id.get()),
+            Some(link.id),
             problems,
         )
         .await?;

@@ -109,7 +109,7 @@ pub async fn check_holiday_change(
     change: &UpdateHoliday,
     problems: &mut Problems,
 ) -> Result<()> {
-    let media = change.media_file_id.and_then(|m| m.get()).map(i64::from);
+    let media = change.media_file_id.and_then(|m| m.get());
     tenancy::check_reference(
         services,
         record.tenant_id,
@@ -195,7 +195,7 @@ async fn check_holiday_media(
         } else {
             format!("{field}/{index}/mediaFileId")
         };
-        let media = holiday.media_file_id.get().map(i64::from);
+        let media = holiday.media_file_id.get();
         tenancy::check_reference(
             services,
             tenant,

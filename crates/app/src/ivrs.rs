@@ -1,7 +1,7 @@
 //! IVRs: the greeting, each key's destination and the timeout and invalid paths are
 //! records of the menu's tenant.
 
-use switchboard_domain::ids::TenantId;
+use switchboard_domain::ids::{AnnouncementId, MediaFileId, TenantId};
 use switchboard_domain::records::destination::DestinationInput;
 use switchboard_domain::records::ivr::{CreateIvr, Ivr, IvrOptionInput, UpdateIvr};
 use switchboard_domain::{Principal, Problems};
@@ -12,7 +12,7 @@ use crate::{Result, Services};
 /// What an IVR body names beyond its own fields, each `None` when not sent or cleared.
 struct References<'a> {
     /// The greeting: a media file, an announcement.
-    greeting: (Option<i64>, Option<i64>),
+    greeting: (Option<MediaFileId>, Option<AnnouncementId>),
     /// The menu's keys.
     options: Option<&'a [IvrOptionInput]>,
     /// Where a caller who presses nothing goes.
@@ -31,8 +31,8 @@ pub async fn check_new(
     let tenant = tenancy::tenant_for_write(services, caller, body.tenant_id).await?;
     let references = References {
         greeting: (
-            body.greeting_media_file_id.get().map(i64::from),
-            body.greeting_announcement_id.get().map(i64::from),
+            body.greeting_media_file_id.get(),
+            body.greeting_announcement_id.get(),
         ),
         options: Some(&body.options),
         timeout: body.timeout_destination.as_ref(),
@@ -51,12 +51,8 @@ pub async fn check_change(
 ) -> Result<()> {
     let references = References {
         greeting: (
-            body.greeting_media_file_id
-                .and_then(|g| g.get())
-                .map(i64::from),
-            body.greeting_announcement_id
-                .and_then(|g| g.get())
-                .map(i64::from),
+            body.greeting_media_file_id.and_then(|g| g.get()),
+            body.greeting_announcement_id.and_then(|g| g.get()),
         ),
         options: body.options.as_deref(),
         timeout: body.timeout_destination.as_ref().and_then(Option::as_ref),

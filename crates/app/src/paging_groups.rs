@@ -1,6 +1,6 @@
 //! Paging groups: every member and the intro message are records of the group's tenant.
 
-use switchboard_domain::ids::TenantId;
+use switchboard_domain::ids::{MediaFileId, TenantId};
 use switchboard_domain::records::destination::DestinationInput;
 use switchboard_domain::records::paging_group::{
     CreatePagingGroup, PagingGroup, UpdatePagingGroup,
@@ -20,7 +20,7 @@ pub async fn check_new(
 ) -> Result<TenantId> {
     let tenant = tenancy::tenant_for_write(services, caller, Some(body.tenant_id)).await?;
     let members = Some(body.routing_destinations.as_slice());
-    let intro = body.intro_message_media_file_id.get().map(i64::from);
+    let intro = body.intro_message_media_file_id.get();
     check_references(services, tenant, members, intro, problems).await?;
     Ok(tenant)
 }
@@ -33,10 +33,7 @@ pub async fn check_change(
     problems: &mut Problems,
 ) -> Result<()> {
     let members = body.routing_destinations.as_deref();
-    let intro = body
-        .intro_message_media_file_id
-        .and_then(|m| m.get())
-        .map(i64::from);
+    let intro = body.intro_message_media_file_id.and_then(|m| m.get());
     check_references(services, current.tenant_id, members, intro, problems).await
 }
 
@@ -46,7 +43,7 @@ async fn check_references(
     services: &impl Services,
     tenant: TenantId,
     members: Option<&[DestinationInput]>,
-    intro: Option<i64>,
+    intro: Option<MediaFileId>,
     problems: &mut Problems,
 ) -> Result<()> {
     if let Some(members) = members {

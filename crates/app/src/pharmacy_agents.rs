@@ -3,7 +3,7 @@
 
 use switchboard_db::crud::Recorded;
 use switchboard_db::{conduits, pharmacy_agents};
-use switchboard_domain::ids::{ConduitId, TenantId};
+use switchboard_domain::ids::{ConduitId, MediaFileId, TenantId};
 use switchboard_domain::records::destination::DestinationInput;
 use switchboard_domain::records::pharmacy_agent::{
     AfterHoursInput, CreatePharmacyAgent, IngestRefillRequest, PHARMACY_SYSTEM, PharmacyAgent,
@@ -17,11 +17,11 @@ use crate::{Error, Result, Services};
 /// The references of an agent body, each `None` when the body leaves it unchanged or
 /// clears it.
 struct References<'a> {
-    greeting: Option<i64>,
-    prompt: Option<i64>,
+    greeting: Option<MediaFileId>,
+    prompt: Option<MediaFileId>,
     fallback: Option<&'a DestinationInput>,
     after_hours: Option<&'a AfterHoursInput>,
-    conduit: Option<i64>,
+    conduit: Option<ConduitId>,
 }
 
 /// Checks a new agent of `caller`: the tenant it lands in (answered) and its references.
@@ -33,11 +33,11 @@ pub async fn check_new(
 ) -> Result<TenantId> {
     let tenant = tenancy::tenant_for_write(services, caller, body.tenant_id).await?;
     let references = References {
-        greeting: body.greeting_media_file_id.map(i64::from),
-        prompt: body.prompt_media_file_id.map(i64::from),
+        greeting: body.greeting_media_file_id,
+        prompt: body.prompt_media_file_id,
         fallback: body.fallback_destination.as_ref(),
         after_hours: body.after_hours.as_ref(),
-        conduit: body.conduit_id.map(i64::from),
+        conduit: body.conduit_id,
     };
     check_references(services, tenant, references, problems).await?;
     Ok(tenant)
@@ -51,11 +51,11 @@ pub async fn check_change(
     problems: &mut Problems,
 ) -> Result<()> {
     let references = References {
-        greeting: body.greeting_media_file_id.flatten().map(i64::from),
-        prompt: body.prompt_media_file_id.flatten().map(i64::from),
+        greeting: body.greeting_media_file_id.flatten(),
+        prompt: body.prompt_media_file_id.flatten(),
         fallback: body.fallback_destination.as_ref().and_then(Option::as_ref),
         after_hours: body.after_hours.as_ref().and_then(Option::as_ref),
-        conduit: body.conduit_id.flatten().map(i64::from),
+        conduit: body.conduit_id.flatten(),
     };
     check_references(services, current.tenant_id, references, problems).await
 }
@@ -91,10 +91,7 @@ async fn check_references(
     let field = "fallbackDestination";
     tenancy::check_destination(services, tenant, field, refs.fallback, problems).await?;
     if let Some(rule) = refs.after_hours {
-        let (field, hours) = (
-            "afterHours/businessHourId",
-            Some(rule.business_hour_id.get()),
-        );
+        let (field, hours) = ("afterHours/businessHourId", Some(rule.business_hour_id));
         tenancy::check_reference(
             services,
             tenant,
@@ -109,7 +106,7 @@ async fn check_references(
     }
     if let Some(id) = refs.conduit {
         // Only a pharmacy system: a SIP trunk or a CRM cannot take a refill.
-        match conduits::get(services.db(), &Scope::Tenant(tenant), ConduitId(id)).await {
+        match conduits::get(services.db(), &Scope::Tenant(tenant), id).await {
             Ok(conduit) if conduit.kind == PHARMACY_SYSTEM => {}
             Ok(_) => problems.add(
                 Location::Body,

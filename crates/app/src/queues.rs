@@ -1,7 +1,7 @@
 //! Call queues: every member, the hold music and the timeout destination are records of
 //! the queue's tenant.
 
-use switchboard_domain::ids::TenantId;
+use switchboard_domain::ids::{MediaFileId, MusicOnHoldId, TenantId};
 use switchboard_domain::records::destination::{DestType, DestinationInput};
 use switchboard_domain::records::queue::{CreateQueue, Queue, QueueMemberInput, UpdateQueue};
 use switchboard_domain::{Principal, Problems};
@@ -17,10 +17,7 @@ pub async fn check_new(
     problems: &mut Problems,
 ) -> Result<TenantId> {
     let tenant = tenancy::tenant_for_write(services, caller, body.tenant_id).await?;
-    let hold = (
-        body.hold_media_file_id.get().map(i64::from),
-        body.music_on_hold_id.map(i64::from),
-    );
+    let hold = (body.hold_media_file_id.get(), body.music_on_hold_id);
     let timeout = body.timeout_destination.as_ref();
     check_references(
         services,
@@ -42,8 +39,8 @@ pub async fn check_change(
     problems: &mut Problems,
 ) -> Result<()> {
     let hold = (
-        body.hold_media_file_id.and_then(|r| r.get()).map(i64::from),
-        body.music_on_hold_id.flatten().map(i64::from),
+        body.hold_media_file_id.and_then(|r| r.get()),
+        body.music_on_hold_id.flatten(),
     );
     let timeout = body.timeout_destination.as_ref().and_then(Option::as_ref);
     let members = body.members.as_deref();
@@ -64,7 +61,7 @@ async fn check_references(
     services: &impl Services,
     tenant: TenantId,
     members: Option<&[QueueMemberInput]>,
-    (hold_media_file_id, music_on_hold_id): (Option<i64>, Option<i64>),
+    (hold_media_file_id, music_on_hold_id): (Option<MediaFileId>, Option<MusicOnHoldId>),
     timeout: Option<&DestinationInput>,
     problems: &mut Problems,
 ) -> Result<()> {

@@ -236,15 +236,16 @@ impl Referenced {
 /// problem on body `field` saying it `must name {a kind} of the tenant`. "None" reaches
 /// here as `None`: a body's 0 is read as none by its rule (`OptionalRef`). A record
 /// deleted after this check and before the write is refused by the write's foreign key.
+/// The id is any id type (`MediaFileId`, …): `kind` says which table it is looked up in.
 pub async fn check_reference(
     services: &impl Services,
     tenant: TenantId,
     kind: Referenced,
     field: &str,
-    id: Option<i64>,
+    id: Option<impl Into<i64>>,
     problems: &mut Problems,
 ) -> Result<(), Error> {
-    let Some(id) = id else {
+    let Some(id) = id.map(Into::into) else {
         return Ok(());
     };
     let (table, name) = kind.table_and_name();
