@@ -296,7 +296,41 @@ async fn an_accepted_token_is_refused_once_it_expires(app: TestApp) {
     refused(&app, &token).await;
 }
 
+/// An id that names nothing answers 0 (the spec's User record), a set one its record:
+/// the platform admin has no tenant, partner, branch or extension; a user's extension is
+/// answered once given and 0 again once cleared.
+async fn ids_that_name_nothing_answer_zero(app: TestApp) {
+    let w = World::seed(&app).await;
+    let platform = app.login_answer(w.platform, PASSWORD).await.expect(200);
+    for field in ["tenantId", "partnerId", "branchId", "extId"] {
+        assert_eq!(platform["user"][field], 0, "{field}: {platform}");
+    }
+    let branch_admin = app
+        .login_answer(w.branch_admin_a, PASSWORD)
+        .await
+        .expect(200);
+    assert_eq!(branch_admin["user"]["extId"], 0, "{branch_admin}");
+    assert_eq!(branch_admin["user"]["branchId"], w.branch_a);
+
+    w.give_user_a_extension(&app).await;
+    let user = app.login_answer(w.user_a, PASSWORD).await.expect(200);
+    assert_eq!(user["user"]["extId"], w.ext_a, "{user}");
+    let id = user["user"]["id"].as_i64().expect("an id");
+    let admin = app.login(w.admin_a).await;
+    let cleared = app
+        .patch(
+            &format!("/v2/admin/users/{id}"),
+            &admin,
+            json!({"extId": null}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(cleared["extId"], 0, "{cleared}");
+    assert_eq!(cleared["tenantId"], w.tenant_a);
+}
+
 on_both_backends!(
+    ids_that_name_nothing_answer_zero,
     an_accepted_token_is_refused_once_it_expires,
     login_answers_the_user_record_and_a_token,
     wrong_password_and_unknown_email_answer_alike,
