@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use figment::Figment;
 use figment::providers::{Env, Format, Toml};
 use serde::Deserialize;
+use switchboard_api::auth::password::HashCost;
 use switchboard_api::auth::token::MIN_KEY_BYTES;
 
 /// A value that never shows in `Debug` output or logs.
@@ -105,6 +106,10 @@ pub struct Config {
     /// How long a password check may wait for a free hashing thread before it answers
     /// 503 with `Retry-After` (a burst of logins is refused, not queued for minutes).
     pub password_hash_wait_ms: u64,
+    /// The memory of one password hash (argon2id), in KiB: OWASP's 19 MiB by default.
+    pub password_hash_memory_kib: u32,
+    /// The passes of one password hash over its memory: OWASP's 2 by default.
+    pub password_hash_passes: u32,
     /// How long a response may wait for its client to read before the connection is
     /// closed (a stalled reader holds nothing longer than this).
     pub write_stall_seconds: u64,
@@ -169,6 +174,8 @@ impl Default for Config {
             engine_max_leases: 5,
             lockout_base_seconds: 30,
             password_hash_wait_ms: 5000,
+            password_hash_memory_kib: HashCost::OWASP.memory_kib,
+            password_hash_passes: HashCost::OWASP.passes,
             write_stall_seconds: 30,
             request_timeout_seconds: 30,
             upload_timeout_seconds: 300,
@@ -191,6 +198,14 @@ impl Default for Config {
 }
 
 impl Config {
+    /// The cost new password hashes are made at.
+    pub fn password_hash_cost(&self) -> HashCost {
+        HashCost {
+            memory_kib: self.password_hash_memory_kib,
+            passes: self.password_hash_passes,
+        }
+    }
+
     /// Reads the configuration: defaults, then `switchboard.toml`, then `SWITCHBOARD_*`;
     /// refused, before anything is opened or created, when a setting is wrong (see
     /// [`Config::validate`]). A `SWITCHBOARD_*` variable that is no setting is reported on
@@ -356,11 +371,18 @@ impl Config {
             ("WRITE_STALL_SECONDS", self.write_stall_seconds),
             ("ENGINE_MAX_LEASES", self.engine_max_leases),
             ("TTS_WORKERS", self.tts_workers.map_or(1, |n| n as u64)),
+            ("PASSWORD_HASH_PASSES", u64::from(self.password_hash_passes)),
         ];
         for (name, value) in at_least_one {
             if value == 0 {
                 problems.add(name, "must be at least 1");
             }
+        }
+        if self.password_hash_memory_kib < 8 {
+            problems.add(
+                "PASSWORD_HASH_MEMORY_KIB",
+                "must be at least 8 (argon2's least, in KiB)",
+            );
         }
     }
 

@@ -105,9 +105,19 @@ pub async fn build_state(config: &Config) -> anyhow::Result<AppState> {
     )
     .context("opening object storage")?
     .with_timeout(Duration::from_secs(config.storage_timeout_seconds));
-    let passwords = Passwords::with_wait(
+    let hash_cost = config.password_hash_cost();
+    if hash_cost.below_owasp() {
+        tracing::warn!(
+            memory_kib = hash_cost.memory_kib,
+            passes = hash_cost.passes,
+            "password hashes are made below OWASP's argon2id minimum: cheaper to guess if the \
+             database leaks (SWITCHBOARD_PASSWORD_HASH_MEMORY_KIB, _PASSES)"
+        );
+    }
+    let passwords = Passwords::new(
         Passwords::default_parallelism(),
         Duration::from_millis(config.password_hash_wait_ms),
+        hash_cost,
     )?;
     let sealer = signing_key.sealer();
     // A key that does not open what the database sealed would answer 500 wherever a

@@ -65,6 +65,7 @@ async fn re_authentication_is_locked_out_like_a_login(app: TestApp) {
 /// is refused at once with 503 and `Retry-After`, rather than queued behind the burst.
 async fn a_burst_past_the_hashing_threads_is_refused_not_queued() {
     let Some(app) = TestApp::start_with(crate::support::Backend::Sqlite, |config| {
+        crate::support::owasp_hashing(config);
         config.password_hash_wait_ms = 1;
     })
     .await

@@ -572,6 +572,13 @@ async fn hostile_input_is_refused_not_stored(app: TestApp) {
 }
 
 on_both_backends!(
+    with |config: &mut switchboard::Config| {
+        config.password_hash_memory_kib = 12_288;
+        config.password_hash_passes = 3;
+    };
+    passwords_are_hashed_at_the_configured_cost
+);
+on_both_backends!(
     totp_secrets_are_sealed_at_rest,
     foreign_tenant_ids_are_forbidden_whether_or_not_they_exist,
     nobody_takes_over_an_account_holding_more,
@@ -689,6 +696,39 @@ async fn user_column(app: &TestApp, column: &str, email: &str) -> Option<String>
         pool.close().await;
         value
     }
+}
+
+/// New passwords are hashed at the configured cost (`SWITCHBOARD_PASSWORD_HASH_*`: here
+/// OWASP's pair at three passes), and one hashed at another cost (the cheap one of the
+/// other tests, as after the setting changed) is checked at its own and still logs in.
+async fn passwords_are_hashed_at_the_configured_cost(app: TestApp) {
+    let w = World::seed(&app).await;
+    let stored = user_column(&app, "password_hash", w.admin_a)
+        .await
+        .expect("a hash");
+    assert!(
+        stored.starts_with("$argon2id$v=19$m=12288,t=3,p=1$"),
+        "{stored}"
+    );
+    app.login(w.admin_a).await;
+    let sibling = app
+        .start_sibling_with(|config| {
+            config.password_hash_memory_kib = 8;
+            config.password_hash_passes = 1;
+        })
+        .await;
+    let answer = app
+        .client
+        .post(format!("{}/v2/authentication/", sibling.base))
+        .json(&json!({"email": w.admin_a, "password": PASSWORD}))
+        .send()
+        .await
+        .expect("the sibling answers");
+    assert_eq!(
+        answer.status(),
+        200,
+        "hashed at 12 MiB, checked by a hasher at 8 KiB"
+    );
 }
 
 /// A TOTP secret is stored sealed: the database row holds neither the secret nor any

@@ -106,12 +106,40 @@ async fn a_wrong_setting_is_refused_at_start_naming_it_and_why() {
         &refusal(&[
             ("SWITCHBOARD_TOKEN_TTL_SECONDS", "0"),
             ("SWITCHBOARD_PUBLIC_URL", "ftp://pbx-admin.example.com"),
+            ("SWITCHBOARD_PASSWORD_HASH_MEMORY_KIB", "7"),
+            ("SWITCHBOARD_PASSWORD_HASH_PASSES", "0"),
         ]),
         &[
             "SWITCHBOARD_TOKEN_TTL_SECONDS: must be at least 1",
+            "SWITCHBOARD_PASSWORD_HASH_MEMORY_KIB: must be at least 8",
+            "SWITCHBOARD_PASSWORD_HASH_PASSES: must be at least 1",
             "SWITCHBOARD_PUBLIC_URL: \"ftp://pbx-admin.example.com\" must start with http:// or https://",
         ],
     );
 }
 
-switchboard_testing::tests!(a_wrong_setting_is_refused_at_start_naming_it_and_why);
+/// A password-hashing cost below OWASP's table is served — the test suite's own choice —
+/// with a warning at start naming the settings; OWASP's default draws none.
+async fn a_password_hash_cost_below_owasps_is_warned_of_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cheap = crate::binary::command(&dir.path().join("cheap"), &["serve"]);
+    cheap
+        .env("SWITCHBOARD_PASSWORD_HASH_MEMORY_KIB", "8")
+        .env("SWITCHBOARD_PASSWORD_HASH_PASSES", "1");
+    let mut cheap = crate::binary::Served::start(cheap, dir.path());
+    cheap.ready().await;
+    says(
+        &cheap.log_text(),
+        &["below OWASP", "SWITCHBOARD_PASSWORD_HASH_MEMORY_KIB"],
+    );
+    let owasp = crate::binary::command(&dir.path().join("owasp"), &["serve"]);
+    let mut owasp = crate::binary::Served::start(owasp, dir.path());
+    owasp.ready().await;
+    let said = owasp.log_text();
+    assert!(!said.contains("OWASP"), "{said}");
+}
+
+switchboard_testing::tests!(
+    a_wrong_setting_is_refused_at_start_naming_it_and_why,
+    a_password_hash_cost_below_owasps_is_warned_of_at_start,
+);

@@ -345,6 +345,11 @@ impl TestApp {
             // Short locks, so a test can see one end; 2 s so that whole-second clocks
             // never end a lock in the instant it starts.
             lockout_base_seconds: 2,
+            // argon2's least cost: a fifth of the suite's CPU went to hashing at OWASP's
+            // (docs/benchmarks.md, "The test suite's password hashes"); the tests whose
+            // subject is the hashing's cost or time set it back (`owasp_hashing`).
+            password_hash_memory_kib: 8,
+            password_hash_passes: 1,
             ..Config::default()
         };
         configure(&mut config);
@@ -704,6 +709,14 @@ impl TestApp {
             .json(&serde_json::json!({"email": email, "password": password}));
         async move { TestApp::answer(request.send().await.expect("the server answers")).await }
     }
+}
+
+/// Makes password hashes at the service's default cost (OWASP's), for a test whose subject
+/// is what hashing costs or how long it takes; the others hash at argon2's least.
+pub fn owasp_hashing(config: &mut Config) {
+    let default = Config::default();
+    config.password_hash_memory_kib = default.password_hash_memory_kib;
+    config.password_hash_passes = default.password_hash_passes;
 }
 
 /// The ids of a list page's records, in order.

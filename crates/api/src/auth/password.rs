@@ -1,5 +1,5 @@
-//! Password hashing with argon2id at OWASP's parameters (19 MiB, t=2, p=1), run on the
-//! blocking pool and capped to fewer threads than cores, so a burst of logins cannot take
+//! Password hashing with argon2id, by default at OWASP's parameters (19 MiB, t=2, p=1), run
+//! on the blocking pool and capped to fewer threads than cores, so a burst of logins cannot take
 //! every core from the requests around it; a hash that cannot start within a short wait
 //! is refused as busy (503 with `Retry-After`) rather than queued behind the burst.
 
@@ -20,10 +20,48 @@ pub struct Passwords {
     /// A hash of a random password, verified against when the e-mail is unknown so that
     /// both failures take the same time.
     dummy_hash: Arc<str>,
+    /// The cost new hashes are made at (a stored hash is verified at its own).
+    params: Params,
 }
 
-fn argon2() -> Argon2<'static> {
-    Argon2::new(Algorithm::Argon2id, Version::V0x13, Params::DEFAULT)
+/// How much work one hash is: argon2id's memory and passes, on one lane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HashCost {
+    /// Memory per hash, in KiB.
+    pub memory_kib: u32,
+    /// Passes over that memory.
+    pub passes: u32,
+}
+
+impl HashCost {
+    /// OWASP's argon2id minimum at two passes (19 MiB), the default.
+    pub const OWASP: HashCost = HashCost {
+        memory_kib: 19_456,
+        passes: 2,
+    };
+
+    /// Whether it costs less than OWASP's argon2id table allows at its number of passes
+    /// (46 MiB at one, 19 at two, 12 at three, 9 at four, 7 from five): such hashes are
+    /// cheaper to guess, which only a test setup should choose.
+    pub fn below_owasp(self) -> bool {
+        let least_kib = match self.passes {
+            0 | 1 => 47_104,
+            2 => 19_456,
+            3 => 12_288,
+            4 => 9_216,
+            _ => 7_168,
+        };
+        self.memory_kib < least_kib
+    }
+
+    fn params(self) -> Result<Params, HashError> {
+        Params::new(self.memory_kib, self.passes, 1, None)
+            .map_err(|e| HashError::Failed(format!("argon2 parameters: {e}")))
+    }
+}
+
+fn argon2(params: Params) -> Argon2<'static> {
+    Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
 }
 
 /// Why hashing failed.
@@ -41,21 +79,17 @@ pub enum HashError {
 pub const DEFAULT_MAX_WAIT: Duration = Duration::from_secs(5);
 
 impl Passwords {
-    /// A hasher running at most `parallel` hashes at once, each waiting at most
-    /// [`DEFAULT_MAX_WAIT`] for its turn.
-    pub fn new(parallel: usize) -> Result<Self, HashError> {
-        Self::with_wait(parallel, DEFAULT_MAX_WAIT)
-    }
-
-    /// A hasher running at most `parallel` hashes at once, each waiting at most
-    /// `max_wait` for its turn.
-    pub fn with_wait(parallel: usize, max_wait: Duration) -> Result<Self, HashError> {
+    /// A hasher making hashes at `cost`, running at most `parallel` hashes at once, each
+    /// waiting at most `max_wait` for its turn.
+    pub fn new(parallel: usize, max_wait: Duration, cost: HashCost) -> Result<Self, HashError> {
+        let params = cost.params()?;
         let dummy = uuid::Uuid::new_v4().to_string();
-        let dummy_hash = hash_now(&dummy)?;
+        let dummy_hash = hash_now(&params, &dummy)?;
         Ok(Self {
             permits: Arc::new(Semaphore::new(parallel.max(1))),
             max_wait,
             dummy_hash: dummy_hash.into(),
+            params,
         })
     }
 
@@ -82,7 +116,8 @@ impl Passwords {
 
     /// The PHC string of `password`.
     pub async fn hash(&self, password: String) -> Result<String, HashError> {
-        self.run(move || hash_now(&password)).await?
+        let params = self.params.clone();
+        self.run(move || hash_now(&params, &password)).await?
     }
 
     /// Whether `password` matches `hash`; with `None` (unknown account) it checks against
@@ -90,11 +125,13 @@ impl Passwords {
     pub async fn verify(&self, password: String, hash: Option<String>) -> Result<bool, HashError> {
         let known = hash.is_some();
         let hash = hash.unwrap_or_else(|| self.dummy_hash.to_string());
+        let params = self.params.clone();
         let matches = self
             .run(move || {
                 PasswordHash::new(&hash)
                     .map(|parsed| {
-                        argon2()
+                        // Checked at the stored hash's own cost, read from it.
+                        argon2(params)
                             .verify_password(password.as_bytes(), &parsed)
                             .is_ok()
                     })
@@ -105,8 +142,8 @@ impl Passwords {
     }
 }
 
-fn hash_now(password: &str) -> Result<String, HashError> {
-    argon2()
+fn hash_now(params: &Params, password: &str) -> Result<String, HashError> {
+    argon2(params.clone())
         .hash_password(password.as_bytes())
         .map(|h| h.to_string())
         .map_err(|e| HashError::Failed(e.to_string()))
@@ -118,7 +155,7 @@ mod tests {
 
     #[tokio::test]
     async fn hashes_are_argon2id_at_owasps_parameters_and_verify() {
-        let passwords = Passwords::new(1).expect("a hasher");
+        let passwords = Passwords::new(1, DEFAULT_MAX_WAIT, HashCost::OWASP).expect("a hasher");
         let hash = passwords
             .hash("correct horse".into())
             .await
@@ -151,6 +188,60 @@ mod tests {
                 .await
                 .expect("the hasher answers")
         );
+    }
+
+    #[tokio::test]
+    async fn a_hash_is_checked_at_its_own_cost_whatever_new_ones_are_made_at() {
+        let cheap = HashCost {
+            memory_kib: 8,
+            passes: 1,
+        };
+        let owasp = Passwords::new(1, DEFAULT_MAX_WAIT, HashCost::OWASP).expect("a hasher");
+        let light = Passwords::new(1, DEFAULT_MAX_WAIT, cheap).expect("a hasher");
+        let light_hash = light.hash("staple".into()).await.expect("a hash");
+        assert!(
+            light_hash.starts_with("$argon2id$v=19$m=8,t=1,p=1$"),
+            "{light_hash}"
+        );
+        let owasp_hash = owasp.hash("staple".into()).await.expect("a hash");
+        for (passwords, hash) in [(&light, &owasp_hash), (&owasp, &light_hash)] {
+            assert!(
+                passwords
+                    .verify("staple".into(), Some(hash.clone()))
+                    .await
+                    .expect("the hasher answers")
+            );
+            assert!(
+                !passwords
+                    .verify("stapler".into(), Some(hash.clone()))
+                    .await
+                    .expect("the hasher answers")
+            );
+        }
+        // Below argon2's own least memory (8 KiB a lane), no hasher is made.
+        let too_little = HashCost {
+            memory_kib: 7,
+            passes: 1,
+        };
+        assert!(Passwords::new(1, DEFAULT_MAX_WAIT, too_little).is_err());
+    }
+
+    #[test]
+    fn below_owasp_follows_its_table_at_each_number_of_passes() {
+        let cost = |memory_kib, passes| HashCost { memory_kib, passes };
+        for (passes, least_kib) in [
+            (1, 47_104),
+            (2, 19_456),
+            (3, 12_288),
+            (4, 9_216),
+            (5, 7_168),
+            (9, 7_168),
+        ] {
+            assert!(!cost(least_kib, passes).below_owasp(), "{passes} passes");
+            assert!(cost(least_kib - 1, passes).below_owasp(), "{passes} passes");
+        }
+        assert!(!HashCost::OWASP.below_owasp());
+        assert!(cost(8, 1).below_owasp());
     }
 
     #[test]
