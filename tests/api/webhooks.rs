@@ -116,7 +116,7 @@ async fn create_read_mask_and_seal(app: TestApp) {
                "disabledAt": null, "disabledReason": null})
     );
     // At rest the credentials and the secret are sealed, not stored as sent.
-    let row = switchboard_db::webhooks::get(&app.state.db, &Scope::Platform, id)
+    let row = switchboard_db::webhooks::get(&app.state.db, &Scope::Platform, id.into())
         .await
         .unwrap();
     for sealed in [

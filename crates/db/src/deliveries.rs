@@ -19,7 +19,7 @@ use switchboard_declare::boxed;
 
 use sea_query::{Expr, ExprTrait, Func, LockType, Order, Query, SelectStatement, TableRef};
 use switchboard_domain::Scope;
-use switchboard_domain::ids::TenantId;
+use switchboard_domain::ids::{DeliveryId, TenantId, WebhookId};
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::webhook_delivery::{
     DELIVERED, Delivery, DeliveryFilter, FAILED, PENDING,
@@ -339,27 +339,34 @@ pub async fn disable(db: &Db, webhook: i64, reason: &str, now: i64) -> Result<Op
 pub async fn queue_test(
     db: &Db,
     tenant: TenantId,
-    webhook: i64,
+    webhook: WebhookId,
     kind: &str,
     data: serde_json::Value,
     lease: (&str, i64),
     now: i64,
-) -> Result<i64> {
+) -> Result<DeliveryId> {
     let mut tx = db.begin().await?;
     let event = insert_event(&mut tx, tenant, kind, data, now).await?;
-    let id = insert_delivery(&mut tx, webhook, event, Some(lease), now).await?;
+    let id = insert_delivery(&mut tx, webhook.get(), event, Some(lease), now).await?;
     tx.commit().await?;
-    Ok(id)
+    Ok(DeliveryId(id))
 }
 
 /// Queues a new delivery (with a new message id) of the event of `delivery` to the same
 /// webhook, due now; answers its id.
 #[boxed]
-pub async fn replay(db: &Db, delivery: &DeliveryRow, now: i64) -> Result<i64> {
+pub async fn replay(db: &Db, delivery: &DeliveryRow, now: i64) -> Result<DeliveryId> {
     let mut tx = db.begin().await?;
-    let id = insert_delivery(&mut tx, delivery.webhook_id, delivery.event_id, None, now).await?;
+    let id = insert_delivery(
+        &mut tx,
+        delivery.webhook_id.get(),
+        delivery.event_id,
+        None,
+        now,
+    )
+    .await?;
     tx.commit().await?;
-    Ok(id)
+    Ok(DeliveryId(id))
 }
 
 async fn insert_event(
@@ -418,9 +425,9 @@ async fn insert_delivery(
 #[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct DeliveryRow {
     /// Id.
-    pub id: i64,
+    pub id: DeliveryId,
     /// Webhook.
-    pub webhook_id: i64,
+    pub webhook_id: WebhookId,
     /// Event.
     pub event_id: i64,
     /// The event's type.
@@ -490,12 +497,12 @@ fn select(scope: &Scope) -> SelectStatement {
 pub async fn list(
     db: &Db,
     scope: &Scope,
-    webhook: i64,
+    webhook: WebhookId,
     filter: &DeliveryFilter,
     query: &ListQuery,
 ) -> Result<Listing<(DeliveryRow, Vec<AttemptRow>)>> {
     let mut select = select(scope);
-    select.and_where(Expr::col(("d", "webhook_id")).eq(webhook));
+    select.and_where(Expr::col(("d", "webhook_id")).eq(webhook.get()));
     if let Some(state) = &filter.state {
         select.and_where(Expr::col(("d", "state")).eq(state.as_str()));
     }
@@ -504,8 +511,8 @@ pub async fn list(
 
 /// One delivery in the caller's scope, with its attempts.
 #[boxed]
-pub async fn get(db: &Db, scope: &Scope, id: i64) -> Result<(DeliveryRow, Vec<AttemptRow>)> {
-    let row: DeliveryRow = crud::get(db, select(scope), "d.id", id).await?;
+pub async fn get(db: &Db, scope: &Scope, id: DeliveryId) -> Result<(DeliveryRow, Vec<AttemptRow>)> {
+    let row: DeliveryRow = crud::get(db, select(scope), "d.id", id.get()).await?;
     let mut completed = with_attempts(db.clone(), vec![row]).await?;
     completed.pop().ok_or(crate::Error::NotFound)
 }
@@ -528,7 +535,7 @@ async fn with_attempts(
             "error",
         ])
         .from("webhook_attempts")
-        .and_where(Expr::col("delivery_id").is_in(rows.iter().map(|r| r.id)))
+        .and_where(Expr::col("delivery_id").is_in(rows.iter().map(|r| r.id.get())))
         .order_by("id", Order::Asc)
         .take();
     let attempts: Vec<AttemptRow> = db.conn().fetch_all(&select).await?;
@@ -542,7 +549,7 @@ async fn with_attempts(
     Ok(rows
         .into_iter()
         .map(|row| {
-            let attempts = by_delivery.remove(&row.id).unwrap_or_default();
+            let attempts = by_delivery.remove(&row.id.get()).unwrap_or_default();
             (row, attempts)
         })
         .collect())

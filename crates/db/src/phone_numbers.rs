@@ -3,7 +3,7 @@
 use sea_query::{Condition, Expr, ExprTrait, Func, Query, SelectStatement, TableRef};
 use switchboard_declare::boxed;
 use switchboard_domain::Scope;
-use switchboard_domain::ids::TenantId;
+use switchboard_domain::ids::{PhoneNumberId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::phone_number::{
     PhoneNumber, PhoneNumberFilter, PhoneNumberSettings,
@@ -181,11 +181,11 @@ async fn complete_on(
     reader: &mut impl Reader,
     mut rows: Vec<PhoneNumber>,
 ) -> Result<Vec<PhoneNumber>> {
-    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+    let ids: Vec<i64> = rows.iter().map(|r| r.id.get()).collect();
     let mut lists = destinations::load_on(reader, Owner::PhoneNumber, &ids).await?;
     for row in &mut rows {
         row.destination = lists
-            .remove(&(row.id, DESTINATION.to_owned()))
+            .remove(&(row.id.get(), DESTINATION.to_owned()))
             .and_then(|list| list.into_iter().next());
     }
     Ok(rows)
@@ -200,8 +200,8 @@ pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<PhoneNumber>>
 
 /// One phone number with its destination.
 #[boxed]
-pub async fn get(db: &Db, scope: &Scope, id: i64) -> Result<PhoneNumber> {
-    let row: PhoneNumber = crud::get(db, scoped(scope), "p.id", id).await?;
+pub async fn get(db: &Db, scope: &Scope, id: PhoneNumberId) -> Result<PhoneNumber> {
+    let row: PhoneNumber = crud::get(db, scoped(scope), "p.id", id.get()).await?;
     complete(db.clone(), vec![row])
         .await?
         .pop()
@@ -286,7 +286,7 @@ pub async fn create(
     let id = crud::insert_in(&mut tx, "phone_numbers", values).await?;
     write_destination(&mut tx, tenant, id, &destination).await?;
     tx.commit().await?;
-    get(db, &Scope::Platform, id).await
+    get(db, &Scope::Platform, PhoneNumberId(id)).await
 }
 
 /// Changes a number's settings.
@@ -294,7 +294,7 @@ pub async fn create(
 pub async fn update(
     db: &Db,
     scope: &Scope,
-    id: i64,
+    id: PhoneNumberId,
     settings: PhoneNumberSettings,
 ) -> Result<PhoneNumber> {
     let current = get(db, scope, id).await?;
@@ -304,16 +304,16 @@ pub async fn update(
         ..PhoneNumberSettings::default()
     };
     lock_conduit(&mut tx, current.tenant_id, &settings).await?;
-    crud::update_in(&mut tx, "phone_numbers", id, changes::of(&settings)).await?;
-    write_destination(&mut tx, current.tenant_id, id, &destination).await?;
+    crud::update_in(&mut tx, "phone_numbers", id.get(), changes::of(&settings)).await?;
+    write_destination(&mut tx, current.tenant_id, id.get(), &destination).await?;
     tx.commit().await?;
     get(db, scope, id).await
 }
 
 /// Releases a number, with its destination.
 #[boxed]
-pub async fn delete(db: &Db, scope: &Scope, id: i64) -> Result<PhoneNumber> {
+pub async fn delete(db: &Db, scope: &Scope, id: PhoneNumberId) -> Result<PhoneNumber> {
     let current = get(db, scope, id).await?;
-    destinations::delete_owner(db, "phone_numbers", Owner::PhoneNumber, id).await?;
+    destinations::delete_owner(db, "phone_numbers", Owner::PhoneNumber, id.get()).await?;
     Ok(current)
 }

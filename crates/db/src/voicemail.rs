@@ -5,7 +5,7 @@ use sea_query::{Condition, Expr, ExprTrait, Query, SelectStatement};
 use serde_json::json;
 use switchboard_declare::boxed;
 use switchboard_domain::Scope;
-use switchboard_domain::ids::{ExtensionId, TenantId};
+use switchboard_domain::ids::{ExtensionId, TenantId, VoicemailMessageId};
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::voicemail::{
     NewVoicemail, UpdateVoicemail, VoicemailFilter, VoicemailMessage, VoicemailStats,
@@ -23,9 +23,9 @@ use crate::scope;
 #[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct VoicemailRow {
     /// Id.
-    pub id: i64,
+    pub id: VoicemailMessageId,
     /// Tenant.
-    pub tenant_id: i64,
+    pub tenant_id: TenantId,
     /// Voicemail context.
     pub mailbox_context: String,
     /// Mailbox number.
@@ -219,8 +219,8 @@ pub async fn list(
 
 /// One message.
 #[boxed]
-pub async fn get(db: &Db, scope: &Scope, id: i64) -> Result<VoicemailRow> {
-    crud::get(db, scoped(scope), "v.id", id).await
+pub async fn get(db: &Db, scope: &Scope, id: VoicemailMessageId) -> Result<VoicemailRow> {
+    crud::get(db, scoped(scope), "v.id", id.get()).await
 }
 
 /// Row `id` as the API answers it, read in `tx` whatever its tenant (the audit trail's
@@ -236,19 +236,19 @@ pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<VoicemailMess
 pub async fn update(
     db: &Db,
     scope: &Scope,
-    id: i64,
+    id: VoicemailMessageId,
     update: &UpdateVoicemail,
 ) -> Result<VoicemailRow> {
     let mut tx = db.begin().await?;
     let mut visible = scoped(scope);
-    visible.and_where(Expr::col(("v", "id")).eq(id));
+    visible.and_where(Expr::col(("v", "id")).eq(id.get()));
     let current: VoicemailRow = tx.fetch_one(&visible).await?;
     let dir = update.folder_after(&current.dir);
     let read = i64::from(is_read_folder(&dir));
     crud::update_in(
         &mut tx,
         "voicemail_messages",
-        id,
+        id.get(),
         vec![("dir", dir.into()), ("is_read", read.into())],
     )
     .await?;
@@ -259,13 +259,13 @@ pub async fn update(
 
 /// Deletes a message, answering it as it was (its audio is the caller's to remove).
 #[boxed]
-pub async fn delete(db: &Db, scope: &Scope, id: i64) -> Result<VoicemailRow> {
+pub async fn delete(db: &Db, scope: &Scope, id: VoicemailMessageId) -> Result<VoicemailRow> {
     crud::delete_owning(
         db,
         scoped(scope),
         "v.id",
         "voicemail_messages",
-        id,
+        id.get(),
         |row: &VoicemailRow| {
             row.audio_key
                 .as_deref()

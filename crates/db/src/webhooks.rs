@@ -4,7 +4,7 @@
 use sea_query::{Expr, ExprTrait, Query, SelectStatement};
 use switchboard_declare::boxed;
 use switchboard_domain::Scope;
-use switchboard_domain::ids::TenantId;
+use switchboard_domain::ids::{TenantId, WebhookId};
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::webhook::{MASK, Webhook, WebhookFilter};
 
@@ -19,9 +19,9 @@ use crate::seal::{self, Sealer, Seat};
 #[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct WebhookRow {
     /// Id.
-    pub id: i64,
+    pub id: WebhookId,
     /// Tenant.
-    pub tenant_id: i64,
+    pub tenant_id: TenantId,
     /// Event type.
     #[sqlx(rename = "type")]
     pub kind: String,
@@ -57,7 +57,7 @@ impl WebhookRow {
         };
         Webhook {
             id: self.id,
-            tenant_id: TenantId(self.tenant_id),
+            tenant_id: self.tenant_id,
             password: mask(&self.password_sealed),
             authtoken: mask(&self.authtoken_sealed),
             kind: self.kind,
@@ -113,8 +113,8 @@ pub async fn list(
 
 /// One webhook.
 #[boxed]
-pub async fn get(db: &Db, scope: &Scope, id: i64) -> Result<WebhookRow> {
-    crud::get(db, select(scope), "id", id).await
+pub async fn get(db: &Db, scope: &Scope, id: WebhookId) -> Result<WebhookRow> {
+    crud::get(db, select(scope), "id", id.get()).await
 }
 
 /// Row `id` as the API answers it, read in `tx` whatever its tenant (the audit trail's
@@ -208,7 +208,7 @@ pub async fn create(
         .take();
     tx.execute(&update).await?;
     tx.commit().await?;
-    get(db, &Scope::Platform, id).await
+    get(db, &Scope::Platform, WebhookId(id)).await
 }
 
 /// Changes a webhook, sealing its new credentials.
@@ -216,12 +216,12 @@ pub async fn create(
 pub async fn update(
     db: &Db,
     scope: &Scope,
-    id: i64,
+    id: WebhookId,
     write: WebhookWrite,
     sealer: &Sealer,
 ) -> Result<WebhookRow> {
-    let changes = write.changes(id, &|seat, value| sealer.seal(seat, value.as_bytes()));
-    crud::update(db, select(scope), "id", "webhooks", id, changes).await
+    let changes = write.changes(id.get(), &|seat, value| sealer.seal(seat, value.as_bytes()));
+    crud::update(db, select(scope), "id", "webhooks", id.get(), changes).await
 }
 
 /// Replaces the signing secret, keeping the old one signing until `previous_expires_at`.
@@ -229,13 +229,16 @@ pub async fn update(
 pub async fn rotate(
     db: &Db,
     scope: &Scope,
-    id: i64,
+    id: WebhookId,
     sealer: &Sealer,
     new_secret: &str,
     previous_expires_at: i64,
 ) -> Result<WebhookRow> {
     // The previous secret keeps its seat: both are the webhook's signing secret.
-    let new_sealed = sealer.seal(seal::webhook_signing_secret(id), new_secret.as_bytes());
+    let new_sealed = sealer.seal(
+        seal::webhook_signing_secret(id.get()),
+        new_secret.as_bytes(),
+    );
     // One statement: the secret being replaced is read by the write itself (SET sees the
     // row as it was), so concurrent rotations chain — each answered secret is the
     // current or the previous one — instead of one silently dropping another's.
@@ -247,11 +250,11 @@ pub async fn rotate(
             Some(previous_expires_at).into(),
         ),
     ];
-    crud::update(db, select(scope), "id", "webhooks", id, changes).await
+    crud::update(db, select(scope), "id", "webhooks", id.get(), changes).await
 }
 
 /// Deletes a webhook.
 #[boxed]
-pub async fn delete(db: &Db, scope: &Scope, id: i64) -> Result<WebhookRow> {
-    crud::delete(db, select(scope), "id", "webhooks", id).await
+pub async fn delete(db: &Db, scope: &Scope, id: WebhookId) -> Result<WebhookRow> {
+    crud::delete(db, select(scope), "id", "webhooks", id.get()).await
 }

@@ -105,4 +105,12 @@ ids! {
     OptOutId,
     /// Identifies a tenant's call outcome (disposition).
     CallOutcomeId,
+    /// Identifies a phone number provisioned to a tenant.
+    PhoneNumberId,
+    /// Identifies a webhook (a URL a tenant's events are delivered to).
+    WebhookId,
+    /// Identifies one delivery attempt of an event to a webhook.
+    DeliveryId,
+    /// Identifies a voicemail message.
+    VoicemailMessageId,
 }

@@ -8,6 +8,7 @@ use switchboard_app::phone_numbers as app;
 use switchboard_app::tenancy;
 use switchboard_db::phone_numbers;
 use switchboard_domain::declare::DeclaredFilter;
+use switchboard_domain::ids::PhoneNumberId;
 use switchboard_domain::list::Page;
 use switchboard_domain::records::phone_number::{
     CreatePhoneNumber, PhoneNumber, UpdatePhoneNumber,
@@ -19,15 +20,6 @@ use crate::error::ApiResult;
 use crate::extract::{Checked, ListParams, Patch, PathId};
 use crate::listing;
 use crate::state::AppState;
-
-/// A phone number's id in a path.
-pub struct PhoneNumberId(pub i64);
-
-impl From<i64> for PhoneNumberId {
-    fn from(id: i64) -> Self {
-        PhoneNumberId(id)
-    }
-}
 
 /// Lists phone numbers filtered by tenant, branch, number, fax, use and conduit
 /// (`resultsPerPage` is another name for `recordsPerPage`); `query` searches number, comment name and CNAM.
@@ -68,7 +60,7 @@ pub async fn create(
 pub async fn get(
     caller: Caller<PhoneNumbersRead>,
     State(state): State<AppState>,
-    PathId(PhoneNumberId(id)): PathId<PhoneNumberId>,
+    PathId(id): PathId<PhoneNumberId>,
 ) -> ApiResult<Json<PhoneNumber>> {
     Ok(Json(
         phone_numbers::get(&state.db, &caller.scope, id).await?,
@@ -83,7 +75,7 @@ pub async fn get(
 pub async fn update(
     caller: Caller<PhoneNumbersWrite>,
     State(state): State<AppState>,
-    PathId(PhoneNumberId(id)): PathId<PhoneNumberId>,
+    PathId(id): PathId<PhoneNumberId>,
     patch: Patch<UpdatePhoneNumber>,
 ) -> ApiResult<Json<PhoneNumber>> {
     let current = phone_numbers::get(&state.db, &caller.scope, id).await?;
@@ -105,7 +97,7 @@ pub async fn update(
 pub async fn delete(
     caller: Caller<PhoneNumbersProvision>,
     State(state): State<AppState>,
-    PathId(PhoneNumberId(id)): PathId<PhoneNumberId>,
+    PathId(id): PathId<PhoneNumberId>,
 ) -> ApiResult<Json<PhoneNumber>> {
     Ok(Json(
         phone_numbers::delete(&state.db, &caller.scope, id).await?,

@@ -9,6 +9,7 @@ use serde_json::Map;
 use switchboard_app::tenancy;
 use switchboard_db::voicemail::{self, VoicemailRow};
 use switchboard_domain::declare::DeclaredFilter;
+use switchboard_domain::ids::VoicemailMessageId;
 use switchboard_domain::records::voicemail::{UpdateVoicemail, VoicemailMessage, VoicemailStats};
 
 use crate::auth::caller::{Caller, VoicemailRead, VoicemailWrite};
@@ -17,15 +18,6 @@ use crate::extract::{JsonBody, ListParams, PathId};
 use crate::listing;
 use crate::routes::objects::media_url;
 use crate::state::AppState;
-
-/// A voicemail message's id in a path.
-pub struct VoicemailId(pub i64);
-
-impl From<i64> for VoicemailId {
-    fn from(id: i64) -> Self {
-        VoicemailId(id)
-    }
-}
 
 /// A stored message as answered: with a fresh signed URL of its audio.
 pub async fn present(state: &AppState, row: VoicemailRow) -> ApiResult<VoicemailMessage> {
@@ -86,7 +78,7 @@ pub async fn list(
 pub async fn get(
     caller: Caller<VoicemailRead>,
     State(state): State<AppState>,
-    PathId(VoicemailId(id)): PathId<VoicemailId>,
+    PathId(id): PathId<VoicemailMessageId>,
 ) -> ApiResult<Json<VoicemailMessage>> {
     let row = voicemail::get(&state.db, &caller.scope, id).await?;
     Ok(Json(present(&state, row).await?))
@@ -101,7 +93,7 @@ pub async fn get(
 pub async fn update(
     caller: Caller<VoicemailWrite>,
     State(state): State<AppState>,
-    PathId(VoicemailId(id)): PathId<VoicemailId>,
+    PathId(id): PathId<VoicemailMessageId>,
     JsonBody(update): JsonBody<UpdateVoicemail>,
 ) -> ApiResult<Json<VoicemailMessage>> {
     let row = voicemail::update(&state.db, &caller.scope, id, &update).await?;
@@ -115,7 +107,7 @@ pub async fn update(
 pub async fn delete(
     caller: Caller<VoicemailWrite>,
     State(state): State<AppState>,
-    PathId(VoicemailId(id)): PathId<VoicemailId>,
+    PathId(id): PathId<VoicemailMessageId>,
 ) -> ApiResult<Json<VoicemailMessage>> {
     let row = voicemail::delete(&state.db, &caller.scope, id).await?;
     // Its audio goes through the job queue, queued with the delete: answered without a URL.

@@ -8,7 +8,7 @@ use axum::response::Response;
 use chrono::SecondsFormat;
 use switchboard_db::deliveries::{self, AttemptRow, DeliveryRow};
 use switchboard_db::webhooks;
-use switchboard_domain::ids::TenantId;
+use switchboard_domain::ids::{DeliveryId, WebhookId};
 use switchboard_domain::list::Page;
 use switchboard_domain::records::webhook::{HUBSPOT, HUBSPOT_EVENTS};
 use switchboard_domain::records::webhook_delivery::{
@@ -20,17 +20,7 @@ use crate::auth::caller::{Caller, WebhooksRead, WebhooksWrite};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ListParams, PathId};
 use crate::listing;
-use crate::routes::webhooks::WebhookId;
 use crate::state::AppState;
-
-/// A delivery's id in a path.
-pub struct DeliveryId(pub i64);
-
-impl From<i64> for DeliveryId {
-    fn from(id: i64) -> Self {
-        DeliveryId(id)
-    }
-}
 
 fn rfc3339_seconds(at: i64) -> String {
     chrono::DateTime::from_timestamp(at, 0)
@@ -74,7 +64,7 @@ fn present((row, attempts): (DeliveryRow, Vec<AttemptRow>)) -> Delivery {
 pub async fn list(
     caller: Caller<WebhooksRead>,
     State(state): State<AppState>,
-    PathId(WebhookId(id)): PathId<WebhookId>,
+    PathId(id): PathId<WebhookId>,
     ListParams { query, filter }: ListParams<Delivery>,
 ) -> ApiResult<Response> {
     // A webhook outside the caller's scope is a 404, not an empty list.
@@ -92,7 +82,7 @@ pub async fn list(
 pub async fn test(
     caller: Caller<WebhooksWrite>,
     State(state): State<AppState>,
-    PathId(WebhookId(id)): PathId<WebhookId>,
+    PathId(id): PathId<WebhookId>,
 ) -> ApiResult<Json<Delivery>> {
     let webhook = webhooks::get(&state.db, &caller.scope, id).await?;
     let kind = if webhook.kind == HUBSPOT {
@@ -105,7 +95,7 @@ pub async fn test(
     let lease_until = state.jobs.settings().lease_until(now);
     let delivery_id = deliveries::queue_test(
         &state.db,
-        TenantId(webhook.tenant_id),
+        webhook.tenant_id,
         id,
         kind,
         sample_data(kind, &rfc3339_seconds(now)),
@@ -113,7 +103,7 @@ pub async fn test(
         now,
     )
     .await?;
-    let claimed = deliveries::leased(&state.db, owner, vec![delivery_id])
+    let claimed = deliveries::leased(&state.db, owner, vec![delivery_id.get()])
         .await?
         .pop()
         .ok_or_else(|| ApiError::internal("a test delivery was not leased to its sender"))?;
@@ -131,7 +121,7 @@ pub async fn test(
 pub async fn replay(
     caller: Caller<WebhooksWrite>,
     State(state): State<AppState>,
-    PathId(DeliveryId(id)): PathId<DeliveryId>,
+    PathId(id): PathId<DeliveryId>,
 ) -> ApiResult<Json<Delivery>> {
     let (original, _) = deliveries::get(&state.db, &caller.scope, id).await?;
     let webhook = webhooks::get(&state.db, &caller.scope, original.webhook_id).await?;

@@ -14,7 +14,7 @@ use switchboard_app::tenancy;
 use switchboard_db::audit::NewEntry;
 use switchboard_db::webhooks::{self, WebhookRow, WebhookWrite};
 use switchboard_domain::declare::DeclaredFilter;
-use switchboard_domain::ids::TenantId;
+use switchboard_domain::ids::WebhookId;
 use switchboard_domain::list::Page;
 use switchboard_domain::records::webhook::{
     CreateWebhook, SigningSecret, TYPES, UpdateWebhook, Webhook, WebhookCreated, WebhookFields,
@@ -32,15 +32,6 @@ use crate::state::AppState;
 /// How long the secret before a rotation keeps signing.
 pub const ROTATION_OVERLAP_SECONDS: i64 = 24 * 3600;
 
-/// A webhook's id in a path (webhooks have no newtype of their own outside this module).
-pub struct WebhookId(pub i64);
-
-impl From<i64> for WebhookId {
-    fn from(id: i64) -> Self {
-        WebhookId(id)
-    }
-}
-
 fn new_secret() -> String {
     let mut bytes = [0u8; 32];
     rand::rng().fill_bytes(&mut bytes);
@@ -48,7 +39,7 @@ fn new_secret() -> String {
 }
 
 fn secrets(state: &AppState, row: &WebhookRow) -> ApiResult<SigningSecret> {
-    let seat = switchboard_db::seal::webhook_signing_secret(row.id);
+    let seat = switchboard_db::seal::webhook_signing_secret(row.id.get());
     let open = |sealed: &str| {
         state
             .sealer
@@ -146,7 +137,7 @@ pub async fn create(
 pub async fn get(
     caller: Caller<WebhooksRead>,
     State(state): State<AppState>,
-    PathId(WebhookId(id)): PathId<WebhookId>,
+    PathId(id): PathId<WebhookId>,
 ) -> ApiResult<Json<Webhook>> {
     Ok(Json(
         webhooks::get(&state.db, &caller.scope, id)
@@ -165,7 +156,7 @@ pub async fn update(
     caller: Caller<WebhooksWrite>,
     State(state): State<AppState>,
     ClientAddress(address): ClientAddress,
-    PathId(WebhookId(id)): PathId<WebhookId>,
+    PathId(id): PathId<WebhookId>,
     patch: Patch<UpdateWebhook>,
 ) -> ApiResult<Json<Webhook>> {
     let before = webhooks::get(&state.db, &caller.scope, id).await?;
@@ -186,7 +177,7 @@ pub async fn update(
                 action: "webhook.enabled",
                 entity: "webhook",
                 entity_id: Some(id.to_string()),
-                tenant_id: Some(TenantId(row.tenant_id)),
+                tenant_id: Some(row.tenant_id),
                 user_id: Some(caller.user_id),
                 client_address: address,
                 details: serde_json::json!({"url": row.url, "disabledReason": reason}),
@@ -205,7 +196,7 @@ pub async fn update(
 pub async fn delete(
     caller: Caller<WebhooksWrite>,
     State(state): State<AppState>,
-    PathId(WebhookId(id)): PathId<WebhookId>,
+    PathId(id): PathId<WebhookId>,
 ) -> ApiResult<Json<Webhook>> {
     Ok(Json(
         webhooks::delete(&state.db, &caller.scope, id)
@@ -221,7 +212,7 @@ pub async fn delete(
 pub async fn signing_secret(
     caller: Caller<WebhooksWrite>,
     State(state): State<AppState>,
-    PathId(WebhookId(id)): PathId<WebhookId>,
+    PathId(id): PathId<WebhookId>,
 ) -> ApiResult<Json<SigningSecret>> {
     let row = webhooks::get(&state.db, &caller.scope, id).await?;
     Ok(Json(secrets(&state, &row)?))
@@ -235,7 +226,7 @@ pub async fn signing_secret(
 pub async fn rotate_secret(
     caller: Caller<WebhooksWrite>,
     State(state): State<AppState>,
-    PathId(WebhookId(id)): PathId<WebhookId>,
+    PathId(id): PathId<WebhookId>,
 ) -> ApiResult<Json<SigningSecret>> {
     let row = webhooks::rotate(
         &state.db,

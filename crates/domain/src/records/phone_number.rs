@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 use super::destination::{DestType, Destination, DestinationInput, Destinations, OneDestination};
 use super::{YES_NO, YesNo};
 use crate::declare::{Body, Filter, Listed, OptionalRef, Stored};
-use crate::ids::{BranchId, ConduitId, ExtensionId, TenantId};
+use crate::ids::{BranchId, ConduitId, ExtensionId, PhoneNumberId, TenantId};
 use crate::list::BranchedFilter;
 use crate::validation::{Chars, FLAG, ID, OptionalEmail, Switch, Text, dial, text};
 
@@ -24,7 +24,7 @@ pub const NUMBER: Chars = dial(2, 20);
        search_index(table = "phone_numbers_search", id = "p.id"))]
 pub struct PhoneNumber {
     /// The number's id.
-    pub id: i64,
+    pub id: PhoneNumberId,
     /// The tenant it is provisioned to.
     pub tenant_id: TenantId,
     /// The branch it belongs to, 0 for none.

@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 use utoipa::openapi::schema::Object;
 
 use crate::declare::{Body, Filter, Listed};
-use crate::ids::{ExtensionId, TenantId};
+use crate::ids::{ExtensionId, TenantId, VoicemailMessageId};
 use crate::validation::{Among, Bool, ID, Int, ObjectReader, Switch, Text, among, int, text};
 
 crate::closed_set! {
@@ -62,7 +62,7 @@ pub const FOLDER: Among<VoicemailFolder> = among();
        search_index(table = "voicemail_messages_search", id = "v.id"))]
 pub struct VoicemailMessage {
     /// The message's id.
-    pub id: i64,
+    pub id: VoicemailMessageId,
     /// Its number within its folder (Asterisk's `msgNNNN`).
     pub message_number: i64,
     /// When it was left, Unix seconds (`origtime`).

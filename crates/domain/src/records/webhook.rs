@@ -5,7 +5,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::declare::{Body, Filter, Listed};
-use crate::ids::TenantId;
+use crate::ids::{TenantId, WebhookId};
 use crate::validation::{Among, HttpUrl, ID, Text, among, text};
 
 crate::closed_set! {
@@ -132,7 +132,7 @@ pub const MASK: &str = "********";
 #[list(sort(id, kind, url, tenant_id), filter = WebhookFilter, search("url", "type"))]
 pub struct Webhook {
     /// The webhook's id.
-    pub id: i64,
+    pub id: WebhookId,
     /// The tenant whose events it receives.
     pub tenant_id: TenantId,
     /// The event type.

@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 use utoipa::ToSchema;
 
 use crate::declare::{Filter, Listed};
+use crate::ids::{DeliveryId, WebhookId};
 use crate::validation::among;
 
 crate::closed_set! {
@@ -51,9 +52,9 @@ pub struct DeliveryAttempt {
 #[list(sort(id, created_at, state, next_attempt_at, event_type), filter = DeliveryFilter, table = "d", search("message_id", "e.type"))]
 pub struct Delivery {
     /// The delivery's id.
-    pub id: i64,
+    pub id: DeliveryId,
     /// The webhook it goes to.
-    pub webhook_id: i64,
+    pub webhook_id: WebhookId,
     /// The event it carries.
     pub event_id: i64,
     /// The event's type (`CALL_ENDED`, …).
