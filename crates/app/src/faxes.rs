@@ -4,7 +4,7 @@
 
 use bytes::Bytes;
 use switchboard_db::faxes::{self, FaxRow, NewFax};
-use switchboard_domain::ids::TenantId;
+use switchboard_domain::ids::{FaxId, TenantId};
 use switchboard_domain::{Location, Principal};
 use switchboard_storage::StorageError;
 use switchboard_storage::documents::FaxDocument;
@@ -27,7 +27,11 @@ pub struct FaxToSend {
 /// Sends `fax` for `caller`: from a fax-enabled number of the tenant (written any way
 /// the tenant's country reads as that number), the document stored; answers the new
 /// fax's id. Nothing stays stored when the fax is refused or cannot be recorded.
-pub async fn send_fax(services: &impl Services, caller: &Principal, fax: FaxToSend) -> Result<i64> {
+pub async fn send_fax(
+    services: &impl Services,
+    caller: &Principal,
+    fax: FaxToSend,
+) -> Result<FaxId> {
     let tenant = tenancy::tenant_for_write(services, caller, fax.tenant_id).await?;
     let spellings = tenancy::number_spellings(services, tenant, &fax.from).await?;
     // The line as the tenant stores it, however the sender wrote it.

@@ -7,7 +7,7 @@ use sea_query::{Expr, ExprTrait, OnConflict, Query, SelectStatement};
 use serde_json::{Value, json};
 use switchboard_declare::boxed;
 use switchboard_domain::Scope;
-use switchboard_domain::ids::TenantId;
+use switchboard_domain::ids::{FaxId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::engine_job::{self, JobResult};
 use switchboard_domain::records::fax::{Fax, FaxAttempt, FaxFilter, FaxRetryPolicy};
@@ -112,9 +112,9 @@ impl OutboundMessage for FaxSending {
 #[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct FaxRow {
     /// Id.
-    pub id: i64,
+    pub id: FaxId,
     /// Tenant.
-    pub tenant_id: i64,
+    pub tenant_id: TenantId,
     /// The engine's id, or ours.
     pub fax_id: String,
     /// inbound or outbound.
@@ -143,7 +143,7 @@ impl FaxRow {
     pub fn into_fax(self, document_url: Option<String>, attempts: Vec<FaxAttempt>) -> Fax {
         Fax {
             id: self.id,
-            tenant_id: TenantId(self.tenant_id),
+            tenant_id: self.tenant_id,
             fax_id: self.fax_id,
             direction: self.direction,
             from: self.from_number,
@@ -224,9 +224,9 @@ pub async fn list(
 
 /// The fax `id` in the caller's reach.
 #[boxed]
-pub async fn get(db: &Db, scope: &Scope, id: i64) -> Result<FaxRow> {
+pub async fn get(db: &Db, scope: &Scope, id: FaxId) -> Result<FaxRow> {
     let select = select(scope)
-        .and_where(Expr::col(("f", "id")).eq(id))
+        .and_where(Expr::col(("f", "id")).eq(id.get()))
         .take();
     db.conn().fetch_one(&select).await
 }
@@ -362,7 +362,7 @@ pub struct NewFax {
 /// Records a fax to send as `queued` and queues its engine job, keeping its document
 /// (pledged for deletion until now: `pledge`), in one transaction; answers its id.
 #[boxed]
-pub async fn create(db: &Db, fax: &NewFax, pledge: i64, now: i64) -> Result<i64> {
+pub async fn create(db: &Db, fax: &NewFax, pledge: i64, now: i64) -> Result<FaxId> {
     let fax_id = format!("sb-{}", uuid::Uuid::now_v7().simple());
     let time = iso(chrono::DateTime::from_timestamp(now, 0).unwrap_or_default());
     let mut tx = db.begin().await?;
@@ -397,19 +397,19 @@ pub async fn create(db: &Db, fax: &NewFax, pledge: i64, now: i64) -> Result<i64>
     };
     outbound::enqueue(&mut tx, fax.tenant, id, &sending, now).await?;
     tx.commit().await?;
-    Ok(id)
+    Ok(FaxId(id))
 }
 
 /// Deletes the fax `id` in the caller's reach, with its document and any sending still
 /// queued; answers what it was.
 #[boxed]
-pub async fn delete(db: &Db, scope: &Scope, id: i64, now: i64) -> Result<FaxRow> {
+pub async fn delete(db: &Db, scope: &Scope, id: FaxId, now: i64) -> Result<FaxRow> {
     let row = get(db, scope, id).await?;
     let mut tx = db.begin().await?;
-    if crud::delete_in(&mut tx, "faxes", id).await? == 0 {
+    if crud::delete_in(&mut tx, "faxes", id.get()).await? == 0 {
         return Err(Error::NotFound);
     }
-    engine_jobs::cancel(&mut tx, &FAX_JOBS, id, now).await?;
+    engine_jobs::cancel(&mut tx, &FAX_JOBS, id.get(), now).await?;
     if let Some(key) = &row.document_key {
         jobs::delete_object(&mut tx, key).await?;
     }
@@ -425,7 +425,7 @@ pub async fn retry(db: &Db, fax: &FaxRow, now: i64) -> Result<()> {
     let update = Query::update()
         .table("faxes")
         .value("status", "queued")
-        .and_where(Expr::col("id").eq(fax.id))
+        .and_where(Expr::col("id").eq(fax.id.get()))
         .and_where(Expr::col("status").eq("failed"))
         .and_where(Expr::col("document_key").is_not_null())
         .take();
@@ -435,7 +435,7 @@ pub async fn retry(db: &Db, fax: &FaxRow, now: i64) -> Result<()> {
             fax.id
         )));
     }
-    if !engine_jobs::requeue(&mut tx, &FAX_JOBS, fax.id, now).await? {
+    if !engine_jobs::requeue(&mut tx, &FAX_JOBS, fax.id.get(), now).await? {
         return Err(Error::Conflict(format!(
             "fax {} has no sending to retry",
             fax.id
@@ -447,8 +447,8 @@ pub async fn retry(db: &Db, fax: &FaxRow, now: i64) -> Result<()> {
 
 /// The attempts made to send fax `id`, oldest first.
 #[boxed]
-pub async fn attempts(db: &Db, id: i64) -> Result<Vec<FaxAttempt>> {
-    let rows = engine_jobs::attempts(db, &FAX_JOBS, id).await?;
+pub async fn attempts(db: &Db, id: FaxId) -> Result<Vec<FaxAttempt>> {
+    let rows = engine_jobs::attempts(db, &FAX_JOBS, id.get()).await?;
     Ok(rows
         .into_iter()
         .map(|row| {

@@ -113,4 +113,6 @@ ids! {
     DeliveryId,
     /// Identifies a voicemail message.
     VoicemailMessageId,
+    /// Identifies a fax, sent or received.
+    FaxId,
 }

@@ -14,7 +14,7 @@ use switchboard_app::faxes::{self as app, FaxToSend};
 use switchboard_app::tenancy;
 use switchboard_db::faxes::{self, FaxRow};
 use switchboard_domain::declare::DeclaredFilter;
-use switchboard_domain::ids::TenantId;
+use switchboard_domain::ids::{FaxId, TenantId};
 use switchboard_domain::list::Page;
 use switchboard_domain::records::fax::{
     Fax, FaxRetryPolicy, MAX_DOCUMENT_BYTES, PARTY, SetFaxRetryPolicy,
@@ -80,7 +80,7 @@ pub async fn list(
 pub async fn get(
     caller: Caller<FaxesRead>,
     State(state): State<AppState>,
-    PathId(id): PathId<i64>,
+    PathId(id): PathId<FaxId>,
 ) -> ApiResult<Json<Fax>> {
     let row = faxes::get(&state.db, &caller.scope, id).await?;
     Ok(Json(present(&state, row).await?))
@@ -93,7 +93,7 @@ pub async fn get(
 pub async fn delete(
     caller: Caller<FaxesWrite>,
     State(state): State<AppState>,
-    PathId(id): PathId<i64>,
+    PathId(id): PathId<FaxId>,
 ) -> ApiResult<Json<Fax>> {
     let row = faxes::get(&state.db, &caller.scope, id).await?;
     let answer = present(&state, row).await?;
@@ -186,7 +186,7 @@ pub async fn send(
     Ok(Json(present(&state, row).await?))
 }
 
-async fn retry_fax(caller: Caller<FaxesWrite>, state: AppState, id: i64) -> ApiResult<Json<Fax>> {
+async fn retry_fax(caller: Caller<FaxesWrite>, state: AppState, id: FaxId) -> ApiResult<Json<Fax>> {
     let row = faxes::get(&state.db, &caller.scope, id).await?;
     app::retry_fax(&state, &row).await?;
     let row = faxes::get(&state.db, &caller.scope, id).await?;
@@ -220,7 +220,7 @@ fn not_cacheable(answer: ApiResult<Json<Fax>>) -> Response {
 pub async fn retry_unversioned(
     caller: Caller<FaxesWrite>,
     State(state): State<AppState>,
-    PathId(id): PathId<i64>,
+    PathId(id): PathId<FaxId>,
 ) -> Response {
     not_cacheable(retry_fax(caller, state, id).await)
 }
@@ -237,7 +237,7 @@ pub async fn retry_unversioned(
 pub async fn retry(
     caller: Caller<FaxesWrite>,
     State(state): State<AppState>,
-    PathId(id): PathId<i64>,
+    PathId(id): PathId<FaxId>,
 ) -> Response {
     not_cacheable(retry_fax(caller, state, id).await)
 }
@@ -255,7 +255,7 @@ pub async fn retry(
 pub async fn retry_post(
     caller: Caller<FaxesWrite>,
     State(state): State<AppState>,
-    PathId(id): PathId<i64>,
+    PathId(id): PathId<FaxId>,
 ) -> ApiResult<Json<Fax>> {
     retry_fax(caller, state, id).await
 }

@@ -9,7 +9,7 @@ use utoipa::ToSchema;
 
 use super::traffic::{DIRECTIONS, TrafficDirection};
 use crate::declare::{Body, Filter, Listed};
-use crate::ids::TenantId;
+use crate::ids::{FaxId, TenantId};
 use crate::validation::{ID, Instant, Int, ListOf, Text, int, list_of, text};
 
 /// The largest fax document accepted, in bytes.
@@ -25,7 +25,7 @@ pub const PARTY: Text = text(1, 64);
        search("from_number", "to_number", "fax_id"))]
 pub struct Fax {
     /// The fax's id.
-    pub id: i64,
+    pub id: FaxId,
     /// The tenant.
     pub tenant_id: TenantId,
     /// The engine's id (`sb-…` for faxes sent here).
