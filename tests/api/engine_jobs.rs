@@ -32,7 +32,7 @@ pub(crate) async fn queue_texts(app: &TestApp, tenant: i64, n: usize) -> Vec<i64
             media_keys: Vec::new(),
             media_urls: Vec::new(),
         };
-        ids.push(texts::queue_sms(&mut tx, &sms, now).await.unwrap());
+        ids.push(texts::queue_sms(&mut tx, &sms, now).await.unwrap().get());
     }
     tx.commit().await.unwrap();
     ids

@@ -2,6 +2,7 @@
 //! sender's line and media checked, the text recorded `queued` and queued for the engine.
 
 use switchboard_db::{mms_media, texts};
+use switchboard_domain::ids::TextMessageId;
 use switchboard_domain::records::traffic::SendText;
 use switchboard_domain::{Location, Principal, Problems};
 
@@ -15,7 +16,7 @@ pub async fn send_text(
     services: &impl Services,
     caller: &Principal,
     text: SendText,
-) -> Result<i64> {
+) -> Result<TextMessageId> {
     let tenant = tenancy::tenant_for_write(services, caller, text.tenant_id).await?;
     let mut problems = Problems::new();
     if text.body.trim().is_empty() && text.media_ids.is_empty() {

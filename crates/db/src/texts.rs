@@ -6,7 +6,7 @@ use sea_query::{Expr, ExprTrait, Query, SelectStatement};
 use serde_json::{Value, json};
 use switchboard_declare::boxed;
 use switchboard_domain::Scope;
-use switchboard_domain::ids::TenantId;
+use switchboard_domain::ids::{TenantId, TextMessageId};
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::engine_job::{self, JobResult};
 use switchboard_domain::records::traffic::{
@@ -185,7 +185,7 @@ pub struct OutgoingSms {
 /// answers the text's id. The job's payload names the media by key (`mediaKeys`), so
 /// the claim hands the engine links signed then, however long the text waited.
 #[boxed]
-pub async fn queue_sms(tx: &mut Tx, sms: &OutgoingSms, now: i64) -> Result<i64> {
+pub async fn queue_sms(tx: &mut Tx, sms: &OutgoingSms, now: i64) -> Result<TextMessageId> {
     let message_id = format!("sb-{}", uuid::Uuid::now_v7().simple());
     let media = serde_json::Value::from(sms.media_urls.clone());
     let keys = serde_json::Value::from(sms.media_keys.clone());
@@ -229,16 +229,16 @@ pub async fn queue_sms(tx: &mut Tx, sms: &OutgoingSms, now: i64) -> Result<i64> 
         media_keys: sms.media_keys.clone(),
     };
     outbound::enqueue(tx, sms.tenant, id, &sending, now).await?;
-    Ok(id)
+    Ok(TextMessageId(id))
 }
 
 /// A text message as stored.
 #[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct TextRow {
     /// Id.
-    pub id: i64,
+    pub id: TextMessageId,
     /// Tenant.
-    pub tenant_id: i64,
+    pub tenant_id: TenantId,
     /// The carrier's, engine's or our own id.
     pub message_id: String,
     /// inbound or outbound.
@@ -318,8 +318,10 @@ pub async fn list_texts(
 
 /// The text `id` in the caller's reach.
 #[boxed]
-pub async fn get_text(db: &Db, scope: &Scope, id: i64) -> Result<TextRow> {
-    let select = texts(scope).and_where(Expr::col(("s", "id")).eq(id)).take();
+pub async fn get_text(db: &Db, scope: &Scope, id: TextMessageId) -> Result<TextRow> {
+    let select = texts(scope)
+        .and_where(Expr::col(("s", "id")).eq(id.get()))
+        .take();
     db.conn().fetch_one(&select).await
 }
 

@@ -115,4 +115,6 @@ ids! {
     VoicemailMessageId,
     /// Identifies a fax, sent or received.
     FaxId,
+    /// Identifies a text message (SMS or MMS), sent or received.
+    TextMessageId,
 }

@@ -8,7 +8,7 @@ use axum::response::Response;
 use switchboard_app::tenancy;
 use switchboard_db::texts::{self, TextRow};
 use switchboard_domain::declare::DeclaredFilter;
-use switchboard_domain::ids::TenantId;
+use switchboard_domain::ids::TextMessageId;
 use switchboard_domain::list::Page;
 use switchboard_domain::records::traffic::{SendText, TextMessage};
 
@@ -30,7 +30,7 @@ async fn present(state: &AppState, row: TextRow) -> ApiResult<TextMessage> {
     Ok(TextMessage {
         media_urls,
         id: row.id,
-        tenant_id: TenantId(row.tenant_id),
+        tenant_id: row.tenant_id,
         message_id: row.message_id,
         direction: row.direction,
         from: row.from_number,
@@ -67,7 +67,7 @@ pub async fn list(
 pub async fn get(
     caller: Caller<MessagingRead>,
     State(state): State<AppState>,
-    PathId(id): PathId<i64>,
+    PathId(id): PathId<TextMessageId>,
 ) -> ApiResult<Json<TextMessage>> {
     let row = texts::get_text(&state.db, &caller.scope, id).await?;
     Ok(Json(present(&state, row).await?))

@@ -7,7 +7,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::declare::{Body, Filter, Listed};
-use crate::ids::TenantId;
+use crate::ids::{TenantId, TextMessageId};
 use crate::validation::{Among, ID, Instant, Int, ListOf, Text, among, int, iso, list_of, text};
 
 crate::closed_set! {
@@ -106,7 +106,7 @@ const DATE_BOUND: Instant = Instant;
        search("body", "from_number", "to_number"))]
 pub struct TextMessage {
     /// The text's id.
-    pub id: i64,
+    pub id: TextMessageId,
     /// The tenant.
     pub tenant_id: TenantId,
     /// The carrier's or engine's id (`sb-…` for texts sent here).
