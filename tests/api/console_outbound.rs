@@ -18,36 +18,6 @@ use crate::on_both_backends;
 use crate::outbound_work::wait_dialing;
 use crate::support::TestApp;
 
-/// Gives tenant A the phone number 12025550100 (its campaigns' caller id).
-async fn caller_id_line(app: &TestApp, w: &World) {
-    let platform = app.login(w.platform).await;
-    app.create(
-        "/v2/admin/phone-numbers/",
-        &platform,
-        json!({"tenantId": w.tenant_a, "number": "12025550100"}),
-    )
-    .await;
-}
-
-/// A draft campaign of tenant A made through the API, answering its id.
-async fn campaign(app: &TestApp, w: &World, admin: &str) -> i64 {
-    caller_id_line(app, w).await;
-    app
-        .create(
-            "/v2/admin/call-campaigns/",
-            admin,
-            json!({
-                "name": "Reminders",
-                "callerIdNumber": "+12025550100",
-                "destination": [{"id": w.ext_a, "destType": "EXT"}],
-                "callingWindow": {"days": [0, 1, 2, 3, 4, 5, 6], "from": "00:00", "to": "24:00", "timeZone": "UTC"},
-            }),
-        )
-        .await["id"]
-    .as_i64()
-    .unwrap()
-}
-
 /// The campaigns of tenant A, as the API lists them.
 async fn campaigns(app: &TestApp, admin: &str) -> Vec<Value> {
     app.get("/v2/admin/call-campaigns/?paginated=0", admin)
@@ -152,7 +122,7 @@ fn campaign_fields<'a>(
 /// the picker offers only the kinds a campaign takes.
 async fn a_campaign_is_created_and_listed_with_its_progress(app: TestApp) {
     let w = World::seed(&app).await;
-    caller_id_line(&app, &w).await;
+    w.give_tenant_a_caller_id_line(&app).await;
     let admin = app.login(w.admin_a).await;
     let mut browser = Browser::new(&app.base);
     browser.sign_in(w.admin_a).await;
@@ -262,7 +232,7 @@ async fn a_campaign_is_created_and_listed_with_its_progress(app: TestApp) {
 async fn a_refused_campaign_shows_every_broken_field(app: TestApp) {
     let w = World::seed(&app).await;
     let admin = app.login(w.admin_a).await;
-    let id = campaign(&app, &w, &admin).await;
+    let id = w.campaign(&app, &admin, json!({})).await;
     let mut browser = Browser::new(&app.base);
     browser.sign_in(w.admin_a).await;
     let token = browser.get("/console/campaigns/new").await.token();
@@ -345,7 +315,7 @@ async fn a_refused_campaign_shows_every_broken_field(app: TestApp) {
 async fn start_pause_and_stop_are_the_apis_steps(app: TestApp) {
     let w = World::seed(&app).await;
     let admin = app.login(w.admin_a).await;
-    let id = campaign(&app, &w, &admin).await;
+    let id = w.campaign(&app, &admin, json!({})).await;
     let mut browser = Browser::new(&app.base);
     browser.sign_in(w.admin_a).await;
     let path = format!("/console/campaigns/{id}");
@@ -403,7 +373,7 @@ async fn start_pause_and_stop_are_the_apis_steps(app: TestApp) {
 async fn an_import_shows_each_refused_row_and_the_export_downloads(app: TestApp) {
     let w = World::seed(&app).await;
     let admin = app.login(w.admin_a).await;
-    let id = campaign(&app, &w, &admin).await;
+    let id = w.campaign(&app, &admin, json!({})).await;
     let mut browser = Browser::new(&app.base);
     browser.sign_in(w.admin_a).await;
     let path = format!("/console/campaigns/{id}/import");
@@ -504,7 +474,7 @@ async fn an_import_shows_each_refused_row_and_the_export_downloads(app: TestApp)
 async fn opt_outs_are_added_imported_and_removed(app: TestApp) {
     let w = World::seed(&app).await;
     let admin = app.login(w.admin_a).await;
-    let id = campaign(&app, &w, &admin).await;
+    let id = w.campaign(&app, &admin, json!({})).await;
     let mut browser = Browser::new(&app.base);
     browser.sign_in(w.admin_a).await;
     let page = browser.get("/console/opt-outs").await;
@@ -820,7 +790,7 @@ async fn a_fax_is_sent_and_a_failed_one_retried(app: TestApp) {
 async fn lower_roles_other_tenants_and_forged_forms_are_refused(app: TestApp) {
     let w = World::seed(&app).await;
     let admin = app.login(w.admin_a).await;
-    let id = campaign(&app, &w, &admin).await;
+    let id = w.campaign(&app, &admin, json!({})).await;
     for email in [w.branch_admin_a, w.user_a] {
         let mut browser = Browser::new(&app.base);
         browser.sign_in(email).await;
@@ -905,7 +875,7 @@ async fn forbidden_message(
 async fn a_campaign_is_deleted_after_its_confirm_step(app: TestApp) {
     let w = World::seed(&app).await;
     let admin = app.login(w.admin_a).await;
-    let id = campaign(&app, &w, &admin).await;
+    let id = w.campaign(&app, &admin, json!({})).await;
     let records = format!("/v2/admin/call-campaigns/{id}/records");
     for number in ["2025550143", "2025550144"] {
         app.post(&records, &admin, json!({"number": number}))
@@ -1018,7 +988,7 @@ async fn a_campaign_is_deleted_after_its_confirm_step(app: TestApp) {
 async fn a_campaign_number_is_opened_edited_and_deleted(app: TestApp) {
     let w = World::seed(&app).await;
     let admin = app.login(w.admin_a).await;
-    let id = campaign(&app, &w, &admin).await;
+    let id = w.campaign(&app, &admin, json!({})).await;
     let records = format!("/v2/admin/call-campaigns/{id}/records");
     let ann = app
         .post(
@@ -1454,7 +1424,7 @@ async fn lower_roles_are_refused_the_record_and_policy_pages(app: TestApp) {
     use reqwest::Method;
     let w = World::seed(&app).await;
     let admin = app.login(w.admin_a).await;
-    let id = campaign(&app, &w, &admin).await;
+    let id = w.campaign(&app, &admin, json!({})).await;
     let campaign_api = format!("/v2/admin/call-campaigns/{id}");
     let records = format!("{campaign_api}/records");
     let record = app

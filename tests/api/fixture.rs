@@ -199,6 +199,37 @@ impl World {
         world
     }
 
+    /// Gives tenant A the phone number 12025550100 (its campaigns' caller id) through the
+    /// API, as the platform admin provisions it.
+    pub async fn give_tenant_a_caller_id_line(&self, app: &TestApp) {
+        let platform = app.login(self.platform).await;
+        app.create(
+            "/v2/admin/phone-numbers/",
+            &platform,
+            serde_json::json!({"tenantId": self.tenant_a, "number": "12025550100"}),
+        )
+        .await;
+    }
+
+    /// A draft campaign of tenant A made through the API by `admin`, calling from its
+    /// number 12025550100 (given here), open all week, to extension `ext_a`, with the
+    /// fields of `extra` added to its body; answers its id.
+    pub async fn campaign(&self, app: &TestApp, admin: &str, extra: serde_json::Value) -> i64 {
+        self.give_tenant_a_caller_id_line(app).await;
+        let mut body = serde_json::json!({
+            "name": "Reminders",
+            "callerIdNumber": "+12025550100",
+            "destination": [{"id": self.ext_a, "destType": "EXT"}],
+            "callingWindow": {"days": [0, 1, 2, 3, 4, 5, 6], "from": "00:00", "to": "24:00", "timeZone": "UTC"},
+        });
+        for (field, value) in extra.as_object().expect("fields").clone() {
+            body[field] = value;
+        }
+        app.create("/v2/admin/call-campaigns/", admin, body).await["id"]
+            .as_i64()
+            .expect("an id")
+    }
+
     /// Gives `user_a` extension `ext_a` (number 101) through the API, as its tenant
     /// admin would: its own mailbox and calls are those of that extension.
     pub async fn give_user_a_extension(&self, app: &TestApp) {

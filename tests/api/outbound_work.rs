@@ -25,31 +25,14 @@ async fn entries(app: &TestApp, token: &str, query: &str) -> Vec<Value> {
     page["records"].as_array().unwrap().clone()
 }
 
-/// A campaign of tenant A calling from its number 12025550100, open all week, in `status`.
+/// A draft campaign of tenant A (`World::campaign`) making three attempts a minute apart.
 async fn campaign(app: &TestApp, w: &World, admin: &str) -> i64 {
-    let platform = app.login(w.platform).await;
-    app.create(
-        "/v2/admin/phone-numbers/",
-        &platform,
-        json!({"tenantId": w.tenant_a, "number": "12025550100"}),
+    w.campaign(
+        app,
+        admin,
+        json!({"maxAttempts": 3, "retryDelayMinutes": 1}),
     )
-    .await;
-    app
-        .create(
-            "/v2/admin/call-campaigns/",
-            admin,
-            json!({
-                "name": "Reminders",
-                "callerIdNumber": "+12025550100",
-                "destination": [{"id": w.ext_a, "destType": "EXT"}],
-                "callingWindow": {"days": [0, 1, 2, 3, 4, 5, 6], "from": "00:00", "to": "24:00", "timeZone": "UTC"},
-                "maxAttempts": 3,
-                "retryDelayMinutes": 1,
-            }),
-        )
-        .await["id"]
-    .as_i64()
-    .unwrap()
+    .await
 }
 
 /// Starts `campaign` and waits (bounded) until the scheduler has queued all `n` of its
