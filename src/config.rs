@@ -32,6 +32,12 @@ pub enum LogFormat {
     Json,
 }
 
+/// The most memory one password hash may take, in KiB (1 GiB).
+pub const MAX_PASSWORD_HASH_MEMORY_KIB: u32 = 1 << 20;
+
+/// The most passes one password hash may make.
+pub const MAX_PASSWORD_HASH_PASSES: u32 = 16;
+
 /// Every setting of the service.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(default)]
@@ -378,10 +384,24 @@ impl Config {
                 problems.add(name, "must be at least 1");
             }
         }
+        // Upper bounds, since every concurrent password check (unknown e-mails too) holds
+        // the memory and the passes' time: a mistyped digit must not let a login burst
+        // take the host's memory or hang the start's first hash.
         if self.password_hash_memory_kib < 8 {
             problems.add(
                 "PASSWORD_HASH_MEMORY_KIB",
                 "must be at least 8 (argon2's least, in KiB)",
+            );
+        } else if self.password_hash_memory_kib > MAX_PASSWORD_HASH_MEMORY_KIB {
+            problems.add(
+                "PASSWORD_HASH_MEMORY_KIB",
+                format!("must be at most {MAX_PASSWORD_HASH_MEMORY_KIB} (1 GiB, in KiB)"),
+            );
+        }
+        if self.password_hash_passes > MAX_PASSWORD_HASH_PASSES {
+            problems.add(
+                "PASSWORD_HASH_PASSES",
+                format!("must be at most {MAX_PASSWORD_HASH_PASSES}"),
             );
         }
     }

@@ -699,8 +699,9 @@ async fn user_column(app: &TestApp, column: &str, email: &str) -> Option<String>
 }
 
 /// New passwords are hashed at the configured cost (`SWITCHBOARD_PASSWORD_HASH_*`: here
-/// OWASP's pair at three passes), and one hashed at another cost (the cheap one of the
-/// other tests, as after the setting changed) is checked at its own and still logs in.
+/// OWASP's pair at three passes, 12 MiB), and a process configured at another cost (a
+/// sibling at argon2's least, as after the setting changed) checks that hash at its own
+/// cost and logs the user in.
 async fn passwords_are_hashed_at_the_configured_cost(app: TestApp) {
     let w = World::seed(&app).await;
     let stored = user_column(&app, "password_hash", w.admin_a)

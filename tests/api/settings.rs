@@ -101,6 +101,17 @@ async fn a_wrong_setting_is_refused_at_start_naming_it_and_why() {
     )]);
     says(&said, &["SWITCHBOARD_JWT_SECRET", "comment"]);
     assert!(!said.contains("0123456789abcdef"), "{said}");
+    // A cost a login burst could not afford.
+    says(
+        &refusal(&[
+            ("SWITCHBOARD_PASSWORD_HASH_MEMORY_KIB", "1048577"),
+            ("SWITCHBOARD_PASSWORD_HASH_PASSES", "17"),
+        ]),
+        &[
+            "SWITCHBOARD_PASSWORD_HASH_MEMORY_KIB: must be at most 1048576",
+            "SWITCHBOARD_PASSWORD_HASH_PASSES: must be at most 16",
+        ],
+    );
     // Every wrong setting at once, one line each.
     says(
         &refusal(&[
