@@ -384,9 +384,9 @@ impl Config {
                 problems.add(name, "must be at least 1");
             }
         }
-        // Upper bounds, since every concurrent password check (unknown e-mails too) holds
-        // the memory and the passes' time: a mistyped digit must not let a login burst
-        // take the host's memory or hang the start's first hash.
+        // argon2's least below, and bounds above, since every concurrent password check
+        // (unknown e-mails too) holds the memory and the passes' time: a mistyped digit
+        // must not let a login burst take the host's memory or hang the start's first hash.
         if self.password_hash_memory_kib < 8 {
             problems.add(
                 "PASSWORD_HASH_MEMORY_KIB",

@@ -222,7 +222,10 @@ impl World {
             "destination": [{"id": self.ext_a, "destType": "EXT"}],
             "callingWindow": {"days": [0, 1, 2, 3, 4, 5, 6], "from": "00:00", "to": "24:00", "timeZone": "UTC"},
         });
-        for (field, value) in extra.as_object().expect("fields").clone() {
+        let serde_json::Value::Object(fields) = extra else {
+            panic!("extra fields are an object: {extra}");
+        };
+        for (field, value) in fields {
             body[field] = value;
         }
         app.create("/v2/admin/call-campaigns/", admin, body).await["id"]
