@@ -13,7 +13,7 @@ use base64::engine::general_purpose::STANDARD;
 use hmac::{Hmac, KeyInit, Mac};
 use serde_json::{Value, json};
 use switchboard::Config;
-use switchboard_domain::ids::TenantId;
+use switchboard_domain::ids::{EventId, TenantId, WebhookId};
 
 use crate::fixture::World;
 use crate::on_both_backends;
@@ -32,7 +32,7 @@ fn fast(config: &mut Config) {
 
 /// Emits an event of `kind` for `tenant` the way the rest of the service does: in a
 /// transaction, whose commit wakes the worker.
-async fn emit(app: &TestApp, tenant: i64, kind: &str, data: Value) -> i64 {
+async fn emit(app: &TestApp, tenant: i64, kind: &str, data: Value) -> EventId {
     let mut tx = app.state.db.begin().await.unwrap();
     let now = chrono::Utc::now().timestamp();
     let event = switchboard_db::events::emit(&mut tx, TenantId(tenant), kind, data, now)
@@ -349,9 +349,11 @@ async fn gone_disables_with_an_audit_entry_until_patched(app: TestApp) {
         .await
         .unwrap();
     let mut tx = app.state.db.begin().await.unwrap();
-    let raced = switchboard_db::events::queue(&mut tx, id, event, chrono::Utc::now().timestamp())
+    let now = chrono::Utc::now().timestamp();
+    let raced = switchboard_db::events::queue(&mut tx, WebhookId(id), EventId(event), None, now)
         .await
-        .unwrap();
+        .unwrap()
+        .get();
     tx.commit().await.unwrap();
     let records = wait_deliveries(&app, &token, id, |d| {
         d.iter().any(|r| r["id"] == raced && r["state"] == "failed")

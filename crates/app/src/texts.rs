@@ -2,7 +2,7 @@
 //! sender's line and media checked, the text recorded `queued` and queued for the engine.
 
 use switchboard_db::{mms_media, texts};
-use switchboard_domain::ids::TextMessageId;
+use switchboard_domain::ids::{MmsMediaId, TextMessageId};
 use switchboard_domain::records::traffic::SendText;
 use switchboard_domain::{Location, Principal, Problems};
 
@@ -38,8 +38,8 @@ pub async fn send_text(
     }
     let mut media_keys = Vec::new();
     for (i, id) in text.media_ids.iter().enumerate() {
-        match mms_media::get(services.db(), &caller.scope, *id).await {
-            Ok(file) if file.tenant_id == tenant.get() => media_keys.push(file.object_key),
+        match mms_media::get(services.db(), &caller.scope, MmsMediaId(*id)).await {
+            Ok(file) if file.tenant_id == tenant => media_keys.push(file.object_key),
             Ok(_) | Err(switchboard_db::Error::NotFound) => problems.add(
                 Location::Body,
                 &format!("mediaIds/{i}"),

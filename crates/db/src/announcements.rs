@@ -23,13 +23,13 @@ use crate::scope;
 /// An announcement row before its IVRs are attached.
 #[derive(switchboard_domain::declare::FromRow)]
 pub struct Row {
-    id: i64,
-    tenant_id: i64,
+    id: AnnouncementId,
+    tenant_id: TenantId,
     name: String,
     description: String,
     media_file_id: MediaFileId,
     media_file_name: String,
-    media_file_tenant_id: i64,
+    media_file_tenant_id: TenantId,
     active: i64,
     start_date: String,
     end_date: String,
@@ -67,7 +67,7 @@ fn select(scope: &Scope) -> SelectStatement {
 
 #[derive(switchboard_domain::declare::FromRow)]
 struct IvrRow {
-    announcement_id: i64,
+    announcement_id: AnnouncementId,
     #[sqlx(flatten)]
     ivr: AnnouncementIvr,
 }
@@ -78,8 +78,8 @@ async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<Announcement>> {
 
 /// [`complete`] on `reader`.
 async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<Announcement>> {
-    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
-    let mut ivrs: HashMap<i64, Vec<AnnouncementIvr>> = HashMap::new();
+    let ids: Vec<i64> = rows.iter().map(|r| r.id.get()).collect();
+    let mut ivrs: HashMap<AnnouncementId, Vec<AnnouncementIvr>> = HashMap::new();
     if !ids.is_empty() {
         let select = Query::select()
             .column(("l", "announcement_id"))
@@ -105,14 +105,14 @@ async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<Ann
     Ok(rows
         .into_iter()
         .map(|row| Announcement {
-            id: AnnouncementId(row.id),
-            tenant_id: TenantId(row.tenant_id),
+            id: row.id,
+            tenant_id: row.tenant_id,
             name: row.name,
             description: row.description,
             media_file: AnnouncementMediaFile {
                 id: row.media_file_id,
                 name: row.media_file_name,
-                tenant_id: TenantId(row.media_file_tenant_id),
+                tenant_id: row.media_file_tenant_id,
             },
             active: row.active,
             start_date: row.start_date,

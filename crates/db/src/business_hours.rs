@@ -28,8 +28,8 @@ const NOT_MATCH: &str = "notMatch";
 /// A business-hours row before its lists and holidays are attached.
 #[derive(switchboard_domain::declare::FromRow)]
 pub struct Row {
-    id: i64,
-    tenant_id: i64,
+    id: BusinessHourId,
+    tenant_id: TenantId,
     branch_id: BranchId,
     branch_name: String,
     name: String,
@@ -39,8 +39,8 @@ pub struct Row {
 
 #[derive(switchboard_domain::declare::FromRow)]
 struct HolidayRow {
-    id: i64,
-    business_hour_id: i64,
+    id: HolidayId,
+    business_hour_id: BusinessHourId,
     name: String,
     date: Option<String>,
     starts: Option<String>,
@@ -51,7 +51,7 @@ struct HolidayRow {
 impl From<HolidayRow> for Holiday {
     fn from(row: HolidayRow) -> Holiday {
         Holiday {
-            id: HolidayId(row.id),
+            id: row.id,
             name: row.name,
             date: row.date,
             from: row.starts,
@@ -128,9 +128,9 @@ async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<BusinessHour>> {
 
 /// [`complete`] on `reader`.
 async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<BusinessHour>> {
-    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+    let ids: Vec<i64> = rows.iter().map(|r| r.id.get()).collect();
     let mut lists = destinations::load_on(reader, Owner::BusinessHour, &ids).await?;
-    let mut holidays: HashMap<i64, Vec<Holiday>> = HashMap::new();
+    let mut holidays: HashMap<BusinessHourId, Vec<Holiday>> = HashMap::new();
     if !ids.is_empty() {
         let rows: Vec<HolidayRow> = reader.read_all(&HolidaysOf { ids: &ids }).await?;
         for row in rows {
@@ -143,16 +143,16 @@ async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<Bus
     Ok(rows
         .into_iter()
         .map(|row| BusinessHour {
-            id: BusinessHourId(row.id),
+            id: row.id,
             name: row.name,
-            tenant_id: TenantId(row.tenant_id),
+            tenant_id: row.tenant_id,
             timezone: row.timezone,
             hours: stored_hours(row.hours),
             match_destinations: lists
-                .remove(&(row.id, MATCH.to_owned()))
+                .remove(&(row.id.get(), MATCH.to_owned()))
                 .unwrap_or_default(),
             not_match_destinations: lists
-                .remove(&(row.id, NOT_MATCH.to_owned()))
+                .remove(&(row.id.get(), NOT_MATCH.to_owned()))
                 .unwrap_or_default(),
             branch: BranchRef {
                 id: row.branch_id,

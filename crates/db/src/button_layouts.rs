@@ -24,8 +24,8 @@ use crate::scope;
 /// A layout row before its keys are attached.
 #[derive(switchboard_domain::declare::FromRow)]
 pub struct Row {
-    id: i64,
-    tenant_id: i64,
+    id: ButtonLayoutId,
+    tenant_id: TenantId,
     name: String,
     device_model: String,
 }
@@ -45,7 +45,7 @@ fn select(scope: &Scope) -> SelectStatement {
 
 #[derive(switchboard_domain::declare::FromRow)]
 struct KeyRow {
-    layout_id: i64,
+    layout_id: ButtonLayoutId,
     key_index: i64,
     kind: KeyType,
     value: Option<String>,
@@ -59,8 +59,8 @@ async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<ButtonLayout>> {
 
 /// [`complete`] on `reader`.
 async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<ButtonLayout>> {
-    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
-    let mut keys: HashMap<i64, Vec<LayoutKey>> = HashMap::new();
+    let ids: Vec<i64> = rows.iter().map(|r| r.id.get()).collect();
+    let mut keys: HashMap<ButtonLayoutId, Vec<LayoutKey>> = HashMap::new();
     if !ids.is_empty() {
         let select = Query::select()
             .columns(["layout_id", "key_index", "kind", "value", "label"])
@@ -82,8 +82,8 @@ async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<But
     Ok(rows
         .into_iter()
         .map(|row| ButtonLayout {
-            id: ButtonLayoutId(row.id),
-            tenant_id: TenantId(row.tenant_id),
+            id: row.id,
+            tenant_id: row.tenant_id,
             name: row.name,
             device_model: row.device_model,
             keys: keys.remove(&row.id).unwrap_or_default(),

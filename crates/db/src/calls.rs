@@ -7,7 +7,7 @@ use sea_query::{Condition, Expr, ExprTrait, Query, SelectStatement};
 use serde_json::{Value, json};
 use switchboard_declare::boxed;
 use switchboard_domain::Scope;
-use switchboard_domain::ids::TenantId;
+use switchboard_domain::ids::{CallId, QueueId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::call::{
     Call, CallPhase, CallRecording, CallRecordingFilter, CallReport, IngestTransfer, iso,
@@ -24,9 +24,9 @@ use crate::scope;
 #[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct CallRow {
     /// Id.
-    pub id: i64,
+    pub id: CallId,
     /// Tenant.
-    pub tenant_id: i64,
+    pub tenant_id: TenantId,
     /// Asterisk's uniqueid.
     pub unique_id: String,
     /// inbound, outbound or internal.
@@ -61,7 +61,7 @@ pub struct CallRow {
     /// engine's `duration` and `billsec`, never written into them).
     pub recording_seconds: Option<i64>,
     /// The queue the call passed through.
-    pub queue_id: Option<i64>,
+    pub queue_id: Option<QueueId>,
 }
 
 impl CallRow {
@@ -70,7 +70,7 @@ impl CallRow {
         CallRecording {
             media_url,
             time: self.time,
-            tenant_id: TenantId(self.tenant_id),
+            tenant_id: self.tenant_id,
             direction: self.direction,
             caller_id_num: self.caller_id_num,
             caller_id_name: self.caller_id_name,
@@ -243,7 +243,7 @@ pub async fn delete_recording(db: &Db, scope: &Scope, unique_id: &str) -> Result
     let removed = crud::update_if(
         &mut tx,
         "calls",
-        row.id,
+        row.id.get(),
         Condition::all().add(Expr::col("recording_key").eq(row.recording_key.clone())),
         vec![
             ("recording_key", Option::<String>::None.into()),
@@ -376,7 +376,7 @@ pub async fn record(tx: &mut Tx, report: &CallReport, now: i64) -> Result<Option
         let update = Query::update()
             .table("calls")
             .value("queue_id", queue.get())
-            .and_where(Expr::col("id").eq(call_id))
+            .and_where(Expr::col("id").eq(call_id.get()))
             .and_where(Expr::col("queue_id").is_null())
             .take();
         tx.execute(&update).await?;
@@ -392,7 +392,7 @@ pub async fn record(tx: &mut Tx, report: &CallReport, now: i64) -> Result<Option
         let moved = crud::update_if(
             tx,
             "calls",
-            call.id,
+            call.id.get(),
             Condition::all().add(Expr::col("status").is_in(behind)),
             report_changes(report, status),
         )
@@ -411,7 +411,7 @@ pub async fn record(tx: &mut Tx, report: &CallReport, now: i64) -> Result<Option
 async fn note_transfers(
     tx: &mut Tx,
     tenant: TenantId,
-    call_id: i64,
+    call_id: CallId,
     transfers: &[IngestTransfer],
     now: i64,
 ) -> Result<()> {
@@ -421,7 +421,7 @@ async fn note_transfers(
             "call_transfers",
             &["call_id", "at_unix", "kind", "from_number", "to_number"],
             vec![
-                ("call_id", call_id.into()),
+                ("call_id", call_id.get().into()),
                 ("tenant_id", tenant.get().into()),
                 ("at_unix", transfer.at.timestamp().into()),
                 ("kind", transfer.kind.as_str().into()),
@@ -459,7 +459,7 @@ pub async fn attach_recording(
     let attached = crud::update_if(
         tx,
         "calls",
-        call.id,
+        call.id.get(),
         Condition::all().add(Expr::col("recording_key").is_null()),
         vec![
             ("recording_key", key.into()),

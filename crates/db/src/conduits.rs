@@ -25,7 +25,7 @@ pub struct ConduitRow {
     /// Id.
     pub id: i64,
     /// Tenant.
-    pub tenant_id: i64,
+    pub tenant_id: TenantId,
     /// sip-trunk, carrier, pharmacy-system or crm.
     pub kind: ConduitKind,
     /// Name.
@@ -53,7 +53,7 @@ impl ConduitRow {
     pub fn into_conduit(self) -> Conduit {
         Conduit {
             id: ConduitId(self.id),
-            tenant_id: TenantId(self.tenant_id),
+            tenant_id: self.tenant_id,
             kind: self.kind,
             name: self.name,
             direction: self.direction,

@@ -19,28 +19,27 @@ use switchboard_declare::boxed;
 
 use sea_query::{Expr, ExprTrait, Func, LockType, Order, Query, SelectStatement, TableRef};
 use switchboard_domain::Scope;
-use switchboard_domain::ids::{DeliveryId, TenantId, WebhookId};
+use switchboard_domain::ids::{DeliveryId, EventId, TenantId, WebhookId};
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::webhook_delivery::{
     DELIVERED, Delivery, DeliveryFilter, FAILED, PENDING,
 };
 
-use crate::backend::{Db, Tx};
+use crate::backend::Db;
 use crate::crud;
 use crate::error::Result;
-use crate::events::{message_id, payload};
+use crate::events;
 use crate::lease::LeasedQueue;
 use crate::list::{self, Listing};
 use crate::scope;
-use crate::wakeups::Worker;
 
 /// A delivery claimed by a worker, with everything needed to send it.
 #[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct Claimed {
     /// The delivery's id.
-    pub id: i64,
+    pub id: DeliveryId,
     /// The webhook it goes to.
-    pub webhook_id: i64,
+    pub webhook_id: WebhookId,
     /// The `webhook-id` header.
     pub message_id: String,
     /// Attempts made before this one.
@@ -50,7 +49,7 @@ pub struct Claimed {
     /// The event as JSON text (`{type, timestamp, tenantId, data}`).
     pub payload: String,
     /// The webhook's tenant.
-    pub tenant_id: i64,
+    pub tenant_id: TenantId,
     /// The webhook's type (an event type, or `HubSpotCRM`).
     pub webhook_type: String,
     /// Where to post.
@@ -91,12 +90,13 @@ pub async fn claim(
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    leased(db, owner, ids).await
+    let ids: Vec<DeliveryId> = ids.into_iter().map(DeliveryId).collect();
+    leased(db, owner, &ids).await
 }
 
 /// The deliveries `ids` that `owner` holds, with their event and webhook.
 #[boxed]
-pub async fn leased(db: &Db, owner: &str, ids: Vec<i64>) -> Result<Vec<Claimed>> {
+pub async fn leased(db: &Db, owner: &str, ids: &[DeliveryId]) -> Result<Vec<Claimed>> {
     let select = Query::select()
         .columns([
             ("d", "id"),
@@ -127,7 +127,7 @@ pub async fn leased(db: &Db, owner: &str, ids: Vec<i64>) -> Result<Vec<Claimed>>
             TableRef::from("webhooks").alias("w"),
             Expr::col(("w", "id")).equals(("d", "webhook_id")),
         )
-        .and_where(Expr::col(("d", "id")).is_in(ids))
+        .and_where(Expr::col(("d", "id")).is_in(ids.iter().map(|id| id.get())))
         .and_where(Expr::col(("d", "lease_owner")).eq(owner))
         .order_by(("d", "id"), Order::Asc)
         .take();
@@ -191,7 +191,7 @@ pub async fn start(
     let webhook = Query::select()
         .column("id")
         .from("webhooks")
-        .and_where(Expr::col("id").eq(delivery.webhook_id))
+        .and_where(Expr::col("id").eq(delivery.webhook_id.get()))
         .lock(LockType::KeyShare)
         .take();
     if tx.fetch_optional::<(i64,)>(&webhook).await?.is_none() {
@@ -200,7 +200,7 @@ pub async fn start(
     let count = Query::update()
         .table("webhook_deliveries")
         .value("attempts", Expr::col("attempts").add(1))
-        .cond_where(OUTBOX.held(delivery.id, owner))
+        .cond_where(OUTBOX.held(delivery.id.get(), owner))
         .and_where(Expr::col("state").eq(PENDING))
         .take();
     if tx.execute(&count).await? != 1 {
@@ -210,8 +210,8 @@ pub async fn start(
         &mut tx,
         "webhook_attempts",
         vec![
-            ("delivery_id", delivery.id.into()),
-            ("webhook_id", delivery.webhook_id.into()),
+            ("delivery_id", delivery.id.get().into()),
+            ("webhook_id", delivery.webhook_id.get().into()),
             ("attempted_at", attempted_at_ms.into()),
             ("status_code", Option::<i64>::None.into()),
             ("latency_ms", 0i64.into()),
@@ -249,7 +249,7 @@ pub async fn finish(
     let webhook = Query::update()
         .table("webhooks")
         .value("failing_since", failing_since)
-        .and_where(Expr::col("id").eq(delivery.webhook_id))
+        .and_where(Expr::col("id").eq(delivery.webhook_id.get()))
         .returning_col("failing_since")
         .take();
     let Some((failing_since,)) = tx.fetch_optional::<(Option<i64>,)>(&webhook).await? else {
@@ -276,7 +276,7 @@ pub async fn finish(
     let update = Query::update()
         .table("webhook_deliveries")
         .values(changes)
-        .cond_where(OUTBOX.held(delivery.id, owner))
+        .cond_where(OUTBOX.held(delivery.id.get(), owner))
         .and_where(Expr::col("state").eq(PENDING))
         .take();
     let applied = tx.execute(&update).await? == 1;
@@ -302,7 +302,12 @@ pub async fn finish(
 /// when this call disabled it (`None` when it already was, or is gone), so the caller
 /// audits each disabling once.
 #[boxed]
-pub async fn disable(db: &Db, webhook: i64, reason: &str, now: i64) -> Result<Option<TenantId>> {
+pub async fn disable(
+    db: &Db,
+    webhook: WebhookId,
+    reason: &str,
+    now: i64,
+) -> Result<Option<TenantId>> {
     let mut tx = db.begin().await?;
     let update = Query::update()
         .table("webhooks")
@@ -310,11 +315,11 @@ pub async fn disable(db: &Db, webhook: i64, reason: &str, now: i64) -> Result<Op
             ("disabled_at", Some(now).into()),
             ("disabled_reason", Some(reason).into()),
         ])
-        .and_where(Expr::col("id").eq(webhook))
+        .and_where(Expr::col("id").eq(webhook.get()))
         .and_where(Expr::col("disabled_at").is_null())
         .returning_col("tenant_id")
         .take();
-    let tenant: Option<(i64,)> = tx.fetch_optional(&update).await?;
+    let tenant: Option<(TenantId,)> = tx.fetch_optional(&update).await?;
     if tenant.is_some() {
         let fail = Query::update()
             .table("webhook_deliveries")
@@ -323,13 +328,13 @@ pub async fn disable(db: &Db, webhook: i64, reason: &str, now: i64) -> Result<Op
                 ("completed_at", Some(now).into()),
                 ("lease_until", Option::<i64>::None.into()),
             ])
-            .and_where(Expr::col("webhook_id").eq(webhook))
+            .and_where(Expr::col("webhook_id").eq(webhook.get()))
             .and_where(Expr::col("state").eq(PENDING))
             .take();
         tx.execute(&fail).await?;
     }
     tx.commit().await?;
-    Ok(tenant.map(|(id,)| TenantId(id)))
+    Ok(tenant.map(|(id,)| id))
 }
 
 /// Records a sample event of `kind` for `tenant` and queues it to `webhook` alone,
@@ -346,10 +351,10 @@ pub async fn queue_test(
     now: i64,
 ) -> Result<DeliveryId> {
     let mut tx = db.begin().await?;
-    let event = insert_event(&mut tx, tenant, kind, data, now).await?;
-    let id = insert_delivery(&mut tx, webhook.get(), event, Some(lease), now).await?;
+    let event = events::record(&mut tx, tenant, kind, data, now).await?;
+    let id = events::queue(&mut tx, webhook, event, Some(lease), now).await?;
     tx.commit().await?;
-    Ok(DeliveryId(id))
+    Ok(id)
 }
 
 /// Queues a new delivery (with a new message id) of the event of `delivery` to the same
@@ -357,68 +362,9 @@ pub async fn queue_test(
 #[boxed]
 pub async fn replay(db: &Db, delivery: &DeliveryRow, now: i64) -> Result<DeliveryId> {
     let mut tx = db.begin().await?;
-    let id = insert_delivery(
-        &mut tx,
-        delivery.webhook_id.get(),
-        delivery.event_id,
-        None,
-        now,
-    )
-    .await?;
+    let id = events::queue(&mut tx, delivery.webhook_id, delivery.event_id, None, now).await?;
     tx.commit().await?;
-    Ok(DeliveryId(id))
-}
-
-async fn insert_event(
-    tx: &mut Tx,
-    tenant: TenantId,
-    kind: &str,
-    data: serde_json::Value,
-    now: i64,
-) -> Result<i64> {
-    crud::insert_in(
-        tx,
-        "webhook_events",
-        vec![
-            ("tenant_id", tenant.get().into()),
-            ("type", kind.into()),
-            (
-                "payload",
-                payload(kind, tenant, data, now).to_string().into(),
-            ),
-            ("created_at", now.into()),
-        ],
-    )
-    .await
-}
-
-async fn insert_delivery(
-    tx: &mut Tx,
-    webhook: i64,
-    event: i64,
-    lease: Option<(&str, i64)>,
-    now: i64,
-) -> Result<i64> {
-    tx.wake_after_commit(Worker::Deliveries);
-    crud::insert_in(
-        tx,
-        "webhook_deliveries",
-        vec![
-            ("webhook_id", webhook.into()),
-            ("event_id", event.into()),
-            ("message_id", message_id().into()),
-            ("state", PENDING.into()),
-            ("attempts", 0i64.into()),
-            ("next_attempt_at", now.into()),
-            (
-                "lease_owner",
-                lease.map(|(owner, _)| owner.to_owned()).into(),
-            ),
-            ("lease_until", lease.map(|(_, until)| until).into()),
-            ("created_at", now.into()),
-        ],
-    )
-    .await
+    Ok(id)
 }
 
 /// A delivery as listed.
@@ -429,7 +375,7 @@ pub struct DeliveryRow {
     /// Webhook.
     pub webhook_id: WebhookId,
     /// Event.
-    pub event_id: i64,
+    pub event_id: EventId,
     /// The event's type.
     pub event_type: String,
     /// The `webhook-id` header.
@@ -450,7 +396,7 @@ pub struct DeliveryRow {
 #[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct AttemptRow {
     /// The delivery it belongs to.
-    pub delivery_id: i64,
+    pub delivery_id: DeliveryId,
     /// When (Unix milliseconds).
     pub attempted_at: i64,
     /// The receiver's status.
@@ -539,7 +485,7 @@ async fn with_attempts(
         .order_by("id", Order::Asc)
         .take();
     let attempts: Vec<AttemptRow> = db.conn().fetch_all(&select).await?;
-    let mut by_delivery: HashMap<i64, Vec<AttemptRow>> = HashMap::new();
+    let mut by_delivery: HashMap<DeliveryId, Vec<AttemptRow>> = HashMap::new();
     for attempt in attempts {
         by_delivery
             .entry(attempt.delivery_id)
@@ -549,7 +495,7 @@ async fn with_attempts(
     Ok(rows
         .into_iter()
         .map(|row| {
-            let attempts = by_delivery.remove(&row.id.get()).unwrap_or_default();
+            let attempts = by_delivery.remove(&row.id).unwrap_or_default();
             (row, attempts)
         })
         .collect())

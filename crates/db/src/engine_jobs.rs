@@ -14,7 +14,7 @@ use futures::future::BoxFuture;
 use sea_query::{Condition, Expr, ExprTrait, LockType, Order, Query};
 use serde_json::{Value, json};
 use switchboard_declare::boxed;
-use switchboard_domain::ids::TenantId;
+use switchboard_domain::ids::{EngineJobId, TenantId};
 use switchboard_domain::records::engine_job::JobResult;
 use switchboard_domain::serde::Serialize;
 use switchboard_domain::serde::de::DeserializeOwned;
@@ -117,9 +117,9 @@ fn named<'k>(kinds: &'k [Kind], name: &str) -> Option<&'k Kind> {
 #[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct Job {
     /// The job's id.
-    pub id: i64,
+    pub id: EngineJobId,
     /// The tenant it is done for.
-    pub tenant_id: i64,
+    pub tenant_id: TenantId,
     /// What to do.
     pub kind: String,
     /// The record it works for.
@@ -139,7 +139,7 @@ pub struct Job {
 impl Job {
     /// The job's tenant.
     pub fn tenant(&self) -> TenantId {
-        TenantId(self.tenant_id)
+        self.tenant_id
     }
 
     /// Its payload as JSON, to hand the engine (an empty object if it is somehow not JSON).
@@ -342,7 +342,7 @@ async fn abandon(tx: &mut Tx, kind: Option<&Kind>, job: &Job, lapses: i64, now: 
     let uncount = Query::update()
         .table("engine_jobs")
         .value("attempts", attempt)
-        .and_where(Expr::col("id").eq(job.id))
+        .and_where(Expr::col("id").eq(job.id.get()))
         .take();
     tx.execute(&uncount).await?;
     let job = &Job {
@@ -356,7 +356,7 @@ async fn abandon(tx: &mut Tx, kind: Option<&Kind>, job: &Job, lapses: i64, now: 
         .into_table("engine_job_results")
         .columns(["job_id", "attempt", "outcome", "details", "recorded_at"])
         .values_panic([
-            job.id.into(),
+            job.id.get().into(),
             job.attempts.into(),
             ABANDONED.into(),
             json!({"message": reason}).to_string().into(),
@@ -372,12 +372,18 @@ async fn abandon(tx: &mut Tx, kind: Option<&Kind>, job: &Job, lapses: i64, now: 
     if let Some(kind) = kind {
         (kind.on_abandon)(tx, job, &reason, now).await?;
     }
-    tracing::warn!(job = job.id, kind = %job.kind, lapses, "an engine job was given up");
+    tracing::warn!(job = %job.id, kind = %job.kind, lapses, "an engine job was given up");
     finish(tx, job.id, "failed", Some(ABANDONED), now).await
 }
 
 /// Ends job `id` in `state` (`done`, `failed`, `cancelled`), releasing its lease.
-async fn finish(tx: &mut Tx, id: i64, state: &str, outcome: Option<&str>, now: i64) -> Result<()> {
+async fn finish(
+    tx: &mut Tx,
+    id: EngineJobId,
+    state: &str,
+    outcome: Option<&str>,
+    now: i64,
+) -> Result<()> {
     let update = Query::update()
         .table("engine_jobs")
         .values([
@@ -387,7 +393,7 @@ async fn finish(tx: &mut Tx, id: i64, state: &str, outcome: Option<&str>, now: i
             ("lease_until", Option::<i64>::None.into()),
             ("finished_at", now.into()),
         ])
-        .and_where(Expr::col("id").eq(id))
+        .and_where(Expr::col("id").eq(id.get()))
         .take();
     tx.execute(&update).await?;
     Ok(())
@@ -451,7 +457,7 @@ fn details(result: &JobResult) -> Value {
 pub async fn report(
     db: &Db,
     kinds: &[Kind],
-    id: i64,
+    id: EngineJobId,
     result: &JobResult,
     now: i64,
 ) -> Result<Reported, ResultError> {
@@ -461,7 +467,7 @@ pub async fn report(
     let select = Query::select()
         .columns(JOB_COLUMNS)
         .from("engine_jobs")
-        .and_where(Expr::col("id").eq(id))
+        .and_where(Expr::col("id").eq(id.get()))
         .lock(LockType::Update)
         .take();
     let job: Job = tx
@@ -481,7 +487,7 @@ pub async fn report(
             "recorded_at",
         ])
         .values_panic([
-            id.into(),
+            id.get().into(),
             result.attempt.into(),
             result.outcome.clone().into(),
             details(result).to_string().into(),
@@ -571,7 +577,7 @@ pub async fn report(
                     ("lease_owner", Option::<String>::None.into()),
                     ("lease_until", Option::<i64>::None.into()),
                 ])
-                .and_where(Expr::col("id").eq(id))
+                .and_where(Expr::col("id").eq(id.get()))
                 .take();
             tx.execute(&update).await?;
             "pending"
@@ -585,11 +591,11 @@ pub async fn report(
 }
 
 /// The outcome recorded for attempt `attempt` of job `id`, if any.
-async fn recorded_before(tx: &mut Tx, id: i64, attempt: i64) -> Result<Option<String>> {
+async fn recorded_before(tx: &mut Tx, id: EngineJobId, attempt: i64) -> Result<Option<String>> {
     let select = Query::select()
         .column("outcome")
         .from("engine_job_results")
-        .and_where(Expr::col("job_id").eq(id))
+        .and_where(Expr::col("job_id").eq(id.get()))
         .and_where(Expr::col("attempt").eq(attempt))
         .take();
     Ok(tx

@@ -5,8 +5,9 @@
 use sea_query::{Expr, ExprTrait, LockType, Query};
 use serde_json::{Value, json};
 use switchboard_declare::boxed;
-use switchboard_domain::ids::TenantId;
+use switchboard_domain::ids::{DeliveryId, EventId, TenantId, WebhookId};
 use switchboard_domain::records::webhook::subscribes;
+use switchboard_domain::records::webhook_delivery::PENDING;
 
 use crate::backend::Tx;
 use crate::crud;
@@ -15,7 +16,7 @@ use crate::wakeups::Worker;
 
 #[derive(switchboard_domain::declare::FromRow)]
 struct Subscriber {
-    id: i64,
+    id: WebhookId,
     #[sqlx(rename = "type")]
     kind: String,
 }
@@ -36,19 +37,14 @@ pub fn message_id() -> String {
 /// Records event `kind` of `tenant` with `data` inside `tx`, and queues a delivery to
 /// every enabled webhook of the tenant subscribed to it; answers the event's id.
 #[boxed]
-pub async fn emit(tx: &mut Tx, tenant: TenantId, kind: &str, data: Value, now: i64) -> Result<i64> {
-    let body = payload(kind, tenant, data, now).to_string();
-    let event = crud::insert_in(
-        tx,
-        "webhook_events",
-        vec![
-            ("tenant_id", tenant.get().into()),
-            ("type", kind.into()),
-            ("payload", body.into()),
-            ("created_at", now.into()),
-        ],
-    )
-    .await?;
+pub async fn emit(
+    tx: &mut Tx,
+    tenant: TenantId,
+    kind: &str,
+    data: Value,
+    now: i64,
+) -> Result<EventId> {
+    let event = record(tx, tenant, kind, data, now).await?;
     // Read under a key-share lock (the outbox's lock order, webhook before delivery: see
     // `crate::deliveries`): a webhook being deleted is waited for and then skipped,
     // rather than read, then given a delivery whose foreign key fails this transaction.
@@ -61,28 +57,66 @@ pub async fn emit(tx: &mut Tx, tenant: TenantId, kind: &str, data: Value, now: i
         .take();
     let subscribers: Vec<Subscriber> = tx.fetch_all(&webhooks).await?;
     for webhook in subscribers.iter().filter(|w| subscribes(&w.kind, kind)) {
-        queue(tx, webhook.id, event, now).await?;
+        queue(tx, webhook.id, event, None, now).await?;
     }
     Ok(event)
 }
 
-/// Queues a delivery of `event` to `webhook`, due now (the delivery worker woken once
-/// `tx` commits); answers the delivery's id.
+/// Writes event `kind` of `tenant` with `data` in `tx`, queued to no webhook yet;
+/// answers its id.
 #[boxed]
-pub async fn queue(tx: &mut Tx, webhook: i64, event: i64, now: i64) -> Result<i64> {
-    tx.wake_after_commit(Worker::Deliveries);
-    crud::insert_in(
+pub(crate) async fn record(
+    tx: &mut Tx,
+    tenant: TenantId,
+    kind: &str,
+    data: Value,
+    now: i64,
+) -> Result<EventId> {
+    let body = payload(kind, tenant, data, now).to_string();
+    let event = crud::insert_in(
         tx,
-        "webhook_deliveries",
+        "webhook_events",
         vec![
-            ("webhook_id", webhook.into()),
-            ("event_id", event.into()),
-            ("message_id", message_id().into()),
-            ("state", "pending".into()),
-            ("attempts", 0i64.into()),
-            ("next_attempt_at", now.into()),
+            ("tenant_id", tenant.get().into()),
+            ("type", kind.into()),
+            ("payload", body.into()),
             ("created_at", now.into()),
         ],
     )
-    .await
+    .await?;
+    Ok(EventId(event))
+}
+
+/// Queues a delivery (with a new message id) of `event` to `webhook`, due now, and wakes
+/// the delivery worker once `tx` commits; answers the delivery's id. With a `lease`
+/// (`(owner, until)`) it is already leased to its sender, who sends it at once.
+#[boxed]
+pub async fn queue(
+    tx: &mut Tx,
+    webhook: WebhookId,
+    event: EventId,
+    lease: Option<(&str, i64)>,
+    now: i64,
+) -> Result<DeliveryId> {
+    tx.wake_after_commit(Worker::Deliveries);
+    let delivery = crud::insert_in(
+        tx,
+        "webhook_deliveries",
+        vec![
+            ("webhook_id", webhook.get().into()),
+            ("event_id", event.get().into()),
+            ("message_id", message_id().into()),
+            ("state", PENDING.into()),
+            ("attempts", 0i64.into()),
+            ("next_attempt_at", now.into()),
+            (
+                "lease_owner",
+                lease.map(|(owner, _)| owner.to_owned()).into(),
+            ),
+            ("lease_until", lease.map(|(_, until)| until).into()),
+            ("created_at", now.into()),
+        ],
+    )
+    .await?;
+    Ok(DeliveryId(delivery))
 }

@@ -6,7 +6,7 @@
 
 use sea_query::{Expr, ExprTrait, Query};
 use switchboard_declare::boxed;
-use switchboard_domain::ids::TenantId;
+use switchboard_domain::ids::{CallId, TenantId};
 use switchboard_domain::records::call::CallReport;
 
 use crate::backend::Tx;
@@ -143,14 +143,14 @@ pub async fn call_parties(tx: &mut Tx, report: &CallReport) -> Result<Vec<(i64, 
 /// Notes the parties `report` identifies on call `call_id` in `tx`; parties noted by an
 /// earlier report stay (a later step may know a party the first did not).
 #[boxed]
-pub async fn note_call_parties(tx: &mut Tx, call_id: i64, report: &CallReport) -> Result<()> {
+pub async fn note_call_parties(tx: &mut Tx, call_id: CallId, report: &CallReport) -> Result<()> {
     for (extension, role) in call_parties(tx, report).await? {
         crud::insert_once(
             tx,
             "call_parties",
             &["call_id", "extension_id", "role"],
             vec![
-                ("call_id", call_id.into()),
+                ("call_id", call_id.get().into()),
                 ("extension_id", extension.into()),
                 ("role", role.as_str().into()),
             ],

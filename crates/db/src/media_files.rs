@@ -23,7 +23,7 @@ pub struct MediaFileRow {
     /// Id.
     pub id: i64,
     /// Tenant.
-    pub tenant_id: i64,
+    pub tenant_id: TenantId,
     /// Display name.
     pub name: String,
     /// Where the audio is in object storage.
@@ -68,7 +68,7 @@ impl MediaFileRow {
     ) -> MediaFile {
         MediaFile {
             id: MediaFileId(self.id),
-            tenant_id: TenantId(self.tenant_id),
+            tenant_id: self.tenant_id,
             multilingual_text: self.multilingual(),
             name: self.name,
             content_type: self.content_type,
@@ -239,7 +239,7 @@ pub async fn delete(db: &Db, scope: &Scope, id: MediaFileId) -> Result<MediaFile
 #[serde(crate = "switchboard_domain::serde", rename_all = "camelCase")]
 pub struct Rendition {
     /// The media file owed a rendition.
-    pub media_file_id: i64,
+    pub media_file_id: MediaFileId,
 }
 
 impl JobKind for Rendition {
@@ -273,7 +273,7 @@ pub async fn queue_missing_renditions(db: &Db, now: i64, at_most: u64) -> Result
         .order_by(("media_files", "id"), Order::Asc)
         .limit(at_most)
         .take();
-    let ids: Vec<(i64,)> = db.conn().fetch_all(&owed).await?;
+    let ids: Vec<(MediaFileId,)> = db.conn().fetch_all(&owed).await?;
     if ids.is_empty() {
         // The backfill is done: the one read of the partial index, and nothing else.
         return Ok(0);
@@ -322,11 +322,11 @@ pub struct Owed {
 /// Media file `id` if it still has no rendition nor a recorded reason for lacking one
 /// (`None`: deleted, or done meanwhile).
 #[boxed]
-pub async fn owed_rendition(db: &Db, id: i64) -> Result<Option<Owed>> {
+pub async fn owed_rendition(db: &Db, id: MediaFileId) -> Result<Option<Owed>> {
     let select = Query::select()
         .column("object_key")
         .from("media_files")
-        .and_where(Expr::col("id").eq(id))
+        .and_where(Expr::col("id").eq(id.get()))
         .and_where(Expr::col("rendition_key").is_null())
         .and_where(Expr::col("rendition_error").is_null())
         .take();
@@ -337,11 +337,11 @@ pub async fn owed_rendition(db: &Db, id: i64) -> Result<Option<Owed>> {
 /// its pledged deletion), in one transaction; `false` (nothing recorded, the pledge left
 /// to delete the object) when the file is gone or got a rendition meanwhile.
 #[boxed]
-pub async fn record_rendition(db: &Db, id: i64, key: &str, pledge: i64) -> Result<bool> {
+pub async fn record_rendition(db: &Db, id: MediaFileId, key: &str, pledge: i64) -> Result<bool> {
     let update = Query::update()
         .table("media_files")
         .value("rendition_key", key)
-        .and_where(Expr::col("id").eq(id))
+        .and_where(Expr::col("id").eq(id.get()))
         .and_where(Expr::col("rendition_key").is_null())
         .take();
     let mut tx = db.begin().await?;
@@ -355,11 +355,11 @@ pub async fn record_rendition(db: &Db, id: i64, key: &str, pledge: i64) -> Resul
 
 /// Records why media file `id`'s audio cannot have a rendition, so it is not tried again.
 #[boxed]
-pub async fn record_rendition_error(db: &Db, id: i64, reason: &str) -> Result<()> {
+pub async fn record_rendition_error(db: &Db, id: MediaFileId, reason: &str) -> Result<()> {
     let update = Query::update()
         .table("media_files")
         .value("rendition_error", reason)
-        .and_where(Expr::col("id").eq(id))
+        .and_where(Expr::col("id").eq(id.get()))
         .and_where(Expr::col("rendition_key").is_null())
         .take();
     db.conn().execute(&update).await?;
@@ -373,7 +373,9 @@ mod tests {
 
     #[test]
     fn a_rendition_payload_is_the_text_the_sweep_writes_and_its_unique_index_compares() {
-        let job = Rendition { media_file_id: 42 };
+        let job = Rendition {
+            media_file_id: MediaFileId(42),
+        };
         assert_eq!(job.to_payload().unwrap(), r#"{"mediaFileId":42}"#);
         assert_eq!(
             Rendition::from_payload(r#"{"mediaFileId":42}"#).unwrap(),

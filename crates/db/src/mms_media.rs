@@ -6,7 +6,7 @@
 use sea_query::{Condition, Expr, ExprTrait, Func, OnConflict, Query, SelectStatement};
 use switchboard_declare::boxed;
 use switchboard_domain::Scope;
-use switchboard_domain::ids::{TenantId, UserId};
+use switchboard_domain::ids::{MmsMediaId, TenantId, UserId};
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::mms_media::{MmsMedia, MmsMediaFilter};
 
@@ -20,9 +20,9 @@ use crate::scope;
 #[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct MmsMediaRow {
     /// Id.
-    pub id: i64,
+    pub id: MmsMediaId,
     /// Tenant.
-    pub tenant_id: i64,
+    pub tenant_id: TenantId,
     /// Uploader.
     pub user_id: UserId,
     /// Uploader's e-mail address then.
@@ -46,7 +46,7 @@ impl MmsMediaRow {
         MmsMedia {
             url,
             id: self.id,
-            tenant_id: TenantId(self.tenant_id),
+            tenant_id: self.tenant_id,
             user_id: self.user_id,
             uploaded_by: self.uploaded_by,
             content_type: self.content_type,
@@ -88,7 +88,7 @@ pub struct StoredFile {
 #[derive(Clone, Debug)]
 pub struct Uploader {
     /// The user's id.
-    pub user_id: i64,
+    pub user_id: UserId,
     /// Its e-mail address.
     pub email: String,
 }
@@ -145,7 +145,7 @@ pub async fn record(
     files: &[StoredFile],
     (now, expires_at): (i64, i64),
     default_quota: i64,
-) -> Result<std::result::Result<Vec<i64>, OverQuota>> {
+) -> Result<std::result::Result<Vec<MmsMediaId>, OverQuota>> {
     let wanted: i64 = files.iter().map(|f| f.bytes).sum();
     let mut tx = db.begin().await?;
     let create = Query::insert()
@@ -186,13 +186,13 @@ pub async fn record(
     }
     let mut ids = Vec::with_capacity(files.len());
     for file in files {
-        ids.push(
+        ids.push(MmsMediaId(
             crud::insert_in(
                 &mut tx,
                 "mms_media",
                 vec![
                     ("tenant_id", tenant.get().into()),
-                    ("user_id", uploader.user_id.into()),
+                    ("user_id", uploader.user_id.get().into()),
                     ("uploaded_by", uploader.email.clone().into()),
                     ("object_key", file.key.clone().into()),
                     ("content_type", file.content_type.clone().into()),
@@ -202,7 +202,7 @@ pub async fn record(
                 ],
             )
             .await?,
-        );
+        ));
         crate::jobs::keep_object(&mut tx, file.pledge).await?;
     }
     tx.commit().await?;
@@ -226,8 +226,8 @@ pub async fn list(
 
 /// One upload.
 #[boxed]
-pub async fn get(db: &Db, scope: &Scope, id: i64) -> Result<MmsMediaRow> {
-    crud::get(db, select(scope), "m.id", id).await
+pub async fn get(db: &Db, scope: &Scope, id: MmsMediaId) -> Result<MmsMediaRow> {
+    crud::get(db, select(scope), "m.id", id.get()).await
 }
 
 /// Row `id` as the API answers it, read in `tx` whatever its tenant (the audit trail's
@@ -241,13 +241,13 @@ pub(crate) async fn present(tx: &mut Tx, id: i64) -> Result<Option<MmsMedia>> {
 /// object through the job table. `false` when a concurrent removal got there first.
 async fn remove(tx: &mut Tx, row: &MmsMediaRow) -> Result<bool> {
     // Through crud, so a caller's delete is audited like every other write.
-    if crud::delete_in(tx, "mms_media", row.id).await? == 0 {
+    if crud::delete_in(tx, "mms_media", row.id.get()).await? == 0 {
         return Ok(false);
     }
     let release = Query::update()
         .table("mms_usage")
         .value("bytes", Expr::col("bytes").sub(row.bytes))
-        .and_where(Expr::col("tenant_id").eq(row.tenant_id))
+        .and_where(Expr::col("tenant_id").eq(row.tenant_id.get()))
         .take();
     tx.execute(&release).await?;
     crate::jobs::delete_object(tx, &row.object_key).await?;
@@ -257,10 +257,10 @@ async fn remove(tx: &mut Tx, row: &MmsMediaRow) -> Result<bool> {
 /// Deletes an upload the caller reaches, answering it as it was (its object goes through
 /// the job table).
 #[boxed]
-pub async fn delete(db: &Db, scope: &Scope, id: i64) -> Result<MmsMediaRow> {
+pub async fn delete(db: &Db, scope: &Scope, id: MmsMediaId) -> Result<MmsMediaRow> {
     let mut tx = db.begin().await?;
     let mut visible = select(scope);
-    visible.and_where(Expr::col(("m", "id")).eq(id));
+    visible.and_where(Expr::col(("m", "id")).eq(id.get()));
     let row: MmsMediaRow = tx.fetch_one(&visible).await?;
     if !remove(&mut tx, &row).await? {
         return Err(Error::NotFound);

@@ -25,8 +25,8 @@ const FILES: &str = "files";
 /// A music-on-hold row before its playlist is attached.
 #[derive(switchboard_domain::declare::FromRow)]
 pub struct Row {
-    id: i64,
-    tenant_id: i64,
+    id: MusicOnHoldId,
+    tenant_id: TenantId,
     branch_id: Option<BranchId>,
     branch_name: Option<String>,
     name: String,
@@ -63,13 +63,13 @@ async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<MusicOnHold>> {
 
 /// [`complete`] on `reader`.
 async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<MusicOnHold>> {
-    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+    let ids: Vec<i64> = rows.iter().map(|r| r.id.get()).collect();
     let mut files = destinations::load_on(reader, Owner::MusicOnHold, &ids).await?;
     Ok(rows
         .into_iter()
         .map(|row| MusicOnHold {
-            id: MusicOnHoldId(row.id),
-            tenant_id: TenantId(row.tenant_id),
+            id: row.id,
+            tenant_id: row.tenant_id,
             branch_id: row.branch_id,
             branch: row
                 .branch_id
@@ -79,7 +79,7 @@ async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<Mus
             mode: row.mode,
             is_default: row.is_default != 0,
             routing_destinations: files
-                .remove(&(row.id, FILES.to_owned()))
+                .remove(&(row.id.get(), FILES.to_owned()))
                 .unwrap_or_default(),
         })
         .collect())

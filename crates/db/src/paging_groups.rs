@@ -25,8 +25,8 @@ const MEMBERS: &str = "members";
 /// A paging group row before its members are attached.
 #[derive(switchboard_domain::declare::FromRow)]
 pub struct Row {
-    id: i64,
-    tenant_id: i64,
+    id: PagingGroupId,
+    tenant_id: TenantId,
     number: String,
     name: String,
     check_in_use: Option<CheckInUse>,
@@ -67,13 +67,13 @@ async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<PagingGroup>> {
 
 /// [`complete`] on `reader`.
 async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<PagingGroup>> {
-    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+    let ids: Vec<i64> = rows.iter().map(|r| r.id.get()).collect();
     let mut members = destinations::load_on(reader, Owner::PagingGroup, &ids).await?;
     Ok(rows
         .into_iter()
         .map(|row| PagingGroup {
-            id: PagingGroupId(row.id),
-            tenant_id: TenantId(row.tenant_id),
+            id: row.id,
+            tenant_id: row.tenant_id,
             number: Some(row.number),
             name: row.name,
             check_in_use: row.check_in_use,
@@ -86,7 +86,7 @@ async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<Pag
                 }
             }),
             routing_destinations: members
-                .remove(&(row.id, MEMBERS.to_owned()))
+                .remove(&(row.id.get(), MEMBERS.to_owned()))
                 .unwrap_or_default(),
         })
         .collect())

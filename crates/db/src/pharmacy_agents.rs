@@ -6,7 +6,9 @@ use sea_query::{Expr, ExprTrait, Query, SelectStatement, TableRef};
 use serde_json::json;
 use switchboard_declare::boxed;
 use switchboard_domain::Scope;
-use switchboard_domain::ids::{BusinessHourId, ConduitId, MediaFileId, PharmacyAgentId, TenantId};
+use switchboard_domain::ids::{
+    BusinessHourId, ConduitId, MediaFileId, PharmacyAgentId, RefillRequestId, TenantId,
+};
 use switchboard_domain::list::{ListQuery, Listed, TenantFilter};
 use switchboard_domain::records::pharmacy_agent::{
     AfterHours, CreatePharmacyAgent, IngestRefillRequest, PHARMACY_SYSTEM, PharmacyAgent,
@@ -32,8 +34,8 @@ const AFTER_HOURS: &str = "afterHours";
 /// An agent row before its destinations are attached.
 #[derive(switchboard_domain::declare::FromRow)]
 pub struct Row {
-    id: i64,
-    tenant_id: i64,
+    id: PharmacyAgentId,
+    tenant_id: TenantId,
     name: String,
     number: String,
     ivr_bulk: i64,
@@ -79,11 +81,11 @@ async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<PharmacyAgent>> {
 
 /// [`complete`] on `reader`.
 async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<PharmacyAgent>> {
-    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+    let ids: Vec<i64> = rows.iter().map(|r| r.id.get()).collect();
     let mut lists = destinations::load_on(reader, Owner::PharmacyAgent, &ids).await?;
-    let mut take = |id: i64, list: &str| {
+    let mut take = |id: PharmacyAgentId, list: &str| {
         lists
-            .remove(&(id, list.to_owned()))
+            .remove(&(id.get(), list.to_owned()))
             .and_then(|list| list.into_iter().next())
     };
     Ok(rows
@@ -92,8 +94,8 @@ async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<Pha
             let fallback_destination = take(row.id, FALLBACK);
             let closed = take(row.id, AFTER_HOURS);
             PharmacyAgent {
-                id: PharmacyAgentId(row.id),
-                tenant_id: TenantId(row.tenant_id),
+                id: row.id,
+                tenant_id: row.tenant_id,
                 name: row.name,
                 number: row.number,
                 ivr_bulk: row.ivr_bulk,
@@ -346,7 +348,7 @@ pub async fn record_refill(
 /// A refill request as stored.
 #[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct RefillRow {
-    id: i64,
+    id: RefillRequestId,
     agent_id: PharmacyAgentId,
     request_id: String,
     unique_id: Option<String>,

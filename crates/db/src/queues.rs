@@ -31,7 +31,7 @@ fn select(scope: &Scope) -> SelectStatement {
 
 #[derive(switchboard_domain::declare::FromRow)]
 struct MemberRow {
-    queue_id: i64,
+    queue_id: QueueId,
     id: ExtensionId,
     name: String,
     number: String,
@@ -43,8 +43,8 @@ struct MemberRow {
 async fn members_on(
     reader: &mut impl Reader,
     ids: &[i64],
-) -> Result<HashMap<i64, Vec<QueueMember>>> {
-    let mut out: HashMap<i64, Vec<QueueMember>> = HashMap::new();
+) -> Result<HashMap<QueueId, Vec<QueueMember>>> {
+    let mut out: HashMap<QueueId, Vec<QueueMember>> = HashMap::new();
     if ids.is_empty() {
         return Ok(out);
     }
@@ -90,7 +90,7 @@ async fn complete_on(reader: &mut impl Reader, mut rows: Vec<Queue>) -> Result<V
     let mut lists = destinations::load_on(reader, Owner::Queue, &ids).await?;
     for queue in &mut rows {
         let id = queue.id.get();
-        queue.members = members.remove(&id).unwrap_or_default();
+        queue.members = members.remove(&queue.id).unwrap_or_default();
         queue.timeout_destination = lists
             .remove(&(id, TIMEOUT.to_owned()))
             .and_then(|list| list.into_iter().next());
@@ -137,12 +137,12 @@ pub async fn get(db: &Db, scope: &Scope, id: QueueId) -> Result<Queue> {
 async fn replace_members(
     tx: &mut Tx,
     tenant: TenantId,
-    id: i64,
+    id: QueueId,
     members: &[QueueMemberInput],
 ) -> Result<()> {
     let delete = Query::delete()
         .from_table("queue_members")
-        .and_where(Expr::col("queue_id").eq(id))
+        .and_where(Expr::col("queue_id").eq(id.get()))
         .take();
     tx.execute(&delete).await?;
     for (index, member) in members.iter().enumerate() {
@@ -169,7 +169,7 @@ async fn replace_members(
                 "penalty",
             ])
             .values_panic([
-                id.into(),
+                id.get().into(),
                 tenant.get().into(),
                 member.id.get().into(),
                 member.position(index).into(),
@@ -186,7 +186,7 @@ async fn replace_members(
 pub async fn create(db: &Db, tenant: TenantId, body: CreateQueue) -> Result<Queue> {
     let mut tx = db.begin().await?;
     let id = crud::insert_in(&mut tx, "queues", changes::with_tenant(tenant, &body)).await?;
-    replace_members(&mut tx, tenant, id, &body.members).await?;
+    replace_members(&mut tx, tenant, QueueId(id), &body.members).await?;
     let timeout: Vec<_> = body.timeout_destination.into_iter().collect();
     destinations::replace(&mut tx, tenant, Owner::Queue, id, TIMEOUT, &timeout).await?;
     tx.commit().await?;
@@ -200,7 +200,7 @@ pub async fn update(db: &Db, scope: &Scope, id: QueueId, body: UpdateQueue) -> R
     let mut tx = db.begin().await?;
     crud::update_in(&mut tx, "queues", id.get(), changes::of(&body)).await?;
     if let Some(members) = &body.members {
-        replace_members(&mut tx, current.tenant_id, id.get(), members).await?;
+        replace_members(&mut tx, current.tenant_id, id, members).await?;
     }
     if let Some(timeout) = body.timeout_destination {
         let timeout: Vec<_> = timeout.into_iter().collect();

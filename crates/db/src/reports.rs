@@ -12,7 +12,7 @@
 use sea_query::{Condition, Expr, ExprTrait, Query};
 use switchboard_declare::boxed;
 use switchboard_domain::Scope;
-use switchboard_domain::ids::TenantId;
+use switchboard_domain::ids::{CallId, ExtensionId, QueueId, TenantId};
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::call::Call;
 use switchboard_domain::records::report::{
@@ -43,7 +43,7 @@ pub struct TranscriptRow {
 pub async fn record_transcript(
     tx: &mut Tx,
     tenant: TenantId,
-    call: i64,
+    call: CallId,
     channels: &[TranscriptChannel],
     segments: &[TranscriptSegment],
     now: i64,
@@ -57,7 +57,7 @@ pub async fn record_transcript(
         "call_transcripts",
         &["call_id"],
         vec![
-            ("call_id", call.into()),
+            ("call_id", call.get().into()),
             ("tenant_id", tenant.get().into()),
             (
                 "channels",
@@ -84,7 +84,7 @@ pub async fn record_transcript(
         let update = Query::update()
             .table("calls")
             .value("transcript_text", text)
-            .and_where(Expr::col("id").eq(call))
+            .and_where(Expr::col("id").eq(call.get()))
             .take();
         tx.execute(&update).await?;
     }
@@ -93,11 +93,11 @@ pub async fn record_transcript(
 
 /// The transcript of call `call`, if one was recorded.
 #[boxed]
-pub async fn transcript(db: &Db, call: i64) -> Result<Option<TranscriptRow>> {
+pub async fn transcript(db: &Db, call: CallId) -> Result<Option<TranscriptRow>> {
     let select = Query::select()
         .columns(["channels", "segments", "created_at"])
         .from("call_transcripts")
-        .and_where(Expr::col("call_id").eq(call))
+        .and_where(Expr::col("call_id").eq(call.get()))
         .take();
     db.conn().fetch_optional(&select).await
 }
@@ -108,7 +108,7 @@ pub struct PartyRow {
     /// `caller` or `callee`.
     pub role: String,
     /// The extension.
-    pub extension_id: i64,
+    pub extension_id: ExtensionId,
     /// Its number, empty when the extension is gone.
     pub number: Option<String>,
     /// Its name.
@@ -117,7 +117,7 @@ pub struct PartyRow {
 
 /// The parties noted on call `call`, the caller first.
 #[boxed]
-pub async fn parties(db: &Db, call: i64) -> Result<Vec<PartyRow>> {
+pub async fn parties(db: &Db, call: CallId) -> Result<Vec<PartyRow>> {
     let select = Query::select()
         .column(("p", "role"))
         .column(("p", "extension_id"))
@@ -130,7 +130,7 @@ pub async fn parties(db: &Db, call: i64) -> Result<Vec<PartyRow>> {
             "e",
             Expr::col(("e", "id")).equals(("p", "extension_id")),
         )
-        .and_where(Expr::col(("p", "call_id")).eq(call))
+        .and_where(Expr::col(("p", "call_id")).eq(call.get()))
         .order_by(("p", "role"), sea_query::Order::Asc)
         .order_by(("p", "id"), sea_query::Order::Asc)
         .take();
@@ -160,7 +160,7 @@ pub struct TransferRow {
 
 /// The transfers of call `call`, in order of time (then as recorded).
 #[boxed]
-pub async fn transfers(db: &Db, call: i64) -> Result<Vec<TransferRow>> {
+pub async fn transfers(db: &Db, call: CallId) -> Result<Vec<TransferRow>> {
     let select = Query::select()
         .columns([
             ("t", "at_unix"),
@@ -191,7 +191,7 @@ pub async fn transfers(db: &Db, call: i64) -> Result<Vec<TransferRow>> {
                 .equals(("t", "to_extension_id"))
                 .and(Expr::col(("g", "tenant_id")).equals(("t", "tenant_id"))),
         )
-        .and_where(Expr::col(("t", "call_id")).eq(call))
+        .and_where(Expr::col(("t", "call_id")).eq(call.get()))
         .order_by(("t", "at_unix"), sea_query::Order::Asc)
         .order_by(("t", "id"), sea_query::Order::Asc)
         .take();
@@ -200,12 +200,12 @@ pub async fn transfers(db: &Db, call: i64) -> Result<Vec<TransferRow>> {
 
 /// The name and number of queue `queue` of `tenant`, if it still exists.
 #[boxed]
-pub async fn queue(db: &Db, tenant: i64, queue: i64) -> Result<Option<(String, String)>> {
+pub async fn queue(db: &Db, tenant: TenantId, queue: QueueId) -> Result<Option<(String, String)>> {
     let select = Query::select()
         .columns(["name", "number"])
         .from("queues")
-        .and_where(Expr::col("id").eq(queue))
-        .and_where(Expr::col("tenant_id").eq(tenant))
+        .and_where(Expr::col("id").eq(queue.get()))
+        .and_where(Expr::col("tenant_id").eq(tenant.get()))
         .take();
     db.conn().fetch_optional(&select).await
 }

@@ -85,7 +85,7 @@ async fn insert_token(
 #[derive(switchboard_domain::declare::FromRow)]
 struct TokenRow {
     session_id: String,
-    user_id: i64,
+    user_id: UserId,
     used_at: Option<i64>,
     expires_at: i64,
     revoked_at: Option<i64>,
@@ -115,7 +115,7 @@ pub async fn rotate(db: &Db, token_hash: &str, next_hash: &str, now: i64) -> Res
     };
     let issued = Issued {
         session_id: row.session_id.clone(),
-        user_id: UserId(row.user_id),
+        user_id: row.user_id,
     };
     if row.revoked_at.is_some() || row.expires_at <= now {
         return Ok(Rotation::Invalid);
@@ -153,7 +153,7 @@ pub async fn of_token(db: &Db, token_hash: &str) -> Result<Option<Issued>> {
     #[derive(switchboard_domain::declare::FromRow)]
     struct Row {
         session_id: String,
-        user_id: i64,
+        user_id: UserId,
     }
     let select = Query::select()
         .column(("t", "session_id"))
@@ -168,7 +168,7 @@ pub async fn of_token(db: &Db, token_hash: &str) -> Result<Option<Issued>> {
     let row = db.conn().fetch_optional::<Row>(&select).await?;
     Ok(row.map(|r| Issued {
         session_id: r.session_id,
-        user_id: UserId(r.user_id),
+        user_id: r.user_id,
     }))
 }
 

@@ -117,4 +117,16 @@ ids! {
     FaxId,
     /// Identifies a text message (SMS or MMS), sent or received.
     TextMessageId,
+    /// Identifies an uploaded MMS media file.
+    MmsMediaId,
+    /// Identifies an entry of the audit trail.
+    AuditEntryId,
+    /// Identifies an event of a tenant (what webhooks deliver).
+    EventId,
+    /// Identifies a job of the engine's work queue (a fax, a text or a campaign call).
+    EngineJobId,
+    /// Identifies a call as stored (the API names a call by its engine's unique id).
+    CallId,
+    /// Identifies a refill request a pharmacy agent took.
+    RefillRequestId,
 }

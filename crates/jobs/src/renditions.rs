@@ -14,6 +14,7 @@
 use std::time::Duration;
 
 use switchboard_db::media_files::{self, Rendition};
+use switchboard_domain::ids::MediaFileId;
 use switchboard_storage::StorageError;
 use switchboard_storage::audio::telephony::{self, TelephonyError};
 use tokio::sync::Semaphore;
@@ -69,7 +70,7 @@ impl Work for Rendition {
 }
 
 /// A rendition job's work, in this process's one backfill place.
-async fn make_one(jobs: &Jobs, id: i64) -> Result<(), String> {
+async fn make_one(jobs: &Jobs, id: MediaFileId) -> Result<(), String> {
     let _turn = ONE_AT_A_TIME
         .acquire()
         .await
@@ -97,7 +98,7 @@ async fn make_one(jobs: &Jobs, id: i64) -> Result<(), String> {
         Ok(rendition) => rendition,
         Err(TelephonyError::Refused(reason)) => {
             // The file's own fault: said in its answer, not retried.
-            tracing::warn!(media_file = id, %reason, "an old media file cannot have a telephony rendition");
+            tracing::warn!(media_file = %id, %reason, "an old media file cannot have a telephony rendition");
             return media_files::record_rendition_error(db, id, &reason)
                 .await
                 .map_err(|e| failed("recording why it has no rendition", e));
@@ -106,7 +107,7 @@ async fn make_one(jobs: &Jobs, id: i64) -> Result<(), String> {
         Err(TelephonyError::Busy) => return Err(TelephonyError::Busy.to_string()),
         Err(error) => {
             // opusdec missing or cut short, or a failed task: the server's, retried later.
-            tracing::error!(media_file = id, %error, "a telephony rendition could not be made");
+            tracing::error!(media_file = %id, %error, "a telephony rendition could not be made");
             return Err(error.to_string());
         }
     };

@@ -9,7 +9,6 @@ use axum::response::Response;
 use switchboard_app::tenancy;
 use switchboard_db::calls::{self, CallRow, iso_at};
 use switchboard_domain::declare::DeclaredFilter;
-use switchboard_domain::ids::TenantId;
 use switchboard_domain::list::Page;
 use switchboard_domain::records::call::Call;
 
@@ -30,7 +29,7 @@ pub async fn present(state: &AppState, row: CallRow) -> ApiResult<Call> {
         answer_time: iso_at(row.answer_unix),
         end_time: iso_at(row.end_unix),
         unique_id: row.unique_id,
-        tenant_id: TenantId(row.tenant_id),
+        tenant_id: row.tenant_id,
         direction: row.direction,
         status: row.status,
         caller_id_num: row.caller_id_num,

@@ -8,7 +8,7 @@ use axum::extract::State;
 use switchboard_db::engine_jobs::{self, Kind, ResultError};
 use switchboard_db::{call_campaigns, faxes, texts};
 use switchboard_domain::Location;
-use switchboard_domain::ids::TenantId;
+use switchboard_domain::ids::EngineJobId;
 use switchboard_domain::records::engine_job::{
     ClaimJobs, ClaimedJob, ClaimedJobs, DEFAULT_LEASE_SECONDS, JobResult, ResultRecorded,
 };
@@ -81,7 +81,7 @@ pub async fn claim(
             payload,
             id: job.id,
             kind: job.kind,
-            tenant_id: TenantId(job.tenant_id),
+            tenant_id: job.tenant_id,
             subject_id: job.subject_id,
             attempt: job.attempts,
             lease_until: iso(until),
@@ -104,7 +104,7 @@ pub async fn claim(
 pub async fn result(
     _caller: Caller<IngestWrite>,
     State(state): State<AppState>,
-    PathId(id): PathId<i64>,
+    PathId(id): PathId<EngineJobId>,
     JsonBody(body): JsonBody<JobResult>,
 ) -> ApiResult<Json<ResultRecorded>> {
     let reported = engine_jobs::report(&state.db, KINDS, id, &body, now())

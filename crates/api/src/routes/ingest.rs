@@ -390,7 +390,7 @@ pub async fn call(
     };
     Ok(Json(IngestResult {
         recorded,
-        id: call.id,
+        id: call.id.get(),
         status: Some(call.status),
         recording_attached: Some(outcome.recording_attached),
     }))

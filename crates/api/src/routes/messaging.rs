@@ -16,7 +16,7 @@ use switchboard_app::tenancy;
 use switchboard_db::mms_media::{self, MmsMediaRow, StoredFile, Uploader};
 use switchboard_domain::Location;
 use switchboard_domain::declare::DeclaredFilter;
-use switchboard_domain::ids::TenantId;
+use switchboard_domain::ids::{MmsMediaId, TenantId};
 use switchboard_domain::list::Page;
 use switchboard_domain::records::mms_media::MmsMedia;
 use switchboard_domain::validation::{ID, Raw, Rule};
@@ -220,7 +220,7 @@ pub async fn upload_media(
         &state.db,
         tenant,
         &Uploader {
-            user_id: caller.user_id.get(),
+            user_id: caller.user_id,
             email: uploader.email,
         },
         &files,
@@ -290,7 +290,7 @@ pub async fn list_media(
 pub async fn delete_media(
     caller: Caller<MessagingSend>,
     State(state): State<AppState>,
-    PathId(id): PathId<i64>,
+    PathId(id): PathId<MmsMediaId>,
 ) -> ApiResult<Json<MmsMedia>> {
     let row = mms_media::delete(&state.db, &caller.scope, id).await?;
     Ok(Json(present(&state, row).await?))

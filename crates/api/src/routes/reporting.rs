@@ -121,7 +121,7 @@ async fn parties(state: &AppState, row: &calls::CallRow) -> ApiResult<Vec<CallPa
         for party in of_role {
             parties.push(CallParty {
                 role: role.into(),
-                extension_id: Some(switchboard_domain::ids::ExtensionId(party.extension_id)),
+                extension_id: Some(party.extension_id),
                 number: party.number.clone().unwrap_or_default(),
                 name: party.name.clone().unwrap_or_default(),
             });
@@ -140,11 +140,7 @@ async fn report(state: &AppState, row: calls::CallRow) -> ApiResult<CallReportVi
             let (name, number) = reports::queue(&state.db, row.tenant_id, id)
                 .await?
                 .unwrap_or_default();
-            Some(CallQueue {
-                id: switchboard_domain::ids::QueueId(id),
-                name,
-                number,
-            })
+            Some(CallQueue { id, name, number })
         }
     };
     let transcript = match reports::transcript(&state.db, row.id).await? {

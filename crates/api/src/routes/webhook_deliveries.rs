@@ -103,7 +103,7 @@ pub async fn test(
         now,
     )
     .await?;
-    let claimed = deliveries::leased(&state.db, owner, vec![delivery_id.get()])
+    let claimed = deliveries::leased(&state.db, owner, &[delivery_id])
         .await?
         .pop()
         .ok_or_else(|| ApiError::internal("a test delivery was not leased to its sender"))?;

@@ -11,7 +11,7 @@
 use sea_query::{Expr, ExprTrait, Query, SelectStatement, TableRef};
 use switchboard_declare::boxed;
 use switchboard_domain::Scope;
-use switchboard_domain::ids::{TenantId, UserId};
+use switchboard_domain::ids::{AuditEntryId, TenantId, UserId};
 use switchboard_domain::list::{ListQuery, Listed};
 use switchboard_domain::records::audit::{AuditEntry, AuditFilter};
 
@@ -483,7 +483,7 @@ pub async fn record(db: &Db, entry: NewEntry) -> Result<()> {
 pub async fn record_refusal(db: &Db, mut entry: NewEntry, locked_until: i64) -> Result<()> {
     #[derive(switchboard_domain::declare::FromRow)]
     struct Latest {
-        id: i64,
+        id: AuditEntryId,
         details: String,
     }
     let mut tx = db.begin().await?;
@@ -513,7 +513,7 @@ pub async fn record_refusal(db: &Db, mut entry: NewEntry, locked_until: i64) -> 
         let update = Query::update()
             .table("audit_log")
             .value("details", details.to_string())
-            .and_where(Expr::col("id").eq(id))
+            .and_where(Expr::col("id").eq(id.get()))
             .take();
         tx.execute(&update).await?;
     } else {

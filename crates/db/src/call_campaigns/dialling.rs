@@ -85,8 +85,8 @@ pub async fn take_due(
         if !window.status(now).open {
             continue;
         }
-        let campaign = CallCampaignId(row.id);
-        let tenant = TenantId(row.tenant_id);
+        let campaign = row.id;
+        let tenant = row.tenant_id;
         let remaining = (limit - due.dials.len()) as u64;
         let candidates: Vec<CampaignRecord> = tx
             .fetch_all(
@@ -133,7 +133,7 @@ pub async fn take_due(
                     .columns(["dest_type", "target_id"])
                     .from("destinations")
                     .and_where(Expr::col("owner_type").eq("call_campaign"))
-                    .and_where(Expr::col("owner_id").eq(row.id))
+                    .and_where(Expr::col("owner_id").eq(row.id.get()))
                     .and_where(Expr::col("list").eq(DESTINATION))
                     .take();
                 destination = Some(tx.fetch_optional::<(String, i64)>(&target).await?);
@@ -164,7 +164,7 @@ pub struct Resulted {
     /// Whether the number was added to the tenant's opt-out list.
     pub opted_out: bool,
     /// The record's campaign.
-    pub campaign_id: i64,
+    pub campaign_id: CallCampaignId,
     /// The number called, E.164.
     pub number: String,
     /// Attempts made so far (this one included).
@@ -186,8 +186,8 @@ pub async fn record_result(
 ) -> Result<Resulted> {
     #[derive(switchboard_domain::declare::FromRow)]
     struct Context {
-        campaign_id: i64,
-        tenant_id: i64,
+        campaign_id: CallCampaignId,
+        tenant_id: TenantId,
         number: String,
         attempts: i64,
         max_attempts: i64,
@@ -214,7 +214,7 @@ pub async fn record_result(
             &Query::select()
                 .columns(["ends_record", "opts_out"])
                 .from("call_outcomes")
-                .and_where(Expr::col("tenant_id").eq(context.tenant_id))
+                .and_where(Expr::col("tenant_id").eq(context.tenant_id.get()))
                 .and_where(Expr::col("name").eq(outcome))
                 .take(),
         )
@@ -229,7 +229,7 @@ pub async fn record_result(
             tx,
             opt_outs::NewOptOut {
                 level: "tenant".into(),
-                tenant: Some(TenantId(context.tenant_id)),
+                tenant: Some(context.tenant_id),
                 campaign: None,
                 number: context.number.clone(),
                 source: "engine".into(),

@@ -81,7 +81,7 @@ fn call_outcome_known<'a>(
         let defined = Query::select()
             .column("id")
             .from("call_outcomes")
-            .and_where(Expr::col("tenant_id").eq(job.tenant_id))
+            .and_where(Expr::col("tenant_id").eq(job.tenant_id.get()))
             .and_where(Expr::col("name").eq(outcome))
             .take();
         if tx.fetch_optional::<(i64,)>(&defined).await?.is_some() {
@@ -138,8 +138,8 @@ pub async fn schedule(db: &Db, now: chrono::DateTime<chrono::Utc>, limit: usize)
 struct Claimed {
     status: String,
     number: String,
-    campaign_id: i64,
-    tenant_id: i64,
+    campaign_id: CallCampaignId,
+    tenant_id: TenantId,
     campaign_status: String,
     window_days: String,
     window_from: String,
@@ -186,8 +186,8 @@ fn call_claimed<'a>(
         let at = chrono::DateTime::from_timestamp(now, 0).unwrap_or_else(chrono::Utc::now);
         let listed = opt_outs::level_of(
             tx,
-            TenantId(record.tenant_id),
-            Some(CallCampaignId(record.campaign_id)),
+            record.tenant_id,
+            Some(record.campaign_id),
             &record.number,
         )
         .await?;

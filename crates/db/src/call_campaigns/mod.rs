@@ -42,8 +42,8 @@ pub(super) const DESTINATION: &str = "destination";
 /// A campaign row before its destination is attached.
 #[derive(switchboard_domain::declare::FromRow)]
 pub struct Row {
-    id: i64,
-    tenant_id: i64,
+    id: CallCampaignId,
+    tenant_id: TenantId,
     branch_id: Option<i64>,
     name: String,
     caller_id_number: String,
@@ -98,18 +98,18 @@ async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<CallCampaign>> {
 
 /// [`complete`] on `reader`.
 async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<CallCampaign>> {
-    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+    let ids: Vec<i64> = rows.iter().map(|r| r.id.get()).collect();
     let mut lists = destinations::load_on(reader, Owner::CallCampaign, &ids).await?;
     Ok(rows
         .into_iter()
         .map(|row| CallCampaign {
-            id: CallCampaignId(row.id),
-            tenant_id: TenantId(row.tenant_id),
+            id: row.id,
+            tenant_id: row.tenant_id,
             branch_id: row.branch_id.map(BranchId),
             name: row.name,
             caller_id_number: row.caller_id_number,
             destination: lists
-                .remove(&(row.id, DESTINATION.to_owned()))
+                .remove(&(row.id.get(), DESTINATION.to_owned()))
                 .and_then(|list| list.into_iter().next()),
             calling_window: CallingWindow {
                 days: row

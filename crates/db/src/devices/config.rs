@@ -6,7 +6,7 @@
 use sea_query::{Condition, Expr, ExprTrait, Query};
 use serde_json::json;
 use switchboard_declare::boxed;
-use switchboard_domain::ids::{ButtonLayoutId, ExtensionId, TenantId};
+use switchboard_domain::ids::{ButtonLayoutId, DeviceId, ExtensionId, TenantId};
 use switchboard_domain::records::device::display_mac;
 use switchboard_domain::serde::{Deserialize, Serialize};
 
@@ -19,8 +19,8 @@ use crate::jobs::JobKind;
 
 #[derive(switchboard_domain::declare::FromRow)]
 struct Changed {
-    id: i64,
-    tenant_id: i64,
+    id: DeviceId,
+    tenant_id: TenantId,
     mac: String,
     config_version: i64,
 }
@@ -55,7 +55,7 @@ pub async fn config_changed(tx: &mut Tx, devices: &[i64], reason: &str) -> Resul
             "configVersion": changed.config_version,
             "reason": reason,
         });
-        events::emit(tx, TenantId(changed.tenant_id), CONFIG_CHANGED, data, now()).await?;
+        events::emit(tx, changed.tenant_id, CONFIG_CHANGED, data, now()).await?;
     }
     Ok(())
 }

@@ -41,8 +41,8 @@ pub const CONFIG_CHANGED: &str = switchboard_domain::records::webhook::DEVICE_CO
 /// A device row before its lines are attached.
 #[derive(switchboard_domain::declare::FromRow)]
 pub struct Row {
-    id: i64,
-    tenant_id: i64,
+    id: DeviceId,
+    tenant_id: TenantId,
     branch_id: Option<i64>,
     branch_name: Option<String>,
     name: String,
@@ -107,8 +107,8 @@ fn select(scope: &Scope) -> SelectStatement {
 
 #[derive(switchboard_domain::declare::FromRow)]
 struct LineRow {
-    device_id: i64,
-    id: i64,
+    device_id: DeviceId,
+    id: ExtensionId,
     number: String,
     name: String,
 }
@@ -117,8 +117,8 @@ struct LineRow {
 async fn lines_on(
     reader: &mut impl Reader,
     devices: &[i64],
-) -> Result<HashMap<i64, Vec<DeviceLine>>> {
-    let mut out: HashMap<i64, Vec<DeviceLine>> = HashMap::new();
+) -> Result<HashMap<DeviceId, Vec<DeviceLine>>> {
+    let mut out: HashMap<DeviceId, Vec<DeviceLine>> = HashMap::new();
     if devices.is_empty() {
         return Ok(out);
     }
@@ -137,7 +137,7 @@ async fn lines_on(
     let rows: Vec<LineRow> = reader.read_all(&select).await?;
     for row in rows {
         out.entry(row.device_id).or_default().push(DeviceLine {
-            id: ExtensionId(row.id),
+            id: row.id,
             number: row.number,
             name: row.name,
         });
@@ -152,13 +152,13 @@ async fn complete(db: Db, rows: Vec<Row>) -> Result<Vec<Device>> {
 
 /// [`complete`] on `reader`.
 async fn complete_on(reader: &mut impl Reader, rows: Vec<Row>) -> Result<Vec<Device>> {
-    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+    let ids: Vec<i64> = rows.iter().map(|r| r.id.get()).collect();
     let mut lines = lines_on(reader, &ids).await?;
     Ok(rows
         .into_iter()
         .map(|row| Device {
-            id: DeviceId(row.id),
-            tenant_id: TenantId(row.tenant_id),
+            id: row.id,
+            tenant_id: row.tenant_id,
             branch_id: row.branch_id.map(BranchId),
             branch: row
                 .branch_id

@@ -7,7 +7,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::declare::{Filter, Listed};
-use crate::ids::{TenantId, UserId};
+use crate::ids::{AuditEntryId, TenantId, UserId};
 use crate::validation::{Among, CommaList, ID, Id, Text, among, text};
 
 crate::closed_set! {
@@ -91,7 +91,7 @@ crate::closed_set! {
 #[list(sort(id, at, action, user_email), filter = AuditFilter, table = "l", search("user_email", "action", "client_address"))]
 pub struct AuditEntry {
     /// The entry's id.
-    pub id: i64,
+    pub id: AuditEntryId,
     /// When (RFC 3339, UTC, milliseconds).
     #[cfg_attr(feature = "sqlx", sqlx(skip))]
     #[list(column = "at_ms")]

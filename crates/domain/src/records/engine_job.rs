@@ -7,7 +7,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::declare::Body;
-use crate::ids::TenantId;
+use crate::ids::{EngineJobId, TenantId};
 use crate::validation::{Among, Instant, Int, ListOf, Text, among, int, list_of, text};
 
 crate::closed_set! {
@@ -104,7 +104,7 @@ pub struct JobResult {
 #[serde(rename_all = "camelCase")]
 pub struct ClaimedJob {
     /// The job's id.
-    pub id: i64,
+    pub id: EngineJobId,
     /// What to do.
     pub kind: String,
     /// The tenant it is done for.
@@ -136,7 +136,7 @@ pub struct ResultRecorded {
     /// Whether this report was recorded (`false`: the attempt's result was recorded before).
     pub recorded: bool,
     /// The job's id.
-    pub id: i64,
+    pub id: EngineJobId,
     /// The attempt.
     pub attempt: i64,
     /// The job's state now: `pending` (to be tried again), `done`, `failed`, `cancelled`.

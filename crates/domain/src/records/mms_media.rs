@@ -5,7 +5,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::declare::{Filter, Listed};
-use crate::ids::{TenantId, UserId};
+use crate::ids::{MmsMediaId, TenantId, UserId};
 use crate::validation::ID;
 
 /// An uploaded MMS media file.
@@ -15,7 +15,7 @@ use crate::validation::ID;
        search("content_type", "uploaded_by", "object_key"))]
 pub struct MmsMedia {
     /// The upload's id.
-    pub id: i64,
+    pub id: MmsMediaId,
     /// The tenant whose quota it counts against.
     pub tenant_id: TenantId,
     /// The user who uploaded it.

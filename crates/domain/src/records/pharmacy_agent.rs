@@ -16,7 +16,9 @@ use super::conduit::ConduitKind;
 use super::destination::{Destination, DestinationInput};
 use super::ivr::PATH;
 use crate::declare::{Body, Filter, Listed};
-use crate::ids::{BusinessHourId, ConduitId, MediaFileId, PharmacyAgentId, TenantId};
+use crate::ids::{
+    BusinessHourId, ConduitId, MediaFileId, PharmacyAgentId, RefillRequestId, TenantId,
+};
 use crate::list::TenantFilter;
 use crate::validation::{
     Among, Bit, ID, Instant, Int, ListOf, Nested, ObjectReader, PlanNumber, Text, among, int,
@@ -271,7 +273,7 @@ impl IngestRefillRequest {
        search("caller_number", "rx_numbers", "request_id"))]
 pub struct RefillRequest {
     /// The request's id.
-    pub id: i64,
+    pub id: RefillRequestId,
     /// The agent that took it.
     pub agent_id: PharmacyAgentId,
     /// The engine's id of the request (the call's uniqueId unless it sent another).

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use utoipa::ToSchema;
 
 use crate::declare::{Filter, Listed};
-use crate::ids::{DeliveryId, WebhookId};
+use crate::ids::{DeliveryId, EventId, WebhookId};
 use crate::validation::among;
 
 crate::closed_set! {
@@ -56,7 +56,7 @@ pub struct Delivery {
     /// The webhook it goes to.
     pub webhook_id: WebhookId,
     /// The event it carries.
-    pub event_id: i64,
+    pub event_id: EventId,
     /// The event's type (`CALL_ENDED`, …).
     #[list(column = "e.type")]
     pub event_type: String,
