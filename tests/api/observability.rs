@@ -19,9 +19,16 @@ pub(crate) fn free_port() -> u16 {
         .expect("a free port")
 }
 
+/// Held across each scrape. The metrics recorder is the process's, shared by every test's
+/// app: a scrape sets the gauges it reads from its own database (queue depths, the
+/// circuit) and then renders them, and another app's scrape in between would set them to
+/// its own figures (a real process serves one app, and its scrapes set the same figures).
+static ONE_SCRAPE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// The metrics page, retried while the listener comes up.
 pub(crate) async fn scrape(app: &TestApp) -> String {
     let address = app.config.metrics_listen.expect("metrics are on");
+    let _turn = ONE_SCRAPE_AT_A_TIME.lock().await;
     for _ in 0..50 {
         if let Ok(response) = app
             .client
