@@ -6,7 +6,8 @@
 # sox, which decodes GSM voicemail into playable WAV (tests/api/playable_voicemail.rs), and
 # opus-tools, whose opusdec decodes Ogg Opus uploads for their telephony renditions
 # (tests/api/renditions.rs), and pg_dump and pg_restore, which `backup` and `restore` run on
-# PostgreSQL (tests/api/data_moves.rs). espeak-ng, sox and opusdec are runtime dependencies
+# PostgreSQL (tests/api/data_moves.rs), and openssl, which makes the certificate of the
+# TLS Redis a test starts (tests/api/security.rs). espeak-ng, sox and opusdec are runtime dependencies
 # too, and PostgreSQL's client programs where backups of PostgreSQL are taken.
 #
 #   scripts/install-test-tools.sh
@@ -19,7 +20,7 @@ MOTO_VERSION="5.2.1"
 
 missing_packages=()
 # command:package, where the Debian package is named otherwise than its program.
-for tool in curl jq espeak-ng sox opusdec:opus-tools pg_dump:postgresql-client pg_restore:postgresql-client; do
+for tool in curl jq openssl espeak-ng sox opusdec:opus-tools pg_dump:postgresql-client pg_restore:postgresql-client; do
     command -v "${tool%%:*}" >/dev/null 2>&1 || missing_packages+=("${tool#*:}")
 done
 if ((${#missing_packages[@]})); then

@@ -673,6 +673,58 @@ async fn two_processes_share_limits_through_redis() {
         .error(429, "TooManyRequests");
 }
 
+/// Redis reached over TLS (`rediss://`, as docs/operations.md asks off-host): two `serve`
+/// processes whose host trusts the server's certificate (`SSL_CERT_FILE`, standing for the
+/// host's trust store) share one address's limit through it; a process that does not
+/// trust it refuses to start and says why, rather than sending its keys in the clear or
+/// to whoever answers.
+async fn limits_are_shared_through_redis_over_tls() {
+    let redis = switchboard_testing::TlsRedis::start();
+    let logs = tempfile::tempdir().unwrap();
+    let serve = |trusting: bool| {
+        let data = tempfile::tempdir().unwrap();
+        let mut command = crate::binary::command(data.path(), &["serve"]);
+        command
+            .env("SWITCHBOARD_REDIS_URL", &redis.url)
+            .env("SWITCHBOARD_RATE_LIMIT_PER_MINUTE_PER_ADDRESS", "6")
+            .env_remove("SSL_CERT_FILE")
+            .env_remove("SSL_CERT_DIR");
+        if trusting {
+            command.env("SSL_CERT_FILE", &redis.authority);
+        }
+        (crate::binary::Served::start(command, logs.path()), data)
+    };
+
+    let (mut untrusting, _data) = serve(false);
+    assert_eq!(
+        untrusting.ended(Duration::from_secs(30)).await,
+        Some(false),
+        "a process that cannot verify Redis's certificate must not start:\n{}",
+        untrusting.log_text()
+    );
+    let log = untrusting.log_text();
+    assert!(
+        log.contains("connecting to Redis for rate limits")
+            && log.to_lowercase().contains("certificate"),
+        "{log}"
+    );
+
+    let ((mut first, _first_data), (mut second, _second_data)) = (serve(true), serve(true));
+    first.ready().await;
+    second.ready().await;
+    let client = reqwest::Client::new();
+    let status = |served: &crate::binary::Served| {
+        let request = client.get(format!("{}/v2/admin/extensions/", served.base));
+        async move { request.send().await.unwrap().status().as_u16() }
+    };
+    for served in [&first, &second, &first, &second, &first, &second] {
+        assert_eq!(status(served).await, 401);
+    }
+    // Six between them: each process alone would have allowed six.
+    assert_eq!(status(&first).await, 429);
+    assert_eq!(status(&second).await, 429);
+}
+
 /// The value of `column` of the user with `email`, read straight from the database.
 async fn user_column(app: &TestApp, column: &str, email: &str) -> Option<String> {
     let url = app.config.database_url.clone().unwrap();
@@ -804,6 +856,7 @@ async fn foreign_tenant_ids_are_forbidden_whether_or_not_they_exist(app: TestApp
 
 switchboard_testing::tests!(rate_limits_answer_429_with_headers);
 switchboard_testing::tests!(needs switchboard_testing::REDIS; two_processes_share_limits_through_redis);
+switchboard_testing::tests!(needs switchboard_testing::REDIS_TLS; limits_are_shared_through_redis_over_tls);
 
 /// Two `serve` processes on one PostgreSQL database, one refresh token presented to both at
 /// once: exactly one answers a new pair, the other is refused as a reuse — and the reuse

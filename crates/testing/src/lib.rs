@@ -402,6 +402,135 @@ fn stop_redis() {
     }
 }
 
+/// A `redis-server` speaking TLS alone (`rediss://`), for a test that needs
+/// [`REDIS_TLS`]: its own, on a free loopback port, without persistence, with a
+/// certificate `openssl` made for `localhost` and `127.0.0.1`, signed by an authority
+/// of its own; stopped, and its
+/// folder removed, when dropped.
+pub struct TlsRedis {
+    child: Child,
+    folder: std::path::PathBuf,
+    /// `rediss://localhost:PORT`.
+    pub url: String,
+    /// The authority that signed the server's certificate (PEM): what a client must
+    /// trust to reach it.
+    pub authority: std::path::PathBuf,
+}
+
+/// Redis over TLS, as [`TlsRedis`] starts it from `redis-server` and `openssl`.
+pub static REDIS_TLS: Service = Service {
+    name: "Redis over TLS",
+    require_var: "SWITCHBOARD_TEST_REQUIRE_REDIS",
+    how: "Put redis-server (built with TLS, as Debian's is) and openssl on the PATH to run them.",
+    probe: probe_redis_tls,
+};
+
+fn probe_redis_tls() -> Result<(), String> {
+    match ["redis-server", "openssl"]
+        .into_iter()
+        .find(|program| !on_path(program))
+    {
+        Some(missing) => Err(format!("there is no {missing} on the PATH")),
+        None => Ok(()),
+    }
+}
+
+impl TlsRedis {
+    /// Makes the certificate and starts the server, answering once it accepts connections.
+    pub fn start() -> TlsRedis {
+        let folder = std::env::temp_dir().join(format!(
+            "switchboard-tls-redis-{}-{}",
+            std::process::id(),
+            NEXT_FOLDER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&folder).expect("a folder for the certificate");
+        let authority = folder.join("ca.pem");
+        let (certificate, key) = (folder.join("cert.pem"), folder.join("key.pem"));
+        // Run in the folder, so the files are named by their names.
+        let openssl = |args: &[&str]| {
+            let made = Command::new("openssl")
+                .args(["req", "-x509", "-newkey", "ec", "-pkeyopt"])
+                .args(["ec_paramgen_curve:prime256v1", "-nodes", "-days", "1"])
+                .args(args)
+                .current_dir(&folder)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .expect("openssl runs (it is on the PATH)");
+            assert!(made.success(), "openssl could not make a certificate");
+        };
+        // An authority, and the server's own certificate signed by it (a client refuses
+        // an authority's certificate presented as a server's).
+        openssl(&[
+            "-subj",
+            "/CN=switchboard test CA",
+            "-keyout",
+            "ca-key.pem",
+            "-out",
+            "ca.pem",
+        ]);
+        openssl(&[
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=DNS:localhost,IP:127.0.0.1",
+            "-addext",
+            "basicConstraints=critical,CA:FALSE",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca-key.pem",
+            "-keyout",
+            "key.pem",
+            "-out",
+            "cert.pem",
+        ]);
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .expect("a free port")
+            .port();
+        let child = Command::new("redis-server")
+            .args(["--port", "0", "--tls-port", &port.to_string()])
+            .args(["--bind", "127.0.0.1", "--tls-auth-clients", "no"])
+            .arg("--tls-cert-file")
+            .arg(&certificate)
+            .arg("--tls-key-file")
+            .arg(&key)
+            .args(["--save", "", "--appendonly", "no"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server starts (it is on the PATH)");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "the TLS redis-server started on port {port} did not listen within 10 s"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        TlsRedis {
+            child,
+            folder,
+            url: format!("rediss://localhost:{port}"),
+            authority,
+        }
+    }
+}
+
+impl Drop for TlsRedis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.folder);
+    }
+}
+
+/// Numbers the folders of a process's [`TlsRedis`] servers.
+static NEXT_FOLDER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 /// The Python interpreter that runs moto (`SWITCHBOARD_TEST_PYTHON`, else `python3`).
 pub fn python() -> String {
     env_flag_url("SWITCHBOARD_TEST_PYTHON", "python3")
