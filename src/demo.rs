@@ -364,7 +364,7 @@ async fn seed_call_handling(
     )
     .await?;
     Ok(CallHandling {
-        greeting: greeting.id,
+        greeting: greeting.id.get(),
         paging: paging.id.get(),
         menu: menu.id.get(),
         hours: hours.id.get(),

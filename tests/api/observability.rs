@@ -33,6 +33,7 @@ pub(crate) async fn scrape(app: &TestApp) -> String {
         if let Ok(response) = app
             .client
             .get(format!("http://{address}/metrics"))
+            .timeout(Duration::from_secs(10))
             .send()
             .await
         {

@@ -753,35 +753,56 @@ async fn user_column(app: &TestApp, column: &str, email: &str) -> Option<String>
 /// New passwords are hashed at the configured cost (`SWITCHBOARD_PASSWORD_HASH_*`: here
 /// OWASP's pair at three passes, 12 MiB), and a process configured at another cost (a
 /// sibling at argon2's least, as after the setting changed) checks that hash at its own
-/// cost and logs the user in.
+/// cost, logs the user in and stores the password hashed again at its cost; a wrong
+/// password changes nothing, the sessions already open stay, and the first process's
+/// next login takes the hash back to its own cost.
 async fn passwords_are_hashed_at_the_configured_cost(app: TestApp) {
     let w = World::seed(&app).await;
-    let stored = user_column(&app, "password_hash", w.admin_a)
-        .await
-        .expect("a hash");
-    assert!(
-        stored.starts_with("$argon2id$v=19$m=12288,t=3,p=1$"),
-        "{stored}"
-    );
-    app.login(w.admin_a).await;
+    let stored = || async {
+        user_column(&app, "password_hash", w.admin_a)
+            .await
+            .expect("a hash")
+    };
+    let made_at_12_mib = "$argon2id$v=19$m=12288,t=3,p=1$";
+    let first = stored().await;
+    assert!(first.starts_with(made_at_12_mib), "{first}");
+    let token = app.login(w.admin_a).await;
+    assert_eq!(stored().await, first, "a hash at the configured cost stays");
     let sibling = app
         .start_sibling_with(|config| {
             config.password_hash_memory_kib = 8;
             config.password_hash_passes = 1;
         })
         .await;
-    let answer = app
-        .client
-        .post(format!("{}/v2/authentication/", sibling.base))
-        .json(&json!({"email": w.admin_a, "password": PASSWORD}))
-        .send()
-        .await
-        .expect("the sibling answers");
+    let log_in_at_sibling = |password: &str| {
+        let request = app
+            .client
+            .post(format!("{}/v2/authentication/", sibling.base))
+            .json(&json!({"email": w.admin_a, "password": password}));
+        async move { request.send().await.expect("the sibling answers").status() }
+    };
+    assert_eq!(log_in_at_sibling("not the password").await, 401);
+    assert_eq!(stored().await, first, "a wrong password hashes nothing");
     assert_eq!(
-        answer.status(),
+        log_in_at_sibling(PASSWORD).await,
         200,
         "hashed at 12 MiB, checked by a hasher at 8 KiB"
     );
+    let again = stored().await;
+    assert!(again.starts_with("$argon2id$v=19$m=8,t=1,p=1$"), "{again}");
+    app.get("/v2/admin/extensions/", &token).await.expect(200);
+    assert_eq!(
+        log_in_at_sibling(PASSWORD).await,
+        200,
+        "the new hash is the password's"
+    );
+    assert_eq!(
+        stored().await,
+        again,
+        "once at the configured cost, it stays"
+    );
+    app.login(w.admin_a).await;
+    assert!(stored().await.starts_with(made_at_12_mib));
 }
 
 /// A TOTP secret is stored sealed: the database row holds neither the secret nor any

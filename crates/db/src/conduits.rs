@@ -23,7 +23,7 @@ use crate::seal::{Sealer, Seat};
 #[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct ConduitRow {
     /// Id.
-    pub id: i64,
+    pub id: ConduitId,
     /// Tenant.
     pub tenant_id: TenantId,
     /// sip-trunk, carrier, pharmacy-system or crm.
@@ -52,7 +52,7 @@ impl ConduitRow {
     /// The conduit as answered.
     pub fn into_conduit(self) -> Conduit {
         Conduit {
-            id: ConduitId(self.id),
+            id: self.id,
             tenant_id: self.tenant_id,
             kind: self.kind,
             name: self.name,

@@ -372,7 +372,7 @@ async fn abandon(tx: &mut Tx, kind: Option<&Kind>, job: &Job, lapses: i64, now: 
     if let Some(kind) = kind {
         (kind.on_abandon)(tx, job, &reason, now).await?;
     }
-    tracing::warn!(job = %job.id, kind = %job.kind, lapses, "an engine job was given up");
+    tracing::warn!(job = job.id.get(), kind = %job.kind, lapses, "an engine job was given up");
     finish(tx, job.id, "failed", Some(ABANDONED), now).await
 }
 

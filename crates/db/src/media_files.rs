@@ -21,7 +21,7 @@ use crate::wakeups::Worker;
 #[derive(Clone, Debug, switchboard_domain::declare::FromRow)]
 pub struct MediaFileRow {
     /// Id.
-    pub id: i64,
+    pub id: MediaFileId,
     /// Tenant.
     pub tenant_id: TenantId,
     /// Display name.
@@ -67,7 +67,7 @@ impl MediaFileRow {
         url_expires_at: String,
     ) -> MediaFile {
         MediaFile {
-            id: MediaFileId(self.id),
+            id: self.id,
             tenant_id: self.tenant_id,
             multilingual_text: self.multilingual(),
             name: self.name,

@@ -266,3 +266,18 @@ pub async fn set_password(db: &Db, user: UserId, hash: &str, now: i64) -> Result
     tx.commit().await?;
     Ok(revoked)
 }
+
+/// Replaces the password hash `stored` of `user` with `hash`, the same password hashed
+/// again at the configured cost; answers whether it did. Only while `stored` is still the
+/// account's hash: a password changed (or hashed again by another login) meanwhile stays.
+/// No session ends and no audit entry is written: the password did not change.
+#[boxed]
+pub async fn rehash_password(db: &Db, user: UserId, stored: &str, hash: &str) -> Result<bool> {
+    let update = Query::update()
+        .table("users")
+        .value("password_hash", hash)
+        .and_where(Expr::col("id").eq(user.get()))
+        .and_where(Expr::col("password_hash").eq(stored))
+        .take();
+    Ok(db.conn().execute(&update).await? == 1)
+}

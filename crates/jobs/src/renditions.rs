@@ -98,7 +98,7 @@ async fn make_one(jobs: &Jobs, id: MediaFileId) -> Result<(), String> {
         Ok(rendition) => rendition,
         Err(TelephonyError::Refused(reason)) => {
             // The file's own fault: said in its answer, not retried.
-            tracing::warn!(media_file = %id, %reason, "an old media file cannot have a telephony rendition");
+            tracing::warn!(media_file = id.get(), %reason, "an old media file cannot have a telephony rendition");
             return media_files::record_rendition_error(db, id, &reason)
                 .await
                 .map_err(|e| failed("recording why it has no rendition", e));
@@ -107,7 +107,7 @@ async fn make_one(jobs: &Jobs, id: MediaFileId) -> Result<(), String> {
         Err(TelephonyError::Busy) => return Err(TelephonyError::Busy.to_string()),
         Err(error) => {
             // opusdec missing or cut short, or a failed task: the server's, retried later.
-            tracing::error!(media_file = %id, %error, "a telephony rendition could not be made");
+            tracing::error!(media_file = id.get(), %error, "a telephony rendition could not be made");
             return Err(error.to_string());
         }
     };

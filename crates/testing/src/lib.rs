@@ -455,10 +455,13 @@ impl TlsRedis {
                 .current_dir(&folder)
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
+                .output()
                 .expect("openssl runs (it is on the PATH)");
-            assert!(made.success(), "openssl could not make a certificate");
+            assert!(
+                made.status.success(),
+                "openssl (3.0 or later) could not make a certificate: {}",
+                String::from_utf8_lossy(&made.stderr)
+            );
         };
         // An authority, and the server's own certificate signed by it (a client refuses
         // an authority's certificate presented as a server's).
@@ -500,23 +503,32 @@ impl TlsRedis {
             .args(["--save", "", "--appendonly", "no"])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(
+                std::fs::File::create(folder.join("redis.log")).expect("a log for redis-server"),
+            )
             .spawn()
             .expect("redis-server starts (it is on the PATH)");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "the TLS redis-server started on port {port} did not listen within 10 s"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        TlsRedis {
+        // Built before the wait, so a server that never listens is stopped by the drop.
+        let mut redis = TlsRedis {
             child,
             folder,
             url: format!("rediss://localhost:{port}"),
             authority,
+        };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            let ended = redis.child.try_wait().ok().flatten();
+            assert!(
+                ended.is_none() && Instant::now() < deadline,
+                "the TLS redis-server on port {port} {} (is it built with TLS?): {}",
+                ended.map_or("did not listen within 10 s".to_owned(), |s| format!(
+                    "ended ({s})"
+                )),
+                std::fs::read_to_string(redis.folder.join("redis.log")).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(20));
         }
+        redis
     }
 }
 

@@ -120,26 +120,60 @@ impl Passwords {
         self.run(move || hash_now(&params, &password)).await?
     }
 
-    /// Whether `password` matches `hash`; with `None` (unknown account) it checks against
-    /// the dummy hash and answers `false`, taking the same time.
-    pub async fn verify(&self, password: String, hash: Option<String>) -> Result<bool, HashError> {
+    /// Whether `password` matches `hash`, and whether that hash is made otherwise than new
+    /// ones are (so a matching password should be hashed again); with `None` (unknown
+    /// account) it checks against the dummy hash and answers no match, taking the same time.
+    pub async fn verify(
+        &self,
+        password: String,
+        hash: Option<String>,
+    ) -> Result<Verdict, HashError> {
         let known = hash.is_some();
         let hash = hash.unwrap_or_else(|| self.dummy_hash.to_string());
         let params = self.params.clone();
-        let matches = self
+        let verdict = self
             .run(move || {
                 PasswordHash::new(&hash)
-                    .map(|parsed| {
+                    .map(|parsed| Verdict {
                         // Checked at the stored hash's own cost, read from it.
-                        argon2(params)
+                        matches: argon2(params.clone())
                             .verify_password(password.as_bytes(), &parsed)
-                            .is_ok()
+                            .is_ok(),
+                        outdated: made_otherwise(&parsed, &params),
                     })
-                    .unwrap_or(false)
+                    .unwrap_or(Verdict {
+                        matches: false,
+                        outdated: false,
+                    })
             })
             .await?;
-        Ok(known && matches)
+        Ok(Verdict {
+            matches: known && verdict.matches,
+            outdated: known && verdict.matches && verdict.outdated,
+        })
     }
+}
+
+/// What checking a password against an account's hash found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    /// The password is the account's (never for an unknown account).
+    pub matches: bool,
+    /// It matched a hash made otherwise than new ones are (another cost, argon2 variant or
+    /// version, from before the settings changed): hashing it again now brings the account
+    /// to the configured cost, and to the time a check of an unknown e-mail takes.
+    pub outdated: bool,
+}
+
+/// Whether `stored` was made otherwise than a hash made now at `params` would be.
+fn made_otherwise(stored: &PasswordHash, params: &Params) -> bool {
+    let same_cost = Params::try_from(stored).is_ok_and(|made| {
+        (made.m_cost(), made.t_cost(), made.p_cost())
+            == (params.m_cost(), params.t_cost(), params.p_cost())
+    });
+    stored.algorithm != argon2::ARGON2ID_IDENT
+        || stored.version != Some(Version::V0x13 as u32)
+        || !same_cost
 }
 
 fn hash_now(params: &Params, password: &str) -> Result<String, HashError> {
@@ -165,8 +199,10 @@ mod tests {
             hash.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"),
             "{hash}"
         );
-        let verify =
-            |password: &str, hash: Option<String>| passwords.verify(password.to_owned(), hash);
+        let verify = |password: &str, hash: Option<String>| {
+            let verdict = passwords.verify(password.to_owned(), hash);
+            async move { verdict.await.map(|verdict| verdict.matches) }
+        };
         assert!(
             verify("correct horse", Some(hash.clone()))
                 .await
@@ -205,19 +241,59 @@ mod tests {
         );
         let owasp_hash = owasp.hash("staple".into()).await.expect("a hash");
         for (passwords, hash) in [(&light, &owasp_hash), (&owasp, &light_hash)] {
-            assert!(
+            // Matched at its own cost, and told apart as made at another.
+            assert_eq!(
                 passwords
                     .verify("staple".into(), Some(hash.clone()))
                     .await
-                    .expect("the hasher answers")
+                    .expect("the hasher answers"),
+                Verdict {
+                    matches: true,
+                    outdated: true
+                }
             );
-            assert!(
-                !passwords
+            // A wrong password says nothing of the hash.
+            assert_eq!(
+                passwords
                     .verify("stapler".into(), Some(hash.clone()))
                     .await
-                    .expect("the hasher answers")
+                    .expect("the hasher answers"),
+                Verdict {
+                    matches: false,
+                    outdated: false
+                }
             );
         }
+        // A hash at the hasher's own cost is not outdated.
+        assert_eq!(
+            light
+                .verify("staple".into(), Some(light_hash.clone()))
+                .await
+                .expect("the hasher answers"),
+            Verdict {
+                matches: true,
+                outdated: false
+            }
+        );
+        // Another argon2 variant at the configured cost is outdated too.
+        let argon2i = Argon2::new(
+            Algorithm::Argon2i,
+            Version::V0x13,
+            HashCost::OWASP.params().expect("parameters"),
+        )
+        .hash_password(b"staple")
+        .expect("a hash")
+        .to_string();
+        assert_eq!(
+            owasp
+                .verify("staple".into(), Some(argon2i))
+                .await
+                .expect("the hasher answers"),
+            Verdict {
+                matches: true,
+                outdated: true
+            }
+        );
         // Below argon2's own least memory (8 KiB a lane), no hasher is made.
         let too_little = HashCost {
             memory_kib: 7,

@@ -191,11 +191,15 @@ pub async fn login(
     let now = now();
     let attempt = lockout::attempt(&state, &account, &address, now).await?;
     let credentials = users::credentials_by_email(&state.db, &body.email).await?;
-    let (id, hash) = match credentials {
+    let (id, stored) = match credentials {
         Some(c) => (Some(c.id), Some(c.password_hash)),
         None => (None, None),
     };
-    let valid = state.passwords.verify(body.password, hash).await?;
+    let verdict = state
+        .passwords
+        .verify(body.password.clone(), stored.clone())
+        .await?;
+    let valid = verdict.matches;
     let user = match id {
         Some(id) => users::find(&state.db, id).await?,
         None => None,
@@ -240,6 +244,11 @@ pub async fn login(
         }
     }
     attempt.succeeded(&state, now).await?;
+    if verdict.outdated
+        && let Some(stored) = &stored
+    {
+        rehash(&state, user.id, stored, body.password).await;
+    }
     let (access_token, refresh_token, refresh_ttl) = open_session(&state, &user, &address).await?;
     let mut success = entry("login.success", "authentication", &user.email, &address);
     success.user_id = Some(user.id);
@@ -255,6 +264,24 @@ pub async fn login(
         refresh_token,
         refresh_expires_in: refresh_ttl,
     }))
+}
+
+/// Hashes a password that matched an outdated hash (made at another cost: the settings
+/// changed since) again at the configured cost, and stores it over that hash alone. So an
+/// account takes the new cost at its next login, and from then on its wrong passwords take
+/// the time an unknown e-mail's do. The login stands whatever happens here; a failure is
+/// logged and the next login tries again.
+async fn rehash(state: &AppState, user: UserId, stored: &str, password: String) {
+    let hash = match state.passwords.hash(password).await {
+        Ok(hash) => hash,
+        Err(error) => {
+            tracing::warn!(%error, user = %user, "a password could not be hashed again at the configured cost");
+            return;
+        }
+    };
+    if let Err(error) = security::rehash_password(&state.db, user, stored, &hash).await {
+        tracing::warn!(%error, user = %user, "a password hashed again at the configured cost could not be stored");
+    }
 }
 
 /// Trades a refresh token for a new access token and a new refresh token. Each refresh

@@ -129,7 +129,8 @@ async fn check_password(
     let valid = state
         .passwords
         .verify(password, credentials.map(|c| c.password_hash))
-        .await?;
+        .await?
+        .matches;
     if valid {
         attempt.succeeded(state, now).await
     } else {

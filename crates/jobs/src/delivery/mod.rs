@@ -273,7 +273,11 @@ async fn disable(
     else {
         return Ok(());
     };
-    tracing::warn!(webhook = %delivery.webhook_id, reason, "webhook disabled");
+    tracing::warn!(
+        webhook = delivery.webhook_id.get(),
+        reason,
+        "webhook disabled"
+    );
     let entry = NewEntry {
         action: "webhook.disabled",
         entity: "webhook",
@@ -284,7 +288,7 @@ async fn disable(
     };
     if let Err(error) = switchboard_db::audit::record(jobs.db(), entry).await {
         // The webhook is disabled either way; the trail misses the entry, the log has it.
-        tracing::error!(%error, webhook = %delivery.webhook_id, "could not audit a disabled webhook");
+        tracing::error!(%error, webhook = delivery.webhook_id.get(), "could not audit a disabled webhook");
     }
     Ok(())
 }
