@@ -457,11 +457,13 @@ impl TlsRedis {
                 .stdout(Stdio::null())
                 .output()
                 .expect("openssl runs (it is on the PATH)");
-            assert!(
-                made.status.success(),
-                "openssl (3.0 or later) could not make a certificate: {}",
-                String::from_utf8_lossy(&made.stderr)
-            );
+            if !made.status.success() {
+                let _ = std::fs::remove_dir_all(&folder);
+                panic!(
+                    "openssl (3.0 or later) could not make a certificate: {}",
+                    String::from_utf8_lossy(&made.stderr)
+                );
+            }
         };
         // An authority, and the server's own certificate signed by it (a client refuses
         // an authority's certificate presented as a server's).
