@@ -802,7 +802,22 @@ async fn passwords_are_hashed_at_the_configured_cost(app: TestApp) {
         "once at the configured cost, it stays"
     );
     app.login(w.admin_a).await;
-    assert!(stored().await.starts_with(made_at_12_mib));
+    let current = stored().await;
+    assert!(current.starts_with(made_at_12_mib), "{current}");
+    // A re-hash replaces only the hash it checked: one that changed meanwhile (a password
+    // change racing the login; here the first hash, since replaced) stays.
+    let db = &app.state.db;
+    let id = switchboard_db::users::credentials_by_email(db, w.admin_a)
+        .await
+        .unwrap()
+        .expect("the account")
+        .id;
+    assert!(
+        !switchboard_db::security::rehash_password(db, id, &first, "$argon2id$stale")
+            .await
+            .unwrap()
+    );
+    assert_eq!(stored().await, current);
 }
 
 /// A TOTP secret is stored sealed: the database row holds neither the secret nor any
