@@ -275,12 +275,12 @@ async fn rehash(state: &AppState, user: UserId, stored: &str, password: String) 
     let hash = match state.passwords.hash(password).await {
         Ok(hash) => hash,
         Err(error) => {
-            tracing::warn!(%error, user = %user, "a password could not be hashed again at the configured cost");
+            tracing::warn!(%error, user = user.get(), "a password could not be hashed again at the configured cost");
             return;
         }
     };
     if let Err(error) = security::rehash_password(&state.db, user, stored, &hash).await {
-        tracing::warn!(%error, user = %user, "a password hashed again at the configured cost could not be stored");
+        tracing::warn!(%error, user = user.get(), "a password hashed again at the configured cost could not be stored");
     }
 }
 
