@@ -23,11 +23,15 @@
 //! guarded.
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
+use pin_project_lite::pin_project;
 use tokio::sync::Notify;
+use tokio::sync::futures::Notified;
 
 use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection};
@@ -142,7 +146,10 @@ impl Circuit {
     ) -> impl Future<Output = Result<T>> {
         // Every round trip of a request passes here: its one place to be counted.
         crate::statements::one_more();
-        self.watched(bounded, work)
+        Watched {
+            work,
+            trouble: self.trouble(bounded),
+        }
     }
 
     /// As [`Circuit::guard`], uncounted, for the wait for a connection lent for several
@@ -152,55 +159,29 @@ impl Circuit {
         &self,
         work: impl Future<Output = Result<T>>,
     ) -> impl Future<Output = Result<T>> {
-        self.watched(false, work)
+        Watched {
+            work,
+            trouble: self.trouble(false),
+        }
     }
 
-    /// `work` raced against the circuit's opening and, when `bounded`, the statement
-    /// timeout ([`Circuit::guard`]).
-    // Generic in `work` (a copy per statement type of every crate that runs one): the
-    // watching and the judging of a failure are non-generic functions below, so each
-    // copy is only the race and the match.
-    async fn watched<T>(&self, bounded: bool, work: impl Future<Output = Result<T>>) -> Result<T> {
+    /// What gives a statement up, unless the circuit never opens (SQLite's).
+    fn trouble(&self, bounded: bool) -> Option<Trouble<'_>> {
         if !self.enabled {
-            return work.await;
+            return None;
         }
-        self.check()?;
-        tokio::select! {
-            biased;
-            result = work => result,
-            error = self.trouble(bounded) => Err(error),
-        }
-    }
-
-    /// Waits until the circuit opens ([`Error::Unavailable`]) or, when `bounded`, the
-    /// statement timeout has passed ([`Error::TimedOut`]), counted from its first poll
-    /// (right after the statement's own first poll: never earlier than the timeout).
-    async fn trouble(&self, bounded: bool) -> Error {
-        // Ticks that must pass before the statement has surely waited its timeout: one
-        // more than it spans, as the first may be nearly over when it starts.
-        let limit = self
-            .statement_timeout
-            .filter(|_| bounded)
-            .map(|limit| limit.as_nanos().div_ceil(TICK.as_nanos()) as u64 + 1);
-        let started = self.ticks.load(Ordering::Acquire);
-        loop {
-            let rung = self.rung.notified();
-            tokio::pin!(rung);
-            // Before the checks: whatever rings after them wakes this wait.
-            rung.as_mut().enable();
-            if self.is_open() {
-                return Error::Unavailable;
-            }
-            let waited = self.ticks.load(Ordering::Acquire).wrapping_sub(started);
-            if limit.is_some_and(|limit| waited >= limit) {
-                tracing::warn!(
-                    seconds = limit_seconds(self.statement_timeout),
-                    "a statement got no answer within the statement timeout"
-                );
-                return Error::TimedOut;
-            }
-            rung.await;
-        }
+        Some(Trouble {
+            circuit: self,
+            limit: self
+                .statement_timeout
+                .filter(|_| bounded)
+                // Ticks that must pass before the statement has surely waited its
+                // timeout: one more than it spans, as the first may be nearly over
+                // when it starts.
+                .map(|limit| limit.as_nanos().div_ceil(TICK.as_nanos()) as u64 + 1),
+            started: None,
+            rung: self.rung.notified(),
+        })
     }
 
     /// Passes `result` through, opening the circuit when it failed for want of a
@@ -287,6 +268,94 @@ impl Circuit {
                 }
             }
         });
+    }
+}
+
+pin_project! {
+    /// A statement (`work`) raced against its [`Trouble`], which a disabled circuit
+    /// (SQLite's) does not have ([`Circuit::guard`]).
+    // A future of our own rather than an `async fn` racing the two with
+    // `tokio::select!`: this is generic in `work`, so compiled once per statement type,
+    // and that race with its second state machine (the disabled circuit's plain
+    // `work.await`) was a fifteenth of the database crate's code (issue 33). What is
+    // left per type is the poll below; the watching is `Trouble`'s, compiled once.
+    pub(crate) struct Watched<'a, W> {
+        #[pin]
+        work: W,
+        #[pin]
+        trouble: Option<Trouble<'a>>,
+    }
+}
+
+impl<T, W: Future<Output = Result<T>>> Future for Watched<'_, W> {
+    type Output = Result<T>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<T>> {
+        let this = self.project();
+        let Some(mut trouble) = this.trouble.as_pin_mut() else {
+            return this.work.poll(cx);
+        };
+        // The circuit open before the statement ran: it is not run.
+        if trouble.as_mut().refuses_at_once() {
+            return Poll::Ready(Err(Error::Unavailable));
+        }
+        // The statement first (a `biased` race): an answer that is there wins.
+        if let Poll::Ready(result) = this.work.poll(cx) {
+            return Poll::Ready(result);
+        }
+        trouble.poll_trouble(cx).map(Err)
+    }
+}
+
+pin_project! {
+    /// What gives a statement up: the circuit's opening ([`Error::Unavailable`]) or,
+    /// with a `limit`, the statement timeout ([`Error::TimedOut`]), counted from its first
+    /// poll (right after the statement's own first poll: never earlier than the timeout).
+    /// Not generic: compiled once.
+    pub(crate) struct Trouble<'a> {
+        circuit: &'a Circuit,
+        // Ticks the statement may wait; `None`: unbounded.
+        limit: Option<u64>,
+        // The circuit's tick count at the first poll; `None` before it.
+        started: Option<u64>,
+        #[pin]
+        rung: Notified<'a>,
+    }
+}
+
+impl Trouble<'_> {
+    /// Whether the circuit was open at the first poll, before the statement ran.
+    fn refuses_at_once(self: Pin<&mut Self>) -> bool {
+        self.started.is_none() && self.circuit.is_open()
+    }
+
+    /// Ready with the error that gives the statement up, once there is one.
+    fn poll_trouble(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Error> {
+        let mut this = self.project();
+        let circuit = *this.circuit;
+        let started = *this
+            .started
+            .get_or_insert_with(|| circuit.ticks.load(Ordering::Acquire));
+        loop {
+            // Before the checks: whatever rings after them wakes this wait.
+            this.rung.as_mut().enable();
+            if circuit.is_open() {
+                return Poll::Ready(Error::Unavailable);
+            }
+            let waited = circuit.ticks.load(Ordering::Acquire).wrapping_sub(started);
+            if this.limit.is_some_and(|limit| waited >= limit) {
+                tracing::warn!(
+                    seconds = limit_seconds(circuit.statement_timeout),
+                    "a statement got no answer within the statement timeout"
+                );
+                return Poll::Ready(Error::TimedOut);
+            }
+            match this.rung.as_mut().poll(cx) {
+                Poll::Pending => return Poll::Pending,
+                // Rung: wait for the next ring, checking again first.
+                Poll::Ready(()) => this.rung.set(circuit.rung.notified()),
+            }
+        }
     }
 }
 

@@ -5,7 +5,7 @@ use sea_query::{Condition, Expr, ExprTrait, Func, LikeExpr, Order, Query, Select
 use switchboard_domain::list::{Direction, ListQuery, ListSpec, Page};
 
 use crate::backend::paging::{Keyed, SortKey};
-use crate::backend::{Db, Record};
+use crate::backend::{Db, Record, Rows};
 use crate::error::Result;
 use crate::scope::column;
 
@@ -106,6 +106,19 @@ async fn page_of<T: Record>(
     query: &ListQuery,
     total: Option<i64>,
 ) -> Result<Page<T>> {
+    let (rows, total) = page_rows(db, select, spec, query, total).await?;
+    Ok(Page::new(rows.decode()?, total, query))
+}
+
+/// [`page_of`]'s rows as read, with the total: all but the decoding, so compiled once
+/// rather than once per record type ([`Rows`]).
+async fn page_rows(
+    db: &Db,
+    select: SelectStatement,
+    spec: &ListSpec,
+    query: &ListQuery,
+    total: Option<i64>,
+) -> Result<(Rows, i64)> {
     let mut select = prepare(db, select, spec, query);
     let total = match total {
         Some(total) => total,
@@ -123,8 +136,7 @@ async fn page_of<T: Record>(
     select
         .limit(query.per_page.unsigned_abs())
         .offset(query.offset().unsigned_abs());
-    let records = db.conn().fetch_all(&select).await?;
-    Ok(Page::new(records, total, query))
+    Ok((db.conn().fetch_rows(&select).await?, total))
 }
 
 /// Rows read per round of a streamed list. Each round runs on a connection of its own,
@@ -147,6 +159,25 @@ pub fn stream<T: Record>(
     spec: &ListSpec,
     query: &ListQuery,
 ) -> BoxStream<'static, Result<T>> {
+    use futures::StreamExt;
+    rounds(db, select, spec, query)
+        .flat_map(|round| {
+            futures::stream::iter(match round.and_then(Rows::decode::<T>) {
+                Ok(records) => records.into_iter().map(Ok).collect(),
+                Err(error) => vec![Err(error)],
+            })
+        })
+        .boxed()
+}
+
+/// [`stream`]'s rounds of rows as read: all but the decoding, so compiled once rather
+/// than once per record type ([`Rows`]). Ends after a round that fails.
+fn rounds(
+    db: &Db,
+    select: SelectStatement,
+    spec: &ListSpec,
+    query: &ListQuery,
+) -> BoxStream<'static, Result<Rows>> {
     use futures::StreamExt;
     let db = db.clone();
     let mut base = prepare(&db, select, spec, query);
@@ -171,17 +202,15 @@ pub fn stream<T: Record>(
                 None => {}
             }
             round.limit(STREAM_BATCH);
-            let batch: Keyed<T> = db.fetch_keyed(&round, KEY_ALIAS, ID_ALIAS).await?;
-            let read = batch.records.len() as u64;
+            let batch: Keyed = db.fetch_keyed(&round, KEY_ALIAS, ID_ALIAS).await?;
+            let read = batch.rows.len() as u64;
             offset += read;
             // Once a round could not carry its key, the rest goes by offset.
             after = match (after, batch.last) {
                 (Some((None, _)), Some((_, last))) => Some((None, last)),
                 (_, last) => last,
             };
-            for record in batch.records {
-                yield record;
-            }
+            yield batch.rows;
             if read < STREAM_BATCH {
                 break;
             }

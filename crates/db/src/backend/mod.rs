@@ -57,6 +57,78 @@ impl<T> Scalar for T where
 {
 }
 
+/// Rows as a statement answered them, not yet decoded into records: what the statement
+/// methods run, so that their async bodies are compiled once per statement type and only
+/// this decoding once per record type (issue 33).
+pub(crate) enum Rows {
+    /// SQLite's.
+    Sqlite(Vec<SqliteRow>),
+    /// PostgreSQL's.
+    Postgres(Vec<PgRow>),
+}
+
+impl From<Vec<SqliteRow>> for Rows {
+    fn from(rows: Vec<SqliteRow>) -> Rows {
+        Rows::Sqlite(rows)
+    }
+}
+
+impl From<Vec<PgRow>> for Rows {
+    fn from(rows: Vec<PgRow>) -> Rows {
+        Rows::Postgres(rows)
+    }
+}
+
+impl Rows {
+    /// How many rows there are.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Rows::Sqlite(rows) => rows.len(),
+            Rows::Postgres(rows) => rows.len(),
+        }
+    }
+
+    /// Each row read as a `T`.
+    pub(crate) fn decode<T: Record>(self) -> Result<Vec<T>> {
+        let records: std::result::Result<Vec<T>, sqlx::Error> = match self {
+            Rows::Sqlite(rows) => rows.iter().map(T::from_row).collect(),
+            Rows::Postgres(rows) => rows.iter().map(T::from_row).collect(),
+        };
+        Ok(records?)
+    }
+}
+
+/// One row as a statement answered it (see [`Rows`]).
+pub(crate) enum Row {
+    /// SQLite's.
+    Sqlite(SqliteRow),
+    /// PostgreSQL's.
+    Postgres(PgRow),
+}
+
+impl From<SqliteRow> for Row {
+    fn from(row: SqliteRow) -> Row {
+        Row::Sqlite(row)
+    }
+}
+
+impl From<PgRow> for Row {
+    fn from(row: PgRow) -> Row {
+        Row::Postgres(row)
+    }
+}
+
+impl Row {
+    /// The row read as a `T`.
+    pub(crate) fn decode<T: Record>(self) -> Result<T> {
+        let record = match &self {
+            Row::Sqlite(row) => T::from_row(row),
+            Row::Postgres(row) => T::from_row(row),
+        };
+        Ok(record?)
+    }
+}
+
 /// Which engine a database URL selects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
@@ -249,20 +321,7 @@ macro_rules! statement_methods {
 
         /// Runs a query answering every row.
         pub async fn fetch_all<T: Record>(&mut self, stmt: &impl SqlxBinder) -> Result<Vec<T>> {
-            let circuit = self.circuit();
-            let mut touched = false;
-            let result: Result<Vec<T>> = circuit
-                .guard(true, async {
-                    Ok($on!(self.$target(), stmt, |sql, values, conn| {
-                        touched = touches_accounts(&sql);
-                        sqlx::query_as_with(AssertSqlSafe(sql), values)
-                            .fetch_all(conn)
-                            .await?
-                    }))
-                })
-                .await;
-            self.accounts_written(touched);
-            circuit.observe(result)
+            self.fetch_rows(stmt).await?.decode()
         }
 
         /// Runs a query answering at most one row.
@@ -270,15 +329,43 @@ macro_rules! statement_methods {
             &mut self,
             stmt: &impl SqlxBinder,
         ) -> Result<Option<T>> {
+            self.fetch_row(stmt).await?.map(Row::decode).transpose()
+        }
+
+        /// Runs a query answering its rows as read: [`Self::fetch_all`] but the decoding,
+        /// which alone depends on the record type (so this is compiled once per
+        /// statement type, not once per record type as well: `Rows`).
+        pub(crate) async fn fetch_rows(&mut self, stmt: &impl SqlxBinder) -> Result<Rows> {
             let circuit = self.circuit();
             let mut touched = false;
-            let result: Result<Option<T>> = circuit
+            let result: Result<Rows> = circuit
                 .guard(true, async {
                     Ok($on!(self.$target(), stmt, |sql, values, conn| {
                         touched = touches_accounts(&sql);
-                        sqlx::query_as_with(AssertSqlSafe(sql), values)
+                        Rows::from(
+                            sqlx::query_with(AssertSqlSafe(sql), values)
+                                .fetch_all(conn)
+                                .await?,
+                        )
+                    }))
+                })
+                .await;
+            self.accounts_written(touched);
+            circuit.observe(result)
+        }
+
+        /// Runs a query answering at most one row, as read (see [`Self::fetch_rows`]).
+        async fn fetch_row(&mut self, stmt: &impl SqlxBinder) -> Result<Option<Row>> {
+            let circuit = self.circuit();
+            let mut touched = false;
+            let result: Result<Option<Row>> = circuit
+                .guard(true, async {
+                    Ok($on!(self.$target(), stmt, |sql, values, conn| {
+                        touched = touches_accounts(&sql);
+                        sqlx::query_with(AssertSqlSafe(sql), values)
                             .fetch_optional(conn)
                             .await?
+                            .map(Row::from)
                     }))
                 })
                 .await;

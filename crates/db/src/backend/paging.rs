@@ -7,7 +7,7 @@ use sqlx::AssertSqlSafe;
 use sqlx::postgres::PgRow;
 use sqlx::sqlite::SqliteRow;
 
-use super::{Db, Pool, Record};
+use super::{Db, Pool, Rows};
 use crate::error::Result;
 
 impl Db {
@@ -15,25 +15,27 @@ impl Db {
     /// and, for the last row, the values of the selected columns aliased `key` and `id`
     /// (the sort key and the id a list continues after). The key is `None` when its type
     /// is one this cannot carry into the next query (the caller then continues by offset).
-    pub async fn fetch_keyed<T: Record>(
+    pub(crate) async fn fetch_keyed(
         &self,
         stmt: &impl SqlxBinder,
         key: &str,
         id: &str,
-    ) -> Result<Keyed<T>> {
+    ) -> Result<Keyed> {
         let result = self
             .circuit
-            .guard(true, self.fetch_keyed_unguarded(stmt, key, id))
+            .guard(true, self.fetch_keyed_rows(stmt, key, id))
             .await;
-        self.circuit.observe(result)
+        let (rows, last) = self.circuit.observe(result)?;
+        Ok(Keyed { rows, last })
     }
 
-    async fn fetch_keyed_unguarded<T: Record>(
+    /// [`Db::fetch_keyed`] but for the circuit.
+    async fn fetch_keyed_rows(
         &self,
         stmt: &impl SqlxBinder,
         key: &str,
         id: &str,
-    ) -> Result<Keyed<T>> {
+    ) -> Result<(Rows, Option<(Option<SortKey>, i64)>)> {
         use sqlx::Row;
         match &self.pool {
             Pool::Sqlite(pool) => {
@@ -45,11 +47,7 @@ impl Db {
                     Some(row) => Some((sqlite_key(row, key), row.try_get::<i64, _>(id)?)),
                     None => None,
                 };
-                let records = rows
-                    .iter()
-                    .map(T::from_row)
-                    .collect::<std::result::Result<Vec<T>, _>>()?;
-                Ok(Keyed { records, last })
+                Ok((Rows::from(rows), last))
             }
             Pool::Postgres(pool) => {
                 let (sql, values) = stmt.build_sqlx(PostgresQueryBuilder);
@@ -60,11 +58,7 @@ impl Db {
                     Some(row) => Some((postgres_key(row, key), row.try_get::<i64, _>(id)?)),
                     None => None,
                 };
-                let records = rows
-                    .iter()
-                    .map(T::from_row)
-                    .collect::<std::result::Result<Vec<T>, _>>()?;
-                Ok(Keyed { records, last })
+                Ok((Rows::from(rows), last))
             }
         }
     }
@@ -80,11 +74,11 @@ impl Db {
 }
 
 /// A batch of rows read by [`Db::fetch_keyed`], with where the next batch starts.
-pub struct Keyed<T> {
-    /// The rows.
-    pub records: Vec<T>,
+pub(crate) struct Keyed {
+    /// The rows, as read (decoded by the caller: see [`Rows`]).
+    pub(crate) rows: Rows,
     /// The last row's sort key (when carried) and id; `None` for an empty batch.
-    pub last: Option<(Option<SortKey>, i64)>,
+    pub(crate) last: Option<(Option<SortKey>, i64)>,
 }
 
 /// A sort key read back from a row, to ask for the rows after it.
