@@ -161,14 +161,8 @@ async fn a_campaign_is_created_and_listed_with_its_progress(app: TestApp) {
     assert_eq!(campaign["maxAttempts"], 2);
     assert_eq!(campaign["retryDelayMinutes"], 30);
     assert_eq!(campaign["status"], "draft");
-    let audit = app
-        .get(
-            "/v2/admin/audit-log/?entities=call-campaign&sortBy=id&sortDirection=desc&recordsPerPage=1",
-            &admin,
-        )
-        .await
-        .expect(200);
-    assert_eq!(audit["records"][0]["userEmail"], w.admin_a, "{audit}");
+    let audit = app.newest_audit_entry("call-campaign", &admin).await;
+    assert_eq!(audit["userEmail"], w.admin_a, "{audit}");
 
     // Three numbers, one skipped: one of three done.
     let records = format!("/v2/admin/call-campaigns/{id}/records");
@@ -969,15 +963,9 @@ async fn a_campaign_is_deleted_after_its_confirm_step(app: TestApp) {
         list.body
     );
     assert!(!list.body.contains("Reminders"), "{}", list.body);
-    let audit = app
-        .get(
-            "/v2/admin/audit-log/?entities=call-campaign&sortBy=id&sortDirection=desc&recordsPerPage=1",
-            &admin,
-        )
-        .await
-        .expect(200);
-    assert_eq!(audit["records"][0]["action"], "delete", "{audit}");
-    assert_eq!(audit["records"][0]["userEmail"], w.admin_a, "{audit}");
+    let audit = app.newest_audit_entry("call-campaign", &admin).await;
+    assert_eq!(audit["action"], "delete", "{audit}");
+    assert_eq!(audit["userEmail"], w.admin_a, "{audit}");
 }
 
 /// A number of a campaign opens from the campaign's list with its fields and every call
@@ -1107,15 +1095,9 @@ async fn a_campaign_number_is_opened_edited_and_deleted(app: TestApp) {
     assert_eq!(record["name"], "Ann Lee");
     assert_eq!(record["status"], "skipped");
     assert_eq!(record["number"], "+12025550143");
-    let audit = app
-        .get(
-            "/v2/admin/audit-log/?entities=call-campaign-record&sortBy=id&sortDirection=desc&recordsPerPage=1",
-            &admin,
-        )
-        .await
-        .expect(200);
-    assert_eq!(audit["records"][0]["action"], "update", "{audit}");
-    assert_eq!(audit["records"][0]["userEmail"], w.admin_a, "{audit}");
+    let audit = app.newest_audit_entry("call-campaign-record", &admin).await;
+    assert_eq!(audit["action"], "update", "{audit}");
+    assert_eq!(audit["userEmail"], w.admin_a, "{audit}");
     let shown = browser.get(saved.location()).await;
     assert!(
         shown.body.contains("The number is saved."),
@@ -1326,14 +1308,8 @@ async fn the_fax_retry_policy_is_read_and_set(app: TestApp) {
         policy,
         json!({"tenantId": w.tenant_a, "maxAttempts": 5, "delaySeconds": 120, "retryCodes": ["busy", "no-answer"]})
     );
-    let audit = app
-        .get(
-            "/v2/admin/audit-log/?entities=fax-retry-policy&sortBy=id&sortDirection=desc&recordsPerPage=1",
-            &admin,
-        )
-        .await
-        .expect(200);
-    assert_eq!(audit["records"][0]["userEmail"], w.admin_a, "{audit}");
+    let audit = app.newest_audit_entry("fax-retry-policy", &admin).await;
+    assert_eq!(audit["userEmail"], w.admin_a, "{audit}");
     let shown = browser.get(saved.location()).await;
     assert!(
         shown.body.contains("The retry policy is saved."),

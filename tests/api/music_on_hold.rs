@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::fixture::World;
 use crate::on_both_backends;
-use crate::support::{TestApp, record_ids};
+use crate::support::{TestApp, actions, record_ids};
 
 const PATH: &str = "/v2/admin/music-on-hold/";
 
@@ -111,24 +111,9 @@ async fn create_read_and_play(app: TestApp) {
     assert_eq!(changed["routingDestinations"].as_array().unwrap().len(), 1);
 
     // Every change is in the trail, with the playlist as a field.
-    let trail = app
-        .get(
-            &format!("/v2/admin/audit-log/?entities=music-on-hold&entityId={id}&sortBy=id"),
-            &a,
-        )
-        .await
-        .expect(200);
-    let actions: Vec<&str> = trail["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["action"].as_str().unwrap())
-        .collect();
-    assert_eq!(actions, ["create", "update"]);
-    assert_eq!(
-        trail["records"][1]["after"]["routingDestinations"][0]["id"],
-        mp3
-    );
+    let trail = app.audit_trail("music-on-hold", id, &a).await;
+    assert_eq!(actions(&trail), ["create", "update"]);
+    assert_eq!(trail[1]["after"]["routingDestinations"][0]["id"], mp3);
 
     let deleted = app.delete(&format!("{PATH}{id}"), &a).await.expect(200);
     assert_eq!(deleted["name"], "Jazz only");

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::engine_jobs::{TOKEN, engine_token};
 use crate::fixture::World;
-use crate::support::TestApp;
+use crate::support::{TestApp, actions};
 
 const AGENTS: &str = "/v2/admin/pharmacy/agents/";
 const INGEST: &str = "/v2/ingest/refill-requests";
@@ -727,19 +727,12 @@ async fn audited_as_pharmacy_agent(app: TestApp) {
         .await
         .expect(200);
     app.delete(&path, &token).await.expect(200);
-    let trail = app
-        .get(
-            &format!("/v2/admin/audit-log/?entities=pharmacy-agent&entityId={id}&sortBy=id"),
-            &token,
-        )
-        .await
-        .expect(200);
-    let records = trail["records"].as_array().unwrap();
-    let actions: Vec<&str> = records
-        .iter()
-        .map(|r| r["action"].as_str().unwrap())
-        .collect();
-    assert_eq!(actions, ["create", "update", "update", "delete"], "{trail}");
+    let records = app.audit_trail("pharmacy-agent", id, &token).await;
+    assert_eq!(
+        actions(&records),
+        ["create", "update", "update", "delete"],
+        "{records:?}"
+    );
     assert!(records.iter().all(|r| r["entity"] == "pharmacy-agent"));
     assert_eq!(records[0]["after"]["number"], "700");
     assert_eq!(

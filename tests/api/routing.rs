@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use crate::fixture::World;
 use crate::on_both_backends;
-use crate::support::TestApp;
+use crate::support::{TestApp, actions};
 
 /// `wrapUpSeconds`: stored, answered, changed by PATCH, refused out of 0..=3600.
 async fn queue_members_rest_for_the_wrap_up_after_a_call(app: TestApp) {
@@ -265,22 +265,13 @@ async fn queues_hold_members_in_order_within_the_tenant(app: TestApp) {
         .expect(200);
 
     // Audited under the entity `queue`, members included.
-    let trail = app
-        .get(
-            &format!("/v2/admin/audit-log/?entities=queue&entityId={id}"),
-            &token,
-        )
-        .await
-        .expect(200);
-    let actions: Vec<&str> = trail["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["action"].as_str().unwrap())
-        .collect();
+    let trail = app.audit_trail("queue", id, &token).await;
+    let actions = actions(&trail);
     assert!(
-        actions.contains(&"create") && actions.contains(&"update") && actions.contains(&"delete"),
-        "{trail}"
+        ["create", "update", "delete"]
+            .iter()
+            .all(|action| actions.contains(action)),
+        "{actions:?}"
     );
 }
 

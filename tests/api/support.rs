@@ -968,6 +968,37 @@ impl TestApp {
         panic!("jobs still pending after a minute");
     }
 
+    /// The newest audit entry of `entity` (its name in the audit log's `entities`
+    /// filter), as `token` sees the audit log.
+    pub async fn newest_audit_entry(&self, entity: &str, token: &str) -> Value {
+        let page = self
+            .get(
+                &format!(
+                    "/v2/admin/audit-log/?entities={entity}&sortBy=id&sortDirection=desc&recordsPerPage=1"
+                ),
+                token,
+            )
+            .await
+            .expect(200);
+        assert_eq!(page["records"].as_array().map(Vec::len), Some(1), "{page}");
+        page["records"][0].clone()
+    }
+
+    /// Record `id`'s audit trail under `entity`, oldest entry first.
+    pub async fn audit_trail(&self, entity: &str, id: i64, token: &str) -> Vec<Value> {
+        let trail = self
+            .get(
+                &format!("/v2/admin/audit-log/?entities={entity}&entityId={id}&sortBy=id"),
+                token,
+            )
+            .await
+            .expect(200);
+        trail["records"]
+            .as_array()
+            .expect("a page of entries")
+            .clone()
+    }
+
     /// The `data` of every stored webhook event of `kind`, oldest first.
     pub async fn event_data(&self, kind: &str) -> Vec<serde_json::Value> {
         use sea_query::{Expr, ExprTrait, Query};
@@ -984,6 +1015,14 @@ impl TestApp {
             })
             .collect()
     }
+}
+
+/// The action of each entry of an audit trail.
+pub fn actions(trail: &[Value]) -> Vec<&str> {
+    trail
+        .iter()
+        .map(|entry| entry["action"].as_str().expect("an action"))
+        .collect()
 }
 
 /// A signed link with the last character of its signature changed.

@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use crate::fixture::World;
-use crate::support::{TestApp, fixture, tamper};
+use crate::support::{TestApp, actions, fixture, tamper};
 
 const PATH: &str = "/v2/ingest/voicemail-messages";
 
@@ -395,21 +395,8 @@ async fn filing_marking_and_deleting(app: TestApp) {
     let (status, _, _) = app.fetch(&url, None).await;
     assert_eq!(status, 404, "the audio went with the message");
     // The trail has the filing and the delete, as the admin's.
-    let trail = app
-        .get(
-            &format!(
-                "/v2/admin/audit-log/?entities=voicemail-message&entityId={}&sortBy=id",
-                ids[0]
-            ),
-            &admin,
-        )
-        .await
-        .expect(200);
-    let trail = trail["records"].as_array().unwrap();
-    let actions: Vec<&str> = trail
-        .iter()
-        .map(|e| e["action"].as_str().unwrap())
-        .collect();
+    let trail = app.audit_trail("voicemail-message", ids[0], &admin).await;
+    let actions = actions(&trail);
     assert_eq!(actions.last(), Some(&"delete"), "{actions:?}");
     assert!(
         trail
