@@ -416,6 +416,21 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_statement_made_before_the_circuit_opened_is_not_run() {
+        let circuit = Arc::new(Circuit::opening(None));
+        let ran = AtomicBool::new(false);
+        let statement = circuit.guard(true, async {
+            ran.store(true, Ordering::SeqCst);
+            Ok(())
+        });
+        // Opened between the statement's making and its first poll.
+        circuit.set(true);
+        let answer = statement.await;
+        assert!(matches!(answer, Err(Error::Unavailable)), "{answer:?}");
+        assert!(!ran.load(Ordering::SeqCst), "the statement ran");
+    }
+
+    #[tokio::test]
     async fn what_waits_is_released_when_the_circuit_opens() {
         let circuit = Arc::new(Circuit::opening(None));
         let waiting = tokio::spawn({

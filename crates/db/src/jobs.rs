@@ -254,20 +254,9 @@ pub async fn count(db: &Db, state: &str) -> Result<i64> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::backend::ConnectOptions;
 
-    /// A fresh, migrated SQLite database in the temporary folder.
     async fn fresh_db() -> (Db, std::path::PathBuf) {
-        let path = std::env::temp_dir().join(format!("jobs-{}.db", uuid::Uuid::new_v4()));
-        let db = Db::connect(&ConnectOptions {
-            url: format!("sqlite://{}", path.display()),
-            max_connections: 2,
-            statement_timeout: Some(crate::circuit::DEFAULT_STATEMENT_TIMEOUT),
-        })
-        .await
-        .unwrap();
-        db.migrate().await.unwrap();
-        (db, path)
+        crate::test_database::fresh_sqlite("jobs").await
     }
 
     #[test]

@@ -61,6 +61,8 @@ pub mod security;
 pub mod sessions;
 pub mod synthetic;
 pub mod tenants;
+#[cfg(test)]
+mod test_database;
 pub mod texts;
 pub mod transfer;
 pub mod users;

@@ -160,14 +160,21 @@ pub fn stream<T: Record>(
     query: &ListQuery,
 ) -> BoxStream<'static, Result<T>> {
     use futures::StreamExt;
-    rounds(db, select, spec, query)
-        .flat_map(|round| {
-            futures::stream::iter(match round.and_then(Rows::decode::<T>) {
-                Ok(records) => records.into_iter().map(Ok).collect(),
-                Err(error) => vec![Err(error)],
-            })
-        })
-        .boxed()
+    use futures::future::ready;
+    use futures::stream::{iter, once, unfold};
+    // Ends after the first round that fails, read or decoded (`rounds` itself ends only
+    // after one it could not read), without reading another.
+    unfold(Some(rounds(db, select, spec, query)), |rounds| async move {
+        let mut rounds = rounds?;
+        let round = rounds.next().await?.and_then(Rows::decode::<T>);
+        let rest = round.is_ok().then_some(rounds);
+        Some((round, rest))
+    })
+    .flat_map(|round| match round {
+        Ok(records) => iter(records.into_iter().map(Ok)).left_stream(),
+        Err(error) => once(ready(Err(error))).right_stream(),
+    })
+    .boxed()
 }
 
 /// [`stream`]'s rounds of rows as read: all but the decoding, so compiled once rather
@@ -380,12 +387,64 @@ where
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
-    use super::like_pattern;
+    use futures::StreamExt;
+    use switchboard_domain::list::SortField;
+
+    use super::*;
 
     #[test]
     fn like_wildcards_are_escaped() {
         assert_eq!(like_pattern("A_b%"), "%a\\_b\\%%");
         assert_eq!(like_pattern("x\\y"), "%x\\\\y%");
+    }
+
+    /// A record no row decodes into.
+    struct Undecodable;
+
+    impl<'r, R: sqlx::Row> sqlx::FromRow<'r, R> for Undecodable {
+        fn from_row(_: &'r R) -> std::result::Result<Self, sqlx::Error> {
+            Err(sqlx::Error::ColumnNotFound("undecodable".into()))
+        }
+    }
+
+    const BY_ID: SortField = SortField {
+        name: "id",
+        column: "id",
+    };
+
+    #[tokio::test]
+    async fn a_streamed_list_ends_at_its_first_undecodable_round_without_reading_more() {
+        let (db, path) = crate::test_database::fresh_sqlite("list").await;
+        // Three rounds' worth of rows.
+        for n in 0..(2 * STREAM_BATCH + 1) {
+            crate::jobs::pledge_object_deletion(&db, &format!("k{n}"), 0)
+                .await
+                .unwrap();
+        }
+        let spec = ListSpec {
+            sort_fields: &[BY_ID],
+            search_columns: &[],
+            search_index: None,
+        };
+        let query = ListQuery {
+            paginated: false,
+            page: 1,
+            per_page: 25,
+            sort: BY_ID,
+            direction: Direction::Asc,
+            search: None,
+        };
+        let select = Query::select().column("id").from("jobs").take();
+        let (items, statements) = crate::statements::counted(
+            stream::<Undecodable>(&db, select, &spec, &query).collect::<Vec<_>>(),
+        )
+        .await;
+        assert_eq!(items.len(), 1, "one error, then the end");
+        assert!(items[0].is_err());
+        assert_eq!(statements, 1, "no round read after the failed one");
+        db.close().await;
+        let _ = std::fs::remove_file(path);
     }
 }

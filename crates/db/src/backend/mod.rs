@@ -90,9 +90,10 @@ impl Rows {
 
     /// Each row read as a `T`.
     pub(crate) fn decode<T: Record>(self) -> Result<Vec<T>> {
+        // Each row dropped once decoded, as sqlx's own `query_as` does.
         let records: std::result::Result<Vec<T>, sqlx::Error> = match self {
-            Rows::Sqlite(rows) => rows.iter().map(T::from_row).collect(),
-            Rows::Postgres(rows) => rows.iter().map(T::from_row).collect(),
+            Rows::Sqlite(rows) => rows.into_iter().map(|row| T::from_row(&row)).collect(),
+            Rows::Postgres(rows) => rows.into_iter().map(|row| T::from_row(&row)).collect(),
         };
         Ok(records?)
     }
