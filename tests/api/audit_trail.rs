@@ -10,17 +10,6 @@ use crate::support::{TestApp, fixture};
 
 const LOG: &str = "/v2/admin/audit-log/";
 
-async fn entries(app: &TestApp, token: &str, query: &str) -> Vec<Value> {
-    let page = app
-        .get(
-            &format!("{LOG}?sortBy=id&recordsPerPage=1000&{query}"),
-            token,
-        )
-        .await
-        .expect(200);
-    page["records"].as_array().unwrap().clone()
-}
-
 /// Every stored audit row, as raw text, for searching.
 async fn raw_rows(app: &TestApp) -> String {
     use sea_query::{Expr, Query};
@@ -66,7 +55,9 @@ async fn creates_updates_and_deletes_are_recorded(app: TestApp) {
         )
         .await;
 
-    let log = entries(&app, &a, &format!("entities=extension&entityId={id}")).await;
+    let log = app
+        .audit_entries(&a, &format!("entities=extension&entityId={id}"))
+        .await;
     let actions: Vec<&str> = log.iter().map(|e| e["action"].as_str().unwrap()).collect();
     assert_eq!(actions, ["create", "update", "delete"]);
     for entry in &log {
@@ -93,7 +84,7 @@ async fn creates_updates_and_deletes_are_recorded(app: TestApp) {
     assert_eq!(delete["before"]["number"], "150");
     assert_eq!(delete["after"], Value::Null);
 
-    let groups = entries(&app, &a, "entities=paging-group").await;
+    let groups = app.audit_entries(&a, "entities=paging-group").await;
     assert_eq!(groups.len(), 1);
     assert_eq!(
         groups[0]["entityId"],
@@ -101,7 +92,9 @@ async fn creates_updates_and_deletes_are_recorded(app: TestApp) {
     );
     assert_eq!(groups[0]["after"]["number"], "80");
     // Several kinds at once, the release notes' names accepted before their resources.
-    let both = entries(&app, &a, "entities=extension,paging-group,queue").await;
+    let both = app
+        .audit_entries(&a, "entities=extension,paging-group,queue")
+        .await;
     assert_eq!(both.len(), 4);
 }
 
@@ -157,7 +150,7 @@ async fn secrets_never_reach_the_trail(app: TestApp) {
     }
     // The changes are there, a changed secret noted without its value under the field
     // the API's body names it by.
-    let hooks = entries(&app, &a, "entities=webhook").await;
+    let hooks = app.audit_entries(&a, "entities=webhook").await;
     let actions: Vec<&str> = hooks
         .iter()
         .map(|e| e["action"].as_str().unwrap())
@@ -166,7 +159,9 @@ async fn secrets_never_reach_the_trail(app: TestApp) {
     assert_eq!(hooks[0]["after"]["url"], "https://crm.example.com/hooks");
     assert_eq!(hooks[1]["after"]["password"], "********");
     assert_eq!(hooks[2]["after"]["signingSecret"], "********");
-    let users = entries(&app, &a, &format!("entities=user&entityId={}", user["id"])).await;
+    let users = app
+        .audit_entries(&a, &format!("entities=user&entityId={}", user["id"]))
+        .await;
     assert_eq!(users.len(), 2);
     assert_eq!(users[0]["after"]["email"], "agent@example.com");
     assert_eq!(users[1]["after"]["password"], "********");
@@ -228,8 +223,8 @@ async fn the_trail_keeps_to_its_tenant(app: TestApp) {
     )
     .await
     .expect(200);
-    assert_eq!(entries(&app, &a, "entities=extension").await.len(), 1);
-    assert!(entries(&app, &b, "entities=extension").await.is_empty());
+    assert_eq!(app.audit_entries(&a, "entities=extension").await.len(), 1);
+    assert!(app.audit_entries(&b, "entities=extension").await.is_empty());
     app.get(&format!("{LOG}?tenantId={}", w.tenant_a), &b)
         .await
         .error(403, "Forbidden");
@@ -256,12 +251,12 @@ async fn the_trail_keeps_to_its_tenant(app: TestApp) {
         json!({"number": "151", "name": "Auditor's own"}),
     )
     .await;
-    let seen = entries(&app, &auditor, "entities=extension,user").await;
+    let seen = app.audit_entries(&auditor, "entities=extension,user").await;
     assert_eq!(seen.len(), 1, "{seen:?}");
     assert_eq!(seen[0]["userEmail"], "auditor@example.com");
     assert_eq!(seen[0]["after"]["name"], "Auditor's own", "{seen:?}");
     let platform = app.login(w.platform).await;
-    let all = entries(&app, &platform, "entities=extension").await;
+    let all = app.audit_entries(&platform, "entities=extension").await;
     assert_eq!(all.len(), 2, "the tenant admin's and the auditor's");
     assert!(all.iter().all(|e| e["tenantName"] == "Tenant A"), "{all:?}");
 }
@@ -301,21 +296,18 @@ async fn changes_from_above_are_in_the_records_tenants_trail(app: TestApp) {
         .expect(200);
     app.delete(&path, &platform).await.expect(200);
     let ext = w.ext_a.to_string();
-    let seen: Vec<(String, i64)> = entries(
-        &app,
-        &a,
-        &format!("entities=extension&tenantId={}", w.tenant_a),
-    )
-    .await
-    .iter()
-    .filter(|e| e["entityId"].as_str() == Some(ext.as_str()))
-    .map(|e| {
-        (
-            e["action"].as_str().unwrap().to_owned(),
-            e["tenantId"].as_i64().unwrap(),
-        )
-    })
-    .collect();
+    let seen: Vec<(String, i64)> = app
+        .audit_entries(&a, &format!("entities=extension&tenantId={}", w.tenant_a))
+        .await
+        .iter()
+        .filter(|e| e["entityId"].as_str() == Some(ext.as_str()))
+        .map(|e| {
+            (
+                e["action"].as_str().unwrap().to_owned(),
+                e["tenantId"].as_i64().unwrap(),
+            )
+        })
+        .collect();
     assert_eq!(
         seen,
         [
@@ -324,7 +316,7 @@ async fn changes_from_above_are_in_the_records_tenants_trail(app: TestApp) {
         ]
     );
     assert!(
-        entries(&app, &b, "entities=extension")
+        app.audit_entries(&b, "entities=extension")
             .await
             .iter()
             .all(|e| e["entityId"].as_str() != Some(ext.as_str()))
@@ -348,12 +340,12 @@ async fn changes_from_above_are_in_the_records_tenants_trail(app: TestApp) {
 
 /// The one entry of `entity` `id` with `action`.
 async fn only(app: &TestApp, token: &str, entity: &str, id: &Value, action: &str) -> Value {
-    let log = entries(
-        app,
-        token,
-        &format!("entities={entity}&entityId={id}&action={action}"),
-    )
-    .await;
+    let log = app
+        .audit_entries(
+            token,
+            &format!("entities={entity}&entityId={id}&action={action}"),
+        )
+        .await;
     assert_eq!(log.len(), 1, "{entity} {id} {action}: {log:?}");
     log[0].clone()
 }
@@ -795,7 +787,7 @@ async fn every_record_of_the_document_is_audited_as_answered(app: TestApp) {
         let (app, platform) = (&app, &ctx.platform);
         let trail = |action: &str| {
             let query = format!("entities={entity}&entityId={id}&action={action}");
-            async move { entries(app, platform, &query).await }
+            async move { app.audit_entries(platform, &query).await }
         };
         let created = trail("create").await;
         let made_by_a_person = !matches!(entity, "voicemail-message" | "custom-voice");

@@ -11,20 +11,6 @@ use crate::fixture::World;
 use crate::on_both_backends;
 use crate::support::{Answer, TestApp};
 
-const LOG: &str = "/v2/admin/audit-log/";
-
-/// The audit entries of `query` that `token` reads, oldest first.
-async fn entries(app: &TestApp, token: &str, query: &str) -> Vec<Value> {
-    let page = app
-        .get(
-            &format!("{LOG}?sortBy=id&recordsPerPage=1000&{query}"),
-            token,
-        )
-        .await
-        .expect(200);
-    page["records"].as_array().unwrap().clone()
-}
-
 /// A draft campaign of tenant A (`World::campaign`) making three attempts a minute apart.
 async fn campaign(app: &TestApp, w: &World, admin: &str) -> i64 {
     w.campaign(
@@ -204,12 +190,12 @@ async fn campaign_records_are_audited(app: TestApp) {
     app.patch(&path, &admin, json!({"name": "Anne", "status": "skipped"}))
         .await
         .expect(200);
-    let log = entries(
-        &app,
-        &admin,
-        &format!("entities=call-campaign-record&entityId={}", record["id"]),
-    )
-    .await;
+    let log = app
+        .audit_entries(
+            &admin,
+            &format!("entities=call-campaign-record&entityId={}", record["id"]),
+        )
+        .await;
     assert_eq!(log.len(), 2, "{log:?}");
     assert_eq!(log[0]["action"], "create");
     assert_eq!(log[0]["tenantId"], w.tenant_a);
@@ -244,7 +230,9 @@ async fn campaign_records_are_audited(app: TestApp) {
         .filter(|r| r["result"] == "created")
         .map(|r| Value::String(r["id"].to_string()))
         .collect();
-    let log = entries(&app, &admin, "entities=call-campaign-record&action=create").await;
+    let log = app
+        .audit_entries(&admin, "entities=call-campaign-record&action=create")
+        .await;
     assert_eq!(log.len(), 3, "{log:?}");
     let ids: Vec<Value> = log[1..].iter().map(|e| e["entityId"].clone()).collect();
     assert_eq!(ids, created);
@@ -252,19 +240,19 @@ async fn campaign_records_are_audited(app: TestApp) {
     assert_eq!(log[2]["userEmail"], w.admin_a);
 
     app.delete(&path, &admin).await.expect(200);
-    let log = entries(
-        &app,
-        &admin,
-        &format!("entities=call-campaign-record&entityId={}", record["id"]),
-    )
-    .await;
+    let log = app
+        .audit_entries(
+            &admin,
+            &format!("entities=call-campaign-record&entityId={}", record["id"]),
+        )
+        .await;
     assert_eq!(log.len(), 3);
     assert_eq!(log[2]["action"], "delete");
     assert_eq!(log[2]["before"]["name"], "Anne");
     // Another tenant's admin reads none of it.
     let other = app.login(w.admin_b).await;
     assert!(
-        entries(&app, &other, "entities=call-campaign-record")
+        app.audit_entries(&other, "entities=call-campaign-record")
             .await
             .is_empty()
     );
@@ -481,7 +469,7 @@ async fn fax_retry_policy_writes_are_audited(app: TestApp) {
     )
     .await
     .expect(200);
-    let log = entries(&app, &admin, "entities=fax-retry-policy").await;
+    let log = app.audit_entries(&admin, "entities=fax-retry-policy").await;
     assert_eq!(log.len(), 2, "{log:?}");
     assert_eq!(log[0]["action"], "create");
     assert_eq!(log[0]["entityId"], w.tenant_a.to_string());
@@ -499,7 +487,7 @@ async fn fax_retry_policy_writes_are_audited(app: TestApp) {
     // Another tenant's admin sees none of it; a refused write writes nothing.
     let other = app.login(w.admin_b).await;
     assert!(
-        entries(&app, &other, "entities=fax-retry-policy")
+        app.audit_entries(&other, "entities=fax-retry-policy")
             .await
             .is_empty()
     );
@@ -511,7 +499,7 @@ async fn fax_retry_policy_writes_are_audited(app: TestApp) {
     .await
     .error(400, "ValidationError");
     assert_eq!(
-        entries(&app, &admin, "entities=fax-retry-policy")
+        app.audit_entries(&admin, "entities=fax-retry-policy")
             .await
             .len(),
         2
@@ -529,12 +517,12 @@ async fn fax_retry_policy_writes_are_audited(app: TestApp) {
     for answer in futures::future::join_all(writes).await {
         answer.expect(200);
     }
-    let log = entries(
-        &app,
-        &platform,
-        &format!("entities=fax-retry-policy&tenantId={}", w.tenant_b),
-    )
-    .await;
+    let log = app
+        .audit_entries(
+            &platform,
+            &format!("entities=fax-retry-policy&tenantId={}", w.tenant_b),
+        )
+        .await;
     assert_eq!(log.len(), 6, "{log:?}");
     for pair in log.windows(2) {
         assert_eq!(

@@ -984,19 +984,26 @@ impl TestApp {
         page["records"][0].clone()
     }
 
-    /// Record `id`'s audit trail under `entity`, oldest entry first.
-    pub async fn audit_trail(&self, entity: &str, id: i64, token: &str) -> Vec<Value> {
-        let trail = self
+    /// The audit entries `token` reads for the audit log's filters `query` (`entities=…`,
+    /// `action=…`), oldest first, up to a thousand.
+    pub async fn audit_entries(&self, token: &str, query: &str) -> Vec<Value> {
+        let page = self
             .get(
-                &format!("/v2/admin/audit-log/?entities={entity}&entityId={id}&sortBy=id"),
+                &format!("/v2/admin/audit-log/?sortBy=id&recordsPerPage=1000&{query}"),
                 token,
             )
             .await
             .expect(200);
-        trail["records"]
+        page["records"]
             .as_array()
             .expect("a page of entries")
             .clone()
+    }
+
+    /// Record `id`'s audit trail under `entity`, oldest entry first.
+    pub async fn audit_trail(&self, entity: &str, id: i64, token: &str) -> Vec<Value> {
+        self.audit_entries(token, &format!("entities={entity}&entityId={id}"))
+            .await
     }
 
     /// The `data` of every stored webhook event of `kind`, oldest first.
