@@ -96,15 +96,6 @@ impl Circuit {
         self.open.load(Ordering::Acquire)
     }
 
-    /// Fails at once while the database is known to be down.
-    pub fn check(&self) -> Result<()> {
-        if self.is_open() {
-            Err(Error::Unavailable)
-        } else {
-            Ok(())
-        }
-    }
-
     fn set(&self, open: bool) {
         if !self.enabled {
             return;
