@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use switchboard_db::call_campaigns;
 use switchboard_domain::ids::CampaignRecordId;
 
-use crate::engine_jobs::{TOKEN, engine_token};
+use crate::engine::{self, engine_token};
 use crate::fixture::World;
 use crate::on_both_backends;
 use crate::support::TestApp;
@@ -100,13 +100,9 @@ async fn create_read_and_move_a_campaign(app: TestApp) {
     .await
     .expect(409);
     let audit = app
-        .get(
-            &format!("/v2/admin/audit-log/?entities=call-campaign&entityId={id}"),
-            &admin,
-        )
-        .await
-        .expect(200);
-    assert!(audit["totalRecords"].as_i64().unwrap() >= 5, "{audit}");
+        .audit_entries(&admin, &format!("entities=call-campaign&entityId={id}"))
+        .await;
+    assert!(audit.len() >= 5, "{audit:?}");
     app.delete(&path, &admin).await.expect(200);
     app.get(&path, &admin).await.expect(404);
 }
@@ -819,11 +815,8 @@ async fn call_outcomes_are_a_tenants_own(app: TestApp) {
         .await
         .expect(200);
     assert_eq!(changed["optsOut"], true);
-    let audit = app
-        .get("/v2/admin/audit-log/?entities=call-outcome", &admin)
-        .await
-        .expect(200);
-    assert_eq!(audit["totalRecords"], 2);
+    let audit = app.audit_entries(&admin, "entities=call-outcome").await;
+    assert_eq!(audit.len(), 2, "{audit:?}");
     app.delete(&path, &admin).await.expect(200);
 }
 
@@ -994,29 +987,25 @@ async fn opt_outs_import_and_export(app: TestApp) {
                 .unwrap(),
         )
     };
-    let response = app
-        .client
-        .post(app.url("/v2/admin/opt-outs/import"))
-        .bearer_auth(&admin)
-        .multipart(form("number,reason\n2025550170,asked\n2025550160,again\n"))
-        .send()
+    let summary = app
+        .post_form(
+            "/v2/admin/opt-outs/import",
+            &admin,
+            form("number,reason\n2025550170,asked\n2025550160,again\n"),
+        )
         .await
-        .unwrap();
-    let summary = TestApp::answer(response).await.expect(200);
+        .expect(200);
     assert_eq!(
         (&summary["created"], &summary["duplicates"]),
         (&json!(1), &json!(1)),
         "{summary}"
     );
-    let response = app
-        .client
-        .post(app.url("/v2/admin/opt-outs/import"))
-        .bearer_auth(&admin)
-        .multipart(reqwest::multipart::Form::new().text("other", "x"))
-        .send()
-        .await
-        .unwrap();
-    let refused = TestApp::answer(response)
+    let refused = app
+        .post_form(
+            "/v2/admin/opt-outs/import",
+            &admin,
+            reqwest::multipart::Form::new().text("other", "x"),
+        )
         .await
         .error(400, "ValidationError");
     assert_eq!(
@@ -1053,18 +1042,6 @@ async fn opt_outs_import_and_export(app: TestApp) {
     assert!(lines[2].ends_with(",2031-01-01T00:00:00Z"), "{text}");
 }
 
-async fn claim_calls(app: &TestApp) -> Vec<Value> {
-    let answer = app
-        .post(
-            "/v2/engine/jobs/claim",
-            TOKEN,
-            json!({"kinds": ["campaign-call"], "max": 10}),
-        )
-        .await
-        .expect(200);
-    answer["jobs"].as_array().unwrap().clone()
-}
-
 async fn the_engine_places_the_calls(app: TestApp) {
     let w = World::seed(&app).await;
     let admin = app.login(w.admin_a).await;
@@ -1088,7 +1065,9 @@ async fn the_engine_places_the_calls(app: TestApp) {
         ids.push(record["id"].clone());
     }
     assert!(
-        claim_calls(&app).await.is_empty(),
+        engine::claim(&app, &["campaign-call"], None)
+            .await
+            .is_empty(),
         "a draft campaign queues nothing"
     );
     app.patch(
@@ -1131,7 +1110,7 @@ async fn the_engine_places_the_calls(app: TestApp) {
         json!({"number": "2025550144"}),
     )
     .await;
-    let jobs = claim_calls(&app).await;
+    let jobs = engine::claim(&app, &["campaign-call"], None).await;
     let subjects: Vec<Value> = jobs.iter().map(|j| j["subjectId"].clone()).collect();
     assert_eq!(subjects, [ids[0].clone(), ids[2].clone()]);
     assert_eq!(jobs[0]["payload"]["number"], "+12025550143");
@@ -1148,9 +1127,9 @@ async fn the_engine_places_the_calls(app: TestApp) {
     assert_eq!(blocked["attempts"], 0);
 
     for (job, outcome) in [(&jobs[0], "no-answer"), (&jobs[1], "opted-out")] {
-        app.post(
-            &format!("/v2/engine/jobs/{}/result", job["id"]),
-            TOKEN,
+        engine::report(
+            &app,
+            job,
             json!({"attempt": job["attempt"], "outcome": outcome}),
         )
         .await
@@ -1160,14 +1139,13 @@ async fn the_engine_places_the_calls(app: TestApp) {
     // names (a retrying engine is told nothing new; the outcome is checked only for the
     // report that records it): the job retried, pending again, and the job done.
     for job in [&jobs[0], &jobs[1]] {
-        let again = app
-            .post(
-                &format!("/v2/engine/jobs/{}/result", job["id"]),
-                TOKEN,
-                json!({"attempt": job["attempt"], "outcome": "no-such-outcome"}),
-            )
-            .await
-            .expect(200);
+        let again = engine::report(
+            &app,
+            job,
+            json!({"attempt": job["attempt"], "outcome": "no-such-outcome"}),
+        )
+        .await
+        .expect(200);
         assert_eq!(again["recorded"], false, "{again}");
     }
     let retried = app
@@ -1247,15 +1225,8 @@ async fn an_import_without_a_number_column_is_one_refusal(app: TestApp) {
                 .mime_str("text/csv")
                 .unwrap(),
         );
-        let response = app
-            .client
-            .post(app.url(path))
-            .bearer_auth(&admin)
-            .multipart(form)
-            .send()
-            .await
-            .unwrap();
-        let refused = TestApp::answer(response)
+        let refused = app
+            .post_form(path, &admin, form)
             .await
             .error(400, "ValidationError");
         assert_eq!(refused.len(), 1, "{path}: {refused:?}");

@@ -356,19 +356,6 @@ async fn calls_record_their_queue(app: TestApp) {
     assert_eq!(page["aggregates"]["totals"]["total"], 3);
 }
 
-fn trunk(tenant: i64, name: &str) -> Value {
-    json!({"tenantId": tenant, "kind": "sip-trunk", "name": name,
-           "address": "sip.carrier.example:5061"})
-}
-
-async fn conduit(app: &TestApp, token: &str, tenant: i64, name: &str) -> i64 {
-    app.post("/v2/admin/conduits/", token, trunk(tenant, name))
-        .await
-        .expect(200)["id"]
-        .as_i64()
-        .unwrap()
-}
-
 fn check(tenant: i64, conduit: i64, ok: bool, at: &str) -> Value {
     json!({"tenantId": tenant, "conduitId": conduit, "ok": ok, "checkedAt": at,
            "detail": if ok { "200 OK" } else { "408 Request Timeout" }})
@@ -383,8 +370,8 @@ async fn conduit_checks_move_the_status(app: TestApp) {
     let w = World::seed(&app).await;
     let platform = app.login(w.platform).await;
     let partner = app.login(w.partner_admin_a).await;
-    let trunk_a = conduit(&app, &partner, w.tenant_a, "Main trunk").await;
-    let trunk_b = conduit(&app, &platform, w.tenant_b, "B trunk").await;
+    let trunk_a = app.sip_trunk(&partner, w.tenant_a, "Main trunk").await;
+    let trunk_b = app.sip_trunk(&platform, w.tenant_b, "B trunk").await;
     let path = format!("/v2/admin/conduits/{trunk_a}");
     let fresh = app.get(&path, &partner).await.expect(200);
     assert_eq!(
@@ -416,15 +403,13 @@ async fn conduit_checks_move_the_status(app: TestApp) {
     assert_eq!(seen["lastCheckOk"], false);
     assert_eq!(seen["lastCheckDetail"], "408 Request Timeout");
     assert_eq!(status_changes(&app).await, 1);
-    let trail = app
-        .get(
-            &format!("/v2/admin/audit-log/?entities=conduit&entityId={trunk_a}&action=update"),
+    let entries = app
+        .audit_entries(
             &platform,
+            &format!("entities=conduit&entityId={trunk_a}&action=update"),
         )
-        .await
-        .expect(200);
-    let entries = trail["records"].as_array().unwrap();
-    assert_eq!(entries.len(), 1, "{trail}");
+        .await;
+    assert_eq!(entries.len(), 1, "{entries:?}");
     assert_eq!(entries[0]["userEmail"], "system:conduit-check");
     assert_eq!(entries[0]["after"]["status"], "failing");
 
@@ -582,9 +567,9 @@ async fn numbers_name_their_conduit(app: TestApp) {
     let w = World::seed(&app).await;
     let platform = app.login(w.platform).await;
     let admin = app.login(w.admin_a).await;
-    let trunk_a = conduit(&app, &platform, w.tenant_a, "Main trunk").await;
-    let spare = conduit(&app, &platform, w.tenant_a, "Spare trunk").await;
-    let trunk_b = conduit(&app, &platform, w.tenant_b, "B trunk").await;
+    let trunk_a = app.sip_trunk(&platform, w.tenant_a, "Main trunk").await;
+    let spare = app.sip_trunk(&platform, w.tenant_a, "Spare trunk").await;
+    let trunk_b = app.sip_trunk(&platform, w.tenant_b, "B trunk").await;
     let count = |id: i64| {
         let app = &app;
         let admin = admin.clone();
@@ -697,7 +682,7 @@ async fn numbers_name_their_conduit(app: TestApp) {
     // Deleting a conduit in use leaves its numbers without one (documented), and a
     // number set to it while it goes is either refused or left without it: never
     // naming a conduit that does not exist, never a 500.
-    let doomed = conduit(&app, &platform, w.tenant_a, "Doomed trunk").await;
+    let doomed = app.sip_trunk(&platform, w.tenant_a, "Doomed trunk").await;
     let doomed_path = format!("/v2/admin/conduits/{doomed}");
     let delete = app.delete(&doomed_path, &platform);
     let set = app.patch(&second_path, &admin, json!({"conduitId": doomed}));

@@ -3,43 +3,10 @@
 
 use serde_json::{Value, json};
 
-use crate::fixture::World;
+use crate::fixture::{World, call_event, ended};
 use crate::support::{TestApp, fixture, tamper};
 
 const PATH: &str = "/v2/ingest/calls";
-
-fn call(tenant: i64, unique_id: &str, event: &str, direction: &str, from: &str, to: &str) -> Value {
-    // A call placed inside the PBX names its extension by its channel, as Asterisk does;
-    // an inbound caller id is nobody's identity.
-    let channel = if direction == "inbound" {
-        "PJSIP/trunk-00000001".to_owned()
-    } else {
-        format!("PJSIP/{from}-00000001")
-    };
-    json!({
-        "channel": channel,
-        "tenantId": tenant,
-        "uniqueId": unique_id,
-        "event": event,
-        "direction": direction,
-        "callerIdNum": from,
-        "callerIdName": format!("Caller {from}"),
-        "dialedNum": to,
-        "time": "2026-11-02T15:00:00Z",
-    })
-}
-
-fn ended(mut fields: Value, answered: bool) -> Value {
-    fields["event"] = json!("ended");
-    fields["endTime"] = json!("2026-11-02T15:02:05Z");
-    if answered {
-        fields["answerTime"] = json!("2026-11-02T15:00:05Z");
-        fields["disposition"] = json!("ANSWERED");
-    } else {
-        fields["disposition"] = json!("NO ANSWER");
-    }
-    fields
-}
 
 /// Records an answered, recorded call of `tenant` in one push.
 async fn recorded(
@@ -51,7 +18,7 @@ async fn recorded(
     from: &str,
     to: &str,
 ) -> Value {
-    let fields = ended(call(tenant, id, "ended", direction, from, to), true);
+    let fields = ended(call_event(tenant, id, "ended", direction, from, to), true);
     app.push(
         token,
         PATH,
@@ -66,7 +33,7 @@ async fn a_call_step_by_step(app: TestApp) {
     let world = World::seed(&app).await;
     let platform = app.login(world.platform).await;
     let admin = app.login(world.admin_a).await;
-    let first = call(
+    let first = call_event(
         world.tenant_a,
         "1762095600.101",
         "started",
@@ -105,7 +72,7 @@ async fn a_call_step_by_step(app: TestApp) {
     );
     // The end, with its recording.
     let end = ended(
-        call(
+        call_event(
             world.tenant_a,
             "1762095600.101",
             "ended",
@@ -223,7 +190,7 @@ async fn a_call_step_by_step(app: TestApp) {
 async fn concurrent_reports_record_once(app: TestApp) {
     let world = World::seed(&app).await;
     let platform = app.login(world.platform).await;
-    let started = call(
+    let started = call_event(
         world.tenant_a,
         "c.1",
         "started",
@@ -255,7 +222,7 @@ async fn concurrent_steps_move_a_call_forward_once(app: TestApp) {
     let platform = app.login(world.platform).await;
     for round in 0..4 {
         let id = format!("race.{round}");
-        let started = call(world.tenant_a, &id, "started", "inbound", "5550001", "101");
+        let started = call_event(world.tenant_a, &id, "started", "inbound", "5550001", "101");
         app.post(PATH, &platform, started.clone()).await.expect(200);
         let mut answered = started.clone();
         answered["event"] = json!("answered");
@@ -296,7 +263,7 @@ async fn concurrent_recordings_attach_once(app: TestApp) {
     let platform = app.login(world.platform).await;
     let admin = app.login(world.admin_a).await;
     let fields = ended(
-        call(
+        call_event(
             world.tenant_a,
             "rec.1",
             "ended",
@@ -361,11 +328,7 @@ async fn concurrent_recordings_attach_once(app: TestApp) {
     statuses.sort_unstable();
     assert_eq!(statuses, [200, 404, 404, 404, 404, 404]);
     // One delete, one audit entry: the recording as it was answered, gone after.
-    let trail = app
-        .get("/v2/admin/audit-log/?entities=call-recording", &admin)
-        .await
-        .expect(200);
-    let trail = trail["records"].as_array().unwrap();
+    let trail = app.audit_entries(&admin, "entities=call-recording").await;
     assert_eq!(trail.len(), 1, "{trail:?}");
     assert_eq!(trail[0]["action"], "delete");
     assert_eq!(trail[0]["before"]["uniqueId"], "rec.1", "{trail:?}");
@@ -383,7 +346,7 @@ async fn missed_calls_and_recording_rules(app: TestApp) {
     let world = World::seed(&app).await;
     let platform = app.login(world.platform).await;
     let missed = ended(
-        call(world.tenant_a, "m.1", "ended", "inbound", "5550001", "101"),
+        call_event(world.tenant_a, "m.1", "ended", "inbound", "5550001", "101"),
         false,
     );
     assert_eq!(
@@ -397,7 +360,7 @@ async fn missed_calls_and_recording_rules(app: TestApp) {
     );
     // A recording must be audio we can serve as MP3.
     let fields = ended(
-        call(world.tenant_a, "r.1", "ended", "inbound", "5550002", "101"),
+        call_event(world.tenant_a, "r.1", "ended", "inbound", "5550002", "101"),
         true,
     );
     app.push(
@@ -419,7 +382,7 @@ async fn missed_calls_and_recording_rules(app: TestApp) {
         .await
         .error(400, "ValidationError");
     assert_eq!(errors.len(), 4, "{errors:?}");
-    let mut backwards = call(world.tenant_a, "b.1", "ended", "inbound", "1", "2");
+    let mut backwards = call_event(world.tenant_a, "b.1", "ended", "inbound", "1", "2");
     backwards["endTime"] = json!("2026-11-02T14:00:00Z");
     let errors = app
         .post(PATH, &platform, backwards)
@@ -430,7 +393,7 @@ async fn missed_calls_and_recording_rules(app: TestApp) {
     app.post(
         PATH,
         &admin,
-        call(world.tenant_a, "x", "started", "inbound", "1", "2"),
+        call_event(world.tenant_a, "x", "started", "inbound", "1", "2"),
     )
     .await
     .error(403, "Forbidden");
@@ -484,7 +447,7 @@ async fn listing_searching_and_scope(app: TestApp) {
         PATH,
         &platform,
         ended(
-            call(world.tenant_a, "a.4", "ended", "inbound", "5550000", "101"),
+            call_event(world.tenant_a, "a.4", "ended", "inbound", "5550000", "101"),
             true,
         ),
     )

@@ -3,11 +3,12 @@
 
 use serde_json::{Value, json};
 
-use crate::fixture::World;
+use crate::fixture::{World, call_event, ended};
 use crate::support::{TestApp, fixture};
 
 const PATH: &str = "/v2/ingest/calls";
 
+/// A call of `tenant` as the engine reports its end: answered or not.
 fn call(
     tenant: i64,
     unique_id: &str,
@@ -16,29 +17,10 @@ fn call(
     to: &str,
     answered: bool,
 ) -> Value {
-    let channel = if direction == "inbound" {
-        "PJSIP/trunk-0000000a".to_owned()
-    } else {
-        format!("PJSIP/{from}-0000000a")
-    };
-    let mut fields = json!({
-        "tenantId": tenant,
-        "uniqueId": unique_id,
-        "event": "ended",
-        "direction": direction,
-        "callerIdNum": from,
-        "callerIdName": format!("Caller {from}"),
-        "dialedNum": to,
-        "channel": channel,
-        "time": "2026-11-02T15:00:00Z",
-        "endTime": "2026-11-02T15:02:05Z",
-        "disposition": "NO ANSWER",
-    });
-    if answered {
-        fields["answerTime"] = json!("2026-11-02T15:00:05Z");
-        fields["disposition"] = json!("ANSWERED");
-    }
-    fields
+    ended(
+        call_event(tenant, unique_id, "ended", direction, from, to),
+        answered,
+    )
 }
 
 async fn seed(app: &TestApp, world: &World) {

@@ -35,11 +35,69 @@ pub(crate) struct Page {
 }
 
 impl Page {
+    /// Where a redirect sends the browser ("" when the answer is none).
     pub(crate) fn location(&self) -> &str {
         self.headers
             .get(LOCATION)
             .and_then(|v| v.to_str().ok())
             .unwrap_or_default()
+    }
+
+    /// The message shown next to the field `field` (its `<p id="{field}-error"
+    /// data-field="{field}">`), if the page shows one.
+    pub(crate) fn error_next_to(&self, field: &str) -> Option<&str> {
+        let marker = format!("id=\"{field}-error\" data-field=\"{field}\">");
+        let start = self.body.find(&marker)? + marker.len();
+        self.body[start..].split("</p>").next()
+    }
+
+    /// The opening tag of the element whose id is `id` (without its closing `>`).
+    pub(crate) fn tag(&self, id: &str) -> &str {
+        self.find_tag(id)
+            .unwrap_or_else(|| panic!("no element #{id}: {}", self.body))
+    }
+
+    /// Whether the element `id` (an input, select or fieldset) is marked invalid.
+    pub(crate) fn marked_invalid(&self, id: &str) -> bool {
+        self.find_tag(id)
+            .is_some_and(|tag| tag.contains("aria-invalid=\"true\""))
+    }
+
+    /// The value of the selected option of the `<select>` with id `id` ("" when none is).
+    pub(crate) fn selected(&self, id: &str) -> String {
+        let start = self
+            .body
+            .find(&format!("<select id=\"{id}\""))
+            .unwrap_or_else(|| panic!("no select #{id}: {}", self.body));
+        let select = &self.body[start..];
+        let select = &select[..select.find("</select>").unwrap()];
+        select
+            .split("<option value=\"")
+            .skip(1)
+            .find(|option| option.contains("\" selected>"))
+            .map(|option| option.split('"').next().unwrap().to_owned())
+            .unwrap_or_default()
+    }
+
+    /// The text of the first element marked `data-testid="{id}"`.
+    pub(crate) fn test_id(&self, id: &str) -> &str {
+        let marker = format!("data-testid=\"{id}\"");
+        let start = self
+            .body
+            .find(&marker)
+            .unwrap_or_else(|| panic!("no {id}: {}", self.body));
+        let rest = &self.body[start..];
+        let rest = &rest[rest.find('>').unwrap() + 1..];
+        &rest[..rest.find('<').unwrap()]
+    }
+
+    /// The opening tag of the element whose id is `id`, if there is one. The space before
+    /// `id=` keeps a `data-testid` of the same name from matching.
+    fn find_tag(&self, id: &str) -> Option<&str> {
+        let at = self.body.find(&format!(" id=\"{id}\""))?;
+        let start = self.body[..at].rfind('<')?;
+        let tag = &self.body[start..];
+        Some(&tag[..tag.find('>')?])
     }
 
     /// The value of the form token field on the page.

@@ -63,16 +63,6 @@ fn grid_row<'a>(page: &'a Page, day: &str) -> &'a str {
     &cell[..cell.find("</td>").unwrap()]
 }
 
-/// The `<input>` tag of the field `id`.
-fn input_tag<'a>(page: &'a Page, id: &str) -> &'a str {
-    let start = page
-        .body
-        .find(&format!("<input type=\"text\" id=\"{id}\""))
-        .unwrap_or_else(|| panic!("no input {id}: {}", page.body));
-    let tag = &page.body[start..];
-    &tag[..tag.find('>').unwrap()]
-}
-
 /// The list says of each record whether it is open now and why, as the API's status
 /// answers: inside hours, outside hours, or closed by a holiday (named).
 async fn the_list_says_open_or_closed_and_why(app: TestApp) {
@@ -207,12 +197,11 @@ async fn a_refused_edit_shows_every_broken_field(app: TestApp) {
     assert_eq!(page.status, StatusCode::BAD_REQUEST, "{}", page.body);
     for field in ["name", "timezone", "day2", "day3", "day5"] {
         assert!(
-            page.body
-                .contains(&format!("id=\"{field}-error\" data-field=\"{field}\"")),
+            page.error_next_to(field).is_some(),
             "no error next to {field}: {}",
             page.body
         );
-        let input = input_tag(&page, field);
+        let input = page.tag(field);
         assert!(
             input.contains("aria-invalid=\"true\"") && input.contains(&format!("{field}-error")),
             "{field} is not marked invalid: {input}"

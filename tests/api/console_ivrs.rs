@@ -12,53 +12,20 @@ use crate::fixture::World;
 use crate::on_both_backends;
 use crate::support::TestApp;
 
-/// Whether the page shows an error next to the field `field`.
-fn error_next_to(page: &Page, field: &str) -> bool {
-    page.body
-        .contains(&format!("id=\"{field}-error\" data-field=\"{field}\""))
-}
-
-/// The opening tag of the element with id `id`.
-fn tag<'a>(page: &'a Page, id: &str) -> &'a str {
-    let at = page
-        .body
-        .find(&format!("id=\"{id}\""))
-        .unwrap_or_else(|| panic!("no element {id}: {}", page.body));
-    let start = page.body[..at].rfind('<').unwrap();
-    let end = at + page.body[at..].find('>').unwrap();
-    &page.body[start..=end]
-}
-
 /// Asserts each of `fields` is marked invalid and has its error next to it.
 fn assert_broken(page: &Page, fields: &[(&str, &str)]) {
     for (id, error) in fields {
         assert!(
-            error_next_to(page, error),
+            page.error_next_to(error).is_some(),
             "no error next to {error}: {}",
             page.body
         );
-        let tag = tag(page, id);
+        let tag = page.tag(id);
         assert!(
             tag.contains("aria-invalid=\"true\"") && tag.contains(&format!("{error}-error")),
             "{id} is not marked invalid: {tag}"
         );
     }
-}
-
-/// The selected option of the `<select>` with id `id`: its value.
-fn selected(page: &Page, id: &str) -> String {
-    let start = page
-        .body
-        .find(&format!("<select id=\"{id}\""))
-        .unwrap_or_else(|| panic!("no select {id}: {}", page.body));
-    let select = &page.body[start..];
-    let select = &select[..select.find("</select>").unwrap()];
-    select
-        .split("<option value=\"")
-        .skip(1)
-        .find(|option| option.contains("\" selected>"))
-        .map(|option| option.split('"').next().unwrap().to_owned())
-        .unwrap_or_default()
 }
 
 /// A third extension of tenant A, answering its id.
@@ -67,19 +34,6 @@ async fn third_extension(app: &TestApp, admin: &str, w: &World) -> i64 {
         "/v2/admin/extensions/",
         admin,
         json!({"number": "1203", "name": "Third desk", "branchId": w.branch_a}),
-    )
-    .await["id"]
-        .as_i64()
-        .unwrap()
-}
-
-/// A music-on-hold playlist of the tenant of `admin`, answering its id.
-async fn music_on_hold(app: &TestApp, admin: &str) -> i64 {
-    let media = app.upload_fixture(admin, "tone.wav").await;
-    app.create(
-        "/v2/admin/music-on-hold/",
-        admin,
-        json!({"name": "Calm", "routingDestinations": [{"destType": "MEDIA_FILE", "id": media}]}),
     )
     .await["id"]
         .as_i64()
@@ -226,11 +180,11 @@ async fn an_ivr_menu_is_edited_and_deleted(app: TestApp) {
     browser.sign_in(w.admin_a).await;
     let form = browser.get(&path).await;
     assert_eq!(form.status, StatusCode::OK, "{}", form.body);
-    assert_eq!(selected(&form, "key-1"), format!("EXT:{}", w.ext_a));
-    assert_eq!(selected(&form, "key-star"), format!("EXT:{}", w.ext_a2));
-    assert_eq!(selected(&form, "key-2"), "");
+    assert_eq!(form.selected("key-1"), format!("EXT:{}", w.ext_a));
+    assert_eq!(form.selected("key-star"), format!("EXT:{}", w.ext_a2));
+    assert_eq!(form.selected("key-2"), "");
     assert_eq!(
-        selected(&form, "timeoutDestination"),
+        form.selected("timeoutDestination"),
         format!("EXT:{}", w.ext_a)
     );
     let token = form.token();
@@ -313,13 +267,13 @@ async fn a_refused_ivr_menu_shows_every_broken_field(app: TestApp) {
             ("key-4", "key-4"),
         ],
     );
-    assert!(!error_next_to(&page, "key-1"), "key 1 is fine");
+    assert!(page.error_next_to("key-1").is_none(), "key 1 is fine");
     assert!(
         page.body.contains("value=\"call me\""),
         "the number is kept"
     );
     assert!(page.body.contains("value=\"many\""), "the retries are kept");
-    assert_eq!(selected(&page, "key-1"), fine, "the pick is kept");
+    assert_eq!(page.selected("key-1"), fine, "the pick is kept");
     let listed = app.get("/v2/admin/ivrs/", &admin).await.expect(200);
     assert_eq!(listed["totalRecords"], 0, "nothing is created");
 
@@ -356,7 +310,7 @@ async fn a_refused_ivr_menu_shows_every_broken_field(app: TestApp) {
             ("timeoutDestination", "timeoutDestination"),
         ],
     );
-    assert!(!error_next_to(&page, "key-1"), "key 1 is fine");
+    assert!(page.error_next_to("key-1").is_none(), "key 1 is fine");
     let stored = app
         .get(&format!("/v2/admin/ivrs/{}", ivr["id"]), &admin)
         .await
@@ -371,7 +325,8 @@ async fn a_queue_is_built_and_its_members_reordered(app: TestApp) {
     let w = World::seed(&app).await;
     let admin = app.login(w.admin_a).await;
     let third = third_extension(&app, &admin, &w).await;
-    let moh = music_on_hold(&app, &admin).await;
+    let tone = app.upload_fixture(&admin, "tone.wav").await;
+    let moh = app.music_on_hold(&admin, "Calm", &[tone]).await;
     let mut browser = Browser::new(&app.base);
     browser.sign_in(w.admin_a).await;
     let form = browser.get("/console/queues/new").await;
@@ -437,11 +392,11 @@ async fn a_queue_is_built_and_its_members_reordered(app: TestApp) {
     let form = browser.get(&path).await;
     assert_eq!(form.status, StatusCode::OK, "{}", form.body);
     // The rows are the members in their order, then free rows.
-    assert_eq!(selected(&form, "member-0-id"), a2);
-    assert_eq!(selected(&form, "member-1-id"), t);
-    assert_eq!(selected(&form, "member-2-id"), a);
-    assert_eq!(selected(&form, "member-3-id"), "");
-    assert_eq!(selected(&form, "hold"), hold);
+    assert_eq!(form.selected("member-0-id"), a2);
+    assert_eq!(form.selected("member-1-id"), t);
+    assert_eq!(form.selected("member-2-id"), a);
+    assert_eq!(form.selected("member-3-id"), "");
+    assert_eq!(form.selected("hold"), hold);
     // The third desk moves first, the first member leaves.
     let saved = browser
         .post(
@@ -548,7 +503,7 @@ async fn a_refused_queue_shows_every_broken_field(app: TestApp) {
             ("hold", "hold"),
         ],
     );
-    assert!(!error_next_to(&page, "member-0"), "member 0 is fine");
+    assert!(page.error_next_to("member-0").is_none(), "member 0 is fine");
     assert!(page.body.contains("value=\"500\""), "the penalty is kept");
     assert!(page.body.contains("value=\"lots\""));
     // Another tenant's extension is named on its row.
@@ -571,7 +526,7 @@ async fn a_refused_queue_shows_every_broken_field(app: TestApp) {
         .await;
     assert_eq!(page.status, StatusCode::BAD_REQUEST, "{}", page.body);
     assert_broken(&page, &[("member-1-id", "member-1")]);
-    assert!(!error_next_to(&page, "member-0"), "member 0 is fine");
+    assert!(page.error_next_to("member-0").is_none(), "member 0 is fine");
     let stored = app
         .get(&format!("/v2/admin/queues/{}", queue["id"]), &admin)
         .await

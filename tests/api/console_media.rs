@@ -25,23 +25,12 @@ async fn listed(app: &TestApp, token: &str, path: &str) -> Vec<Value> {
 /// Whether the page marks the field `id` as broken, with its error next to it.
 fn marks(page: &Page, id: &str) -> bool {
     let error = format!("{id}-error");
-    page.body
-        .contains(&format!("id=\"{error}\" data-field=\"{id}\""))
+    page.error_next_to(id).is_some()
         && page.body.split("aria-describedby=\"").skip(1).any(|rest| {
             rest.split('"')
                 .next()
                 .is_some_and(|ids| ids.split_whitespace().any(|i| i == error))
         })
-}
-
-/// The `<select>` field `name` shows `value` picked.
-fn picks(page: &Page, name: &str, value: &str) -> bool {
-    let Some(start) = page.body.find(&format!("<select id=\"{name}\"")) else {
-        return false;
-    };
-    let select = &page.body[start..];
-    let select = &select[..select.find("</select>").unwrap()];
-    select.contains(&format!("<option value=\"{value}\" selected>"))
 }
 
 /// A multipart upload form of `fields` and the fixture `file`.
@@ -94,7 +83,7 @@ async fn a_paging_group_is_made_edited_and_deleted(app: TestApp) {
         .await;
     assert_eq!(more.status, StatusCode::OK, "{}", more.body);
     assert!(more.body.contains("name=\"member1\""), "{}", more.body);
-    assert!(picks(&more, "member0", &ext_a), "{}", more.body);
+    assert_eq!(more.selected("member0"), ext_a, "{}", more.body);
     assert!(more.body.contains("value=\"Whole shop\""));
     assert!(
         listed(&app, &admin, "/v2/admin/paging-groups/")
@@ -150,8 +139,8 @@ async fn a_paging_group_is_made_edited_and_deleted(app: TestApp) {
     let path = format!("/console/paging-groups/{id}");
     let edit = browser.get(&path).await;
     assert_eq!(edit.status, StatusCode::OK, "{}", edit.body);
-    assert!(picks(&edit, "member0", &ext_a) && picks(&edit, "member1", &ext_a2));
-    assert!(picks(&edit, "introMessageMediaFileId", &intro_id));
+    assert!(edit.selected("member0") == ext_a && edit.selected("member1") == ext_a2);
+    assert_eq!(edit.selected("introMessageMediaFileId"), intro_id);
     assert!(
         edit.body.contains("name=\"member2\""),
         "an empty row to add one"
@@ -234,7 +223,7 @@ async fn a_refused_paging_group_shows_every_broken_field(app: TestApp) {
     );
     assert!(page.body.contains(&long_name) && page.body.contains("value=\"1\""));
     // (Another tenant's extension is no target here, so only the own one shows picked.)
-    assert!(picks(&page, "member0", &own), "{}", page.body);
+    assert_eq!(page.selected("member0"), own, "{}", page.body);
     assert!(
         listed(&app, &admin, "/v2/admin/paging-groups/")
             .await
@@ -268,8 +257,8 @@ async fn a_playlist_is_made_reordered_and_deleted(app: TestApp) {
         )
         .await;
     assert_eq!(more.status, StatusCode::OK, "{}", more.body);
-    assert!(more.body.contains("name=\"file1\"") && picks(&more, "file0", &first));
-    assert!(picks(&more, "mode", "random"));
+    assert!(more.body.contains("name=\"file1\"") && more.selected("file0") == first);
+    assert_eq!(more.selected("mode"), "random");
     assert!(
         listed(&app, &admin, "/v2/admin/music-on-hold/")
             .await
@@ -319,7 +308,7 @@ async fn a_playlist_is_made_reordered_and_deleted(app: TestApp) {
     let id = playlist["id"].as_i64().unwrap();
     let path = format!("/console/music-on-hold/{id}");
     let edit = browser.get(&path).await;
-    assert!(picks(&edit, "file0", &first) && picks(&edit, "file1", &second));
+    assert!(edit.selected("file0") == first && edit.selected("file1") == second);
     let branch = w.branch_a.to_string();
     let saved = browser
         .post(
@@ -588,7 +577,7 @@ async fn a_text_is_spoken_by_a_voice(app: TestApp) {
             refused.body
         );
     }
-    assert!(picks(&refused, "voiceId", "en-us"));
+    assert_eq!(refused.selected("voiceId"), "en-us");
     assert!(
         listed(&app, &admin, "/v2/admin/media-files/")
             .await

@@ -8,7 +8,7 @@
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::console::{Browser, Page};
+use crate::console::Browser;
 use crate::fixture::World;
 use crate::on_both_backends;
 use crate::routing::routed_tenant;
@@ -19,13 +19,6 @@ async fn number(app: &TestApp, token: &str, id: i64) -> Value {
     app.get(&format!("/v2/admin/phone-numbers/{id}"), token)
         .await
         .expect(200)
-}
-
-/// The message shown next to the field `name`, if any.
-fn error_of(page: &Page, name: &str) -> Option<String> {
-    let marker = format!("data-field=\"{name}\">");
-    let start = page.body.find(&marker)? + marker.len();
-    Some(page.body[start..].split("</p>").next()?.to_owned())
 }
 
 /// A tenant administrator sends a number's calls to the billing menu: the list links the
@@ -156,7 +149,7 @@ async fn a_refused_form_shows_every_broken_field(app: TestApp) {
     assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.body);
     for field in ["registeredCNAM", "storeAndForwardNumber", "faxEmail"] {
         assert!(
-            error_of(&refused, field).is_some(),
+            refused.error_next_to(field).is_some(),
             "{field}: {}",
             refused.body
         );
@@ -178,24 +171,11 @@ async fn a_refused_form_shows_every_broken_field(app: TestApp) {
         .await;
     assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.body);
     assert!(
-        error_of(&refused, "destination").is_some(),
+        refused.error_next_to("destination").is_some(),
         "{}",
         refused.body
     );
     assert_eq!(number(&app, &admin, r.number).await, before);
-}
-
-/// A conduit (a carrier trunk) of `tenant`, made by the platform administrator.
-async fn trunk(app: &TestApp, platform: &str, tenant: i64, name: &str) -> i64 {
-    app.create(
-        "/v2/admin/conduits/",
-        platform,
-        json!({"tenantId": tenant, "kind": "sip-trunk", "name": name,
-            "address": "sip.carrier.example:5061"}),
-    )
-    .await["id"]
-        .as_i64()
-        .unwrap()
 }
 
 /// The number's branch, the conduit its calls arrive on and the extension its texts go
@@ -207,8 +187,12 @@ async fn a_numbers_branch_conduit_and_texts_are_changed(app: TestApp) {
     let r = routed_tenant(&app, &w).await;
     let admin = app.login(w.admin_a).await;
     let platform = app.login(w.platform).await;
-    let ours = trunk(&app, &platform, w.tenant_a, "Carrier trunk A").await;
-    let theirs = trunk(&app, &platform, w.tenant_b, "Carrier trunk B").await;
+    let ours = app
+        .sip_trunk(&platform, w.tenant_a, "Carrier trunk A")
+        .await;
+    let theirs = app
+        .sip_trunk(&platform, w.tenant_b, "Carrier trunk B")
+        .await;
     let mut browser = Browser::new(&app.base);
     browser.sign_in(w.admin_a).await;
     let edit = format!("/console/phone-numbers/{}", r.number);
@@ -280,7 +264,7 @@ async fn a_numbers_branch_conduit_and_texts_are_changed(app: TestApp) {
     assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.body);
     for name in ["branchId", "conduitId", "smsExtId"] {
         assert!(
-            error_of(&refused, name).is_some(),
+            refused.error_next_to(name).is_some(),
             "{name}: {}",
             refused.body
         );

@@ -11,8 +11,8 @@ use reqwest::StatusCode;
 use reqwest::multipart::{Form, Part};
 use serde_json::{Value, json};
 
-use crate::console::{Browser, Page};
-use crate::engine_jobs::{TOKEN, engine_token};
+use crate::console::Browser;
+use crate::engine::{self, engine_token};
 use crate::fixture::World;
 use crate::on_both_backends;
 use crate::outbound_work::wait_dialing;
@@ -59,23 +59,6 @@ async fn fax_records(app: &TestApp, admin: &str) -> Vec<Value> {
         .as_array()
         .unwrap()
         .clone()
-}
-
-/// The error shown next to field `key`, if any.
-fn field_error<'a>(page: &'a Page, key: &str) -> Option<&'a str> {
-    let marker = format!("id=\"{key}-error\" data-field=\"{key}\">");
-    let start = page.body.find(&marker)? + marker.len();
-    page.body[start..].split("</p>").next()
-}
-
-/// Whether the input, select or fieldset `id` is marked invalid.
-fn marked_invalid(page: &Page, id: &str) -> bool {
-    let marker = format!("id=\"{id}\"");
-    let Some(start) = page.body.find(&marker) else {
-        return false;
-    };
-    let tag = &page.body[start..];
-    tag[..tag.find('>').unwrap()].contains("aria-invalid=\"true\"")
 }
 
 /// A CSV file part named `file`.
@@ -255,12 +238,12 @@ async fn a_refused_campaign_shows_every_broken_field(app: TestApp) {
         "retryDelayMinutes",
     ] {
         assert!(
-            field_error(&refused, key).is_some(),
+            refused.error_next_to(key).is_some(),
             "no error at {key}: {}",
             refused.body
         );
         assert!(
-            marked_invalid(&refused, key),
+            refused.marked_invalid(key),
             "{key} not marked: {}",
             refused.body
         );
@@ -287,12 +270,12 @@ async fn a_refused_campaign_shows_every_broken_field(app: TestApp) {
         .await;
     assert_eq!(edit.status, StatusCode::BAD_REQUEST, "{}", edit.body);
     assert!(
-        field_error(&edit, "callerIdNumber").is_some(),
+        edit.error_next_to("callerIdNumber").is_some(),
         "{}",
         edit.body
     );
     assert!(
-        field_error(&edit, "windowTimeZone").is_some(),
+        edit.error_next_to("windowTimeZone").is_some(),
         "{}",
         edit.body
     );
@@ -516,11 +499,11 @@ async fn opt_outs_are_added_imported_and_removed(app: TestApp) {
         .await;
     assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.body);
     assert!(
-        field_error(&refused, "campaignId").is_some(),
+        refused.error_next_to("campaignId").is_some(),
         "{}",
         refused.body
     );
-    assert!(marked_invalid(&refused, "campaignId"));
+    assert!(refused.marked_invalid("campaignId"));
     assert!(refused.body.contains("value=\"not a number\""));
     assert_eq!(opt_out_entries(&app, &admin).await.len(), 1);
 
@@ -617,30 +600,15 @@ async fn opt_outs_are_added_imported_and_removed(app: TestApp) {
 
 /// The engine takes the one queued fax and reports it failed.
 async fn fail_the_fax(app: &TestApp) {
-    let claimed = app
-        .post(
-            "/v2/engine/jobs/claim",
-            TOKEN,
-            json!({"kinds": ["fax"], "max": 10, "leaseSeconds": 300}),
-        )
-        .await
-        .expect(200);
-    let jobs = claimed["jobs"].as_array().unwrap();
-    assert_eq!(jobs.len(), 1, "{claimed}");
-    app.post(
-        &format!("/v2/engine/jobs/{}/result", jobs[0]["id"]),
-        TOKEN,
-        json!({"attempt": jobs[0]["attempt"], "outcome": "failed", "resultCode": "busy"}),
-    )
-    .await
-    .expect(200);
+    let jobs = engine::claim(app, &["fax"], Some(300)).await;
+    assert_eq!(jobs.len(), 1, "{jobs:?}");
+    let result = json!({"attempt": jobs[0]["attempt"], "outcome": "failed", "resultCode": "busy"});
+    engine::report(app, &jobs[0], result).await.expect(200);
 }
 
-/// A TIFF, as a fax document.
+/// A TIFF, as a fax document's form part.
 fn tiff() -> Part {
-    let mut bytes = b"II*\0".to_vec();
-    bytes.extend_from_slice(&[0; 64]);
-    Part::bytes(bytes)
+    Part::bytes(crate::documents::tiff())
         .file_name("letter.tif")
         .mime_str("image/tiff")
         .unwrap()
@@ -686,13 +654,13 @@ async fn a_fax_is_sent_and_a_failed_one_retried(app: TestApp) {
         )
         .await;
     assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.body);
-    assert!(field_error(&refused, "to").is_some(), "{}", refused.body);
+    assert!(refused.error_next_to("to").is_some(), "{}", refused.body);
     assert!(
-        field_error(&refused, "document").is_some(),
+        refused.error_next_to("document").is_some(),
         "{}",
         refused.body
     );
-    assert!(marked_invalid(&refused, "document"));
+    assert!(refused.marked_invalid("document"));
     // A document that is no PDF: named at the document.
     let refused = browser
         .post_multipart(
@@ -717,7 +685,7 @@ async fn a_fax_is_sent_and_a_failed_one_retried(app: TestApp) {
         refused.body
     );
     assert!(
-        field_error(&refused, "document").is_some(),
+        refused.error_next_to("document").is_some(),
         "{}",
         refused.body
     );
@@ -1003,17 +971,9 @@ async fn a_campaign_number_is_opened_edited_and_deleted(app: TestApp) {
         .await
         .expect(200);
     wait_dialing(&app, &admin, id, 2).await;
-    let claimed = app
-        .post(
-            "/v2/engine/jobs/claim",
-            TOKEN,
-            json!({"kinds": ["campaign-call"], "max": 10}),
-        )
-        .await
-        .expect(200);
-    let jobs = claimed["jobs"].as_array().unwrap();
-    assert_eq!(jobs.len(), 2, "{claimed}");
-    for job in jobs {
+    let jobs = engine::claim(&app, &["campaign-call"], None).await;
+    assert_eq!(jobs.len(), 2, "{jobs:?}");
+    for job in &jobs {
         let result = if job["subjectId"] == ann {
             json!({"attempt": job["attempt"], "outcome": "busy", "resultCode": "486",
                    "startedAt": "2026-11-20T10:00:00Z", "endedAt": "2026-11-20T10:00:07Z",
@@ -1021,13 +981,7 @@ async fn a_campaign_number_is_opened_edited_and_deleted(app: TestApp) {
         } else {
             json!({"attempt": job["attempt"], "outcome": "opted-out"})
         };
-        app.post(
-            &format!("/v2/engine/jobs/{}/result", job["id"]),
-            TOKEN,
-            result,
-        )
-        .await
-        .expect(200);
+        engine::report(&app, job, result).await.expect(200);
     }
     app.patch(&api, &admin, json!({"status": "paused"}))
         .await
@@ -1148,12 +1102,12 @@ async fn a_campaign_number_is_opened_edited_and_deleted(app: TestApp) {
     assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.body);
     for key in ["number", "name", "status"] {
         assert!(
-            field_error(&refused, key).is_some(),
+            refused.error_next_to(key).is_some(),
             "no error at {key}: {}",
             refused.body
         );
         assert!(
-            marked_invalid(&refused, key),
+            refused.marked_invalid(key),
             "{key} not marked: {}",
             refused.body
         );
@@ -1184,13 +1138,13 @@ async fn a_campaign_number_is_opened_edited_and_deleted(app: TestApp) {
         )
         .await;
     assert_eq!(opted.status, StatusCode::FORBIDDEN, "{}", opted.body);
-    let message = field_error(&opted, "number").unwrap_or_default();
+    let message = opted.error_next_to("number").unwrap_or_default();
     assert!(
         message.contains(&escaped("the tenant's opt-out list")),
         "{}",
         opted.body
     );
-    assert!(marked_invalid(&opted, "number"));
+    assert!(opted.marked_invalid("number"));
     assert_eq!(
         app.get(&record_api, &admin).await.expect(200)["number"],
         "+12025550143"
@@ -1339,18 +1293,19 @@ async fn the_fax_retry_policy_is_read_and_set(app: TestApp) {
     assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.body);
     for key in ["maxAttempts", "delaySeconds", "retryCodes"] {
         assert!(
-            field_error(&refused, key).is_some(),
+            refused.error_next_to(key).is_some(),
             "no error at {key}: {}",
             refused.body
         );
         assert!(
-            marked_invalid(&refused, key),
+            refused.marked_invalid(key),
             "{key} not marked: {}",
             refused.body
         );
     }
     assert!(
-        field_error(&refused, "retryCodes")
+        refused
+            .error_next_to("retryCodes")
             .unwrap()
             .contains(&long_code),
         "{}",

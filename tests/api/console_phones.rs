@@ -9,7 +9,7 @@
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::console::{Browser, Page};
+use crate::console::Browser;
 use crate::fixture::World;
 use crate::on_both_backends;
 use crate::support::TestApp;
@@ -23,36 +23,6 @@ async fn fetch(app: &TestApp, url: &str, user: &str, password: &str) -> StatusCo
         .await
         .unwrap()
         .status()
-}
-
-/// The text of the element marked `data-testid="{id}"` (its first one).
-fn test_id<'a>(page: &'a Page, id: &str) -> &'a str {
-    let marker = format!("data-testid=\"{id}\"");
-    let start = page
-        .body
-        .find(&marker)
-        .unwrap_or_else(|| panic!("no {id}: {}", page.body));
-    let rest = &page.body[start..];
-    let rest = &rest[rest.find('>').unwrap() + 1..];
-    &rest[..rest.find('<').unwrap()]
-}
-
-/// The opening tag of the element with `id="{id}"`.
-fn tag<'a>(page: &'a Page, id: &str) -> &'a str {
-    let marker = format!("id=\"{id}\"");
-    let at = page
-        .body
-        .find(&marker)
-        .unwrap_or_else(|| panic!("no #{id}: {}", page.body));
-    let start = page.body[..at].rfind('<').unwrap();
-    let rest = &page.body[start..];
-    &rest[..rest.find('>').unwrap()]
-}
-
-/// Whether the page shows an error next to the field `id`.
-fn error_next_to(page: &Page, id: &str) -> bool {
-    page.body
-        .contains(&format!("id=\"{id}-error\" data-field=\"{id}\""))
 }
 
 async fn devices(app: &TestApp, token: &str) -> Vec<Value> {
@@ -115,9 +85,9 @@ async fn a_phone_is_added_by_any_mac_and_its_password_rotated(app: TestApp) {
         .collect();
     assert_eq!(lines, [w.ext_a2, w.ext_a], "in order, the gap closed");
     let id = device["id"].as_i64().unwrap();
-    let user = test_id(&added, "provisioning-username").to_owned();
-    let first = test_id(&added, "provisioning-password").to_owned();
-    let url = test_id(&added, "provisioning-url").to_owned();
+    let user = added.test_id("provisioning-username").to_owned();
+    let first = added.test_id("provisioning-password").to_owned();
+    let url = added.test_id("provisioning-url").to_owned();
     assert_eq!(user, device["provisioningUsername"].as_str().unwrap());
     assert_eq!(url, format!("{}/provisioning/aabbccddee0f.cfg", app.base));
     assert!(first.len() >= 20, "{first}");
@@ -127,11 +97,11 @@ async fn a_phone_is_added_by_any_mac_and_its_password_rotated(app: TestApp) {
     let path = format!("/console/phones/{id}");
     let page = browser.get(&path).await;
     assert_eq!(page.status, StatusCode::OK, "{}", page.body);
-    assert_eq!(test_id(&page, "provisioning-url"), url);
-    assert_eq!(test_id(&page, "provisioning-username"), user);
+    assert_eq!(page.test_id("provisioning-url"), url);
+    assert_eq!(page.test_id("provisioning-username"), user);
     assert!(!page.body.contains(&first));
-    assert_eq!(test_id(&page, "last-registered"), "never");
-    let fetched = test_id(&page, "last-fetched");
+    assert_eq!(page.test_id("last-registered"), "never");
+    let fetched = page.test_id("last-fetched");
     assert!(
         fetched.ends_with(" UTC") && fetched != "never",
         "the fetch above: {fetched}"
@@ -141,9 +111,9 @@ async fn a_phone_is_added_by_any_mac_and_its_password_rotated(app: TestApp) {
         .post(&format!("{path}/password"), &[("csrf", &token)])
         .await;
     assert_eq!(rotated.status, StatusCode::OK, "{}", rotated.body);
-    let second = test_id(&rotated, "provisioning-password").to_owned();
+    let second = rotated.test_id("provisioning-password").to_owned();
     assert_ne!(second, first);
-    assert_eq!(test_id(&rotated, "provisioning-url"), url);
+    assert_eq!(rotated.test_id("provisioning-url"), url);
     assert_eq!(fetch(&app, &url, &user, &second).await, StatusCode::OK);
     assert_eq!(
         fetch(&app, &url, &user, &first).await,
@@ -176,8 +146,8 @@ async fn a_phone_is_added_by_any_mac_and_its_password_rotated(app: TestApp) {
     let found = browser.get("/console/phones?query=AABBCC").await;
     assert!(found.body.contains("Counter phone"), "searched by MAC");
     let page = browser.get(&path).await;
-    assert_eq!(test_id(&page, "registered"), "Yes");
-    assert_eq!(test_id(&page, "last-registered"), "2026-11-24 08:00 UTC");
+    assert_eq!(page.test_id("registered"), "Yes");
+    assert_eq!(page.test_id("last-registered"), "2026-11-24 08:00 UTC");
 }
 
 /// A refused phone form names every broken field next to its input (the MAC, the model,
@@ -206,12 +176,12 @@ async fn a_refused_phone_shows_every_broken_field(app: TestApp) {
     assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.body);
     for field in ["name", "mac", "model"] {
         assert!(
-            error_next_to(&refused, field),
+            refused.error_next_to(field).is_some(),
             "no error next to {field}: {}",
             refused.body
         );
         assert!(
-            tag(&refused, field).contains("aria-invalid=\"true\""),
+            refused.tag(field).contains("aria-invalid=\"true\""),
             "{field}"
         );
     }
@@ -236,9 +206,9 @@ async fn a_refused_phone_shows_every_broken_field(app: TestApp) {
         )
         .await;
     assert_eq!(twice.status, StatusCode::BAD_REQUEST, "{}", twice.body);
-    assert!(error_next_to(&twice, "line3"), "{}", twice.body);
-    assert!(tag(&twice, "line3").contains("aria-invalid=\"true\""));
-    assert!(!error_next_to(&twice, "line1"));
+    assert!(twice.error_next_to("line3").is_some(), "{}", twice.body);
+    assert!(twice.tag("line3").contains("aria-invalid=\"true\""));
+    assert!(twice.error_next_to("line1").is_none());
     assert!(devices(&app, &admin).await.is_empty());
 
     // A good one, then an edit and a delete.
@@ -279,7 +249,7 @@ async fn a_refused_phone_shows_every_broken_field(app: TestApp) {
         )
         .await;
     assert_eq!(three.status, StatusCode::BAD_REQUEST, "{}", three.body);
-    assert!(error_next_to(&three, "lines"), "{}", three.body);
+    assert!(three.error_next_to("lines").is_some(), "{}", three.body);
     let saved = browser
         .post(
             &path,
@@ -422,7 +392,7 @@ async fn a_layout_is_edited_key_by_key(app: TestApp) {
             .body
             .contains("role=\"alert\"><p>The button layout was not saved")
     );
-    assert!(error_next_to(&refused, "key3"), "{}", refused.body);
+    assert!(refused.error_next_to("key3").is_some(), "{}", refused.body);
     assert!(
         refused
             .body
@@ -430,11 +400,11 @@ async fn a_layout_is_edited_key_by_key(app: TestApp) {
         "{}",
         refused.body
     );
-    assert!(tag(&refused, "key3-index").contains("aria-invalid=\"true\""));
-    assert!(error_next_to(&refused, "key4"));
-    assert!(tag(&refused, "key4-value").contains("aria-invalid=\"true\""));
+    assert!(refused.tag("key3-index").contains("aria-invalid=\"true\""));
+    assert!(refused.error_next_to("key4").is_some());
+    assert!(refused.tag("key4-value").contains("aria-invalid=\"true\""));
     assert!(refused.body.contains("value=\"call me\""), "typed kept");
-    assert!(!error_next_to(&refused, "key2"));
+    assert!(refused.error_next_to("key2").is_none());
     let unchanged = app
         .get(&format!("/v2/admin/button-layouts/{id}"), &admin)
         .await
@@ -668,7 +638,7 @@ async fn the_line_pickers_list_each_extension_once(app: TestApp) {
         ("line4", "101 — Front desk A"),
         ("line5", ""),
     ] {
-        let input = tag(&page, line);
+        let input = page.tag(line);
         assert!(input.contains("list=\"extension-list\""), "{input}");
         assert!(input.contains(&format!("value=\"{shown}\"")), "{input}");
     }
@@ -694,7 +664,7 @@ async fn the_line_pickers_list_each_extension_once(app: TestApp) {
         )
         .await;
     assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.body);
-    assert!(error_next_to(&refused, "line2"), "{}", refused.body);
+    assert!(refused.error_next_to("line2").is_some(), "{}", refused.body);
     assert!(
         refused
             .body
@@ -702,13 +672,13 @@ async fn the_line_pickers_list_each_extension_once(app: TestApp) {
         "{}",
         refused.body
     );
-    assert!(tag(&refused, "line2").contains("aria-invalid=\"true\""));
+    assert!(refused.tag("line2").contains("aria-invalid=\"true\""));
     assert!(
-        tag(&refused, "line2").contains("value=\"4321\""),
+        refused.tag("line2").contains("value=\"4321\""),
         "kept as typed"
     );
-    assert!(!error_next_to(&refused, "line1"));
-    assert!(!error_next_to(&refused, "line3"));
+    assert!(refused.error_next_to("line1").is_none());
+    assert!(refused.error_next_to("line3").is_none());
     assert!(refused.body.contains("value=\"Reception desk\""));
     let stored = app
         .get(&format!("/v2/admin/devices/{id}"), &admin)

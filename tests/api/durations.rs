@@ -4,36 +4,15 @@
 
 use serde_json::{Value, json};
 
-use crate::fixture::World;
+use crate::documents::wav;
+use crate::fixture::{World, voicemail_message};
 use crate::on_both_backends;
 use crate::support::TestApp;
 
-/// A PCM WAV of `seconds` of silence (8 kHz, mono, 16-bit), as Asterisk writes one.
-pub fn wav(seconds: i64) -> Vec<u8> {
-    let data = u32::try_from(seconds * 8000 * 2).expect("a short WAV");
-    let mut out = Vec::new();
-    out.extend_from_slice(b"RIFF");
-    out.extend_from_slice(&(36 + data).to_le_bytes());
-    out.extend_from_slice(b"WAVEfmt ");
-    out.extend_from_slice(&16u32.to_le_bytes());
-    out.extend_from_slice(&1u16.to_le_bytes()); // PCM
-    out.extend_from_slice(&1u16.to_le_bytes()); // mono
-    out.extend_from_slice(&8000u32.to_le_bytes());
-    out.extend_from_slice(&16_000u32.to_le_bytes()); // byte rate
-    out.extend_from_slice(&2u16.to_le_bytes()); // block align
-    out.extend_from_slice(&16u16.to_le_bytes());
-    out.extend_from_slice(b"data");
-    out.extend_from_slice(&data.to_le_bytes());
-    out.resize(out.len() + data as usize, 0);
-    out
-}
-
-fn message(tenant: i64, msg_id: &str, duration: i64) -> Value {
-    json!({
-        "tenantId": tenant, "mailboxContext": "default", "mailboxUser": "101",
-        "msgId": msg_id, "messageNumber": 0, "dir": "INBOX", "callerId": msg_id,
-        "dateUnix": 1_700_000_000, "duration": duration, "extNum": "101",
-    })
+/// `message` with the duration the engine tells.
+fn with_duration(mut message: Value, seconds: i64) -> Value {
+    message["duration"] = json!(seconds);
+    message
 }
 
 async fn voicemail_durations_are_the_audio_length(app: TestApp) {
@@ -45,7 +24,10 @@ async fn voicemail_durations_are_the_audio_length(app: TestApp) {
         app.push(
             &platform,
             "/v2/ingest/voicemail-messages",
-            ("message", message(w.tenant_a, msg_id, told)),
+            (
+                "message",
+                with_duration(voicemail_message(w.tenant_a, "101", msg_id), told),
+            ),
             Some(("audio", wav(seconds))),
         )
         .await
@@ -55,7 +37,7 @@ async fn voicemail_durations_are_the_audio_length(app: TestApp) {
     app.post(
         "/v2/ingest/voicemail-messages",
         &platform,
-        message(w.tenant_a, "m-none", 42),
+        with_duration(voicemail_message(w.tenant_a, "101", "m-none"), 42),
     )
     .await
     .expect(200);

@@ -4,19 +4,12 @@
 use std::collections::HashSet;
 
 use serde_json::{Value, json};
-use switchboard::Config;
-use switchboard::config::Secret;
 use switchboard_db::texts::{self, OutgoingSms};
 use switchboard_domain::ids::TenantId;
 
+use crate::engine::{self, TOKEN, engine_token};
 use crate::fixture::World;
 use crate::support::{Backend, TestApp};
-
-pub const TOKEN: &str = "engine-token-for-the-queue-0123456789";
-
-pub fn engine_token(config: &mut Config) {
-    config.ingest_token = Some(Secret(TOKEN.into()));
-}
 
 /// Queues `n` texts of `tenant` straight through the store, as the send endpoint does.
 pub(crate) async fn queue_texts(app: &TestApp, tenant: i64, n: usize) -> Vec<i64> {
@@ -36,19 +29,6 @@ pub(crate) async fn queue_texts(app: &TestApp, tenant: i64, n: usize) -> Vec<i64
     }
     tx.commit().await.unwrap();
     ids
-}
-
-pub(crate) async fn claim(app: &TestApp, base: &str, max: i64) -> Vec<Value> {
-    let answer = app
-        .client
-        .post(format!("{base}/v2/engine/jobs/claim"))
-        .bearer_auth(TOKEN)
-        .json(&json!({"kinds": ["sms"], "max": max}))
-        .send()
-        .await
-        .unwrap();
-    let body = TestApp::answer(answer).await.expect(200);
-    body["jobs"].as_array().unwrap().clone()
 }
 
 fn result_path(job: &Value) -> String {
@@ -73,7 +53,7 @@ async fn status_of(app: &TestApp, text: i64) -> String {
 async fn claims_and_results(app: TestApp) {
     let w = World::seed(&app).await;
     let texts = queue_texts(&app, w.tenant_a, 3).await;
-    let first = claim(&app, &app.base, 2).await;
+    let first = engine::claim_from(&app, &app.base, &["sms"], 2, None).await;
     assert_eq!(first.len(), 2);
     assert_eq!(first[0]["kind"], "sms");
     assert_eq!(first[0]["attempt"], 1);
@@ -83,10 +63,14 @@ async fn claims_and_results(app: TestApp) {
     assert!(first[0]["leaseUntil"].as_str().unwrap().ends_with('Z'));
     assert_eq!(status_of(&app, texts[0]).await, "sending");
     assert_eq!(status_of(&app, texts[2]).await, "queued");
-    let second = claim(&app, &app.base, 10).await;
+    let second = engine::claim_from(&app, &app.base, &["sms"], 10, None).await;
     assert_eq!(second.len(), 1, "only the job not leased yet");
     assert_eq!(second[0]["subjectId"], texts[2]);
-    assert!(claim(&app, &app.base, 10).await.is_empty());
+    assert!(
+        engine::claim_from(&app, &app.base, &["sms"], 10, None)
+            .await
+            .is_empty()
+    );
 
     // A result, with its SMS_SENT event, once.
     let sent = json!({"attempt": 1, "outcome": "sent", "reference": "carrier-1",
@@ -187,10 +171,12 @@ async fn claims_and_results(app: TestApp) {
 async fn lease_expiry_returns_the_job(app: TestApp) {
     let w = World::seed(&app).await;
     let texts = queue_texts(&app, w.tenant_a, 1).await;
-    let first = claim(&app, &app.base, 5).await;
+    let first = engine::claim_from(&app, &app.base, &["sms"], 5, None).await;
     assert_eq!(first.len(), 1);
     assert!(
-        claim(&app, &app.base, 5).await.is_empty(),
+        engine::claim_from(&app, &app.base, &["sms"], 5, None)
+            .await
+            .is_empty(),
         "leased, not handed out twice"
     );
     // The lease runs out (moved into the past rather than waited for).
@@ -199,7 +185,7 @@ async fn lease_expiry_returns_the_job(app: TestApp) {
         "UPDATE engine_jobs SET lease_until = 1",
     )
     .await;
-    let retaken = claim(&app, &app.base, 5).await;
+    let retaken = engine::claim_from(&app, &app.base, &["sms"], 5, None).await;
     assert_eq!(retaken.len(), 1);
     assert_eq!(retaken[0]["id"], first[0]["id"]);
     assert_eq!(retaken[0]["attempt"], 2);
@@ -234,7 +220,9 @@ async fn lease_expiry_returns_the_job(app: TestApp) {
 async fn concurrent_results_record_once(app: TestApp) {
     let w = World::seed(&app).await;
     queue_texts(&app, w.tenant_a, 1).await;
-    let job = claim(&app, &app.base, 1).await.remove(0);
+    let job = engine::claim_from(&app, &app.base, &["sms"], 1, None)
+        .await
+        .remove(0);
     let body = json!({"attempt": 1, "outcome": "sent"});
     let path = result_path(&job);
     let (a, b) = tokio::join!(
@@ -309,10 +297,10 @@ async fn two_processes_never_claim_the_same_job() {
     let (mut here, mut there) = (Vec::new(), Vec::new());
     loop {
         let (a, b, c, d) = tokio::join!(
-            claim(&app, &app.base, 7),
-            claim(&app, &app.base, 7),
-            claim(&app, &sibling.base, 7),
-            claim(&app, &sibling.base, 7),
+            engine::claim_from(&app, &app.base, &["sms"], 7, None),
+            engine::claim_from(&app, &app.base, &["sms"], 7, None),
+            engine::claim_from(&app, &sibling.base, &["sms"], 7, None),
+            engine::claim_from(&app, &sibling.base, &["sms"], 7, None),
         );
         if a.is_empty() && b.is_empty() && c.is_empty() && d.is_empty() {
             break;

@@ -1,7 +1,7 @@
 //! A small world seeded through the library (fast), used over HTTP by the tests: two
 //! partners, a tenant under each, branches, extensions and an account of every role.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 use switchboard::cli::{NewUser, create_tenant, create_user};
 use switchboard_db::{branches, extensions, partners};
 use switchboard_domain::ids::TenantId;
@@ -245,9 +245,71 @@ impl World {
         app.patch(
             &format!("/v2/admin/users/{user_id}"),
             &admin,
-            serde_json::json!({"extId": self.ext_a}),
+            json!({"extId": self.ext_a}),
         )
         .await
         .expect(200);
     }
+}
+
+/// A voicemail message as the engine pushes it (the `message` part of
+/// `/v2/ingest/voicemail`): in `mailbox`'s inbox of `tenant`, 7 seconds long, from a
+/// caller named by the message's id; a test lays what it needs over it.
+pub fn voicemail_message(tenant: i64, mailbox: &str, msg_id: &str) -> Value {
+    json!({
+        "tenantId": tenant,
+        "mailboxContext": "default",
+        "mailboxUser": mailbox,
+        "msgId": msg_id,
+        "messageNumber": 0,
+        "dir": "INBOX",
+        "callerId": msg_id,
+        "dateUnix": 1_700_000_000,
+        "duration": 7,
+        "extNum": mailbox,
+    })
+}
+
+/// A call's `event` (`started`, `answered`, `ended`) as the engine pushes it (the `call`
+/// part of `/v2/ingest/calls`), at 15:00 on 2 November 2026. A call placed inside the PBX
+/// names its extension by its channel, as Asterisk does; an inbound caller id is nobody's
+/// identity.
+pub fn call_event(
+    tenant: i64,
+    unique_id: &str,
+    event: &str,
+    direction: &str,
+    from: &str,
+    to: &str,
+) -> Value {
+    let channel = if direction == "inbound" {
+        "PJSIP/trunk-00000001".to_owned()
+    } else {
+        format!("PJSIP/{from}-00000001")
+    };
+    json!({
+        "channel": channel,
+        "tenantId": tenant,
+        "uniqueId": unique_id,
+        "event": event,
+        "direction": direction,
+        "callerIdNum": from,
+        "callerIdName": format!("Caller {from}"),
+        "dialedNum": to,
+        "time": "2026-11-02T15:00:00Z",
+    })
+}
+
+/// `fields` of a call made its end, two minutes and five seconds after it began:
+/// answered after five seconds, or not at all.
+pub fn ended(mut fields: Value, answered: bool) -> Value {
+    fields["event"] = json!("ended");
+    fields["endTime"] = json!("2026-11-02T15:02:05Z");
+    if answered {
+        fields["answerTime"] = json!("2026-11-02T15:00:05Z");
+        fields["disposition"] = json!("ANSWERED");
+    } else {
+        fields["disposition"] = json!("NO ANSWER");
+    }
+    fields
 }

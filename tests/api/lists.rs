@@ -301,7 +301,7 @@ async fn voicemail_sorts_by_duration_with_ties(app: TestApp) {
             &platform,
             "/v2/ingest/voicemail-messages",
             ("message", message),
-            Some(("audio", crate::durations::wav(*duration))),
+            Some(("audio", crate::documents::wav(*duration))),
         )
         .await
         .expect(200);

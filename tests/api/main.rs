@@ -8,6 +8,8 @@
 #![allow(missing_docs, clippy::unwrap_used)]
 
 mod binary;
+mod documents;
+mod engine;
 mod fixture;
 mod receiver;
 mod support;

@@ -6,24 +6,12 @@ use reqwest::multipart::{Form, Part};
 use reqwest::{Body, StatusCode};
 use serde_json::Value;
 
+use crate::documents::{jpeg, png};
 use crate::fixture::World;
 use crate::on_both_backends;
 use crate::support::{Answer, TestApp, fixture};
 
 const LIMIT: usize = 3_145_728;
-
-/// A JPEG of exactly `size` bytes (a JPEG header, then padding).
-fn jpeg(size: usize) -> Vec<u8> {
-    let mut bytes = b"\xFF\xD8\xFF\xE0\x00\x10JFIF\x00".to_vec();
-    bytes.resize(size, 0x20);
-    bytes
-}
-
-fn png() -> Vec<u8> {
-    let mut bytes = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR".to_vec();
-    bytes.resize(300, 0);
-    bytes
-}
 
 /// A file part, with a known length (`Content-Length`) or streamed in chunks (chunked).
 fn part(bytes: Vec<u8>, name: &str, content_type: &str, chunked: bool) -> Part {
@@ -40,15 +28,8 @@ fn part(bytes: Vec<u8>, name: &str, content_type: &str, chunked: bool) -> Part {
 }
 
 async fn send(app: &TestApp, token: &str, form: Form) -> Answer {
-    let response = app
-        .client
-        .post(app.url("/v2/messaging/messages/upload-media"))
-        .bearer_auth(token)
-        .multipart(form)
-        .send()
+    app.post_form("/v2/messaging/messages/upload-media", token, form)
         .await
-        .unwrap();
-    TestApp::answer(response).await
 }
 
 async fn three_megabytes_to_the_byte_with_and_without_length(app: TestApp) {

@@ -8,17 +8,12 @@ use sea_query::{Expr, ExprTrait, Query};
 use serde_json::Value;
 use switchboard_domain::ids::TenantId;
 
+use crate::documents::jpeg;
 use crate::fixture::World;
 use crate::support::{Answer, TestApp};
 
-const SIZE: usize = 10_000;
-
-/// A JPEG of `SIZE` bytes.
-pub(crate) fn jpeg() -> Vec<u8> {
-    let mut bytes = b"\xFF\xD8\xFF\xE0\x00\x10JFIF\x00".to_vec();
-    bytes.resize(SIZE, 0x20);
-    bytes
-}
+/// The size of each JPEG these tests upload.
+pub(crate) const SIZE: usize = 10_000;
 
 /// Uploads `files` JPEGs as MMS media.
 pub(crate) async fn upload(app: &TestApp, token: &str, files: usize) -> Answer {
@@ -26,21 +21,14 @@ pub(crate) async fn upload(app: &TestApp, token: &str, files: usize) -> Answer {
     for _ in 0..files {
         form = form.part(
             "files",
-            Part::bytes(jpeg())
+            Part::bytes(jpeg(SIZE))
                 .file_name("photo.jpg")
                 .mime_str("image/jpeg")
                 .unwrap(),
         );
     }
-    let response = app
-        .client
-        .post(app.url("/v2/messaging/messages/upload-media"))
-        .bearer_auth(token)
-        .multipart(form)
-        .send()
+    app.post_form("/v2/messaging/messages/upload-media", token, form)
         .await
-        .unwrap();
-    TestApp::answer(response).await
 }
 
 /// Gives `tenant` a quota of its own, in bytes.
@@ -229,12 +217,12 @@ async fn a_file_stored_but_never_recorded_is_deleted(app: TestApp) {
          Content-Type: image/jpeg\r\n\r\n"
     );
     let mut sent = head.into_bytes();
-    sent.extend(jpeg());
+    sent.extend(jpeg(SIZE));
     sent.extend_from_slice(
         b"\r\n--XyZ\r\nContent-Disposition: form-data; name=\"files\"; filename=\"b.jpg\"\r\n\
           Content-Type: image/jpeg\r\n\r\n",
     );
-    sent.extend(&jpeg()[..100]);
+    sent.extend(&jpeg(SIZE)[..100]);
     slow.write_all(&sent).await.unwrap();
     let mut answer = vec![0u8; 4096];
     let read = tokio::time::timeout(std::time::Duration::from_secs(10), slow.read(&mut answer))

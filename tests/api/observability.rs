@@ -173,7 +173,7 @@ on_both_backends!(with with_metrics; metrics_move_and_stay_off_the_public_port, 
 
 fn with_metrics_and_engine(config: &mut switchboard::Config) {
     with_metrics(config);
-    crate::engine_jobs::engine_token(config);
+    crate::engine::engine_token(config);
 }
 
 /// The engine job queue's depth by kind and state follows the queue: texts queued are
@@ -197,7 +197,7 @@ async fn engine_job_queue_depth_is_scraped(app: TestApp) {
     let queued = scrape(&app).await;
     assert_eq!(depth(&queued, "sms", "due"), 5.0, "{queued}");
     assert_eq!(depth(&queued, "sms", "leased"), 0.0);
-    let claimed = crate::engine_jobs::claim(&app, &app.base, 2).await;
+    let claimed = crate::engine::claim_from(&app, &app.base, &["sms"], 2, None).await;
     assert_eq!(claimed.len(), 2);
     let put_off = "UPDATE engine_jobs SET due_at = due_at + 3600 WHERE id = \
         (SELECT MIN(id) FROM engine_jobs WHERE state = 'pending' AND lease_until IS NULL)";
@@ -316,16 +316,8 @@ async fn forwarded_addresses_count_behind_a_trusted_proxy(app: TestApp) {
         .unwrap();
     let login = TestApp::answer(login).await.expect(200);
     let token = login["accessToken"].as_str().unwrap().to_owned();
-    let trail = app
-        .get(
-            "/v2/admin/audit-log/?sortBy=id&entities=authentication",
-            &token,
-        )
-        .await
-        .expect(200);
-    let addresses: Vec<&str> = trail["records"]
-        .as_array()
-        .unwrap()
+    let trail = app.audit_entries(&token, "entities=authentication").await;
+    let addresses: Vec<&str> = trail
         .iter()
         .map(|e| e["clientAddress"].as_str().unwrap())
         .collect();

@@ -4,39 +4,10 @@
 
 use serde_json::{Value, json};
 
-use crate::engine_jobs::{TOKEN, engine_token};
+use crate::documents::{jpeg, pdf, tiff};
+use crate::engine::{self, TOKEN, engine_token};
 use crate::fixture::World;
 use crate::support::{Answer, TestApp};
-
-/// A one-page PDF, its cross-reference table computed so a real parser accepts it.
-fn pdf() -> Vec<u8> {
-    let objects = [
-        "<< /Type /Catalog /Pages 2 0 R >>",
-        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>",
-    ];
-    let mut out = b"%PDF-1.4\n".to_vec();
-    let mut offsets = Vec::new();
-    for (i, object) in objects.iter().enumerate() {
-        offsets.push(out.len());
-        out.extend_from_slice(format!("{} 0 obj\n{object}\nendobj\n", i + 1).as_bytes());
-    }
-    let xref = out.len();
-    out.extend_from_slice(
-        format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes(),
-    );
-    for offset in offsets {
-        out.extend_from_slice(format!("{offset:010} 00000 n \n").as_bytes());
-    }
-    out.extend_from_slice(
-        format!(
-            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
-            objects.len() + 1
-        )
-        .as_bytes(),
-    );
-    out
-}
 
 async fn send_fax(
     app: &TestApp,
@@ -55,15 +26,7 @@ async fn send_fax(
             .unwrap();
         form = form.part("document", part);
     }
-    let response = app
-        .client
-        .post(app.url("/v2/admin/faxes"))
-        .bearer_auth(token)
-        .multipart(form)
-        .send()
-        .await
-        .unwrap();
-    TestApp::answer(response).await
+    app.post_form("/v2/admin/faxes", token, form).await
 }
 
 /// Numbers of tenant A: a fax line and a texting line; one of tenant B's.
@@ -79,28 +42,6 @@ async fn numbers(app: &TestApp, w: &World) {
             .await
             .expect(200);
     }
-}
-
-async fn claim(app: &TestApp, kind: &str) -> Vec<Value> {
-    let body = app
-        .post(
-            "/v2/engine/jobs/claim",
-            TOKEN,
-            json!({"kinds": [kind], "max": 10}),
-        )
-        .await
-        .expect(200);
-    body["jobs"].as_array().unwrap().clone()
-}
-
-async fn report(app: &TestApp, job: &Value, body: Value) -> Value {
-    app.post(
-        &format!("/v2/engine/jobs/{}/result", job["id"]),
-        TOKEN,
-        body,
-    )
-    .await
-    .expect(200)
 }
 
 fn fields(to: &str, from: &str) -> Vec<(&'static str, String)> {
@@ -182,7 +123,7 @@ async fn a_fax_is_sent_attempt_by_attempt(app: TestApp) {
     let path = format!("/v2/admin/faxes/{id}");
 
     // Attempt 1: claimed (sending), busy: retried by the policy, a minute later.
-    let jobs = claim(&app, "fax").await;
+    let jobs = engine::claim(&app, &["fax"], None).await;
     assert_eq!(jobs.len(), 1);
     assert_eq!(jobs[0]["subjectId"], id);
     assert!(jobs[0]["payload"]["documentURL"].as_str().is_some());
@@ -190,20 +131,24 @@ async fn a_fax_is_sent_attempt_by_attempt(app: TestApp) {
         app.get(&path, &admin).await.expect(200)["status"],
         "sending"
     );
-    let answer = report(
+    let answer = engine::report(
         &app,
         &jobs[0],
         json!({"attempt": 1, "outcome": "failed", "resultCode": "busy", "pages": 0, "speed": 9600,
                "startedAt": "2026-11-25T08:00:00Z"}),
     )
-    .await;
+    .await
+    .expect(200);
     assert_eq!(answer["state"], "pending");
     let now = app.get(&path, &admin).await.expect(200);
     assert_eq!(now["status"], "queued");
     assert_eq!(now["attempts"][0]["resultCode"], "busy");
     assert_eq!(now["attempts"][0]["speed"], 9600);
     assert_eq!(now["attempts"][0]["startedAt"], "2026-11-25T08:00:00Z");
-    assert!(claim(&app, "fax").await.is_empty(), "not due for a minute");
+    assert!(
+        engine::claim(&app, &["fax"], None).await.is_empty(),
+        "not due for a minute"
+    );
     // Only a failed fax is retried by hand.
     app.get(&format!("/faxes/retry/{id}"), &admin)
         .await
@@ -214,14 +159,15 @@ async fn a_fax_is_sent_attempt_by_attempt(app: TestApp) {
     )
     .await;
     // Attempt 2: the last the policy allows, fails: the fax is failed.
-    let jobs = claim(&app, "fax").await;
+    let jobs = engine::claim(&app, &["fax"], None).await;
     assert_eq!(jobs[0]["attempt"], 2);
-    let answer = report(
+    let answer = engine::report(
         &app,
         &jobs[0],
         json!({"attempt": 2, "outcome": "failed", "resultCode": "busy"}),
     )
-    .await;
+    .await
+    .expect(200);
     assert_eq!(answer["state"], "failed");
     assert_eq!(app.get(&path, &admin).await.expect(200)["status"], "failed");
     // Retried by hand (both paths): attempt 3 is sent, with FAX_SENT.
@@ -230,14 +176,15 @@ async fn a_fax_is_sent_attempt_by_attempt(app: TestApp) {
         .await
         .expect(200);
     assert_eq!(retried["status"], "queued");
-    let jobs = claim(&app, "fax").await;
+    let jobs = engine::claim(&app, &["fax"], None).await;
     assert_eq!(jobs[0]["attempt"], 3);
-    report(
+    engine::report(
         &app,
         &jobs[0],
         json!({"attempt": 3, "outcome": "sent", "pages": 1, "speed": 14400}),
     )
-    .await;
+    .await
+    .expect(200);
     let sent = app.get(&path, &admin).await.expect(200);
     assert_eq!(sent["status"], "sent");
     assert_eq!(sent["attempts"].as_array().unwrap().len(), 3);
@@ -296,25 +243,24 @@ async fn a_fax_without_its_document_is_gone(app: TestApp) {
     let w = World::seed(&app).await;
     numbers(&app, &w).await;
     let admin = app.login(w.admin_a).await;
-    let mut tiff = b"II*\0".to_vec();
-    tiff.extend_from_slice(&[0; 64]);
     let fax = send_fax(
         &app,
         &admin,
         &fields("15559990000", "15550001000"),
-        Some(tiff),
+        Some(tiff()),
     )
     .await
     .expect(200);
     assert_eq!(fax["documentType"], "image/tiff");
     let id = fax["id"].as_i64().unwrap();
-    let jobs = claim(&app, "fax").await;
-    report(
+    let jobs = engine::claim(&app, &["fax"], None).await;
+    engine::report(
         &app,
         &jobs[0],
         json!({"attempt": 1, "outcome": "failed", "resultCode": "no-answer"}),
     )
-    .await;
+    .await
+    .expect(200);
     // The default policy retries any failure: make it the last attempt.
     app.raw_sql(
         "UPDATE engine_jobs SET due_at = 1",
@@ -322,13 +268,14 @@ async fn a_fax_without_its_document_is_gone(app: TestApp) {
     )
     .await;
     for attempt in 2..=3 {
-        let jobs = claim(&app, "fax").await;
-        report(
+        let jobs = engine::claim(&app, &["fax"], None).await;
+        engine::report(
             &app,
             &jobs[0],
             json!({"attempt": attempt, "outcome": "failed"}),
         )
-        .await;
+        .await
+        .expect(200);
         app.raw_sql(
             "UPDATE engine_jobs SET due_at = 1",
             "UPDATE engine_jobs SET due_at = 1",
@@ -487,15 +434,16 @@ async fn a_text_is_sent_and_listed(app: TestApp) {
             .await,
         0
     );
-    let jobs = claim(&app, "sms").await;
+    let jobs = engine::claim(&app, &["sms"], None).await;
     assert_eq!(jobs.len(), 1);
     assert_eq!(jobs[0]["payload"]["body"], "Your prescription is ready");
-    report(
+    engine::report(
         &app,
         &jobs[0],
         json!({"attempt": 1, "outcome": "sent", "reference": "SM123"}),
     )
-    .await;
+    .await
+    .expect(200);
     let path = format!("/v2/messaging/messages/{}", text["id"]);
     assert_eq!(app.get(&path, &admin).await.expect(200)["status"], "sent");
     assert_eq!(
@@ -556,13 +504,6 @@ async fn a_text_is_sent_and_listed(app: TestApp) {
     app.post("/v2/messaging/messages", &user, from_desk)
         .await
         .expect(200);
-}
-
-/// The TIFF the tests send: its magic and some bytes.
-fn tiff() -> Vec<u8> {
-    let mut tiff = b"II*\0".to_vec();
-    tiff.extend_from_slice(&[7; 64]);
-    tiff
 }
 
 /// A received fax of tenant A as the engine pushes it: JSON part `fax`, then `document`.
@@ -725,7 +666,7 @@ async fn a_failure_not_worth_retrying_ends_the_fax(app: TestApp) {
         .expect(200);
         faxes.push(fax["id"].as_i64().unwrap());
     }
-    let jobs = claim(&app, "fax").await;
+    let jobs = engine::claim(&app, &["fax"], None).await;
     assert_eq!(jobs.len(), 3);
     let results = [
         json!({"attempt": 1, "outcome": "failed", "resultCode": "no-carrier"}),
@@ -734,7 +675,7 @@ async fn a_failure_not_worth_retrying_ends_the_fax(app: TestApp) {
     ];
     let mut states = Vec::new();
     for (job, result) in jobs.iter().zip(results) {
-        states.push(report(&app, job, result).await["state"].clone());
+        states.push(engine::report(&app, job, result).await.expect(200)["state"].clone());
     }
     assert_eq!(states, [json!("failed"), json!("failed"), json!("pending")]);
     let mut statuses = Vec::new();
@@ -756,7 +697,7 @@ async fn a_failure_not_worth_retrying_ends_the_fax(app: TestApp) {
         "UPDATE engine_jobs SET due_at = 1 WHERE state = 'pending'",
     )
     .await;
-    let again = claim(&app, "fax").await;
+    let again = engine::claim(&app, &["fax"], None).await;
     let subjects: Vec<Value> = again
         .iter()
         .map(|job| json!([job["subjectId"], job["attempt"]]))
@@ -772,7 +713,7 @@ async fn a_text_carries_its_media_to_the_engine(app: TestApp) {
     numbers(&app, &w).await;
     let admin = app.login(w.admin_a).await;
     crate::mms_media::upload(&app, &admin, 1).await.expect(200);
-    let jpeg = crate::mms_media::jpeg();
+    let jpeg = jpeg(crate::mms_media::SIZE);
     let uploads = app.get("/v2/messaging/media/", &admin).await.expect(200);
     let media = uploads["records"][0]["id"].as_i64().unwrap();
     let key = uploads["records"][0]["objectKey"]
@@ -826,7 +767,7 @@ async fn a_text_carries_its_media_to_the_engine(app: TestApp) {
     assert!(queued.get("mediaUrls").is_none(), "{queued}");
 
     let claimed_at = chrono::Utc::now().timestamp();
-    let jobs = claim(&app, "sms").await;
+    let jobs = engine::claim(&app, &["sms"], None).await;
     assert_eq!(jobs.len(), 1);
     let url = jobs[0]["payload"]["mediaUrls"][0]
         .as_str()
@@ -845,7 +786,9 @@ async fn a_text_carries_its_media_to_the_engine(app: TestApp) {
     );
     let (status, _, bytes) = app.fetch(&url, None).await;
     assert_eq!((status.as_u16(), bytes), (200, jpeg));
-    report(&app, &jobs[0], json!({"attempt": 1, "outcome": "sent"})).await;
+    engine::report(&app, &jobs[0], json!({"attempt": 1, "outcome": "sent"}))
+        .await
+        .expect(200);
     let sent = app
         .get(&format!("/v2/messaging/messages/{}", text["id"]), &admin)
         .await

@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-use crate::engine_jobs::{TOKEN, engine_token};
+use crate::engine::{self, TOKEN, engine_token};
 use crate::fixture::World;
 use crate::on_both_backends;
 use crate::support::{Answer, TestApp};
@@ -57,25 +57,9 @@ pub(crate) async fn wait_dialing(app: &TestApp, admin: &str, campaign: i64, n: i
     }
 }
 
-async fn claim(app: &TestApp, kinds: Value, lease_seconds: i64) -> Vec<Value> {
-    let body = app
-        .post(
-            "/v2/engine/jobs/claim",
-            TOKEN,
-            json!({"kinds": kinds, "max": 10, "leaseSeconds": lease_seconds}),
-        )
-        .await
-        .expect(200);
-    body["jobs"].as_array().unwrap().clone()
-}
-
+/// Reports `outcome` for `attempt` of the claimed `job`.
 async fn report(app: &TestApp, job: &Value, attempt: &Value, outcome: &str) -> Answer {
-    app.post(
-        &format!("/v2/engine/jobs/{}/result", job["id"]),
-        TOKEN,
-        json!({"attempt": attempt, "outcome": outcome}),
-    )
-    .await
+    engine::report(app, job, json!({"attempt": attempt, "outcome": outcome})).await
 }
 
 /// Every recorded result of a campaign call emits CAMPAIGN_CALL_COMPLETED in its
@@ -94,7 +78,7 @@ async fn campaign_results_emit_their_event(app: TestApp) {
         .await
         .expect(200);
     run_and_wait(&app, &admin, id, 2).await;
-    let jobs = claim(&app, json!(["campaign-call"]), 300).await;
+    let jobs = engine::claim(&app, &["campaign-call"], Some(300)).await;
     assert_eq!(jobs.len(), 2);
     let job = jobs
         .iter()
@@ -291,18 +275,6 @@ async fn a_large_import_is_audited_per_record_quickly(app: TestApp) {
     eprintln!("10,000-row import with per-record audit: {took:?}");
 }
 
-async fn upload(app: &TestApp, token: &str, path: &str, form: reqwest::multipart::Form) -> Answer {
-    let response = app
-        .client
-        .post(app.url(path))
-        .bearer_auth(token)
-        .multipart(form)
-        .send()
-        .await
-        .unwrap();
-    TestApp::answer(response).await
-}
-
 fn csv_part(text: &str) -> reqwest::multipart::Part {
     reqwest::multipart::Part::bytes(text.as_bytes().to_vec())
         .file_name("numbers.csv")
@@ -322,7 +294,7 @@ async fn imports_take_a_multipart_csv(app: TestApp) {
         "file",
         csv_part("number,name\n(202) 555-0143,Ann\n2025550144,\nnot a number,Bob\n+12025550143,Ann again\n"),
     );
-    let summary = upload(&app, &admin, &import, form).await.expect(200);
+    let summary = app.post_form(&import, &admin, form).await.expect(200);
     assert_eq!(summary["created"], 2);
     assert_eq!(summary["duplicates"], 1);
     assert_eq!(summary["invalid"], 1);
@@ -336,7 +308,8 @@ async fn imports_take_a_multipart_csv(app: TestApp) {
 
     // No file part; an extra part; the file twice; no rows; too many rows.
     let form = reqwest::multipart::Form::new().text("name", "x");
-    let errors = upload(&app, &admin, &import, form)
+    let errors = app
+        .post_form(&import, &admin, form)
         .await
         .error(400, "ValidationError");
     assert_eq!(errors.len(), 2, "{errors:?}");
@@ -346,19 +319,23 @@ async fn imports_take_a_multipart_csv(app: TestApp) {
     );
     assert_eq!(errors[1], "'body/file' is required");
     // A form without parts: no file either way (reqwest's empty form does not parse).
-    let answer = upload(&app, &admin, &import, reqwest::multipart::Form::new()).await;
+    let answer = app
+        .post_form(&import, &admin, reqwest::multipart::Form::new())
+        .await;
     assert_eq!(answer.status.as_u16(), 400, "{}", answer.body);
     let form = reqwest::multipart::Form::new()
         .part("file", csv_part("number\n2025550145\n"))
         .text("tenantId", w.tenant_a.to_string());
-    let errors = upload(&app, &admin, &import, form)
+    let errors = app
+        .post_form(&import, &admin, form)
         .await
         .error(400, "ValidationError");
     assert!(errors[0].starts_with("'body/tenantId'"), "{errors:?}");
     let form = reqwest::multipart::Form::new()
         .part("file", csv_part("number\n2025550145\n"))
         .part("file", csv_part("number\n2025550146\n"));
-    let errors = upload(&app, &admin, &import, form)
+    let errors = app
+        .post_form(&import, &admin, form)
         .await
         .error(400, "ValidationError");
     assert!(
@@ -366,7 +343,7 @@ async fn imports_take_a_multipart_csv(app: TestApp) {
         "{errors:?}"
     );
     let form = reqwest::multipart::Form::new().part("file", csv_part("number\n"));
-    upload(&app, &admin, &import, form)
+    app.post_form(&import, &admin, form)
         .await
         .error(400, "ValidationError");
     let mut many = String::from("number\n");
@@ -374,14 +351,15 @@ async fn imports_take_a_multipart_csv(app: TestApp) {
         many.push_str(&format!("+1212555{:04}\n", i % 10_000));
     }
     let form = reqwest::multipart::Form::new().part("file", csv_part(&many));
-    let errors = upload(&app, &admin, &import, form)
+    let errors = app
+        .post_form(&import, &admin, form)
         .await
         .error(400, "ValidationError");
     assert!(errors[0].contains("at most 10000 rows"), "{errors:?}");
     // Over the request size limit: 413, nothing written.
     let huge = format!("number\n{}", "2025550147,".repeat(300_000));
     let form = reqwest::multipart::Form::new().part("file", csv_part(&huge));
-    let answer = upload(&app, &admin, &import, form).await;
+    let answer = app.post_form(&import, &admin, form).await;
     assert_eq!(answer.status.as_u16(), 413, "{}", answer.body);
     assert_eq!(
         app.get(&format!("/v2/admin/call-campaigns/{id}/records"), &admin)
@@ -392,12 +370,12 @@ async fn imports_take_a_multipart_csv(app: TestApp) {
     // Lower roles and other tenants are refused as for the other forms.
     let form = reqwest::multipart::Form::new().part("file", csv_part("number\n2025550148\n"));
     let other = app.login(w.admin_b).await;
-    upload(&app, &other, &import, form)
+    app.post_form(&import, &other, form)
         .await
         .error(404, "NotFound");
     let form = reqwest::multipart::Form::new().part("file", csv_part("number\n2025550148\n"));
     let user = app.login(w.user_a).await;
-    upload(&app, &user, &import, form)
+    app.post_form(&import, &user, form)
         .await
         .error(403, "Forbidden");
 
@@ -425,16 +403,14 @@ async fn lines(app: &TestApp, w: &World) {
 
 /// A TIFF fax of tenant A, queued.
 async fn send_fax(app: &TestApp, token: &str) -> i64 {
-    let mut tiff = b"II*\0".to_vec();
-    tiff.extend_from_slice(&[0; 64]);
     let form = reqwest::multipart::Form::new()
         .text("to", "15559990000")
         .text("from", "15550001000")
         .part(
             "document",
-            reqwest::multipart::Part::bytes(tiff).file_name("fax.tif"),
+            reqwest::multipart::Part::bytes(crate::documents::tiff()).file_name("fax.tif"),
         );
-    upload(app, token, "/v2/admin/faxes", form)
+    app.post_form("/v2/admin/faxes", token, form)
         .await
         .expect(200)["id"]
         .as_i64()
@@ -555,7 +531,7 @@ async fn fax_retry_policy_writes_are_audited(app: TestApp) {
 
 /// The engine takes the one queued fax as `attempt` and reports it failed.
 async fn fail_fax(app: &TestApp, attempt: i64) {
-    let jobs = claim(app, json!(["fax"]), 300).await;
+    let jobs = engine::claim(app, &["fax"], Some(300)).await;
     assert_eq!(jobs.len(), 1);
     assert_eq!(jobs[0]["attempt"], attempt);
     report(app, &jobs[0], &json!(attempt), "failed")
@@ -606,7 +582,7 @@ async fn fax_retry_by_post_and_an_uncacheable_get(app: TestApp) {
         assert_eq!(answer.status.as_u16(), 200, "{}", answer.body);
         assert_eq!(answer.headers["cache-control"], "no-store");
         assert_eq!(answer.body["status"], "queued");
-        let jobs = claim(&app, json!(["fax"]), 300).await;
+        let jobs = engine::claim(&app, &["fax"], Some(300)).await;
         report(&app, &jobs[0], &jobs[0]["attempt"], "failed")
             .await
             .expect(200);
@@ -650,7 +626,7 @@ async fn a_result_names_a_call_outcome(app: TestApp) {
             .expect(200);
     }
     run_and_wait(&app, &admin, id, 4).await;
-    let jobs = claim(&app, json!(["campaign-call"]), 300).await;
+    let jobs = engine::claim(&app, &["campaign-call"], Some(300)).await;
     assert_eq!(jobs.len(), 4);
     let refusal = "'body/outcome' must name one of the tenant's call outcomes \
                    (/v2/admin/call-outcomes) or a built-in one: answered, no-answer, busy, failed, opted-out";
@@ -722,10 +698,10 @@ async fn a_record_shows_each_call(app: TestApp) {
     .expect(200);
 
     run_and_wait(&app, &admin, id, 1).await;
-    let jobs = claim(&app, json!(["campaign-call"]), 300).await;
-    app.post(
-        &format!("/v2/engine/jobs/{}/result", jobs[0]["id"]),
-        TOKEN,
+    let jobs = engine::claim(&app, &["campaign-call"], Some(300)).await;
+    engine::report(
+        &app,
+        &jobs[0],
         json!({"attempt": jobs[0]["attempt"], "outcome": "no-answer",
                "startedAt": "2026-11-25T08:00:00Z", "endedAt": "2026-11-25T08:00:30Z",
                "durationSeconds": 30, "resultCode": "480", "reference": "call-1",
@@ -740,7 +716,7 @@ async fn a_record_shows_each_call(app: TestApp) {
     )
     .await;
     wait_dialing(&app, &admin, id, 1).await;
-    let jobs = claim(&app, json!(["campaign-call"]), 300).await;
+    let jobs = engine::claim(&app, &["campaign-call"], Some(300)).await;
     assert_eq!(jobs.len(), 1);
     assert_eq!(jobs[0]["payload"]["attempt"], 2);
     report(&app, &jobs[0], &jobs[0]["attempt"], "answered")
@@ -882,17 +858,20 @@ async fn jobs_whose_leases_keep_running_out_are_given_up(app: TestApp) {
         .expect(200)["id"]
         .clone();
     run_and_wait(&app, &admin, id, 1).await;
-    let kinds = json!(["fax", "sms", "campaign-call"]);
+    let kinds = ["fax", "sms", "campaign-call"];
 
     // Attempt 1, leased for 5 s, and the engine dies: the jobs come back as attempt 2.
-    let first = claim(&app, kinds.clone(), 5).await;
+    let first = engine::claim(&app, &kinds, Some(5)).await;
     assert_eq!(first.len(), 3);
-    assert!(claim(&app, kinds.clone(), 5).await.is_empty(), "leased");
+    assert!(
+        engine::claim(&app, &kinds, Some(5)).await.is_empty(),
+        "leased"
+    );
     tokio::time::sleep(std::time::Duration::from_millis(5500)).await;
     let mut second = Vec::new();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while second.len() < 3 {
-        second.extend(claim(&app, kinds.clone(), 5).await);
+        second.extend(engine::claim(&app, &kinds, Some(5)).await);
         assert!(std::time::Instant::now() < deadline, "{second:?}");
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     }
@@ -909,8 +888,8 @@ async fn jobs_whose_leases_keep_running_out_are_given_up(app: TestApp) {
         "UPDATE engine_jobs SET lease_until = 1 WHERE state = 'pending'",
     )
     .await;
-    assert!(claim(&app, kinds.clone(), 5).await.is_empty());
-    assert!(claim(&app, kinds.clone(), 5).await.is_empty());
+    assert!(engine::claim(&app, &kinds, Some(5)).await.is_empty());
+    assert!(engine::claim(&app, &kinds, Some(5)).await.is_empty());
     assert_eq!(app.count("engine_jobs", Some(("state", "failed"))).await, 3);
 
     let failed = app
@@ -959,7 +938,7 @@ async fn jobs_whose_leases_keep_running_out_are_given_up(app: TestApp) {
     app.post(&format!("/v2/admin/faxes/{fax}/retry"), &admin, json!({}))
         .await
         .expect(200);
-    let jobs = claim(&app, kinds.clone(), 5).await;
+    let jobs = engine::claim(&app, &kinds, Some(5)).await;
     assert_eq!(jobs.len(), 1, "{jobs:?}");
     assert_eq!(jobs[0]["attempt"], 3);
     report(&app, &jobs[0], &json!(3), "sent").await.expect(200);

@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-use crate::engine_jobs::{TOKEN, engine_token};
+use crate::engine::{TOKEN, engine_token};
 use crate::fixture::World;
 use crate::support::{TestApp, actions};
 

@@ -7,16 +7,15 @@ use std::path::PathBuf;
 use serde_json::{Value, json};
 use switchboard_domain::ids::TenantId;
 
-use crate::fixture::World;
+use crate::fixture::{World, voicemail_message};
 use crate::on_both_backends;
 use crate::support::{TestApp, fixture};
 
+/// Message `msg_id` of mailbox 101, which the engine says lasts 9 seconds.
 fn message(tenant: i64, msg_id: &str) -> Value {
-    json!({
-        "tenantId": tenant, "mailboxContext": "default", "mailboxUser": "101",
-        "msgId": msg_id, "messageNumber": 0, "dir": "INBOX", "callerId": msg_id,
-        "dateUnix": 1_700_000_000, "duration": 9, "extNum": "101",
-    })
+    let mut message = voicemail_message(tenant, "101", msg_id);
+    message["duration"] = json!(9);
+    message
 }
 
 /// The served audio, checked to be a PCM WAV of 8 kHz 16-bit mono that holds sound,

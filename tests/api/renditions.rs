@@ -342,17 +342,7 @@ async fn old_files_are_backfilled(app: &TestApp, files: &[&str]) {
     for file in files {
         ids.push(app.upload_fixture(&token, file).await);
     }
-    let hold = app
-        .create(
-            "/v2/admin/music-on-hold/",
-            &token,
-            json!({"name": "Old", "routingDestinations": ids.iter()
-            .map(|id| json!({"id": id, "destType": "MEDIA_FILE"}))
-            .collect::<Vec<_>>()}),
-        )
-        .await["id"]
-        .as_i64()
-        .unwrap();
+    let hold = app.music_on_hold(&token, "Old", &ids).await;
     for &id in &ids {
         make_old(app, id).await;
     }
@@ -429,15 +419,7 @@ async fn an_undecodable_old_file_is_reported_and_not_retried(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
     let id = app.upload_fixture(&token, "tone.wav").await;
-    let hold = app
-        .create(
-            "/v2/admin/music-on-hold/",
-            &token,
-            json!({"name": "Old", "routingDestinations": [{"id": id, "destType": "MEDIA_FILE"}]}),
-        )
-        .await["id"]
-        .as_i64()
-        .unwrap();
+    let hold = app.music_on_hold(&token, "Old", &[id]).await;
     // Stored before renditions, as a WAV of a codec no decoder here has (GSM 6.10).
     let (object, _) = keys(&app, id).await;
     app.state

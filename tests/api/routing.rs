@@ -487,15 +487,9 @@ async fn ivr_menus_route_each_key_once(app: TestApp) {
     assert_eq!(changed["invalidDestination"]["destType"], "EXTERNAL");
     assert_eq!(changed["timeoutSeconds"], 7);
     let trail = app
-        .get(
-            &format!("/v2/admin/audit-log/?entities=ivr&entityId={id}"),
-            &token,
-        )
-        .await
-        .expect(200);
-    let update = trail["records"]
-        .as_array()
-        .unwrap()
+        .audit_entries(&token, &format!("entities=ivr&entityId={id}"))
+        .await;
+    let update = trail
         .iter()
         .find(|r| r["action"] == "update" && r["after"].get("options").is_some())
         .expect("the menu change is audited");
@@ -584,16 +578,13 @@ async fn phone_numbers_route_somewhere_of_their_tenant(app: TestApp) {
         .await
         .expect(200);
     let trail = app
-        .get(
-            &format!(
-                "/v2/admin/audit-log/?entities=phone-number&entityId={}",
-                number["id"]
-            ),
+        .audit_entries(
             &token,
+            &format!("entities=phone-number&entityId={}", number["id"]),
         )
-        .await
-        .expect(200);
-    assert!(trail.to_string().contains("destination"), "{trail}");
+        .await;
+    let trail = Value::from(trail).to_string();
+    assert!(trail.contains("destination"), "{trail}");
     let b = app.login(w.admin_b).await;
     app.patch(&path, &b, json!({"destination": null}))
         .await
@@ -1138,19 +1129,6 @@ fn url_escape(text: &str) -> String {
         .collect()
 }
 
-/// A music on hold of `token`'s tenant playing `media`.
-async fn music_on_hold(app: &TestApp, token: &str, name: &str, media: i64) -> i64 {
-    app.create(
-        "/v2/admin/music-on-hold/",
-        token,
-        json!({"name": name, "mode": "sequential",
-            "routingDestinations": [{"id": media, "destType": "MEDIA_FILE"}]}),
-    )
-    .await["id"]
-        .as_i64()
-        .unwrap()
-}
-
 /// A queue's hold music may be a music on hold of its tenant: set on create and patch,
 /// cleared with null, beside `holdMediaFileId` (kept); another tenant's is a 400; the
 /// music on hold cannot be deleted while a queue names it (409 naming the queue).
@@ -1158,7 +1136,7 @@ async fn queues_play_music_on_hold_of_their_tenant(app: TestApp) {
     let w = World::seed(&app).await;
     let token = app.login(w.admin_a).await;
     let file = app.media_file(&token, "Hold music").await;
-    let jazz = music_on_hold(&app, &token, "Jazz", file).await;
+    let jazz = app.music_on_hold(&token, "Jazz", &[file]).await;
     let queue = app
         .create(
             "/v2/admin/queues/",
@@ -1195,7 +1173,7 @@ async fn queues_play_music_on_hold_of_their_tenant(app: TestApp) {
     // Another tenant's music on hold is not this queue's to play.
     let b = app.login(w.admin_b).await;
     let foreign_file = app.media_file(&b, "B's music").await;
-    let foreign = music_on_hold(&app, &b, "B's", foreign_file).await;
+    let foreign = app.music_on_hold(&b, "B's", &[foreign_file]).await;
     let problems = app
         .patch(&path, &token, json!({"musicOnHoldId": foreign}))
         .await
@@ -1217,7 +1195,7 @@ async fn queues_play_music_on_hold_of_their_tenant(app: TestApp) {
         "{problems:?}"
     );
     // Another music on hold of the tenant; then none, and the old one can go.
-    let blues = music_on_hold(&app, &token, "Blues", file).await;
+    let blues = app.music_on_hold(&token, "Blues", &[file]).await;
     let changed = app
         .patch(&path, &token, json!({"musicOnHoldId": blues}))
         .await
@@ -1253,7 +1231,9 @@ async fn queue_music_on_hold_races_its_delete(app: TestApp) {
         .await;
     let path = format!("/v2/admin/queues/{}", queue["id"]);
     for round in 0..6 {
-        let music = music_on_hold(&app, &token, &format!("Round {round}"), file).await;
+        let music = app
+            .music_on_hold(&token, &format!("Round {round}"), &[file])
+            .await;
         let body = json!({"musicOnHoldId": music});
         let patch = app.patch(&path, &token, body);
         let delete_path = format!("/v2/admin/music-on-hold/{music}");

@@ -752,6 +752,37 @@ impl TestApp {
             .unwrap()
     }
 
+    /// Creates a SIP trunk of `tenant` named `name` (a platform's or a partner's token),
+    /// answering its id.
+    pub async fn sip_trunk(&self, token: &str, tenant: i64, name: &str) -> i64 {
+        self.create(
+            "/v2/admin/conduits/",
+            token,
+            json!({"tenantId": tenant, "kind": "sip-trunk", "name": name,
+                   "address": "sip.carrier.example:5061"}),
+        )
+        .await["id"]
+            .as_i64()
+            .expect("an id")
+    }
+
+    /// Creates music on hold of the caller's tenant named `name`, playing `media_files`
+    /// in order, answering its id.
+    pub async fn music_on_hold(&self, token: &str, name: &str, media_files: &[i64]) -> i64 {
+        let playlist: Vec<Value> = media_files
+            .iter()
+            .map(|id| json!({"id": id, "destType": "MEDIA_FILE"}))
+            .collect();
+        self.create(
+            "/v2/admin/music-on-hold/",
+            token,
+            json!({"name": name, "mode": "sequential", "routingDestinations": playlist}),
+        )
+        .await["id"]
+            .as_i64()
+            .expect("an id")
+    }
+
     /// Uploads the tone fixture as a media file of the caller's tenant named `name`,
     /// answering its id.
     pub async fn media_file(&self, token: &str, name: &str) -> i64 {
@@ -829,6 +860,16 @@ impl TestApp {
                 .expect("a MIME type");
             form = form.part("file", part);
         }
+        self.post_form(path, token, form).await
+    }
+
+    /// Posts `form` as `multipart/form-data` to `path`.
+    pub async fn post_form(
+        &self,
+        path: &str,
+        token: &str,
+        form: reqwest::multipart::Form,
+    ) -> Answer {
         let response = self
             .client
             .post(self.url(path))
@@ -860,15 +901,7 @@ impl TestApp {
                 .expect("a MIME type");
             form = form.part(name.to_owned(), part);
         }
-        let response = self
-            .client
-            .post(self.url(path))
-            .bearer_auth(token)
-            .multipart(form)
-            .send()
-            .await
-            .expect("the server answers");
-        TestApp::answer(response).await
+        self.post_form(path, token, form).await
     }
 
     /// Fetches a URL handed out by the service (a signed media link), with an optional

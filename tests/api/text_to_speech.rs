@@ -8,7 +8,7 @@ use switchboard_storage::audio::rendition::{self, Pcm};
 
 use crate::fixture::World;
 use crate::on_both_backends;
-use crate::support::TestApp;
+use crate::support::{TestApp, actions};
 
 const TTS: &str = "/v2/text-to-speech/voices/en-us/tts";
 const PROMPT: &str = "Thank you for calling Switchboard. All of our agents are busy at the \
@@ -616,17 +616,9 @@ async fn custom_voices_are_presets_spoken_by_their_id(app: TestApp) {
     .expect(200);
 
     // Audited as custom-voice.
-    let trail = app
-        .get("/v2/admin/audit-log/?entities=custom-voice", &admin)
-        .await
-        .expect(200);
-    let actions: Vec<&str> = trail["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["action"].as_str().unwrap())
-        .collect();
-    assert_eq!(actions.len(), 3, "{trail}");
+    let trail = app.audit_entries(&admin, "entities=custom-voice").await;
+    let actions = actions(&trail);
+    assert_eq!(actions.len(), 3, "{trail:?}");
     assert!(actions.contains(&"create") && actions.contains(&"update"));
 
     app.delete(&format!("{VOICES}{id}"), &admin)

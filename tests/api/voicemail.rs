@@ -4,24 +4,17 @@
 
 use serde_json::{Value, json};
 
-use crate::fixture::World;
+use crate::fixture::{World, voicemail_message};
 use crate::support::{TestApp, actions, fixture, tamper};
 
 const PATH: &str = "/v2/ingest/voicemail-messages";
 
 fn message(tenant: i64, mailbox: &str, msg_id: &str, unix: i64, caller: &str, dir: &str) -> Value {
-    json!({
-        "tenantId": tenant,
-        "mailboxContext": "default",
-        "mailboxUser": mailbox,
-        "msgId": msg_id,
-        "messageNumber": 0,
-        "dir": dir,
-        "callerId": caller,
-        "dateUnix": unix,
-        "duration": 7,
-        "extNum": mailbox,
-    })
+    let mut message = voicemail_message(tenant, mailbox, msg_id);
+    message["dateUnix"] = json!(unix);
+    message["callerId"] = json!(caller);
+    message["dir"] = json!(dir);
+    message
 }
 
 /// Pushes the standard set: three messages for tenant A (two in mailbox 101, one filed

@@ -313,12 +313,9 @@ async fn gone_disables_with_an_audit_entry_until_patched(app: TestApp) {
     );
     let records = wait_deliveries(&app, &token, id, |d| d.len() == 1).await;
     assert_eq!(records[0]["state"], "failed");
-    let audit = app
-        .get("/v2/admin/audit-log/?action=webhook.disabled", &token)
-        .await
-        .expect(200);
-    assert_eq!(audit["totalRecords"], 1, "{audit}");
-    let entry = &audit["records"][0];
+    let audit = app.audit_entries(&token, "action=webhook.disabled").await;
+    assert_eq!(audit.len(), 1, "{audit:?}");
+    let entry = &audit[0];
     assert_eq!(entry["entity"], "webhook");
     assert_eq!(entry["entityId"], id.to_string());
     assert_eq!(entry["tenantId"], w.tenant_a);
@@ -367,13 +364,10 @@ async fn gone_disables_with_an_audit_entry_until_patched(app: TestApp) {
         .await
         .expect(200);
     assert!(enabled["disabledAt"].is_null() && enabled["disabledReason"].is_null());
-    let audit = app
-        .get("/v2/admin/audit-log/?action=webhook.enabled", &token)
-        .await
-        .expect(200);
-    assert_eq!(audit["totalRecords"], 1, "{audit}");
-    assert_eq!(audit["records"][0]["entityId"], id.to_string());
-    assert!(!audit["records"][0]["userId"].is_null(), "{audit}");
+    let audit = app.audit_entries(&token, "action=webhook.enabled").await;
+    assert_eq!(audit.len(), 1, "{audit:?}");
+    assert_eq!(audit[0]["entityId"], id.to_string());
+    assert!(!audit[0]["userId"].is_null(), "{audit:?}");
     emit(&app, w.tenant_a, "CALL_MISSED", call("inbound")).await;
     receiver.wait_for("/gone", 2).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -407,11 +401,8 @@ async fn long_failure_disables_with_an_audit_entry(app: TestApp) {
     })
     .await;
     assert_eq!(records.len(), 2);
-    let audit = app
-        .get("/v2/admin/audit-log/?action=webhook.disabled", &token)
-        .await
-        .expect(200);
-    assert_eq!(audit["totalRecords"], 1, "disabled once: {audit}");
+    let audit = app.audit_entries(&token, "action=webhook.disabled").await;
+    assert_eq!(audit.len(), 1, "disabled once: {audit:?}");
     let sent = receiver.received("/down").len();
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(
