@@ -193,31 +193,17 @@ pub async fn list(
     query: &ListQuery,
 ) -> Result<Listing<FaxRow>> {
     let mut select = select(scope);
-    if let Some(tenant) = filter.tenant_id {
-        select.and_where(Expr::col(("f", "tenant_id")).eq(tenant.get()));
-    }
-    let equal = [
-        ("direction", filter.direction.map(|d| d.as_str())),
-        ("status", filter.status.as_deref()),
-    ];
-    for (column, value) in equal {
-        if let Some(value) = value {
-            select.and_where(Expr::col(("f", column)).eq(value));
-        }
-    }
-    // A number matches however either side wrote it.
-    for (column, value) in [("from_number", &filter.from), ("to_number", &filter.to)] {
-        if let Some(value) = value {
-            let spellings = switchboard_domain::phone::spellings(value, None);
-            select.and_where(Expr::col(("f", column)).is_in(spellings));
-        }
-    }
-    // Times are stored as ISO 8601 UTC with seconds, so they compare as text.
-    if let Some(since) = filter.date_from {
-        select.and_where(Expr::col(("f", "time")).gte(iso(since)));
-    }
-    if let Some(until) = filter.date_to {
-        select.and_where(Expr::col(("f", "time")).lt(iso(until)));
+    let traffic = outbound::Filter {
+        tenant: filter.tenant_id,
+        direction: filter.direction,
+        from: filter.from.as_deref(),
+        to: filter.to.as_deref(),
+        since: filter.date_from,
+        until: filter.date_to,
+    };
+    traffic.narrow(&mut select, "f");
+    if let Some(status) = &filter.status {
+        select.and_where(Expr::col(("f", "status")).eq(status.as_str()));
     }
     list::run(db, select, <Fax as Listed>::SPEC, query).await
 }

@@ -8,13 +8,16 @@
 use std::future::Future;
 use switchboard_declare::boxed;
 
+use chrono::{DateTime, Utc};
 use futures::future::BoxFuture;
-use sea_query::{Expr, ExprTrait, Query};
+use sea_query::{Expr, ExprTrait, Query, SelectStatement};
 use serde_json::Value;
 use switchboard_domain::ids::TenantId;
 use switchboard_domain::records::engine_job::JobResult;
+use switchboard_domain::records::traffic::TrafficDirection;
 use switchboard_domain::serde::Serialize;
 use switchboard_domain::serde::de::DeserializeOwned;
+use switchboard_domain::validation::iso;
 
 use crate::backend::Tx;
 use crate::crud::Changes;
@@ -167,6 +170,49 @@ fn abandoned<'a, M: OutboundMessage>(
         }
         Ok(())
     })
+}
+
+/// What the lists of faxes and of texts are both filtered by.
+pub(crate) struct Filter<'a> {
+    /// Only this tenant's messages.
+    pub tenant: Option<TenantId>,
+    /// Only messages sent or only messages received.
+    pub direction: Option<TrafficDirection>,
+    /// Only messages from this number, however it is written.
+    pub from: Option<&'a str>,
+    /// Only messages to this number, however it is written.
+    pub to: Option<&'a str>,
+    /// Only messages at or after this instant.
+    pub since: Option<DateTime<Utc>>,
+    /// Only messages before this instant.
+    pub until: Option<DateTime<Utc>>,
+}
+
+impl Filter<'_> {
+    /// Narrows `select`, which reads the messages' table as `alias`, to what the filter
+    /// asks.
+    pub(crate) fn narrow(&self, select: &mut SelectStatement, alias: &'static str) {
+        if let Some(tenant) = self.tenant {
+            select.and_where(Expr::col((alias, "tenant_id")).eq(tenant.get()));
+        }
+        if let Some(direction) = self.direction {
+            select.and_where(Expr::col((alias, "direction")).eq(direction.as_str()));
+        }
+        // A number matches however either side wrote it.
+        for (column, value) in [("from_number", self.from), ("to_number", self.to)] {
+            if let Some(value) = value {
+                let spellings = switchboard_domain::phone::spellings(value, None);
+                select.and_where(Expr::col((alias, column)).is_in(spellings));
+            }
+        }
+        // Times are stored as ISO 8601 UTC with seconds, so they compare as text.
+        if let Some(since) = self.since {
+            select.and_where(Expr::col((alias, "time")).gte(iso(since)));
+        }
+        if let Some(until) = self.until {
+            select.and_where(Expr::col((alias, "time")).lt(iso(until)));
+        }
+    }
 }
 
 /// The objects a job's payload names (none when it cannot be read: the engine is handed

@@ -13,7 +13,6 @@ use switchboard_domain::records::traffic::{
     IngestSms, TextFilter, TextMessage, TrafficDirection, time_or_now,
 };
 use switchboard_domain::serde::{Deserialize, Serialize};
-use switchboard_domain::validation::iso;
 
 use crate::backend::{Db, Tx};
 use crate::crud::{self, Changes, Recorded};
@@ -293,26 +292,15 @@ pub async fn list_texts(
     query: &ListQuery,
 ) -> Result<Listing<TextRow>> {
     let mut select = texts(scope);
-    if let Some(tenant) = filter.tenant_id {
-        select.and_where(Expr::col(("s", "tenant_id")).eq(tenant.get()));
-    }
-    if let Some(direction) = &filter.direction {
-        select.and_where(Expr::col(("s", "direction")).eq(direction.as_str()));
-    }
-    // A number matches however either side wrote it.
-    for (column, value) in [("from_number", &filter.from), ("to_number", &filter.to)] {
-        if let Some(value) = value {
-            let spellings = switchboard_domain::phone::spellings(value, None);
-            select.and_where(Expr::col(("s", column)).is_in(spellings));
-        }
-    }
-    // Times are stored as ISO 8601 UTC with seconds, so they compare as text.
-    if let Some(since) = filter.date_from {
-        select.and_where(Expr::col(("s", "time")).gte(iso(since)));
-    }
-    if let Some(until) = filter.date_to {
-        select.and_where(Expr::col(("s", "time")).lt(iso(until)));
-    }
+    let traffic = outbound::Filter {
+        tenant: filter.tenant_id,
+        direction: filter.direction,
+        from: filter.from.as_deref(),
+        to: filter.to.as_deref(),
+        since: filter.date_from,
+        until: filter.date_to,
+    };
+    traffic.narrow(&mut select, "s");
     list::run(db, select, <TextMessage as Listed>::SPEC, query).await
 }
 
