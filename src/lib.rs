@@ -6,6 +6,8 @@ pub mod commands;
 pub mod config;
 pub mod demo;
 pub mod hold;
+#[cfg(test)]
+mod house_rules;
 pub mod import;
 pub mod key;
 pub mod ops;
