@@ -6,7 +6,7 @@ macro_rules! ids {
     ($($(#[$doc:meta])* $name:ident),* $(,)?) => {$(
         $(#[$doc])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-        #[cfg_attr(feature = "sqlx", derive($crate::declare::SqlNewtype))]
+        #[cfg_attr(feature = "sqlx", derive(switchboard_declare::SqlNewtype))]
         #[serde(transparent)]
         pub struct $name(pub i64);
 
