@@ -3,12 +3,24 @@
 //! than 800 lines outside its tests, and the binary's library calls the use cases of
 //! `switchboard-app`, never the API's route handlers. (Crates cannot import each other
 //! around a loop: cargo refuses it.)
+//!
+//! The files are read as text. What a file imports is every path it writes from the
+//! crate's root (`crate::`, `$crate::`), a parent (`super::`) or itself (`self::`, or a
+//! `use` of one of its own child modules), resolved to the longest part of it that is a
+//! file of the crate, and through that file's re-exports (`pub use`) to the file that
+//! holds the item. A folder's front door (`mod.rs`, `lib.rs`, or `name.rs` beside a
+//! `name/` folder) declares its files and re-exports what they make public: its arrows
+//! down into its own folder are the folder's structure, not imports, so a child using
+//! what its front door holds is no loop.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The most lines a file may hold before its tests.
 const MOST_LINES: usize = 800;
+
+/// How many re-exports a path is followed through before it is taken where it stands.
+const MOST_REEXPORTS: usize = 8;
 
 /// The workspace's root.
 fn root() -> &'static Path {
@@ -35,153 +47,78 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// The lines of `text` before its tests (its first `#[cfg(test)]`, which by the
-/// house's habit opens the tests at the end of a file).
-fn lines_outside_tests(text: &str) -> usize {
-    text.lines()
-        .take_while(|line| line.trim() != "#[cfg(test)]")
-        .count()
-}
-
-#[test]
-fn a_file_with_tests_counts_only_what_stands_before_them() {
-    assert_eq!(lines_outside_tests("a\nb\n#[cfg(test)]\nmod tests {}\n"), 2);
-    assert_eq!(lines_outside_tests("a\nb\nc\n"), 3);
-}
-
-#[test]
-fn no_file_is_longer_than_800_lines_outside_its_tests() {
-    let files: Vec<PathBuf> = ["crates", "src"]
-        .iter()
-        .flat_map(|dir| rust_files(&root().join(dir)))
-        .collect();
-    assert!(
-        files.len() > 100,
-        "the walk found the sources: {}",
-        files.len()
-    );
-    let long: Vec<String> = files
-        .iter()
-        .filter_map(|path| {
-            let text = std::fs::read_to_string(path).expect("a readable file");
-            let lines = lines_outside_tests(&text);
-            (lines > MOST_LINES).then(|| format!("{} ({lines} lines)", path.display()))
-        })
-        .collect();
-    assert!(long.is_empty(), "longer than {MOST_LINES} lines: {long:?}");
-}
-
-/// Whether `text` names the API's `routes` module: a path into it, or an import of it
-/// (`use switchboard_api::{routes, …}`).
-fn names_routes(text: &str) -> bool {
-    text.split("switchboard_api::").skip(1).any(|after| {
-        let path = after.split(';').next().unwrap_or_default();
-        path.starts_with("routes")
-            || path.starts_with('{')
-                && path
-                    .split(|c: char| !c.is_alphanumeric() && c != '_')
-                    .any(|word| word == "routes")
-    })
-}
-
-#[test]
-fn a_route_is_named_by_path_or_by_import() {
-    assert!(names_routes("switchboard_api::routes::users::create(x);"));
-    assert!(names_routes("use switchboard_api::{engine, routes};"));
-    assert!(!names_routes("use switchboard_api::{engine, state};"));
-    assert!(!names_routes(
-        "let routes = switchboard_api::router(state);"
-    ));
-}
-
-#[test]
-fn the_binary_calls_no_route_handler() {
-    let calling: Vec<String> = rust_files(&root().join("src"))
-        .iter()
-        .filter(|path| !path.ends_with("house_rules.rs"))
-        .filter(|path| names_routes(&std::fs::read_to_string(path).expect("a readable file")))
-        .map(|path| path.display().to_string())
-        .collect();
-    assert!(calling.is_empty(), "calling route handlers: {calling:?}");
-}
-
-/// A module's path inside its crate (`["backend", "rows"]`; empty for the crate's root).
-type ModulePath = Vec<String>;
-
-/// The module `file` is, inside the crate whose sources are under `src`.
-fn module_of(src: &Path, file: &Path) -> ModulePath {
-    let relative = file.strip_prefix(src).expect("a file of the crate");
-    let mut path: ModulePath = relative
-        .with_extension("")
-        .iter()
-        .map(|part| part.to_string_lossy().into_owned())
-        .collect();
-    if matches!(
-        path.last().map(String::as_str),
-        Some("lib" | "main" | "mod")
-    ) {
-        path.pop();
+/// Where the tests of `text` begin: the first `#[cfg(test)]` that opens a module with a
+/// body (`mod tests {`), which by the house's habit closes a file. A `#[cfg(test)]` on a
+/// module declared elsewhere (`mod house_rules;`) does not end the file's code.
+fn tests_start(text: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(at) = text[from..].find("#[cfg(test)]") {
+        let start = from + at;
+        from = start + "#[cfg(test)]".len();
+        let at_line_start = start == 0 || text[..start].ends_with('\n');
+        // The item it is on, past any further attributes.
+        let item = text[from..]
+            .lines()
+            .map(str::trim)
+            .find(|line| !line.is_empty() && !line.starts_with("#["))
+            .unwrap_or_default();
+        if at_line_start && item.starts_with("mod ") && item.ends_with('{') {
+            return Some(start);
+        }
     }
-    path
+    None
+}
+
+/// The lines of `text` before its tests.
+fn lines_outside_tests(text: &str) -> usize {
+    text[..tests_start(text).unwrap_or(text.len())]
+        .lines()
+        .count()
 }
 
 /// `text` without its tests, comments, strings and character literals: what is left
 /// names the modules the file imports.
 fn code_of(text: &str) -> String {
-    let text = &text[..text.find("#[cfg(test)]").unwrap_or(text.len())];
     let chars: Vec<char> = text.chars().collect();
+    let at = |i: usize| chars.get(i).copied();
     let mut code = String::with_capacity(text.len());
     let mut i = 0;
     while i < chars.len() {
+        let follows_a_name = i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_');
         match chars[i] {
-            '/' if chars.get(i + 1).copied() == Some('/') => {
+            '/' if at(i + 1) == Some('/') => {
                 while i < chars.len() && chars[i] != '\n' {
                     i += 1;
                 }
             }
-            '/' if chars.get(i + 1).copied() == Some('*') => {
+            '/' if at(i + 1) == Some('*') => {
                 let mut depth = 0;
                 while i < chars.len() {
-                    if chars[i] == '/' && chars.get(i + 1).copied() == Some('*') {
+                    if chars[i] == '/' && at(i + 1) == Some('*') {
                         depth += 1;
-                        i += 1;
-                    } else if chars[i] == '*' && chars.get(i + 1).copied() == Some('/') {
+                        i += 2;
+                    } else if chars[i] == '*' && at(i + 1) == Some('/') {
                         depth -= 1;
-                        i += 1;
+                        i += 2;
                         if depth == 0 {
-                            i += 1;
                             break;
                         }
+                    } else {
+                        i += 1;
                     }
-                    i += 1;
                 }
             }
-            'r' if (chars.get(i + 1).copied() == Some('"')
-                || chars.get(i + 1).copied() == Some('#'))
-                && !chars[..i]
-                    .last()
-                    .is_some_and(|c| c.is_alphanumeric() || *c == '_') =>
-            {
-                let hashes = chars[i + 1..].iter().take_while(|c| **c == '#').count();
-                if chars.get(i + 1 + hashes).copied() != Some('"') {
-                    code.push('r');
-                    i += 1;
-                    continue;
-                }
-                i += 2 + hashes;
+            // A raw string, or a raw byte or C string (`r#"…"#`, `br"…"`, `cr"…"`).
+            'b' | 'c' | 'r' if !follows_a_name && raw_string_at(&chars, i).is_some() => {
+                let (hashes, body) = raw_string_at(&chars, i).unwrap_or_default();
+                i = body;
                 while i < chars.len() {
-                    if chars[i] == '"'
-                        && chars[i + 1..]
-                            .iter()
-                            .take(hashes)
-                            .filter(|c| **c == '#')
-                            .count()
-                            == hashes
-                    {
-                        i += 1 + hashes;
+                    let closes = chars[i] == '"' && (1..=hashes).all(|n| at(i + n) == Some('#'));
+                    i += 1;
+                    if closes {
+                        i += hashes;
                         break;
                     }
-                    i += 1;
                 }
                 code.push_str("\"\"");
             }
@@ -194,9 +131,7 @@ fn code_of(text: &str) -> String {
                 code.push_str("\"\"");
             }
             // A character literal ('x', '\n', '\''), not a lifetime ('a).
-            '\'' if chars.get(i + 1).copied() == Some('\\')
-                || chars.get(i + 2).copied() == Some('\'') =>
-            {
+            '\'' if at(i + 1) == Some('\\') || at(i + 2) == Some('\'') => {
                 i += 1;
                 while i < chars.len() && chars[i] != '\'' {
                     i += if chars[i] == '\\' { 2 } else { 1 };
@@ -210,11 +145,51 @@ fn code_of(text: &str) -> String {
             }
         }
     }
-    code
+    match tests_start(&code) {
+        Some(start) => code[..start].to_owned(),
+        None => code,
+    }
 }
 
-/// The paths a `use` tree names, each whole (`a::{b, c::d}` is `a::b` and `a::c::d`).
-fn use_paths(prefix: &[String], tree: &str) -> Vec<ModulePath> {
+/// At `i`, a raw string's opening (`r`, `br` or `cr`, then `#`s and `"`): how many `#`s,
+/// and where its text begins.
+fn raw_string_at(chars: &[char], i: usize) -> Option<(usize, usize)> {
+    let r = if chars[i] == 'r' { i } else { i + 1 };
+    if chars.get(r) != Some(&'r') {
+        return None;
+    }
+    let hashes = chars[r + 1..].iter().take_while(|c| **c == '#').count();
+    (chars.get(r + 1 + hashes) == Some(&'"')).then_some((hashes, r + 2 + hashes))
+}
+
+/// A module's path inside its crate (`["backend", "rows"]`; empty for the crate's root).
+type ModulePath = Vec<String>;
+
+/// The module `file` is, inside the crate whose sources are under `src`.
+fn module_of(src: &Path, file: &Path) -> ModulePath {
+    let relative = file.strip_prefix(src).expect("a file of the crate");
+    let mut path: ModulePath = relative
+        .with_extension("")
+        .iter()
+        .map(|part| part.to_string_lossy().into_owned())
+        .collect();
+    if matches!(path.last().map(String::as_str), Some("lib" | "mod")) {
+        path.pop();
+    }
+    path
+}
+
+/// The names of a path written `a::b::c`.
+fn segments(path: &str) -> impl Iterator<Item = String> + '_ {
+    path.split("::")
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+}
+
+/// The paths a `use` tree names, each whole, with the name it is known by in the file
+/// (`a::{b, c::d as e}` is `a::b` as `b` and `a::c::d` as `e`).
+fn use_paths(prefix: &[String], tree: &str) -> Vec<(ModulePath, String)> {
     let tree = tree.trim();
     if let Some(open) = tree.find('{') {
         let mut head: ModulePath = prefix.to_vec();
@@ -240,102 +215,164 @@ fn use_paths(prefix: &[String], tree: &str) -> Vec<ModulePath> {
             .flat_map(|part| use_paths(&head, part))
             .collect()
     } else {
+        let mut parts = tree.split(" as ");
         let mut path = prefix.to_vec();
-        path.extend(segments(tree.split(" as ").next().unwrap_or_default()));
-        vec![path]
+        path.extend(segments(parts.next().unwrap_or_default()));
+        let known_as = match parts.next() {
+            Some(alias) => alias.trim().to_owned(),
+            None => path.last().cloned().unwrap_or_default(),
+        };
+        vec![(path, known_as)]
     }
 }
 
-/// The names of a path written `a::b::c`.
-fn segments(path: &str) -> impl Iterator<Item = String> + '_ {
-    path.split("::")
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
+/// What one file names of its crate, each path made whole from the crate's root.
+#[derive(Default)]
+struct Imports {
+    /// Every path the file writes into its crate.
+    paths: Vec<ModulePath>,
+    /// What it re-exports (`pub use`), by the name it gives.
+    reexports: BTreeMap<String, ModulePath>,
 }
 
-/// Every path of `code` that starts at the crate's root or a parent module (`crate::`,
-/// `$crate::`, `super::`, `self::` in a `use`), as written.
-fn crate_paths(code: &str) -> Vec<ModulePath> {
-    let mut paths = Vec::new();
+/// `path` (starting `crate`, `super` or `self`) made whole from the crate's root, as
+/// written in `module`; `None` for a path that does not start in the crate.
+fn whole_path(module: &[String], path: &[String]) -> Option<ModulePath> {
+    let (base, names): (&[String], &[String]) = match path.first().map(String::as_str) {
+        Some("crate") => (&[], &path[1..]),
+        Some("self") => (module, &path[1..]),
+        Some("super") => {
+            let supers = path.iter().take_while(|name| *name == "super").count();
+            (
+                &module[..module.len().saturating_sub(supers)],
+                &path[supers..],
+            )
+        }
+        _ => return None,
+    };
+    Some(base.iter().chain(names).cloned().collect())
+}
+
+/// The paths `code` (a file's, as [`code_of`] leaves it) writes into its crate, as
+/// `module` of a crate whose modules are `files`.
+fn imports_of(code: &str, module: &[String], files: &BTreeSet<ModulePath>) -> Imports {
+    let mut imports = Imports::default();
     let mut rest = code;
     while let Some(at) = rest.find("use ") {
-        let before = rest[..at].chars().last();
-        rest = &rest[at + 4..];
-        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+        let before = &rest[..at];
+        rest = &rest[at + "use ".len()..];
+        if before
+            .chars()
+            .last()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_')
+        {
             continue;
         }
-        let statement = &rest[..rest.find(';').unwrap_or(rest.len())];
-        let statement = statement.trim();
-        if ["crate::", "super::", "self::"]
-            .iter()
-            .any(|root| statement.starts_with(root))
-        {
-            paths.extend(use_paths(&[], statement));
+        let public = before.trim_end().ends_with("pub") || before.trim_end().ends_with(')');
+        let statement = rest[..rest.find(';').unwrap_or(rest.len())].trim();
+        let statement = statement.strip_prefix('$').unwrap_or(statement);
+        let first = statement
+            .split(|c: char| !c.is_alphanumeric() && c != '_')
+            .next()
+            .unwrap_or_default();
+        let child = || [module, &[first.to_owned()]].concat();
+        let tree = match first {
+            "crate" | "super" | "self" => statement.to_owned(),
+            _ if files.contains(&child()) => format!("self::{statement}"),
+            _ => continue,
+        };
+        for (path, known_as) in use_paths(&[], &tree) {
+            if let Some(whole) = whole_path(module, &path) {
+                if public && known_as != "*" {
+                    imports.reexports.insert(known_as, whole.clone());
+                }
+                imports.paths.push(whole);
+            }
         }
     }
-    let words: Vec<char> = code.chars().collect();
-    let text: String = words.iter().collect();
     for root in ["crate::", "super::"] {
         let mut from = 0;
-        while let Some(at) = text[from..].find(root) {
+        while let Some(at) = code[from..].find(root) {
             let start = from + at;
             from = start + root.len();
-            if text[..start]
-                .chars()
-                .last()
-                .is_some_and(|c| c.is_alphanumeric() || c == '_')
-            {
+            let before = code[..start].chars().last();
+            // Inside a longer path (`super::super::x`, `a::crate`) or a name.
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
                 continue;
             }
-            let path: String = text[start..]
+            let path: String = code[start..]
                 .chars()
                 .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
                 .collect();
             let path: ModulePath = segments(&path).collect();
             if path.len() > 1 {
-                paths.push(path);
+                imports.paths.extend(whole_path(module, &path));
             }
         }
     }
-    paths
+    imports
+}
+
+/// The file of the crate that holds what `path` names: the longest part of it that is a
+/// file, followed through that file's re-exports while they lead to a file of the crate.
+fn holder(
+    path: &[String],
+    imports: &BTreeMap<ModulePath, Imports>,
+    followed: usize,
+) -> Option<ModulePath> {
+    let file = (0..=path.len())
+        .rev()
+        .map(|n| path[..n].to_vec())
+        .find(|prefix| imports.contains_key(prefix))?;
+    let reexported = path
+        .get(file.len())
+        .and_then(|name| imports[&file].reexports.get(name));
+    match reexported {
+        Some(target) if followed < MOST_REEXPORTS => {
+            let further: ModulePath = target
+                .iter()
+                .chain(&path[file.len() + 1..])
+                .cloned()
+                .collect();
+            // A re-export from outside the crate is held where it is re-exported.
+            holder(&further, imports, followed + 1).or(Some(file))
+        }
+        _ => Some(file),
+    }
 }
 
 /// The files of the crate under `src`, each with the files it imports.
 fn import_graph(src: &Path) -> BTreeMap<ModulePath, BTreeSet<ModulePath>> {
-    let files: BTreeMap<ModulePath, PathBuf> = rust_files(src)
-        .into_iter()
-        .map(|file| (module_of(src, &file), file))
-        .collect();
-    let mut graph = BTreeMap::new();
-    for (module, file) in &files {
-        let code = code_of(&std::fs::read_to_string(file).expect("a readable file"));
-        let mut imports = BTreeSet::new();
-        for path in crate_paths(&code) {
-            let (base, names): (ModulePath, &[String]) = match path.first().map(String::as_str) {
-                Some("crate") => (Vec::new(), &path[1..]),
-                Some("self") => (module.clone(), &path[1..]),
-                Some("super") => {
-                    let supers = path.iter().take_while(|name| *name == "super").count();
-                    let depth = module.len().saturating_sub(supers);
-                    (module[..depth].to_vec(), &path[supers..])
-                }
-                _ => continue,
-            };
-            let whole: ModulePath = base.into_iter().chain(names.iter().cloned()).collect();
-            // The longest part of the path that is a file of the crate (not its root,
-            // which every file reaches for the crate's own re-exports).
-            let target = (1..=whole.len())
-                .rev()
-                .map(|n| whole[..n].to_vec())
-                .find(|prefix| files.contains_key(prefix));
-            if let Some(target) = target.filter(|target| target != module) {
-                imports.insert(target);
-            }
+    let mut sources: BTreeMap<ModulePath, PathBuf> = BTreeMap::new();
+    for file in rust_files(src) {
+        // A binary's `main.rs` beside a `lib.rs` is a crate of its own.
+        let beside_a_library = file.file_name().is_some_and(|name| name == "main.rs")
+            && file.with_file_name("lib.rs").exists();
+        if !beside_a_library {
+            sources.insert(module_of(src, &file), file);
         }
-        graph.insert(module.clone(), imports);
     }
-    graph
+    let files: BTreeSet<ModulePath> = sources.keys().cloned().collect();
+    let imports: BTreeMap<ModulePath, Imports> = sources
+        .iter()
+        .map(|(module, file)| {
+            let code = code_of(&std::fs::read_to_string(file).expect("a readable file"));
+            (module.clone(), imports_of(&code, module, &files))
+        })
+        .collect();
+    imports
+        .iter()
+        .map(|(module, of)| {
+            let targets = of
+                .paths
+                .iter()
+                .filter_map(|path| holder(path, &imports, 0))
+                // Not itself, nor a file of its own folder (a front door's structure).
+                .filter(|target| !target.starts_with(module))
+                .collect();
+            (module.clone(), targets)
+        })
+        .collect()
 }
 
 /// The sets of files that import each other around a loop (Tarjan's strongly connected
@@ -394,38 +431,126 @@ fn circles(graph: &BTreeMap<ModulePath, BTreeSet<ModulePath>>) -> Vec<Vec<String
     walk.circles
 }
 
+/// Whether `code` names the API's `routes` module: a path into it, or an import of it
+/// (`use switchboard_api::{routes, …}`).
+fn names_routes(code: &str) -> bool {
+    code.split("switchboard_api::").skip(1).any(|after| {
+        let path = after.split(';').next().unwrap_or_default();
+        path.starts_with("routes")
+            || path.starts_with('{')
+                && path
+                    .split(|c: char| !c.is_alphanumeric() && c != '_')
+                    .any(|word| word == "routes")
+    })
+}
+
+/// A module path from its names.
+fn module(names: &[&str]) -> ModulePath {
+    names.iter().map(|name| (*name).to_owned()).collect()
+}
+
 #[test]
-fn imports_are_read_from_use_trees_and_paths_but_not_comments_or_strings() {
-    let code = code_of(
-        "use crate::{a::B, c::{d, e::F}};\nuse super::g;\n// crate::h::I\nlet s = \"crate::j\";\nlet c = '\"'; crate::k::l(); $crate::m::N\n#[cfg(test)]\nuse crate::o;",
+fn a_file_counts_what_stands_before_its_tests_module() {
+    assert_eq!(
+        lines_outside_tests("a\nb\n#[cfg(test)]\nmod tests {\n}\n"),
+        2
     );
-    let mut names: Vec<String> = crate_paths(&code).iter().map(|p| p.join("::")).collect();
+    assert_eq!(
+        lines_outside_tests("a\n#[cfg(test)]\nmod elsewhere;\nb\n"),
+        4
+    );
+    assert_eq!(
+        lines_outside_tests("a\n#[cfg(test)]\n#[allow(unused)]\nmod tests {\n}\n"),
+        1
+    );
+    assert_eq!(lines_outside_tests("a\nb\nc\n"), 3);
+}
+
+#[test]
+fn code_is_read_without_comments_strings_and_tests() {
+    let code = code_of(
+        "a /* crate::x /* nested */ crate::y */ b // crate::z\n\
+         \"crate::s\" r#\"crate::\"r\"#  br\"crate::t\" 'x' '\\'' &'a c\n\
+         #[cfg(test)]\nmod tests {\n crate::u\n}\n",
+    );
+    assert!(!code.contains("crate::"), "{code}");
+    assert!(
+        code.contains("a ") && code.contains(" b") && code.contains("&'a c"),
+        "{code}"
+    );
+}
+
+#[test]
+fn imports_are_read_from_use_trees_and_paths() {
+    let files: BTreeSet<ModulePath> = [module(&["m"]), module(&["m", "child"])].into();
+    let code = code_of(
+        "use crate::{a::B, c::{d, e::F}};\nuse super::g;\npub use child::H as I;\n\
+         crate::k::l(); $crate::m::N; super::super::o::P\n",
+    );
+    let imports = imports_of(&code, &module(&["m"]), &files);
+    let mut names: Vec<String> = imports.paths.iter().map(|p| p.join("::")).collect();
     names.sort();
     names.dedup();
     assert_eq!(
         names,
         [
-            "crate::a::B",
-            "crate::c::d",
-            "crate::c::e::F",
-            "crate::k::l",
-            "crate::m::N",
-            "super::g"
+            "a::B",
+            "c::d",
+            "c::e::F",
+            "g",
+            "k::l",
+            "m::N",
+            "m::child::H",
+            "o::P"
         ]
+    );
+    assert_eq!(
+        imports.reexports.get("I"),
+        Some(&module(&["m", "child", "H"]))
     );
 }
 
 #[test]
+fn a_path_is_held_where_its_reexport_leads() {
+    let mut imports: BTreeMap<ModulePath, Imports> = BTreeMap::new();
+    imports.insert(
+        module(&["folder"]),
+        Imports {
+            paths: Vec::new(),
+            reexports: [
+                ("Thing".to_owned(), module(&["folder", "inner", "Thing"])),
+                ("Outside".to_owned(), module(&["serde", "Outside"])),
+            ]
+            .into(),
+        },
+    );
+    imports.insert(module(&["folder", "inner"]), Imports::default());
+    let held = |path: &[&str]| holder(&module(path), &imports, 0).map(|m| m.join("/"));
+    assert_eq!(held(&["folder", "Thing"]), Some("folder/inner".to_owned()));
+    assert_eq!(held(&["folder", "Outside"]), Some("folder".to_owned()));
+    assert_eq!(held(&["folder", "own_fn"]), Some("folder".to_owned()));
+}
+
+#[test]
 fn a_loop_of_imports_is_found() {
-    let path = |name: &str| vec![name.to_owned()];
     let graph: BTreeMap<ModulePath, BTreeSet<ModulePath>> = [
-        (path("a"), [path("b")].into()),
-        (path("b"), [path("c")].into()),
-        (path("c"), [path("a")].into()),
-        (path("d"), [path("a")].into()),
+        (module(&["a"]), [module(&["b"])].into()),
+        (module(&["b"]), [module(&["c"])].into()),
+        (module(&["c"]), [module(&["a"])].into()),
+        (module(&["d"]), [module(&["a"])].into()),
     ]
     .into();
     assert_eq!(circles(&graph), [vec!["a", "b", "c"]]);
+}
+
+#[test]
+fn a_route_is_named_by_path_or_by_import() {
+    assert!(names_routes("switchboard_api::routes::users::create(x);"));
+    assert!(names_routes("use switchboard_api::{engine, routes};"));
+    assert!(!names_routes("use switchboard_api::{engine, state};"));
+    assert!(!names_routes(
+        "let routes = switchboard_api::router(state);"
+    ));
 }
 
 #[test]
@@ -449,4 +574,41 @@ fn no_files_of_a_crate_import_each_other_around_a_loop() {
         found.is_empty(),
         "files importing each other around a loop: {found:?}"
     );
+}
+
+#[test]
+fn no_file_is_longer_than_800_lines_outside_its_tests() {
+    let files: Vec<PathBuf> = ["crates", "src"]
+        .iter()
+        .flat_map(|dir| rust_files(&root().join(dir)))
+        .collect();
+    assert!(
+        files.len() > 100,
+        "the walk found the sources: {}",
+        files.len()
+    );
+    let long: Vec<String> = files
+        .iter()
+        .filter_map(|path| {
+            let text = std::fs::read_to_string(path).expect("a readable file");
+            let lines = lines_outside_tests(&text);
+            (lines > MOST_LINES).then(|| format!("{} ({lines} lines)", path.display()))
+        })
+        .collect();
+    assert!(long.is_empty(), "longer than {MOST_LINES} lines: {long:?}");
+}
+
+#[test]
+fn the_binary_calls_no_route_handler() {
+    let calling: Vec<String> = rust_files(&root().join("src"))
+        .iter()
+        .filter(|path| !path.ends_with("house_rules.rs"))
+        .filter(|path| {
+            names_routes(&code_of(
+                &std::fs::read_to_string(path).expect("a readable file"),
+            ))
+        })
+        .map(|path| path.display().to_string())
+        .collect();
+    assert!(calling.is_empty(), "calling route handlers: {calling:?}");
 }

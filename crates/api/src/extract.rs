@@ -259,7 +259,7 @@ async fn read_json<T: FromBody>(req: Request, stand_in: bool) -> Result<Read<T>,
     let (value, scope) = read_value(req).await?;
     let (body, mut problems) = T::read_partial(&value);
     if let Some(scope) = scope.filter(|_| T::PLACEMENT != Placement::NONE) {
-        T::PLACEMENT.check(&scope, &value, &mut problems);
+        scope.check_placement(T::PLACEMENT, &value, &mut problems);
     }
     let (body, stand_ins) = match body {
         None if stand_in => stand_in_for::<T>(&value, &problems),

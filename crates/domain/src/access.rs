@@ -5,7 +5,10 @@
 
 use std::collections::BTreeSet;
 
+use serde_json::Value;
+
 use crate::ids::{BranchId, ExtensionId, PartnerId, TenantId, UserId};
+use crate::validation::{Location, Placement, Problems};
 
 /// The five roles of interface §3, numbered as the spec's `userRole`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -352,6 +355,26 @@ pub enum Scope {
 }
 
 impl Scope {
+    /// The keys this caller must send in a body of `placement` (see [`Placement`]): the
+    /// tenant when it spans several, the branch when it has none of its own.
+    pub fn must_send(&self, placement: Placement) -> impl Iterator<Item = &'static str> {
+        let tenant = (placement.tenant && self.own_tenant().is_none()).then_some("tenantId");
+        let branch = (placement.branch && self.own_branch().is_none()).then_some("branchId");
+        tenant.into_iter().chain(branch)
+    }
+
+    /// Adds `'body/KEY' is required` for each key this caller must send in a body of
+    /// `placement` that `body` lacks (absent or null) and that no other problem already
+    /// names.
+    pub fn check_placement(&self, placement: Placement, body: &Value, problems: &mut Problems) {
+        for key in self.must_send(placement) {
+            let sent = body.get(key).is_some_and(|v| !v.is_null());
+            if !sent && !problems.names(Location::Body, key) {
+                problems.add(Location::Body, key, "is required");
+            }
+        }
+    }
+
     /// The single tenant a tenant-bound caller is confined to; `None` for platform and
     /// partner admins, who span several.
     pub fn own_tenant(&self) -> Option<TenantId> {

@@ -251,24 +251,6 @@ impl Placement {
         tenant: false,
         branch: false,
     };
-
-    /// The keys `scope` must send in a body of this placement.
-    pub fn required_by(self, scope: &crate::Scope) -> impl Iterator<Item = &'static str> {
-        let tenant = (self.tenant && scope.own_tenant().is_none()).then_some("tenantId");
-        let branch = (self.branch && scope.own_branch().is_none()).then_some("branchId");
-        tenant.into_iter().chain(branch)
-    }
-
-    /// Adds `'body/KEY' is required` for each key `scope` must send that `body` lacks
-    /// (absent or null) and that no other problem already names.
-    pub fn check(self, scope: &crate::Scope, body: &Value, problems: &mut Problems) {
-        for key in self.required_by(scope) {
-            let sent = body.get(key).is_some_and(|v| !v.is_null());
-            if !sent && !problems.names(Location::Body, key) {
-                problems.add(Location::Body, key, "is required");
-            }
-        }
-    }
 }
 
 /// A field of a record that a change body cannot change (a record's tenant, a provisioned
