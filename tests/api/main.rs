@@ -28,6 +28,7 @@ mod calls;
 mod conduits;
 mod consistency;
 mod console;
+mod console_announcements;
 mod console_flow;
 mod console_hours;
 mod console_ivrs;

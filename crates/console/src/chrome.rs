@@ -130,6 +130,12 @@ const NAVIGATION: &[(&str, &[Entry])] = &[
                 "music",
                 Some(Permission::MusicOnHoldRead),
             ),
+            (
+                "/console/announcements",
+                "Announcements",
+                "announcements",
+                Some(Permission::AnnouncementsRead),
+            ),
         ],
     ),
     (

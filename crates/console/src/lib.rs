@@ -28,27 +28,20 @@ use axum::Router;
 use axum::http::{HeaderValue, header};
 use axum::response::{Redirect, Response};
 use axum::routing::{get, post};
-use futures::future::BoxFuture;
 use switchboard_db::Db;
-use switchboard_domain::Principal;
 
 use crate::inprocess::InProcess;
 use crate::pages::{
-    button_layouts, calls, campaign_records, campaigns, faxes, ivrs, media_files, music_on_hold,
-    numbers, opt_outs, paging_groups, people, phones, queues,
+    announcements, button_layouts, calls, campaign_records, campaigns, faxes, ivrs, media_files,
+    music_on_hold, numbers, opt_outs, paging_groups, people, phones, queues,
 };
 pub use crate::session::Keys;
 use crate::shared::Console;
+pub use crate::shared::PrincipalOf;
 
 /// The path templates of the console's requests, for the access log and the metrics
 /// (every page under one: the console's pages are not the API's document).
 pub const TEMPLATES: &[&str] = &["/", "/console", "/console/", "/console/{*page}"];
-
-/// Who an access token stands for — the principal every request of theirs is checked
-/// against — asked as the API's own handlers ask it; `None` for a token the API no longer
-/// takes, `Err` (its message) when it could not be told.
-pub type PrincipalOf =
-    Arc<dyn Fn(String) -> BoxFuture<'static, Result<Option<Principal>, String>> + Send + Sync>;
 
 /// What the console needs of the service it is a face of, handed over by the binary that
 /// serves the two together. The console does not depend on the API's crate, so the two
@@ -158,6 +151,7 @@ pub(crate) fn area_routes() -> Router<Console> {
         .merge(queues::routes())
         .merge(paging_groups::routes())
         .merge(music_on_hold::routes())
+        .merge(announcements::routes())
         .merge(media_files::routes())
         .merge(campaigns::routes())
         .merge(campaign_records::routes())

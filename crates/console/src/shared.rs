@@ -3,10 +3,18 @@
 
 use std::sync::Arc;
 
-use crate::PrincipalOf;
+use futures::future::BoxFuture;
+use switchboard_domain::Principal;
+
 use crate::inprocess::InProcess;
 use crate::refresh;
 use crate::session::Keys;
+
+/// Who an access token stands for — the principal every request of theirs is checked
+/// against — asked as the API's own handlers ask it; `None` for a token the API no longer
+/// takes, `Err` (its message) when it could not be told.
+pub type PrincipalOf =
+    Arc<dyn Fn(String) -> BoxFuture<'static, Result<Option<Principal>, String>> + Send + Sync>;
 
 /// What every console handler shares.
 #[derive(Clone)]

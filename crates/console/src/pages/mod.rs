@@ -2,6 +2,7 @@
 //! signed-in person, and an askama template in `templates/`.
 
 pub(crate) mod account;
+pub(crate) mod announcements;
 pub(crate) mod audit;
 pub(crate) mod business_hours;
 pub(crate) mod button_layouts;
