@@ -47,44 +47,79 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// Where the tests of `text` begin: the first `#[cfg(test)]` that opens a module with a
-/// body (`mod tests {`), which by the house's habit closes a file. A `#[cfg(test)]` on a
-/// module declared elsewhere (`mod house_rules;`) does not end the file's code.
-fn tests_start(text: &str) -> Option<usize> {
+/// The spans of the test modules of `code` (a file as [`lexed`] leaves it): each
+/// `#[cfg(test)]` at a line's start on a module with a body (`mod tests { … }`), from the
+/// attribute to the module's closing brace. A `#[cfg(test)]` on a module declared
+/// elsewhere (`mod house_rules;`) is no span: the file it names is read on its own.
+fn test_modules(code: &str) -> Vec<(usize, usize)> {
+    const TEST: &str = "#[cfg(test)]";
+    let mut spans = Vec::new();
     let mut from = 0;
-    while let Some(at) = text[from..].find("#[cfg(test)]") {
+    while let Some(at) = code[from..].find(TEST) {
         let start = from + at;
-        from = start + "#[cfg(test)]".len();
-        let at_line_start = start == 0 || text[..start].ends_with('\n');
-        // The item it is on, past any further attributes.
-        let item = text[from..]
-            .lines()
-            .map(str::trim)
-            .find(|line| !line.is_empty() && !line.starts_with("#["))
-            .unwrap_or_default();
-        if at_line_start && item.starts_with("mod ") && item.ends_with('{') {
-            return Some(start);
+        from = start + TEST.len();
+        if start != 0 && !code[..start].ends_with('\n') {
+            continue;
         }
+        // The item it is on, past any further attributes.
+        let mut offset = from;
+        let item = code[from..].split_inclusive('\n').find(|line| {
+            let line = line.trim();
+            let item = !line.is_empty() && !line.starts_with("#[");
+            if !item {
+                offset += line.len();
+            }
+            item
+        });
+        let Some(item) = item.map(str::trim) else {
+            break;
+        };
+        if !(item.starts_with("mod ") && item.ends_with('{')) {
+            continue;
+        }
+        let Some(open) = code[from..].find('{').map(|at| from + at) else {
+            break;
+        };
+        let mut depth = 0;
+        let mut end = code.len();
+        for (at, c) in code[open..].char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = open + at + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        if code[end..].starts_with('\n') {
+            end += 1;
+        }
+        spans.push((start, end));
+        from = end;
     }
-    None
+    spans
 }
 
-/// The lines of `text` before its tests.
-fn lines_outside_tests(text: &str) -> usize {
-    text[..tests_start(text).unwrap_or(text.len())]
-        .lines()
-        .count()
-}
-
-/// `text` without its tests, comments, strings and character literals: what is left
-/// names the modules the file imports.
-fn code_of(text: &str) -> String {
+/// `text` without comments, strings and character literals (their lines kept, so lines
+/// count as in the file): what is left is code, in which braces, paths and `#[cfg(test)]`
+/// mean what they say.
+fn lexed(text: &str) -> String {
     let chars: Vec<char> = text.chars().collect();
     let at = |i: usize| chars.get(i).copied();
     let mut code = String::with_capacity(text.len());
+    // What is skipped leaves its line breaks.
+    let skip = |from: usize, to: usize, code: &mut String| {
+        let to = to.min(chars.len());
+        code.extend(chars[from.min(to)..to].iter().filter(|c| **c == '\n'));
+    };
     let mut i = 0;
     while i < chars.len() {
         let follows_a_name = i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_');
+        let start = i;
         match chars[i] {
             '/' if at(i + 1) == Some('/') => {
                 while i < chars.len() && chars[i] != '\n' {
@@ -107,6 +142,7 @@ fn code_of(text: &str) -> String {
                         i += 1;
                     }
                 }
+                skip(start, i, &mut code);
             }
             // A raw string, or a raw byte or C string (`r#"…"#`, `br"…"`, `cr"…"`).
             'b' | 'c' | 'r' if !follows_a_name && raw_string_at(&chars, i).is_some() => {
@@ -121,6 +157,7 @@ fn code_of(text: &str) -> String {
                     }
                 }
                 code.push_str("\"\"");
+                skip(start, i, &mut code);
             }
             '"' => {
                 i += 1;
@@ -129,6 +166,7 @@ fn code_of(text: &str) -> String {
                 }
                 i += 1;
                 code.push_str("\"\"");
+                skip(start, i, &mut code);
             }
             // A character literal ('x', '\n', '\''), not a lifetime ('a).
             '\'' if at(i + 1) == Some('\\') || at(i + 2) == Some('\'') => {
@@ -145,10 +183,25 @@ fn code_of(text: &str) -> String {
             }
         }
     }
-    match tests_start(&code) {
-        Some(start) => code[..start].to_owned(),
-        None => code,
+    code
+}
+
+/// The code of `text` ([`lexed`]) without its test modules.
+fn code_of(text: &str) -> String {
+    let code = lexed(text);
+    let mut kept = String::with_capacity(code.len());
+    let mut from = 0;
+    for (start, end) in test_modules(&code) {
+        kept.push_str(&code[from..start]);
+        from = end;
     }
+    kept.push_str(&code[from..]);
+    kept
+}
+
+/// The lines of `text` outside its test modules.
+fn lines_outside_tests(text: &str) -> usize {
+    code_of(text).lines().count()
 }
 
 /// At `i`, a raw string's opening (`r`, `br` or `cr`, then `#`s and `"`): how many `#`s,
@@ -188,7 +241,7 @@ fn segments(path: &str) -> impl Iterator<Item = String> + '_ {
 }
 
 /// The paths a `use` tree names, each whole, with the name it is known by in the file
-/// (`a::{b, c::d as e}` is `a::b` as `b` and `a::c::d` as `e`).
+/// (`a::{b, c::d as e}` is `a::b` as `b` and `a::c::d` as `e`; `a::*` is `a` as `*`).
 fn use_paths(prefix: &[String], tree: &str) -> Vec<(ModulePath, String)> {
     let tree = tree.trim();
     if let Some(open) = tree.find('{') {
@@ -222,6 +275,9 @@ fn use_paths(prefix: &[String], tree: &str) -> Vec<(ModulePath, String)> {
             Some(alias) => alias.trim().to_owned(),
             None => path.last().cloned().unwrap_or_default(),
         };
+        if known_as == "*" {
+            path.pop();
+        }
         vec![(path, known_as)]
     }
 }
@@ -229,10 +285,19 @@ fn use_paths(prefix: &[String], tree: &str) -> Vec<(ModulePath, String)> {
 /// What one file names of its crate, each path made whole from the crate's root.
 #[derive(Default)]
 struct Imports {
-    /// Every path the file writes into its crate.
+    /// The paths its code uses (its `use` lines but its re-exports, and paths written in
+    /// place).
     paths: Vec<ModulePath>,
-    /// What it re-exports (`pub use`), by the name it gives.
+    /// The paths it re-exports (`pub use`).
+    reexported: Vec<ModulePath>,
+    /// What it re-exports by name, by the name it gives.
     reexports: BTreeMap<String, ModulePath>,
+    /// The modules whose every public item it re-exports (`pub use a::*`).
+    globs: Vec<ModulePath>,
+    /// The names it declares (functions, types, constants, modules, macros).
+    declares: BTreeSet<String>,
+    /// The macros it exports at the crate's root (`#[macro_export]`).
+    exported_macros: Vec<String>,
 }
 
 /// `path` (starting `crate`, `super` or `self`) made whole from the crate's root, as
@@ -253,56 +318,117 @@ fn whole_path(module: &[String], path: &[String]) -> Option<ModulePath> {
     Some(base.iter().chain(names).cloned().collect())
 }
 
+/// Whether `c` may stand in a name.
+fn in_name(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// The names `code` declares after any of `keywords`.
+fn declared(code: &str, keywords: &[&str]) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    for keyword in keywords {
+        let mut from = 0;
+        while let Some(at) = code[from..].find(keyword) {
+            let start = from + at;
+            from = start + keyword.len();
+            let after = &code[from..];
+            if code[..start].chars().last().is_some_and(in_name)
+                || !after.starts_with(char::is_whitespace)
+            {
+                continue;
+            }
+            let name: String = after
+                .trim_start()
+                .chars()
+                .take_while(|c| in_name(*c))
+                .collect();
+            if !name.is_empty() {
+                names.insert(name);
+            }
+        }
+    }
+    names
+}
+
 /// The paths `code` (a file's, as [`code_of`] leaves it) writes into its crate, as
 /// `module` of a crate whose modules are `files`.
 fn imports_of(code: &str, module: &[String], files: &BTreeSet<ModulePath>) -> Imports {
-    let mut imports = Imports::default();
-    let mut rest = code;
-    while let Some(at) = rest.find("use ") {
-        let before = &rest[..at];
-        rest = &rest[at + "use ".len()..];
-        if before
-            .chars()
-            .last()
-            .is_some_and(|c| c.is_alphanumeric() || c == '_')
-        {
+    let mut imports = Imports {
+        declares: declared(
+            code,
+            &[
+                "fn",
+                "struct",
+                "enum",
+                "trait",
+                "type",
+                "const",
+                "static",
+                "union",
+                "mod",
+                "macro_rules!",
+            ],
+        ),
+        exported_macros: code
+            .split("#[macro_export]")
+            .skip(1)
+            .flat_map(|after| declared(after, &["macro_rules!"]).into_iter().take(1))
+            .collect(),
+        ..Imports::default()
+    };
+    // The code with its `use` lines blanked, for the paths written in place.
+    let mut in_place = code.to_owned();
+    let mut from = 0;
+    while let Some(at) = code[from..].find("use ") {
+        let start = from + at;
+        from = start + "use ".len();
+        let before = &code[..start];
+        if before.chars().last().is_some_and(in_name) {
             continue;
         }
+        let end = code[from..].find(';').map_or(code.len(), |at| from + at);
         let public = before.trim_end().ends_with("pub") || before.trim_end().ends_with(')');
-        let statement = rest[..rest.find(';').unwrap_or(rest.len())].trim();
+        let statement = code[from..end].trim();
         let statement = statement.strip_prefix('$').unwrap_or(statement);
-        let first = statement
-            .split(|c: char| !c.is_alphanumeric() && c != '_')
-            .next()
-            .unwrap_or_default();
-        let child = || [module, &[first.to_owned()]].concat();
-        let tree = match first {
+        let first: String = statement.chars().take_while(|c| in_name(*c)).collect();
+        let tree = match first.as_str() {
             "crate" | "super" | "self" => statement.to_owned(),
-            _ if files.contains(&child()) => format!("self::{statement}"),
+            _ if files.contains(&[module, std::slice::from_ref(&first)].concat()) => {
+                format!("self::{statement}")
+            }
             _ => continue,
         };
+        in_place.replace_range(start..end, &" ".repeat(end - start));
         for (path, known_as) in use_paths(&[], &tree) {
-            if let Some(whole) = whole_path(module, &path) {
-                if public && known_as != "*" {
-                    imports.reexports.insert(known_as, whole.clone());
+            let Some(whole) = whole_path(module, &path) else {
+                continue;
+            };
+            match (public, known_as.as_str()) {
+                (false, _) => imports.paths.push(whole),
+                (true, "*") => {
+                    imports.globs.push(whole.clone());
+                    imports.reexported.push(whole);
                 }
-                imports.paths.push(whole);
+                (true, _) => {
+                    imports.reexports.insert(known_as, whole.clone());
+                    imports.reexported.push(whole);
+                }
             }
         }
     }
     for root in ["crate::", "super::"] {
         let mut from = 0;
-        while let Some(at) = code[from..].find(root) {
+        while let Some(at) = in_place[from..].find(root) {
             let start = from + at;
             from = start + root.len();
-            let before = code[..start].chars().last();
             // Inside a longer path (`super::super::x`, `a::crate`) or a name.
-            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+            let before = in_place[..start].chars().last();
+            if before.is_some_and(|c| in_name(c) || c == ':') {
                 continue;
             }
-            let path: String = code[start..]
+            let path: String = in_place[start..]
                 .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+                .take_while(|c| in_name(*c) || *c == ':')
                 .collect();
             let path: ModulePath = segments(&path).collect();
             if path.len() > 1 {
@@ -313,35 +439,59 @@ fn imports_of(code: &str, module: &[String], files: &BTreeSet<ModulePath>) -> Im
     imports
 }
 
-/// The file of the crate that holds what `path` names: the longest part of it that is a
-/// file, followed through that file's re-exports while they lead to a file of the crate.
-fn holder(
-    path: &[String],
-    imports: &BTreeMap<ModulePath, Imports>,
-    followed: usize,
-) -> Option<ModulePath> {
-    let file = (0..=path.len())
-        .rev()
-        .map(|n| path[..n].to_vec())
-        .find(|prefix| imports.contains_key(prefix))?;
-    let reexported = path
-        .get(file.len())
-        .and_then(|name| imports[&file].reexports.get(name));
-    match reexported {
-        Some(target) if followed < MOST_REEXPORTS => {
-            let further: ModulePath = target
-                .iter()
-                .chain(&path[file.len() + 1..])
-                .cloned()
-                .collect();
-            // A re-export from outside the crate is held where it is re-exported.
-            holder(&further, imports, followed + 1).or(Some(file))
+/// A crate's files, read.
+struct Crate {
+    /// Each file's imports, by module.
+    files: BTreeMap<ModulePath, Imports>,
+    /// The file of each macro exported at the crate's root.
+    macros: BTreeMap<String, ModulePath>,
+}
+
+impl Crate {
+    /// The file of the crate that holds what `path` names: the longest part of it that
+    /// is a file, followed through that file's re-exports — by name, then through its
+    /// globs to a module declaring the name — while they lead to a file of the crate; a
+    /// macro exported at the root, the file that writes it.
+    fn holder(&self, path: &[String], followed: usize) -> Option<ModulePath> {
+        let file = (0..=path.len())
+            .rev()
+            .map(|n| path[..n].to_vec())
+            .find(|prefix| self.files.contains_key(prefix))?;
+        let Some(name) = path.get(file.len()) else {
+            return Some(file);
+        };
+        let rest = &path[file.len() + 1..];
+        let imports = &self.files[&file];
+        if followed >= MOST_REEXPORTS || imports.declares.contains(name) {
+            return Some(file);
         }
-        _ => Some(file),
+        if file.is_empty()
+            && let Some(writer) = self.macros.get(name)
+        {
+            return Some(writer.clone());
+        }
+        if let Some(target) = imports.reexports.get(name) {
+            let further: ModulePath = target.iter().chain(rest).cloned().collect();
+            return self.holder(&further, followed + 1).or(Some(file));
+        }
+        for glob in &imports.globs {
+            let Some(module) = self.holder(glob, followed + 1) else {
+                continue;
+            };
+            let further: ModulePath = module.iter().chain([name]).chain(rest).cloned().collect();
+            match self.holder(&further, followed + 1) {
+                // Deeper: a file of its own, or followed on through the module.
+                Some(held) if held != module => return Some(held),
+                _ if self.files[&module].declares.contains(name) => return Some(module),
+                _ => {}
+            }
+        }
+        Some(file)
     }
 }
 
-/// The files of the crate under `src`, each with the files it imports.
+/// The files of the crate under `src`, each with the files it imports. A front door's
+/// re-exports of its own folder's files are the folder's structure, not imports.
 fn import_graph(src: &Path) -> BTreeMap<ModulePath, BTreeSet<ModulePath>> {
     let mut sources: BTreeMap<ModulePath, PathBuf> = BTreeMap::new();
     for file in rust_files(src) {
@@ -352,23 +502,40 @@ fn import_graph(src: &Path) -> BTreeMap<ModulePath, BTreeSet<ModulePath>> {
             sources.insert(module_of(src, &file), file);
         }
     }
-    let files: BTreeSet<ModulePath> = sources.keys().cloned().collect();
-    let imports: BTreeMap<ModulePath, Imports> = sources
+    let modules: BTreeSet<ModulePath> = sources.keys().cloned().collect();
+    let files: BTreeMap<ModulePath, Imports> = sources
         .iter()
         .map(|(module, file)| {
             let code = code_of(&std::fs::read_to_string(file).expect("a readable file"));
-            (module.clone(), imports_of(&code, module, &files))
+            (module.clone(), imports_of(&code, module, &modules))
         })
         .collect();
-    imports
+    let macros = files
         .iter()
-        .map(|(module, of)| {
-            let targets = of
+        .flat_map(|(module, imports)| {
+            imports
+                .exported_macros
+                .iter()
+                .map(move |name| (name.clone(), module.clone()))
+        })
+        .collect();
+    let krate = Crate { files, macros };
+    krate
+        .files
+        .iter()
+        .map(|(module, imports)| {
+            let used = imports
                 .paths
                 .iter()
-                .filter_map(|path| holder(path, &imports, 0))
-                // Not itself, nor a file of its own folder (a front door's structure).
-                .filter(|target| !target.starts_with(module))
+                .filter_map(|path| krate.holder(path, 0));
+            let reexported = imports
+                .reexported
+                .iter()
+                .filter_map(|path| krate.holder(path, 0))
+                .filter(|target| !target.starts_with(module));
+            let targets = used
+                .chain(reexported)
+                .filter(|target| target != module)
                 .collect();
             (module.clone(), targets)
         })
@@ -444,115 +611,6 @@ fn names_routes(code: &str) -> bool {
     })
 }
 
-/// A module path from its names.
-fn module(names: &[&str]) -> ModulePath {
-    names.iter().map(|name| (*name).to_owned()).collect()
-}
-
-#[test]
-fn a_file_counts_what_stands_before_its_tests_module() {
-    assert_eq!(
-        lines_outside_tests("a\nb\n#[cfg(test)]\nmod tests {\n}\n"),
-        2
-    );
-    assert_eq!(
-        lines_outside_tests("a\n#[cfg(test)]\nmod elsewhere;\nb\n"),
-        4
-    );
-    assert_eq!(
-        lines_outside_tests("a\n#[cfg(test)]\n#[allow(unused)]\nmod tests {\n}\n"),
-        1
-    );
-    assert_eq!(lines_outside_tests("a\nb\nc\n"), 3);
-}
-
-#[test]
-fn code_is_read_without_comments_strings_and_tests() {
-    let code = code_of(
-        "a /* crate::x /* nested */ crate::y */ b // crate::z\n\
-         \"crate::s\" r#\"crate::\"r\"#  br\"crate::t\" 'x' '\\'' &'a c\n\
-         #[cfg(test)]\nmod tests {\n crate::u\n}\n",
-    );
-    assert!(!code.contains("crate::"), "{code}");
-    assert!(
-        code.contains("a ") && code.contains(" b") && code.contains("&'a c"),
-        "{code}"
-    );
-}
-
-#[test]
-fn imports_are_read_from_use_trees_and_paths() {
-    let files: BTreeSet<ModulePath> = [module(&["m"]), module(&["m", "child"])].into();
-    let code = code_of(
-        "use crate::{a::B, c::{d, e::F}};\nuse super::g;\npub use child::H as I;\n\
-         crate::k::l(); $crate::m::N; super::super::o::P\n",
-    );
-    let imports = imports_of(&code, &module(&["m"]), &files);
-    let mut names: Vec<String> = imports.paths.iter().map(|p| p.join("::")).collect();
-    names.sort();
-    names.dedup();
-    assert_eq!(
-        names,
-        [
-            "a::B",
-            "c::d",
-            "c::e::F",
-            "g",
-            "k::l",
-            "m::N",
-            "m::child::H",
-            "o::P"
-        ]
-    );
-    assert_eq!(
-        imports.reexports.get("I"),
-        Some(&module(&["m", "child", "H"]))
-    );
-}
-
-#[test]
-fn a_path_is_held_where_its_reexport_leads() {
-    let mut imports: BTreeMap<ModulePath, Imports> = BTreeMap::new();
-    imports.insert(
-        module(&["folder"]),
-        Imports {
-            paths: Vec::new(),
-            reexports: [
-                ("Thing".to_owned(), module(&["folder", "inner", "Thing"])),
-                ("Outside".to_owned(), module(&["serde", "Outside"])),
-            ]
-            .into(),
-        },
-    );
-    imports.insert(module(&["folder", "inner"]), Imports::default());
-    let held = |path: &[&str]| holder(&module(path), &imports, 0).map(|m| m.join("/"));
-    assert_eq!(held(&["folder", "Thing"]), Some("folder/inner".to_owned()));
-    assert_eq!(held(&["folder", "Outside"]), Some("folder".to_owned()));
-    assert_eq!(held(&["folder", "own_fn"]), Some("folder".to_owned()));
-}
-
-#[test]
-fn a_loop_of_imports_is_found() {
-    let graph: BTreeMap<ModulePath, BTreeSet<ModulePath>> = [
-        (module(&["a"]), [module(&["b"])].into()),
-        (module(&["b"]), [module(&["c"])].into()),
-        (module(&["c"]), [module(&["a"])].into()),
-        (module(&["d"]), [module(&["a"])].into()),
-    ]
-    .into();
-    assert_eq!(circles(&graph), [vec!["a", "b", "c"]]);
-}
-
-#[test]
-fn a_route_is_named_by_path_or_by_import() {
-    assert!(names_routes("switchboard_api::routes::users::create(x);"));
-    assert!(names_routes("use switchboard_api::{engine, routes};"));
-    assert!(!names_routes("use switchboard_api::{engine, state};"));
-    assert!(!names_routes(
-        "let routes = switchboard_api::router(state);"
-    ));
-}
-
 #[test]
 fn no_files_of_a_crate_import_each_other_around_a_loop() {
     let mut sources: Vec<PathBuf> = std::fs::read_dir(root().join("crates"))
@@ -611,4 +669,188 @@ fn the_binary_calls_no_route_handler() {
         .map(|path| path.display().to_string())
         .collect();
     assert!(calling.is_empty(), "calling route handlers: {calling:?}");
+}
+
+/// The readers' own tests.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A module path from its names.
+    fn module(names: &[&str]) -> ModulePath {
+        names.iter().map(|name| (*name).to_owned()).collect()
+    }
+
+    #[test]
+    fn a_file_counts_its_lines_outside_its_test_modules() {
+        let lines = |text: &str| lines_outside_tests(text);
+        assert_eq!(lines("a\nb\n#[cfg(test)]\nmod tests {\n}\n"), 2);
+        assert_eq!(
+            lines("a\n#[cfg(test)]\nmod tests {\n    let s = \"}\";\n}\nb\n"),
+            2
+        );
+        assert_eq!(
+            lines("a\n#[cfg(test)]\n#[allow(unused)]\nmod tests {\n}\n"),
+            1
+        );
+        assert_eq!(lines("a\n#[cfg(test)]\nmod elsewhere;\nb\n"), 4);
+        assert_eq!(
+            lines("a\n/* one\ntwo */\nb\n"),
+            4,
+            "a comment's lines are lines"
+        );
+    }
+
+    #[test]
+    fn code_is_read_without_comments_strings_and_tests() {
+        let code = code_of(
+            "a /* crate::x /* nested */ crate::y */ b // crate::z\n\
+             \"crate::s\" r#\"crate::\"r\"#  br\"crate::t\" 'x' '\\'' &'a c\n\
+             #[cfg(test)]\nmod tests {\n crate::u\n}\nd crate::v\n",
+        );
+        assert_eq!(code.matches("crate::").count(), 1, "{code}");
+        assert!(
+            code.contains("a ") && code.contains(" b") && code.contains("&'a c"),
+            "{code}"
+        );
+        assert!(
+            code.contains("d crate::v"),
+            "code after the tests is read: {code}"
+        );
+    }
+
+    #[test]
+    fn imports_are_read_from_use_trees_and_paths() {
+        let files: BTreeSet<ModulePath> = [
+            module(&["m"]),
+            module(&["m", "child"]),
+            module(&["m", "rules"]),
+        ]
+        .into();
+        let code = code_of(
+            "use crate::{a::B, c::{d, e::F}};\nuse super::g;\npub use child::H as I;\n\
+             pub(crate) use rules::*;\nuse child::J;\n\
+             crate::k::l(); $crate::m::N; super::super::o::P\n\
+             pub struct Q;\n#[macro_export]\nmacro_rules! r { () => {} }\n",
+        );
+        let imports = imports_of(&code, &module(&["m"]), &files);
+        let mut names: Vec<String> = imports.paths.iter().map(|p| p.join("::")).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(
+            names,
+            [
+                "a::B",
+                "c::d",
+                "c::e::F",
+                "g",
+                "k::l",
+                "m::N",
+                "m::child::J",
+                "o::P"
+            ]
+        );
+        assert_eq!(
+            imports.reexports.get("I"),
+            Some(&module(&["m", "child", "H"]))
+        );
+        assert_eq!(imports.globs, [module(&["m", "rules"])]);
+        assert_eq!(imports.reexported.len(), 2);
+        assert!(imports.declares.contains("Q") && imports.declares.contains("r"));
+        assert_eq!(imports.exported_macros, ["r"]);
+    }
+
+    #[test]
+    fn a_path_is_held_where_its_reexport_leads() {
+        let file = |declares: &[&str], reexports: &[(&str, &[&str])], globs: &[&[&str]]| Imports {
+            declares: declares.iter().map(|name| (*name).to_owned()).collect(),
+            reexports: reexports
+                .iter()
+                .map(|(name, path)| ((*name).to_owned(), module(path)))
+                .collect(),
+            globs: globs.iter().map(|path| module(path)).collect(),
+            ..Imports::default()
+        };
+        let krate = Crate {
+            files: [
+                (module(&[]), file(&[], &[], &[])),
+                (
+                    module(&["folder"]),
+                    file(
+                        &["own_fn"],
+                        &[("Thing", &["folder", "inner", "Thing"])],
+                        &[&["folder", "rules"]],
+                    ),
+                ),
+                (module(&["folder", "inner"]), file(&["Thing"], &[], &[])),
+                (
+                    module(&["folder", "rules"]),
+                    file(&[], &[], &[&["folder", "rules", "number"]]),
+                ),
+                (
+                    module(&["folder", "rules", "number"]),
+                    file(&["Int", "closed_set"], &[], &[]),
+                ),
+            ]
+            .into(),
+            macros: [(
+                "closed_set".to_owned(),
+                module(&["folder", "rules", "number"]),
+            )]
+            .into(),
+        };
+        let held = |path: &[&str]| krate.holder(&module(path), 0).map(|m| m.join("/"));
+        assert_eq!(held(&["folder", "Thing"]).as_deref(), Some("folder/inner"));
+        assert_eq!(held(&["folder", "own_fn"]).as_deref(), Some("folder"));
+        assert_eq!(
+            held(&["folder", "Int", "MAX"]).as_deref(),
+            Some("folder/rules/number"),
+            "through two globs"
+        );
+        assert_eq!(
+            held(&["closed_set"]).as_deref(),
+            Some("folder/rules/number")
+        );
+        assert_eq!(held(&["folder", "Nothing"]).as_deref(), Some("folder"));
+    }
+
+    #[test]
+    fn a_front_door_may_reexport_what_uses_it_but_not_use_it_back() {
+        let crate_with = |lib: &str| {
+            let dir = tempfile::tempdir().expect("a folder");
+            std::fs::write(dir.path().join("lib.rs"), lib).expect("written");
+            std::fs::write(
+                dir.path().join("a.rs"),
+                "use crate::helper;\npub struct Thing;\n",
+            )
+            .expect("written");
+            circles(&import_graph(dir.path()))
+        };
+        let re_exporting = "mod a;\npub use a::Thing;\npub fn helper() {}\n";
+        assert!(crate_with(re_exporting).is_empty());
+        let using = "mod a;\nuse a::Thing;\npub fn helper() -> Thing { Thing }\n";
+        assert_eq!(crate_with(using), [vec!["", "a"]]);
+    }
+
+    #[test]
+    fn a_loop_of_imports_is_found() {
+        let graph: BTreeMap<ModulePath, BTreeSet<ModulePath>> = [
+            (module(&["a"]), [module(&["b"])].into()),
+            (module(&["b"]), [module(&["c"])].into()),
+            (module(&["c"]), [module(&["a"])].into()),
+            (module(&["d"]), [module(&["a"])].into()),
+        ]
+        .into();
+        assert_eq!(circles(&graph), [vec!["a", "b", "c"]]);
+    }
+
+    #[test]
+    fn a_route_is_named_by_path_or_by_import() {
+        assert!(names_routes("switchboard_api::routes::users::create(x);"));
+        assert!(names_routes("use switchboard_api::{engine, routes};"));
+        assert!(!names_routes("use switchboard_api::{engine, state};"));
+        assert!(!names_routes(
+            "let routes = switchboard_api::router(state);"
+        ));
+    }
 }

@@ -111,7 +111,7 @@ async fn handle(state: &AppState, request: Request, next: Next) -> Response {
 fn request_span(request: &Request) -> tracing::Span {
     let id = request
         .headers()
-        .get(crate::REQUEST_ID)
+        .get(super::request_id::REQUEST_ID)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("-");
     tracing::info_span!("request", request_id = %id)

@@ -7,5 +7,6 @@ pub mod drain;
 pub mod guard;
 pub mod linger;
 pub mod rate_limit;
+pub mod request_id;
 pub mod slots;
 pub mod stall;

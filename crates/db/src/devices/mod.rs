@@ -3,6 +3,7 @@
 //! whenever what a phone's provisioning file renders changes.
 
 mod config;
+mod counters;
 mod provisioning;
 mod search;
 
@@ -31,6 +32,7 @@ use crate::error::{Error, Result};
 use crate::list::{self, Listing};
 use crate::scope;
 use crate::seal::{self, Sealer};
+use counters::sum_counters;
 use search::mac_prefix;
 use search::mac_search;
 use search::name_search;
@@ -275,31 +277,6 @@ async fn counted_total(db: &Db, scope: &Scope, filter: &DeviceFilter) -> Result<
         condition = condition.add(Expr::col(("c", "registered")).eq(i64::from(registered)));
     }
     sum_counters(db, scope, filter, "device_counts", condition).await
-}
-
-/// The sum of the `devices` counters of `table` (kept per tenant and branch, 0 for
-/// none) the caller reaches under the filter's tenant and branch and `condition`.
-async fn sum_counters(
-    db: &Db,
-    scope: &Scope,
-    filter: &DeviceFilter,
-    table: &'static str,
-    condition: Condition,
-) -> Result<i64> {
-    let mut select = Query::select()
-        .expr(Expr::cust("CAST(COALESCE(SUM(c.devices), 0) AS BIGINT)"))
-        .from_as(table, "c")
-        .cond_where(scope::tenants(scope, Expr::col(("c", "tenant_id"))))
-        .cond_where(scope::branch(scope, Expr::col(("c", "branch_id"))))
-        .cond_where(condition)
-        .take();
-    if let Some(tenant) = filter.place.tenant.tenant_id {
-        select.and_where(Expr::col(("c", "tenant_id")).eq(tenant.get()));
-    }
-    if let Some(branch) = filter.place.branch_id {
-        select.and_where(Expr::col(("c", "branch_id")).eq(branch.get()));
-    }
-    db.conn().scalar(&select).await
 }
 
 /// One device with its lines.

@@ -6,7 +6,7 @@ use sea_query::{Condition, Expr, ExprTrait, Query, SelectStatement, TableRef};
 use switchboard_domain::Scope;
 use switchboard_domain::records::device::DeviceFilter;
 
-use super::sum_counters;
+use super::counters::sum_counters;
 use crate::backend::Db;
 use crate::error::Result;
 use crate::list;
