@@ -4,14 +4,15 @@
 //! `switchboard-app`, never the API's route handlers. (Crates cannot import each other
 //! around a loop: cargo refuses it.)
 //!
-//! The files are read as text. What a file imports is every path it writes from the
-//! crate's root (`crate::`, `$crate::`), a parent (`super::`) or itself (`self::`, or a
-//! `use` of one of its own child modules), resolved to the longest part of it that is a
-//! file of the crate, and through that file's re-exports (`pub use`) to the file that
-//! holds the item. A folder's front door (`mod.rs`, `lib.rs`, or `name.rs` beside a
-//! `name/` folder) declares its files and re-exports what they make public: its arrows
-//! down into its own folder are the folder's structure, not imports, so a child using
-//! what its front door holds is no loop.
+//! The files are read as text, without comments, strings and test modules. What a file
+//! imports is every path its code writes from the crate's root (`crate::`, `$crate::`),
+//! a parent (`super::`) or itself (`self::`, or one of its own child modules), resolved to
+//! the longest part of it that is a file of the crate and followed through that file's
+//! re-exports (`pub use`, by name or glob) to the file that holds the item; a front
+//! door's re-exports of its own folder are no import unless its own code uses them. A
+//! loop that is only a folder's front door (`x/mod.rs`, not the crate's root) and files
+//! of its folder using each other is the folder's own ([`a_folder_s_own`]); the crate's
+//! root is not a folder.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -62,15 +63,9 @@ fn test_modules(code: &str) -> Vec<(usize, usize)> {
             continue;
         }
         // The item it is on, past any further attributes.
-        let mut offset = from;
-        let item = code[from..].split_inclusive('\n').find(|line| {
-            let line = line.trim();
-            let item = !line.is_empty() && !line.starts_with("#[");
-            if !item {
-                offset += line.len();
-            }
-            item
-        });
+        let item = code[from..]
+            .lines()
+            .find(|line| !line.trim().is_empty() && !line.trim().starts_with("#["));
         let Some(item) = item.map(str::trim) else {
             break;
         };
@@ -318,6 +313,12 @@ fn whole_path(module: &[String], path: &[String]) -> Option<ModulePath> {
     Some(base.iter().chain(names).cloned().collect())
 }
 
+/// The words of `code` (its names).
+fn words(code: &str) -> impl Iterator<Item = &str> {
+    code.split(|c: char| !in_name(c))
+        .filter(|word| !word.is_empty())
+}
+
 /// Whether `c` may stand in a name.
 fn in_name(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
@@ -372,7 +373,20 @@ fn imports_of(code: &str, module: &[String], files: &BTreeSet<ModulePath>) -> Im
         exported_macros: code
             .split("#[macro_export]")
             .skip(1)
-            .flat_map(|after| declared(after, &["macro_rules!"]).into_iter().take(1))
+            .filter_map(|after| {
+                // Past any further attributes (`#[doc(hidden)]`).
+                let mut after = after.trim_start();
+                while after.starts_with("#[") {
+                    after = after[after.find(']')? + 1..].trim_start();
+                }
+                let after = after.strip_prefix("macro_rules!")?;
+                let name: String = after
+                    .trim_start()
+                    .chars()
+                    .take_while(|c| in_name(*c))
+                    .collect();
+                (!name.is_empty()).then_some(name)
+            })
             .collect(),
         ..Imports::default()
     };
@@ -414,6 +428,41 @@ fn imports_of(code: &str, module: &[String], files: &BTreeSet<ModulePath>) -> Im
                     imports.reexported.push(whole);
                 }
             }
+        }
+    }
+    // A name the file re-exports and also uses in its own code is an import of it.
+    for (name, path) in &imports.reexports {
+        if words(&in_place).any(|word| word == name) {
+            imports.paths.push(path.clone());
+        }
+    }
+    // A path from one of its own child modules, written in place (`search::mac_prefix`).
+    let mut from = 0;
+    while let Some(at) = in_place[from..].find("::") {
+        let start = from + at;
+        from = start + 2;
+        let first: String = in_place[..start]
+            .chars()
+            .rev()
+            .take_while(|c| in_name(*c))
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        let first_at = start - first.len();
+        let before = in_place[..first_at].chars().last();
+        if first.is_empty() || before.is_some_and(|c| in_name(c) || c == ':' || c == '$') {
+            continue;
+        }
+        let child = [module, std::slice::from_ref(&first)].concat();
+        if files.contains(&child) {
+            let rest: String = in_place[from..]
+                .chars()
+                .take_while(|c| in_name(*c) || *c == ':')
+                .collect();
+            imports
+                .paths
+                .push(child.into_iter().chain(segments(&rest)).collect());
         }
     }
     for root in ["crate::", "super::"] {
@@ -520,37 +569,32 @@ fn import_graph(src: &Path) -> BTreeMap<ModulePath, BTreeSet<ModulePath>> {
         })
         .collect();
     let krate = Crate { files, macros };
-    krate
-        .files
-        .iter()
-        .map(|(module, imports)| {
-            let used = imports
-                .paths
-                .iter()
-                .filter_map(|path| krate.holder(path, 0));
-            let reexported = imports
-                .reexported
-                .iter()
-                .filter_map(|path| krate.holder(path, 0))
-                .filter(|target| !target.starts_with(module));
-            let targets = used
-                .chain(reexported)
-                .filter(|target| target != module)
-                .collect();
-            (module.clone(), targets)
-        })
-        .collect()
+    let mut graph: BTreeMap<ModulePath, BTreeSet<ModulePath>> = BTreeMap::new();
+    for (module, imports) in &krate.files {
+        let used = imports
+            .paths
+            .iter()
+            .filter_map(|path| krate.holder(path, 0));
+        let reexported = imports
+            .reexported
+            .iter()
+            .filter_map(|path| krate.holder(path, 0))
+            .filter(|target| !target.starts_with(module));
+        let targets = graph.entry(module.clone()).or_default();
+        targets.extend(used.chain(reexported).filter(|target| target != module));
+    }
+    graph
 }
 
 /// The sets of files that import each other around a loop (Tarjan's strongly connected
 /// components of more than one file).
-fn circles(graph: &BTreeMap<ModulePath, BTreeSet<ModulePath>>) -> Vec<Vec<String>> {
+fn components(graph: &BTreeMap<ModulePath, BTreeSet<ModulePath>>) -> Vec<Vec<ModulePath>> {
     struct Walk<'g> {
         graph: &'g BTreeMap<ModulePath, BTreeSet<ModulePath>>,
         index: BTreeMap<&'g ModulePath, usize>,
         low: BTreeMap<&'g ModulePath, usize>,
         stack: Vec<&'g ModulePath>,
-        circles: Vec<Vec<String>>,
+        found: Vec<Vec<ModulePath>>,
     }
     impl<'g> Walk<'g> {
         fn visit(&mut self, file: &'g ModulePath) {
@@ -559,6 +603,9 @@ fn circles(graph: &BTreeMap<ModulePath, BTreeSet<ModulePath>>) -> Vec<Vec<String
             self.low.insert(file, at);
             self.stack.push(file);
             for next in self.graph.get(file).into_iter().flatten() {
+                if !self.graph.contains_key(next) {
+                    continue;
+                }
                 if !self.index.contains_key(next) {
                     self.visit(next);
                     let low = self.low[file].min(self.low[next]);
@@ -569,16 +616,16 @@ fn circles(graph: &BTreeMap<ModulePath, BTreeSet<ModulePath>>) -> Vec<Vec<String
                 }
             }
             if self.low[file] == self.index[file] {
-                let mut circle = Vec::new();
+                let mut component = Vec::new();
                 while let Some(member) = self.stack.pop() {
-                    circle.push(member.join("/"));
+                    component.push(member.clone());
                     if member == file {
                         break;
                     }
                 }
-                if circle.len() > 1 {
-                    circle.sort();
-                    self.circles.push(circle);
+                if component.len() > 1 {
+                    component.sort();
+                    self.found.push(component);
                 }
             }
         }
@@ -588,14 +635,48 @@ fn circles(graph: &BTreeMap<ModulePath, BTreeSet<ModulePath>>) -> Vec<Vec<String
         index: BTreeMap::new(),
         low: BTreeMap::new(),
         stack: Vec::new(),
-        circles: Vec::new(),
+        found: Vec::new(),
     };
     for file in graph.keys() {
         if !walk.index.contains_key(file) {
             walk.visit(file);
         }
     }
-    walk.circles
+    walk.found
+}
+
+/// Whether the files of `component` import each other only as a folder and its front
+/// door do: one of them is a folder's front door (`x/mod.rs`, not the crate's root), the
+/// others are files of its folder, and without the door they import each other around
+/// no loop but such a folder's own.
+fn a_folder_s_own(
+    component: &[ModulePath],
+    graph: &BTreeMap<ModulePath, BTreeSet<ModulePath>>,
+) -> bool {
+    let door = component
+        .iter()
+        .find(|door| !door.is_empty() && component.iter().all(|file| file.starts_with(door)));
+    let Some(door) = door else {
+        return false;
+    };
+    let rest: BTreeMap<ModulePath, BTreeSet<ModulePath>> = component
+        .iter()
+        .filter(|file| *file != door)
+        .map(|file| (file.clone(), graph[file].clone()))
+        .collect();
+    components(&rest)
+        .iter()
+        .all(|inner| a_folder_s_own(inner, &rest))
+}
+
+/// The loops of `graph` (files importing each other), each by its files' names, but
+/// those that are a folder's own ([`a_folder_s_own`]).
+fn circles(graph: &BTreeMap<ModulePath, BTreeSet<ModulePath>>) -> Vec<Vec<String>> {
+    components(graph)
+        .into_iter()
+        .filter(|component| !a_folder_s_own(component, graph))
+        .map(|component| component.iter().map(|file| file.join("/")).collect())
+        .collect()
 }
 
 /// Whether `code` names the API's `routes` module: a path into it, or an import of it
@@ -729,9 +810,9 @@ mod tests {
         .into();
         let code = code_of(
             "use crate::{a::B, c::{d, e::F}};\nuse super::g;\npub use child::H as I;\n\
-             pub(crate) use rules::*;\nuse child::J;\n\
+             pub(crate) use rules::*;\nuse child::J;\nchild::K();\n\
              crate::k::l(); $crate::m::N; super::super::o::P\n\
-             pub struct Q;\n#[macro_export]\nmacro_rules! r { () => {} }\n",
+             pub struct Q;\n#[macro_export]\n#[doc(hidden)]\nmacro_rules! r { () => {} }\n",
         );
         let imports = imports_of(&code, &module(&["m"]), &files);
         let mut names: Vec<String> = imports.paths.iter().map(|p| p.join("::")).collect();
@@ -747,6 +828,7 @@ mod tests {
                 "k::l",
                 "m::N",
                 "m::child::J",
+                "m::child::K",
                 "o::P"
             ]
         );
@@ -814,22 +896,71 @@ mod tests {
         assert_eq!(held(&["folder", "Nothing"]).as_deref(), Some("folder"));
     }
 
+    /// The loops of a crate made of `files` (path, text), written to a folder.
+    fn loops_of(files: &[(&str, &str)]) -> Vec<Vec<String>> {
+        let dir = tempfile::tempdir().expect("a folder");
+        for (path, text) in files {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().expect("a folder")).expect("made");
+            std::fs::write(path, text).expect("written");
+        }
+        circles(&import_graph(dir.path()))
+    }
+
     #[test]
-    fn a_front_door_may_reexport_what_uses_it_but_not_use_it_back() {
+    fn a_loop_through_a_folder_is_found() {
+        let found = loops_of(&[
+            ("lib.rs", "mod a;\nmod c;\n"),
+            ("a/mod.rs", "mod b;\npub fn helper() { crate::c::x(); }\n"),
+            ("a/b.rs", "pub struct T;\nfn f() { super::helper(); }\n"),
+            ("c.rs", "pub fn x() {}\nfn g(_: crate::a::b::T) {}\n"),
+        ]);
+        assert_eq!(
+            found,
+            [vec!["a", "a/b", "c"]],
+            "a folder's file, its door, outside"
+        );
+        let inside = loops_of(&[
+            ("lib.rs", "mod a;\n"),
+            (
+                "a/mod.rs",
+                "mod b;\nmod c;\nuse b::T;\npub fn helper() {}\n",
+            ),
+            (
+                "a/b.rs",
+                "pub struct T;\nfn f() { super::helper(); super::c::g(); }\n",
+            ),
+            ("a/c.rs", "pub fn g() {}\nfn h(_: super::b::T) {}\n"),
+        ]);
+        assert_eq!(inside, [vec!["a", "a/b", "a/c"]], "two files of a folder");
+        let own = loops_of(&[
+            ("lib.rs", "mod a;\n"),
+            ("a/mod.rs", "mod b;\nuse b::T;\npub fn helper() {}\n"),
+            ("a/b.rs", "pub struct T;\nfn f() { super::helper(); }\n"),
+        ]);
+        assert!(own.is_empty(), "a door and its file: {own:?}");
+    }
+
+    #[test]
+    fn the_root_may_reexport_what_uses_it_but_not_use_it() {
         let crate_with = |lib: &str| {
-            let dir = tempfile::tempdir().expect("a folder");
-            std::fs::write(dir.path().join("lib.rs"), lib).expect("written");
-            std::fs::write(
-                dir.path().join("a.rs"),
-                "use crate::helper;\npub struct Thing;\n",
-            )
-            .expect("written");
-            circles(&import_graph(dir.path()))
+            loops_of(&[
+                ("lib.rs", lib),
+                (
+                    "a.rs",
+                    "use crate::helper;\npub struct Thing;\npub fn k() {}\n",
+                ),
+            ])
         };
         let re_exporting = "mod a;\npub use a::Thing;\npub fn helper() {}\n";
         assert!(crate_with(re_exporting).is_empty());
-        let using = "mod a;\nuse a::Thing;\npub fn helper() -> Thing { Thing }\n";
-        assert_eq!(crate_with(using), [vec!["", "a"]]);
+        for using in [
+            "mod a;\nuse a::Thing;\npub fn helper() -> Thing { Thing }\n",
+            "mod a;\npub use a::Thing;\npub fn helper() -> Thing { Thing }\n",
+            "mod a;\npub fn helper() { a::k() }\n",
+        ] {
+            assert_eq!(crate_with(using), [vec!["", "a"]], "{using}");
+        }
     }
 
     #[test]

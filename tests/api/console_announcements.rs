@@ -316,11 +316,39 @@ async fn others_and_forged_forms_are_refused(app: TestApp) {
         .await;
     assert_eq!(other.status, StatusCode::NOT_FOUND, "{}", other.body);
 
-    // A form without its token changes nothing.
-    let forged = admin
-        .post(&format!("{theirs_path}/delete"), &[("csrf", "forged")])
+    // A form without its token changes nothing: a create, a change, a delete.
+    let ours = app.login(w.admin_a).await;
+    let ours = app
+        .create(
+            "/v2/admin/announcements/",
+            &ours,
+            json!({"name": "Ours", "mediaFileId": app.upload_fixture(&ours, "tone.wav").await,
+                   "startDate": "2026-12-24", "endDate": "2026-12-25", "branchId": w.branch_a}),
+        )
         .await;
-    assert_eq!(forged.status, StatusCode::FORBIDDEN, "{}", forged.body);
+    let ours_path = format!("/console/announcements/{}", ours["id"]);
+    let forged_form = [
+        ("csrf", "forged"),
+        ("name", "Forged"),
+        ("startDate", "2026-12-24"),
+    ];
+    for (path, fields) in [
+        ("/console/announcements".to_owned(), &forged_form[..]),
+        (ours_path.clone(), &forged_form[..]),
+        (format!("{ours_path}/delete"), &forged_form[..1]),
+    ] {
+        let forged = admin.post(&path, fields).await;
+        assert_eq!(
+            forged.status,
+            StatusCode::FORBIDDEN,
+            "{path}: {}",
+            forged.body
+        );
+    }
+    let kept = app.login(w.admin_a).await;
+    let listed = announcements(&app, &kept).await;
+    assert_eq!(listed.len(), 1, "nothing made: {listed:?}");
+    assert_eq!(listed[0]["name"], "Ours", "nothing changed or deleted");
     app.get(
         &format!("/v2/admin/announcements/{}", theirs["id"]),
         &admin_b,

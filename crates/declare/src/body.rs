@@ -1,6 +1,6 @@
 //! `#[derive(Body)]`: the reader of a JSON body and its schema, from one declaration.
 
-use super::*;
+use crate::syntax::*;
 
 /// How a field is read.
 enum Mode {

@@ -1,6 +1,6 @@
 //! `#[derive(Filter)]`: the reader of a list's query filters and their parameters.
 
-use super::*;
+use crate::syntax::*;
 
 pub fn derive(input: &DeriveInput) -> syn::Result<Tokens> {
     let name = &input.ident;

@@ -20,15 +20,15 @@
 //! runtime half (the `Field` trait every rule implements, schema helpers).
 
 use proc_macro::TokenStream;
-use proc_macro2::TokenStream as Tokens;
-use quote::{format_ident, quote};
-use syn::meta::ParseNestedMeta;
-use syn::{
-    Attribute, Data, DeriveInput, Expr, Fields, GenericArgument, Ident, LitStr, Path,
-    PathArguments, Type, parse_macro_input,
-};
+use syn::{DeriveInput, parse_macro_input};
 
+mod body;
 mod boxed;
+mod filter;
+mod listed;
+mod row;
+mod stored;
+mod syntax;
 
 /// Makes an `async fn` answer `Pin<Box<dyn Future + Send>>`, boxed where it is defined:
 /// its body is then compiled once, in its own crate, instead of in every crate that
@@ -173,116 +173,3 @@ pub fn derive_listed(input: TokenStream) -> TokenStream {
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }
-
-/// The named fields of a struct, or an error pointing at what is not one.
-fn named_fields(input: &DeriveInput) -> syn::Result<Vec<&syn::Field>> {
-    match &input.data {
-        Data::Struct(data) => match &data.fields {
-            Fields::Named(fields) => Ok(fields.named.iter().collect()),
-            _ => Err(syn::Error::new_spanned(
-                &input.ident,
-                "only structs with named fields can be declared",
-            )),
-        },
-        _ => Err(syn::Error::new_spanned(
-            &input.ident,
-            "only structs can be declared",
-        )),
-    }
-}
-
-/// The doc comment of an item, as utoipa writes descriptions: lines trimmed, joined.
-fn doc(attrs: &[Attribute]) -> Option<String> {
-    let lines: Vec<String> = attrs
-        .iter()
-        .filter(|a| a.path().is_ident("doc"))
-        .filter_map(|a| match &a.meta {
-            syn::Meta::NameValue(nv) => match &nv.value {
-                Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Str(s),
-                    ..
-                }) => Some(s.value().trim().to_owned()),
-                _ => None,
-            },
-            _ => None,
-        })
-        .collect();
-    let text = lines.join("\n").trim().to_owned();
-    (!text.is_empty()).then_some(text)
-}
-
-/// `tenant_id` → `tenantId`.
-fn camel_case(ident: &Ident) -> String {
-    let name = ident.to_string();
-    let name = name.strip_prefix("r#").unwrap_or(&name).to_owned();
-    let mut out = String::with_capacity(name.len());
-    let mut upper = false;
-    for c in name.chars() {
-        if c == '_' {
-            upper = true;
-        } else if upper {
-            out.extend(c.to_uppercase());
-            upper = false;
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// The type inside `Option<…>`, when `ty` is one.
-fn option_inner(ty: &Type) -> Option<&Type> {
-    let Type::Path(path) = ty else { return None };
-    let last = path.path.segments.last()?;
-    if last.ident != "Option" {
-        return None;
-    }
-    let PathArguments::AngleBracketed(args) = &last.arguments else {
-        return None;
-    };
-    match args.args.first()? {
-        GenericArgument::Type(inner) => Some(inner),
-        _ => None,
-    }
-}
-
-/// Reads a string literal value of a nested meta item (`name = "x"`).
-fn lit_str(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
-    meta.value()?.parse::<LitStr>()
-}
-
-/// Reads a parenthesised list of identifiers or string literals (`exclusive(a, "b")`).
-fn name_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<String>> {
-    let mut names = Vec::new();
-    meta.parse_nested_meta(|inner| {
-        let name = inner
-            .path
-            .get_ident()
-            .map(ToString::to_string)
-            .ok_or_else(|| inner.error("expected a name"))?;
-        names.push(name);
-        Ok(())
-    })?;
-    Ok(names)
-}
-
-/// Reads a parenthesised list of string literals (`search("a.b", "c")`).
-fn string_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<String>> {
-    let content;
-    syn::parenthesized!(content in meta.input);
-    let list = content.parse_terminated(|p| p.parse::<LitStr>(), syn::Token![,])?;
-    Ok(list.iter().map(LitStr::value).collect())
-}
-
-fn option_tokens(value: &Option<String>) -> Tokens {
-    match value {
-        Some(s) => quote!(::core::option::Option::Some(#s)),
-        None => quote!(::core::option::Option::None),
-    }
-}
-
-mod body;
-mod filter;
-mod listed;
-mod row;
-mod stored;

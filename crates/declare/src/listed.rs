@@ -1,6 +1,6 @@
 //! `#[derive(Listed)]`: a listed record's sort whitelist, search columns and filter.
 
-use super::*;
+use crate::syntax::*;
 
 pub fn derive(input: &DeriveInput) -> syn::Result<Tokens> {
     let name = &input.ident;

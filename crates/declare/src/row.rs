@@ -4,7 +4,7 @@
 //! derive macros, which bring a second, host copy of every database driver (the bundled
 //! SQLite's C source included) for the compiler to run.
 
-use super::*;
+use crate::syntax::*;
 
 /// How one field is read: from the column of its name, or of `#[sqlx(rename = "col")]`;
 /// `#[sqlx(flatten)]`, a nested `FromRow` struct from the same row; `#[sqlx(skip)]` or

@@ -1,6 +1,6 @@
 //! `#[derive(Stored)]`: the columns a record is read from, declared on the record.
 
-use super::*;
+use crate::syntax::*;
 
 pub fn derive(input: &DeriveInput) -> syn::Result<Tokens> {
     let name = &input.ident;

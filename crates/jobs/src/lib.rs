@@ -8,6 +8,7 @@
 
 mod campaigns;
 pub mod delivery;
+mod handle;
 mod objects;
 mod phones;
 mod queue;
@@ -17,87 +18,15 @@ mod worker;
 
 use std::sync::Arc;
 
-use switchboard_db::Db;
 use switchboard_db::devices::Reprovision;
 use switchboard_db::jobs::DeleteObject;
 use switchboard_db::media_files::Rendition;
-use switchboard_db::seal::Sealer;
 use switchboard_db::wakeups::Worker;
-use switchboard_storage::Storage;
-use tokio::sync::{Notify, watch};
+use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 pub use delivery::{DeliverySettings, Schedule};
-
-/// This process's background work: the handles it uses, its name in leases, the
-/// webhook client and the campaign scheduler's wake-up. The job and delivery workers are
-/// woken by the database's commits that queue their work (`switchboard_db::wakeups`).
-#[derive(Clone, Debug)]
-pub struct Jobs {
-    inner: Arc<Inner>,
-}
-
-#[derive(Debug)]
-struct Inner {
-    db: Db,
-    storage: Storage,
-    sealer: Sealer,
-    settings: DeliverySettings,
-    owner: String,
-    client: reqwest::Client,
-    wake_campaigns: Arc<Notify>,
-}
-
-impl Jobs {
-    /// Background work on these handles, under a new worker name.
-    pub fn new(
-        db: Db,
-        storage: Storage,
-        sealer: Sealer,
-        settings: DeliverySettings,
-    ) -> reqwest::Result<Jobs> {
-        let client = delivery::client::build(
-            settings.allow_private,
-            settings.connect_timeout,
-            settings.timeout,
-        )?;
-        Ok(Jobs {
-            inner: Arc::new(Inner {
-                db,
-                storage,
-                sealer,
-                settings,
-                owner: format!("worker_{}", uuid::Uuid::now_v7().simple()),
-                client,
-                wake_campaigns: Arc::new(Notify::new()),
-            }),
-        })
-    }
-
-    /// The name this process's leases carry.
-    pub fn owner(&self) -> &str {
-        &self.inner.owner
-    }
-
-    /// How webhooks are delivered.
-    pub fn settings(&self) -> &DeliverySettings {
-        &self.inner.settings
-    }
-
-    /// Wakes this process's campaign scheduler at once: call after a campaign starts
-    /// running or gains records, so its due records are queued without waiting a tick.
-    pub fn wake_campaigns(&self) {
-        self.inner.wake_campaigns.notify_one();
-    }
-
-    fn db(&self) -> &Db {
-        &self.inner.db
-    }
-
-    fn storage(&self) -> &Storage {
-        &self.inner.storage
-    }
-}
+pub use handle::Jobs;
 
 /// Starts this process's workers; they stop claiming when `stop` turns true and let the
 /// work in flight finish (for a bounded time).
@@ -136,7 +65,7 @@ pub fn spawn(jobs: Jobs, stop: watch::Receiver<bool>) -> JoinHandle<()> {
     let calling = campaigns::run(
         jobs.clone(),
         settings.poll_interval * 4,
-        jobs.inner.wake_campaigns.clone(),
+        jobs.campaign_bell(),
         stop.clone(),
     );
     let expiring = retention::run(

@@ -133,9 +133,10 @@ impl Values {
         }
     }
 
-    /// The API body, the menus in the order `menus` lists them. A media file or branch
-    /// left unpicked is not sent (the API names what a new announcement lacks; a change
-    /// keeps it); texts go as typed, for the API to judge.
+    /// The API body, the menus in the order `menus` lists them (none offered — none
+    /// listed to the person — sends none, so a change keeps the record's). A media file
+    /// or branch left unpicked is not sent (the API names what a new announcement lacks;
+    /// a change keeps it); texts go as typed, for the API to judge.
     fn body(&self, menus: &[Menu]) -> Value {
         let mut body = json!({
             "name": self.name.trim(),
@@ -149,6 +150,11 @@ impl Values {
                 .map(|menu| json!({"id": menu.id}))
                 .collect::<Vec<_>>(),
         });
+        if menus.is_empty()
+            && let Some(object) = body.as_object_mut()
+        {
+            object.remove("ivrs");
+        }
         for (key, typed) in [
             ("mediaFileId", &self.media_file),
             ("branchId", &self.branch),
@@ -388,6 +394,13 @@ mod tests {
             json!({"name": "Closed", "description": "", "mediaFileId": "twelve", "active": 0,
                    "startDate": "", "endDate": "", "ivrs": []})
         );
+    }
+
+    #[test]
+    fn without_menus_offered_none_are_sent() {
+        let fields = form_of(&[("name", "Closed"), ("ivr-7", "on")]);
+        let body = Values::of_form(&fields).body(&[]);
+        assert!(body.get("ivrs").is_none(), "{body}");
     }
 
     #[test]

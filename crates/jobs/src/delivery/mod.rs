@@ -7,6 +7,7 @@
 pub mod client;
 pub mod hubspot;
 pub mod schedule;
+mod settings;
 pub mod signing;
 
 use std::time::{Duration, Instant};
@@ -20,53 +21,7 @@ use switchboard_domain::records::webhook::HUBSPOT;
 use crate::Jobs;
 use crate::worker::{Queue, seconds_up};
 pub use schedule::Schedule;
-
-/// How deliveries go out; production defaults from [`DeliverySettings::default`].
-#[derive(Clone, Debug)]
-pub struct DeliverySettings {
-    /// Whether targets on loopback and private addresses are allowed.
-    pub allow_private: bool,
-    /// Waits between attempts.
-    pub schedule: Schedule,
-    /// How often an idle worker looks for due deliveries (another process's events, due
-    /// retries); this process's own are sent at once through [`Deliveries::wake`].
-    pub poll_interval: Duration,
-    /// How long a webhook may fail without a single success before it is disabled.
-    pub disable_after: Duration,
-    /// Time to connect.
-    pub connect_timeout: Duration,
-    /// Time for a whole attempt, connection and answer included.
-    pub timeout: Duration,
-    /// Deliveries one process sends at once.
-    pub max_in_flight: usize,
-}
-
-impl Default for DeliverySettings {
-    fn default() -> Self {
-        DeliverySettings {
-            allow_private: false,
-            schedule: Schedule::default(),
-            poll_interval: Duration::from_millis(250),
-            disable_after: Duration::from_secs(5 * 24 * 3600),
-            connect_timeout: Duration::from_secs(5),
-            timeout: Duration::from_secs(15),
-            max_in_flight: 32,
-        }
-    }
-}
-
-impl DeliverySettings {
-    /// How long a claim lasts: the longest an attempt can take plus a minute for the
-    /// database writes around it, so no other worker sends a delivery while it is sent.
-    pub fn lease(&self) -> Duration {
-        self.timeout + Duration::from_secs(60)
-    }
-
-    /// When a lease taken at `now` (Unix seconds) runs out.
-    pub fn lease_until(&self, now: i64) -> i64 {
-        now.saturating_add(seconds_up(self.lease()))
-    }
-}
+pub use settings::DeliverySettings;
 
 /// The outbox, worked by this process.
 #[derive(Clone, Debug)]
@@ -318,8 +273,7 @@ async fn send(jobs: &Jobs, delivery: &Claimed, timestamp: i64) -> Result<client:
     use switchboard_db::seal;
     let id = delivery.webhook_id.get();
     let open = |seat: seal::Seat, sealed: &str| {
-        jobs.inner
-            .sealer
+        jobs.sealer()
             .open(seat, sealed)
             .and_then(|bytes| String::from_utf8(bytes).ok())
             .ok_or_else(|| "a stored webhook secret does not open".to_owned())
@@ -340,8 +294,7 @@ async fn send(jobs: &Jobs, delivery: &Claimed, timestamp: i64) -> Result<client:
     let signature =
         signing::signature_header(&keys, &delivery.message_id, timestamp, body.as_bytes());
     let mut request = jobs
-        .inner
-        .client
+        .client()
         .post(url)
         .header(reqwest::header::CONTENT_TYPE, "application/json")
         .header("webhook-id", &delivery.message_id)
