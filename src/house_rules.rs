@@ -430,6 +430,20 @@ fn imports_of(code: &str, module: &[String], files: &BTreeSet<ModulePath>) -> Im
             }
         }
     }
+    // Its module declarations (`mod backup;`) name files, not what they hold.
+    let mut from = 0;
+    while let Some(at) = in_place[from..].find("mod ") {
+        let start = from + at;
+        from = start + "mod ".len();
+        if in_place[..start].chars().last().is_some_and(in_name) {
+            continue;
+        }
+        let name_end = from + in_place[from..].chars().take_while(|c| in_name(*c)).count();
+        if in_place[name_end..].trim_start().starts_with(';') {
+            let end = name_end + in_place[name_end..].find(';').unwrap_or(0) + 1;
+            in_place.replace_range(start..end, &" ".repeat(end - start));
+        }
+    }
     // A name the file re-exports and also uses in its own code is an import of it.
     for (name, path) in &imports.reexports {
         if words(&in_place).any(|word| word == name) {
@@ -953,6 +967,10 @@ mod tests {
             ])
         };
         let re_exporting = "mod a;\npub use a::Thing;\npub fn helper() {}\n";
+        assert!(crate_with(re_exporting).is_empty());
+        // A module named as the item it re-exports is declared, not used.
+        let same_name = "mod a;\npub use a::k as a;\npub fn helper() {}\n";
+        assert!(crate_with(same_name).is_empty());
         assert!(crate_with(re_exporting).is_empty());
         for using in [
             "mod a;\nuse a::Thing;\npub fn helper() -> Thing { Thing }\n",

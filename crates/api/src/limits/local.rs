@@ -7,7 +7,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use super::{Decision, FAILURE_LOG_CAP, Window};
+use super::gcra::{Decision, FAILURE_LOG_CAP, Gcra, Window};
 
 /// How many keys each map tracks by default (one map for requests, one for failures).
 const DEFAULT_MAX_KEYS: usize = 100_000;
@@ -51,7 +51,7 @@ impl LocalLimiter {
         let mut cells = lock(&self.inner.hits);
         // Read the clock under the lock so that each key's times are in order.
         let now = self.now();
-        let rate = super::Gcra::new(limit, window);
+        let rate = Gcra::new(limit, window);
         let tat = cells.time(key, now);
         let (decision, next) = rate.decide(tat, now);
         if next != tat {

@@ -22,57 +22,16 @@
 //! bearer token, and name the policy in the key (`login:ip:203.0.113.7`) when one subject
 //! has several limits, since one key is one count.
 
+mod gcra;
 mod local;
 mod redis_backend;
 
 use std::time::Duration;
 
+use gcra::Window;
+pub use gcra::{Decision, FAILURE_LOG_CAP};
 pub use local::LocalLimiter;
-pub use redis_backend::RedisLimiter;
-
-/// The most failures kept per key; [`Limiter::record_failure`] and [`Limiter::failures`]
-/// saturate there, which is far above any lockout threshold, so that a brute-force run
-/// cannot grow one key's log without bound.
-pub const FAILURE_LOG_CAP: u64 = 1024;
-
-/// The outcome of one request against a limit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Decision {
-    /// Whether the request may proceed.
-    pub allowed: bool,
-    /// The limit (requests per window).
-    pub limit: u64,
-    /// Requests left in the current window after this one (0 when refused).
-    pub remaining: u64,
-    /// Seconds until the limit resets (>= 1), for `RateLimit-Reset` and `Retry-After`.
-    ///
-    /// For an allowed request, when the whole limit is available again; for a refused
-    /// request, when a retry will be allowed. Rounded up, so a client that waits this long
-    /// is not refused again by the same requests.
-    pub reset_after_secs: u64,
-}
-
-impl Decision {
-    /// The answer when the limiter cannot decide (Redis down): let the request through.
-    fn fail_open(limit: u64, window: Window) -> Decision {
-        Decision {
-            allowed: true,
-            limit,
-            remaining: limit,
-            reset_after_secs: window.secs_ceil(),
-        }
-    }
-
-    /// The answer for a limit of 0, which nothing can ever pass.
-    fn never(window: Window) -> Decision {
-        Decision {
-            allowed: false,
-            limit: 0,
-            remaining: 0,
-            reset_after_secs: window.secs_ceil(),
-        }
-    }
-}
+pub use redis_backend::{LimitError, RedisLimiter};
 
 /// A rate limiter shared by every request of a process, or (Redis) of every process.
 #[derive(Clone, Debug)]
@@ -144,101 +103,5 @@ impl Limiter {
             Limiter::Local(local) => local.clear_failures(key),
             Limiter::Redis(redis) => redis.clear_failures(key).await,
         }
-    }
-}
-
-/// Why a Redis limiter could not start.
-#[derive(Debug, thiserror::Error)]
-pub enum LimitError {
-    /// The URL is not a Redis URL.
-    #[error("the rate limiter's Redis URL is invalid")]
-    InvalidUrl(#[source] redis::RedisError),
-    /// Redis did not answer, or refused to load the limiter's scripts.
-    #[error("the rate limiter cannot reach Redis")]
-    Unreachable(#[source] redis::RedisError),
-}
-
-/// A window length in whole microseconds, the unit of every stored time (Redis `TIME`
-/// has microseconds, and 2^53 µs, where Lua numbers stop being exact, is 285 years).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Window {
-    micros: u64,
-}
-
-impl Window {
-    /// Below a millisecond Redis could not expire the key before its entries age out.
-    const MIN_MICROS: u64 = 1_000;
-    /// A bound that keeps `now + window` far from overflow in both backends.
-    const MAX_MICROS: u64 = 366 * 24 * 3600 * 1_000_000;
-
-    fn new(window: Duration) -> Window {
-        let micros = u64::try_from(window.as_micros()).unwrap_or(u64::MAX);
-        Window {
-            micros: micros.clamp(Self::MIN_MICROS, Self::MAX_MICROS),
-        }
-    }
-
-    /// The key's expiry in milliseconds, rounded up so it never expires before its entries.
-    fn millis_ceil(self) -> u64 {
-        self.micros.div_ceil(1_000)
-    }
-
-    /// The window in whole seconds, at least 1.
-    fn secs_ceil(self) -> u64 {
-        micros_to_reset_secs(self.micros)
-    }
-}
-
-/// A wait in microseconds as `reset_after_secs`: rounded up (so it is never too early)
-/// and at least 1 (so that `Retry-After: 0` never tells a client to retry at once).
-fn micros_to_reset_secs(micros: u64) -> u64 {
-    micros.div_ceil(1_000_000).max(1)
-}
-
-/// One key's request rate as GCRA: requests are spaced `interval` apart on average, and
-/// up to `limit` of them may come at once (the capacity is `limit × interval`, the window
-/// up to the rounding of the interval to whole microseconds).
-struct Gcra {
-    limit: u64,
-    interval: u64,
-    capacity: u64,
-    window: Window,
-}
-
-impl Gcra {
-    fn new(limit: u64, window: Window) -> Gcra {
-        let interval = (window.micros / limit).max(1);
-        Gcra {
-            limit,
-            interval,
-            capacity: interval.saturating_mul(limit),
-            window,
-        }
-    }
-
-    /// The decision for a request at `now` of a key whose theoretical arrival time is
-    /// `tat` (0 for a new key), and the key's next one (unchanged when refused, so that
-    /// hammering a limit does not push its reset further away).
-    fn decide(&self, tat: u64, now: u64) -> (Decision, u64) {
-        let next = tat.max(now).saturating_add(self.interval);
-        let ahead = next - now;
-        if ahead <= self.capacity {
-            let decision = Decision {
-                allowed: true,
-                limit: self.limit,
-                remaining: (self.capacity - ahead) / self.interval,
-                // When the whole limit is available again.
-                reset_after_secs: micros_to_reset_secs(ahead.min(self.window.micros)),
-            };
-            return (decision, next);
-        }
-        let decision = Decision {
-            allowed: false,
-            limit: self.limit,
-            remaining: 0,
-            // When this request would have fitted.
-            reset_after_secs: micros_to_reset_secs(ahead - self.capacity),
-        };
-        (decision, tat)
     }
 }

@@ -15,7 +15,18 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{Client, RedisResult, Script};
 use uuid::Uuid;
 
-use super::{Decision, FAILURE_LOG_CAP, LimitError, Window, micros_to_reset_secs};
+use super::gcra::{Decision, FAILURE_LOG_CAP, Gcra, Window, micros_to_reset_secs};
+
+/// Why a Redis limiter could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum LimitError {
+    /// The URL is not a Redis URL.
+    #[error("the rate limiter's Redis URL is invalid")]
+    InvalidUrl(#[source] redis::RedisError),
+    /// Redis did not answer, or refused to load the limiter's scripts.
+    #[error("the rate limiter cannot reach Redis")]
+    Unreachable(#[source] redis::RedisError),
+}
 
 /// The prefix of request logs.
 const HIT_PREFIX: &str = "switchboard:rl:";
@@ -130,7 +141,7 @@ impl RedisLimiter {
     pub(super) async fn hit(&self, key: &str, limit: u64, window: Window) -> Decision {
         let mut connection = self.inner.connection.clone();
         let mut invocation = self.inner.hit.key(format!("{HIT_PREFIX}{key}"));
-        let rate = super::Gcra::new(limit, window);
+        let rate = Gcra::new(limit, window);
         // Lua numbers are doubles: times in µs since 1970 stay exact up to 2255.
         invocation
             .arg(rate.interval)

@@ -11,7 +11,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};
 
-use super::{Chrome, Fields, Problems, TOKEN_FIELD, field, html, html_as};
+use super::{Chrome, Fields, Problems, TOKEN_FIELD, check_post, field, html, html_as};
 use crate::session::{Acting, Person, Session};
 use crate::visit::{PageError, PageResult, Visit, access_until, expect_success};
 
@@ -154,15 +154,6 @@ async fn person_of(visit: &Visit, login: &Value) -> Result<Person, PageError> {
         mfa_enabled: user["mfaEnabled"].as_i64() == Some(1),
         acting,
     })
-}
-
-/// Refuses a form posted without a session (to the sign-in page) or without this
-/// session's token or from another origin (403), before anything is done.
-pub(crate) fn check_post(visit: &Visit, fields: &Fields) -> Result<(), PageError> {
-    if visit.person().is_none() {
-        return Err(PageError::SignIn);
-    }
-    visit.check_form(fields.get(TOKEN_FIELD).map(String::as_str))
 }
 
 /// `POST /console/sign-out`: ends the API session (every token of it stops working).

@@ -14,7 +14,7 @@ use axum::routing::{get, post};
 use axum::{Form, Router};
 use serde_json::{Value, json};
 
-use super::account::check_post;
+use super::check_post;
 use super::extensions::{BranchOption, branches};
 use super::media_files::{MediaOption, on_the_form, options};
 use super::{

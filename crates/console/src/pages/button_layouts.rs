@@ -15,7 +15,7 @@ use axum::routing::{get, post};
 use axum::{Form, Router};
 use serde_json::{Value, json};
 
-use super::account::check_post;
+use super::check_post;
 use super::{
     Choice, Chrome, Fields, Listing, Paging, Problems, field, html, html_as, query, record_id,
     records, take_list_errors, tenant_pair,

@@ -13,8 +13,8 @@ use axum::routing::{get, post};
 use serde_json::{Map, Value, json};
 use switchboard_domain::records::call_campaign::RecordStatus;
 
-use super::account::check_post;
 use super::campaigns::{PER_PAGE, RECORD_STATUSES};
+use super::check_post;
 use super::phones::when;
 use super::{
     Chrome, Fields, Paging, Problems, field, html, html_as, query, record_id, records, text,

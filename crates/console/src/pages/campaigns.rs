@@ -21,7 +21,7 @@ use futures::future::try_join_all;
 use serde_json::{Value, json};
 use switchboard_domain::records::call_campaign::RecordStatus;
 
-use super::account::check_post;
+use super::check_post;
 use super::destinations::{Picked, TargetGroup, in_words, targets};
 use super::uploads::{ImportView, Upload, multipart_body, read_multipart};
 use super::{

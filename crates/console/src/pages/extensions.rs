@@ -11,7 +11,7 @@ use axum::http::Method;
 use axum::response::{IntoResponse, Redirect, Response};
 use serde_json::{Value, json};
 
-use super::account::check_post;
+use super::check_post;
 use super::{
     Chrome, Fields, Listing, Paging, Problems, every, field, html, html_as, record_id, records,
     tenant_pair,

@@ -15,7 +15,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
 
-use super::account::check_post;
+use super::check_post;
 use super::uploads::{Upload, multipart_body, read_multipart};
 use super::{
     Chrome, Fields, Listing, Paging, Problems, every, field, for_acting_tenant, html, html_as,

@@ -14,7 +14,7 @@ use axum::routing::{get, post};
 use serde_json::{Value, json};
 use switchboard_domain::records::ivr::MenuKey;
 
-use super::account::check_post;
+use super::check_post;
 use super::destinations::{Picked, TargetGroup, in_words, targets};
 use super::{
     Chrome, Fields, Listing, Paging, Problems, every, field, html, html_as, record_id, records,

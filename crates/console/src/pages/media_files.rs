@@ -17,7 +17,7 @@ use axum::routing::{get, post};
 use axum::{Form, Router};
 use serde_json::{Value, json};
 
-use super::account::check_post;
+use super::check_post;
 use super::{
     Chrome, Fields, Listing, Paging, Problems, every, field, html, html_as, query, record_id,
     records, tenant_pair,

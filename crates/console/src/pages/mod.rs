@@ -200,6 +200,18 @@ pub(crate) fn number_or_text(typed: &str) -> Option<Value> {
     )
 }
 
+/// Refuses a form posted without a session (to the sign-in page) or without this
+/// session's token or from another origin (403), before anything is done.
+pub(crate) fn check_post(
+    visit: &crate::visit::Visit,
+    fields: &Fields,
+) -> Result<(), crate::visit::PageError> {
+    if visit.person().is_none() {
+        return Err(crate::visit::PageError::SignIn);
+    }
+    visit.check_form(fields.get(TOKEN_FIELD).map(String::as_str))
+}
+
 /// Deletes record `id` of the API's `collection` (`/v2/admin/ivrs/`) as the signed-in
 /// person, the form's token checked first, and goes back to `back` (the list, saying
 /// so); the API's refusal (a record still in use: 409, naming what uses it) is the
@@ -211,7 +223,7 @@ pub(crate) async fn delete_record(
     collection: &str,
     back: &str,
 ) -> crate::visit::PageResult {
-    account::check_post(visit, fields)?;
+    check_post(visit, fields)?;
     let id = record_id(id)?;
     visit.acting().await?;
     let answer = visit

@@ -14,7 +14,7 @@ use axum::{Form, Router};
 use serde_json::{Value, json};
 use switchboard_domain::records::music_on_hold::PlayMode;
 
-use super::account::check_post;
+use super::check_post;
 use super::media_files::{MediaOption, on_the_form, options};
 use super::{
     Chrome, Fields, Listing, Paging, Problems, every, field, html, html_as, record_id, records,

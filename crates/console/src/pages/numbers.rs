@@ -16,7 +16,7 @@ use axum::routing::get;
 use serde_json::{Value, json};
 
 use super::Choice;
-use super::account::check_post;
+use super::check_post;
 use super::destinations::{Picked, TargetGroup, in_words, targets};
 use super::{
     Chrome, Fields, Listing, Paging, Problems, every, field, html, html_as, record_id, records,

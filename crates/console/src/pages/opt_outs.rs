@@ -17,7 +17,7 @@ use axum::routing::{get, post};
 use serde_json::{Value, json};
 use switchboard_domain::records::opt_out::OptOutLevel;
 
-use super::account::check_post;
+use super::check_post;
 use super::uploads::{ImportView, Upload, multipart_body, read_multipart};
 use super::{
     Chrome, Fields, Listing, Paging, Problems, every, field, html, html_as, query, records,

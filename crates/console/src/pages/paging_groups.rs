@@ -13,7 +13,7 @@ use axum::routing::{get, post};
 use axum::{Form, Router};
 use serde_json::{Value, json};
 
-use super::account::check_post;
+use super::check_post;
 use super::destinations::{Picked, TargetGroup, in_words, targets};
 use super::media_files::{MediaOption, on_the_form, options};
 use super::{Chrome, Fields, Listing, Paging, Problems, field, html, html_as, record_id, records};

@@ -11,7 +11,7 @@ use axum::routing::{get, post};
 use axum::{Form, Router};
 use serde_json::{Value, json};
 
-use super::account::check_post;
+use super::check_post;
 use super::extensions::{BranchOption, branches};
 use super::{
     Chrome, Fields, Listing, Paging, Problems, field, html, html_as, record_id, records, role_name,

@@ -15,8 +15,8 @@ use axum::routing::{get, post};
 use axum::{Form, Router};
 use serde_json::{Value, json};
 
-use super::account::check_post;
 use super::button_layouts::{Model, models};
+use super::check_post;
 use super::{
     Choice, Chrome, Fields, Listing, Paging, Problems, every, field, html, html_as, record_id,
     records, take_list_errors, tenant_pair,

@@ -14,7 +14,7 @@ use axum::routing::{get, post};
 use serde_json::{Map, Value, json};
 use switchboard_domain::records::queue::QueueStrategy;
 
-use super::account::check_post;
+use super::check_post;
 use super::destinations::{Picked, TargetGroup, in_words, targets};
 use super::ivrs::{ChoiceGroup, choices, integer_of, label_of};
 use super::{

@@ -8,7 +8,7 @@ use axum::extract::Query;
 use axum::response::{IntoResponse, Redirect, Response};
 use serde_json::Value;
 
-use super::account::check_post;
+use super::check_post;
 use super::{Chrome, Fields, Listing, Paging, field, html, records};
 use crate::session::Acting;
 use crate::visit::{PageError, PageResult, Visit};

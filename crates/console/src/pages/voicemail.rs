@@ -10,7 +10,7 @@ use axum::http::Method;
 use axum::response::{IntoResponse, Redirect, Response};
 use serde_json::json;
 
-use super::account::check_post;
+use super::check_post;
 use super::{Chrome, Fields, Listing, Paging, field, html, query, record_id, records, tenant_pair};
 use crate::visit::{PageError, PageResult, Visit, refusal};
 

@@ -10,12 +10,14 @@ use switchboard_domain::ids::{ButtonLayoutId, DeviceId, ExtensionId, TenantId};
 use switchboard_domain::records::device::display_mac;
 use switchboard_domain::serde::{Deserialize, Serialize};
 
-use super::CONFIG_CHANGED;
 use crate::backend::{Db, Tx};
 use crate::crud;
 use crate::error::Result;
 use crate::events;
 use crate::jobs::JobKind;
+
+/// The event a changed provisioning file emits.
+pub const CONFIG_CHANGED: &str = switchboard_domain::records::webhook::DEVICE_CONFIG_CHANGED;
 
 #[derive(switchboard_domain::declare::FromRow)]
 struct Changed {

@@ -8,8 +8,8 @@ mod provisioning;
 mod search;
 
 pub use config::{
-    REPROVISION_BATCH, Reprovision, config_changed, reprovision_batch, reprovision_later,
-    showing_extension, sip_account_changed, using_layout, with_lines,
+    CONFIG_CHANGED, REPROVISION_BATCH, Reprovision, config_changed, reprovision_batch,
+    reprovision_later, showing_extension, sip_account_changed, using_layout, with_lines,
 };
 pub use provisioning::{
     Provisioned, fetched, first_digest_use, provisioned, prune_digest_uses, register,
@@ -36,9 +36,6 @@ use counters::sum_counters;
 use search::mac_prefix;
 use search::mac_search;
 use search::name_search;
-
-/// The event a changed provisioning file emits.
-pub const CONFIG_CHANGED: &str = switchboard_domain::records::webhook::DEVICE_CONFIG_CHANGED;
 
 /// A device row before its lines are attached.
 #[derive(switchboard_domain::declare::FromRow)]

@@ -2,6 +2,7 @@
 //! the audio plays, measured from the audio itself. Every parser is bounds-checked and answers `None` for
 //! anything it does not understand, so hostile uploads cannot panic it.
 
+mod bytes;
 mod mp3;
 mod ogg;
 mod wav;
@@ -116,29 +117,4 @@ fn raw_gsm_seconds(bytes: &[u8]) -> Option<f64> {
     let whole = !bytes.is_empty() && bytes.len().is_multiple_of(FRAME);
     let framed = bytes.chunks(FRAME).all(|frame| frame[0] >> 4 == 0xD);
     (whole && framed).then_some((bytes.len() / FRAME) as f64 * 0.02)
-}
-
-/// Bounds-checked little- and big-endian reads; `None` past the end.
-fn array<const N: usize>(bytes: &[u8], at: usize) -> Option<[u8; N]> {
-    bytes.get(at..at.checked_add(N)?)?.try_into().ok()
-}
-
-fn u16_le(bytes: &[u8], at: usize) -> Option<u16> {
-    array(bytes, at).map(u16::from_le_bytes)
-}
-
-fn u32_le(bytes: &[u8], at: usize) -> Option<u32> {
-    array(bytes, at).map(u32::from_le_bytes)
-}
-
-fn u64_le(bytes: &[u8], at: usize) -> Option<u64> {
-    array(bytes, at).map(u64::from_le_bytes)
-}
-
-fn u16_be(bytes: &[u8], at: usize) -> Option<u16> {
-    array(bytes, at).map(u16::from_be_bytes)
-}
-
-fn u32_be(bytes: &[u8], at: usize) -> Option<u32> {
-    array(bytes, at).map(u32::from_be_bytes)
 }

@@ -1,6 +1,6 @@
 //! MPEG audio Layer III: ID3v2 skipping, frame headers, Xing/Info (with the LAME tag) and VBRI headers.
 
-use super::{array, u16_be, u32_be};
+use super::bytes::{array, u16_be, u32_be};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Version {

@@ -1,6 +1,6 @@
 //! Ogg pages (with their CRC) and the Vorbis and Opus identification headers.
 
-use super::{u16_le, u32_le, u64_le};
+use super::bytes::{u16_le, u32_le, u64_le};
 
 /// Fixed part of a page header; the segment table follows.
 const PAGE_HEADER_LEN: usize = 27;

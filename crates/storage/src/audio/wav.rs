@@ -1,6 +1,6 @@
 //! RIFF/WAVE: chunk walking for the format and data chunks.
 
-use super::{u16_le, u32_le};
+use super::bytes::{u16_le, u32_le};
 
 /// WAVE format tags whose byte rate must equal sample rate × block align.
 const WAVE_FORMAT_PCM: u16 = 0x0001;
