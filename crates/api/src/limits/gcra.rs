@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-/// The most failures kept per key; [`Limiter::record_failure`] and [`Limiter::failures`]
-/// saturate there, which is far above any lockout threshold, so that a brute-force run
-/// cannot grow one key's log without bound.
+/// The most failures kept per key; [`super::Limiter::record_failure`] and
+/// [`super::Limiter::failures`] saturate there, which is far above any lockout threshold,
+/// so that a brute-force run cannot grow one key's log without bound.
 pub const FAILURE_LOG_CAP: u64 = 1024;
 
 /// The outcome of one request against a limit.
