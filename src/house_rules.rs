@@ -8,11 +8,9 @@
 //! imports is every path its code writes from the crate's root (`crate::`, `$crate::`),
 //! a parent (`super::`) or itself (`self::`, or one of its own child modules), resolved to
 //! the longest part of it that is a file of the crate and followed through that file's
-//! re-exports (`pub use`, by name or glob) to the file that holds the item; a front
-//! door's re-exports of its own folder are no import unless its own code uses them. A
-//! loop that is only a folder's front door (`x/mod.rs`, not the crate's root) and files
-//! of its folder using each other is the folder's own ([`a_folder_s_own`]); the crate's
-//! root is not a folder.
+//! re-exports (`pub use`, by name or glob) to the file that holds the item. A front
+//! door's (`mod.rs`, `lib.rs`) re-exports of its own folder are its structure, no import,
+//! unless its own code uses them.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -659,36 +657,10 @@ fn components(graph: &BTreeMap<ModulePath, BTreeSet<ModulePath>>) -> Vec<Vec<Mod
     walk.found
 }
 
-/// Whether the files of `component` import each other only as a folder and its front
-/// door do: one of them is a folder's front door (`x/mod.rs`, not the crate's root), the
-/// others are files of its folder, and without the door they import each other around
-/// no loop but such a folder's own.
-fn a_folder_s_own(
-    component: &[ModulePath],
-    graph: &BTreeMap<ModulePath, BTreeSet<ModulePath>>,
-) -> bool {
-    let door = component
-        .iter()
-        .find(|door| !door.is_empty() && component.iter().all(|file| file.starts_with(door)));
-    let Some(door) = door else {
-        return false;
-    };
-    let rest: BTreeMap<ModulePath, BTreeSet<ModulePath>> = component
-        .iter()
-        .filter(|file| *file != door)
-        .map(|file| (file.clone(), graph[file].clone()))
-        .collect();
-    components(&rest)
-        .iter()
-        .all(|inner| a_folder_s_own(inner, &rest))
-}
-
-/// The loops of `graph` (files importing each other), each by its files' names, but
-/// those that are a folder's own ([`a_folder_s_own`]).
+/// The loops of `graph` (files importing each other), each by its files' names.
 fn circles(graph: &BTreeMap<ModulePath, BTreeSet<ModulePath>>) -> Vec<Vec<String>> {
     components(graph)
         .into_iter()
-        .filter(|component| !a_folder_s_own(component, graph))
         .map(|component| component.iter().map(|file| file.join("/")).collect())
         .collect()
 }
@@ -952,7 +924,11 @@ mod tests {
             ("a/mod.rs", "mod b;\nuse b::T;\npub fn helper() {}\n"),
             ("a/b.rs", "pub struct T;\nfn f() { super::helper(); }\n"),
         ]);
-        assert!(own.is_empty(), "a door and its file: {own:?}");
+        assert_eq!(
+            own,
+            [vec!["a", "a/b"]],
+            "a door and its file, using each other"
+        );
     }
 
     #[test]

@@ -391,7 +391,7 @@ impl Db {
                     .test_before_acquire(false)
                     .connect_with(connect)
                     .await?;
-                if !schema::plans_are_stable(&pool).await? {
+                if !plans_are_stable(&pool).await? {
                     tracing::warn!(
                         "this build's SQLite lacks its query planner stability guarantee \
                          (built without the repository's .cargo/config.toml?): statements \
@@ -734,5 +734,34 @@ impl Tx {
     /// back): called by whatever queues work for it, so no caller has to.
     pub fn wake_after_commit(&mut self, worker: Worker) {
         self.wake.add(worker);
+    }
+}
+
+/// Whether the SQLite this build links was compiled with its query planner stability
+/// guarantee (`.cargo/config.toml`): without it a statement whose plan looked at a bound
+/// value (`LIMIT ?`, a value beside a partial index's condition) is prepared again on
+/// every run, since each run binds afresh.
+async fn plans_are_stable(pool: &sqlx::SqlitePool) -> Result<bool> {
+    let found: Option<i64> = sqlx::query_scalar(
+        "SELECT 1 FROM pragma_compile_options WHERE compile_options = 'ENABLE_QPSG'",
+    )
+    .fetch_optional(pool)
+    .await?;
+    Ok(found.is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_bundled_sqlite_keeps_one_plan_per_statement() {
+        let pool = sqlx::SqlitePool::connect("sqlite::memory:")
+            .await
+            .expect("an in-memory database");
+        assert!(
+            plans_are_stable(&pool).await.expect("its compile options"),
+            "SQLite built without SQLITE_ENABLE_QPSG: is .cargo/config.toml's [env] gone?"
+        );
     }
 }

@@ -6,7 +6,47 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use super::{Broken, Field, Location, Problems, Raw, Rule};
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::Schema;
+
+use super::{Broken, Location, Problems, Raw, Rule};
+
+/// Anything a body field may hold, scalars and nested arrays or objects alike: reads the
+/// value at its place, recording every problem at its path, and documents itself.
+pub trait Field {
+    /// The typed value read.
+    type Output;
+    /// Reads `value`, found at `at`; `None` when a problem was recorded.
+    fn read(&self, value: &Value, at: &mut At<'_>) -> Option<Self::Output>;
+    /// The JSON Schema of what the field accepts.
+    fn field_schema(&self) -> RefOr<Schema>;
+    /// A JSON value the field accepts.
+    fn field_example(&self) -> Value;
+    /// Named schemas the field's schema refers to, for the document's components.
+    fn components(&self, _out: &mut Vec<(String, RefOr<Schema>)>) {}
+}
+
+impl<R: Rule> Field for R {
+    type Output = R::Output;
+
+    fn read(&self, value: &Value, at: &mut At<'_>) -> Option<R::Output> {
+        match self.check(Raw::Json(value)) {
+            Ok(v) => Some(v),
+            Err(message) => {
+                at.problem(message);
+                None
+            }
+        }
+    }
+
+    fn field_schema(&self) -> RefOr<Schema> {
+        RefOr::T(self.schema())
+    }
+
+    fn field_example(&self) -> Value {
+        self.example()
+    }
+}
 
 /// Escapes a key as a JSON pointer segment.
 fn segment(key: &str) -> String {
