@@ -5,22 +5,12 @@
 //! another tenant's announcement and a forged form refused.
 
 use reqwest::StatusCode;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::console::{Browser, Page};
 use crate::fixture::World;
 use crate::on_both_backends;
 use crate::support::TestApp;
-
-/// The announcements of the caller's tenant, as the API lists them.
-async fn announcements(app: &TestApp, token: &str) -> Vec<Value> {
-    app.get("/v2/admin/announcements/?paginated=0", token)
-        .await
-        .expect(200)["records"]
-        .as_array()
-        .unwrap()
-        .clone()
-}
 
 /// An IVR menu of the caller's tenant, its id.
 async fn menu(app: &TestApp, token: &str, number: &str, name: &str) -> i64 {
@@ -84,7 +74,7 @@ async fn an_announcement_is_made_edited_and_deleted(app: TestApp) {
         .await;
     assert_eq!(created.status, StatusCode::SEE_OTHER, "{}", created.body);
     assert_eq!(created.location(), "/console/announcements?done=created");
-    let made = announcements(&app, &admin).await;
+    let made = app.records("/v2/admin/announcements/", &admin).await;
     assert_eq!(made.len(), 1, "{made:?}");
     let made = &made[0];
     assert_eq!(made["name"], "Holiday closure");
@@ -217,7 +207,9 @@ async fn a_refused_announcement_shows_every_broken_field(app: TestApp) {
     assert!(refused.body.contains(">Closed for the storm</textarea>"));
     assert!(ticked(&refused, &main_box));
     assert!(
-        announcements(&app, &admin).await.is_empty(),
+        app.records("/v2/admin/announcements/", &admin)
+            .await
+            .is_empty(),
         "nothing saved"
     );
 
@@ -241,7 +233,9 @@ async fn a_refused_announcement_shows_every_broken_field(app: TestApp) {
     assert!(refused.marked_invalid("endDate"));
     assert_eq!(refused.selected("mediaFileId"), closed, "the pick is kept");
     assert!(
-        announcements(&app, &admin).await.is_empty(),
+        app.records("/v2/admin/announcements/", &admin)
+            .await
+            .is_empty(),
         "nothing saved"
     );
 }
@@ -270,7 +264,7 @@ async fn a_branch_administrator_announces_in_their_branch(app: TestApp) {
         )
         .await;
     assert_eq!(created.status, StatusCode::SEE_OTHER, "{}", created.body);
-    let made = announcements(&app, &admin).await;
+    let made = app.records("/v2/admin/announcements/", &admin).await;
     assert_eq!(made.len(), 1, "{made:?}");
     assert_eq!(made[0]["branch"]["id"], w.branch_a, "their own branch");
 }
@@ -346,7 +340,7 @@ async fn others_and_forged_forms_are_refused(app: TestApp) {
         );
     }
     let kept = app.login(w.admin_a).await;
-    let listed = announcements(&app, &kept).await;
+    let listed = app.records("/v2/admin/announcements/", &kept).await;
     assert_eq!(listed.len(), 1, "nothing made: {listed:?}");
     assert_eq!(listed[0]["name"], "Ours", "nothing changed or deleted");
     app.get(

@@ -14,14 +14,6 @@ use crate::fixture::World;
 use crate::on_both_backends;
 use crate::support::{TestApp, fixture};
 
-/// The records of an API list at `path`.
-async fn listed(app: &TestApp, token: &str, path: &str) -> Vec<Value> {
-    app.get(path, token).await.expect(200)["records"]
-        .as_array()
-        .unwrap()
-        .clone()
-}
-
 /// Whether the page marks the field `id` as broken, with its error next to it.
 fn marks(page: &Page, id: &str) -> bool {
     let error = format!("{id}-error");
@@ -86,7 +78,7 @@ async fn a_paging_group_is_made_edited_and_deleted(app: TestApp) {
     assert_eq!(more.selected("member0"), ext_a, "{}", more.body);
     assert!(more.body.contains("value=\"Whole shop\""));
     assert!(
-        listed(&app, &admin, "/v2/admin/paging-groups/")
+        app.records("/v2/admin/paging-groups/", &admin)
             .await
             .is_empty()
     );
@@ -109,7 +101,7 @@ async fn a_paging_group_is_made_edited_and_deleted(app: TestApp) {
         .await;
     assert_eq!(created.status, StatusCode::SEE_OTHER, "{}", created.body);
     assert_eq!(created.location(), "/console/paging-groups?done=created");
-    let groups = listed(&app, &admin, "/v2/admin/paging-groups/").await;
+    let groups = app.records("/v2/admin/paging-groups/", &admin).await;
     assert_eq!(groups.len(), 1);
     let group = &groups[0];
     assert_eq!(group["name"], "Whole shop");
@@ -225,7 +217,7 @@ async fn a_refused_paging_group_shows_every_broken_field(app: TestApp) {
     // (Another tenant's extension is no target here, so only the own one shows picked.)
     assert_eq!(page.selected("member0"), own, "{}", page.body);
     assert!(
-        listed(&app, &admin, "/v2/admin/paging-groups/")
+        app.records("/v2/admin/paging-groups/", &admin)
             .await
             .is_empty()
     );
@@ -260,7 +252,7 @@ async fn a_playlist_is_made_reordered_and_deleted(app: TestApp) {
     assert!(more.body.contains("name=\"file1\"") && more.selected("file0") == first);
     assert_eq!(more.selected("mode"), "random");
     assert!(
-        listed(&app, &admin, "/v2/admin/music-on-hold/")
+        app.records("/v2/admin/music-on-hold/", &admin)
             .await
             .is_empty()
     );
@@ -282,7 +274,7 @@ async fn a_playlist_is_made_reordered_and_deleted(app: TestApp) {
         )
         .await;
     assert_eq!(created.status, StatusCode::SEE_OTHER, "{}", created.body);
-    let playlists = listed(&app, &admin, "/v2/admin/music-on-hold/").await;
+    let playlists = app.records("/v2/admin/music-on-hold/", &admin).await;
     assert_eq!(playlists.len(), 1);
     let playlist = &playlists[0];
     assert_eq!(playlist["name"], "Easy listening");
@@ -378,7 +370,7 @@ async fn a_refused_playlist_shows_every_broken_field(app: TestApp) {
     }
     assert!(page.body.contains(&long_name));
     assert!(
-        listed(&app, &admin, "/v2/admin/music-on-hold/")
+        app.records("/v2/admin/music-on-hold/", &admin)
             .await
             .is_empty()
     );
@@ -412,7 +404,7 @@ async fn a_file_is_uploaded_played_renamed_and_deleted(app: TestApp) {
         .await;
     assert_eq!(uploaded.status, StatusCode::SEE_OTHER, "{}", uploaded.body);
     assert_eq!(uploaded.location(), "/console/media-files?done=uploaded");
-    let files = listed(&app, &admin, "/v2/admin/media-files/").await;
+    let files = app.records("/v2/admin/media-files/", &admin).await;
     assert_eq!(files.len(), 1);
     let file = &files[0];
     assert_eq!(file["name"], "Closing soon");
@@ -516,7 +508,7 @@ async fn a_refused_upload_names_every_broken_field(app: TestApp) {
     }
     assert!(broken.body.contains(">Hello</textarea>"));
     assert!(
-        listed(&app, &admin, "/v2/admin/media-files/")
+        app.records("/v2/admin/media-files/", &admin)
             .await
             .is_empty()
     );
@@ -579,7 +571,7 @@ async fn a_text_is_spoken_by_a_voice(app: TestApp) {
     }
     assert_eq!(refused.selected("voiceId"), "en-us");
     assert!(
-        listed(&app, &admin, "/v2/admin/media-files/")
+        app.records("/v2/admin/media-files/", &admin)
             .await
             .is_empty()
     );
@@ -596,7 +588,7 @@ async fn a_text_is_spoken_by_a_voice(app: TestApp) {
         )
         .await;
     assert_eq!(spoken.status, StatusCode::SEE_OTHER, "{}", spoken.body);
-    let files = listed(&app, &admin, "/v2/admin/media-files/").await;
+    let files = app.records("/v2/admin/media-files/", &admin).await;
     assert_eq!(files.len(), 1);
     assert_eq!(files[0]["name"], "After hours");
     assert_eq!(files[0]["voiceId"], "en-us");
@@ -697,7 +689,7 @@ async fn lower_roles_other_tenants_and_forged_forms_are_refused(app: TestApp) {
         .await;
     assert_eq!(refused.status, StatusCode::FORBIDDEN, "{}", refused.body);
     assert!(
-        listed(&app, &admin, "/v2/admin/music-on-hold/")
+        app.records("/v2/admin/music-on-hold/", &admin)
             .await
             .is_empty()
     );
@@ -764,13 +756,10 @@ async fn lower_roles_other_tenants_and_forged_forms_are_refused(app: TestApp) {
         .expect(200);
     assert_eq!(stored["name"], "Dock");
     assert_eq!(
-        listed(&app, &admin, "/v2/admin/paging-groups/").await.len(),
+        app.records("/v2/admin/paging-groups/", &admin).await.len(),
         1
     );
-    assert_eq!(
-        listed(&app, &admin, "/v2/admin/media-files/").await.len(),
-        1
-    );
+    assert_eq!(app.records("/v2/admin/media-files/", &admin).await.len(), 1);
 }
 
 /// A media file, a voicemail message and a call's recording: every page plays its audio
@@ -795,7 +784,7 @@ async fn every_player_answers_byte_ranges(app: TestApp) {
         )
         .await;
     assert_eq!(uploaded.status, StatusCode::SEE_OTHER, "{}", uploaded.body);
-    let file = &listed(&app, &admin, "/v2/admin/media-files/").await[0];
+    let file = &app.records("/v2/admin/media-files/", &admin).await[0];
     let (status, _, rendition) = app
         .fetch(file["renditionUrl"].as_str().unwrap(), None)
         .await;
@@ -819,7 +808,7 @@ async fn every_player_answers_byte_ranges(app: TestApp) {
     )
     .await
     .expect(200);
-    let stored = &listed(&app, &admin, "/v2/admin/voicemail-messages/").await[0];
+    let stored = &app.records("/v2/admin/voicemail-messages/", &admin).await[0];
     let path = format!("/console/voicemail/{}/audio", stored["id"]);
     let inbox = browser.get("/console/voicemail").await;
     assert!(

@@ -18,49 +18,6 @@ use crate::on_both_backends;
 use crate::outbound_work::wait_dialing;
 use crate::support::TestApp;
 
-/// The campaigns of tenant A, as the API lists them.
-async fn campaigns(app: &TestApp, admin: &str) -> Vec<Value> {
-    app.get("/v2/admin/call-campaigns/?paginated=0", admin)
-        .await
-        .expect(200)["records"]
-        .as_array()
-        .unwrap()
-        .clone()
-}
-
-/// The records of campaign `id`, as the API lists them.
-async fn numbers(app: &TestApp, admin: &str, id: i64) -> Vec<Value> {
-    app.get(
-        &format!("/v2/admin/call-campaigns/{id}/records?paginated=0&sortBy=id"),
-        admin,
-    )
-    .await
-    .expect(200)["records"]
-        .as_array()
-        .unwrap()
-        .clone()
-}
-
-/// The opt-out entries `admin` reads, oldest first.
-async fn opt_out_entries(app: &TestApp, admin: &str) -> Vec<Value> {
-    app.get("/v2/admin/opt-outs/?paginated=0&sortBy=id", admin)
-        .await
-        .expect(200)["records"]
-        .as_array()
-        .unwrap()
-        .clone()
-}
-
-/// The faxes `admin` reads.
-async fn fax_records(app: &TestApp, admin: &str) -> Vec<Value> {
-    app.get("/v2/admin/faxes?paginated=0", admin)
-        .await
-        .expect(200)["records"]
-        .as_array()
-        .unwrap()
-        .clone()
-}
-
 /// A CSV file part named `file`.
 fn csv(text: &str) -> Part {
     Part::bytes(text.as_bytes().to_vec())
@@ -125,7 +82,7 @@ async fn a_campaign_is_created_and_listed_with_its_progress(app: TestApp) {
         .post("/console/campaigns", &campaign_fields(&token, &ext, &[]))
         .await;
     assert_eq!(created.status, StatusCode::SEE_OTHER, "{}", created.body);
-    let saved = campaigns(&app, &admin).await;
+    let saved = app.records("/v2/admin/call-campaigns/", &admin).await;
     assert_eq!(saved.len(), 1, "{saved:?}");
     let campaign = &saved[0];
     let id = campaign["id"].as_i64().unwrap();
@@ -249,7 +206,10 @@ async fn a_refused_campaign_shows_every_broken_field(app: TestApp) {
         );
     }
     assert!(refused.body.contains("value=\"11\""), "{}", refused.body);
-    assert_eq!(campaigns(&app, &admin).await.len(), 1);
+    assert_eq!(
+        app.records("/v2/admin/call-campaigns/", &admin).await.len(),
+        1
+    );
 
     // A caller id that is not the tenant's, on an edit: named, nothing saved.
     let path = format!("/console/campaigns/{id}");
@@ -395,7 +355,11 @@ async fn an_import_shows_each_refused_row_and_the_export_downloads(app: TestApp)
     );
     assert!(answer.body.contains("already held"), "{}", answer.body);
     assert!(!answer.body.contains("<tr data-row=\"1\">"));
-    let held: Vec<Value> = numbers(&app, &admin, id)
+    let held: Vec<Value> = app
+        .records(
+            &format!("/v2/admin/call-campaigns/{id}/records?sortBy=id"),
+            &admin,
+        )
         .await
         .iter()
         .map(|r| r["number"].clone())
@@ -409,7 +373,15 @@ async fn an_import_shows_each_refused_row_and_the_export_downloads(app: TestApp)
     let refused = browser.post_multipart(&path, upload).await;
     assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.body);
     assert!(refused.body.contains("number column"), "{}", refused.body);
-    assert_eq!(numbers(&app, &admin, id).await.len(), 2);
+    assert_eq!(
+        app.records(
+            &format!("/v2/admin/call-campaigns/{id}/records?sortBy=id"),
+            &admin
+        )
+        .await
+        .len(),
+        2
+    );
 
     // The export: the API's CSV, streamed as a download, with the filter asked.
     let response = browser
@@ -475,7 +447,7 @@ async fn opt_outs_are_added_imported_and_removed(app: TestApp) {
         )
         .await;
     assert_eq!(added.status, StatusCode::SEE_OTHER, "{}", added.body);
-    let listed = opt_out_entries(&app, &admin).await;
+    let listed = app.records("/v2/admin/opt-outs/?sortBy=id", &admin).await;
     assert_eq!(listed.len(), 1, "{listed:?}");
     assert_eq!(listed[0]["number"], "+12025550150");
     assert_eq!(listed[0]["level"], "tenant");
@@ -505,7 +477,12 @@ async fn opt_outs_are_added_imported_and_removed(app: TestApp) {
     );
     assert!(refused.marked_invalid("campaignId"));
     assert!(refused.body.contains("value=\"not a number\""));
-    assert_eq!(opt_out_entries(&app, &admin).await.len(), 1);
+    assert_eq!(
+        app.records("/v2/admin/opt-outs/?sortBy=id", &admin)
+            .await
+            .len(),
+        1
+    );
 
     // A campaign's own list.
     let campaign_entry = browser
@@ -527,7 +504,7 @@ async fn opt_outs_are_added_imported_and_removed(app: TestApp) {
         "{}",
         campaign_entry.body
     );
-    let listed = opt_out_entries(&app, &admin).await;
+    let listed = app.records("/v2/admin/opt-outs/?sortBy=id", &admin).await;
     assert_eq!(listed[1]["campaignId"], id);
     assert_eq!(listed[1]["expiresAt"], "2099-01-31T00:00:00Z");
     assert!(
@@ -566,7 +543,7 @@ async fn opt_outs_are_added_imported_and_removed(app: TestApp) {
         "{}",
         imported.body
     );
-    let listed = opt_out_entries(&app, &admin).await;
+    let listed = app.records("/v2/admin/opt-outs/?sortBy=id", &admin).await;
     assert_eq!(listed.len(), 3);
     assert_eq!(listed[2]["number"], "+12025550152");
     assert_eq!(listed[2]["source"], "import");
@@ -690,7 +667,7 @@ async fn a_fax_is_sent_and_a_failed_one_retried(app: TestApp) {
         refused.body
     );
     assert!(refused.body.contains("value=\"15559990000\""));
-    assert!(fax_records(&app, &admin).await.is_empty());
+    assert!(app.records("/v2/admin/faxes", &admin).await.is_empty());
 
     let sent = browser
         .post_multipart(
@@ -703,7 +680,7 @@ async fn a_fax_is_sent_and_a_failed_one_retried(app: TestApp) {
         )
         .await;
     assert_eq!(sent.status, StatusCode::SEE_OTHER, "{}", sent.body);
-    let listed = fax_records(&app, &admin).await;
+    let listed = app.records("/v2/admin/faxes", &admin).await;
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0]["status"], "queued");
     assert_eq!(listed[0]["to"], "15559990000");
@@ -804,7 +781,14 @@ async fn lower_roles_other_tenants_and_forged_forms_are_refused(app: TestApp) {
         .post_multipart(&format!("{path}/import"), upload)
         .await;
     assert_eq!(forged.status, StatusCode::FORBIDDEN, "{}", forged.body);
-    assert!(numbers(&app, &admin, id).await.is_empty());
+    assert!(
+        app.records(
+            &format!("/v2/admin/call-campaigns/{id}/records?sortBy=id"),
+            &admin
+        )
+        .await
+        .is_empty()
+    );
     let opt_outs = app.get("/v2/admin/opt-outs/", &admin).await.expect(200);
     assert_eq!(opt_outs["totalRecords"], 0);
 }
@@ -900,7 +884,15 @@ async fn a_campaign_is_deleted_after_its_confirm_step(app: TestApp) {
         "{message}: {}",
         refused.body
     );
-    assert_eq!(numbers(&app, &admin, id).await.len(), 2);
+    assert_eq!(
+        app.records(
+            &format!("/v2/admin/call-campaigns/{id}/records?sortBy=id"),
+            &admin
+        )
+        .await
+        .len(),
+        2
+    );
     // Without the form's token: refused, nothing deleted.
     app.patch(&api, &admin, json!({"status": "paused"}))
         .await
@@ -923,7 +915,11 @@ async fn a_campaign_is_deleted_after_its_confirm_step(app: TestApp) {
     assert_eq!(deleted.location(), "/console/campaigns?done=deleted");
     app.get(&api, &admin).await.expect(404);
     app.get(&records, &admin).await.expect(404);
-    assert!(opt_out_entries(&app, &admin).await.is_empty());
+    assert!(
+        app.records("/v2/admin/opt-outs/?sortBy=id", &admin)
+            .await
+            .is_empty()
+    );
     let list = browser.get(deleted.location()).await;
     assert!(
         list.body.contains("The campaign is deleted."),

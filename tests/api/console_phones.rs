@@ -7,7 +7,7 @@
 //! token refused.
 
 use reqwest::StatusCode;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::console::Browser;
 use crate::fixture::World;
@@ -23,15 +23,6 @@ async fn fetch(app: &TestApp, url: &str, user: &str, password: &str) -> StatusCo
         .await
         .unwrap()
         .status()
-}
-
-async fn devices(app: &TestApp, token: &str) -> Vec<Value> {
-    app.get("/v2/admin/devices/?paginated=0", token)
-        .await
-        .expect(200)["records"]
-        .as_array()
-        .unwrap()
-        .clone()
 }
 
 /// A phone added with a MAC in hyphen notation is stored normalised with its model and
@@ -70,7 +61,7 @@ async fn a_phone_is_added_by_any_mac_and_its_password_rotated(app: TestApp) {
         )
         .await;
     assert_eq!(added.status, StatusCode::OK, "{}", added.body);
-    let stored = devices(&app, &admin).await;
+    let stored = app.records("/v2/admin/devices/", &admin).await;
     assert_eq!(stored.len(), 1);
     let device = &stored[0];
     assert_eq!(device["mac"], "aa:bb:cc:dd:ee:0f");
@@ -209,7 +200,7 @@ async fn a_refused_phone_shows_every_broken_field(app: TestApp) {
     assert!(twice.error_next_to("line3").is_some(), "{}", twice.body);
     assert!(twice.tag("line3").contains("aria-invalid=\"true\""));
     assert!(twice.error_next_to("line1").is_none());
-    assert!(devices(&app, &admin).await.is_empty());
+    assert!(app.records("/v2/admin/devices/", &admin).await.is_empty());
 
     // A good one, then an edit and a delete.
     let added = browser
@@ -225,7 +216,9 @@ async fn a_refused_phone_shows_every_broken_field(app: TestApp) {
         )
         .await;
     assert_eq!(added.status, StatusCode::OK, "{}", added.body);
-    let id = devices(&app, &admin).await[0]["id"].as_i64().unwrap();
+    let id = app.records("/v2/admin/devices/", &admin).await[0]["id"]
+        .as_i64()
+        .unwrap();
     let path = format!("/console/phones/{id}");
     // Three lines on a two-line model: the API's refusal shown by the lines.
     app.create(
@@ -277,7 +270,7 @@ async fn a_refused_phone_shows_every_broken_field(app: TestApp) {
         .post(&format!("{path}/delete"), &[("csrf", &token)])
         .await;
     assert_eq!(gone.status, StatusCode::SEE_OTHER, "{}", gone.body);
-    assert!(devices(&app, &admin).await.is_empty());
+    assert!(app.records("/v2/admin/devices/", &admin).await.is_empty());
 }
 
 /// A layout is created for a model and its keys edited in the grid laid out like the
@@ -567,7 +560,7 @@ async fn scope_and_form_tokens_are_the_apis(app: TestApp) {
         .await
         .expect(200);
     assert_eq!(stored["name"], "Main desk");
-    assert_eq!(devices(&app, &admin).await.len(), 2);
+    assert_eq!(app.records("/v2/admin/devices/", &admin).await.len(), 2);
 }
 
 /// The extensions of a tenant created straight in the database (as many as a scale

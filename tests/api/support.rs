@@ -1001,6 +1001,20 @@ impl TestApp {
         panic!("jobs still pending after a minute");
     }
 
+    /// Every record of the list at `path` (which may carry its own filters) as `token`
+    /// reads it, unpaged (`paginated=0`).
+    pub async fn records(&self, path: &str, token: &str) -> Vec<Value> {
+        let separator = if path.contains('?') { '&' } else { '?' };
+        let list = self
+            .get(&format!("{path}{separator}paginated=0"), token)
+            .await
+            .expect(200);
+        list["records"]
+            .as_array()
+            .expect("a list's records")
+            .clone()
+    }
+
     /// The newest audit entry of `entity` (its name in the audit log's `entities`
     /// filter), as `token` sees the audit log.
     pub async fn newest_audit_entry(&self, entity: &str, token: &str) -> Value {
